@@ -1,0 +1,578 @@
+//! The scenario text format: a small, readable language with the same model as the JSON.
+//!
+//! ```text
+//! semantics snapshot
+//! measure warmup 3 ops 5
+//! class Hot { compute }
+//! class Child extends Parent { leaf }
+//! category HotCategory { Hot.compute }
+//! site hot = Hot.compute
+//! setup { remove Hot }
+//! op {
+//!   loop 100000 {
+//!     every 1000 { write Unrelated.dyn0 }
+//!     call hot
+//!   }
+//! }
+//! ```
+//! Parse errors and validation errors carry `line:col`. `print` is the inverse of `parse` for
+//! every valid scenario (modulo comments and layout).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::model::*;
+use crate::validate::{validate, Location, ScenarioError};
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Ident(String),
+    Num(u64),
+    Str(String),
+    Sym(char),
+    Eof,
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    line: usize,
+    col: usize,
+}
+
+const MAX_INPUT: usize = 2_000_000;
+
+fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
+    if src.len() > MAX_INPUT {
+        return Err(ScenarioError::at_text(1, 1, format!("scenario text is {} bytes; at most {MAX_INPUT}", src.len())));
+    }
+    let mut out = Vec::new();
+    let chars: Vec<char> = src.chars().collect();
+    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
+    while i < chars.len() {
+        let c = chars[i];
+        let (tl, tc) = (line, col);
+        let advance = |i: &mut usize, n: usize, line: &mut usize, col: &mut usize| {
+            for _ in 0..n {
+                if chars[*i] == '\n' {
+                    *line += 1;
+                    *col = 1;
+                } else {
+                    *col += 1;
+                }
+                *i += 1;
+            }
+        };
+        if c.is_whitespace() || c == ';' {
+            advance(&mut i, 1, &mut line, &mut col);
+        } else if c == '#' || (c == '/' && chars.get(i + 1) == Some(&'/')) {
+            while i < chars.len() && chars[i] != '\n' {
+                advance(&mut i, 1, &mut line, &mut col);
+            }
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '$') {
+                i += 1;
+            }
+            let s: String = chars[start..i].iter().collect();
+            col += i - start;
+            out.push(Token { tok: Tok::Ident(s), line: tl, col: tc });
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
+                i += 1;
+            }
+            let digits: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+            col += i - start;
+            let n = digits
+                .parse::<u64>()
+                .map_err(|_| ScenarioError::at_text(tl, tc, format!("number `{digits}` is too large")))?;
+            out.push(Token { tok: Tok::Num(n), line: tl, col: tc });
+        } else if c == '"' {
+            let mut s = String::new();
+            advance(&mut i, 1, &mut line, &mut col);
+            loop {
+                match chars.get(i) {
+                    None | Some('\n') => return Err(ScenarioError::at_text(tl, tc, "unterminated string")),
+                    Some('"') => {
+                        advance(&mut i, 1, &mut line, &mut col);
+                        break;
+                    }
+                    Some(&ch) => {
+                        s.push(ch);
+                        advance(&mut i, 1, &mut line, &mut col);
+                    }
+                }
+            }
+            out.push(Token { tok: Tok::Str(s), line: tl, col: tc });
+        } else if "{}=.".contains(c) {
+            out.push(Token { tok: Tok::Sym(c), line: tl, col: tc });
+            advance(&mut i, 1, &mut line, &mut col);
+        } else {
+            return Err(ScenarioError::at_text(tl, tc, format!("unexpected character `{c}`")));
+        }
+    }
+    out.push(Token { tok: Tok::Eof, line, col });
+    Ok(out)
+}
+
+struct Parser {
+    toks: Vec<Token>,
+    pos: usize,
+    /// Model path -> position of the token that introduced it, for validation errors.
+    spans: HashMap<String, (usize, usize)>,
+}
+
+type PResult<T> = Result<T, ScenarioError>;
+
+fn describe(t: &Tok) -> String {
+    match t {
+        Tok::Ident(s) => format!("`{s}`"),
+        Tok::Num(n) => format!("number {n}"),
+        Tok::Str(s) => format!("string \"{s}\""),
+        Tok::Sym(c) => format!("`{c}`"),
+        Tok::Eof => "end of input".into(),
+    }
+}
+
+impl Parser {
+    fn peek(&self) -> &Token {
+        &self.toks[self.pos]
+    }
+    fn next(&mut self) -> Token {
+        let t = self.toks[self.pos].clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+    fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
+        Err(ScenarioError::at_text(t.line, t.col, msg))
+    }
+    fn mark(&mut self, path: &str, t: &Token) {
+        self.spans.insert(path.to_string(), (t.line, t.col));
+    }
+    fn ident(&mut self, what: &str) -> PResult<(String, Token)> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Ident(s) => Ok((s.clone(), t.clone())),
+            other => self.error(&t, format!("expected {what}, found {}", describe(other))),
+        }
+    }
+    fn num(&mut self, what: &str) -> PResult<(u64, Token)> {
+        let t = self.next();
+        match t.tok {
+            Tok::Num(n) => Ok((n, t)),
+            ref other => self.error(&t, format!("expected {what}, found {}", describe(other))),
+        }
+    }
+    fn sym(&mut self, c: char) -> PResult<Token> {
+        let t = self.next();
+        if t.tok == Tok::Sym(c) {
+            Ok(t)
+        } else {
+            self.error(&t, format!("expected `{c}`, found {}", describe(&t.tok)))
+        }
+    }
+    fn keyword(&mut self, kw: &str) -> PResult<Token> {
+        let t = self.next();
+        match &t.tok {
+            Tok::Ident(s) if s == kw => Ok(t),
+            other => self.error(&t, format!("expected `{kw}`, found {}", describe(other))),
+        }
+    }
+    fn at_sym(&self, c: char) -> bool {
+        self.peek().tok == Tok::Sym(c)
+    }
+    fn at_keyword(&self, kw: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Ident(s) if s == kw)
+    }
+
+    fn scenario(&mut self) -> PResult<Scenario> {
+        let mut s = Scenario::default();
+        let mut seen_op = false;
+        loop {
+            let t = self.peek().clone();
+            let Tok::Ident(kw) = &t.tok else {
+                if t.tok == Tok::Eof {
+                    break;
+                }
+                return self.error(&t, format!("expected a declaration, found {}", describe(&t.tok)));
+            };
+            match kw.as_str() {
+                "scenario" => {
+                    self.next();
+                    let t = self.next();
+                    match t.tok {
+                        Tok::Str(name) => s.name = name,
+                        ref other => return self.error(&t, format!("expected a quoted name, found {}", describe(other))),
+                    }
+                }
+                "semantics" => {
+                    self.next();
+                    let (v, vt) = self.ident("`snapshot` or `live`")?;
+                    s.semantics = match v.as_str() {
+                        "snapshot" => Semantics::Snapshot,
+                        "live" => Semantics::Live,
+                        _ => return self.error(&vt, format!("unknown semantics `{v}` (expected `snapshot` or `live`)")),
+                    };
+                }
+                "measure" => {
+                    self.next();
+                    self.mark("measure", &t);
+                    while self.at_keyword("warmup") || self.at_keyword("ops") {
+                        let (k, _) = self.ident("`warmup` or `ops`")?;
+                        let (n, nt) = self.num("a count")?;
+                        let n = u32::try_from(n).or_else(|_| self.error(&nt, "count is too large"))?;
+                        if k == "warmup" {
+                            s.measure.warmup_ops = n;
+                        } else {
+                            s.measure.ops = n;
+                        }
+                    }
+                }
+                "class" => {
+                    self.next();
+                    let path = format!("classes[{}]", s.classes.len());
+                    let c = self.class_body(&path)?;
+                    s.classes.push(c);
+                }
+                "category" => {
+                    self.next();
+                    let path = format!("categories[{}]", s.categories.len());
+                    let (name, nt) = self.ident("a category name")?;
+                    self.mark(&path, &nt);
+                    self.sym('{')?;
+                    let mut methods = Vec::new();
+                    while !self.at_sym('}') {
+                        let (class, ct) = self.ident("`Class.method`")?;
+                        self.mark(&format!("{path}.methods[{}]", methods.len()), &ct);
+                        self.sym('.')?;
+                        let (method, _) = self.ident("a method name")?;
+                        methods.push(MethodRef { class, method });
+                    }
+                    self.sym('}')?;
+                    s.categories.push(CategoryDecl { name, methods });
+                }
+                "site" => {
+                    self.next();
+                    let path = format!("sites[{}]", s.sites.len());
+                    let (name, nt) = self.ident("a site name")?;
+                    self.mark(&path, &nt);
+                    self.sym('=')?;
+                    let (class, ct) = self.ident("a receiver class")?;
+                    self.mark(&format!("{path}.class"), &ct);
+                    self.sym('.')?;
+                    let (method, mt) = self.ident("a method name")?;
+                    self.mark(&format!("{path}.method"), &mt);
+                    s.sites.push(SiteDecl { name, class, method });
+                }
+                "setup" => {
+                    self.next();
+                    s.setup = self.block("setup")?;
+                }
+                "op" => {
+                    self.next();
+                    if seen_op {
+                        return self.error(&t, "a scenario has one `op` block");
+                    }
+                    seen_op = true;
+                    self.mark("op", &t);
+                    s.op = self.block("op")?;
+                }
+                other => {
+                    return self.error(&t, format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup or op)"))
+                }
+            }
+        }
+        if !seen_op {
+            let t = self.peek().clone();
+            return self.error(&t, "missing `op { .. }` block");
+        }
+        Ok(s)
+    }
+
+    fn class_body(&mut self, path: &str) -> PResult<ClassDecl> {
+        let (name, nt) = self.ident("a class name")?;
+        self.mark(path, &nt);
+        let mut c = ClassDecl { name, parent: None, methods: vec![], metaclass: MetaKind::None };
+        if self.at_keyword("extends") {
+            self.next();
+            let (p, pt) = self.ident("a parent class")?;
+            self.mark(&format!("{path}.parent"), &pt);
+            c.parent = Some(p);
+        }
+        if self.at_keyword("metaclass") {
+            self.next();
+            c.metaclass = self.meta_kind()?;
+        }
+        if self.at_sym('{') {
+            self.next();
+            while !self.at_sym('}') {
+                let (m, mt) = self.ident("a method name or `}`")?;
+                self.mark(&format!("{path}.methods[{}]", c.methods.len()), &mt);
+                c.methods.push(m);
+            }
+            self.sym('}')?;
+        }
+        Ok(c)
+    }
+
+    fn meta_kind(&mut self) -> PResult<MetaKind> {
+        let (k, kt) = self.ident("a metaclass kind")?;
+        match k.as_str() {
+            "none" => Ok(MetaKind::None),
+            "stock" => Ok(MetaKind::Stock),
+            "expando" => Ok(MetaKind::Expando),
+            "custom" => Ok(MetaKind::Custom),
+            _ => self.error(&kt, format!("unknown metaclass kind `{k}` (expected none, stock, expando or custom)")),
+        }
+    }
+
+    fn block(&mut self, path: &str) -> PResult<Vec<Stmt>> {
+        self.sym('{')?;
+        let mut out = Vec::new();
+        while !self.at_sym('}') {
+            let p = format!("{path}[{}]", out.len());
+            out.push(self.stmt(&p)?);
+        }
+        self.sym('}')?;
+        Ok(out)
+    }
+
+    fn stmt(&mut self, p: &str) -> PResult<Stmt> {
+        let (kw, t) = self.ident("a statement")?;
+        self.mark(p, &t);
+        let class_field = |me: &mut Parser| -> PResult<String> {
+            let (c, ct) = me.ident("a class name")?;
+            me.mark(&format!("{p}.class"), &ct);
+            Ok(c)
+        };
+        Ok(match kw.as_str() {
+            "call" => {
+                let (site, st) = self.ident("a site name")?;
+                self.mark(&format!("{p}.site"), &st);
+                Stmt::Call { site }
+            }
+            "loop" | "repeat" => {
+                let (count, ct) = self.num("a count")?;
+                self.mark(&format!("{p}.count"), &ct);
+                let body = self.block(&format!("{p}.body"))?;
+                if kw == "loop" {
+                    Stmt::Loop { count, body }
+                } else {
+                    Stmt::Repeat { count, body }
+                }
+            }
+            "every" => {
+                let (period, pt) = self.num("a period")?;
+                self.mark(&format!("{p}.period"), &pt);
+                let mut offset = 0;
+                if self.at_keyword("offset") {
+                    self.next();
+                    let (o, ot) = self.num("an offset")?;
+                    self.mark(&format!("{p}.offset"), &ot);
+                    offset = o;
+                }
+                let body = self.block(&format!("{p}.body"))?;
+                Stmt::Every { period, offset, body }
+            }
+            "use" => {
+                let (category, ct) = self.ident("a category name")?;
+                self.mark(&format!("{p}.category"), &ct);
+                let body = self.block(&format!("{p}.body"))?;
+                Stmt::Use { category, body }
+            }
+            "write" => {
+                let class = class_field(self)?;
+                self.sym('.')?;
+                let (method, mt) = self.ident("a method name")?;
+                self.mark(&format!("{p}.method"), &mt);
+                Stmt::Event(Event::Write { class, method })
+            }
+            "replace" => {
+                let class = class_field(self)?;
+                let kind = self.meta_kind()?;
+                Stmt::Event(Event::Replace { class, kind })
+            }
+            "remove" => Stmt::Event(Event::Remove { class: class_field(self)? }),
+            "instance" => Stmt::Event(Event::PerInstance { class: class_field(self)? }),
+            "load" => {
+                self.keyword("class")?;
+                let c = self.class_body(&format!("{p}.load"))?;
+                if let Some(&pos) = self.spans.get(&format!("{p}.load")) {
+                    self.spans.insert(format!("{p}.class"), pos);
+                }
+                if let Some(&pos) = self.spans.get(&format!("{p}.load.parent")) {
+                    self.spans.insert(format!("{p}.parent"), pos);
+                }
+                if c.metaclass != MetaKind::None {
+                    return self.error(&t, "a loaded class starts without a metaclass");
+                }
+                Stmt::Event(Event::Load { class: c.name, parent: c.parent, methods: c.methods })
+            }
+            "invalidate" => {
+                self.keyword("all")?;
+                Stmt::Event(Event::InvalidateAll)
+            }
+            "unattributed" => Stmt::Event(Event::Unattributed),
+            other => {
+                return self.error(
+                    &t,
+                    format!("unknown statement `{other}` (expected call, loop, every, repeat, use, write, replace, remove, instance, load, invalidate or unattributed)"),
+                )
+            }
+        })
+    }
+}
+
+/// Parse scenario text without validating it.
+pub fn parse_unchecked(src: &str) -> Result<(Scenario, HashMap<String, (usize, usize)>), ScenarioError> {
+    let toks = lex(src)?;
+    let mut p = Parser { toks, pos: 0, spans: HashMap::new() };
+    let s = p.scenario()?;
+    Ok((s, p.spans))
+}
+
+/// Parse and validate scenario text; every error names `line:col`.
+pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
+    let (s, spans) = parse_unchecked(src)?;
+    validate(&s).map_err(|e| locate(e, &spans))?;
+    Ok(s)
+}
+
+/// Map a path-located validation error to the closest recorded text position.
+fn locate(e: ScenarioError, spans: &HashMap<String, (usize, usize)>) -> ScenarioError {
+    let Location::Path(path) = &e.location else { return e };
+    let mut probe = path.as_str();
+    loop {
+        if let Some(&(line, col)) = spans.get(probe) {
+            return ScenarioError::at_text(line, col, e.message);
+        }
+        match probe.rfind(['.', '[']) {
+            Some(cut) if cut > 0 => probe = &probe[..cut],
+            _ => return ScenarioError::at_text(1, 1, e.message),
+        }
+    }
+}
+
+/// Render a scenario as DSL text; `parse(print(s)) == s` for every valid scenario.
+pub fn print(s: &Scenario) -> String {
+    let mut out = String::new();
+    if !s.name.is_empty() {
+        let _ = writeln!(out, "scenario \"{}\"", s.name.replace('"', "'"));
+    }
+    let _ = writeln!(out, "semantics {}", match s.semantics {
+        Semantics::Snapshot => "snapshot",
+        Semantics::Live => "live",
+    });
+    let _ = writeln!(out, "measure warmup {} ops {}", s.measure.warmup_ops, s.measure.ops);
+    for c in &s.classes {
+        out.push_str("class ");
+        out.push_str(&class_text(&c.name, c.parent.as_deref(), c.metaclass, &c.methods));
+        out.push('\n');
+    }
+    for cat in &s.categories {
+        let methods: Vec<String> = cat.methods.iter().map(|m| format!("{}.{}", m.class, m.method)).collect();
+        let _ = writeln!(out, "category {} {{ {} }}", cat.name, methods.join(" "));
+    }
+    for site in &s.sites {
+        let _ = writeln!(out, "site {} = {}.{}", site.name, site.class, site.method);
+    }
+    if !s.setup.is_empty() {
+        out.push_str("setup ");
+        print_block(&s.setup, 0, &mut out);
+        out.push('\n');
+    }
+    out.push_str("op ");
+    print_block(&s.op, 0, &mut out);
+    out.push('\n');
+    out
+}
+
+fn meta_text(k: MetaKind) -> &'static str {
+    match k {
+        MetaKind::None => "none",
+        MetaKind::Stock => "stock",
+        MetaKind::Expando => "expando",
+        MetaKind::Custom => "custom",
+    }
+}
+
+fn class_text(name: &str, parent: Option<&str>, meta: MetaKind, methods: &[String]) -> String {
+    let mut s = name.to_string();
+    if let Some(p) = parent {
+        let _ = write!(s, " extends {p}");
+    }
+    if meta != MetaKind::None {
+        let _ = write!(s, " metaclass {}", meta_text(meta));
+    }
+    if !methods.is_empty() {
+        let _ = write!(s, " {{ {} }}", methods.join(" "));
+    }
+    s
+}
+
+fn print_block(block: &[Stmt], depth: usize, out: &mut String) {
+    out.push_str("{\n");
+    for st in block {
+        out.push_str(&"  ".repeat(depth + 1));
+        print_stmt(st, depth + 1, out);
+        out.push('\n');
+    }
+    out.push_str(&"  ".repeat(depth));
+    out.push('}');
+}
+
+fn print_stmt(st: &Stmt, depth: usize, out: &mut String) {
+    let nested = |head: String, body: &[Stmt], out: &mut String| {
+        out.push_str(&head);
+        out.push(' ');
+        print_block(body, depth, out);
+    };
+    match st {
+        Stmt::Call { site } => {
+            let _ = write!(out, "call {site}");
+        }
+        Stmt::Loop { count, body } => nested(format!("loop {count}"), body, out),
+        Stmt::Repeat { count, body } => nested(format!("repeat {count}"), body, out),
+        Stmt::Every { period, offset, body } => {
+            let head = if *offset == 0 { format!("every {period}") } else { format!("every {period} offset {offset}") };
+            nested(head, body, out)
+        }
+        Stmt::Use { category, body } => nested(format!("use {category}"), body, out),
+        Stmt::Event(ev) => out.push_str(&event_text(ev)),
+    }
+}
+
+/// The DSL spelling of one event (also used as its label in reports).
+pub fn event_text(ev: &Event) -> String {
+    match ev {
+        Event::Write { class, method } => format!("write {class}.{method}"),
+        Event::Replace { class, kind } => format!("replace {class} {}", meta_text(*kind)),
+        Event::Remove { class } => format!("remove {class}"),
+        Event::PerInstance { class } => format!("instance {class}"),
+        Event::Load { class, parent, methods } => format!("load class {}", class_text(class, parent.as_deref(), MetaKind::None, methods)),
+        Event::InvalidateAll => "invalidate all".into(),
+        Event::Unattributed => "unattributed".into(),
+    }
+}
+
+/// Parse a scenario given either as DSL text or as JSON (detected by a leading `{`).
+pub fn parse_any(src: &str) -> Result<Scenario, ScenarioError> {
+    if src.trim_start().starts_with('{') {
+        from_json(src)
+    } else {
+        parse(src)
+    }
+}
+
+/// Parse and validate the JSON form; syntax errors carry `line:col`, model errors a path.
+pub fn from_json(src: &str) -> Result<Scenario, ScenarioError> {
+    if src.len() > MAX_INPUT {
+        return Err(ScenarioError::at_text(1, 1, format!("scenario JSON is {} bytes; at most {MAX_INPUT}", src.len())));
+    }
+    let s: Scenario = serde_json::from_str(src).map_err(|e| ScenarioError::at_text(e.line().max(1), e.column().max(1), e.to_string()))?;
+    validate(&s)?;
+    Ok(s)
+}

@@ -1,0 +1,24 @@
+//! `blast-engine`: a deterministic simulator of call-site linking and invalidation.
+//!
+//! A [`Scenario`] (classes, call sites, a program of loops and metaclass events) runs under an
+//! invalidation [`Policy`] in virtual time. The result says what each event retired, what each
+//! relink cost, and whether it was necessary, collateral or missed. No I/O, no clocks, no
+//! randomness: the same scenario gives the same numbers natively and in wasm.
+
+pub mod compare;
+pub mod dsl;
+pub mod model;
+pub mod params;
+pub mod policy;
+pub mod presets;
+pub mod report;
+pub mod sim;
+pub mod validate;
+pub mod world;
+
+pub use model::{Event, Scenario, Semantics};
+pub use params::Params;
+pub use policy::Policy;
+pub use report::RunReport;
+pub use sim::{run, Simulation};
+pub use validate::ScenarioError;

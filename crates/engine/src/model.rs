@@ -1,0 +1,159 @@
+//! The scenario model: what a user writes (in the DSL or as JSON) before anything runs.
+//!
+//! Everything here is plain data with serde derives; `validate` turns it into something the
+//! simulator may trust (names resolve, the hierarchy is acyclic, numbers are bounded).
+
+use serde::{Deserialize, Serialize};
+
+/// How method lookup sees ancestors (a world setting).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Semantics {
+    /// Groovy: a class's metaclass snapshots inherited methods when it is built; later ancestor
+    /// changes reach it only through the missing-method path.
+    #[default]
+    Snapshot,
+    /// Ruby / Python: every lookup walks the current hierarchy.
+    Live,
+}
+
+/// The kind of class-level metaclass a class has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetaKind {
+    /// No class-level metaclass installed yet (sites link against the class's pending domain).
+    #[default]
+    None,
+    /// A stock `MetaClassImpl`.
+    Stock,
+    /// An `ExpandoMetaClass` (stock family: a `MetaClassImpl` subclass).
+    Expando,
+    /// Anything that is not a `MetaClassImpl`.
+    Custom,
+}
+
+impl MetaKind {
+    /// Stock family = `MetaClassImpl` or a subclass; replacing within it is class-scoped.
+    pub fn is_stock_family(self) -> bool {
+        matches!(self, MetaKind::None | MetaKind::Stock | MetaKind::Expando)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassDecl {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(default)]
+    pub methods: Vec<String>,
+    #[serde(default)]
+    pub metaclass: MetaKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MethodRef {
+    pub class: String,
+    pub method: String,
+}
+
+/// `use(Cat) { .. }` makes these methods take precedence on the class and its subclasses.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryDecl {
+    pub name: String,
+    #[serde(default)]
+    pub methods: Vec<MethodRef>,
+}
+
+/// A monomorphic call site: `receiver.method()` with a receiver of one class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SiteDecl {
+    pub name: String,
+    pub class: String,
+    pub method: String,
+}
+
+/// A mutation of the runtime: each is one registry or metaclass event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    /// `C.metaClass.m = { .. }`: in-place add (or redefinition) on an ExpandoMetaClass;
+    /// installs the expando first if the class has no class-level metaclass.
+    Write { class: String, method: String },
+    /// `C.metaClass = new Kind(..)`.
+    Replace { class: String, kind: MetaKind },
+    /// `GroovySystem.metaClassRegistry.removeMetaClass(C)`.
+    Remove { class: String },
+    /// `obj.metaClass = ..` on one instance of C.
+    PerInstance { class: String },
+    /// A new class is loaded.
+    Load {
+        class: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        #[serde(default)]
+        methods: Vec<String>,
+    },
+    /// `VMPlugin.invalidateCallSites()`.
+    InvalidateAll,
+    /// A registry change event with no class attributed.
+    Unattributed,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "stmt", rename_all = "kebab-case")]
+pub enum Stmt {
+    /// One call through a site; only inside `loop`.
+    Call { site: String },
+    /// `count` iterations of the body. Calls and `every` clauses inside run per iteration.
+    Loop { count: u64, body: Vec<Stmt> },
+    /// Inside a loop: the events run on iterations where `i % period == offset`, before the calls.
+    Every {
+        period: u64,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        offset: u64,
+        body: Vec<Stmt>,
+    },
+    /// Run the body `count` times.
+    Repeat { count: u64, body: Vec<Stmt> },
+    /// `use(Category) { body }`: category enter, body, category leave.
+    Use { category: String, body: Vec<Stmt> },
+    /// A single event.
+    Event(Event),
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// JMH-like measurement: setup once, warm-up ops, then measured ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Measure {
+    pub warmup_ops: u32,
+    pub ops: u32,
+}
+
+impl Default for Measure {
+    fn default() -> Self {
+        Measure { warmup_ops: 3, ops: 5 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Scenario {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub semantics: Semantics,
+    #[serde(default)]
+    pub measure: Measure,
+    #[serde(default)]
+    pub classes: Vec<ClassDecl>,
+    #[serde(default)]
+    pub categories: Vec<CategoryDecl>,
+    #[serde(default)]
+    pub sites: Vec<SiteDecl>,
+    #[serde(default)]
+    pub setup: Vec<Stmt>,
+    #[serde(default)]
+    pub op: Vec<Stmt>,
+}

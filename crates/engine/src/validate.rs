@@ -1,0 +1,279 @@
+//! Checks that make a scenario safe to simulate: names resolve, the hierarchy is acyclic, and
+//! every number is bounded so no input can hang or exhaust the page.
+//!
+//! Errors name the place by a path into the model (`classes[2].parent`); the DSL front end maps
+//! paths back to `line:col`.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use crate::model::{Event, Scenario, Stmt};
+
+pub const MAX_CLASSES: usize = 5_000;
+pub const MAX_SITES: usize = 5_000;
+pub const MAX_LOOP_COUNT: u64 = 1_000_000_000_000;
+pub const MAX_REPEAT: u64 = 1_000_000;
+pub const MAX_OPS: u32 = 10_000;
+pub const MAX_NESTING: usize = 32;
+
+/// Where an error is: a text position (1-based) or a path into the JSON model.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum Location {
+    Text { line: usize, col: usize },
+    Path(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ScenarioError {
+    pub location: Location,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn at_text(line: usize, col: usize, message: impl Into<String>) -> Self {
+        ScenarioError { location: Location::Text { line, col }, message: message.into() }
+    }
+    pub fn at_path(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { location: Location::Path(path.into()), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.location {
+            Location::Text { line, col } => write!(f, "{line}:{col}: {}", self.message),
+            Location::Path(p) if p.is_empty() => write!(f, "{}", self.message),
+            Location::Path(p) => write!(f, "{p}: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, ScenarioError> {
+    Err(ScenarioError::at_path(path, msg))
+}
+
+fn check_ident(path: &str, what: &str, name: &str) -> Result<(), ScenarioError> {
+    let mut chars = name.chars();
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    if ok && name.len() <= 64 {
+        Ok(())
+    } else {
+        err(path, format!("{what} `{name}` is not a valid name (letters, digits, _ and $; at most 64)"))
+    }
+}
+
+/// Validate a scenario. On success the simulator may index every name it meets.
+pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
+    if s.classes.len() > MAX_CLASSES {
+        return err("classes", format!("{} classes; at most {MAX_CLASSES} are supported", s.classes.len()));
+    }
+    if s.sites.len() > MAX_SITES {
+        return err("sites", format!("{} sites; at most {MAX_SITES} are supported", s.sites.len()));
+    }
+    if s.measure.ops == 0 || s.measure.ops > MAX_OPS || s.measure.warmup_ops > MAX_OPS {
+        return err("measure", format!("ops must be 1..={MAX_OPS} and warmup at most {MAX_OPS}"));
+    }
+    let mut classes: HashMap<&str, Option<&str>> = HashMap::new();
+    for (i, c) in s.classes.iter().enumerate() {
+        let path = format!("classes[{i}]");
+        check_ident(&path, "class", &c.name)?;
+        if classes.insert(&c.name, c.parent.as_deref()).is_some() {
+            return err(path, format!("class `{}` is declared twice", c.name));
+        }
+        for (j, m) in c.methods.iter().enumerate() {
+            check_ident(&format!("{path}.methods[{j}]"), "method", m)?;
+        }
+    }
+    for (i, c) in s.classes.iter().enumerate() {
+        if let Some(p) = &c.parent {
+            if !classes.contains_key(p.as_str()) {
+                return err(format!("classes[{i}].parent"), format!("class `{}` extends unknown class `{p}`", c.name));
+            }
+        }
+    }
+    check_acyclic(s)?;
+    // Classes loaded by the program count as known everywhere (sites may target them).
+    let mut known: HashSet<String> = classes.keys().map(|k| k.to_string()).collect();
+    collect_loads(&s.setup, "setup", &mut known)?;
+    collect_loads(&s.op, "op", &mut known)?;
+
+    let mut categories = HashSet::new();
+    for (i, cat) in s.categories.iter().enumerate() {
+        let path = format!("categories[{i}]");
+        check_ident(&path, "category", &cat.name)?;
+        if !categories.insert(cat.name.as_str()) {
+            return err(path, format!("category `{}` is declared twice", cat.name));
+        }
+        for (j, m) in cat.methods.iter().enumerate() {
+            let mp = format!("{path}.methods[{j}]");
+            if !known.contains(&m.class) {
+                return err(mp, format!("category `{}` names unknown class `{}`", cat.name, m.class));
+            }
+            check_ident(&mp, "method", &m.method)?;
+        }
+    }
+    let mut sites = HashSet::new();
+    for (i, site) in s.sites.iter().enumerate() {
+        let path = format!("sites[{i}]");
+        check_ident(&path, "site", &site.name)?;
+        if !sites.insert(site.name.as_str()) {
+            return err(path, format!("site `{}` is declared twice", site.name));
+        }
+        if !known.contains(&site.class) {
+            return err(format!("{path}.class"), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
+        }
+        check_ident(&format!("{path}.method"), "method", &site.method)?;
+    }
+    let names = Names { classes: &known, sites: &sites, categories: &categories };
+    check_block(&s.setup, "setup", Where::Top, 0, &names)?;
+    check_block(&s.op, "op", Where::Top, 0, &names)?;
+    if !contains_loop(&s.op) {
+        return err("op", "the op has no `loop`: nothing would be measured");
+    }
+    Ok(())
+}
+
+fn check_acyclic(s: &Scenario) -> Result<(), ScenarioError> {
+    let index: HashMap<&str, usize> = s.classes.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    for (i, c) in s.classes.iter().enumerate() {
+        let mut seen = vec![c.name.as_str()];
+        let mut cur = c.parent.as_deref();
+        while let Some(p) = cur {
+            if seen.contains(&p) {
+                seen.push(p);
+                return err(format!("classes[{i}].parent"), format!("cyclic hierarchy: {}", seen.join(" -> ")));
+            }
+            seen.push(p);
+            cur = index.get(p).and_then(|&j| s.classes[j].parent.as_deref());
+        }
+    }
+    Ok(())
+}
+
+fn collect_loads(block: &[Stmt], path: &str, known: &mut HashSet<String>) -> Result<(), ScenarioError> {
+    for (i, st) in block.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        match st {
+            Stmt::Event(Event::Load { class, parent, methods }) => {
+                check_ident(&format!("{p}.class"), "class", class)?;
+                if let Some(par) = parent {
+                    if par == class || !known.contains(par) {
+                        return err(format!("{p}.parent"), format!("loaded class `{class}` extends unknown class `{par}`"));
+                    }
+                }
+                if !known.insert(class.clone()) {
+                    return err(format!("{p}.class"), format!("class `{class}` already exists"));
+                }
+                for (j, m) in methods.iter().enumerate() {
+                    check_ident(&format!("{p}.methods[{j}]"), "method", m)?;
+                }
+            }
+            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => {
+                collect_loads(body, &format!("{p}.body"), known)?
+            }
+            Stmt::Call { .. } | Stmt::Event(_) => {}
+        }
+    }
+    Ok(())
+}
+
+struct Names<'a> {
+    classes: &'a HashSet<String>,
+    sites: &'a HashSet<&'a str>,
+    categories: &'a HashSet<&'a str>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Where {
+    Top,
+    InLoop,
+    InEvery,
+}
+
+fn check_block(block: &[Stmt], path: &str, at: Where, depth: usize, n: &Names) -> Result<(), ScenarioError> {
+    if depth > MAX_NESTING {
+        return err(path, format!("nesting deeper than {MAX_NESTING}"));
+    }
+    for (i, st) in block.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        match st {
+            Stmt::Call { site } => {
+                if at != Where::InLoop {
+                    return err(p, "`call` belongs directly inside a `loop`");
+                }
+                if !n.sites.contains(site.as_str()) {
+                    return err(format!("{p}.site"), format!("unknown site `{site}`"));
+                }
+            }
+            Stmt::Loop { count, body } => {
+                if at != Where::Top {
+                    return err(p, "`loop` cannot be nested in a loop; use `repeat` outside it");
+                }
+                if *count == 0 || *count > MAX_LOOP_COUNT {
+                    return err(format!("{p}.count"), format!("loop count must be 1..={MAX_LOOP_COUNT}"));
+                }
+                check_block(body, &format!("{p}.body"), Where::InLoop, depth + 1, n)?;
+            }
+            Stmt::Every { period, offset, body } => {
+                if at != Where::InLoop {
+                    return err(p, "`every` belongs directly inside a `loop`");
+                }
+                if *period == 0 || *period > MAX_LOOP_COUNT {
+                    return err(format!("{p}.period"), format!("period must be 1..={MAX_LOOP_COUNT}"));
+                }
+                if offset >= period {
+                    return err(format!("{p}.offset"), "offset must be smaller than the period");
+                }
+                check_block(body, &format!("{p}.body"), Where::InEvery, depth + 1, n)?;
+            }
+            Stmt::Repeat { count, body } => {
+                if at != Where::Top {
+                    return err(p, "`repeat` cannot appear inside a loop");
+                }
+                if *count == 0 || *count > MAX_REPEAT {
+                    return err(format!("{p}.count"), format!("repeat count must be 1..={MAX_REPEAT}"));
+                }
+                check_block(body, &format!("{p}.body"), Where::Top, depth + 1, n)?;
+            }
+            Stmt::Use { category, body } => {
+                if at != Where::Top {
+                    return err(p, "`use` cannot appear inside a loop; put the loop inside the `use` block");
+                }
+                if !n.categories.contains(category.as_str()) {
+                    return err(format!("{p}.category"), format!("unknown category `{category}`"));
+                }
+                check_block(body, &format!("{p}.body"), Where::Top, depth + 1, n)?;
+            }
+            Stmt::Event(ev) => check_event(ev, &p, n)?,
+        }
+    }
+    Ok(())
+}
+
+fn check_event(ev: &Event, p: &str, n: &Names) -> Result<(), ScenarioError> {
+    let class = match ev {
+        Event::Write { class, method } => {
+            check_ident(&format!("{p}.method"), "method", method)?;
+            class
+        }
+        Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => class,
+        Event::Load { .. } | Event::InvalidateAll | Event::Unattributed => return Ok(()),
+    };
+    if n.classes.contains(class) {
+        Ok(())
+    } else {
+        err(format!("{p}.class"), format!("unknown class `{class}`"))
+    }
+}
+
+fn contains_loop(block: &[Stmt]) -> bool {
+    block.iter().any(|s| match s {
+        Stmt::Loop { .. } => true,
+        Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => contains_loop(body),
+        _ => false,
+    })
+}

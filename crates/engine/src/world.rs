@@ -1,0 +1,196 @@
+//! The runtime world a scenario mutates: classes, their metaclasses, and method lookup.
+//!
+//! `resolve` is the ground truth the oracle uses: what a fresh selection would dispatch to
+//! right now. Under `Snapshot` semantics a class's metaclass holds a snapshot of inherited
+//! methods taken when it was built; under `Live` every lookup walks the current hierarchy.
+
+use std::collections::BTreeMap;
+
+use crate::model::{MetaKind, Scenario, Semantics, Stmt, Event};
+
+pub type ClassId = usize;
+
+/// What a call resolves to. Equality is "same dispatch": a relink to an equal target was
+/// collateral; a cached target unequal to the fresh one is a stale dispatch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// A method defined on `owner`, at its `version` (bumped by each redefinition).
+    Method { owner: ClassId, version: u32 },
+    /// A category method that shadows the class's own.
+    Category { category: usize },
+    /// The missing-method path: linked to a generic `invokeMethod` that walks ancestors on every
+    /// call, so it never goes stale.
+    Dynamic,
+    /// Nothing answers: `MissingMethodException` each call.
+    Missing,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClassRt {
+    pub name: String,
+    pub parent: Option<ClassId>,
+    pub loaded: bool,
+    /// Own methods (declared and expando-added), with a redefinition counter.
+    pub own: BTreeMap<String, u32>,
+    pub meta: MetaKind,
+    pub per_instance: bool,
+    /// Inherited methods as the class's metaclass saw them when it was built (snapshot semantics).
+    view: BTreeMap<String, Target>,
+}
+
+#[derive(Clone, Debug)]
+pub struct World {
+    pub semantics: Semantics,
+    pub classes: Vec<ClassRt>,
+    /// For each category: (class, method) pairs it defines.
+    pub categories: Vec<Vec<(ClassId, String)>>,
+    pub category_names: Vec<String>,
+    /// Active `use` blocks, innermost last.
+    pub active_categories: Vec<usize>,
+}
+
+impl World {
+    /// Build the initial world. Classes that the program loads later exist but are not loaded.
+    pub fn new(s: &Scenario) -> World {
+        let mut w = World {
+            semantics: s.semantics,
+            classes: Vec::new(),
+            categories: Vec::new(),
+            category_names: Vec::new(),
+            active_categories: Vec::new(),
+        };
+        for c in &s.classes {
+            w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
+        }
+        let mut loads = Vec::new();
+        collect_loads(&s.setup, &mut loads);
+        collect_loads(&s.op, &mut loads);
+        for (name, _, methods) in &loads {
+            w.push_class(name, methods.iter(), MetaKind::None, false);
+        }
+        for c in &s.classes {
+            let id = w.class_id(&c.name).expect("validated");
+            w.classes[id].parent = c.parent.as_deref().and_then(|p| w.class_id(p));
+        }
+        for (name, parent, _) in &loads {
+            let id = w.class_id(name).expect("validated");
+            w.classes[id].parent = parent.as_deref().and_then(|p| w.class_id(p));
+        }
+        for cat in &s.categories {
+            let methods = cat.methods.iter().filter_map(|m| Some((w.class_id(&m.class)?, m.method.clone()))).collect();
+            w.categories.push(methods);
+            w.category_names.push(cat.name.clone());
+        }
+        for id in 0..w.classes.len() {
+            w.rebuild_view(id);
+        }
+        w
+    }
+
+    fn push_class<'a>(&mut self, name: &str, methods: impl Iterator<Item = &'a String>, meta: MetaKind, loaded: bool) {
+        self.classes.push(ClassRt {
+            name: name.to_string(),
+            parent: None,
+            loaded,
+            own: methods.map(|m| (m.clone(), 0)).collect(),
+            meta,
+            per_instance: false,
+            view: BTreeMap::new(),
+        });
+    }
+
+    pub fn class_id(&self, name: &str) -> Option<ClassId> {
+        self.classes.iter().position(|c| c.name == name)
+    }
+
+    pub fn category_id(&self, name: &str) -> Option<usize> {
+        self.category_names.iter().position(|c| c == name)
+    }
+
+    /// Ancestors of `c`, nearest first (validated acyclic, and bounded regardless).
+    pub fn ancestors(&self, c: ClassId) -> impl Iterator<Item = ClassId> + '_ {
+        let mut cur = self.classes[c].parent;
+        let mut steps = 0;
+        std::iter::from_fn(move || {
+            let p = cur?;
+            steps += 1;
+            if steps > self.classes.len() {
+                return None;
+            }
+            cur = self.classes[p].parent;
+            Some(p)
+        })
+    }
+
+    /// `c` and every loaded class below it.
+    pub fn with_descendants(&self, c: ClassId) -> Vec<ClassId> {
+        (0..self.classes.len())
+            .filter(|&d| self.classes[d].loaded && (d == c || self.ancestors(d).any(|a| a == c)))
+            .collect()
+    }
+
+    /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).
+    pub fn rebuild_view(&mut self, c: ClassId) {
+        let mut view = BTreeMap::new();
+        for a in self.ancestors(c).collect::<Vec<_>>() {
+            for (m, &version) in &self.classes[a].own {
+                view.entry(m.clone()).or_insert(Target::Method { owner: a, version });
+            }
+        }
+        self.classes[c].view = view;
+    }
+
+    /// What a fresh method selection for `receiver.method()` dispatches to now.
+    pub fn resolve(&self, receiver: ClassId, method: &str) -> Target {
+        for &cat in self.active_categories.iter().rev() {
+            for (owner, m) in &self.categories[cat] {
+                if m == method && (*owner == receiver || self.ancestors(receiver).any(|a| a == *owner)) {
+                    return Target::Category { category: cat };
+                }
+            }
+        }
+        let cls = &self.classes[receiver];
+        if let Some(&version) = cls.own.get(method) {
+            return Target::Method { owner: receiver, version };
+        }
+        match self.semantics {
+            Semantics::Live => self.walk_ancestors(receiver, method).unwrap_or(Target::Missing),
+            Semantics::Snapshot => match cls.view.get(method) {
+                Some(t) => t.clone(),
+                None if self.walk_ancestors(receiver, method).is_some() => Target::Dynamic,
+                None => Target::Missing,
+            },
+        }
+    }
+
+    fn walk_ancestors(&self, receiver: ClassId, method: &str) -> Option<Target> {
+        self.ancestors(receiver)
+            .find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a, version }))
+    }
+
+    /// Whether a selection for this receiver may be cached (class-keyed) at all.
+    pub fn cacheable(&self, receiver: ClassId, target: &Target) -> bool {
+        !self.classes[receiver].per_instance && !matches!(target, Target::Category { .. })
+    }
+
+    pub fn describe(&self, t: &Target) -> String {
+        match t {
+            Target::Method { owner, version } => format!("{}#v{version}", self.classes[*owner].name),
+            Target::Category { category } => format!("category {}", self.category_names[*category]),
+            Target::Dynamic => "invokeMethod (missing-method path)".into(),
+            Target::Missing => "MissingMethodException".into(),
+        }
+    }
+}
+
+fn collect_loads<'a>(block: &'a [Stmt], out: &mut Vec<(&'a String, &'a Option<String>, &'a Vec<String>)>) {
+    for st in block {
+        match st {
+            Stmt::Event(Event::Load { class, parent, methods }) => out.push((class, parent, methods)),
+            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => {
+                collect_loads(body, out)
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# THE test command (README and .ci/run call exactly `bash scripts/test.sh`).
+# Installs what is missing, then runs every suite in order and stops at the first
+# failure. Ends with the line `N passed, M failed` (N = suites that passed).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck source=scripts/env.sh
+source "$ROOT/scripts/env.sh"
+
+PUBLIC_URL=/blast-radius/
+SIZE_BUDGET_KB=400          # gzipped .wasm + .js in dist/
+WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
+
+passed=0
+failed=0
+skipped=0
+step_no=0
+T_START=$(date +%s)
+
+summary() {
+  echo
+  echo "==== summary: $(($(date +%s) - T_START)) s in total ===="
+  if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+  else
+    echo "$passed passed, $failed failed"
+  fi
+}
+
+# step NAME COMMAND...: runs COMMAND (a function or program) with errexit in a subshell.
+step() {
+  local name=$1 rc t0
+  shift
+  step_no=$((step_no + 1))
+  echo
+  echo "==== [$step_no] $name ===="
+  t0=$(date +%s)
+  set +e
+  (set -e; "$@")
+  rc=$?
+  set -e
+  local dt=$(($(date +%s) - t0))
+  if [ "$rc" -eq 0 ]; then
+    passed=$((passed + 1))
+    echo "---- ok: $name (${dt} s)"
+  elif [ "$rc" -eq 99 ]; then
+    skipped=$((skipped + 1))
+    echo "---- skipped: $name (${dt} s)"
+  else
+    failed=$((failed + 1))
+    echo "---- FAILED: $name (exit $rc after ${dt} s)"
+    summary
+    exit 1
+  fi
+}
+
+install_tools() {
+  bash scripts/install-tools.sh
+  echo "trunk $(trunk --version | cut -d' ' -f2), $(wasm-bindgen --version)," \
+       "wasm-opt $(wasm-opt --version | cut -d' ' -f3), $(/usr/bin/chromium --version 2>/dev/null | head -n1)"
+}
+
+native_tests() {
+  cargo test --workspace --all-targets
+}
+
+# Flags selecting a package's lib and tests/ targets; empty when it has neither.
+wasm_test_flags() {
+  cargo metadata --no-deps --format-version 1 --offline | node -e '
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      const pkg = JSON.parse(s).packages.find((p) => p.name === process.argv[1]);
+      if (!pkg) { console.error(`no package ${process.argv[1]}`); process.exit(1); }
+      const kinds = pkg.targets.flatMap((t) => t.kind);
+      const flags = [];
+      if (kinds.includes("lib") || kinds.includes("rlib") || kinds.includes("cdylib")) flags.push("--lib");
+      if (kinds.includes("test")) flags.push("--tests");
+      console.log(flags.join(" "));
+    });' "$1"
+}
+
+wasm_tests() {
+  local pkg=$1 flags
+  flags=$(wasm_test_flags "$pkg")
+  if [ -z "$flags" ]; then
+    echo "$pkg has no lib or tests/ target yet: nothing to run in the browser"
+    return 99
+  fi
+  # shellcheck disable=SC2086
+  "${WASM_RUNNER[@]}" cargo test -p "$pkg" --target wasm32-unknown-unknown $flags
+}
+
+release_build() {
+  trunk build --release --offline --public-url "$PUBLIC_URL"
+  ls -l dist
+}
+
+size_budget() {
+  local total=0 raw gz f files
+  mapfile -t files < <(find dist -type f \( -name '*.wasm' -o -name '*.js' \) | sort)
+  [ "${#files[@]}" -gt 0 ] || { echo "no .wasm/.js files in dist/"; return 1; }
+  printf '%-48s %10s %10s\n' file "raw KB" "gzip KB"
+  for f in "${files[@]}"; do
+    raw=$(stat -c %s "$f")
+    gz=$(gzip -9 -c "$f" | wc -c)
+    total=$((total + gz))
+    awk -v f="$f" -v r="$raw" -v g="$gz" 'BEGIN { printf "%-48s %10.1f %10.1f\n", f, r / 1024, g / 1024 }'
+  done
+  awk -v t="$total" -v b="$SIZE_BUDGET_KB" 'BEGIN { printf "%-48s %10s %10.1f (budget %d KB)\n", "total .wasm + .js", "", t / 1024, b }'
+  if [ "$total" -gt $((SIZE_BUDGET_KB * 1024)) ]; then
+    echo "gzipped .wasm + .js exceed the ${SIZE_BUDGET_KB} KB budget"
+    return 1
+  fi
+}
+
+e2e() {
+  E2E_DIST="$ROOT/dist" node tests/e2e/e2e.mjs
+}
+
+step "install tools (scripts/install-tools.sh)" install_tools
+step "native tests: cargo test --workspace --all-targets" native_tests
+step "engine tests on wasm32 in headless Chromium" wasm_tests blast-engine
+step "web tests on wasm32 in headless Chromium" wasm_tests blast-web
+step "release build: trunk build --release --public-url $PUBLIC_URL" release_build
+step "size budget: gzipped .wasm + .js <= ${SIZE_BUDGET_KB} KB" size_budget
+step "end-to-end: tests/e2e/e2e.mjs on dist/ under $PUBLIC_URL" e2e
+summary
