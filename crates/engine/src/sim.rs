@@ -65,7 +65,7 @@ struct SiteRt {
     true_cacheable: bool,
     true_changed_by: Option<usize>,
     last_relink_recorded: Option<(DomainKey, u32)>,
-    last_missed_recorded: Option<u64>,
+    last_missed_recorded: Option<(u64, Option<usize>)>,
     stats: SiteStats,
 }
 
@@ -338,8 +338,20 @@ impl Simulation {
 
     /// Inject an event now (from the UI, between steps).
     pub fn inject(&mut self, ev: &Event) -> Result<usize, ScenarioError> {
-        if let Event::Load { class, parent, .. } = ev {
-            return Err(ScenarioError::at_path("", format!("load class {class}{}: declare classes in the scenario; loading is a program statement", parent.as_deref().map(|p| format!(" extends {p}")).unwrap_or_default())));
+        if let Event::Load { class, parent, methods } = ev {
+            if self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded) {
+                return Err(ScenarioError::at_path("", format!("class `{class}` is already loaded")));
+            }
+            let parent_id = match parent {
+                Some(p) => Some(self.world.class_id(p).filter(|&c| self.world.classes[c].loaded).ok_or_else(|| ScenarioError::at_path("", format!("unknown parent class `{p}`")))?),
+                None => None,
+            };
+            if self.world.classes.len() >= crate::validate::MAX_CLASSES {
+                return Err(ScenarioError::at_path("", "too many classes"));
+            }
+            self.world.load_class(class, parent_id, methods);
+            let label = event_text(ev);
+            return Ok(self.finish_event(label, None, self.params.class_load_ns));
         }
         let class = match ev {
             Event::Write { class, .. } | Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => Some(class),
@@ -427,9 +439,10 @@ impl Simulation {
                     scope.extend(self.replace_scope(c, old, MetaKind::Expando));
                     self.install(c, MetaKind::Expando);
                 }
-                let own = &mut self.world.classes[c].own;
-                let v = own.get(method).map(|v| v + 1).unwrap_or(0);
-                own.insert(method.clone(), v);
+                // Every closure installed is a new method identity.
+                self.serial += 1;
+                let version = u32::try_from(self.serial % u32::MAX as u64).unwrap_or(1).max(1);
+                self.world.classes[c].own.insert(method.clone(), version);
                 scope.extend(self.class_scope(c, ChangeKind::Expando, false));
                 (Some(scope), cost)
             }
@@ -463,8 +476,7 @@ impl Simulation {
                 if self.world.classes[c].loaded {
                     (None, 0.0)
                 } else {
-                    self.world.classes[c].loaded = true;
-                    self.world.rebuild_view(c);
+                    self.world.load_class(class, None, &[]);
                     (None, p.class_load_ns)
                 }
             }
@@ -486,12 +498,9 @@ impl Simulation {
     fn install(&mut self, c: ClassId, kind: MetaKind) {
         let cls = &mut self.world.classes[c];
         cls.meta = kind;
-        let declared: Vec<String> = self.scenario.classes.iter().find(|d| d.name == cls.name).map(|d| d.methods.clone()).unwrap_or_default();
-        // Keep declared methods (at a fresh version if an expando had redefined them).
-        cls.own.retain(|m, _| declared.contains(m));
-        for m in declared {
-            cls.own.entry(m).or_insert(0);
-        }
+        // Expando-added methods go with the old metaclass; declared ones are the compiled
+        // methods again (version 0).
+        cls.own = cls.declared.iter().map(|m| (m.clone(), 0)).collect();
         self.world.rebuild_view(c);
     }
 
@@ -631,9 +640,9 @@ impl Simulation {
             return;
         }
         self.sites[s].stats.stale_calls += calls;
-        if self.sites[s].last_missed_recorded != Some(link.serial) {
-            self.sites[s].last_missed_recorded = Some(link.serial);
-            let cause = self.sites[s].true_changed_by;
+        let cause = self.sites[s].true_changed_by;
+        if self.sites[s].last_missed_recorded != Some((link.serial, cause)) {
+            self.sites[s].last_missed_recorded = Some((link.serial, cause));
             self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
         }
     }
@@ -812,23 +821,59 @@ impl Simulation {
 
     // ----- reporting ----------------------------------------------------------------------
 
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Loop iterations executed so far (warm-up included).
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// Per-site outcomes so far (cheap: no log copies).
+    pub fn sites_now(&self) -> Vec<SiteReport> {
+        (0..self.sites.len()).map(|i| self.site_report(i)).collect()
+    }
+
+    /// Event records from index `from` on (records are capped at the first few thousand).
+    pub fn events_since(&self, from: usize) -> &[EventRecord] {
+        &self.events[from.min(self.events.len())..]
+    }
+
+    /// Relink records from index `from` on.
+    pub fn relinks_since(&self, from: usize) -> &[RelinkRecord] {
+        &self.relinks[from.min(self.relinks.len())..]
+    }
+
+    pub fn relink_totals(&self) -> RelinkTotals {
+        RelinkTotals { necessary: self.relinks_total[0], collateral: self.relinks_total[1], missed: self.relinks_total[2] }
+    }
+
+    pub fn timeline(&self) -> Vec<TimelinePoint> {
+        self.timeline.points()
+    }
+
+    fn site_report(&self, i: usize) -> SiteReport {
+        let st = &self.sites[i];
+        SiteReport {
+            name: self.site_names[i].clone(),
+            class: self.world.classes[st.receiver].name.clone(),
+            method: st.method.clone(),
+            state: self.site_state(i),
+            target: self.world.describe(&st.true_target),
+            stats: st.stats.clone(),
+        }
+    }
+
     pub fn report(&self) -> RunReport {
         let measured_ms: f64 = self.op_ms.iter().sum();
         let ops = self.op_ms.len() as f64;
         let ms_per_op = if ops > 0.0 { measured_ms / ops } else { f64::NAN };
-        let sites = self
-            .sites
-            .iter()
-            .enumerate()
-            .map(|(i, st)| SiteReport {
-                name: self.site_names[i].clone(),
-                class: self.world.classes[st.receiver].name.clone(),
-                method: st.method.clone(),
-                state: self.site_state(i),
-                target: self.world.describe(&st.true_target),
-                stats: st.stats.clone(),
-            })
-            .collect();
+        let sites = self.sites_now();
         RunReport {
             scenario: self.scenario.name.clone(),
             policy: self.policy,
@@ -841,7 +886,7 @@ impl Simulation {
             events: self.events.clone(),
             events_total: self.events_total,
             relinks: self.relinks.clone(),
-            relink_totals: RelinkTotals { necessary: self.relinks_total[0], collateral: self.relinks_total[1], missed: self.relinks_total[2] },
+            relink_totals: self.relink_totals(),
             timeline: self.timeline.points(),
         }
     }

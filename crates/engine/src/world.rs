@@ -32,6 +32,8 @@ pub struct ClassRt {
     pub loaded: bool,
     /// Own methods (declared and expando-added), with a redefinition counter.
     pub own: BTreeMap<String, u32>,
+    /// Methods compiled into the class (what a fresh metaclass starts from).
+    pub declared: Vec<String>,
     pub meta: MetaKind,
     pub per_instance: bool,
     /// Inherited methods as the class's metaclass saw them when it was built (snapshot semantics).
@@ -88,15 +90,39 @@ impl World {
     }
 
     fn push_class<'a>(&mut self, name: &str, methods: impl Iterator<Item = &'a String>, meta: MetaKind, loaded: bool) {
+        let declared: Vec<String> = methods.cloned().collect();
         self.classes.push(ClassRt {
             name: name.to_string(),
             parent: None,
             loaded,
-            own: methods.map(|m| (m.clone(), 0)).collect(),
+            own: BTreeMap::new(),
+            declared: Vec::new(),
             meta,
             per_instance: false,
             view: BTreeMap::new(),
         });
+        let c = self.classes.last_mut().expect("just pushed");
+        c.own = declared.iter().map(|m| (m.clone(), 0)).collect();
+        c.declared = declared;
+    }
+
+    /// Load a class at run time (from the UI). Returns its id; an existing class is reused.
+    pub fn load_class(&mut self, name: &str, parent: Option<ClassId>, methods: &[String]) -> ClassId {
+        let id = match self.class_id(name) {
+            Some(id) => id,
+            None => {
+                self.push_class(name, methods.iter(), MetaKind::None, false);
+                self.classes.len() - 1
+            }
+        };
+        if !self.classes[id].loaded {
+            self.classes[id].loaded = true;
+            if self.classes[id].parent.is_none() {
+                self.classes[id].parent = parent;
+            }
+            self.rebuild_view(id);
+        }
+        id
     }
 
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
