@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use blast_engine::calibrate::{calibrate, Calibration};
 use blast_engine::compare::{compare, Comparison};
 use blast_engine::policy::{parse_policies, Policy};
 use blast_engine::{dsl, presets, Params, Scenario};
@@ -28,11 +29,18 @@ usage:
   blast presets                         list the shipped presets
   blast run <preset|file|all> [--policy global,exact,...] [--format table|json|csv]
                                         [--param name=value ...]
+  blast calibrate [--format table|markdown|json]
+                                        compare with the published figures; exit 1 if
+                                        any row is outside tolerance
+  blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]
+                                        throughput per policy across a parameter
   blast show <preset|file> [--format dsl|json]
                                         print a scenario (converts between DSL and JSON)
   blast check <file>                    parse and validate a scenario
 
 policies: global, exact, hierarchy, hierarchy-v3, ideal
+parameters: churn_every (every `every` period in the op), ops, warmup, bulk_scan
+(all-loaded|live-only), and the engine's costs and thresholds:
 ";
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -40,45 +48,49 @@ pub enum Format {
     Table,
     Json,
     Csv,
+    Markdown,
+    Dsl,
 }
 
 pub struct Options {
     pub policies: Vec<Policy>,
     pub format: Format,
-    pub params: Params,
+    /// `--param name=value`: fixed settings, applied in order.
+    pub sets: Vec<(String, String)>,
+    /// `--param name=v1,v2,..`: the swept parameter (at most one).
+    pub sweep: Option<(String, Vec<String>)>,
     pub positional: Vec<String>,
-    pub show_format: String,
 }
 
 pub fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        policies: vec![Policy::Global, Policy::Exact],
-        format: Format::Table,
-        params: Params::default(),
-        positional: vec![],
-        show_format: "dsl".into(),
-    };
+    let mut o = Options { policies: vec![Policy::Global, Policy::Exact], format: Format::Table, sets: vec![], sweep: None, positional: vec![] };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
             "--policy" | "--policies" => o.policies = parse_policies(&value(a)?)?,
             "--format" => {
-                let v = value(a)?;
-                o.show_format = v.clone();
-                o.format = match v.as_str() {
+                o.format = match value(a)?.as_str() {
                     "table" => Format::Table,
                     "json" => Format::Json,
                     "csv" => Format::Csv,
-                    "dsl" => Format::Table,
-                    other => return Err(format!("unknown format `{other}` (table, json, csv; for show: dsl, json)")),
+                    "markdown" | "md" => Format::Markdown,
+                    "dsl" => Format::Dsl,
+                    other => return Err(format!("unknown format `{other}` (table, json, csv, markdown, dsl)")),
                 };
             }
             "--param" => {
                 let v = value(a)?;
                 let (name, val) = v.split_once('=').ok_or_else(|| format!("--param expects name=value, got `{v}`"))?;
-                let num: f64 = val.trim().parse().map_err(|_| format!("--param {name}: `{val}` is not a number"))?;
-                o.params.set(name.trim(), num)?;
+                let (name, val) = (name.trim().to_string(), val.trim());
+                if val.contains(',') {
+                    if o.sweep.is_some() {
+                        return Err("only one --param may list several values".into());
+                    }
+                    o.sweep = Some((name, val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()));
+                } else {
+                    o.sets.push((name, val.to_string()));
+                }
             }
             s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
             _ => o.positional.push(a.clone()),
@@ -112,6 +124,8 @@ pub fn main_with_args(args: &[String]) -> Output {
         "run" => cmd_run(&opts),
         "show" => cmd_show(&opts),
         "check" => cmd_check(&opts),
+        "calibrate" => return cmd_calibrate(&opts),
+        "sweep" => cmd_sweep(&opts),
         "help" | "--help" | "-h" => Ok(USAGE.to_string()),
         other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
     };
@@ -145,17 +159,21 @@ fn cmd_check(opts: &Options) -> Result<String, String> {
 
 fn cmd_show(opts: &Options) -> Result<String, String> {
     let (_, s) = load(one_target(opts)?)?.remove(0);
-    Ok(match opts.show_format.as_str() {
-        "json" => serde_json::to_string_pretty(&s).map_err(|e| e.to_string())? + "\n",
+    Ok(match opts.format {
+        Format::Json => serde_json::to_string_pretty(&s).map_err(|e| e.to_string())? + "\n",
         _ => dsl::print(&s),
     })
 }
 
 fn cmd_run(opts: &Options) -> Result<String, String> {
+    if opts.sweep.is_some() {
+        return Err("`run` takes single values; use `blast sweep` to vary a parameter".into());
+    }
     let scenarios = load(one_target(opts)?)?;
     let mut results = Vec::new();
     for (name, s) in &scenarios {
-        let c = compare(s, &opts.policies, &opts.params).map_err(|e| format!("{name}: {e}"))?;
+        let (s, params) = settings(s, opts)?;
+        let c = compare(&s, &opts.policies, &params).map_err(|e| format!("{name}: {e}"))?;
         results.push((name.clone(), c));
     }
     Ok(match opts.format {
@@ -164,8 +182,122 @@ fn cmd_run(opts: &Options) -> Result<String, String> {
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
         }
         Format::Csv => csv(&results, &opts.policies),
-        Format::Table => table(&results, &opts.policies),
+        _ => table(&results, &opts.policies),
     })
+}
+
+/// The scenario and engine params after applying every `--param name=value`.
+fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), String> {
+    let mut cur = (s.clone(), Params::default());
+    for (name, value) in &opts.sets {
+        cur = blast_engine::sweep::apply(&cur.0, &cur.1, name, value)?;
+    }
+    Ok(cur)
+}
+
+fn cmd_sweep(opts: &Options) -> Result<String, String> {
+    let Some((name, values)) = &opts.sweep else {
+        return Err("sweep needs --param name=v1,v2,...".into());
+    };
+    let (label, s) = load(one_target(opts)?)?.remove(0);
+    let (s, params) = settings(&s, opts)?;
+    let mut out = format!("sweep of {label} over {name} (ops/ms per policy)\n{name:>14}");
+    for p in &opts.policies {
+        let _ = write!(out, " {:>14}", p.name());
+    }
+    for p in &opts.policies[1..] {
+        let _ = write!(out, " {:>16}", format!("{}/{}", p.name(), opts.policies[0].name()));
+    }
+    out.push('\n');
+    for v in values {
+        let (sv, pv) = blast_engine::sweep::apply(&s, &params, name, v)?;
+        let c = compare(&sv, &opts.policies, &pv).map_err(|e| format!("{name}={v}: {e}"))?;
+        let _ = write!(out, "{v:>14}");
+        for p in &opts.policies {
+            let _ = write!(out, " {:>14}", c.get(*p).map(|r| fmt_ops(r.ops_per_ms)).unwrap_or_default());
+        }
+        for p in &opts.policies[1..] {
+            let _ = write!(out, " {:>16}", c.ratio(*p, opts.policies[0]).map(|r| format!("{r:.2}x")).unwrap_or_default());
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+fn cmd_calibrate(opts: &Options) -> Output {
+    let cal = calibrate(&Params::default());
+    let text = match opts.format {
+        Format::Json => serde_json::to_string_pretty(&cal).unwrap_or_default() + "\n",
+        Format::Markdown => calibration_markdown(&cal),
+        _ => calibration_table(&cal),
+    };
+    if cal.ok() {
+        Output::ok(text)
+    } else {
+        let failed: Vec<&str> = cal.checks.iter().filter(|c| !c.ok).map(|c| c.name.as_str()).collect();
+        Output { code: 1, stdout: text, stderr: format!("calibration FAILED: {}\n", failed.join("; ")) }
+    }
+}
+
+fn calibration_table(cal: &Calibration) -> String {
+    let mut s = format!(
+        "{:<34} {:>12} {:>12} {:>7} {:>12} {:>12} {:>7} {:>10} {:>10} {:>7}\n",
+        "row", "sim before", "pub before", "log10", "sim after", "pub after", "log10", "sim a/b", "pub a/b", "log10"
+    );
+    for r in &cal.rows {
+        let _ = writeln!(
+            s,
+            "{:<34} {:>12} {:>12} {:>+7.3} {:>12} {:>12} {:>+7.3} {:>10.3} {:>10.3} {:>+7.3}",
+            r.id,
+            fmt_ops(r.before.simulated),
+            fmt_ops(r.before.published),
+            r.before.log10_error,
+            fmt_ops(r.after.simulated),
+            fmt_ops(r.after.published),
+            r.after.log10_error,
+            r.ratio_simulated,
+            r.ratio_published,
+            r.ratio_log10_error
+        );
+    }
+    s.push('\n');
+    for c in &cal.checks {
+        let _ = writeln!(s, "{} {} ({})", if c.ok { "ok  " } else { "FAIL" }, c.name, c.detail);
+    }
+    let failed = cal.checks.iter().filter(|c| !c.ok).count();
+    let _ = writeln!(s, "\n{} passed, {} failed", cal.checks.len() - failed, failed);
+    s
+}
+
+/// The calibration as Markdown, for docs/CALIBRATION.md (generated, never edited by hand).
+pub fn calibration_markdown(cal: &Calibration) -> String {
+    let mut s = String::from("<!-- Generated by `cargo run -p blast-cli -- calibrate --format markdown`; do not edit. -->\n");
+    s.push_str("# Calibration against published figures\n\n");
+    s.push_str("Simulated with the engine's default parameters (`crates/engine/src/params.rs`). Before = the `before` column of the reference table under the policy named, after likewise; log10 = log10(simulated / published); a/b = after / before.\n\n");
+    s.push_str("| row | unit | before: sim | published | log10 | after: sim | published | log10 | sim a/b | published a/b | log10 |\n");
+    s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for r in &cal.rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:+.3} | {} | {} | {:+.3} | {:.3} | {:.3} | {:+.3} |",
+            r.id,
+            r.unit,
+            fmt_ops(r.before.simulated),
+            fmt_ops(r.before.published),
+            r.before.log10_error,
+            fmt_ops(r.after.simulated),
+            fmt_ops(r.after.published),
+            r.after.log10_error,
+            r.ratio_simulated,
+            r.ratio_published,
+            r.ratio_log10_error
+        );
+    }
+    s.push_str("\n## Checks\n\n");
+    for c in &cal.checks {
+        let _ = writeln!(s, "- {} {} ({})", if c.ok { "✅" } else { "❌" }, c.name, c.detail);
+    }
+    s
 }
 
 /// Format a throughput like JMH does: a few significant digits.
@@ -197,7 +329,7 @@ fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
         let _ = write!(s, " {:>14}", p.name());
     }
     for p in &policies[1..] {
-        let _ = write!(s, " {:>12}", format!("{}/{}", short(*p), short(policies[0])));
+        let _ = write!(s, " {:>12}", format!("{}/{}", p.name(), policies[0].name()));
     }
     s.push('\n');
     for (name, c) in results {
@@ -231,6 +363,3 @@ fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
     s
 }
 
-fn short(p: Policy) -> &'static str {
-    p.name()
-}

@@ -8,6 +8,7 @@
 //! category HotCategory { Hot.compute }
 //! site hot = Hot.compute
 //! setup { remove Hot }
+//! before-op { remove Unrelated }
 //! op {
 //!   loop 100000 {
 //!     every 1000 { write Unrelated.dyn0 }
@@ -71,7 +72,13 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
             }
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_' || chars[i] == '$') {
+            // `-` joins words of a keyword (`before-op`); names reject it in validation.
+            while i < chars.len()
+                && (chars[i].is_ascii_alphanumeric()
+                    || chars[i] == '_'
+                    || chars[i] == '$'
+                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic())))
+            {
                 i += 1;
             }
             let s: String = chars[start..i].iter().collect();
@@ -271,6 +278,10 @@ impl Parser {
                     self.next();
                     s.setup = self.block("setup")?;
                 }
+                "before-op" => {
+                    self.next();
+                    s.before_op = self.block("before_op")?;
+                }
                 "op" => {
                     self.next();
                     if seen_op {
@@ -281,7 +292,7 @@ impl Parser {
                     s.op = self.block("op")?;
                 }
                 other => {
-                    return self.error(&t, format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup or op)"))
+                    return self.error(&t, format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op or op)"))
                 }
             }
         }
@@ -479,10 +490,13 @@ pub fn print(s: &Scenario) -> String {
     for site in &s.sites {
         let _ = writeln!(out, "site {} = {}.{}", site.name, site.class, site.method);
     }
-    if !s.setup.is_empty() {
-        out.push_str("setup ");
-        print_block(&s.setup, 0, &mut out);
-        out.push('\n');
+    for (head, block) in [("setup", &s.setup), ("before-op", &s.before_op)] {
+        if !block.is_empty() {
+            out.push_str(head);
+            out.push(' ');
+            print_block(block, 0, &mut out);
+            out.push('\n');
+        }
     }
     out.push_str("op ");
     print_block(&s.op, 0, &mut out);

@@ -5,6 +5,7 @@
 //! relink cost, and whether it was necessary, collateral or missed. No I/O, no clocks, no
 //! randomness: the same scenario gives the same numbers natively and in wasm.
 
+pub mod calibrate;
 pub mod compare;
 pub mod dsl;
 pub mod model;
@@ -13,6 +14,7 @@ pub mod policy;
 pub mod presets;
 pub mod report;
 pub mod sim;
+pub mod sweep;
 pub mod validate;
 pub mod world;
 

@@ -125,7 +125,8 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
-/// JMH-like measurement: setup once, warm-up ops, then measured ops.
+/// JMH-like measurement: `setup` once, then warm-up ops and measured ops, each preceded by the
+/// untimed `before_op` block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Measure {
     pub warmup_ops: u32,
@@ -154,6 +155,9 @@ pub struct Scenario {
     pub sites: Vec<SiteDecl>,
     #[serde(default)]
     pub setup: Vec<Stmt>,
+    /// Runs before every op, outside its timing (JMH `@Setup(Level.Invocation)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub before_op: Vec<Stmt>,
     #[serde(default)]
     pub op: Vec<Stmt>,
 }

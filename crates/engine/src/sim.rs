@@ -75,6 +75,8 @@ enum Frame {
     Block { stmts: Vec<Stmt>, idx: usize },
     Repeat { body: Vec<Stmt>, remaining: u64 },
     Leave { category: usize },
+    /// The untimed `before_op` block is done: the op's clock starts here.
+    StartOpClock,
     Loop(LoopFrame),
 }
 
@@ -235,6 +237,11 @@ impl Simulation {
                 self.stack.push(Frame::Block { stmts, idx: 0 });
                 StepOutcome::Progress
             }
+            Frame::StartOpClock => {
+                self.stack.pop();
+                self.op_started_ns = self.now_ns;
+                StepOutcome::Progress
+            }
             Frame::Leave { category } => {
                 let category = *category;
                 self.stack.pop();
@@ -333,6 +340,8 @@ impl Simulation {
         };
         self.op_started_ns = self.now_ns;
         self.stack.push(Frame::Block { stmts: self.scenario.op.clone(), idx: 0 });
+        self.stack.push(Frame::StartOpClock);
+        self.stack.push(Frame::Block { stmts: self.scenario.before_op.clone(), idx: 0 });
         StepOutcome::Progress
     }
 
@@ -976,7 +985,8 @@ fn work_in(block: &[Stmt], sites: u64) -> u64 {
 pub fn estimate_work(s: &Scenario) -> u64 {
     let sites = s.sites.len() as u64;
     let ops = (s.measure.warmup_ops + s.measure.ops) as u64;
-    work_in(&s.setup, sites).saturating_add(ops.saturating_mul(work_in(&s.op, sites)))
+    let per_op = work_in(&s.op, sites).saturating_add(work_in(&s.before_op, sites));
+    work_in(&s.setup, sites).saturating_add(ops.saturating_mul(per_op))
 }
 
 /// Run a scenario under one policy.

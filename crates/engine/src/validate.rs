@@ -99,6 +99,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     // Classes loaded by the program count as known everywhere (sites may target them).
     let mut known: HashSet<String> = classes.keys().map(|k| k.to_string()).collect();
     collect_loads(&s.setup, "setup", &mut known)?;
+    collect_loads(&s.before_op, "before_op", &mut known)?;
     collect_loads(&s.op, "op", &mut known)?;
 
     let mut categories = HashSet::new();
@@ -130,6 +131,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     let names = Names { classes: &known, sites: &sites, categories: &categories };
     check_block(&s.setup, "setup", Where::Top, 0, &names)?;
+    check_block(&s.before_op, "before_op", Where::Top, 0, &names)?;
     check_block(&s.op, "op", Where::Top, 0, &names)?;
     if !contains_loop(&s.op) {
         return err("op", "the op has no `loop`: nothing would be measured");

@@ -66,6 +66,7 @@ impl World {
         }
         let mut loads = Vec::new();
         collect_loads(&s.setup, &mut loads);
+        collect_loads(&s.before_op, &mut loads);
         collect_loads(&s.op, &mut loads);
         for (name, _, methods) in &loads {
             w.push_class(name, methods.iter(), MetaKind::None, false);

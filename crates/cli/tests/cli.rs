@@ -1,0 +1,125 @@
+//! The `blast` command line: acceptance checks from the foundation and fidelity issues.
+
+use std::process::Command;
+
+use blast_cli::{calibration_markdown, main_with_args};
+use blast_engine::calibrate::calibrate;
+use blast_engine::Params;
+
+fn blast(args: &[&str]) -> blast_cli::Output {
+    main_with_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+}
+
+/// ops/ms per (scenario, policy) from `--format csv`.
+fn csv_ops(out: &str) -> Vec<(String, String, f64)> {
+    out.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[0].to_string(), f[1].to_string(), f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn exact_is_far_above_global_on_unrelated_churn_and_equal_on_the_baseline() {
+    let out = blast(&["run", "all", "--policy", "global,exact", "--format", "csv"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows = csv_ops(&out.stdout);
+    let get = |scenario: &str, policy: &str| rows.iter().find(|r| r.0 == scenario && r.1 == policy).unwrap().2;
+    let churn = get("hotLoop_unrelatedMetaClassChurn", "exact") / get("hotLoop_unrelatedMetaClassChurn", "global");
+    assert!(churn >= 10.0, "exact/global on unrelated churn = {churn}");
+    let base = get("hotLoop_baseline", "exact") / get("hotLoop_baseline", "global");
+    assert!((0.8..=1.2).contains(&base), "baseline ratio {base}");
+}
+
+#[test]
+fn the_table_format_shows_ratios_and_relinks_by_class() {
+    let out = blast(&["run", "hotLoop_unrelatedMetaClassChurn", "--policy", "global,exact"]);
+    assert_eq!(out.code, 0);
+    assert!(out.stdout.contains("exact/global"), "{}", out.stdout);
+    let row = out.stdout.lines().find(|l| l.starts_with("hotLoop_unrelatedMetaClassChurn")).unwrap();
+    let ratio: f64 = row.split_whitespace().last().unwrap().trim_end_matches('x').parse().unwrap();
+    assert!(ratio > 100.0, "{row}");
+    // Global relinks the hot site and the harness; exact relinks nothing.
+    assert!(out.stdout.contains("Hot "), "{}", out.stdout);
+}
+
+#[test]
+fn json_output_is_valid_json() {
+    let out = blast(&["run", "parentChild_baseline", "--policy", "exact,ideal", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v[0]["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(v[0]["runs"][1]["policy"], "ideal");
+}
+
+#[test]
+fn a_malformed_scenario_prints_line_and_column_and_exits_non_zero() {
+    let dir = std::env::temp_dir().join(format!("blast-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.blast");
+    std::fs::write(&file, "class A { m }\nsite s = A.m\nop { loop 10 { call nope } }\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_blast")).args(["run", file.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.blast:3:21: unknown site `nope`"), "{err}");
+    std::fs::write(&file, "class A extends B\nclass B extends A\nop { loop 1 { } }").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_blast")).args(["check", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(":1:17: cyclic hierarchy"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_are_reported_not_panicked() {
+    for args in [
+        vec!["run"],
+        vec!["run", "hotLoop_baseline", "--policy", "bogus"],
+        vec!["run", "hotLoop_baseline", "--param", "selection_ns=-4"],
+        vec!["run", "hotLoop_baseline", "--param", "nonsense=1"],
+        vec!["sweep", "hotLoop_baseline", "--param", "churn_every=1,2"],
+        vec!["frobnicate"],
+        vec!["run", "/definitely/not/here.blast"],
+    ] {
+        let out = blast(&args);
+        assert_ne!(out.code, 0, "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn calibrate_passes_and_reports_every_row() {
+    let out = blast(&["calibrate"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for id in ["hotLoop_baseline", "hotLoop_sameTypeMetaClassChurn", "parentChild_parentMetaClassChurn"] {
+        assert!(out.stdout.contains(id));
+    }
+    assert!(out.stdout.contains(" 0 failed"));
+}
+
+#[test]
+fn calibration_doc_is_generated_not_hand_edited() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/CALIBRATION.md");
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
+    let fresh = calibration_markdown(&calibrate(&Params::default()));
+    assert!(on_disk == fresh, "docs/CALIBRATION.md is stale: run scripts/gen-docs.sh");
+}
+
+#[test]
+fn sweep_prints_one_row_per_value() {
+    let out = blast(&["sweep", "hotLoop_unrelatedMetaClassChurn", "--param", "churn_every=10,100,1000,10000", "--policy", "global,exact"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows: Vec<&str> = out.stdout.lines().skip(2).collect();
+    assert_eq!(rows.len(), 4);
+    let exact: Vec<f64> = rows.iter().map(|r| r.split_whitespace().nth(2).unwrap().parse().unwrap()).collect();
+    assert!(exact.windows(2).all(|w| w[0] < w[1]), "exact improves as churn thins: {exact:?}");
+}
+
+#[test]
+fn show_converts_between_dsl_and_json() {
+    let json = blast(&["show", "hotLoop_baseline", "--format", "json"]).stdout;
+    let dsl = blast(&["show", "hotLoop_baseline"]).stdout;
+    let a = blast_engine::dsl::from_json(&json).unwrap();
+    let b = blast_engine::dsl::parse(&dsl).unwrap();
+    assert_eq!(a, b);
+}

@@ -1,0 +1,108 @@
+//! The published ScopedInvalidationBench shape, locked in: a change to the engine that breaks
+//! any of these facts fails here before it reaches the calibration report.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use blast_engine::calibrate::{calibrate, throughput, RATIO_TOLERANCE};
+use blast_engine::model::MetaKind;
+use blast_engine::{dsl, presets, sweep, Event, Params, Policy, Simulation};
+
+fn ops(id: &str, policy: Policy) -> f64 {
+    throughput(presets::find(id).unwrap(), policy, &Params::default())
+}
+
+#[test]
+fn every_calibration_check_passes_with_default_parameters() {
+    let cal = calibrate(&Params::default());
+    let failed: Vec<_> = cal.checks.iter().filter(|c| !c.ok).map(|c| format!("{} ({})", c.name, c.detail)).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(cal.rows.len(), 7, "one row per published benchmark");
+    assert!(cal.rows.iter().all(|r| r.ratio_log10_error.abs() <= RATIO_TOLERANCE));
+}
+
+#[test]
+fn global_collapses_every_churn_row_onto_one_floor() {
+    let floor = ops("hotLoop_categoryEnterLeave", Policy::Global);
+    for id in ["hotLoop_unrelatedMetaClassChurn", "hotLoop_sameTypeMetaClassChurn", "parentChild_parentMetaClassChurn"] {
+        let v = ops(id, Policy::Global);
+        assert!(v / floor < 2.0 && floor / v < 2.0, "{id}: {v} vs floor {floor}");
+    }
+    // The floor is far below the baseline: about a thousand times.
+    assert!(ops("hotLoop_baseline", Policy::Global) / floor > 500.0);
+}
+
+#[test]
+fn exact_keeps_unrelated_churn_near_baseline_and_same_type_far_below() {
+    let base = ops("hotLoop_baseline", Policy::Exact);
+    let unrelated = base / ops("hotLoop_unrelatedMetaClassChurn", Policy::Exact);
+    let same = base / ops("hotLoop_sameTypeMetaClassChurn", Policy::Exact);
+    assert!((3.0..=30.0).contains(&unrelated), "{unrelated}");
+    assert!((100.0..=400.0).contains(&same), "{same}");
+    assert!(ops("hotLoop_afterUnrelatedBurst", Policy::Exact) >= base);
+    let headline = ops("hotLoop_unrelatedMetaClassChurn", Policy::Exact) / ops("hotLoop_unrelatedMetaClassChurn", Policy::Global);
+    assert!(headline > 100.0, "headline ratio {headline}");
+}
+
+#[test]
+fn category_blocks_cost_the_same_under_both_policies() {
+    let g = ops("hotLoop_categoryEnterLeave", Policy::Global);
+    let e = ops("hotLoop_categoryEnterLeave", Policy::Exact);
+    assert!((g / e - 1.0).abs() < 0.05, "{g} vs {e}");
+}
+
+/// Throughput of a churn preset with the writes every `period` iterations.
+fn churn_at(id: &str, policy: Policy, period: u64) -> f64 {
+    let s = presets::find(id).unwrap().scenario();
+    let (s, p) = sweep::apply(&s, &Params::default(), "churn_every", &period.to_string()).unwrap();
+    blast_engine::run(&s, policy, &p).unwrap().ops_per_ms
+}
+
+#[test]
+fn denser_churn_can_be_cheaper_than_sparser_churn_under_global() {
+    // At a period of 1000 no site sees more than `optimize_threshold` hits between writes, so
+    // none is promoted and a write costs one re-selection per site. At 2000 they are promoted
+    // again before each write, and each write then costs a fallback storm.
+    let dense = churn_at("hotLoop_unrelatedMetaClassChurn", Policy::Global, 1000);
+    let sparse = churn_at("hotLoop_unrelatedMetaClassChurn", Policy::Global, 2000);
+    assert!(dense > sparse, "1000: {dense}, 2000: {sparse}");
+    // Exact is monotonic: fewer writes, more throughput.
+    assert!(churn_at("hotLoop_unrelatedMetaClassChurn", Policy::Exact, 2000) > churn_at("hotLoop_unrelatedMetaClassChurn", Policy::Exact, 1000));
+}
+
+#[test]
+fn bulk_cost_follows_loaded_classes_only_before_the_follow_up() {
+    let s = presets::find("hotLoop_categoryEnterLeave").unwrap().scenario();
+    let at = |scan: &str, classes: &str| {
+        let (s, p) = sweep::apply(&s, &Params::default(), "bulk_scan", scan).unwrap();
+        let (s, p) = sweep::apply(&s, &p, "loaded_classes", classes).unwrap();
+        blast_engine::run(&s, Policy::Exact, &p).unwrap().ops_per_ms
+    };
+    assert!(at("all-loaded", "1000000") < 0.8 * at("all-loaded", "1000"));
+    assert_eq!(at("live-only", "1000000"), at("live-only", "1000"));
+}
+
+#[test]
+fn hierarchy_v3_fans_out_expando_changes_but_not_stock_replaces() {
+    let text = "measure warmup 0 ops 1\nclass P { m }\nclass C extends P { n }\nsite p = P.m\nsite c = C.n\nop { loop 3000 { call p call c } }";
+    let s = dsl::parse(text).unwrap();
+    let hits = |policy: Policy, ev: Event| {
+        let mut sim = Simulation::new(&s, policy, &Params::default()).unwrap();
+        sim.inject(&Event::Replace { class: "P".into(), kind: MetaKind::Stock }).unwrap();
+        sim.inject(&Event::Replace { class: "C".into(), kind: MetaKind::Stock }).unwrap();
+        while !sim.is_finished() {
+            sim.step();
+        }
+        let n = sim.events_since(0).len();
+        sim.inject(&ev).unwrap();
+        sim.events_since(n)[0].sites_hit.clone()
+    };
+    let write = || Event::Write { class: "P".into(), method: "x".into() };
+    let replace = || Event::Replace { class: "P".into(), kind: MetaKind::Stock };
+    assert_eq!(hits(Policy::HierarchyV3, write()), vec!["p", "c"]);
+    assert_eq!(hits(Policy::HierarchyV3, replace()), vec!["p"]);
+    assert_eq!(hits(Policy::Hierarchy, replace()), vec!["p", "c"]);
+    assert_eq!(hits(Policy::Exact, write()), vec!["p"]);
+}
