@@ -32,7 +32,7 @@ fi
 # --- Trunk ------------------------------------------------------------------------
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (cargo install, takes several minutes)"
-  "${CARGO_INSTALL_ENV[@]}" cargo install --locked "trunk@$TRUNK_VERSION"
+  "${CARGO_INSTALL_ENV[@]}" cargo install --locked --force "trunk@$TRUNK_VERSION"
 fi
 
 # --- wasm-bindgen CLI: exactly the wasm-bindgen version in Cargo.lock -------------
@@ -65,14 +65,17 @@ if [ "${BLAST_NO_BROWSER:-0}" != 1 ] && { [ ! -x /usr/bin/chromium ] || [ ! -x /
 fi
 
 # --- npm packages for the end-to-end test (playwright-core, binaryen/wasm-opt) ----
-command -v node >/dev/null && command -v npm >/dev/null || die "node and npm (Node.js >= 20) are required"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  die "node and npm (Node.js >= 20) are required"
+fi
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 [ "$node_major" -ge 20 ] || die "Node.js >= 20 is required (found $(node --version))"
 E2E="$ROOT/tests/e2e"
 stamp="$E2E/node_modules/.blast-install-stamp"
 npm_state() { # what node_modules was installed from: manifest + lockfile + Node major
-  (cd "$E2E" && cat package.json $( [ -f package-lock.json ] && echo package-lock.json )) |
-    sha256sum | cut -d' ' -f1
+  local files=("$E2E/package.json")
+  if [ -f "$E2E/package-lock.json" ]; then files+=("$E2E/package-lock.json"); fi
+  cat "${files[@]}" | sha256sum | cut -d' ' -f1
   echo "node-$node_major"
 }
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(npm_state)" ] ||

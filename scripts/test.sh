@@ -66,17 +66,17 @@ native_tests() {
   cargo test --workspace --all-targets
 }
 
-# Flags selecting a package's lib and tests/ targets; empty when it has neither.
+# `--lib --tests` (or just `--tests` without a lib); empty when the package has neither
+# a lib nor a tests/ target, and so nothing that could hold wasm tests yet.
 wasm_test_flags() {
+  # shellcheck disable=SC2016 # JavaScript, not shell
   cargo metadata --no-deps --format-version 1 --offline | node -e '
     let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
       const pkg = JSON.parse(s).packages.find((p) => p.name === process.argv[1]);
       if (!pkg) { console.error(`no package ${process.argv[1]}`); process.exit(1); }
       const kinds = pkg.targets.flatMap((t) => t.kind);
-      const flags = [];
-      if (kinds.includes("lib") || kinds.includes("rlib") || kinds.includes("cdylib")) flags.push("--lib");
-      if (kinds.includes("test")) flags.push("--tests");
-      console.log(flags.join(" "));
+      const lib = ["lib", "rlib", "cdylib"].some((k) => kinds.includes(k));
+      console.log(lib ? "--lib --tests" : kinds.includes("test") ? "--tests" : "");
     });' "$1"
 }
 
