@@ -6,12 +6,23 @@ use std::fmt::Write as _;
 use blast_engine::calibrate::{calibrate, Calibration};
 use blast_engine::compare::{compare, Comparison};
 use blast_engine::policy::{parse_policies, Policy};
+use blast_engine::models::{self, ModelConfig, ModelReport};
 use blast_engine::{dsl, presets, Params, Scenario};
 
 pub struct Output {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
+}
+
+impl Options {
+    /// The call-site policies to run (default: global, exact).
+    pub fn policies(&self) -> Result<Vec<Policy>, String> {
+        match &self.policy_list {
+            Some(list) => parse_policies(list),
+            None => Ok(vec![Policy::Global, Policy::Exact]),
+        }
+    }
 }
 
 impl Output {
@@ -53,7 +64,8 @@ pub enum Format {
 }
 
 pub struct Options {
-    pub policies: Vec<Policy>,
+    /// `--policy` as given: call-site policies, or a model's variants.
+    pub policy_list: Option<String>,
     pub format: Format,
     /// `--param name=value`: fixed settings, applied in order.
     pub sets: Vec<(String, String)>,
@@ -63,12 +75,12 @@ pub struct Options {
 }
 
 pub fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options { policies: vec![Policy::Global, Policy::Exact], format: Format::Table, sets: vec![], sweep: None, positional: vec![] };
+    let mut o = Options { policy_list: None, format: Format::Table, sets: vec![], sweep: None, positional: vec![] };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
-            "--policy" | "--policies" => o.policies = parse_policies(&value(a)?)?,
+            "--policy" | "--policies" => o.policy_list = Some(value(a)?),
             "--format" => {
                 o.format = match value(a)?.as_str() {
                     "table" => Format::Table,
@@ -119,6 +131,14 @@ pub fn main_with_args(args: &[String]) -> Output {
         Ok(o) => o,
         Err(e) => return Output::fail(2, format!("error: {e}\n")),
     };
+    if matches!(cmd.as_str(), "run" | "sweep") {
+        if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
+            return match cmd_model(preset, &opts) {
+                Ok(s) => Output::ok(s),
+                Err(e) => Output::fail(1, format!("{e}\n")),
+            };
+        }
+    }
     let result = match cmd.as_str() {
         "presets" => Ok(list_presets()),
         "run" => cmd_run(&opts),
@@ -146,9 +166,77 @@ fn one_target(opts: &Options) -> Result<&str, String> {
 fn list_presets() -> String {
     let mut s = String::new();
     for p in presets::all() {
-        let _ = writeln!(s, "{:<36} {:<8} {}", p.id, p.family, p.title);
+        let _ = writeln!(s, "{:<36} {:<12} {}", p.id, p.family, p.title);
+    }
+    for p in models::MODEL_PRESETS {
+        let _ = writeln!(s, "{:<36} {:<12} {}", p.id, p.family, p.title);
     }
     s
+}
+
+/// `run` and `sweep` for the shape-cache, arena and descriptor models: `--policy` names
+/// variants (default: all of the model's).
+fn model_variants(c: &ModelConfig, opts: &Options) -> Result<Vec<String>, String> {
+    let known = c.variants();
+    let list: Vec<String> = match &opts.policy_list {
+        Some(l) => l.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
+        None => known.iter().map(|v| v.to_string()).collect(),
+    };
+    for v in &list {
+        if !known.contains(&v.as_str()) {
+            return Err(format!("unknown variant `{v}` for this model (expected one of: {})", known.join(", ")));
+        }
+    }
+    Ok(list)
+}
+
+fn model_row(label: &str, r: &ModelReport) -> String {
+    let roles: Vec<String> = r.roles.iter().map(|(n, v)| format!("{n} {v:.2}")).collect();
+    let t = r.verdicts;
+    format!(
+        "{label:<16} {:>12.2} {:<6} {:>9} {:>10} {:>7}   {}\n",
+        r.value,
+        r.unit,
+        t.necessary,
+        t.collateral,
+        t.missed,
+        roles.join(", ")
+    )
+}
+
+fn cmd_model(preset: &models::ModelPreset, opts: &Options) -> Result<String, String> {
+    let mut config = preset.config();
+    for (name, value) in &opts.sets {
+        config = models::apply(&config, name, value)?;
+    }
+    let variants = model_variants(&config, opts)?;
+    let header = format!("{:<16} {:>12} {:<6} {:>9} {:>10} {:>7}   roles\n", "variant", "value", "unit", "necessary", "collateral", "missed");
+    let mut out = format!("{} ({})\n", preset.id, preset.family);
+    match &opts.sweep {
+        None => {
+            out.push_str(&header);
+            let mut reports = Vec::new();
+            for v in &variants {
+                let r = config.run(v)?;
+                out.push_str(&model_row(v, &r));
+                reports.push(r);
+            }
+            if opts.format == Format::Json {
+                return serde_json::to_string_pretty(&reports).map_err(|e| e.to_string()).map(|s| s + "\n");
+            }
+        }
+        Some((name, values)) => {
+            for value in values {
+                let c = models::apply(&config, name, value)?;
+                let _ = writeln!(out, "{name} = {value}");
+                out.push_str(&header);
+                for v in &variants {
+                    out.push_str(&model_row(v, &c.run(v)?));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn cmd_check(opts: &Options) -> Result<String, String> {
@@ -169,11 +257,12 @@ fn cmd_run(opts: &Options) -> Result<String, String> {
     if opts.sweep.is_some() {
         return Err("`run` takes single values; use `blast sweep` to vary a parameter".into());
     }
+    let policies = opts.policies()?;
     let scenarios = load(one_target(opts)?)?;
     let mut results = Vec::new();
     for (name, s) in &scenarios {
         let (s, params) = settings(s, opts)?;
-        let c = compare(&s, &opts.policies, &params).map_err(|e| format!("{name}: {e}"))?;
+        let c = compare(&s, &policies, &params).map_err(|e| format!("{name}: {e}"))?;
         results.push((name.clone(), c));
     }
     Ok(match opts.format {
@@ -181,8 +270,8 @@ fn cmd_run(opts: &Options) -> Result<String, String> {
             let v: Vec<_> = results.iter().map(|(n, c)| serde_json::json!({ "scenario": n, "runs": c.runs })).collect();
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
         }
-        Format::Csv => csv(&results, &opts.policies),
-        _ => table(&results, &opts.policies),
+        Format::Csv => csv(&results, &policies),
+        _ => table(&results, &policies),
     })
 }
 
@@ -199,25 +288,26 @@ fn cmd_sweep(opts: &Options) -> Result<String, String> {
     let Some((name, values)) = &opts.sweep else {
         return Err("sweep needs --param name=v1,v2,...".into());
     };
+    let policies = opts.policies()?;
     let (label, s) = load(one_target(opts)?)?.remove(0);
     let (s, params) = settings(&s, opts)?;
     let mut out = format!("sweep of {label} over {name} (ops/ms per policy)\n{name:>14}");
-    for p in &opts.policies {
+    for p in &policies {
         let _ = write!(out, " {:>14}", p.name());
     }
-    for p in &opts.policies[1..] {
-        let _ = write!(out, " {:>16}", format!("{}/{}", p.name(), opts.policies[0].name()));
+    for p in &policies[1..] {
+        let _ = write!(out, " {:>16}", format!("{}/{}", p.name(), policies[0].name()));
     }
     out.push('\n');
     for v in values {
         let (sv, pv) = blast_engine::sweep::apply(&s, &params, name, v)?;
-        let c = compare(&sv, &opts.policies, &pv).map_err(|e| format!("{name}={v}: {e}"))?;
+        let c = compare(&sv, &policies, &pv).map_err(|e| format!("{name}={v}: {e}"))?;
         let _ = write!(out, "{v:>14}");
-        for p in &opts.policies {
+        for p in &policies {
             let _ = write!(out, " {:>14}", c.get(*p).map(|r| fmt_ops(r.ops_per_ms)).unwrap_or_default());
         }
-        for p in &opts.policies[1..] {
-            let _ = write!(out, " {:>16}", c.ratio(*p, opts.policies[0]).map(|r| format!("{r:.2}x")).unwrap_or_default());
+        for p in &policies[1..] {
+            let _ = write!(out, " {:>16}", c.ratio(*p, policies[0]).map(|r| format!("{r:.2}x")).unwrap_or_default());
         }
         out.push('\n');
     }

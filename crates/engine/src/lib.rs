@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod dsl;
 pub mod model;
+pub mod models;
 pub mod params;
 pub mod policy;
 pub mod presets;

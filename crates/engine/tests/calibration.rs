@@ -19,7 +19,11 @@ fn every_calibration_check_passes_with_default_parameters() {
     let cal = calibrate(&Params::default());
     let failed: Vec<_> = cal.checks.iter().filter(|c| !c.ok).map(|c| format!("{} ({})", c.name, c.detail)).collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(cal.rows.len(), 7, "one row per published benchmark");
+    let groovy = cal.rows.iter().filter(|r| presets::find(&r.id).is_some()).count();
+    assert_eq!(groovy, 7, "one row per published ScopedInvalidationBench benchmark");
+    for family in ["JDK-8247532", "JDK-8335480", "IGNITE-29109"] {
+        assert!(cal.rows.iter().any(|r| r.id.starts_with(family)), "rows for {family}");
+    }
     assert!(cal.rows.iter().all(|r| r.ratio_log10_error.abs() <= RATIO_TOLERANCE));
 }
 

@@ -28,6 +28,14 @@ fn fingerprints() -> String {
             ));
         }
     }
+    for p in blast_engine::models::MODEL_PRESETS {
+        let c = p.config();
+        for v in c.variants() {
+            let r = c.run(v).unwrap();
+            let t = r.verdicts;
+            out.push_str(&format!("{} {v} value={:?} verdicts={}/{}/{} points={}\n", p.id, r.value, t.necessary, t.collateral, t.missed, r.timeline.len()));
+        }
+    }
     out
 }
 
