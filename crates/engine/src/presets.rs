@@ -68,6 +68,21 @@ macro_rules! harness {
     };
 }
 
+/// A parent redefines a method its child's site dispatches; an unrelated site runs beside.
+macro_rules! parent_redefine {
+    () => {
+        "measure warmup 1 ops 3
+class Parent { base }
+class Child extends Parent { leaf }
+class Other { work }
+site childBase = Child.base
+site childLeaf = Child.leaf
+site other = Other.work
+op { loop 100000 { every 1000 { write Parent.base } call childBase call childLeaf call other } }
+"
+    };
+}
+
 const fn row(before: f64, before_err: f64, after: f64, after_err: f64) -> Option<Published> {
     Some(Published { before, before_err, after, after_err })
 }
@@ -134,17 +149,7 @@ pub const PRESETS: &[Preset] = &[
         title: "Oracle: parent redefines an inherited method (live lookup)",
         family: "oracle",
         description: "A Ruby/Python-like runtime: lookup walks the live hierarchy. Every 1000 iterations the parent redefines base(), which the child's site dispatches. Exact (no fan-out) keeps the child's site linked to the old method: the oracle reports stale dispatches. Hierarchy retires the child and is correct; ideal retires exactly that site.",
-        text: "scenario \"oracle_liveParentRedefine\"
-semantics live
-measure warmup 1 ops 3
-class Parent { base }
-class Child extends Parent { leaf }
-class Other { work }
-site childBase = Child.base
-site childLeaf = Child.leaf
-site other = Other.work
-op { loop 100000 { every 1000 { write Parent.base } call childBase call childLeaf call other } }
-",
+        text: concat!("scenario \"oracle_liveParentRedefine\"\nsemantics live\n", parent_redefine!()),
         published: None,
     },
     Preset {
@@ -152,17 +157,7 @@ op { loop 100000 { every 1000 { write Parent.base } call childBase call childLea
         title: "Oracle: the same redefinition under Groovy's snapshot lookup",
         family: "oracle",
         description: "The same program with Groovy's semantics: the child's metaclass snapshotted base() when it was built, so the parent's redefinition is not visible through it. Exact is correct here; hierarchy's retirements of the child are collateral.",
-        text: "scenario \"oracle_snapshotParentRedefine\"
-semantics snapshot
-measure warmup 1 ops 3
-class Parent { base }
-class Child extends Parent { leaf }
-class Other { work }
-site childBase = Child.base
-site childLeaf = Child.leaf
-site other = Other.work
-op { loop 100000 { every 1000 { write Parent.base } call childBase call childLeaf call other } }
-",
+        text: concat!("scenario \"oracle_snapshotParentRedefine\"\nsemantics snapshot\n", parent_redefine!()),
         published: None,
     },
 ];
