@@ -1,0 +1,205 @@
+// End-to-end checks of the playground page (issue #3), run in order against one page.
+//
+//   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot }) => … }]
+//
+// `baseUrl` ends in /blast-radius/; `screenshot(name)` saves a PNG of `page`. Checks that need
+// a clean browser (share link, hostile links) open their own context and close it again.
+
+const CHURN = 'hotLoop_unrelatedMetaClassChurn';
+const BASELINE = 'hotLoop_baseline';
+const CYCLIC_DSL = 'scenario "cyclic"\nclass A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n';
+const HUGE_DSL = 'scenario "huge"\nclass A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n';
+
+function expect(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')}`;
+
+async function ready(page) {
+  await page.waitForSelector('table#preset-table tbody tr', { state: 'visible', timeout: 30_000 });
+  await page.waitForSelector('#dsl-text', { timeout: 30_000 });
+}
+
+/** A page in its own fresh context (empty storage), with page errors collected. */
+async function freshPage(browser, url) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  await ready(page);
+  return { context, page, errors };
+}
+
+async function ensurePolicies(page, wanted) {
+  for (const name of ['global', 'exact', 'hierarchy', 'hierarchy-v3', 'ideal']) {
+    const box = page.locator(`#policy-${name}`);
+    if ((await box.isChecked()) !== wanted.includes(name)) await box.click();
+  }
+}
+
+async function relinks(page) {
+  return Number(await page.getAttribute('#relink-count', 'data-value'));
+}
+
+async function opsPerMs(page, policy) {
+  return Number(await page.getAttribute(`#comparison-table tr[data-policy="${policy}"] td.ops`, 'data-value'));
+}
+
+async function waitFinished(page, timeout = 90_000) {
+  await page.waitForFunction(
+    () => {
+      const rows = [...document.querySelectorAll('#comparison-table tbody tr[data-policy]')];
+      return rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
+    },
+    null,
+    { timeout },
+  );
+}
+
+/** Bring a section to the top of the viewport so a screenshot shows it. */
+async function showSection(page, id) {
+  await page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    const bar = document.querySelector('.topbar');
+    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - (bar ? bar.offsetHeight : 0) - 8);
+  }, id);
+}
+
+async function screenshotsFor(page, scheme, screenshot) {
+  await page.emulateMedia({ colorScheme: scheme });
+  await ensurePolicies(page, ['global', 'exact', 'hierarchy']);
+  await page.selectOption('#speed', { label: '0.1×' });
+  await page.click(`tr[data-preset="parentChild_parentMetaClassChurn"] button.run`);
+  await page.waitForFunction(() => Number(document.querySelector('#virtual-time').dataset.value) > 40, null, { timeout: 30_000 });
+  await showSection(page, '#gallery');
+  await screenshot(`playground-gallery-${scheme}`);
+  await showSection(page, '#blast-view');
+  // A relink flashes for 0.9 s; under global they come every few frames at this speed.
+  await page.waitForSelector('#blast-view .flash', { state: 'attached', timeout: 10_000 });
+  await screenshot(`playground-blast-view-${scheme}`);
+  await page.click('#run'); // pause, so the charts and table hold still
+  await showSection(page, '#charts');
+  await screenshot(`playground-charts-${scheme}`);
+  await page.selectOption('#speed', { label: 'max' });
+  await page.click('#run');
+  await waitFinished(page);
+  await showSection(page, '#comparison');
+  await screenshot(`playground-comparison-${scheme}`);
+}
+
+export const checks = [
+  {
+    name: `playground: ${CHURN} runs to completion and exact is >= 10x global`,
+    run: async ({ page, baseUrl, screenshot }) => {
+      if (!page.url().startsWith(baseUrl)) await page.goto(baseUrl, { waitUntil: 'load' });
+      await ready(page);
+      await ensurePolicies(page, ['global', 'exact']);
+      await page.selectOption('#speed', { label: 'max' });
+      await page.click(`tr[data-preset="${CHURN}"] button.run`);
+      await waitFinished(page);
+      const global = await opsPerMs(page, 'global');
+      const exact = await opsPerMs(page, 'exact');
+      expect(global > 0 && exact > 0, `ops/ms must be positive: global ${global}, exact ${exact}`);
+      expect(exact >= 10 * global, `exact ${exact} ops/ms is not >= 10x global ${global}`);
+      const text = await page.inputValue('#dsl-text');
+      expect(text.includes(CHURN), 'the DSL view shows the loaded preset');
+      await showSection(page, '#comparison');
+      await screenshot('playground-churn-finished');
+    },
+  },
+  {
+    name: 'playground: a write fired from the UI makes #relink-count move',
+    run: async ({ page }) => {
+      await page.click(`tr[data-preset="${BASELINE}"] button.load`);
+      await page.waitForFunction((id) => document.querySelector('#dsl-text').value.includes(id), BASELINE);
+      // Step through setup into the first loop segment: sites link, nothing relinks yet.
+      for (let i = 0; i < 12 && Number(await page.getAttribute('#virtual-time', 'data-value')) === 0; i++) {
+        await page.click('#step');
+      }
+      await page.click('#step');
+      const before = await relinks(page);
+      expect(before === 0, `the baseline relinks nothing by itself, got ${before}`);
+      await page.selectOption('#fire-class', 'Hot');
+      await page.fill('#fire-method', 'dynE2E');
+      await page.click('#fire-write');
+      await page.waitForFunction(() => /Fired/.test(document.querySelector('.fire-outcome').textContent));
+      await page.click('#step');
+      await page.click('#step');
+      await page.waitForFunction((n) => Number(document.querySelector('#relink-count').dataset.value) > n, before, { timeout: 10_000 });
+      expect((await relinks(page)) > before, '#relink-count did not increase');
+    },
+  },
+  {
+    name: 'playground: a reload restores the autosaved scenario',
+    run: async ({ page }) => {
+      await page.reload({ waitUntil: 'load' });
+      await ready(page);
+      const text = await page.inputValue('#dsl-text');
+      expect(text.includes(BASELINE), `after reload the DSL view should hold ${BASELINE}`);
+    },
+  },
+  {
+    name: 'playground: the share link opens the same scenario in a fresh browser context',
+    run: async ({ page, browser }) => {
+      await page.click('#share-button');
+      await page.waitForSelector('#share-link');
+      const link = await page.inputValue('#share-link');
+      expect(link.includes('#s=1.'), `unexpected share link ${link}`);
+      const original = await page.inputValue('#dsl-text');
+      const fresh = await freshPage(browser, link);
+      try {
+        const text = await fresh.page.inputValue('#dsl-text');
+        expect(text === original, 'the shared page should show exactly the same scenario text');
+        expect(await fresh.page.locator('#policy-exact').isChecked(), 'the link carries the policies');
+        expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
+      } finally {
+        await fresh.context.close();
+      }
+    },
+  },
+  {
+    name: 'playground: hostile fragments show an error banner and the page keeps working',
+    run: async ({ browser, baseUrl }) => {
+      const cases = [
+        ['garbage', '#s=1.!!!%%%not-base64'],
+        ['cyclic hierarchy', fragment(CYCLIC_DSL)],
+        ['huge numbers', fragment(HUGE_DSL)],
+        ['unknown version', '#s=99999999999999999999.AAAA'],
+      ];
+      for (const [what, frag] of cases) {
+        const fresh = await freshPage(browser, baseUrl + frag);
+        try {
+          const { page, errors } = fresh;
+          await page.waitForSelector('.banner-error', { timeout: 10_000 });
+          const banner = await page.textContent('.banner-error');
+          expect(/link/i.test(banner), `${what}: banner should explain the link: ${banner}`);
+          const text = await page.inputValue('#dsl-text');
+          expect(!text.includes('cyclic') && !text.includes('huge'), `${what}: the hostile scenario must not load`);
+          // Still alive: a preset runs.
+          await page.click(`tr[data-preset="${BASELINE}"] button.run`);
+          await page.waitForFunction(() => Number(document.querySelector('#virtual-time').dataset.value) > 0, null, { timeout: 10_000 });
+          if (what === 'cyclic hierarchy') {
+            // The same page also survives a hostile link arriving by hashchange.
+            while ((await page.locator('.banner-error button').count()) > 0) await page.locator('.banner-error button').first().click();
+            await page.evaluate((f) => { window.location.hash = f; }, fragment(CYCLIC_DSL.replace('cyclic', 'again')));
+            await page.waitForSelector('.banner-error', { timeout: 10_000 });
+            expect((await page.inputValue('#dsl-text')).includes(BASELINE), 'the running scenario stays after a bad hashchange');
+          }
+          expect(errors.length === 0, `${what}: page errors: ${errors.join('; ')}`);
+        } finally {
+          await fresh.context.close();
+        }
+      }
+    },
+  },
+  {
+    name: 'playground: screenshots in light and dark (gallery, blast view mid-flash, charts, comparison)',
+    run: async ({ page, screenshot }) => {
+      await screenshotsFor(page, 'light', screenshot);
+      await screenshotsFor(page, 'dark', screenshot);
+      await page.emulateMedia({ colorScheme: 'light' });
+    },
+  },
+];

@@ -1,0 +1,204 @@
+//! The page: wires the store to the components and the browser services.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::browser;
+use crate::components::banners::Banners;
+use crate::components::blast_view::{BlastView, GraphClass};
+use crate::components::charts::Charts;
+use crate::components::comparison::Comparison;
+use crate::components::dsl_editor::DslEditor;
+use crate::components::files::{ExportFormat, Files};
+use crate::components::gallery::Gallery;
+use crate::components::help::Help;
+use crate::components::model_editor::ModelEditor;
+use crate::components::mutations::Mutations;
+use crate::components::topbar::TopBar;
+use crate::components::why::Why;
+use crate::editor;
+use crate::export;
+use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_shortcuts, use_theme};
+use crate::share;
+use crate::state::{Action, AppState};
+use crate::store::{use_store, Store};
+
+#[function_component(App)]
+pub fn app() -> Html {
+    browser::install_panic_hook();
+    let store = use_store(|| AppState::boot(browser::boot()));
+    let share_link = use_state(|| None::<(String, &'static str)>);
+    let (playing, theme, saved) = {
+        let s = store.read();
+        (s.playing, s.theme, s.saved())
+    };
+    use_frame_loop(&store, playing);
+    use_shortcuts(&store);
+    use_hash_links(&store);
+    use_theme(theme);
+    use_autosave(&store, saved);
+
+    let s = store.read();
+    let lanes = s.runner.views().to_vec();
+    let graph_classes = Rc::new(graph_classes(&s));
+    let class_names: Vec<String> = graph_classes.iter().map(|c| c.name.clone()).collect();
+    let sites = Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect::<Vec<_>>());
+    let progress = lanes.iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
+    let error_cb = store.callback(Action::ShowError);
+
+    let html = html! {
+        <div class="app">
+            <TopBar playing={s.playing} finished={s.runner.finished() && !s.runner.is_empty()} can_run={s.run_error.is_none()}
+                speed={s.speed} clock_ms={s.runner.clock_ms()} {progress} relinks={s.total_relinks()}
+                policies={s.policies.clone()} theme={s.theme}
+                on_toggle_play={store.on(Action::TogglePlay)} on_step={store.on(Action::Step)} on_reset={store.on(Action::Reset)}
+                on_speed={store.callback(Action::SetSpeed)} on_toggle_policy={store.callback(Action::TogglePolicy)}
+                on_theme={store.on(Action::CycleTheme)} on_help={store.on(Action::ToggleHelp)}
+                on_share={share_callback(&store, share_link.clone())} />
+            { share_strip(&share_link) }
+            <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
+            if let Some(e) = &s.run_error {
+                <p class="run-error" role="alert">{ format!("This scenario cannot run: {e}") }</p>
+            }
+            <main class="layout">
+                <Gallery current={s.preset.map(|p| AttrValue::from(p.id))} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
+                <section id="blast-view" class="panel" aria-labelledby="blast-title">
+                    <header class="panel-head">
+                        <h2 id="blast-title">{ "Blast view" }</h2>
+                        <p class="hint">{ scenario_caption(&s) }</p>
+                    </header>
+                    <Mutations classes={class_names.clone()} methods={method_suggestions(&s)} running={!s.runner.finished()}
+                        last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)} />
+                    <BlastView {lanes} classes={graph_classes} sites={sites}
+                        hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
+                        what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                </section>
+                <div class="analysis">
+                    <Charts lanes={s.slow_lanes.clone()} theme={s.theme} on_error={error_cb.clone()} />
+                    <div class="side">
+                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(&store)} />
+                        <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
+                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
+                    </div>
+                </div>
+                <section id="editor" class="panel" aria-labelledby="editor-title">
+                    <header class="panel-head">
+                        <h2 id="editor-title">{ "Scenario editor" }</h2>
+                        <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
+                            on_export={export_scenario(&store)} on_error={error_cb} />
+                    </header>
+                    <div class="editor-grid">
+                        <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
+                            error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                        <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
+                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
+                    </div>
+                </section>
+            </main>
+            if s.help_open {
+                <Help on_close={store.on(Action::ToggleHelp)} />
+            }
+            <footer class="footer">
+                <p>{ "A deterministic simulation of call-site invalidation (GROOVY-12191 and friends). Press " }<kbd>{ "?" }</kbd>{ " for shortcuts." }</p>
+            </footer>
+        </div>
+    };
+    drop(s);
+    html
+}
+
+/// Declared classes, then classes the program loads, then classes loaded by hand.
+fn graph_classes(s: &AppState) -> Vec<GraphClass> {
+    let mut out: Vec<GraphClass> = s.scenario.classes.iter().map(|c| GraphClass { name: c.name.clone(), parent: c.parent.clone(), loaded_later: false }).collect();
+    let later = editor::loaded_by_program(&s.scenario).into_iter().chain(s.runner.loaded_by_hand().iter().map(|c| (c.name.clone(), c.parent.clone())));
+    for (name, parent) in later {
+        if !out.iter().any(|c| c.name == name) {
+            out.push(GraphClass { name, parent, loaded_later: true });
+        }
+    }
+    out
+}
+
+fn method_suggestions(s: &AppState) -> Vec<String> {
+    let mut out = vec!["dyn0".to_string()];
+    for m in s.scenario.classes.iter().flat_map(|c| c.methods.iter()) {
+        if !out.contains(m) {
+            out.push(m.clone());
+        }
+    }
+    out
+}
+
+fn scenario_caption(s: &AppState) -> String {
+    let name = if s.scenario.name.is_empty() { "Unnamed scenario" } else { s.scenario.name.as_str() };
+    let policies: Vec<&str> = s.policies.iter().map(|p| p.name()).collect();
+    format!("{name} under {}. Click a site for its history.", policies.join(", "))
+}
+
+fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static str)>>) -> Callback<()> {
+    let store = store.clone();
+    Callback::from(move |_| {
+        let fragment = {
+            let s = store.read();
+            share::encode(&s.shareable_text(), &s.policies)
+        };
+        let Some(url) = browser::share_url(&fragment) else {
+            store.dispatch(Action::ShowError("Could not build a share link in this browser.".into()));
+            return;
+        };
+        link.set(Some((url.clone(), "Copying…")));
+        let (link, copied) = (link.clone(), url.clone());
+        browser::copy_to_clipboard(&url, move |ok| {
+            link.set(Some((copied, if ok { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." })));
+        });
+    })
+}
+
+fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
+    let Some((url, note)) = (**link).clone() else { return html! {} };
+    let close = {
+        let link = link.clone();
+        Callback::from(move |_: MouseEvent| link.set(None))
+    };
+    let select_all = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    html! {
+        <div class="share-strip" role="status">
+            <label for="share-link">{ "Share link" }</label>
+            <input id="share-link" readonly=true value={url} onfocus={select_all} />
+            <span class="muted">{ note }</span>
+            <button class="icon" aria-label="Close" onclick={close}>{ "×" }</button>
+        </div>
+    }
+}
+
+fn export_csv(store: &Store) -> Callback<()> {
+    let store = store.clone();
+    Callback::from(move |_| {
+        let (name, csv) = {
+            let s = store.read();
+            (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published)))
+        };
+        if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
+            store.dispatch(Action::ShowError(format!("CSV export failed: {e}")));
+        }
+    })
+}
+
+fn export_scenario(store: &Store) -> Callback<ExportFormat> {
+    let store = store.clone();
+    Callback::from(move |format| {
+        let (name, text) = {
+            let s = store.read();
+            let stem = export::file_stem(&s.scenario.name);
+            match format {
+                ExportFormat::Dsl => (format!("{stem}.blast"), s.shareable_text()),
+                ExportFormat::Json => (format!("{stem}.json"), export::scenario_json(&s.scenario)),
+            }
+        };
+        let mime = if format == ExportFormat::Json { "application/json" } else { "text/plain" };
+        if let Err(e) = browser::download(&name, mime, &text) {
+            store.dispatch(Action::ShowError(format!("Export failed: {e}")));
+        }
+    })
+}

@@ -1,0 +1,143 @@
+//! The few browser services the page uses, each failing soft: storage may be disabled,
+//! the clipboard may be refused, and none of that may take the page down.
+
+use std::sync::Once;
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Storage, Url};
+
+use crate::share;
+use crate::state::{Boot, Theme};
+use crate::storage::{self, Saved};
+
+fn window() -> Option<web_sys::Window> {
+    web_sys::window()
+}
+
+fn local_storage() -> Option<Storage> {
+    window()?.local_storage().ok().flatten()
+}
+
+/// Milliseconds from the page's time origin (monotonic).
+pub fn now_ms() -> f64 {
+    window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+pub fn device_pixel_ratio() -> f64 {
+    window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(4.0)
+}
+
+/// What the page starts from: the autosave (a corrupt one is moved aside) and the fragment.
+pub fn boot() -> Boot {
+    Boot { saved: load_autosave(), shared: read_fragment() }
+}
+
+/// The URL fragment's scenario, if the fragment carries one.
+pub fn read_fragment() -> Option<Result<share::Shared, String>> {
+    let hash = window()?.location().hash().ok()?;
+    share::decode(&hash).transpose()
+}
+
+fn load_autosave() -> Option<Result<Saved, String>> {
+    let store = local_storage()?;
+    let raw = store.get_item(storage::KEY).ok().flatten()?;
+    match storage::decode(&raw) {
+        Ok(saved) => Some(Ok(saved)),
+        Err(why) => {
+            let aside = storage::quarantine_key(js_sys::Date::now());
+            let moved = store.set_item(&aside, &raw).is_ok();
+            let _ = store.remove_item(storage::KEY);
+            let where_ = if moved { format!("kept under localStorage key “{aside}”") } else { "it could not be kept".into() };
+            Some(Err(format!("{why}; {where_}")))
+        }
+    }
+}
+
+pub fn save(saved: &Saved) -> Result<(), String> {
+    let store = local_storage().ok_or("local storage is not available in this browser session")?;
+    let raw = storage::encode(saved)?;
+    store.set_item(storage::KEY, &raw).map_err(|_| "the browser refused to store the session (storage full or disabled)".to_string())
+}
+
+/// The page's own URL with `fragment` (without `#`), also written to the address bar
+/// without adding a history entry or firing `hashchange`.
+pub fn share_url(fragment: &str) -> Option<String> {
+    let w = window()?;
+    let loc = w.location();
+    let url = format!("{}{}{}#{fragment}", loc.origin().ok()?, loc.pathname().ok()?, loc.search().ok()?);
+    if let Ok(history) = w.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+    Some(url)
+}
+
+/// Put text on the clipboard; `on_done(false)` when the browser refuses.
+pub fn copy_to_clipboard(text: &str, on_done: impl FnOnce(bool) + 'static) {
+    let Some(w) = window() else { return on_done(false) };
+    let promise = w.navigator().clipboard().write_text(text);
+    wasm_bindgen_futures::spawn_local(async move {
+        on_done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
+}
+
+/// Offer `contents` as a file download.
+pub fn download(file_name: &str, mime: &str, contents: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(contents));
+    let props = BlobPropertyBag::new();
+    props.set_type(mime);
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &props).map_err(|_| "could not build the file")?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(|_| "could not create a download URL")?;
+    let result = click_link(file_name, &url);
+    let _ = Url::revoke_object_url(&url);
+    result
+}
+
+/// Offer a `data:` URL (e.g. a canvas PNG) as a download.
+pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {
+    click_link(file_name, url)
+}
+
+fn click_link(file_name: &str, href: &str) -> Result<(), String> {
+    let document = window().and_then(|w| w.document()).ok_or("no document")?;
+    let a: HtmlAnchorElement = document.create_element("a").map_err(|_| "no anchor")?.dyn_into().map_err(|_| "no anchor")?;
+    a.set_href(href);
+    a.set_download(file_name);
+    a.set_attribute("hidden", "").ok();
+    let body = document.body().ok_or("no body")?;
+    body.append_child(&a).map_err(|_| "could not attach the link")?;
+    a.click();
+    a.remove();
+    Ok(())
+}
+
+/// `data-theme` on `<html>`: absent = follow the system (the stylesheet's media query).
+pub fn apply_theme(theme: Theme) {
+    let Some(root) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
+    match theme {
+        Theme::Auto => {
+            let _ = root.remove_attribute("data-theme");
+        }
+        Theme::Light | Theme::Dark => {
+            let _ = root.set_attribute("data-theme", theme.name());
+        }
+    }
+}
+
+/// A panic would otherwise kill the page silently: say so on the page itself.
+pub fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        yew::set_custom_panic_hook(Box::new(|info| {
+            let message = format!("Blast Radius hit an internal error and stopped: {info}");
+            web_sys::console::error_1(&JsValue::from_str(&message));
+            let Some(document) = window().and_then(|w| w.document()) else { return };
+            let Ok(el) = document.create_element("div") else { return };
+            el.set_id("fatal-error");
+            el.set_attribute("role", "alert").ok();
+            el.set_text_content(Some(&format!("{message}. Reload the page: your scenario is autosaved.")));
+            if let Some(body) = document.body() {
+                let _ = body.prepend_with_node_1(&el);
+            }
+        }));
+    });
+}

@@ -1,0 +1,353 @@
+//! The live charts, drawn with plotters on a canvas.
+//!
+//! Series are built by pure functions (tested natively); drawing reads its colours from the
+//! page's CSS variables, so the charts follow the light and dark themes, and sizes the canvas
+//! backing store by `devicePixelRatio` so text stays crisp. Tick counts stay small: plotters
+//! measures each label through the DOM.
+
+use std::rc::Rc;
+
+use blast_engine::Policy;
+use plotters::prelude::*;
+use plotters_canvas::CanvasBackend;
+use web_sys::HtmlCanvasElement;
+
+use crate::format;
+use crate::runner::LaneView;
+
+/// What the x axis measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XAxis {
+    /// Virtual milliseconds: shows how much sooner a cheap policy finishes.
+    Time,
+    /// Percent of the program's loop iterations: lines up the policies event by event.
+    Progress,
+}
+
+impl XAxis {
+    fn description(self) -> &'static str {
+        match self {
+            XAxis::Time => "virtual time (ms)",
+            XAxis::Progress => "progress through the program (% of loop iterations)",
+        }
+    }
+}
+
+/// Where each timeline interval ends on the x axis, per lane.
+fn x_ends(lane: &LaneView, axis: XAxis) -> Vec<f64> {
+    let mut done = 0u64;
+    lane.timeline
+        .iter()
+        .map(|p| match axis {
+            XAxis::Time => p.t_ms,
+            XAxis::Progress => {
+                done += p.iterations;
+                (100.0 * done as f64 / lane.total_iterations.max(1) as f64).min(100.0)
+            }
+        })
+        .collect()
+}
+
+/// (x, ops/ms) per interval that ran loop iterations (a log axis cannot show zero).
+pub fn throughput_series(lane: &LaneView, axis: XAxis) -> Vec<(f64, f64)> {
+    x_ends(lane, axis).into_iter().zip(lane.timeline.iter()).filter(|(_, p)| p.ops_per_ms > 0.0 && p.ops_per_ms.is_finite()).map(|(x, p)| (x, p.ops_per_ms)).collect()
+}
+
+/// One stacked bar per interval with relinks: x from, x to, necessary, collateral, missed.
+pub fn relink_bars(lane: &LaneView, axis: XAxis) -> Vec<(f64, f64, u64, u64, u64)> {
+    let ends = x_ends(lane, axis);
+    let mut start = 0.0;
+    let mut out = Vec::new();
+    for (x, p) in ends.into_iter().zip(lane.timeline.iter()) {
+        if p.necessary + p.collateral + p.missed > 0 {
+            out.push((start, x.max(start), p.necessary, p.collateral, p.missed));
+        }
+        start = x;
+    }
+    out
+}
+
+/// x positions of intervals in which events fired (the markers under the throughput lines).
+pub fn event_marks(lane: &LaneView, axis: XAxis) -> Vec<f64> {
+    x_ends(lane, axis).into_iter().zip(lane.timeline.iter()).filter(|(_, p)| !p.events.is_empty()).map(|(x, _)| x).collect()
+}
+
+pub fn x_max(lanes: &[Rc<LaneView>], axis: XAxis) -> f64 {
+    match axis {
+        XAxis::Time => lanes.iter().filter_map(|l| l.timeline.last().map(|p| p.t_ms)).fold(0.0, f64::max),
+        XAxis::Progress => 100.0,
+    }
+}
+
+/// A log range covering `values` on whole decades.
+pub fn log_bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values.filter(|v| *v > 0.0 && v.is_finite()).fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if !lo.is_finite() {
+        return None;
+    }
+    let lo = 10f64.powf(lo.log10().floor());
+    let mut hi = 10f64.powf(hi.log10().ceil());
+    if hi <= lo {
+        hi = lo * 10.0;
+    }
+    Some((lo, hi))
+}
+
+/// `#rrggbb` (or `#rgb`) from a CSS custom property.
+pub fn parse_hex(s: &str) -> Option<RGBColor> {
+    let h = s.trim().strip_prefix('#')?;
+    let digits: Vec<u8> = h.chars().map(|c| c.to_digit(16).map(|d| d as u8)).collect::<Option<_>>()?;
+    match digits.as_slice() {
+        [r, g, b] => Some(RGBColor(r * 17, g * 17, b * 17)),
+        [r1, r2, g1, g2, b1, b2] => Some(RGBColor(r1 * 16 + r2, g1 * 16 + g2, b1 * 16 + b2)),
+        _ => None,
+    }
+}
+
+/// Chart colours, read from the stylesheet's variables on the canvas element.
+pub struct Palette {
+    pub background: RGBColor,
+    pub fg: RGBColor,
+    pub muted: RGBColor,
+    pub grid: RGBColor,
+    pub necessary: RGBColor,
+    pub collateral: RGBColor,
+    pub missed: RGBColor,
+    policies: Vec<(Policy, RGBColor)>,
+}
+
+impl Palette {
+    pub fn from_css(el: &HtmlCanvasElement) -> Palette {
+        let style = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten());
+        let var = |name: &str, fallback: RGBColor| style.as_ref().and_then(|s| s.get_property_value(name).ok()).and_then(|v| parse_hex(&v)).unwrap_or(fallback);
+        Palette {
+            background: var("--chart-bg", RGBColor(255, 255, 255)),
+            fg: var("--fg", RGBColor(27, 31, 36)),
+            muted: var("--muted", RGBColor(91, 100, 112)),
+            grid: var("--border", RGBColor(213, 218, 225)),
+            necessary: var("--verdict-necessary", RGBColor(21, 128, 61)),
+            collateral: var("--verdict-collateral", RGBColor(217, 119, 6)),
+            missed: var("--verdict-missed", RGBColor(185, 28, 28)),
+            policies: blast_engine::policy::ALL_POLICIES.iter().map(|&p| (p, var(&format!("--policy-{}", p.name()), RGBColor(100, 100, 100)))).collect(),
+        }
+    }
+
+    pub fn policy(&self, p: Policy) -> RGBColor {
+        self.policies.iter().find(|(x, _)| *x == p).map(|(_, c)| *c).unwrap_or(self.fg)
+    }
+}
+
+/// Size the backing store to the element's CSS size times the pixel ratio; returns the ratio.
+pub fn fit_canvas(canvas: &HtmlCanvasElement, ratio: f64) -> f64 {
+    let w = (f64::from(canvas.client_width().max(1)) * ratio).round() as u32;
+    let h = (f64::from(canvas.client_height().max(1)) * ratio).round() as u32;
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    ratio
+}
+
+/// A chart drawing function (throughput or relinks), as the panel calls them.
+pub type DrawChart = fn(HtmlCanvasElement, &[Rc<LaneView>], XAxis, &Palette, f64) -> Result<(), String>;
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// Axis ticks: the shortest decimal (`0.01`, `20`, `1500`).
+fn tick(v: f64) -> String {
+    if v != 0.0 && v.abs() < 1e-4 {
+        format!("{v:.0e}")
+    } else {
+        format::plain(v)
+    }
+}
+
+/// Relink counts are whole numbers: label only whole ticks.
+fn whole_tick(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
+}
+
+pub fn draw_throughput(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAxis, pal: &Palette, scale: f64) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
+    let root = backend.into_drawing_area();
+    root.fill(&pal.background).map_err(err)?;
+    let series: Vec<(Policy, Vec<(f64, f64)>)> = lanes.iter().map(|l| (l.policy, throughput_series(l, axis))).collect();
+    let Some((lo, hi)) = log_bounds(series.iter().flat_map(|(_, s)| s.iter().map(|p| p.1))) else {
+        return root.present().map_err(err);
+    };
+    let x_hi = x_max(lanes, axis).max(f64::MIN_POSITIVE);
+    let px = |v: f64| (v * scale).round() as u32;
+    let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
+    let mut chart = ChartBuilder::on(&root)
+        .margin(px(12.0))
+        .x_label_area_size(px(40.0))
+        .y_label_area_size(px(64.0))
+        // A little room past each decade, so both end decades get a labelled tick.
+        .build_cartesian_2d(0f64..x_hi, (lo * 0.8..hi * 1.25).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_labels(6)
+        .y_labels(6)
+        .x_desc(axis.description())
+        .y_desc("ops/ms (log scale)")
+        .x_label_formatter(&|v| tick(*v))
+        .y_label_formatter(&|v| tick(*v))
+        .label_style(font(12.0))
+        .axis_desc_style(font(12.0))
+        .axis_style(pal.muted.stroke_width(px(1.0)))
+        .bold_line_style(pal.grid.mix(0.9))
+        .light_line_style(pal.grid.mix(0.35))
+        .draw()
+        .map_err(err)?;
+    for (i, lane) in lanes.iter().enumerate() {
+        // One short row of event ticks per lane along the bottom, in the lane's colour.
+        let colour = pal.policy(lane.policy);
+        let (y0, y1) = (lo * 1.12f64.powi(i as i32), lo * 1.12f64.powi(i as i32 + 1));
+        chart.draw_series(event_marks(lane, axis).into_iter().map(|x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.7).stroke_width(px(1.0))))).map_err(err)?;
+    }
+    for (policy, points) in series {
+        let colour = pal.policy(policy);
+        let width = px(2.0);
+        chart
+            .draw_series(LineSeries::new(points, colour.stroke_width(width)))
+            .map_err(err)?
+            .label(policy.name())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .margin(px(8.0))
+        .label_font(font(12.0))
+        .background_style(pal.background.mix(0.85))
+        .border_style(pal.grid)
+        .draw()
+        .map_err(err)?;
+    root.present().map_err(err)
+}
+
+pub fn draw_relinks(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAxis, pal: &Palette, scale: f64) -> Result<(), String> {
+    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
+    let root = backend.into_drawing_area();
+    root.fill(&pal.background).map_err(err)?;
+    if !lanes.iter().any(|l| l.timeline.iter().any(|p| p.iterations > 0)) {
+        return root.present().map_err(err);
+    }
+    let px = |v: f64| (v * scale).round() as u32;
+    let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
+    let x_hi = x_max(lanes, axis).max(f64::MIN_POSITIVE);
+    let panels = root.split_evenly((lanes.len(), 1));
+    for (i, (lane, area)) in lanes.iter().zip(panels.iter()).enumerate() {
+        let bars = relink_bars(lane, axis);
+        let y_hi = (bars.iter().map(|b| b.2 + b.3 + b.4).max().unwrap_or(0) as f64 * 1.15).ceil().max(2.0);
+        let last = i + 1 == lanes.len();
+        let mut chart = ChartBuilder::on(area)
+            .margin_left(px(12.0))
+            .margin_right(px(12.0))
+            .margin_top(px(8.0))
+            .margin_bottom(px(4.0))
+            .x_label_area_size(if last { px(40.0) } else { 0 })
+            .y_label_area_size(px(64.0))
+            .build_cartesian_2d(0f64..x_hi, 0f64..y_hi)
+            .map_err(err)?;
+        let mut mesh = chart.configure_mesh();
+        mesh.y_labels(3)
+            .x_labels(if last { 6 } else { 0 })
+            .y_desc(lane.policy.name())
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| whole_tick(*v))
+            .label_style(font(11.0))
+            .axis_desc_style(font(12.0))
+            .axis_style(pal.muted.stroke_width(px(1.0)))
+            .bold_line_style(pal.grid.mix(0.8))
+            .light_line_style(pal.grid.mix(0.0));
+        if last {
+            mesh.x_desc(axis.description());
+        }
+        mesh.draw().map_err(err)?;
+        let stack = |k: usize| {
+            bars.iter().map(move |&(x0, x1, n, c, m)| {
+                let (from, to) = match k {
+                    0 => (0, n),
+                    1 => (n, n + c),
+                    _ => (n + c, n + c + m),
+                };
+                (x0, x1, from as f64, to as f64)
+            })
+        };
+        // The verdict colours are named in the HTML caption: no legend box over the bars.
+        for (k, colour) in [pal.necessary, pal.collateral, pal.missed].into_iter().enumerate() {
+            chart
+                .draw_series(stack(k).filter(|b| b.3 > b.2).map(|(x0, x1, y0, y1)| Rectangle::new([(x0, y0), (x1, y1)], colour.filled())))
+                .map_err(err)?;
+        }
+    }
+    root.present().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Runner;
+    use blast_engine::{presets, Params};
+
+    fn finished(id: &str, policies: &[Policy]) -> Vec<Rc<LaneView>> {
+        let mut r = Runner::new(&presets::find(id).unwrap().scenario(), policies, &Params::default()).unwrap();
+        r.advance_clock(f64::INFINITY);
+        while !r.work(10_000) {}
+        r.refresh();
+        r.views().to_vec()
+    }
+
+    #[test]
+    fn series_are_monotone_in_x_and_positive() {
+        let lanes = finished("hotLoop_unrelatedMetaClassChurn", &[Policy::Global, Policy::Exact]);
+        for lane in &lanes {
+            for axis in [XAxis::Time, XAxis::Progress] {
+                let s = throughput_series(lane, axis);
+                assert!(!s.is_empty());
+                assert!(s.windows(2).all(|w| w[0].0 <= w[1].0), "{:?} x must not go back", lane.policy);
+                assert!(s.iter().all(|p| p.1 > 0.0));
+            }
+            let end = throughput_series(lane, XAxis::Progress).last().unwrap().0;
+            assert!((end - 100.0).abs() < 1e-6, "progress ends at 100%: {end}");
+        }
+        assert!(!relink_bars(&lanes[0], XAxis::Time).is_empty(), "global relinks under churn");
+        assert!(relink_bars(&lanes[1], XAxis::Time).is_empty(), "exact does not");
+        assert!(!event_marks(&lanes[1], XAxis::Progress).is_empty());
+        assert!(x_max(&lanes, XAxis::Time) > 1000.0);
+    }
+
+    #[test]
+    fn log_bounds_cover_whole_decades() {
+        assert_eq!(log_bounds([0.0033, 0.59].into_iter()), Some((0.001, 1.0)));
+        assert_eq!(log_bounds([5.0].into_iter()), Some((1.0, 10.0)));
+        assert_eq!(log_bounds([0.0, f64::NAN].into_iter()), None);
+    }
+
+    #[test]
+    fn ticks_are_short() {
+        assert_eq!(tick(0.01), "0.01");
+        assert_eq!(tick(20.0), "20");
+        assert_eq!(tick(0.00001), "1e-5");
+        assert_eq!(whole_tick(2.0), "2");
+        assert_eq!(whole_tick(0.5), "");
+    }
+
+    #[test]
+    fn css_colours_parse() {
+        assert_eq!(parse_hex("#c2410c"), Some(RGBColor(0xc2, 0x41, 0x0c)));
+        assert_eq!(parse_hex("  #fff "), Some(RGBColor(255, 255, 255)));
+        assert_eq!(parse_hex("red"), None);
+        assert_eq!(parse_hex("#12345"), None);
+    }
+}

@@ -1,0 +1,33 @@
+//! Errors and notices at the top of the page; each can be dismissed.
+
+use yew::prelude::*;
+
+use crate::state::{Banner, BannerKind};
+
+#[derive(Properties, PartialEq)]
+pub struct BannersProps {
+    pub banners: Vec<Banner>,
+    pub on_dismiss: Callback<u64>,
+}
+
+#[function_component(Banners)]
+pub fn banners(p: &BannersProps) -> Html {
+    html! {
+        <div id="banners" class="banners">
+            { for p.banners.iter().map(|b| {
+                let (class, role) = match b.kind {
+                    BannerKind::Error => ("banner banner-error", "alert"),
+                    BannerKind::Info => ("banner banner-info", "status"),
+                };
+                let id = b.id;
+                let cb = p.on_dismiss.clone();
+                html! {
+                    <div {class} {role} key={b.id.to_string()}>
+                        <span class="banner-text">{ &b.text }</span>
+                        <button class="icon" aria-label="Dismiss" title="Dismiss" onclick={Callback::from(move |_: MouseEvent| cb.emit(id))}>{ "×" }</button>
+                    </div>
+                }
+            }) }
+        </div>
+    }
+}

@@ -1,0 +1,226 @@
+//! The blast view: the class hierarchy per policy, call sites on their receiver class,
+//! coloured by state, heated by relinks, flashing when they relink; hovering a class shows
+//! which sites a write there would retire under each policy.
+
+use std::rc::Rc;
+
+use blast_engine::report::SiteState;
+use blast_engine::Policy;
+use yew::prelude::*;
+
+use crate::format;
+use crate::layout::{self, Graph, CHAR_W};
+use crate::runner::{LaneView, SiteView};
+
+/// A class as the graph shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphClass {
+    pub name: String,
+    pub parent: Option<String>,
+    /// Loaded while running (by the program or by hand).
+    pub loaded_later: bool,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct BlastViewProps {
+    pub lanes: Vec<Rc<LaneView>>,
+    pub classes: Rc<Vec<GraphClass>>,
+    /// (site, receiver class)
+    pub sites: Rc<Vec<(String, String)>>,
+    pub hovered: Option<AttrValue>,
+    pub selected: Option<AttrValue>,
+    pub what_if: Vec<(Policy, Vec<String>)>,
+    pub on_hover: Callback<Option<String>>,
+    pub on_select: Callback<Option<String>>,
+}
+
+pub fn state_name(s: SiteState) -> &'static str {
+    match s {
+        SiteState::Linked => "linked",
+        SiteState::Pic => "pic",
+        SiteState::FallingBack => "falling-back",
+        SiteState::GivenUp => "given-up",
+        SiteState::Uncached => "uncached",
+        SiteState::Stale => "stale",
+    }
+}
+
+pub fn state_label(s: SiteState) -> &'static str {
+    match s {
+        SiteState::Linked => "linked (fast chain)",
+        SiteState::Pic => "inline cache (PIC)",
+        SiteState::FallingBack => "falling back (guard failed)",
+        SiteState::GivenUp => "given up optimizing",
+        SiteState::Uncached => "uncacheable",
+        SiteState::Stale => "stale target (missed)",
+    }
+}
+
+const STATES: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
+
+fn heat(relinks: u64) -> &'static str {
+    match relinks {
+        0 => "heat-0",
+        1..=9 => "heat-1",
+        10..=99 => "heat-2",
+        100..=999 => "heat-3",
+        _ => "heat-4",
+    }
+}
+
+#[function_component(BlastView)]
+pub fn blast_view(p: &BlastViewProps) -> Html {
+    // Side-by-side lanes share the panel's width; narrower layouts wrap into more rows.
+    let max_width = match p.lanes.len() {
+        0 | 1 => 1300.0,
+        2 => 660.0,
+        _ => 440.0,
+    };
+    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32), |(classes, sites, w)| {
+        let pairs: Vec<(String, Option<String>)> = classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
+        layout::layout(&pairs, sites, f64::from(*w))
+    });
+    html! {
+        <>
+            <div class="lanes">
+                { for p.lanes.iter().map(|lane| lane_graph(p, lane, &graph)) }
+                if p.lanes.is_empty() {
+                    <p class="empty">{ "Nothing to show: the scenario cannot run (see the message above)." }</p>
+                }
+            </div>
+            { what_if_panel(p) }
+            { legend() }
+        </>
+    }
+}
+
+fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
+    let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
+    let status = if lane.finished() {
+        "finished"
+    } else if lane.events_recorded == 0 && lane.iterations == 0 {
+        "ready"
+    } else {
+        "running"
+    };
+    html! {
+        <figure class="lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
+            <figcaption>
+                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
+                <strong>{ lane.policy.name() }</strong>
+                <span class="muted">{ format!(" · {} · {}", format::duration_ms(lane.now_ms), status) }</span>
+                <span class="lane-relinks" title="relinks: necessary / collateral / missed">
+                    <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
+                    <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
+                    <span class="v-missed">{ lane.totals.missed }</span>
+                </span>
+            </figcaption>
+            <svg class="blast-graph" viewBox={format!("0 0 {:.0} {:.0}", g.width, g.height)} width={format!("{:.0}", g.width)}
+                height={format!("{:.0}", g.height)} role="group" aria-label={format!("Class hierarchy under {}", lane.policy.name())}>
+                { for g.edges.iter().map(|e| html! {
+                    <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
+                }) }
+                { for g.classes.iter().map(|c| class_node(p, c)) }
+                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| site_node(p, b, s, retire.contains(&b.name)))) }
+            </svg>
+        </figure>
+    }
+}
+
+fn class_node(p: &BlastViewProps, c: &layout::ClassBox) -> Html {
+    let hovered = p.hovered.as_deref() == Some(c.name.as_str());
+    let later = p.classes.iter().any(|k| k.name == c.name && k.loaded_later);
+    let enter = {
+        let cb = p.on_hover.clone();
+        let name = c.name.clone();
+        Callback::from(move |_: ()| cb.emit(Some(name.clone())))
+    };
+    let leave = {
+        let cb = p.on_hover.clone();
+        Callback::from(move |_: ()| cb.emit(None))
+    };
+    html! {
+        <g class={classes!("class-node", hovered.then_some("hovered"), later.then_some("loaded-later"))} data-class={c.name.clone()}
+            transform={format!("translate({:.1},{:.1})", c.x, c.y)} tabindex="0"
+            onmouseenter={enter.reform(|_: MouseEvent| ())} onmouseleave={leave.reform(|_: MouseEvent| ())}
+            onfocus={enter.reform(|_: FocusEvent| ())} onblur={leave.reform(|_: FocusEvent| ())}>
+            <title>{ format!("{}: hover to see what a write on it would retire", c.name) }</title>
+            <rect class="class-card" width={format!("{:.1}", c.w)} height={format!("{:.1}", c.h)} rx="6" />
+            <text class="class-name" x="8" y="18">{ &c.name }</text>
+        </g>
+    }
+}
+
+fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool) -> Html {
+    let state = state_name(s.report.state);
+    let selected = p.selected.as_deref() == Some(b.name.as_str());
+    let st = &s.report.stats;
+    let tip = format!(
+        "{}: {}.{} — {}; relinks {} necessary / {} collateral / {} missed; target {}. Click for its history.",
+        s.report.name, s.report.class, s.report.method, state_label(s.report.state), st.necessary, st.collateral, st.missed, s.report.target
+    );
+    let select = {
+        let cb = p.on_select.clone();
+        let name = b.name.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Some(name.clone())))
+    };
+    let max_chars = ((b.w - 44.0) / CHAR_W).max(3.0) as usize;
+    let label: String = if b.name.chars().count() > max_chars { format!("{}…", b.name.chars().take(max_chars - 1).collect::<String>()) } else { b.name.clone() };
+    html! {
+        <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"))}
+            data-site={b.name.clone()} data-state={state} data-relinks={s.relinks.to_string()}
+            transform={format!("translate({:.1},{:.1})", b.x, b.y)} onclick={select}>
+            <title>{ tip }</title>
+            <rect class="site-bg" width={format!("{:.1}", b.w)} height={format!("{:.1}", b.h)} rx="4" />
+            <g class="flash-layer">
+                if s.flash > 0 {
+                    <rect key={s.flash.to_string()} class="flash" width={format!("{:.1}", b.w)} height={format!("{:.1}", b.h)} rx="4" />
+                }
+            </g>
+            <circle class="state-dot" cx="9" cy={format!("{:.1}", b.h / 2.0)} r="4" />
+            <text class="site-name" x="18" y="15">{ label }</text>
+            <text class="site-count" x={format!("{:.1}", b.w - 6.0)} y="15" text-anchor="end">{ format::count(s.relinks) }</text>
+        </g>
+    }
+}
+
+fn what_if_panel(p: &BlastViewProps) -> Html {
+    let Some(class) = p.hovered.as_deref() else {
+        return html! { <p id="what-if" class="what-if hint">{ "Hover (or focus) a class to see which sites a write on it would retire right now under each policy." }</p> };
+    };
+    html! {
+        <div id="what-if" class="what-if" aria-live="polite">
+            <strong>{ format!("What if a method is added to {class}’s metaclass now?") }</strong>
+            <ul>
+                { for p.what_if.iter().map(|(policy, sites)| html! {
+                    <li data-policy={policy.name()}>
+                        <span class={classes!("swatch", format!("policy-{}", policy.name()))} aria-hidden="true"></span>
+                        <strong>{ policy.name() }</strong>{ ": " }
+                        {
+                            if *policy == Policy::Ideal {
+                                "retires only sites whose target changes (a new method changes none)".to_string()
+                            } else if sites.is_empty() {
+                                "no linked site would be retired".to_string()
+                            } else {
+                                format!("{} site{}: {}", sites.len(), if sites.len() == 1 { "" } else { "s" }, sites.join(", "))
+                            }
+                        }
+                    </li>
+                }) }
+            </ul>
+        </div>
+    }
+}
+
+fn legend() -> Html {
+    html! {
+        <ul class="legend" aria-label="Legend">
+            { for STATES.iter().map(|s| html! {
+                <li><span class={classes!("legend-dot", format!("state-{}", state_name(*s)))}></span>{ state_label(*s) }</li>
+            }) }
+            <li><span class="legend-flash"></span>{ "flash: relinked just now" }</li>
+            <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
+            <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
+        </ul>
+    }
+}

@@ -1,0 +1,128 @@
+//! The live charts panel: throughput per policy (log scale) with event marks, and relinks
+//! per interval split by the oracle's verdict; each exportable as PNG.
+
+use std::rc::Rc;
+
+use gloo::events::EventListener;
+use gloo::timers::callback::Timeout;
+use web_sys::HtmlCanvasElement;
+use yew::prelude::*;
+
+use crate::browser;
+use crate::charts::{self, DrawChart, Palette, XAxis};
+use crate::runner::LaneView;
+use crate::state::Theme;
+
+#[derive(Properties, PartialEq)]
+pub struct ChartsProps {
+    pub lanes: Vec<Rc<LaneView>>,
+    pub theme: Theme,
+    pub on_error: Callback<String>,
+}
+
+const RELINK_PANEL_PX: i32 = 96;
+
+#[function_component(Charts)]
+pub fn charts_panel(p: &ChartsProps) -> Html {
+    let axis = use_state(|| XAxis::Time);
+    let throughput = use_node_ref();
+    let relinks = use_node_ref();
+    // Bumped when the window is resized or the system colour scheme flips.
+    let redraw = use_state(|| 0u32);
+    {
+        let redraw = redraw.clone();
+        use_effect_with((), move |_| {
+            let window = web_sys::window();
+            let bump = move || redraw.set(browser::now_ms() as u32);
+            let resize = window.as_ref().map(|w| {
+                let bump = bump.clone();
+                EventListener::new(w, "resize", move |_| bump())
+            });
+            let scheme = window.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| bump()));
+            move || drop((resize, scheme))
+        });
+    }
+    {
+        let (throughput, relinks, on_error) = (throughput.clone(), relinks.clone(), p.on_error.clone());
+        use_effect_with((p.lanes.clone(), *axis, p.theme, *redraw), move |(lanes, axis, _, _)| {
+            // Draw in a task of its own, after this render is on screen: a frame's engine
+            // work, render and chart drawing never add up to one long task.
+            let (lanes, axis) = (lanes.clone(), *axis);
+            let task = Timeout::new(0, move || {
+                let ratio = browser::device_pixel_ratio();
+                let draw = |node: &NodeRef, f: DrawChart| {
+                    if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
+                        let scale = charts::fit_canvas(&canvas, ratio);
+                        let palette = Palette::from_css(&canvas);
+                        if let Err(e) = f(canvas, &lanes, axis, &palette, scale) {
+                            on_error.emit(format!("A chart could not be drawn: {e}"));
+                        }
+                    }
+                };
+                draw(&throughput, charts::draw_throughput);
+                draw(&relinks, charts::draw_relinks);
+            });
+            move || drop(task)
+        });
+    }
+    let export = |node: &NodeRef, name: &'static str| {
+        let (node, on_error) = (node.clone(), p.on_error.clone());
+        Callback::from(move |_: MouseEvent| {
+            let result = node
+                .cast::<HtmlCanvasElement>()
+                .ok_or_else(|| "the chart is not on the page".to_string())
+                .and_then(|c| c.to_data_url_with_type("image/png").map_err(|_| "the browser refused to export the canvas".to_string()))
+                .and_then(|url| browser::download_url(name, &url));
+            if let Err(e) = result {
+                on_error.emit(format!("PNG export failed: {e}"));
+            }
+        })
+    };
+    let set_axis = |a: XAxis| {
+        let axis = axis.clone();
+        Callback::from(move |_: Event| axis.set(a))
+    };
+    let has_data = p.lanes.iter().any(|l| l.timeline.iter().any(|t| t.iterations > 0));
+    let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
+    html! {
+        <section id="charts" class="panel" aria-labelledby="charts-title">
+            <header class="panel-head">
+                <h2 id="charts-title">{ "Live charts" }</h2>
+                <div class="chart-tools" role="radiogroup" aria-label="x axis">
+                    <label><input type="radio" name="x-axis" id="axis-time" checked={*axis == XAxis::Time} onchange={set_axis(XAxis::Time)} />{ " virtual time" }</label>
+                    <label><input type="radio" name="x-axis" id="axis-progress" checked={*axis == XAxis::Progress} onchange={set_axis(XAxis::Progress)} />{ " progress" }</label>
+                </div>
+            </header>
+            <figure class="chart">
+                <figcaption>
+                    <span>{ "Throughput per policy (ops/ms, log scale); ticks along the bottom mark intervals with events" }</span>
+                    <button id="png-throughput" class="small" onclick={export(&throughput, "throughput.png")}>{ "PNG" }</button>
+                </figcaption>
+                <div class="canvas-wrap">
+                    <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
+                        aria-label="Line chart of throughput over virtual time, one line per policy"></canvas>
+                    if !has_data {
+                        <p class="chart-empty">{ "Press Run (or Step) to draw throughput as the simulations advance." }</p>
+                    }
+                </div>
+            </figure>
+            <figure class="chart">
+                <figcaption>
+                    <span>{ "Relinks per interval, by the oracle’s verdict: " }
+                        <span class="v-necessary">{ "necessary" }</span>{ ", " }
+                        <span class="v-collateral">{ "collateral" }</span>{ ", " }
+                        <span class="v-missed">{ "missed" }</span>
+                    </span>
+                    <button id="png-relinks" class="small" onclick={export(&relinks, "relinks.png")}>{ "PNG" }</button>
+                </figcaption>
+                <div class="canvas-wrap">
+                    <canvas id="relinks-chart" ref={relinks} class="chart-canvas" style={relinks_height} role="img"
+                        aria-label="Stacked bars of relinks per interval, one panel per policy"></canvas>
+                    if !has_data {
+                        <p class="chart-empty">{ "Relinks appear here per policy as the simulations run." }</p>
+                    }
+                </div>
+            </figure>
+        </section>
+    }
+}

@@ -1,0 +1,171 @@
+//! The class hierarchy as an editable tree: rename, re-parent, delete, methods, metaclass kind.
+
+use blast_engine::model::{ClassDecl, MetaKind};
+use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
+use yew::prelude::*;
+
+use crate::editor::EditOp;
+
+#[derive(Properties, PartialEq)]
+pub struct ClassTreeProps {
+    pub classes: Vec<ClassDecl>,
+    /// Changes on every edit attempt, so inputs show the model again after a refused edit.
+    pub epoch: u64,
+    pub on_edit: Callback<EditOp>,
+}
+
+const KINDS: [(MetaKind, &str); 4] = [(MetaKind::None, "none yet"), (MetaKind::Stock, "stock"), (MetaKind::Expando, "expando"), (MetaKind::Custom, "custom")];
+
+fn kind_of(v: &str) -> MetaKind {
+    KINDS.iter().find(|(k, _)| kind_value(*k) == v).map(|(k, _)| *k).unwrap_or_default()
+}
+
+fn kind_value(k: MetaKind) -> &'static str {
+    match k {
+        MetaKind::None => "none",
+        MetaKind::Stock => "stock",
+        MetaKind::Expando => "expando",
+        MetaKind::Custom => "custom",
+    }
+}
+
+/// Depth-first order with depths; classes whose parent is unknown count as roots.
+fn tree_order(classes: &[ClassDecl]) -> Vec<(usize, usize)> {
+    fn visit(classes: &[ClassDecl], i: usize, depth: usize, seen: &mut Vec<bool>, out: &mut Vec<(usize, usize)>) {
+        if seen[i] {
+            return;
+        }
+        seen[i] = true;
+        out.push((i, depth));
+        for (j, c) in classes.iter().enumerate() {
+            if c.parent.as_deref() == Some(classes[i].name.as_str()) {
+                visit(classes, j, depth + 1, seen, out);
+            }
+        }
+    }
+    let mut seen = vec![false; classes.len()];
+    let mut out = Vec::new();
+    for (i, c) in classes.iter().enumerate() {
+        let has_parent = c.parent.as_ref().is_some_and(|p| classes.iter().any(|k| &k.name == p));
+        if !has_parent {
+            visit(classes, i, 0, &mut seen, &mut out);
+        }
+    }
+    for i in 0..classes.len() {
+        visit(classes, i, 0, &mut seen, &mut out);
+    }
+    out
+}
+
+#[function_component(ClassTree)]
+pub fn class_tree(p: &ClassTreeProps) -> Html {
+    let new_name = use_state(String::new);
+    let new_parent = use_state(String::new);
+    let add = {
+        let (cb, name, parent) = (p.on_edit.clone(), new_name.clone(), new_parent.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let parent = if parent.is_empty() { None } else { Some((*parent).clone()) };
+            cb.emit(EditOp::AddClass { name: name.trim().to_string(), parent });
+            name.set(String::new());
+        })
+    };
+    html! {
+        <div class="class-tree">
+            <h3>{ "Classes" }</h3>
+            <ul class="tree" role="tree">
+                <li class="tree-head" aria-hidden="true"><span>{ "class" }</span><span>{ "extends" }</span><span>{ "metaclass" }</span><span>{ "methods" }</span><span></span></li>
+                { for tree_order(&p.classes).into_iter().map(|(i, depth)| class_row(p, &p.classes[i], depth)) }
+            </ul>
+            <form class="add-row" onsubmit={add}>
+                <input id="new-class-name" placeholder="NewClass" value={(*new_name).clone()} spellcheck="false" aria-label="New class name"
+                    oninput={let s = new_name.clone(); Callback::from(move |e: InputEvent| s.set(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                <label>{ "extends " }
+                    <select aria-label="Parent of the new class" onchange={let s = new_parent.clone(); Callback::from(move |e: Event| s.set(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+                        <option value="" selected={new_parent.is_empty()}>{ "(nothing)" }</option>
+                        { for p.classes.iter().map(|c| html! { <option value={c.name.clone()} selected={*new_parent == c.name}>{ &c.name }</option> }) }
+                    </select>
+                </label>
+                <button id="add-class" type="submit">{ "Add class" }</button>
+            </form>
+        </div>
+    }
+}
+
+fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
+    let name = c.name.clone();
+    let emit = |f: fn(String, String) -> EditOp| {
+        let (cb, name) = (p.on_edit.clone(), name.clone());
+        move |value: String| cb.emit(f(name.clone(), value))
+    };
+    let rename = emit(|from, to| EditOp::RenameClass { from, to: to.trim().to_string() });
+    let reparent = emit(|class, parent| EditOp::Reparent { class, parent: (!parent.is_empty()).then_some(parent) });
+    let set_kind = emit(|class, kind| EditOp::SetMetaclass { class, kind: kind_of(&kind) });
+    let add_method = emit(|class, method| EditOp::AddMethod { class, method: method.trim().to_string() });
+    let delete = {
+        let (cb, name) = (p.on_edit.clone(), name.clone());
+        Callback::from(move |_: MouseEvent| cb.emit(EditOp::DeleteClass(name.clone())))
+    };
+    html! {
+        <li class="tree-row" role="treeitem" aria-level={(depth + 1).to_string()} data-class={name.clone()}
+            style={format!("--depth: {depth}")} key={format!("{name}#{}", p.epoch)}>
+            <span class="tree-name">
+                <span class="tree-branch" aria-hidden="true">{ if depth > 0 { "└" } else { "" } }</span>
+                <input class="class-name-input" value={name.clone()} aria-label={format!("Name of {name}")} spellcheck="false"
+                    onchange={Callback::from(move |e: Event| rename(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+            </span>
+            <select aria-label={format!("Parent of {name}")} onchange={Callback::from(move |e: Event| reparent(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+                <option value="" selected={c.parent.is_none()}>{ "(nothing)" }</option>
+                { for p.classes.iter().filter(|o| o.name != c.name).map(|o| html! {
+                    <option value={o.name.clone()} selected={c.parent.as_deref() == Some(o.name.as_str())}>{ &o.name }</option>
+                }) }
+            </select>
+            <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+                { for KINDS.iter().map(|(k, label)| html! { <option value={kind_value(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
+            </select>
+            <span class="methods">
+                { for c.methods.iter().map(|m| {
+                    let (cb, class, method) = (p.on_edit.clone(), name.clone(), m.clone());
+                    html! {
+                        <span class="chip method">{ m }
+                            <button class="chip-x" aria-label={format!("Remove method {m}")} title="Remove method"
+                                onclick={Callback::from(move |_: MouseEvent| cb.emit(EditOp::RemoveMethod { class: class.clone(), method: method.clone() }))}>{ "×" }</button>
+                        </span>
+                    }
+                }) }
+                <input class="add-method" placeholder="+ method" size="9" spellcheck="false" aria-label={format!("Add a method to {name}")}
+                    onkeydown={Callback::from(move |e: KeyboardEvent| {
+                        if e.key() == "Enter" {
+                            e.prevent_default();
+                            let input = e.target_unchecked_into::<HtmlInputElement>();
+                            add_method(input.value());
+                            input.set_value("");
+                        }
+                    })} />
+            </span>
+            <button class="small danger" title={format!("Delete {name}")} aria-label={format!("Delete class {name}")} onclick={delete}>{ "Delete" }</button>
+        </li>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decl(name: &str, parent: Option<&str>) -> ClassDecl {
+        ClassDecl { name: name.into(), parent: parent.map(Into::into), methods: vec![], metaclass: MetaKind::None }
+    }
+
+    #[test]
+    fn children_follow_their_parent_with_depth() {
+        let classes = vec![decl("C", Some("A")), decl("A", None), decl("B", None), decl("D", Some("C"))];
+        assert_eq!(tree_order(&classes), vec![(1, 0), (0, 1), (3, 2), (2, 0)]);
+    }
+
+    #[test]
+    fn a_cycle_still_lists_every_class_once() {
+        let classes = vec![decl("A", Some("B")), decl("B", Some("A"))];
+        let order = tree_order(&classes);
+        assert_eq!(order.len(), 2);
+    }
+}

@@ -1,0 +1,149 @@
+//! Policy comparison: throughput and relinks side by side (with the published numbers when
+//! the scenario is a benchmark preset), and which sites relinked under one policy only.
+
+use std::rc::Rc;
+
+use blast_engine::presets::Published;
+use blast_engine::Policy;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use crate::format;
+use crate::runner::LaneView;
+
+#[derive(Properties, PartialEq)]
+pub struct ComparisonProps {
+    pub lanes: Vec<Rc<LaneView>>,
+    pub published: Option<Published>,
+    pub on_export_csv: Callback<()>,
+}
+
+fn published_for(p: Option<Published>, policy: Policy) -> Option<(f64, f64)> {
+    match (p, policy) {
+        (Some(p), Policy::Global) => Some((p.before, p.before_err)),
+        (Some(p), Policy::Exact) => Some((p.after, p.after_err)),
+        _ => None,
+    }
+}
+
+#[function_component(Comparison)]
+pub fn comparison(p: &ComparisonProps) -> Html {
+    let first = p.lanes.first().and_then(|l| l.result).map(|r| r.ops_per_ms);
+    let export = {
+        let cb = p.on_export_csv.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    html! {
+        <section id="comparison" class="panel" aria-labelledby="comparison-title">
+            <header class="panel-head">
+                <h2 id="comparison-title">{ "Policy comparison" }</h2>
+                <button id="export-csv" class="small" onclick={export}>{ "Export results CSV" }</button>
+            </header>
+            <div class="table-scroll">
+                <table id="comparison-table" class="comparison">
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "Policy" }</th>
+                            <th scope="col" class="num">{ "ops/ms" }</th>
+                            <th scope="col" class="num" title="Throughput relative to the first policy">{ "vs first" }</th>
+                            <th scope="col" class="num v-necessary">{ "necessary" }</th>
+                            <th scope="col" class="num v-collateral">{ "collateral" }</th>
+                            <th scope="col" class="num v-missed">{ "missed" }</th>
+                            if p.published.is_some() {
+                                <th scope="col" class="num" title="Published JMH result in ops/ms (before = global, after = exact)">{ "published" }</th>
+                            }
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for p.lanes.iter().map(|lane| row(lane, first, p.published)) }
+                    </tbody>
+                </table>
+            </div>
+            { published_note(&p.lanes, p.published) }
+            <SiteDiff lanes={p.lanes.clone()} />
+        </section>
+    }
+}
+
+fn row(lane: &LaneView, first: Option<f64>, published: Option<Published>) -> Html {
+    let ops = lane.result.map(|r| r.ops_per_ms).filter(|v| v.is_finite());
+    let progress = 100.0 * lane.iterations as f64 / lane.total_iterations.max(1) as f64;
+    let t = lane.totals;
+    html! {
+        <tr data-policy={lane.policy.name()} data-finished={lane.finished().to_string()} key={lane.policy.name()}>
+            <th scope="row"><span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>{ lane.policy.name() }</th>
+            {
+                match ops {
+                    Some(v) => html! { <td class="ops num" data-value={v.to_string()}>{ format::sig3(v) }</td> },
+                    None if lane.iterations == 0 => html! { <td class="ops num muted" title="Not started">{ "–" }</td> },
+                    None => html! { <td class="ops num muted" title="ops/ms is known once the measured ops finish">{ format!("{progress:.0}% run") }</td> },
+                }
+            }
+            <td class="num" title={lane.result.map(|r| format!("{} ms per op", format::sig3(r.ms_per_op)))}>
+                { match (ops, first) { (Some(a), Some(b)) if b > 0.0 => format::ratio(a / b), _ => "–".into() } }
+            </td>
+            <td class="num">{ format::count(t.necessary) }</td>
+            <td class="num">{ format::count(t.collateral) }</td>
+            <td class="num">{ format::count(t.missed) }</td>
+            if published.is_some() {
+                <td class="num published">{ match published_for(published, lane.policy) { Some((v, e)) => format!("{} ± {}", format::sig3(v), format::sig3(e)), None => "–".into() } }</td>
+            }
+        </tr>
+    }
+}
+
+fn published_note(lanes: &[Rc<LaneView>], published: Option<Published>) -> Html {
+    let Some(pb) = published else {
+        return html! { <p class="hint">{ "Published numbers appear here for the GROOVY-12191 benchmark presets." }</p> };
+    };
+    let ours = |p: Policy| lanes.iter().find(|l| l.policy == p).and_then(|l| l.result).map(|r| r.ops_per_ms);
+    let simulated = match (ours(Policy::Exact), ours(Policy::Global)) {
+        (Some(a), Some(b)) if b > 0.0 => format!("; simulated exact/global {}", format::ratio(a / b)),
+        _ => String::new(),
+    };
+    html! {
+        <p class="hint">{ format!("Published exact/global (after/before): {}{simulated}.", format::ratio(pb.after / pb.before)) }</p>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct SiteDiffProps {
+    lanes: Vec<Rc<LaneView>>,
+}
+
+/// Sites that relinked under policy A but not under policy B (and the reverse).
+#[function_component(SiteDiff)]
+fn site_diff(p: &SiteDiffProps) -> Html {
+    let a = use_state(|| 0usize);
+    let b = use_state(|| 1usize);
+    if p.lanes.len() < 2 {
+        return html! { <p id="site-diff" class="hint">{ "Select two or more policies to see which sites relink under one but not the other." }</p> };
+    }
+    let (ia, ib) = ((*a).min(p.lanes.len() - 1), (*b).min(p.lanes.len() - 1));
+    let pick = |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
+    let select = |id: &'static str, chosen: usize, state: UseStateHandle<usize>| {
+        html! {
+            <select {id} onchange={pick(state)}>
+                { for p.lanes.iter().enumerate().map(|(i, l)| html! { <option value={i.to_string()} selected={i == chosen}>{ l.policy.name() }</option> }) }
+            </select>
+        }
+    };
+    let only = |x: &LaneView, y: &LaneView| -> Vec<(String, u64)> {
+        x.sites.iter().filter(|s| s.relinks > 0 && y.site(&s.report.name).is_some_and(|o| o.relinks == 0)).map(|s| (s.report.name.clone(), s.relinks)).collect()
+    };
+    let (la, lb) = (&p.lanes[ia], &p.lanes[ib]);
+    let list = |items: Vec<(String, u64)>| {
+        if items.is_empty() {
+            html! { <span class="muted">{ "none" }</span> }
+        } else {
+            html! { { for items.into_iter().map(|(s, n)| html! { <span class="chip">{ s }<span class="muted">{ format!(" ×{n}") }</span></span> }) } }
+        }
+    };
+    html! {
+        <div id="site-diff" class="site-diff">
+            <h3>{ "Which sites relinked under " }{ select("diff-a", ia, a.clone()) }{ " but not under " }{ select("diff-b", ib, b.clone()) }{ "?" }</h3>
+            <p class="diff-row"><strong>{ format!("{} only: ", la.policy.name()) }</strong>{ list(only(la, lb)) }</p>
+            <p class="diff-row"><strong>{ format!("{} only: ", lb.policy.name()) }</strong>{ list(only(lb, la)) }</p>
+        </div>
+    }
+}

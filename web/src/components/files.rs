@@ -1,0 +1,89 @@
+//! Keep and share: import a scenario (DSL or JSON), export it either way.
+
+use blast_engine::dsl;
+use gloo::file::callbacks::FileReader;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::share::Shared;
+
+/// Files larger than this are refused before reading (the DSL parser caps at 2 MB too).
+const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Dsl,
+    Json,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FilesProps {
+    pub on_import: Callback<(Shared, String)>,
+    pub on_export: Callback<ExportFormat>,
+    pub on_error: Callback<String>,
+}
+
+/// Parse an imported file; JSON is shown as DSL text so both views stay in sync.
+pub fn parse_import(text: &str) -> Result<Shared, String> {
+    let scenario = dsl::parse_any(text).map_err(|e| e.to_string())?;
+    let text = if text.trim_start().starts_with('{') { dsl::print(&scenario) } else { text.to_string() };
+    Ok(Shared { text, scenario, policies: Vec::new() })
+}
+
+#[function_component(Files)]
+pub fn files(p: &FilesProps) -> Html {
+    // The reader must live until it calls back; dropping it cancels the read.
+    let reader = use_mut_ref(|| None::<FileReader>);
+    let on_file = {
+        let (on_import, on_error, reader) = (p.on_import.clone(), p.on_error.clone(), reader.clone());
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+            input.set_value("");
+            let name = file.name();
+            if file.size() > MAX_IMPORT_BYTES {
+                on_error.emit(format!("{name} is too large to import (at most 2 MB)."));
+                return;
+            }
+            let (on_import, on_error) = (on_import.clone(), on_error.clone());
+            let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |result| match result {
+                Ok(text) => match parse_import(&text) {
+                    Ok(shared) => on_import.emit((shared, name)),
+                    Err(e) => on_error.emit(format!("{name} is not a valid scenario: {e}")),
+                },
+                Err(e) => on_error.emit(format!("{name} could not be read: {e}")),
+            });
+            *reader.borrow_mut() = Some(task);
+        })
+    };
+    let export = |f: ExportFormat| {
+        let cb = p.on_export.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(f))
+    };
+    html! {
+        <div class="files" role="group" aria-label="Import and export">
+            <label class="button-like" for="import-file">{ "Import…" }</label>
+            <input id="import-file" class="visually-hidden" type="file" accept=".blast,.txt,.dsl,.json,text/plain,application/json" onchange={on_file} />
+            <button id="export-dsl" onclick={export(ExportFormat::Dsl)}>{ "Export DSL" }</button>
+            <button id="export-json" onclick={export(ExportFormat::Json)}>{ "Export JSON" }</button>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blast_engine::presets;
+
+    #[test]
+    fn imports_dsl_as_typed_and_json_as_printed_dsl() {
+        let p = presets::all()[0];
+        assert_eq!(parse_import(p.text).unwrap().text, p.text);
+        let json = crate::export::scenario_json(&p.scenario());
+        let imported = parse_import(&json).unwrap();
+        assert_eq!(imported.scenario, p.scenario());
+        assert!(imported.text.starts_with("scenario"));
+        assert!(parse_import("{ not json").is_err());
+        assert!(parse_import("class A extends A").is_err());
+    }
+}

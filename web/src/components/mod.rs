@@ -1,0 +1,17 @@
+//! Function components: props down, callbacks up; none of them holds simulation logic.
+
+pub mod banners;
+pub mod blast_view;
+pub mod charts;
+pub mod class_tree;
+pub mod comparison;
+pub mod dsl_editor;
+pub mod files;
+pub mod gallery;
+pub mod help;
+pub mod model_editor;
+pub mod mutations;
+pub mod site_list;
+pub mod topbar;
+pub mod why;
+pub mod workload_form;

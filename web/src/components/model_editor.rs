@@ -1,0 +1,66 @@
+//! The structured editor: scenario settings, class tree, call sites, workload.
+
+use blast_engine::model::{Scenario, Semantics};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use super::class_tree::ClassTree;
+use super::site_list::SiteList;
+use super::workload_form::WorkloadForm;
+use crate::editor::EditOp;
+
+#[derive(Properties, PartialEq)]
+pub struct ModelEditorProps {
+    pub scenario: Scenario,
+    /// Bumps when the scenario changes (remounts forms that copy it).
+    pub scenario_rev: u64,
+    /// Bumps on every edit attempt (resets inputs after a refused edit).
+    pub epoch: u64,
+    pub error: Option<AttrValue>,
+    pub on_edit: Callback<EditOp>,
+}
+
+#[function_component(ModelEditor)]
+pub fn model_editor(p: &ModelEditorProps) -> Html {
+    let s = &p.scenario;
+    let on_name = {
+        let cb = p.on_edit.clone();
+        Callback::from(move |e: Event| cb.emit(EditOp::SetName(e.target_unchecked_into::<HtmlInputElement>().value())))
+    };
+    let on_semantics = {
+        let cb = p.on_edit.clone();
+        Callback::from(move |e: Event| {
+            let live = e.target_unchecked_into::<HtmlSelectElement>().value() == "live";
+            cb.emit(EditOp::SetSemantics(if live { Semantics::Live } else { Semantics::Snapshot }))
+        })
+    };
+    let measure = |warmup: bool| {
+        let (cb, m) = (p.on_edit.clone(), s.measure);
+        Callback::from(move |e: Event| {
+            let v: u32 = e.target_unchecked_into::<HtmlInputElement>().value().trim().parse().unwrap_or(0);
+            let (warmup_ops, ops) = if warmup { (v, m.ops) } else { (m.warmup_ops, v) };
+            cb.emit(EditOp::SetMeasure { warmup_ops, ops })
+        })
+    };
+    html! {
+        <div class="model-editor">
+            if let Some(e) = &p.error {
+                <p id="editor-error" class="editor-error" role="alert">{ e }</p>
+            }
+            <div class="settings" key={format!("settings#{}", p.epoch)}>
+                <label>{ "Name " }<input id="scenario-name" value={s.name.clone()} onchange={on_name} size="28" spellcheck="false" /></label>
+                <label title="How method lookup sees ancestors">{ "Lookup " }
+                    <select id="scenario-semantics" onchange={on_semantics}>
+                        <option value="snapshot" selected={s.semantics == Semantics::Snapshot}>{ "snapshot (Groovy)" }</option>
+                        <option value="live" selected={s.semantics == Semantics::Live}>{ "live (Ruby, Python)" }</option>
+                    </select>
+                </label>
+                <label>{ "Warm-up ops " }<input type="number" min="0" value={s.measure.warmup_ops.to_string()} onchange={measure(true)} size="4" /></label>
+                <label>{ "Measured ops " }<input type="number" min="1" value={s.measure.ops.to_string()} onchange={measure(false)} size="4" /></label>
+            </div>
+            <ClassTree classes={s.classes.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <SiteList scenario={s.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} on_edit={p.on_edit.clone()} />
+        </div>
+    }
+}

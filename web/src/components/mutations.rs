@@ -1,0 +1,117 @@
+//! Hand-fired mutations: each button fires one event into every running simulation at once.
+
+use blast_engine::model::{Event as Mutation, MetaKind};
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::editor::is_name;
+use crate::state::FireOutcome;
+
+#[derive(Properties, PartialEq)]
+pub struct MutationsProps {
+    /// Classes an event may target (declared, loaded by the program, or loaded by hand).
+    pub classes: Vec<String>,
+    /// Method names worth suggesting for writes.
+    pub methods: Vec<String>,
+    pub running: bool,
+    pub last: Option<FireOutcome>,
+    pub on_fire: Callback<Mutation>,
+}
+
+fn kind_from(v: &str) -> MetaKind {
+    match v {
+        "stock" => MetaKind::Stock,
+        "custom" => MetaKind::Custom,
+        _ => MetaKind::Expando,
+    }
+}
+
+#[function_component(Mutations)]
+pub fn mutations(p: &MutationsProps) -> Html {
+    let class = use_state(|| p.classes.first().cloned().unwrap_or_default());
+    let method = use_state(|| "dyn0".to_string());
+    let kind = use_state(|| MetaKind::Stock);
+    let new_class = use_state(|| "LoadedLater".to_string());
+    // The chosen class may vanish when the scenario changes: fall back to the first one.
+    let current = if p.classes.contains(&class) { (*class).clone() } else { p.classes.first().cloned().unwrap_or_default() };
+
+    let on_class = {
+        let class = class.clone();
+        Callback::from(move |e: Event| class.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+    };
+    let on_method = {
+        let method = method.clone();
+        Callback::from(move |e: InputEvent| method.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let on_kind = {
+        let kind = kind.clone();
+        Callback::from(move |e: Event| kind.set(kind_from(&e.target_unchecked_into::<HtmlSelectElement>().value())))
+    };
+    let on_new_class = {
+        let new_class = new_class.clone();
+        Callback::from(move |e: InputEvent| new_class.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let fire = |event: Mutation| {
+        let cb = p.on_fire.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(event.clone()))
+    };
+    let has_class = !current.is_empty();
+    let method_ok = is_name(method.trim());
+    let new_ok = is_name(new_class.trim()) && !p.classes.contains(&new_class.trim().to_string());
+    let write = Mutation::Write { class: current.clone(), method: method.trim().to_string() };
+    let load = Mutation::Load { class: new_class.trim().to_string(), parent: Some(current.clone()), methods: Vec::new() };
+    html! {
+        <div id="mutations" class="mutations" role="group" aria-labelledby="mutations-title">
+            <h3 id="mutations-title">{ "Fire a mutation" }</h3>
+            <div class="mutation-row">
+                <label>{ "on class " }
+                    <select id="fire-class" onchange={on_class}>
+                        { for p.classes.iter().map(|c| html! { <option value={c.clone()} selected={*c == current}>{ c }</option> }) }
+                    </select>
+                </label>
+                <label>{ "method " }
+                    <input id="fire-method" list="fire-method-names" value={(*method).clone()} oninput={on_method} size="10"
+                        aria-invalid={(!method_ok).then_some("true")} spellcheck="false" />
+                </label>
+                <datalist id="fire-method-names">
+                    { for p.methods.iter().map(|m| html! { <option value={m.clone()} /> }) }
+                </datalist>
+                <button id="fire-write" class="primary" disabled={!has_class || !method_ok} onclick={fire(write.clone())}
+                    title="C.metaClass.m = { … }: an in-place add on the ExpandoMetaClass">{ "Add method (write)" }</button>
+            </div>
+            <div class="mutation-row">
+                <select id="fire-kind" onchange={on_kind} aria-label="New metaclass kind">
+                    <option value="stock" selected={*kind == MetaKind::Stock}>{ "stock MetaClassImpl" }</option>
+                    <option value="expando" selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
+                    <option value="custom" selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
+                </select>
+                <button id="fire-replace" disabled={!has_class} onclick={fire(Mutation::Replace { class: current.clone(), kind: *kind })}
+                    title="C.metaClass = new …: class-scoped within the stock family, bulk if custom is involved">{ "Replace metaclass" }</button>
+                <button id="fire-remove" disabled={!has_class} onclick={fire(Mutation::Remove { class: current.clone() })}
+                    title="metaClassRegistry.removeMetaClass(C)">{ "Remove metaclass" }</button>
+                <button id="fire-instance" disabled={!has_class} onclick={fire(Mutation::PerInstance { class: current.clone() })}
+                    title="obj.metaClass = …: its class's sites stop caching">{ "Per-instance metaclass" }</button>
+            </div>
+            <div class="mutation-row">
+                <label>{ "new subclass " }
+                    <input id="fire-load-name" value={(*new_class).clone()} oninput={on_new_class} size="12" spellcheck="false"
+                        aria-invalid={(!new_ok).then_some("true")} />
+                </label>
+                <button id="fire-load" disabled={!has_class || !new_ok} onclick={fire(load)}
+                    title="Load a new class extending the chosen one">{ "Load subclass" }</button>
+                <button id="fire-invalidate" onclick={fire(Mutation::InvalidateAll)} title="VMPlugin.invalidateCallSites(): bulk (i)">{ "Invalidate all" }</button>
+                <button id="fire-unattributed" onclick={fire(Mutation::Unattributed)} title="A registry change with no class attributed: bulk">{ "Unattributed event" }</button>
+            </div>
+            <p class="fire-outcome" aria-live="polite">
+                {
+                    match &p.last {
+                        Some(FireOutcome::Fired { label, lanes }) => html! { <span class="ok">{ format!("Fired “{label}” into {lanes} simulation{}.", if *lanes == 1 { "" } else { "s" }) }</span> },
+                        Some(FireOutcome::Refused(why)) => html! { <span class="error">{ why }</span> },
+                        None if !p.running => html! { <span class="muted">{ "Events go into running simulations: press Run or Step first." }</span> },
+                        None => html! { <span class="muted">{ "Pick a class and fire: every running policy gets the event at the same virtual time." }</span> },
+                    }
+                }
+            </p>
+        </div>
+    }
+}

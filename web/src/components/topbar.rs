@@ -1,0 +1,111 @@
+//! The sticky control bar: run controls, speed, policies, clock, relink counter, theme, help.
+
+use blast_engine::policy::ALL_POLICIES;
+use blast_engine::Policy;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use crate::format;
+use crate::state::{Speed, Theme, SPEEDS};
+
+#[derive(Properties, PartialEq)]
+pub struct TopBarProps {
+    pub playing: bool,
+    pub finished: bool,
+    pub can_run: bool,
+    pub speed: Speed,
+    pub clock_ms: f64,
+    /// 0..=1 through the program (warm-up and measured ops).
+    pub progress: f64,
+    pub relinks: u64,
+    pub policies: Vec<Policy>,
+    pub theme: Theme,
+    pub on_toggle_play: Callback<()>,
+    pub on_step: Callback<()>,
+    pub on_reset: Callback<()>,
+    pub on_speed: Callback<Speed>,
+    pub on_toggle_policy: Callback<Policy>,
+    pub on_theme: Callback<()>,
+    pub on_help: Callback<()>,
+    pub on_share: Callback<()>,
+}
+
+#[function_component(TopBar)]
+pub fn top_bar(p: &TopBarProps) -> Html {
+    let run_label = if p.playing {
+        "Pause"
+    } else if p.finished {
+        "Run again"
+    } else {
+        "Run"
+    };
+    let on_speed = {
+        let cb = p.on_speed.clone();
+        Callback::from(move |e: Event| {
+            let i: usize = e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(3);
+            cb.emit(SPEEDS[i.min(SPEEDS.len() - 1)]);
+        })
+    };
+    let click = |cb: &Callback<()>| {
+        let cb = cb.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(()))
+    };
+    let theme_label = match p.theme {
+        Theme::Auto => "Theme: auto",
+        Theme::Light => "Theme: light",
+        Theme::Dark => "Theme: dark",
+    };
+    html! {
+        <header class="topbar">
+            <div class="brand">
+                <h1>{ "Blast Radius" }</h1>
+                <span class="tagline">{ "which call sites does a metaclass change throw away?" }</span>
+            </div>
+            <div class="controls" role="toolbar" aria-label="Run controls">
+                <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}
+                    title="Run or pause (Space)" aria-pressed={p.playing.to_string()}>{ run_label }</button>
+                <button id="step" onclick={click(&p.on_step)} disabled={!p.can_run}
+                    title="Advance to the next event or loop segment (n, →)">{ "Step" }</button>
+                <button id="reset" onclick={click(&p.on_reset)} title="Back to virtual time zero (r)">{ "Reset" }</button>
+                <label class="speed">
+                    <span>{ "Speed" }</span>
+                    <select id="speed" onchange={on_speed} title="Virtual milliseconds per wall millisecond (+ / -)">
+                        { for SPEEDS.iter().enumerate().map(|(i, s)| html! {
+                            <option value={i.to_string()} selected={*s == p.speed} title={s.label()}>{ s.short_label() }</option>
+                        }) }
+                    </select>
+                </label>
+            </div>
+            <div class="status" aria-live="off">
+                <span class="stat">
+                    <span class="stat-label">{ "virtual time" }</span>
+                    <output id="virtual-time" data-value={p.clock_ms.to_string()}>{ format::duration_ms(p.clock_ms) }</output>
+                </span>
+                <span class="stat">
+                    <span class="stat-label">{ "relinks" }</span>
+                    <output id="relink-count" data-value={p.relinks.to_string()}>{ p.relinks.to_string() }</output>
+                </span>
+                <progress class="run-progress" max="1" value={p.progress.to_string()} aria-label="Progress through the program" />
+            </div>
+            <fieldset class="policies">
+                <legend>{ "Policies" }</legend>
+                { for ALL_POLICIES.iter().enumerate().map(|(i, &policy)| {
+                    let cb = p.on_toggle_policy.clone();
+                    html! {
+                        <label class={classes!("policy-toggle", format!("policy-{}", policy.name()))} title={format!("Toggle {} ({})", policy.name(), i + 1)}>
+                            <input type="checkbox" id={format!("policy-{}", policy.name())} checked={p.policies.contains(&policy)}
+                                onchange={Callback::from(move |_: Event| cb.emit(policy))} />
+                            <span class="swatch" aria-hidden="true"></span>
+                            { policy.name() }
+                        </label>
+                    }
+                }) }
+            </fieldset>
+            <div class="tools">
+                <button id="share-button" onclick={click(&p.on_share)} title="Copy a link that carries this scenario">{ "Copy share link" }</button>
+                <button id="theme-toggle" onclick={click(&p.on_theme)} title="Switch theme (t)">{ theme_label }</button>
+                <button id="help-button" onclick={click(&p.on_help)} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">{ "?" }</button>
+            </div>
+        </header>
+    }
+}

@@ -1,0 +1,118 @@
+//! The why panel: one site's relink history under each policy — which event retired which
+//! domain, and whether the oracle calls the relink necessary, collateral or missed.
+
+use std::rc::Rc;
+
+use blast_engine::report::{RelinkRecord, Verdict};
+use blast_engine::sim::Phase;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use crate::components::blast_view::state_label;
+use crate::format;
+use crate::runner::LaneView;
+
+#[derive(Properties, PartialEq)]
+pub struct WhyProps {
+    pub lanes: Vec<Rc<LaneView>>,
+    /// Every site of the scenario, in declaration order.
+    pub sites: Vec<String>,
+    pub selected: Option<AttrValue>,
+    pub on_select: Callback<Option<String>>,
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Necessary => "necessary",
+        Verdict::Collateral => "collateral",
+        Verdict::Missed => "missed",
+    }
+}
+
+fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Setup => "setup",
+        Phase::Warmup => "warm-up",
+        Phase::Measure => "measured",
+        Phase::Done => "done",
+    }
+}
+
+#[function_component(Why)]
+pub fn why(p: &WhyProps) -> Html {
+    let on_change = {
+        let cb = p.on_select.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            cb.emit(if v.is_empty() { None } else { Some(v) })
+        })
+    };
+    html! {
+        <section id="why" class="panel" aria-labelledby="why-title">
+            <header class="panel-head">
+                <h2 id="why-title">{ "Why did it relink?" }</h2>
+                <label>{ "Site " }
+                    <select id="why-site" onchange={on_change}>
+                        <option value="" selected={p.selected.is_none()}>{ "— pick a site —" }</option>
+                        { for p.sites.iter().map(|s| html! { <option value={s.clone()} selected={p.selected.as_deref() == Some(s.as_str())}>{ s }</option> }) }
+                    </select>
+                </label>
+            </header>
+            {
+                match p.selected.as_deref() {
+                    None => html! { <p class="hint">{ "Click a call site in the blast view (or pick one above) to see each relink: the event, the domain it retired, and the oracle’s verdict." }</p> },
+                    Some(site) => html! { <div class="why-lanes">{ for p.lanes.iter().map(|l| lane_history(l, site)) }</div> },
+                }
+            }
+        </section>
+    }
+}
+
+fn lane_history(lane: &LaneView, site: &str) -> Html {
+    let Some(s) = lane.site(site) else { return html! {} };
+    let st = &s.report.stats;
+    let shown = lane.history.len() as u64;
+    html! {
+        <div class="why-lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
+            <h3>
+                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
+                { lane.policy.name() }
+                <span class="muted">{ format!(" · {} · now {}", state_label(s.report.state), s.report.target) }</span>
+            </h3>
+            <p class="why-summary">
+                <span class="v-necessary">{ format!("{} necessary", format::count(st.necessary)) }</span>{ " · " }
+                <span class="v-collateral">{ format!("{} collateral", format::count(st.collateral)) }</span>{ " · " }
+                <span class="v-missed">{ format!("{} missed", format::count(st.missed)) }</span>
+                <span class="muted">{ format!(" · {} fast calls, {} selections, {} stale calls", format::count(st.fast_calls), format::count(st.selections), format::count(st.stale_calls)) }</span>
+                if s.relinks > shown && shown > 0 {
+                    <span class="muted">{ format!(" · showing the latest {shown}") }</span>
+                }
+            </p>
+            if lane.history.is_empty() {
+                <p class="muted">{ "No relinks so far." }</p>
+            } else {
+                <div class="table-scroll history-scroll">
+                    <table class="history">
+                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "retired domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
+                        <tbody>{ for lane.history.iter().rev().map(history_row) }</tbody>
+                    </table>
+                </div>
+            }
+        </div>
+    }
+}
+
+fn history_row(r: &RelinkRecord) -> Html {
+    let verdict = verdict_name(r.verdict);
+    let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
+    html! {
+        <tr class={format!("verdict-{verdict}")}>
+            <td class="num">{ format::duration_ms(r.t_ms) }</td>
+            <td>{ format!("{} {}", phase_name(r.phase), r.op) }</td>
+            <td><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
+            <td><code>{ &r.domain }</code></td>
+            <td><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
+            <td><code>{ target }</code></td>
+        </tr>
+    }
+}

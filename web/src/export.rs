@@ -1,0 +1,131 @@
+//! Files the page hands out: results as CSV, the scenario as JSON.
+
+use std::fmt::Write as _;
+
+use blast_engine::model::Scenario;
+use blast_engine::presets::Published;
+use blast_engine::Policy;
+
+use crate::runner::LaneView;
+
+/// One row per policy (`scope` = run) and one per site and policy (`scope` = site).
+pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Option<Published>) -> String {
+    let mut out = String::from(
+        "scenario,policy,scope,name,ops_per_ms,ratio_vs_first,published_ops_per_ms,virtual_ms,finished,necessary,collateral,missed,fast_calls,selections,stale_calls,state\n",
+    );
+    let first = lanes.first().and_then(|l| l.as_ref().result).map(|r| r.ops_per_ms);
+    for lane in lanes.iter().map(AsRef::as_ref) {
+        let ops = lane.result.map(|r| r.ops_per_ms);
+        let ratio = match (ops, first) {
+            (Some(a), Some(b)) if b > 0.0 => num(a / b),
+            _ => String::new(),
+        };
+        let published = match (published, lane.policy) {
+            (Some(p), Policy::Global) => num(p.before),
+            (Some(p), Policy::Exact) => num(p.after),
+            _ => String::new(),
+        };
+        let t = lane.totals;
+        let _ = writeln!(
+            out,
+            "{},{},run,{},{},{},{},{},{},{},{},{},,,,",
+            field(scenario),
+            lane.policy,
+            field(scenario),
+            ops.map(num).unwrap_or_default(),
+            ratio,
+            published,
+            num(lane.now_ms),
+            lane.finished(),
+            t.necessary,
+            t.collateral,
+            t.missed
+        );
+        for s in &lane.sites {
+            let st = &s.report.stats;
+            let _ = writeln!(
+                out,
+                "{},{},site,{},,,,,,{},{},{},{},{},{},{}",
+                field(scenario),
+                lane.policy,
+                field(&s.report.name),
+                st.necessary,
+                st.collateral,
+                st.missed,
+                st.fast_calls,
+                st.selections,
+                st.stale_calls,
+                serde_json::to_value(s.report.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+            );
+        }
+    }
+    out
+}
+
+pub fn scenario_json(s: &Scenario) -> String {
+    serde_json::to_string_pretty(s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// A file name stem from a scenario name (letters, digits, `-` and `_`).
+pub fn file_stem(name: &str) -> String {
+    let stem: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(60).collect();
+    if stem.trim_matches('-').is_empty() {
+        "scenario".into()
+    } else {
+        stem
+    }
+}
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
+}
+
+/// CSV field quoting (RFC 4180).
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Runner;
+    use blast_engine::{dsl, presets, Params};
+
+    #[test]
+    fn csv_has_a_run_row_per_policy_and_site_rows() {
+        let p = presets::find("hotLoop_unrelatedMetaClassChurn").unwrap();
+        let mut r = Runner::new(&p.scenario(), &[Policy::Global, Policy::Exact], &Params::default()).unwrap();
+        r.advance_clock(f64::INFINITY);
+        while !r.work(10_000) {}
+        r.refresh();
+        let csv = results_csv(p.id, r.views(), p.published);
+        let lines: Vec<&str> = csv.lines().collect();
+        let columns = lines[0].split(',').count();
+        assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");
+        let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
+        assert!(exact.contains(",0.512,"), "published after value: {exact}");
+        assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+    }
+
+    #[test]
+    fn fields_are_quoted_and_names_sanitised() {
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(file_stem("hot loop/1"), "hot-loop-1");
+        assert_eq!(file_stem(""), "scenario");
+    }
+
+    #[test]
+    fn json_export_reads_back() {
+        let s = presets::all()[0].scenario();
+        assert_eq!(dsl::from_json(&scenario_json(&s)).unwrap(), s);
+    }
+}

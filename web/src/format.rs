@@ -1,0 +1,86 @@
+//! Number formatting shared by the tables, charts and exports.
+
+/// A throughput or ratio with three significant digits (`0.00331`, `0.595`, `179.9`).
+pub fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() { "–".into() } else { "∞".into() };
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).clamp(0, 8) as usize;
+    format!("{v:.decimals$}")
+}
+
+/// A short decimal without trailing zeros: `0.0001`, `0.1`, `10`.
+pub fn plain(v: f64) -> String {
+    let s = format!("{v:.6}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `a / b` as `179.9×`.
+pub fn ratio(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".into();
+    }
+    format!("{}×", sig3(v))
+}
+
+/// Virtual time: `850 µs`, `12.3 ms`, `2.41 s`.
+pub fn duration_ms(ms: f64) -> String {
+    if !ms.is_finite() {
+        return "–".into();
+    }
+    if ms < 1.0 {
+        format!("{} µs", sig3(ms * 1000.0))
+    } else if ms < 1000.0 {
+        format!("{} ms", sig3(ms))
+    } else {
+        format!("{} s", sig3(ms / 1000.0))
+    }
+}
+
+/// Counts with thin-space thousands separators: `12 345`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let groups: Vec<&str> = digits.as_bytes().rchunks(3).rev().map(|g| std::str::from_utf8(g).unwrap_or("")).collect();
+    groups.join("\u{2009}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(0.0033094), "0.00331");
+        assert_eq!(sig3(0.5952), "0.595");
+        assert_eq!(sig3(5.5556), "5.56");
+        assert_eq!(sig3(179.88), "180");
+        assert_eq!(sig3(12345.6), "12346");
+        assert_eq!(sig3(0.0), "0");
+        assert_eq!(sig3(f64::NAN), "–");
+    }
+
+    #[test]
+    fn plain_drops_trailing_zeros() {
+        assert_eq!(plain(0.0001), "0.0001");
+        assert_eq!(plain(0.1), "0.1");
+        assert_eq!(plain(100.0), "100");
+    }
+
+    #[test]
+    fn durations_pick_a_unit() {
+        assert_eq!(duration_ms(0.5), "500 µs");
+        assert_eq!(duration_ms(12.34), "12.3 ms");
+        assert_eq!(duration_ms(2410.0), "2.41 s");
+    }
+
+    #[test]
+    fn counts_group_thousands() {
+        assert_eq!(count(7), "7");
+        assert_eq!(count(4794), "4\u{2009}794");
+        assert_eq!(count(1_234_567), "1\u{2009}234\u{2009}567");
+    }
+}

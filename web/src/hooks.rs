@@ -1,0 +1,129 @@
+//! The App's long-lived effects: the animation-frame loop, keyboard shortcuts, share links
+//! arriving through `hashchange`, theme and autosave.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo::events::{EventListener, EventListenerOptions};
+use gloo::render::{request_animation_frame, AnimationFrame};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, KeyboardEvent};
+use yew::prelude::*;
+
+use crate::browser;
+use crate::keys;
+use crate::state::{Action, AppState, Theme};
+use crate::storage::Saved;
+use crate::store::Store;
+
+/// Wall-clock budget for engine work per frame; the rest of the frame renders.
+const FRAME_BUDGET_MS: f64 = 8.0;
+/// Engine steps between clock checks (each step is microseconds of work).
+const STEPS_PER_CHUNK: usize = 64;
+
+type Slot<T> = Rc<RefCell<Option<T>>>;
+
+/// While playing, advance the simulations once per animation frame within the budget.
+#[hook]
+pub fn use_frame_loop(store: &Store, playing: bool) {
+    let frame: Slot<AnimationFrame> = use_mut_ref(|| None);
+    let last: Slot<f64> = use_mut_ref(|| None);
+    let store = store.clone();
+    use_effect_with(playing, move |playing| {
+        *last.borrow_mut() = None;
+        if *playing {
+            schedule(store, frame.clone(), last);
+        }
+        move || drop(frame.borrow_mut().take())
+    });
+}
+
+fn schedule(store: Store, slot: Slot<AnimationFrame>, last: Slot<f64>) {
+    let next_slot = slot.clone();
+    let handle = request_animation_frame(move |timestamp| {
+        run_frame(&store, timestamp, &last);
+        if store.read().playing {
+            schedule(store, next_slot, last);
+        }
+    });
+    *slot.borrow_mut() = Some(handle);
+}
+
+fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
+    let wall_dt_ms = last.borrow().map(|l| timestamp - l).unwrap_or(1000.0 / 60.0);
+    *last.borrow_mut() = Some(timestamp);
+    let deadline = browser::now_ms() + FRAME_BUDGET_MS;
+    store.batch(|s: &mut AppState| {
+        s.reduce(Action::FrameStart { wall_dt_ms });
+        loop {
+            s.reduce(Action::Work { max_steps: STEPS_PER_CHUNK });
+            if !s.is_behind() || browser::now_ms() >= deadline {
+                break;
+            }
+        }
+        s.reduce(Action::FrameEnd { wall_ms: timestamp });
+    });
+}
+
+/// Keys typed into a field belong to the field.
+fn is_typing(e: &KeyboardEvent) -> bool {
+    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return false };
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable]").ok().flatten().is_some()
+}
+
+fn on_button(e: &KeyboardEvent) -> bool {
+    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.tag_name() == "BUTTON")
+}
+
+#[hook]
+pub fn use_shortcuts(store: &Store) {
+    let store = store.clone();
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().map(|w| {
+            EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
+                let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
+                // Space on a focused button presses that button.
+                if is_typing(e) || (e.key() == " " && on_button(e)) {
+                    return;
+                }
+                if let Some(action) = keys::action_for(&e.key(), e.ctrl_key() || e.meta_key() || e.alt_key()) {
+                    e.prevent_default();
+                    store.dispatch(action);
+                }
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+/// A share link pasted into the address bar of an open page loads without a reload.
+#[hook]
+pub fn use_hash_links(store: &Store) {
+    let store = store.clone();
+    use_effect_with((), move |_| {
+        let listener = web_sys::window().map(|w| {
+            EventListener::new(&w, "hashchange", move |_| match browser::read_fragment() {
+                Some(Ok(shared)) => store.dispatch(Action::LoadScenario { shared, origin: "the link".into() }),
+                Some(Err(why)) => store.dispatch(Action::ShowError(format!("The link's scenario was not loaded: {why}"))),
+                None => {}
+            })
+        });
+        move || drop(listener)
+    });
+}
+
+#[hook]
+pub fn use_theme(theme: Theme) {
+    use_effect_with(theme, |t| browser::apply_theme(*t));
+}
+
+/// Save the session whenever what it holds changes.
+#[hook]
+pub fn use_autosave(store: &Store, saved: Saved) {
+    let store = store.clone();
+    use_effect_with(saved, move |saved| {
+        if let Err(why) = browser::save(saved) {
+            store.dispatch(Action::ShowError(format!("Autosave is off: {why}.")));
+        }
+    });
+}

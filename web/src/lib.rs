@@ -1,0 +1,23 @@
+//! The Blast Radius playground: a Yew app around the `blast-engine` simulator.
+//!
+//! Pure logic (state and reducer, lockstep runner, editor operations, share and autosave
+//! codecs, layout, exports) lives in modules that need no browser and are tested natively;
+//! `components` renders it and `browser` wraps the few web APIs used.
+
+pub mod app;
+pub mod browser;
+pub mod charts;
+pub mod components;
+pub mod editor;
+pub mod export;
+pub mod format;
+pub mod hooks;
+pub mod keys;
+pub mod layout;
+pub mod runner;
+pub mod share;
+pub mod state;
+pub mod storage;
+pub mod store;
+
+pub use app::App;

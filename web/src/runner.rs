@@ -1,0 +1,448 @@
+//! Drives one engine `Simulation` per selected policy in lockstep on a shared virtual clock.
+//!
+//! The engine does all the simulating; this module only decides which simulation takes the
+//! next bounded step (always the one furthest behind, so the lanes stay aligned in virtual
+//! time), injects hand-fired events into every running lane, and turns engine state into
+//! immutable views the components render. It needs no browser, so it is tested natively.
+
+use std::rc::Rc;
+
+use blast_engine::model::{Event, Scenario};
+use blast_engine::report::{RelinkRecord, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::sim::{Phase, StepOutcome};
+use blast_engine::{Params, Policy, ScenarioError, Simulation};
+
+/// Engine steps one "step" button press may take before giving up (keeps it under a frame).
+const STEP_LIMIT: usize = 20_000;
+/// Relinks of the selected site kept for the why panel, per lane.
+const HISTORY_LIMIT: usize = 100;
+
+/// A site as the blast view draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteView {
+    pub report: SiteReport,
+    /// Relinks of any verdict so far (the heat).
+    pub relinks: u64,
+    /// Frame number of the latest relink; a new value restarts the flash animation.
+    pub flash: u64,
+}
+
+/// The outcome of a finished lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunResult {
+    pub ops_per_ms: f64,
+    pub ms_per_op: f64,
+    pub virtual_ms: f64,
+}
+
+/// One policy's simulation as the components see it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneView {
+    pub policy: Policy,
+    pub now_ms: f64,
+    pub iterations: u64,
+    /// Loop iterations of the whole program (warm-up and measured ops), for progress.
+    pub total_iterations: u64,
+    pub phase: Phase,
+    pub sites: Vec<SiteView>,
+    pub totals: RelinkTotals,
+    pub timeline: Rc<Vec<TimelinePoint>>,
+    pub result: Option<RunResult>,
+    /// The selected site's latest relinks, oldest first.
+    pub history: Rc<Vec<RelinkRecord>>,
+    pub events_recorded: usize,
+    pub last_event: Option<String>,
+}
+
+impl LaneView {
+    pub fn finished(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn relinks(&self) -> u64 {
+        self.totals.necessary + self.totals.collateral + self.totals.missed
+    }
+
+    pub fn site(&self, name: &str) -> Option<&SiteView> {
+        self.sites.iter().find(|s| s.report.name == name)
+    }
+}
+
+/// A class loaded by hand while running (the blast view draws it too).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedClass {
+    pub name: String,
+    pub parent: Option<String>,
+}
+
+struct Lane {
+    sim: Simulation,
+    /// Per-site relink totals at the last refresh, to detect new relinks.
+    seen: Vec<u64>,
+    flash: Vec<u64>,
+    result: Option<RunResult>,
+    /// The selected site's history and the (site, relink total) it was built for.
+    history: Rc<Vec<RelinkRecord>>,
+    history_key: Option<(String, u64)>,
+}
+
+impl Lane {
+    fn step(&mut self) -> StepOutcome {
+        let out = self.sim.step();
+        if out == StepOutcome::Finished && self.result.is_none() {
+            let report = self.sim.report();
+            self.result = Some(RunResult { ops_per_ms: report.ops_per_ms, ms_per_op: report.ms_per_op, virtual_ms: report.virtual_ms });
+        }
+        out
+    }
+
+    fn running(&self) -> bool {
+        !self.sim.is_finished()
+    }
+}
+
+pub struct Runner {
+    lanes: Vec<Lane>,
+    /// The shared virtual time (ms) every running lane is being advanced to.
+    target_ms: f64,
+    frame: u64,
+    total_iterations: u64,
+    selected: Option<String>,
+    loaded: Vec<LoadedClass>,
+    views: Vec<Rc<LaneView>>,
+}
+
+impl Runner {
+    /// A runner with no lanes (nothing selected, or the scenario cannot run).
+    pub fn idle() -> Runner {
+        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, loaded: Vec::new(), views: Vec::new() }
+    }
+
+    pub fn new(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Runner, ScenarioError> {
+        let mut lanes = Vec::with_capacity(policies.len());
+        for &p in policies {
+            let sim = Simulation::new(scenario, p, params)?;
+            let n = scenario.sites.len();
+            lanes.push(Lane { sim, seen: vec![0; n], flash: vec![0; n], result: None, history: Rc::default(), history_key: None });
+        }
+        let per_op = blast_engine::sim::iterations_in(&scenario.op);
+        let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
+        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), ..Runner::idle() };
+        runner.refresh();
+        Ok(runner)
+    }
+
+    pub fn views(&self) -> &[Rc<LaneView>] {
+        &self.views
+    }
+
+    pub fn policies(&self) -> Vec<Policy> {
+        self.lanes.iter().map(|l| l.sim.policy()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lanes.is_empty()
+    }
+
+    /// Every lane has finished (or there are none).
+    pub fn finished(&self) -> bool {
+        self.lanes.iter().all(|l| !l.running())
+    }
+
+    /// Virtual time shown to the user: the laggard's clock while running, else the latest.
+    pub fn clock_ms(&self) -> f64 {
+        match self.laggard() {
+            Some(i) => self.lanes[i].sim.now_ms(),
+            None => self.lanes.iter().map(|l| l.sim.now_ms()).fold(0.0, f64::max),
+        }
+    }
+
+    /// Relinks of every verdict across all lanes.
+    pub fn total_relinks(&self) -> u64 {
+        self.lanes
+            .iter()
+            .map(|l| {
+                let t = l.sim.relink_totals();
+                t.necessary + t.collateral + t.missed
+            })
+            .sum()
+    }
+
+    pub fn loaded_by_hand(&self) -> &[LoadedClass] {
+        &self.loaded
+    }
+
+    /// The running lane furthest behind in virtual time.
+    fn laggard(&self) -> Option<usize> {
+        self.lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.running())
+            .min_by(|(_, a), (_, b)| a.sim.now_ms().total_cmp(&b.sim.now_ms()))
+            .map(|(i, _)| i)
+    }
+
+    /// Move the shared clock forward (`f64::INFINITY` = as fast as the budget allows).
+    pub fn advance_clock(&mut self, virtual_ms: f64) {
+        if virtual_ms > 0.0 {
+            self.target_ms += virtual_ms;
+        }
+    }
+
+    /// Take up to `max_steps` engine steps toward the clock. Returns `true` once every
+    /// running lane has reached it (or all have finished).
+    pub fn work(&mut self, max_steps: usize) -> bool {
+        for _ in 0..max_steps {
+            let Some(i) = self.laggard() else { return true };
+            if self.lanes[i].sim.now_ms() >= self.target_ms {
+                return true;
+            }
+            self.lanes[i].step();
+        }
+        false
+    }
+
+    /// End of a frame: drop any backlog the budget could not absorb, so a slow frame does
+    /// not turn into a burst later.
+    pub fn settle(&mut self) {
+        if self.target_ms.is_finite() {
+            if let Some(i) = self.laggard() {
+                self.target_ms = self.target_ms.min(self.lanes[i].sim.now_ms());
+            }
+        } else {
+            // "max" speed: keep running, but restart from real numbers when the speed changes.
+            self.target_ms = self.clock_ms();
+        }
+    }
+
+    /// Advance every running lane to its next event or loop segment. The lanes run the same
+    /// program, so this is the same point of the program in each, whatever it cost them in
+    /// virtual time. Bounded by `STEP_LIMIT` engine steps per lane.
+    pub fn step(&mut self) {
+        for lane in self.lanes.iter_mut().filter(|l| l.running()) {
+            for _ in 0..STEP_LIMIT {
+                match lane.step() {
+                    StepOutcome::Progress => continue,
+                    StepOutcome::Events(_) | StepOutcome::Segment(_) | StepOutcome::Finished => break,
+                }
+            }
+        }
+        // Playing on from here continues from the laggard's time.
+        self.target_ms = self.target_ms.max(self.clock_ms());
+    }
+
+    /// Fire a hand-made event into every running lane at once. Returns how many took it.
+    pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+        let mut fired = 0;
+        let mut error = None;
+        for lane in self.lanes.iter_mut().filter(|l| l.running()) {
+            match lane.sim.inject(event) {
+                Ok(_) => fired += 1,
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+        if fired == 0 {
+            return Err(error.unwrap_or_else(|| "nothing is running: press Run (or Reset) first".into()));
+        }
+        if let Event::Load { class, parent, .. } = event {
+            self.loaded.push(LoadedClass { name: class.clone(), parent: parent.clone() });
+        }
+        Ok(fired)
+    }
+
+    /// For each lane: the sites a write on `class` would retire right now.
+    pub fn what_if(&self, class: &str) -> Vec<(Policy, Vec<String>)> {
+        self.lanes.iter().map(|l| (l.sim.policy(), l.sim.what_if_write(class))).collect()
+    }
+
+    /// The site whose history the views carry.
+    pub fn select(&mut self, site: Option<String>) {
+        self.selected = site;
+    }
+
+    /// Rebuild the views from the engine (once per frame or after a command).
+    pub fn refresh(&mut self) {
+        self.frame += 1;
+        let frame = self.frame;
+        let selected = self.selected.as_deref();
+        let total_iterations = self.total_iterations;
+        self.views = self
+            .lanes
+            .iter_mut()
+            .map(|lane| {
+                let reports = lane.sim.sites_now();
+                let mut sites = Vec::with_capacity(reports.len());
+                for (i, report) in reports.into_iter().enumerate() {
+                    let relinks = report.stats.necessary + report.stats.collateral + report.stats.missed;
+                    if i < lane.seen.len() {
+                        if relinks > lane.seen[i] {
+                            lane.flash[i] = frame;
+                        }
+                        lane.seen[i] = relinks;
+                    }
+                    let flash = lane.flash.get(i).copied().unwrap_or(0);
+                    sites.push(SiteView { report, relinks, flash });
+                }
+                let key = selected.map(|name| (name.to_string(), sites.iter().find(|s| s.report.name == name).map_or(0, |s| s.relinks)));
+                if key != lane.history_key {
+                    // Only rebuilt when the selection or that site's relink count changed.
+                    let mut h: Vec<RelinkRecord> = match selected {
+                        Some(name) => lane.sim.relinks_since(0).iter().rev().filter(|r| r.site == name).take(HISTORY_LIMIT).cloned().collect(),
+                        None => Vec::new(),
+                    };
+                    h.reverse();
+                    lane.history = Rc::new(h);
+                    lane.history_key = key;
+                }
+                let events = lane.sim.events_since(0);
+                Rc::new(LaneView {
+                    policy: lane.sim.policy(),
+                    now_ms: lane.sim.now_ms(),
+                    iterations: lane.sim.iterations(),
+                    total_iterations,
+                    phase: lane.sim.phase(),
+                    sites,
+                    totals: lane.sim.relink_totals(),
+                    timeline: Rc::new(lane.sim.timeline()),
+                    result: lane.result,
+                    history: lane.history.clone(),
+                    events_recorded: events.len(),
+                    last_event: events.last().map(|e| e.label.clone()),
+                })
+            })
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blast_engine::presets;
+
+    fn runner(id: &str, policies: &[Policy]) -> Runner {
+        let scenario = presets::find(id).expect("preset").scenario();
+        Runner::new(&scenario, policies, &Params::default()).expect("runs")
+    }
+
+    fn run_to_end(r: &mut Runner) {
+        r.advance_clock(f64::INFINITY);
+        for _ in 0..10_000 {
+            if r.work(1000) {
+                break;
+            }
+        }
+        r.refresh();
+    }
+
+    #[test]
+    fn lanes_finish_with_the_engine_numbers() {
+        let mut r = runner("hotLoop_unrelatedMetaClassChurn", &[Policy::Global, Policy::Exact]);
+        run_to_end(&mut r);
+        assert!(r.finished());
+        let v = r.views();
+        let global = v[0].result.expect("global finished");
+        let exact = v[1].result.expect("exact finished");
+        let direct = blast_engine::run(&presets::find("hotLoop_unrelatedMetaClassChurn").unwrap().scenario(), Policy::Exact, &Params::default()).unwrap();
+        assert_eq!(exact.ops_per_ms, direct.ops_per_ms);
+        assert!(exact.ops_per_ms > 10.0 * global.ops_per_ms);
+        assert!(r.total_relinks() > 0);
+    }
+
+    #[test]
+    fn lanes_advance_in_lockstep() {
+        let mut r = runner("hotLoop_unrelatedMetaClassChurn", &[Policy::Global, Policy::Exact]);
+        r.advance_clock(5.0);
+        assert!(r.work(100_000));
+        r.refresh();
+        for lane in r.views() {
+            assert!(lane.now_ms >= 5.0 || lane.finished(), "{} at {}", lane.policy, lane.now_ms);
+        }
+        // Neither lane ran far past the clock: at most one engine step beyond it.
+        assert!(r.views().iter().all(|l| l.now_ms < 50.0));
+    }
+
+    #[test]
+    fn a_bounded_budget_stops_early_and_settle_drops_the_backlog() {
+        let mut r = runner("hotLoop_unrelatedMetaClassChurn", &[Policy::Global]);
+        r.advance_clock(1e9);
+        assert!(!r.work(3));
+        r.settle();
+        let clock = r.clock_ms();
+        assert!(r.work(10), "after settling the lane is at the clock");
+        assert_eq!(r.clock_ms(), clock);
+    }
+
+    #[test]
+    fn step_reaches_the_next_event_or_segment() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Global, Policy::Exact]);
+        r.step();
+        r.refresh();
+        assert!(r.views().iter().all(|l| l.events_recorded >= 1), "the first step fires the first setup event");
+        for _ in 0..10 {
+            r.step();
+        }
+        r.refresh();
+        assert!(r.views().iter().all(|l| l.iterations > 0));
+    }
+
+    #[test]
+    fn a_hand_fired_write_relinks_and_flashes() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Global, Policy::Exact]);
+        for _ in 0..6 {
+            r.step();
+        }
+        r.refresh();
+        assert_eq!(r.total_relinks(), 0);
+        let fired = r.inject(&Event::Write { class: "Hot".into(), method: "dyn0".into() }).expect("inject");
+        assert_eq!(fired, 2);
+        r.step();
+        r.step();
+        r.refresh();
+        assert!(r.total_relinks() > 0);
+        let global = &r.views()[0];
+        assert!(global.sites.iter().any(|s| s.flash == r.frame), "a relinked site flashes this frame");
+    }
+
+    #[test]
+    fn injecting_into_a_finished_run_is_an_error() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Exact]);
+        run_to_end(&mut r);
+        assert!(r.inject(&Event::InvalidateAll).is_err());
+        assert!(Runner::idle().inject(&Event::InvalidateAll).is_err());
+    }
+
+    #[test]
+    fn loading_a_class_by_hand_is_remembered_and_duplicates_are_refused() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Exact]);
+        r.step();
+        let load = Event::Load { class: "HotChild".into(), parent: Some("Hot".into()), methods: vec![] };
+        assert!(r.inject(&load).is_ok());
+        assert_eq!(r.loaded_by_hand(), &[LoadedClass { name: "HotChild".into(), parent: Some("Hot".into()) }]);
+        assert!(r.inject(&load).is_err());
+    }
+
+    #[test]
+    fn history_follows_the_selected_site() {
+        let mut r = runner("hotLoop_sameTypeMetaClassChurn", &[Policy::Exact]);
+        r.select(Some("hot".into()));
+        run_to_end(&mut r);
+        let lane = &r.views()[0];
+        assert!(!lane.history.is_empty());
+        assert!(lane.history.iter().all(|h| h.site == "hot"));
+        assert!(lane.history.len() <= HISTORY_LIMIT);
+    }
+
+    #[test]
+    fn what_if_differs_by_policy() {
+        let r = runner("parentChild_parentMetaClassChurn", &[Policy::Global, Policy::Exact, Policy::Hierarchy]);
+        let mut r = r;
+        for _ in 0..8 {
+            r.step();
+        }
+        let w = r.what_if("HierParent");
+        assert_eq!(w.len(), 3);
+        assert!(w[0].1.len() > w[2].1.len(), "global retires more than hierarchy: {w:?}");
+        assert!(w[1].1.is_empty(), "exact retires no child site: {w:?}");
+        assert!(w[2].1.contains(&"leaf".to_string()), "hierarchy fans out to the child: {w:?}");
+    }
+}

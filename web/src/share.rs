@@ -1,0 +1,145 @@
+//! Share links: the whole scenario travels in the URL fragment.
+//!
+//! Format (version 1): `#s=1.<base64url of the DSL text>&p=global,exact`. The fragment never
+//! reaches a server, so a link works on any static host. Decoding treats the fragment as
+//! hostile: size is capped before anything is decoded, and the text goes through the engine's
+//! parser and validator (cycles, unknown names, oversized numbers) and its work estimate, so a
+//! link that decodes is a scenario the page can run.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use blast_engine::model::Scenario;
+use blast_engine::{dsl, Params, Policy, Simulation};
+
+pub const VERSION: u32 = 1;
+/// Longest fragment accepted (a preset is about 1.5 KB encoded).
+pub const MAX_FRAGMENT: usize = 64 * 1024;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shared {
+    pub text: String,
+    pub scenario: Scenario,
+    /// Empty when the link names no policies (the page keeps its own).
+    pub policies: Vec<Policy>,
+}
+
+/// The fragment (without `#`) for a scenario's text and the selected policies.
+pub fn encode(text: &str, policies: &[Policy]) -> String {
+    let mut out = format!("s={VERSION}.{}", URL_SAFE_NO_PAD.encode(text.as_bytes()));
+    if !policies.is_empty() {
+        let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
+        out.push_str("&p=");
+        out.push_str(&names.join(","));
+    }
+    out
+}
+
+/// Decode a location hash (with or without the leading `#`). Errors complete the sentence
+/// "The link's scenario was not loaded: …".
+/// `Ok(None)` means the fragment carries no scenario at all (e.g. empty).
+pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
+    let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+    if fragment.is_empty() {
+        return Ok(None);
+    }
+    if fragment.len() > MAX_FRAGMENT {
+        return Err(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024));
+    }
+    let mut payload = None;
+    let mut policies = Vec::new();
+    for part in fragment.split('&') {
+        if let Some(v) = part.strip_prefix("s=") {
+            payload = Some(v);
+        } else if let Some(v) = part.strip_prefix("p=") {
+            policies = blast_engine::policy::parse_policies(v)?;
+        }
+    }
+    let Some(payload) = payload else {
+        return Ok(None);
+    };
+    let (version, data) = payload.split_once('.').ok_or("it has no format version (expected s=1.…)")?;
+    match version.parse::<u32>() {
+        Ok(VERSION) => {}
+        Ok(v) => return Err(format!("it uses format version {v}; this page reads version {VERSION}")),
+        Err(_) => return Err(format!("its format version `{}` is not a number", truncate(version, 12))),
+    }
+    let bytes = URL_SAFE_NO_PAD
+        .decode(data.trim_end_matches('=').as_bytes())
+        .map_err(|e| format!("it is not valid base64url ({e})"))?;
+    let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
+    let scenario = dsl::parse(&text).map_err(|e| format!("it does not parse: {e}"))?;
+    Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(|e| format!("it cannot run: {e}"))?;
+    Ok(Some(Shared { text, scenario, policies }))
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blast_engine::presets;
+
+    fn encoded(text: &str) -> String {
+        format!("#s=1.{}", URL_SAFE_NO_PAD.encode(text))
+    }
+
+    #[test]
+    fn round_trips_every_preset_with_policies() {
+        for p in presets::all() {
+            let frag = encode(p.text, &[Policy::Global, Policy::Exact]);
+            let shared = decode(&format!("#{frag}")).expect("decodes").expect("has a scenario");
+            assert_eq!(shared.text, p.text);
+            assert_eq!(shared.scenario, p.scenario());
+            assert_eq!(shared.policies, vec![Policy::Global, Policy::Exact]);
+        }
+    }
+
+    #[test]
+    fn fragment_is_url_safe() {
+        let frag = encode(presets::all()[0].text, &[Policy::Exact]);
+        assert!(frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=&,".contains(c)), "{frag}");
+    }
+
+    #[test]
+    fn empty_or_foreign_fragments_carry_nothing() {
+        assert_eq!(decode(""), Ok(None));
+        assert_eq!(decode("#"), Ok(None));
+        assert_eq!(decode("#section-2"), Ok(None));
+    }
+
+    #[test]
+    fn garbage_is_an_error() {
+        assert!(decode("#s=1.!!!not base64!!!").unwrap_err().contains("base64"));
+        assert!(decode("#s=garbage").unwrap_err().contains("version"));
+        assert!(decode("#s=x.AAAA").unwrap_err().contains("not a number"));
+        assert!(decode("#s=9.AAAA").unwrap_err().contains("version 9"));
+        assert!(decode(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))).unwrap_err().contains("UTF-8"));
+        assert!(decode(&encoded("this is not a scenario")).unwrap_err().contains("does not parse"));
+        assert!(decode("#s=1.AAAA&p=evil").unwrap_err().contains("unknown policy"));
+    }
+
+    #[test]
+    fn huge_numbers_are_errors() {
+        let too_big = "class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n";
+        assert!(decode(&encoded(too_big)).unwrap_err().contains("too large"));
+        let too_much_work = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
+        assert!(decode(&encoded(too_much_work)).unwrap_err().contains("cannot run"));
+        let version = format!("#s={}.AAAA", "9".repeat(40));
+        assert!(decode(&version).is_err());
+    }
+
+    #[test]
+    fn a_cyclic_hierarchy_is_an_error() {
+        let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
+        let err = decode(&encoded(cyclic)).unwrap_err();
+        assert!(err.contains("cyclic"), "{err}");
+    }
+
+    #[test]
+    fn oversized_fragments_are_refused_before_decoding() {
+        let huge = format!("#s=1.{}", "A".repeat(MAX_FRAGMENT + 1));
+        assert!(decode(&huge).unwrap_err().contains("KB"));
+    }
+}

@@ -1,0 +1,775 @@
+//! The whole page state and its one reducer.
+//!
+//! Every change goes through [`AppState::reduce`]: user intents (edit, load, play, fire a
+//! mutation), frame ticks from the animation loop, and facts from the browser (a share link
+//! or autosave that was read). No browser API is touched here, so the page's behaviour is
+//! tested natively; `App` only forwards actions and renders the result.
+
+use std::rc::Rc;
+
+use blast_engine::model::{Event, Scenario};
+use blast_engine::policy::ALL_POLICIES;
+use blast_engine::presets::{self, Preset};
+use blast_engine::validate::Location;
+use blast_engine::{dsl, Params, Policy, ScenarioError};
+use serde::{Deserialize, Serialize};
+
+use crate::editor::{self, EditOp};
+use crate::runner::{LaneView, Runner};
+use crate::share::Shared;
+use crate::storage::Saved;
+
+/// The preset a first visit opens with: the headline result.
+pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
+/// How often the charts, comparison table and why panel update while running (wall ms):
+/// they are the costly part of a frame and nobody reads them at 60 frames a second.
+pub const SLOW_VIEW_INTERVAL_MS: f64 = 120.0;
+const MAX_BANNERS: usize = 4;
+/// A long pause (tab in the background) must not become one giant virtual-time jump.
+const MAX_FRAME_DT_MS: f64 = 100.0;
+
+/// Virtual milliseconds per wall millisecond.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Speed {
+    Factor(f64),
+    /// As fast as the per-frame budget allows.
+    Max,
+}
+
+pub const SPEEDS: [Speed; 8] =
+    [Speed::Factor(0.0001), Speed::Factor(0.001), Speed::Factor(0.01), Speed::Factor(0.1), Speed::Factor(1.0), Speed::Factor(10.0), Speed::Factor(100.0), Speed::Max];
+
+impl Speed {
+    pub fn label(self) -> String {
+        match self {
+            Speed::Factor(f) => format!("{}× ({} virtual ms per wall second)", crate::format::plain(f), crate::format::plain(f * 1000.0)),
+            Speed::Max => "max (as fast as the page allows)".into(),
+        }
+    }
+
+    pub fn short_label(self) -> String {
+        match self {
+            Speed::Factor(f) => format!("{}×", crate::format::plain(f)),
+            Speed::Max => "max".into(),
+        }
+    }
+
+    fn virtual_ms(self, wall_ms: f64) -> f64 {
+        match self {
+            Speed::Factor(f) => f * wall_ms,
+            Speed::Max => f64::INFINITY,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        SPEEDS.iter().position(|s| *s == self).unwrap_or(3)
+    }
+
+    fn shifted(self, by: isize) -> Speed {
+        let i = (self.index() as isize + by).clamp(0, SPEEDS.len() as isize - 1);
+        SPEEDS[i as usize]
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Theme {
+    /// Follow `prefers-color-scheme`.
+    #[default]
+    Auto,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub fn next(self) -> Theme {
+        match self {
+            Theme::Auto => Theme::Light,
+            Theme::Light => Theme::Dark,
+            Theme::Dark => Theme::Auto,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Theme::Auto => "auto",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BannerKind {
+    Error,
+    Info,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Banner {
+    pub id: u64,
+    pub kind: BannerKind,
+    pub text: String,
+}
+
+/// A DSL error placed in the text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl From<ScenarioError> for TextError {
+    fn from(e: ScenarioError) -> Self {
+        match e.location {
+            Location::Text { line, col } => TextError { line, col, message: e.message },
+            Location::Path(p) if p.is_empty() => TextError { line: 1, col: 1, message: e.message },
+            Location::Path(p) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+        }
+    }
+}
+
+/// The outcome of the latest hand-fired mutation, shown beside the controls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FireOutcome {
+    Fired { label: String, lanes: usize },
+    Refused(String),
+}
+
+/// What the browser found at start-up.
+#[derive(Clone, Debug, Default)]
+pub struct Boot {
+    /// The autosaved session, or why it could not be read (it has been set aside).
+    pub saved: Option<Result<Saved, String>>,
+    /// The URL fragment's scenario, or why it could not be used.
+    pub shared: Option<Result<Shared, String>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    LoadPreset { id: String, run: bool },
+    /// A scenario from a share link or an imported file.
+    LoadScenario { shared: Shared, origin: String },
+    EditText(String),
+    /// Throw away text that does not parse: show the model's text again.
+    RevertText,
+    Edit(EditOp),
+    TogglePolicy(Policy),
+    SetSpeed(Speed),
+    SpeedUp,
+    SpeedDown,
+    Play,
+    Pause,
+    TogglePlay,
+    Step,
+    Reset,
+    /// Start of an animation frame: move the virtual clock by `wall_dt_ms` at the current speed.
+    FrameStart { wall_dt_ms: f64 },
+    /// Up to `max_steps` engine steps (the loop repeats this until its time budget is spent).
+    Work { max_steps: usize },
+    FrameEnd { wall_ms: f64 },
+    Fire(Event),
+    SelectSite(Option<String>),
+    HoverClass(Option<String>),
+    CycleTheme,
+    ToggleHelp,
+    /// Escape: close the cheat sheet and drop the what-if hover.
+    CloseOverlays,
+    ShowError(String),
+    ShowInfo(String),
+    DismissBanner(u64),
+}
+
+pub struct AppState {
+    pub scenario: Scenario,
+    pub text: String,
+    pub text_error: Option<TextError>,
+    /// The preset the scenario is (for its published numbers); `None` once edited.
+    pub preset: Option<&'static Preset>,
+    pub policies: Vec<Policy>,
+    pub params: Params,
+    pub speed: Speed,
+    pub playing: bool,
+    pub runner: Runner,
+    /// Why the scenario cannot run (it parses but the engine refuses it).
+    pub run_error: Option<String>,
+    /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
+    /// `SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
+    pub slow_lanes: Vec<Rc<LaneView>>,
+    last_slow_ms: f64,
+    pub selected_site: Option<String>,
+    pub hovered_class: Option<String>,
+    pub what_if: Vec<(Policy, Vec<String>)>,
+    pub editor_error: Option<String>,
+    pub last_fire: Option<FireOutcome>,
+    pub theme: Theme,
+    pub help_open: bool,
+    pub banners: Vec<Banner>,
+    next_banner: u64,
+    /// Bumps whenever the scenario changes.
+    pub scenario_rev: u64,
+    /// Bumps on every model edit attempt, accepted or refused.
+    pub edit_epoch: u64,
+    /// The last `Work` ran out of steps before the lanes reached the clock.
+    behind: bool,
+}
+
+impl AppState {
+    /// The page as a first visit sees it.
+    pub fn new() -> AppState {
+        let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
+        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
+            Some((Ok(s), text)) => (s, text.to_string()),
+            _ => (Scenario::default(), String::new()),
+        };
+        let mut state = AppState {
+            scenario,
+            text,
+            text_error: None,
+            preset,
+            policies: vec![Policy::Global, Policy::Exact],
+            params: Params::default(),
+            speed: Speed::Factor(0.1),
+            playing: false,
+            runner: Runner::idle(),
+            run_error: None,
+            slow_lanes: Vec::new(),
+            last_slow_ms: f64::NEG_INFINITY,
+            selected_site: None,
+            hovered_class: None,
+            what_if: Vec::new(),
+            editor_error: None,
+            last_fire: None,
+            theme: Theme::Auto,
+            help_open: false,
+            banners: Vec::new(),
+            next_banner: 1,
+            scenario_rev: 0,
+            edit_epoch: 0,
+            behind: false,
+        };
+        state.rebuild();
+        state
+    }
+
+    /// Start-up: a share link wins over the autosave; anything unreadable is reported.
+    pub fn boot(boot: Boot) -> AppState {
+        let mut state = AppState::new();
+        match boot.saved {
+            Some(Ok(saved)) => state.restore(saved),
+            Some(Err(why)) => state.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh.")),
+            None => {}
+        }
+        match boot.shared {
+            Some(Ok(shared)) => state.reduce(Action::LoadScenario { shared, origin: "the link".into() }),
+            Some(Err(why)) => state.banner(BannerKind::Error, format!("The link's scenario was not loaded: {why}")),
+            None => {}
+        }
+        state
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        self.speed = if SPEEDS.contains(&saved.speed) { saved.speed } else { self.speed };
+        self.theme = saved.theme;
+        let policies: Vec<Policy> = ALL_POLICIES.iter().copied().filter(|p| saved.policies.contains(p)).collect();
+        if !policies.is_empty() {
+            self.policies = policies;
+        }
+        match dsl::parse(&saved.scenario_text) {
+            Ok(s) => {
+                self.preset = saved.preset.as_deref().and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                self.scenario = s;
+                self.scenario_rev += 1;
+                self.text_error = None;
+            }
+            // Keep what the user typed; the model stays on the default until the text parses.
+            Err(e) => self.text_error = Some(e.into()),
+        }
+        self.text = saved.scenario_text;
+        self.rebuild();
+    }
+
+    /// The text a share link or export should carry: the typed text when it is valid.
+    pub fn shareable_text(&self) -> String {
+        if self.text_error.is_none() {
+            self.text.clone()
+        } else {
+            dsl::print(&self.scenario)
+        }
+    }
+
+    pub fn saved(&self) -> Saved {
+        Saved::new(self.text.clone(), self.policies.clone(), self.speed, self.theme, self.preset.map(|p| p.id.to_string()))
+    }
+
+    pub fn total_relinks(&self) -> u64 {
+        self.runner.total_relinks()
+    }
+
+    /// More engine work is due this frame (the frame loop keeps going while its budget lasts).
+    pub fn is_behind(&self) -> bool {
+        self.behind
+    }
+
+    pub fn reduce(&mut self, action: Action) {
+        match action {
+            Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
+                Some((p, Ok(s))) => {
+                    self.set_scenario(s, p.text.to_string(), Some(p));
+                    if run {
+                        self.play();
+                    }
+                }
+                Some((_, Err(e))) => self.banner(BannerKind::Error, format!("Preset {id} does not parse: {e}")),
+                None => self.banner(BannerKind::Error, format!("There is no preset `{id}`.")),
+            },
+            Action::LoadScenario { shared, origin } => {
+                let preset = presets::find(&shared.scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&shared.scenario));
+                if !shared.policies.is_empty() {
+                    self.policies = shared.policies.clone();
+                }
+                let name = if shared.scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", shared.scenario.name) };
+                self.set_scenario(shared.scenario, shared.text, preset);
+                self.banner(BannerKind::Info, format!("Loaded {name} from {origin}."));
+            }
+            Action::EditText(text) => {
+                match dsl::parse(&text) {
+                    Ok(s) => {
+                        self.text_error = None;
+                        if s != self.scenario {
+                            self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                            self.scenario = s;
+                            self.scenario_rev += 1;
+                            self.rebuild();
+                        }
+                    }
+                    Err(e) => self.text_error = Some(e.into()),
+                }
+                self.text = text;
+            }
+            Action::RevertText => {
+                self.text = dsl::print(&self.scenario);
+                self.text_error = None;
+            }
+            Action::Edit(op) => self.edit(&op),
+            Action::TogglePolicy(p) => {
+                if self.policies.contains(&p) {
+                    if self.policies.len() == 1 {
+                        self.banner(BannerKind::Info, "At least one policy must stay selected.".into());
+                        return;
+                    }
+                    self.policies.retain(|x| *x != p);
+                } else {
+                    self.policies.push(p);
+                    self.policies = ALL_POLICIES.iter().copied().filter(|x| self.policies.contains(x)).collect();
+                }
+                self.rebuild();
+            }
+            Action::SetSpeed(s) => self.speed = s,
+            Action::SpeedUp => self.speed = self.speed.shifted(1),
+            Action::SpeedDown => self.speed = self.speed.shifted(-1),
+            Action::Play => self.play(),
+            Action::Pause => self.pause(),
+            Action::TogglePlay => {
+                if self.playing {
+                    self.pause()
+                } else {
+                    self.play()
+                }
+            }
+            Action::Step => {
+                self.playing = false;
+                if self.runner.finished() {
+                    self.rebuild();
+                }
+                self.runner.step();
+                self.after_commands();
+            }
+            Action::Reset => {
+                self.rebuild();
+                self.last_fire = None;
+            }
+            Action::FrameStart { wall_dt_ms } => {
+                if self.playing {
+                    self.runner.advance_clock(self.speed.virtual_ms(wall_dt_ms.clamp(0.0, MAX_FRAME_DT_MS)));
+                }
+            }
+            Action::Work { max_steps } => self.behind = self.playing && !self.runner.work(max_steps),
+            Action::FrameEnd { wall_ms } => {
+                self.runner.settle();
+                self.runner.refresh();
+                if self.runner.finished() {
+                    self.playing = false;
+                }
+                if !self.playing || wall_ms - self.last_slow_ms >= SLOW_VIEW_INTERVAL_MS {
+                    self.last_slow_ms = wall_ms;
+                    self.slow_lanes = self.runner.views().to_vec();
+                }
+                self.refresh_what_if();
+            }
+            Action::Fire(event) => {
+                let label = dsl::event_text(&event);
+                self.last_fire = Some(match self.runner.inject(&event) {
+                    Ok(lanes) => FireOutcome::Fired { label, lanes },
+                    Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
+                });
+                self.after_commands();
+            }
+            Action::SelectSite(site) => {
+                self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
+                self.runner.select(self.selected_site.clone());
+                self.after_commands();
+            }
+            Action::HoverClass(class) => {
+                self.hovered_class = class;
+                self.refresh_what_if();
+            }
+            Action::CycleTheme => self.theme = self.theme.next(),
+            Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::CloseOverlays => {
+                self.help_open = false;
+                self.hovered_class = None;
+                self.what_if.clear();
+            }
+            Action::ShowError(text) => self.banner(BannerKind::Error, text),
+            Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
+            Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
+        }
+    }
+
+    fn edit(&mut self, op: &EditOp) {
+        self.edit_epoch += 1;
+        if let Some(e) = &self.text_error {
+            self.editor_error = Some(format!(
+                "The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).",
+                e.line, e.col
+            ));
+            return;
+        }
+        match editor::apply(&self.scenario, op) {
+            Ok(s) => {
+                let text = dsl::print(&s);
+                self.editor_error = None;
+                self.set_scenario(s, text, None);
+            }
+            Err(why) => self.editor_error = Some(why),
+        }
+    }
+
+    fn set_scenario(&mut self, scenario: Scenario, text: String, preset: Option<&'static Preset>) {
+        self.scenario = scenario;
+        self.scenario_rev += 1;
+        self.text = text;
+        self.text_error = None;
+        self.editor_error = None;
+        self.preset = preset;
+        self.last_fire = None;
+        if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
+            self.selected_site = None;
+        }
+        if self.hovered_class.as_ref().is_some_and(|c| !self.scenario.classes.iter().any(|x| &x.name == c)) {
+            self.hovered_class = None;
+        }
+        self.rebuild();
+    }
+
+    /// New simulations for the current scenario and policies, at virtual time zero, paused.
+    fn rebuild(&mut self) {
+        self.playing = false;
+        match Runner::new(&self.scenario, &self.policies, &self.params) {
+            Ok(r) => {
+                self.runner = r;
+                self.run_error = None;
+            }
+            Err(e) => {
+                self.runner = Runner::idle();
+                self.run_error = Some(e.to_string());
+            }
+        }
+        self.runner.select(self.selected_site.clone());
+        self.after_commands();
+    }
+
+    fn play(&mut self) {
+        if self.runner.finished() {
+            self.rebuild();
+        }
+        if let Some(e) = &self.run_error {
+            let text = format!("This scenario cannot run: {e}");
+            self.banner(BannerKind::Error, text);
+            return;
+        }
+        self.playing = true;
+    }
+
+    fn pause(&mut self) {
+        self.playing = false;
+        self.slow_lanes = self.runner.views().to_vec();
+    }
+
+    /// After anything that changed the simulations outside the frame loop.
+    fn after_commands(&mut self) {
+        self.runner.refresh();
+        self.slow_lanes = self.runner.views().to_vec();
+        self.refresh_what_if();
+    }
+
+    fn refresh_what_if(&mut self) {
+        self.what_if = match &self.hovered_class {
+            Some(c) => self.runner.what_if(c),
+            None => Vec::new(),
+        };
+    }
+
+    fn banner(&mut self, kind: BannerKind, text: String) {
+        if self.banners.iter().any(|b| b.text == text) {
+            return;
+        }
+        self.banners.push(Banner { id: self.next_banner, kind, text });
+        self.next_banner += 1;
+        if self.banners.len() > MAX_BANNERS {
+            self.banners.remove(0);
+        }
+    }
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::editor::EditOp;
+    use crate::share;
+    use blast_engine::model::MetaKind;
+
+    fn run_to_end(s: &mut AppState) {
+        s.reduce(Action::SetSpeed(Speed::Max));
+        s.reduce(Action::Play);
+        for frame in 0..10_000 {
+            s.reduce(Action::FrameStart { wall_dt_ms: 16.0 });
+            s.reduce(Action::Work { max_steps: 5000 });
+            s.reduce(Action::FrameEnd { wall_ms: frame as f64 * 16.0 });
+            if !s.playing {
+                return;
+            }
+        }
+        panic!("did not finish");
+    }
+
+    fn shared(text: &str) -> Shared {
+        share::decode(&format!("#{}", share::encode(text, &[]))).unwrap().unwrap()
+    }
+
+    #[test]
+    fn starts_on_the_headline_preset_with_two_lanes() {
+        let s = AppState::new();
+        assert_eq!(s.preset.map(|p| p.id), Some(DEFAULT_PRESET));
+        assert_eq!(s.runner.views().len(), 2);
+        assert!(!s.playing && s.text_error.is_none() && s.run_error.is_none());
+    }
+
+    #[test]
+    fn loading_and_running_a_preset_finishes_with_results() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
+        assert!(s.playing);
+        assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
+        run_to_end(&mut s);
+        assert!(s.runner.finished());
+        assert!(s.slow_lanes.iter().all(|l| l.result.is_some()), "charts get the final views");
+        assert!(s.total_relinks() > 0);
+        s.reduce(Action::Play);
+        assert!(s.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
+    }
+
+    #[test]
+    fn frames_advance_by_speed_and_pause_stops_them() {
+        let mut s = AppState::new();
+        s.reduce(Action::SetSpeed(Speed::Factor(1.0)));
+        s.reduce(Action::Play);
+        s.reduce(Action::FrameStart { wall_dt_ms: 10.0 });
+        s.reduce(Action::Work { max_steps: 100_000 });
+        s.reduce(Action::FrameEnd { wall_ms: 0.0 });
+        let t = s.runner.clock_ms();
+        assert!((10.0..20.0).contains(&t), "10 wall ms at 1x is about 10 virtual ms, got {t}");
+        s.reduce(Action::Pause);
+        s.reduce(Action::FrameStart { wall_dt_ms: 10.0 });
+        s.reduce(Action::Work { max_steps: 100_000 });
+        s.reduce(Action::FrameEnd { wall_ms: 16.0 });
+        assert_eq!(s.runner.clock_ms(), t);
+    }
+
+    #[test]
+    fn valid_text_updates_the_model_and_invalid_text_is_kept() {
+        let mut s = AppState::new();
+        let before = s.scenario.clone();
+        let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
+        s.reduce(Action::EditText(broken.clone()));
+        assert_eq!(s.text, broken, "what the user typed is kept");
+        let e = s.text_error.clone().expect("error");
+        assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
+        assert_eq!(s.scenario, before, "the model keeps the last valid version");
+        s.reduce(Action::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
+        assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
+        s.reduce(Action::RevertText);
+        assert!(s.text_error.is_none());
+        let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
+        s.reduce(Action::EditText(fixed.clone()));
+        assert!(s.text_error.is_none());
+        assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
+        assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
+        assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+    }
+
+    #[test]
+    fn model_edits_reprint_the_text() {
+        let mut s = AppState::new();
+        s.reduce(Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
+        s.reduce(Action::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
+        assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
+        assert!(!s.text.contains("HierParent extends"));
+    }
+
+    #[test]
+    fn policies_toggle_in_canonical_order_and_never_empty() {
+        let mut s = AppState::new();
+        s.reduce(Action::TogglePolicy(Policy::Ideal));
+        s.reduce(Action::TogglePolicy(Policy::Hierarchy));
+        assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.runner.views().len(), 4);
+        for p in [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal] {
+            s.reduce(Action::TogglePolicy(p));
+        }
+        assert_eq!(s.policies, [Policy::Ideal]);
+        assert_eq!(s.banners.len(), 1);
+    }
+
+    #[test]
+    fn firing_a_write_mid_run_relinks() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        for _ in 0..6 {
+            s.reduce(Action::Step);
+        }
+        assert_eq!(s.total_relinks(), 0);
+        s.reduce(Action::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
+        assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
+        run_to_end(&mut s);
+        assert!(s.total_relinks() > 0);
+        s.reduce(Action::Fire(Event::InvalidateAll));
+        assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
+    }
+
+    #[test]
+    fn hover_shows_what_if_per_policy() {
+        let mut s = AppState::new();
+        for _ in 0..8 {
+            s.reduce(Action::Step);
+        }
+        s.reduce(Action::HoverClass(Some("Hot".into())));
+        assert_eq!(s.what_if.len(), 2);
+        assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
+        s.reduce(Action::CloseOverlays);
+        assert!(s.what_if.is_empty());
+    }
+
+    #[test]
+    fn a_shared_scenario_replaces_the_current_one() {
+        let mut s = AppState::new();
+        let text = presets::find("oracle_liveParentRedefine").unwrap().text;
+        s.reduce(Action::LoadScenario { shared: shared(text), origin: "the link".into() });
+        assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
+        assert_eq!(s.preset.map(|p| p.id), Some("oracle_liveParentRedefine"));
+        assert_eq!(s.banners.last().map(|b| b.kind), Some(BannerKind::Info));
+    }
+
+    #[test]
+    fn boot_prefers_the_link_and_reports_bad_inputs() {
+        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None });
+        assert_eq!(s.scenario.name, "hotLoop_baseline");
+        assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
+        assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
+
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err("bad base64".into())) });
+        assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
+        assert_eq!(s.banners[0].kind, BannerKind::Error);
+
+        let link = shared(presets::find("parentChild_baseline").unwrap().text);
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)) });
+        assert_eq!(s.scenario.name, "parentChild_baseline");
+
+        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None });
+        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        assert!(s.banners[0].text.contains("set aside"));
+    }
+
+    #[test]
+    fn restoring_invalid_text_keeps_it_with_its_error() {
+        let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None });
+        assert_eq!(s.text, "class A {\n  oops");
+        assert!(s.text_error.is_some());
+        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
+        assert!(s.shareable_text().contains(DEFAULT_PRESET), "links carry the valid model, not broken text");
+    }
+
+    #[test]
+    fn an_unrunnable_scenario_is_reported_not_run() {
+        let mut s = AppState::new();
+        let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
+        s.reduce(Action::EditText(text.into()));
+        assert!(s.text_error.is_none());
+        assert!(s.run_error.is_some());
+        s.reduce(Action::Play);
+        assert!(!s.playing);
+        assert_eq!(s.banners.last().map(|b| b.kind), Some(BannerKind::Error));
+    }
+
+    #[test]
+    fn banners_are_capped_deduplicated_and_dismissable() {
+        let mut s = AppState::new();
+        for i in 0..6 {
+            s.reduce(Action::ShowError(format!("e{i}")));
+        }
+        s.reduce(Action::ShowError("e5".into()));
+        assert_eq!(s.banners.len(), MAX_BANNERS);
+        let id = s.banners[0].id;
+        s.reduce(Action::DismissBanner(id));
+        assert_eq!(s.banners.len(), MAX_BANNERS - 1);
+    }
+
+    #[test]
+    fn speed_and_theme_cycle_within_bounds() {
+        let mut s = AppState::new();
+        for _ in 0..20 {
+            s.reduce(Action::SpeedUp);
+        }
+        assert_eq!(s.speed, Speed::Max);
+        for _ in 0..20 {
+            s.reduce(Action::SpeedDown);
+        }
+        assert_eq!(s.speed, SPEEDS[0]);
+        s.reduce(Action::CycleTheme);
+        s.reduce(Action::CycleTheme);
+        assert_eq!(s.theme, Theme::Dark);
+    }
+
+    #[test]
+    fn selecting_a_site_fills_the_why_history() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
+        s.reduce(Action::SelectSite(Some("hot".into())));
+        run_to_end(&mut s);
+        assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
+        s.reduce(Action::SelectSite(Some("no-such-site".into())));
+        assert_eq!(s.selected_site, None);
+    }
+}

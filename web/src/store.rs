@@ -1,0 +1,79 @@
+//! Holds the one `AppState` for the component tree and funnels every change through
+//! `AppState::reduce`.
+//!
+//! Yew's `use_reducer` wants a state it can clone per action; ours owns the running engine
+//! simulations, which are neither cheap nor possible to clone. So the state lives in a
+//! `RefCell`, actions are applied in place, and the App re-renders once per batch.
+
+use std::cell::{Ref, RefCell};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::state::{Action, AppState};
+
+#[derive(Clone)]
+pub struct Store {
+    state: Rc<RefCell<AppState>>,
+    /// Actions that arrived while the state was borrowed; applied on the next dispatch.
+    queue: Rc<RefCell<VecDeque<Action>>>,
+    rerender: UseForceUpdateHandle,
+}
+
+impl PartialEq for Store {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.state, &other.state)
+    }
+}
+
+#[hook]
+pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
+    let state = use_mut_ref(init);
+    let queue = use_mut_ref(VecDeque::new);
+    let rerender = use_force_update();
+    Store { state, queue, rerender }
+}
+
+impl Store {
+    pub fn read(&self) -> Ref<'_, AppState> {
+        self.state.borrow()
+    }
+
+    pub fn dispatch(&self, action: Action) {
+        self.queue.borrow_mut().push_back(action);
+        self.drain();
+    }
+
+    /// Several reductions with one re-render (the frame loop uses this).
+    pub fn batch(&self, f: impl FnOnce(&mut AppState)) {
+        match self.state.try_borrow_mut() {
+            Ok(mut state) => f(&mut state),
+            Err(_) => return,
+        }
+        self.drain();
+    }
+
+    fn drain(&self) {
+        let Ok(mut state) = self.state.try_borrow_mut() else { return };
+        loop {
+            let next = self.queue.borrow_mut().pop_front();
+            match next {
+                Some(action) => state.reduce(action),
+                None => break,
+            }
+        }
+        drop(state);
+        self.rerender.force_update();
+    }
+
+    pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
+        let store = self.clone();
+        Callback::from(move |e| store.dispatch(f(e)))
+    }
+
+    /// A callback that dispatches a fixed action.
+    pub fn on<E: 'static>(&self, action: Action) -> Callback<E> {
+        self.callback(move |_| action.clone())
+    }
+}

@@ -1,0 +1,76 @@
+//! Helpers shared by the browser tests: a fresh root per test, DOM queries, user events.
+
+#![allow(dead_code)] // each test file uses its own subset
+
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Event, EventInit, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+
+pub fn document() -> web_sys::Document {
+    web_sys::window().and_then(|w| w.document()).expect("a document")
+}
+
+/// A new, empty element to render one test's component into.
+pub fn fresh_root() -> Element {
+    let root = document().create_element("div").expect("div");
+    document().body().expect("body").append_child(&root).expect("attach");
+    root
+}
+
+pub fn find(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector).ok().flatten().unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+pub fn exists(root: &Element, selector: &str) -> bool {
+    root.query_selector(selector).ok().flatten().is_some()
+}
+
+pub fn count(root: &Element, selector: &str) -> u32 {
+    root.query_selector_all(selector).map(|l| l.length()).unwrap_or(0)
+}
+
+pub fn click(root: &Element, selector: &str) {
+    find(root, selector).dyn_into::<HtmlElement>().expect("an HTML element").click();
+}
+
+fn fire(el: &Element, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let event = Event::new_with_event_init_dict(kind, &init).expect("event");
+    el.dispatch_event(&event).expect("dispatch");
+}
+
+pub fn select(root: &Element, selector: &str, value: &str) {
+    let el = find(root, selector);
+    el.clone().dyn_into::<HtmlSelectElement>().expect("a select").set_value(value);
+    fire(&el, "change");
+}
+
+pub fn type_into(root: &Element, selector: &str, value: &str) {
+    let el = find(root, selector);
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        input.set_value(value);
+    } else {
+        el.clone().dyn_into::<HtmlTextAreaElement>().expect("an input or textarea").set_value(value);
+    }
+    fire(&el, "input");
+}
+
+pub fn textarea_value(root: &Element, selector: &str) -> String {
+    find(root, selector).dyn_into::<HtmlTextAreaElement>().expect("a textarea").value()
+}
+
+pub fn attr(root: &Element, selector: &str, name: &str) -> String {
+    find(root, selector).get_attribute(name).unwrap_or_default()
+}
+
+pub fn local_storage() -> web_sys::Storage {
+    web_sys::window().and_then(|w| w.local_storage().ok().flatten()).expect("localStorage")
+}
+
+/// Replace the URL fragment without firing `hashchange`.
+pub fn set_hash(hash: &str) {
+    let w = web_sys::window().expect("window");
+    let loc = w.location();
+    let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default(), hash);
+    w.history().expect("history").replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)).expect("replaceState");
+}

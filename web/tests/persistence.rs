@@ -1,0 +1,80 @@
+//! Share links and autosave through the real `location` and `localStorage`.
+
+mod common;
+
+use blast_engine::{dsl, presets, Policy};
+use blast_web::state::{Speed, Theme};
+use blast_web::storage::{self, Saved};
+use blast_web::{browser, share, App};
+use common::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen_test]
+fn share_link_round_trips_through_the_location() {
+    let text = presets::find("oracle_liveParentRedefine").unwrap().text;
+    let url = browser::share_url(&share::encode(text, &[Policy::Exact, Policy::Hierarchy])).expect("a url");
+    assert!(url.contains("#s=1."));
+    let shared = browser::read_fragment().expect("a fragment").expect("it decodes");
+    assert_eq!(shared.text, text);
+    assert_eq!(shared.scenario, dsl::parse(text).unwrap());
+    assert_eq!(shared.policies, [Policy::Exact, Policy::Hierarchy]);
+    set_hash("");
+    assert!(browser::read_fragment().is_none());
+}
+
+#[wasm_bindgen_test]
+fn autosave_round_trips_through_local_storage() {
+    local_storage().clear().unwrap();
+    let saved = Saved::new("class A {\n  still typing".into(), vec![Policy::Global], Speed::Max, Theme::Dark, None);
+    browser::save(&saved).expect("saved");
+    assert_eq!(browser::boot().saved, Some(Ok(saved)));
+}
+
+#[wasm_bindgen_test]
+fn a_corrupted_autosave_is_reported_and_set_aside() {
+    let store = local_storage();
+    store.clear().unwrap();
+    store.set_item(storage::KEY, "{\"version\": 1, \"scenario_text\": ").unwrap();
+    let boot = browser::boot();
+    assert!(matches!(boot.saved, Some(Err(ref why)) if why.contains("kept under")), "{:?}", boot.saved);
+    assert_eq!(store.get_item(storage::KEY).unwrap(), None, "the live key is freed");
+    let keys: Vec<String> = (0..store.length().unwrap()).filter_map(|i| store.key(i).ok().flatten()).collect();
+    let aside = keys.iter().find(|k| k.starts_with("blast-radius.autosave.corrupt-")).expect("moved aside");
+    assert!(store.get_item(aside).unwrap().unwrap().contains("scenario_text"), "the raw entry is kept");
+}
+
+#[wasm_bindgen_test]
+async fn the_app_restores_its_autosave() {
+    local_storage().clear().unwrap();
+    set_hash("");
+    let text = presets::find("parentChild_baseline").unwrap().text;
+    browser::save(&Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None)).unwrap();
+    let root = fresh_root();
+    yew::Renderer::<App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+    assert_eq!(textarea_value(&root, "#dsl-text"), text);
+    assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 1);
+    let html = document().document_element().unwrap();
+    assert_eq!(html.get_attribute("data-theme").as_deref(), Some("light"));
+}
+
+#[wasm_bindgen_test]
+async fn a_hostile_fragment_shows_an_error_and_keeps_the_saved_scenario() {
+    local_storage().clear().unwrap();
+    let text = presets::find("hotLoop_baseline").unwrap().text;
+    browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
+    let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
+    set_hash(&format!("#{}", share::encode(cyclic, &[])));
+    let root = fresh_root();
+    yew::Renderer::<App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+    set_hash("");
+    let banner = find(&root, ".banner-error").text_content().unwrap_or_default();
+    assert!(banner.contains("cyclic"), "{banner}");
+    assert_eq!(textarea_value(&root, "#dsl-text"), text);
+    click(&root, "#step");
+    yew::scheduler::flush().await;
+    assert!(exists(&root, "#blast-view figure.lane"), "the page still works");
+}
