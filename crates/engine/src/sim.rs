@@ -375,6 +375,30 @@ impl Simulation {
         Ok(self.fire(ev))
     }
 
+    /// Enter (`use`) or leave a category by hand, between steps. Both are bulk events.
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, ScenarioError> {
+        let cat = self.world.category_id(name).ok_or_else(|| ScenarioError::at_path("", format!("unknown category `{name}`")))?;
+        if !enter && !self.world.active_categories.contains(&cat) {
+            return Err(ScenarioError::at_path("", format!("category `{name}` is not active")));
+        }
+        Ok(self.fire_category(cat, enter))
+    }
+
+    /// Categories active now, innermost last.
+    pub fn active_categories(&self) -> Vec<String> {
+        self.world.active_categories.iter().map(|&c| self.world.category_names[c].clone()).collect()
+    }
+
+    /// Whether `class` exists and is loaded now (program-loaded classes start unloaded).
+    pub fn is_loaded(&self, class: &str) -> bool {
+        self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded)
+    }
+
+    /// Events fired so far (the records keep only the first few thousand).
+    pub fn events_total(&self) -> usize {
+        self.events_total
+    }
+
     // ----- events -------------------------------------------------------------------------
 
     fn domain_for(&self, site: usize) -> DomainKey {

@@ -194,3 +194,24 @@ fn steady_loops_cost_the_same_at_any_length() {
         assert_eq!(sim.iterations(), count);
     }
 }
+
+#[test]
+fn categories_entered_by_hand_retire_everything_and_redirect_dispatch() {
+    let s = presets::find("hotLoop_baseline").unwrap().scenario();
+    let mut sim = Simulation::new(&s, Policy::Exact, &Params::default()).unwrap();
+    while !sim.is_finished() {
+        sim.step();
+    }
+    assert!(sim.inject_category("HotCategory", false).is_err(), "not active yet");
+    let n = sim.events_total();
+    sim.inject_category("HotCategory", true).unwrap();
+    assert_eq!(sim.active_categories(), vec!["HotCategory"]);
+    let enter = &sim.events_since(n)[0];
+    assert_eq!(enter.label, "enter HotCategory");
+    assert_eq!(enter.targets_changed, vec!["hot"]);
+    assert!(enter.sites_hit.len() >= 6, "bulk: {:?}", enter.sites_hit);
+    sim.inject_category("HotCategory", false).unwrap();
+    assert!(sim.active_categories().is_empty());
+    assert!(sim.inject_category("Nope", true).is_err());
+    assert!(sim.is_loaded("Hot") && !sim.is_loaded("Nope"));
+}
