@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { checks as playgroundChecks } from './checks/playground.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -66,6 +67,12 @@ check('row for preset hotLoop_unrelatedMetaClassChurn exists', async ({ page }) 
   const n = await page.locator('tr[data-preset="hotLoop_unrelatedMetaClassChurn"]').count();
   expect(n >= 1, 'no tr[data-preset="hotLoop_unrelatedMetaClassChurn"]');
 });
+
+// The playground's own checks (issue #3): run a preset, fire a mutation, reload, share links.
+for (const c of playgroundChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name) }));
+}
 
 // Keep these two last: they cover everything the checks above did.
 check('no uncaught page errors', async ({ state }) => {
