@@ -429,7 +429,7 @@ fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
         }
         s.push('\n');
     }
-    s.push_str("\nRelinks per measured run (necessary / collateral / missed), by receiver class:\n");
+    s.push_str("\nRelinks over the whole run, warm-up included (necessary / collateral / missed), by receiver class:\n");
     for (name, c) in results {
         let _ = writeln!(s, "  {name}");
         for p in policies {
