@@ -561,7 +561,7 @@ impl Simulation {
             }
         }
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
-        self.advance(cost, 0, [0; 3]);
+        self.advance(cost, 0);
         let sites_hit: Vec<usize> = (0..self.sites.len()).filter(|&s| self.site_guarded_by(s, &retired)).collect();
         if self.events.len() < MAX_EVENT_RECORDS {
             self.events.push(EventRecord {
@@ -843,11 +843,11 @@ impl Simulation {
             }
             cost += self.run_calls(s, n);
         }
-        self.advance(cost, n, [0; 3]);
+        self.advance(cost, n);
     }
 
-    fn advance(&mut self, cost: f64, iterations: u64, relinks: [u64; 3]) {
-        self.timeline.add(self.iterations, cost, iterations, relinks);
+    fn advance(&mut self, cost: f64, iterations: u64) {
+        self.timeline.add(self.iterations, cost, iterations, [0; 3]);
         self.now_ns += cost;
         self.iterations += iterations;
     }
