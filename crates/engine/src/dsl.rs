@@ -126,8 +126,8 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    /// Model path -> position of the token that introduced it, for validation errors.
-    spans: HashMap<String, (usize, usize)>,
+    /// Where each model path came from, for validation errors.
+    spans: Spans,
 }
 
 type PResult<T> = Result<T, ScenarioError>;
@@ -437,8 +437,11 @@ impl Parser {
     }
 }
 
+/// Model path (`classes[2].parent`) -> the `(line, col)` of the text that produced it.
+pub type Spans = HashMap<String, (usize, usize)>;
+
 /// Parse scenario text without validating it.
-pub fn parse_unchecked(src: &str) -> Result<(Scenario, HashMap<String, (usize, usize)>), ScenarioError> {
+pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
     let toks = lex(src)?;
     let mut p = Parser { toks, pos: 0, spans: HashMap::new() };
     let s = p.scenario()?;
@@ -453,7 +456,7 @@ pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
 }
 
 /// Map a path-located validation error to the closest recorded text position.
-fn locate(e: ScenarioError, spans: &HashMap<String, (usize, usize)>) -> ScenarioError {
+fn locate(e: ScenarioError, spans: &Spans) -> ScenarioError {
     let Location::Path(path) = &e.location else { return e };
     let mut probe = path.as_str();
     loop {

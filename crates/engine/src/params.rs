@@ -111,7 +111,7 @@ pub const PARAM_NAMES: &[&str] = &[
 impl Params {
     /// Set one named numeric parameter. Values must be finite, non-negative and bounded.
     pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
-        if !value.is_finite() || value < 0.0 || value > 1e12 {
+        if !(0.0..=1e12).contains(&value) {
             return Err(format!("{name} = {value}: must be a finite number in 0..=1e12"));
         }
         let int = |v: f64| -> Result<u64, String> {

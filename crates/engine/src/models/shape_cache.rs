@@ -7,6 +7,7 @@
 //! - `fifo` (as shipped, capacity 10), `lru`, `unbounded`: a per-class shape cache;
 //! - `capacity-0`: the cache stores nothing, so every new stream misses: the handle is built
 //!   once per stream and, being new each time, is never inlined by the JIT.
+//!
 //! The blast radius of a miss is one record class; plain classes never touch the cache.
 
 use serde::{Deserialize, Serialize};
