@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { checks as playgroundChecks } from './checks/playground.mjs';
+import { checks as modelChecks } from './checks/models.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -72,6 +73,12 @@ check('row for preset hotLoop_unrelatedMetaClassChurn exists', async ({ page }) 
 for (const c of playgroundChecks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name) }));
+}
+
+// Model mode (issue #5): the shape cache, shared-arena and descriptor models.
+for (const c of modelChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
 
 // Keep these two last: they cover everything the checks above did.

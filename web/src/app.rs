@@ -2,24 +2,31 @@
 
 use std::rc::Rc;
 
+use blast_engine::policy::ALL_POLICIES;
+use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser;
+use crate::charts::ChartLanes;
 use crate::components::banners::Banners;
-use crate::components::blast_view::{BlastView, GraphClass};
+use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
 use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
+use crate::components::knobs::Knobs;
+use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
+use crate::components::model_view::ModelView;
 use crate::components::mutations::Mutations;
-use crate::components::topbar::TopBar;
+use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
-use crate::editor;
 use crate::export;
 use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_shortcuts, use_theme};
+use crate::model_entities::Family;
+use crate::model_mode::ModelSession;
 use crate::share;
 use crate::state::{Action, AppState};
 use crate::store::{use_store, Store};
@@ -31,7 +38,7 @@ pub fn app() -> Html {
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, saved) = {
         let s = store.read();
-        (s.playing, s.theme, s.saved())
+        (s.is_playing(), s.theme, s.saved())
     };
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
@@ -40,61 +47,26 @@ pub fn app() -> Html {
     use_autosave(&store, saved);
 
     let s = store.read();
-    let lanes = s.runner.views().to_vec();
-    let graph_classes = Rc::new(graph_classes(&s));
-    let class_names: Vec<String> = graph_classes.iter().map(|c| c.name.clone()).collect();
-    let sites = Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect::<Vec<_>>());
-    let progress = lanes.iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
-    let error_cb = store.callback(Action::ShowError);
-
+    let current = match &s.model {
+        Some(m) => Some(AttrValue::from(m.preset.id)),
+        None => s.preset.map(|p| AttrValue::from(p.id)),
+    };
     let html = html! {
         <div class="app">
-            <TopBar playing={s.playing} finished={s.runner.finished() && !s.runner.is_empty()} can_run={s.run_error.is_none()}
-                speed={s.speed} clock_ms={s.runner.clock_ms()} {progress} relinks={s.total_relinks()}
-                policies={s.policies.clone()} theme={s.theme}
-                on_toggle_play={store.on(Action::TogglePlay)} on_step={store.on(Action::Step)} on_reset={store.on(Action::Reset)}
-                on_speed={store.callback(Action::SetSpeed)} on_toggle_policy={store.callback(Action::TogglePolicy)}
-                on_theme={store.on(Action::CycleTheme)} on_help={store.on(Action::ToggleHelp)}
-                on_share={share_callback(&store, share_link.clone())} />
+            <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
-            if let Some(e) = &s.run_error {
+            if let (Some(e), None) = (&s.run_error, &s.model) {
                 <p class="run-error" role="alert">{ format!("This scenario cannot run: {e}") }</p>
             }
             <main class="layout">
-                <Gallery current={s.preset.map(|p| AttrValue::from(p.id))} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
-                <section id="blast-view" class="panel" aria-labelledby="blast-title">
-                    <header class="panel-head">
-                        <h2 id="blast-title">{ "Blast view" }</h2>
-                        <p class="hint">{ scenario_caption(&s) }</p>
-                    </header>
-                    <Mutations classes={class_names.clone()} methods={method_suggestions(&s)} running={!s.runner.finished()}
-                        last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)} />
-                    <BlastView {lanes} classes={graph_classes} sites={sites}
-                        hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
-                        what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-                </section>
-                <div class="analysis">
-                    <Charts lanes={s.slow_lanes.clone()} theme={s.theme} on_error={error_cb.clone()} />
-                    <div class="side">
-                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(&store)} />
-                        <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
-                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
-                    </div>
-                </div>
-                <section id="editor" class="panel" aria-labelledby="editor-title">
-                    <header class="panel-head">
-                        <h2 id="editor-title">{ "Scenario editor" }</h2>
-                        <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
-                            on_export={export_scenario(&store)} on_error={error_cb} />
-                    </header>
-                    <div class="editor-grid">
-                        <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
-                            error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
-                        <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
-                    </div>
-                </section>
+                <Gallery {current} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
+                {
+                    match &s.model {
+                        Some(m) => model_sections(&store, &s, m),
+                        None => call_site_sections(&store, &s),
+                    }
+                }
             </main>
             if s.help_open {
                 <Help on_close={store.on(Action::ToggleHelp)} />
@@ -108,16 +80,148 @@ pub fn app() -> Html {
     html
 }
 
-/// Declared classes, then classes the program loads, then classes loaded by hand.
-fn graph_classes(s: &AppState) -> Vec<GraphClass> {
-    let mut out: Vec<GraphClass> = s.scenario.classes.iter().map(|c| GraphClass { name: c.name.clone(), parent: c.parent.clone(), loaded_later: false }).collect();
-    let later = editor::loaded_by_program(&s.scenario).into_iter().chain(s.runner.loaded_by_hand().iter().map(|c| (c.name.clone(), c.parent.clone())));
-    for (name, parent) in later {
-        if !out.iter().any(|c| c.name == name) {
-            out.push(GraphClass { name, parent, loaded_later: true });
-        }
+/// What the top bar shows of the lanes on screen, whichever mode.
+struct LaneStatus {
+    finished: bool,
+    can_run: bool,
+    clock_ms: f64,
+    progress: f64,
+    count: u64,
+    count_label: &'static str,
+    choices_title: &'static str,
+    choices: Vec<LaneChoice>,
+}
+
+fn call_site_status(s: &AppState) -> LaneStatus {
+    let progress = s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
+    let choices = ALL_POLICIES
+        .iter()
+        .map(|p| LaneChoice { id: format!("policy-{}", p.name()), label: p.name().into(), colour: format!("policy-{}", p.name()), checked: s.policies.contains(p) })
+        .collect();
+    LaneStatus {
+        finished: s.runner.finished() && !s.runner.is_empty(),
+        can_run: s.run_error.is_none(),
+        clock_ms: s.runner.clock_ms(),
+        progress,
+        count: s.total_relinks(),
+        count_label: "relinks",
+        choices_title: "Policies",
+        choices,
     }
-    out
+}
+
+fn model_status(m: &ModelSession) -> LaneStatus {
+    let choices = m
+        .config()
+        .variants()
+        .iter()
+        .enumerate()
+        .map(|(i, v)| LaneChoice { id: format!("variant-{v}"), label: v.to_string(), colour: format!("series-{i}"), checked: m.variants.contains(v) })
+        .collect();
+    LaneStatus {
+        finished: m.runner.finished(),
+        can_run: true,
+        clock_ms: m.runner.clock_ms(),
+        progress: m.runner.views().iter().map(|v| v.progress()).fold(1.0, f64::min),
+        count: m.runner.verdict_total(),
+        count_label: "invalidations",
+        choices_title: "Variants",
+        choices,
+    }
+}
+
+fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>) -> TopBarProps {
+    let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
+    TopBarProps {
+        playing: s.is_playing(),
+        finished: status.finished,
+        can_run: status.can_run,
+        speed: s.current_speed(),
+        clock_ms: status.clock_ms,
+        progress: status.progress,
+        relinks: status.count,
+        counter_label: status.count_label.into(),
+        lanes_title: status.choices_title.into(),
+        lanes: status.choices,
+        theme: s.theme,
+        on_toggle_play: store.on(Action::TogglePlay),
+        on_step: store.on(Action::Step),
+        on_reset: store.on(Action::Reset),
+        on_speed: store.callback(Action::SetSpeed),
+        on_toggle_lane: store.callback(Action::ToggleLane),
+        on_theme: store.on(Action::CycleTheme),
+        on_help: store.on(Action::ToggleHelp),
+        on_share: share_callback(store, link),
+    }
+}
+
+fn call_site_sections(store: &Store, s: &AppState) -> Html {
+    let lanes = s.runner.views().to_vec();
+    let classes = Rc::new(s.runner.classes().to_vec());
+    let class_names: Vec<String> = classes.iter().map(|(name, _)| name.clone()).collect();
+    let sites = Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect::<Vec<_>>());
+    let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
+    let error_cb = store.callback(Action::ShowError);
+    html! {
+        <>
+            <section id="blast-view" class="panel" aria-labelledby="blast-title">
+                <header class="panel-head">
+                    <h2 id="blast-title">{ "Blast view" }</h2>
+                    <p class="hint">{ scenario_caption(s) }</p>
+                </header>
+                <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
+                    last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                    categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })} />
+                <BlastView {lanes} {classes} sites={sites}
+                    hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
+                    what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+            </section>
+            <div class="analysis">
+                <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
+                <div class="side">
+                    <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(store)} />
+                    <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
+                        selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
+                </div>
+            </div>
+            <section id="editor" class="panel" aria-labelledby="editor-title">
+                <header class="panel-head">
+                    <h2 id="editor-title">{ "Scenario editor" }</h2>
+                    <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
+                        on_export={export_scenario(store)} on_error={error_cb} />
+                </header>
+                <div class="editor-grid">
+                    <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
+                        error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                    <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
+                        on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
+                </div>
+            </section>
+        </>
+    }
+}
+
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession) -> Html {
+    let family = Family::of(m.config());
+    let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
+    html! {
+        <>
+            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title">
+                <header class="panel-head">
+                    <h2 id="blast-title">{ "Blast view" }</h2>
+                    <p class="hint">{ caption }</p>
+                </header>
+                <p class="model-description">{ m.preset.description }</p>
+                <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
+                <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
+            </section>
+            <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
+            <div class="model-charts">
+                <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
+            </div>
+        </>
+    }
 }
 
 fn method_suggestions(s: &AppState) -> Vec<String> {
@@ -141,7 +245,10 @@ fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static s
     Callback::from(move |_| {
         let fragment = {
             let s = store.read();
-            share::encode(&s.shareable_text(), &s.policies)
+            match &s.model {
+                Some(m) => share::encode_model(&m.link()),
+                None => share::encode(&s.shareable_text(), &s.policies),
+            }
         };
         let Some(url) = browser::share_url(&fragment) else {
             store.dispatch(Action::ShowError("Could not build a share link in this browser.".into()));
@@ -177,7 +284,10 @@ fn export_csv(store: &Store) -> Callback<()> {
     Callback::from(move |_| {
         let (name, csv) = {
             let s = store.read();
-            (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published)))
+            match &s.model {
+                Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
+                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published))),
+            }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
             store.dispatch(Action::ShowError(format!("CSV export failed: {e}")));

@@ -32,8 +32,8 @@ pub fn boot() -> Boot {
     Boot { saved: load_autosave(), shared: read_fragment() }
 }
 
-/// The URL fragment's scenario, if the fragment carries one.
-pub fn read_fragment() -> Option<Result<share::Shared, String>> {
+/// The URL fragment's scenario or model session, if the fragment carries one.
+pub fn read_fragment() -> Option<Result<share::Link, String>> {
     let hash = window()?.location().hash().ok()?;
     share::decode(&hash).transpose()
 }

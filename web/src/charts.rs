@@ -1,18 +1,22 @@
 //! The live charts, drawn with plotters on a canvas.
 //!
-//! Series are built by pure functions (tested natively); drawing reads its colours from the
+//! Series are built by pure functions (tested natively) into one `ChartData` for either mode:
+//! call-site lanes (throughput, relinks) or model variants (time per op, verdicts per
+//! checkpoint interval). Drawing reads its colours from the
 //! page's CSS variables, so the charts follow the light and dark themes, and sizes the canvas
 //! backing store by `devicePixelRatio` so text stays crisp. Tick counts stay small: plotters
 //! measures each label through the DOM.
 
 use std::rc::Rc;
 
+use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 
 use crate::format;
+use crate::model_runner::{measured_us, VariantView};
 use crate::runner::LaneView;
 
 /// What the x axis measures.
@@ -93,6 +97,116 @@ pub fn log_bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((lo, hi))
 }
 
+/// One lane's line: its label, colour (`--series-N`), points and event marks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub colour: usize,
+    pub points: Vec<(f64, f64)>,
+    pub marks: Vec<f64>,
+}
+
+/// One lane's stacked verdict bars: x from, x to, necessary, collateral, missed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarPanel {
+    pub label: String,
+    pub bars: Vec<(f64, f64, u64, u64, u64)>,
+}
+
+/// Everything both charts draw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartData {
+    pub x_desc: &'static str,
+    pub y_desc: String,
+    pub x_max: f64,
+    pub lines: Vec<Line>,
+    pub panels: Vec<BarPanel>,
+}
+
+/// The lanes a chart panel shows, in either mode.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChartLanes {
+    CallSites(Vec<Rc<LaneView>>),
+    Models(Vec<Rc<VariantView>>),
+}
+
+/// The colour slot of a policy: its place among all policies.
+pub fn policy_colour(p: Policy) -> usize {
+    ALL_POLICIES.iter().position(|x| *x == p).unwrap_or(0)
+}
+
+impl ChartLanes {
+    pub fn len(&self) -> usize {
+        match self {
+            ChartLanes::CallSites(l) => l.len(),
+            ChartLanes::Models(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn has_data(&self) -> bool {
+        match self {
+            ChartLanes::CallSites(lanes) => lanes.iter().any(|l| l.timeline.iter().any(|t| t.iterations > 0)),
+            ChartLanes::Models(views) => views.iter().any(|v| v.revealed > 0),
+        }
+    }
+
+    pub fn data(&self, axis: XAxis) -> ChartData {
+        match self {
+            ChartLanes::CallSites(lanes) => ChartData {
+                x_desc: axis.description(),
+                y_desc: "ops/ms (log scale)".into(),
+                x_max: x_max(lanes, axis),
+                lines: lanes
+                    .iter()
+                    .map(|l| Line { label: l.policy.name().into(), colour: policy_colour(l.policy), points: throughput_series(l, axis), marks: event_marks(l, axis) })
+                    .collect(),
+                panels: lanes.iter().map(|l| BarPanel { label: l.policy.name().into(), bars: relink_bars(l, axis) }).collect(),
+            },
+            ChartLanes::Models(views) => model_chart(views, axis),
+        }
+    }
+}
+
+/// x of a model's timeline point: virtual ms, or percent of the run's points.
+fn model_x(view: &VariantView, point: usize, axis: XAxis) -> f64 {
+    match axis {
+        XAxis::Time => view.report.as_ref().map_or(0.0, |r| measured_us(r, point) / 1000.0),
+        XAxis::Progress => 100.0 * (point + 1) as f64 / view.total_points().max(1) as f64,
+    }
+}
+
+fn model_chart(views: &[Rc<VariantView>], axis: XAxis) -> ChartData {
+    let unit = views.iter().find_map(|v| v.report.as_ref().map(|r| format::unit(&r.unit))).unwrap_or_default();
+    let lines = views
+        .iter()
+        .map(|v| {
+            let points = v.revealed_points().iter().enumerate().filter(|(_, p)| p.value > 0.0 && p.value.is_finite()).map(|(i, p)| (model_x(v, i, axis), p.value)).collect();
+            Line { label: v.variant.into(), colour: v.index, points, marks: Vec::new() }
+        })
+        .collect();
+    let panels = views
+        .iter()
+        .map(|v| {
+            let x0 = |from: usize| if from == 0 { 0.0 } else { model_x(v, from - 1, axis) };
+            let bars = v.steps.iter().map(|s| (x0(s.from), model_x(v, s.to - 1, axis), s.verdicts.necessary, s.verdicts.collateral, s.verdicts.missed));
+            BarPanel { label: v.variant.into(), bars: bars.filter(|b| b.2 + b.3 + b.4 > 0).collect() }
+        })
+        .collect();
+    let x_max = match axis {
+        XAxis::Time => views.iter().map(|v| model_x(v, v.total_points().saturating_sub(1), axis)).fold(0.0, f64::max),
+        XAxis::Progress => 100.0,
+    };
+    let x_desc = match axis {
+        XAxis::Time => "virtual time since the measured ops began (ms)",
+        XAxis::Progress => "progress through the measured ops (%)",
+    };
+    ChartData { x_desc, y_desc: format!("{unit} (log scale; lower is better)"), x_max, lines, panels }
+}
+
 /// `#rrggbb` (or `#rgb`) from a CSS custom property.
 pub fn parse_hex(s: &str) -> Option<RGBColor> {
     let h = s.trim().strip_prefix('#')?;
@@ -113,7 +227,7 @@ pub struct Palette {
     pub necessary: RGBColor,
     pub collateral: RGBColor,
     pub missed: RGBColor,
-    policies: Vec<(Policy, RGBColor)>,
+    series: Vec<RGBColor>,
 }
 
 impl Palette {
@@ -128,12 +242,12 @@ impl Palette {
             necessary: var("--verdict-necessary", RGBColor(21, 128, 61)),
             collateral: var("--verdict-collateral", RGBColor(217, 119, 6)),
             missed: var("--verdict-missed", RGBColor(185, 28, 28)),
-            policies: blast_engine::policy::ALL_POLICIES.iter().map(|&p| (p, var(&format!("--policy-{}", p.name()), RGBColor(100, 100, 100)))).collect(),
+            series: (0..ALL_POLICIES.len()).map(|i| var(&format!("--series-{i}"), RGBColor(100, 100, 100))).collect(),
         }
     }
 
-    pub fn policy(&self, p: Policy) -> RGBColor {
-        self.policies.iter().find(|(x, _)| *x == p).map(|(_, c)| *c).unwrap_or(self.fg)
+    pub fn series(&self, slot: usize) -> RGBColor {
+        self.series.get(slot).copied().unwrap_or(self.fg)
     }
 }
 
@@ -150,8 +264,8 @@ pub fn fit_canvas(canvas: &HtmlCanvasElement, ratio: f64) -> f64 {
     ratio
 }
 
-/// A chart drawing function (throughput or relinks), as the panel calls them.
-pub type DrawChart = fn(HtmlCanvasElement, &[Rc<LaneView>], XAxis, &Palette, f64) -> Result<(), String>;
+/// A chart drawing function (lines or verdict bars), as the panel calls them.
+pub type DrawChart = fn(HtmlCanvasElement, &ChartData, &Palette, f64) -> Result<(), String>;
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -175,15 +289,14 @@ fn whole_tick(v: f64) -> String {
     }
 }
 
-pub fn draw_throughput(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAxis, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, scale: f64) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&pal.background).map_err(err)?;
-    let series: Vec<(Policy, Vec<(f64, f64)>)> = lanes.iter().map(|l| (l.policy, throughput_series(l, axis))).collect();
-    let Some((lo, hi)) = log_bounds(series.iter().flat_map(|(_, s)| s.iter().map(|p| p.1))) else {
+    let Some((lo, hi)) = log_bounds(data.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))) else {
         return root.present().map_err(err);
     };
-    let x_hi = x_max(lanes, axis).max(f64::MIN_POSITIVE);
+    let x_hi = data.x_max.max(f64::MIN_POSITIVE);
     let px = |v: f64| (v * scale).round() as u32;
     let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
     let mut chart = ChartBuilder::on(&root)
@@ -197,8 +310,8 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: 
         .configure_mesh()
         .x_labels(6)
         .y_labels(6)
-        .x_desc(axis.description())
-        .y_desc("ops/ms (log scale)")
+        .x_desc(data.x_desc)
+        .y_desc(data.y_desc.as_str())
         .x_label_formatter(&|v| tick(*v))
         .y_label_formatter(&|v| tick(*v))
         .label_style(font(12.0))
@@ -208,19 +321,19 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: 
         .light_line_style(pal.grid.mix(0.35))
         .draw()
         .map_err(err)?;
-    for (i, lane) in lanes.iter().enumerate() {
+    for (i, line) in data.lines.iter().enumerate() {
         // One short row of event ticks per lane along the bottom, in the lane's colour.
-        let colour = pal.policy(lane.policy);
+        let colour = pal.series(line.colour);
         let (y0, y1) = (lo * 1.12f64.powi(i as i32), lo * 1.12f64.powi(i as i32 + 1));
-        chart.draw_series(event_marks(lane, axis).into_iter().map(|x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.7).stroke_width(px(1.0))))).map_err(err)?;
+        chart.draw_series(line.marks.iter().map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.7).stroke_width(px(1.0))))).map_err(err)?;
     }
-    for (policy, points) in series {
-        let colour = pal.policy(policy);
+    for line in &data.lines {
+        let colour = pal.series(line.colour);
         let width = px(2.0);
         chart
-            .draw_series(LineSeries::new(points, colour.stroke_width(width)))
+            .draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width)))
             .map_err(err)?
-            .label(policy.name())
+            .label(line.label.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
     }
     chart
@@ -235,21 +348,21 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: 
     root.present().map_err(err)
 }
 
-pub fn draw_relinks(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAxis, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_relinks(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, scale: f64) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&pal.background).map_err(err)?;
-    if !lanes.iter().any(|l| l.timeline.iter().any(|p| p.iterations > 0)) {
+    if data.lines.iter().all(|l| l.points.is_empty()) || data.panels.is_empty() {
         return root.present().map_err(err);
     }
     let px = |v: f64| (v * scale).round() as u32;
     let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
-    let x_hi = x_max(lanes, axis).max(f64::MIN_POSITIVE);
-    let panels = root.split_evenly((lanes.len(), 1));
-    for (i, (lane, area)) in lanes.iter().zip(panels.iter()).enumerate() {
-        let bars = relink_bars(lane, axis);
+    let x_hi = data.x_max.max(f64::MIN_POSITIVE);
+    let areas = root.split_evenly((data.panels.len(), 1));
+    for (i, (panel, area)) in data.panels.iter().zip(areas.iter()).enumerate() {
+        let bars = &panel.bars;
         let y_hi = (bars.iter().map(|b| b.2 + b.3 + b.4).max().unwrap_or(0) as f64 * 1.15).ceil().max(2.0);
-        let last = i + 1 == lanes.len();
+        let last = i + 1 == data.panels.len();
         let mut chart = ChartBuilder::on(area)
             .margin_left(px(12.0))
             .margin_right(px(12.0))
@@ -262,7 +375,7 @@ pub fn draw_relinks(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAx
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(3)
             .x_labels(if last { 6 } else { 0 })
-            .y_desc(lane.policy.name())
+            .y_desc(panel.label.as_str())
             .x_label_formatter(&|v| tick(*v))
             .y_label_formatter(&|v| whole_tick(*v))
             .label_style(font(11.0))
@@ -271,7 +384,7 @@ pub fn draw_relinks(canvas: HtmlCanvasElement, lanes: &[Rc<LaneView>], axis: XAx
             .bold_line_style(pal.grid.mix(0.8))
             .light_line_style(pal.grid.mix(0.0));
         if last {
-            mesh.x_desc(axis.description());
+            mesh.x_desc(data.x_desc);
         }
         mesh.draw().map_err(err)?;
         let stack = |k: usize| {
@@ -325,6 +438,29 @@ mod tests {
         assert!(relink_bars(&lanes[1], XAxis::Time).is_empty(), "exact does not");
         assert!(!event_marks(&lanes[1], XAxis::Progress).is_empty());
         assert!(x_max(&lanes, XAxis::Time) > 1000.0);
+    }
+
+    #[test]
+    fn model_charts_follow_the_replay() {
+        let config = blast_engine::models::find("descriptor_treeMap").unwrap().config();
+        let mut r = crate::model_runner::ModelRunner::new(config, &["good", "broken"]);
+        r.step();
+        r.refresh();
+        let early = ChartLanes::Models(r.views().to_vec()).data(XAxis::Time);
+        assert!(early.lines.iter().all(|l| l.points.len() == 1));
+        assert!(early.y_desc.starts_with("ns/op"));
+        crate::model_runner::tests::replay_to_end(&mut r);
+        let lanes = ChartLanes::Models(r.views().to_vec());
+        assert!(lanes.has_data());
+        for axis in [XAxis::Time, XAxis::Progress] {
+            let data = lanes.data(axis);
+            assert!(data.lines.iter().all(|l| l.points.len() == 200 && l.points.windows(2).all(|w| w[0].0 <= w[1].0)));
+            assert!(data.lines.iter().all(|l| l.points.last().unwrap().0 <= data.x_max + 1e-9));
+            let broken: u64 = data.panels[1].bars.iter().map(|b| b.2 + b.3 + b.4).sum();
+            assert_eq!(broken, 200, "one discarded rebuild per measured write (the warm-up's are in the totals only)");
+            assert!(data.panels[1].bars.iter().all(|b| b.0 <= b.1));
+        }
+        assert_eq!(lanes.data(XAxis::Time).lines.iter().map(|l| l.colour).collect::<Vec<_>>(), [0, 1]);
     }
 
     #[test]

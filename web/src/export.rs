@@ -1,4 +1,5 @@
-//! Files the page hands out: results as CSV, the scenario as JSON.
+//! Files the page hands out: results as CSV (call-site lanes or model variants), the scenario
+//! as JSON.
 
 use std::fmt::Write as _;
 
@@ -6,6 +7,7 @@ use blast_engine::model::Scenario;
 use blast_engine::presets::Published;
 use blast_engine::Policy;
 
+use crate::model_runner::VariantView;
 use crate::runner::LaneView;
 
 /// One row per policy (`scope` = run) and one per site and policy (`scope` = site).
@@ -62,6 +64,35 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Op
     out
 }
 
+/// One row per finished variant of a model run, roles as `name=value` pairs.
+pub fn model_csv(preset: &str, views: &[impl AsRef<VariantView>]) -> String {
+    let mut out = String::from("preset,model,variant,unit,value,speedup_vs_first,necessary,collateral,missed,roles\n");
+    let first = views.first().and_then(|v| v.as_ref().result()).map(|r| r.value);
+    for r in views.iter().filter_map(|v| v.as_ref().result()) {
+        let speedup = match first {
+            Some(f) if r.value > 0.0 => num(f / r.value),
+            _ => String::new(),
+        };
+        let roles: Vec<String> = r.roles.iter().map(|(n, v)| format!("{n}={}", num(*v))).collect();
+        let t = r.verdicts;
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{}",
+            field(preset),
+            field(&r.model),
+            field(&r.variant),
+            field(&r.unit),
+            num(r.value),
+            speedup,
+            t.necessary,
+            t.collateral,
+            t.missed,
+            field(&roles.join("; "))
+        );
+    }
+    out
+}
+
 pub fn scenario_json(s: &Scenario) -> String {
     serde_json::to_string_pretty(s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
@@ -113,6 +144,19 @@ mod tests {
         let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
         assert!(exact.contains(",0.512,"), "published after value: {exact}");
         assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+    }
+
+    #[test]
+    fn model_csv_has_a_row_per_finished_variant() {
+        let config = blast_engine::models::find("arena_closeGroup").unwrap().config();
+        let mut r = crate::model_runner::ModelRunner::new(config, &["always", "no-deopt"]);
+        crate::model_runner::tests::replay_to_end(&mut r);
+        let csv = model_csv("arena_closeGroup", r.views());
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 3, "{csv}");
+        assert!(lines[2].starts_with("arena_closeGroup,arena,no-deopt,us/op,"), "{}", lines[2]);
+        assert!(lines[1].contains(",1,"), "the first variant's speed-up over itself: {}", lines[1]);
+        assert!(lines[1].contains(",0,1278,0,closing="), "verdicts, then the roles: {}", lines[1]);
     }
 
     #[test]

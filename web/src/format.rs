@@ -48,6 +48,14 @@ pub fn count(n: u64) -> String {
     groups.join("\u{2009}")
 }
 
+/// A model's unit for display: `us/op` reads `µs/op`.
+pub fn unit(u: &str) -> String {
+    match u.strip_prefix("us/") {
+        Some(rest) => format!("µs/{rest}"),
+        None => u.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +83,12 @@ mod tests {
         assert_eq!(duration_ms(0.5), "500 µs");
         assert_eq!(duration_ms(12.34), "12.3 ms");
         assert_eq!(duration_ms(2410.0), "2.41 s");
+    }
+
+    #[test]
+    fn units_read_naturally() {
+        assert_eq!(unit("us/op"), "µs/op");
+        assert_eq!(unit("ns/op"), "ns/op");
     }
 
     #[test]

@@ -42,7 +42,7 @@ fn schedule(store: Store, slot: Slot<AnimationFrame>, last: Slot<f64>) {
     let next_slot = slot.clone();
     let handle = request_animation_frame(move |timestamp| {
         run_frame(&store, timestamp, &last);
-        if store.read().playing {
+        if store.read().is_playing() {
             schedule(store, next_slot, last);
         }
     });
@@ -103,7 +103,7 @@ pub fn use_hash_links(store: &Store) {
     use_effect_with((), move |_| {
         let listener = web_sys::window().map(|w| {
             EventListener::new(&w, "hashchange", move |_| match browser::read_fragment() {
-                Some(Ok(shared)) => store.dispatch(Action::LoadScenario { shared, origin: "the link".into() }),
+                Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
                 Some(Err(why)) => store.dispatch(Action::ShowError(format!("The link's scenario was not loaded: {why}"))),
                 None => {}
             })

@@ -17,7 +17,7 @@ pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut { keys: &["r"], what: "Reset the run to virtual time zero" },
     Shortcut { keys: &["+", "]"], what: "Faster" },
     Shortcut { keys: &["-", "["], what: "Slower" },
-    Shortcut { keys: &["1", "…", "5"], what: "Toggle policy global, exact, hierarchy, hierarchy-v3, ideal" },
+    Shortcut { keys: &["1", "…", "5"], what: "Toggle policy global, exact, hierarchy, hierarchy-v3, ideal (a model's variants in model mode)" },
     Shortcut { keys: &["i"], what: "Fire “invalidate all” into the running simulations" },
     Shortcut { keys: &["t"], what: "Theme: auto → light → dark" },
     Shortcut { keys: &["?"], what: "Show / hide this cheat sheet" },
@@ -42,7 +42,8 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
         "Escape" => Action::CloseOverlays,
         digit => {
             let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
-            Action::TogglePolicy(*ALL_POLICIES.get(index)?)
+            ALL_POLICIES.get(index)?;
+            Action::ToggleLane(index)
         }
     })
 }
@@ -50,14 +51,13 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blast_engine::Policy;
 
     #[test]
     fn keys_map_to_actions() {
         assert_eq!(action_for(" ", false), Some(Action::TogglePlay));
         assert_eq!(action_for("ArrowRight", false), Some(Action::Step));
         assert_eq!(action_for("?", false), Some(Action::ToggleHelp));
-        assert_eq!(action_for("2", false), Some(Action::TogglePolicy(Policy::Exact)));
+        assert_eq!(action_for("2", false), Some(Action::ToggleLane(1)));
         assert_eq!(action_for("0", false), None);
         assert_eq!(action_for("9", false), None);
         assert_eq!(action_for("x", false), None);

@@ -1,7 +1,8 @@
 //! The Blast Radius playground: a Yew app around the `blast-engine` simulator.
 //!
-//! Pure logic (state and reducer, lockstep runner, editor operations, share and autosave
-//! codecs, layout, exports) lives in modules that need no browser and are tested natively;
+//! Pure logic (state and reducer, lockstep runner, model replay and knobs, editor operations,
+//! share and autosave codecs, layout, exports) lives in modules that need no browser and are
+//! tested natively;
 //! `components` renders it and `browser` wraps the few web APIs used.
 
 pub mod app;
@@ -14,6 +15,10 @@ pub mod format;
 pub mod hooks;
 pub mod keys;
 pub mod layout;
+pub mod model_entities;
+pub mod model_knobs;
+pub mod model_mode;
+pub mod model_runner;
 pub mod runner;
 pub mod share;
 pub mod state;

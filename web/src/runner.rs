@@ -52,6 +52,11 @@ pub struct LaneView {
     pub history: Rc<Vec<RelinkRecord>>,
     pub events_recorded: usize,
     pub last_event: Option<String>,
+    /// Classes of the runner's list that are not loaded now in this lane (the program or a
+    /// hand-fired mutation loads them later).
+    pub unloaded: Vec<String>,
+    /// Categories active now, innermost last.
+    pub active_categories: Vec<String>,
 }
 
 impl LaneView {
@@ -66,14 +71,14 @@ impl LaneView {
     pub fn site(&self, name: &str) -> Option<&SiteView> {
         self.sites.iter().find(|s| s.report.name == name)
     }
+
+    pub fn is_loaded(&self, class: &str) -> bool {
+        !self.unloaded.iter().any(|c| c == class)
+    }
 }
 
-/// A class loaded by hand while running (the blast view draws it too).
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoadedClass {
-    pub name: String,
-    pub parent: Option<String>,
-}
+/// A class the blast view draws: (name, parent).
+pub type ClassEntry = (String, Option<String>);
 
 struct Lane {
     sim: Simulation,
@@ -108,14 +113,15 @@ pub struct Runner {
     frame: u64,
     total_iterations: u64,
     selected: Option<String>,
-    loaded: Vec<LoadedClass>,
+    /// Declared classes, then classes the program loads, then classes loaded by hand.
+    classes: Vec<ClassEntry>,
     views: Vec<Rc<LaneView>>,
 }
 
 impl Runner {
     /// A runner with no lanes (nothing selected, or the scenario cannot run).
     pub fn idle() -> Runner {
-        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, loaded: Vec::new(), views: Vec::new() }
+        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, classes: Vec::new(), views: Vec::new() }
     }
 
     pub fn new(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Runner, ScenarioError> {
@@ -127,7 +133,13 @@ impl Runner {
         }
         let per_op = blast_engine::sim::iterations_in(&scenario.op);
         let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
-        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), ..Runner::idle() };
+        let mut classes: Vec<ClassEntry> = scenario.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
+        for (name, parent) in crate::editor::loaded_by_program(scenario) {
+            if !classes.iter().any(|(c, _)| *c == name) {
+                classes.push((name, parent));
+            }
+        }
+        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), classes, ..Runner::idle() };
         runner.refresh();
         Ok(runner)
     }
@@ -168,8 +180,9 @@ impl Runner {
             .sum()
     }
 
-    pub fn loaded_by_hand(&self) -> &[LoadedClass] {
-        &self.loaded
+    /// Every class the scenario declares or may load, including those loaded by hand.
+    pub fn classes(&self) -> &[ClassEntry] {
+        &self.classes
     }
 
     /// The running lane furthest behind in virtual time.
@@ -233,19 +246,31 @@ impl Runner {
 
     /// Fire a hand-made event into every running lane at once. Returns how many took it.
     pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+        let fired = self.fire_into_running_lanes(|sim| sim.inject(event))?;
+        if let Event::Load { class, parent, .. } = event {
+            if !self.classes.iter().any(|(c, _)| c == class) {
+                self.classes.push((class.clone(), parent.clone()));
+            }
+        }
+        Ok(fired)
+    }
+
+    /// Enter or leave category `name` in every running lane at once. Returns how many took it.
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, String> {
+        self.fire_into_running_lanes(|sim| sim.inject_category(name, enter))
+    }
+
+    fn fire_into_running_lanes(&mut self, mut fire: impl FnMut(&mut Simulation) -> Result<usize, ScenarioError>) -> Result<usize, String> {
         let mut fired = 0;
         let mut error = None;
         for lane in self.lanes.iter_mut().filter(|l| l.running()) {
-            match lane.sim.inject(event) {
+            match fire(&mut lane.sim) {
                 Ok(_) => fired += 1,
                 Err(e) => error = Some(e.to_string()),
             }
         }
         if fired == 0 {
             return Err(error.unwrap_or_else(|| "nothing is running: press Run (or Reset) first".into()));
-        }
-        if let Event::Load { class, parent, .. } = event {
-            self.loaded.push(LoadedClass { name: class.clone(), parent: parent.clone() });
         }
         Ok(fired)
     }
@@ -266,6 +291,7 @@ impl Runner {
         let frame = self.frame;
         let selected = self.selected.as_deref();
         let total_iterations = self.total_iterations;
+        let classes = &self.classes;
         self.views = self
             .lanes
             .iter_mut()
@@ -308,6 +334,8 @@ impl Runner {
                     history: lane.history.clone(),
                     events_recorded: events.len(),
                     last_event: events.last().map(|e| e.label.clone()),
+                    unloaded: classes.iter().filter(|(c, _)| !lane.sim.is_loaded(c)).map(|(c, _)| c.clone()).collect(),
+                    active_categories: lane.sim.active_categories(),
                 })
             })
             .collect();
@@ -417,8 +445,36 @@ mod tests {
         r.step();
         let load = Event::Load { class: "HotChild".into(), parent: Some("Hot".into()), methods: vec![] };
         assert!(r.inject(&load).is_ok());
-        assert_eq!(r.loaded_by_hand(), &[LoadedClass { name: "HotChild".into(), parent: Some("Hot".into()) }]);
+        assert_eq!(r.classes().last(), Some(&("HotChild".to_string(), Some("Hot".to_string()))));
+        r.refresh();
+        assert!(r.views()[0].is_loaded("HotChild"));
         assert!(r.inject(&load).is_err());
+        assert_eq!(r.classes().iter().filter(|(c, _)| c == "HotChild").count(), 1);
+    }
+
+    #[test]
+    fn classes_the_program_loads_are_drawn_unloaded_until_it_loads_them() {
+        let text = "class A { m }\nsite s = A.m\nsetup { load class B extends A { m } }\nop { loop 10 { call s } }\nmeasure warmup 0 ops 1\n";
+        let scenario = blast_engine::dsl::parse(text).expect("parses");
+        let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).expect("runs");
+        assert_eq!(r.classes().iter().map(|(c, _)| c.as_str()).collect::<Vec<_>>(), ["A", "B"]);
+        assert_eq!(r.views()[0].unloaded, ["B"]);
+        run_to_end(&mut r);
+        assert!(r.views()[0].unloaded.is_empty());
+    }
+
+    #[test]
+    fn categories_entered_by_hand_are_active_until_left() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Global, Policy::Exact]);
+        r.step();
+        assert_eq!(r.inject_category("HotCategory", true), Ok(2));
+        r.refresh();
+        assert!(r.views().iter().all(|l| l.active_categories == ["HotCategory"]));
+        assert_eq!(r.inject_category("HotCategory", false), Ok(2));
+        assert!(r.inject_category("HotCategory", false).unwrap_err().contains("not active"));
+        assert!(r.inject_category("Nope", true).unwrap_err().contains("unknown category"));
+        r.refresh();
+        assert!(r.views().iter().all(|l| l.active_categories.is_empty()));
     }
 
     #[test]

@@ -1,15 +1,19 @@
-//! Share links: the whole scenario travels in the URL fragment.
+//! Share links: the whole scenario (or model session) travels in the URL fragment.
 //!
-//! Format (version 1): `#s=1.<base64url of the DSL text>&p=global,exact`. The fragment never
-//! reaches a server, so a link works on any static host. Decoding treats the fragment as
-//! hostile: size is capped before anything is decoded, and the text goes through the engine's
-//! parser and validator (cycles, unknown names, oversized numbers) and its work estimate, so a
-//! link that decodes is a scenario the page can run.
+//! Formats (version 1): `#s=1.<base64url of the DSL text>&p=global,exact` for a call-site
+//! scenario, `#m=1.<base64url of a JSON ModelLink>` for a model preset with its knobs and
+//! variants. The fragment never reaches a server, so a link works on any static host.
+//! Decoding treats the fragment as hostile: size is capped before anything is decoded; a
+//! scenario goes through the engine's parser and validator (cycles, unknown names, oversized
+//! numbers) and its work estimate, a model link through the same checks as the page's knob
+//! inputs, so a link that decodes is one the page can run.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use blast_engine::model::Scenario;
 use blast_engine::{dsl, Params, Policy, Simulation};
+
+use crate::model_mode::{self, ModelLink};
 
 pub const VERSION: u32 = 1;
 /// Longest fragment accepted (a preset is about 1.5 KB encoded).
@@ -23,6 +27,13 @@ pub struct Shared {
     pub policies: Vec<Policy>,
 }
 
+/// What a link carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Link {
+    Scenario(Shared),
+    Model(ModelLink),
+}
+
 /// The fragment (without `#`) for a scenario's text and the selected policies.
 pub fn encode(text: &str, policies: &[Policy]) -> String {
     let mut out = format!("s={VERSION}.{}", URL_SAFE_NO_PAD.encode(text.as_bytes()));
@@ -34,10 +45,16 @@ pub fn encode(text: &str, policies: &[Policy]) -> String {
     out
 }
 
+/// The fragment (without `#`) for a model session.
+pub fn encode_model(link: &ModelLink) -> String {
+    let json = serde_json::to_string(link).unwrap_or_default();
+    format!("m={VERSION}.{}", URL_SAFE_NO_PAD.encode(json.as_bytes()))
+}
+
 /// Decode a location hash (with or without the leading `#`). Errors complete the sentence
 /// "The link's scenario was not loaded: …".
 /// `Ok(None)` means the fragment carries no scenario at all (e.g. empty).
-pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
+pub fn decode(fragment: &str) -> Result<Option<Link>, String> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
     if fragment.is_empty() {
         return Ok(None);
@@ -45,19 +62,28 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
     if fragment.len() > MAX_FRAGMENT {
         return Err(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024));
     }
-    let mut payload = None;
+    let mut scenario = None;
+    let mut model = None;
     let mut policies = Vec::new();
     for part in fragment.split('&') {
         if let Some(v) = part.strip_prefix("s=") {
-            payload = Some(v);
+            scenario = Some(v);
+        } else if let Some(v) = part.strip_prefix("m=") {
+            model = Some(v);
         } else if let Some(v) = part.strip_prefix("p=") {
             policies = blast_engine::policy::parse_policies(v)?;
         }
     }
-    let Some(payload) = payload else {
-        return Ok(None);
-    };
-    let (version, data) = payload.split_once('.').ok_or("it has no format version (expected s=1.…)")?;
+    match (scenario, model) {
+        (Some(payload), _) => decode_scenario(payload, policies).map(|s| Some(Link::Scenario(s))),
+        (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The text behind `<version>.<base64url>`.
+fn payload_text(payload: &str, kind: char) -> Result<String, String> {
+    let (version, data) = payload.split_once('.').ok_or_else(|| format!("it has no format version (expected {kind}=1.…)"))?;
     match version.parse::<u32>() {
         Ok(VERSION) => {}
         Ok(v) => return Err(format!("it uses format version {v}; this page reads version {VERSION}")),
@@ -66,10 +92,21 @@ pub fn decode(fragment: &str) -> Result<Option<Shared>, String> {
     let bytes = URL_SAFE_NO_PAD
         .decode(data.trim_end_matches('=').as_bytes())
         .map_err(|e| format!("it is not valid base64url ({e})"))?;
-    let text = String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())?;
+    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+}
+
+fn decode_scenario(payload: &str, policies: Vec<Policy>) -> Result<Shared, String> {
+    let text = payload_text(payload, 's')?;
     let scenario = dsl::parse(&text).map_err(|e| format!("it does not parse: {e}"))?;
     Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(|e| format!("it cannot run: {e}"))?;
-    Ok(Some(Shared { text, scenario, policies }))
+    Ok(Shared { text, scenario, policies })
+}
+
+fn decode_model(payload: &str) -> Result<ModelLink, String> {
+    let json = payload_text(payload, 'm')?;
+    let link: ModelLink = serde_json::from_str(&json).map_err(|e| format!("its model settings are not readable ({e})"))?;
+    model_mode::resolve(&link)?;
+    Ok(link)
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -89,7 +126,7 @@ mod tests {
     fn round_trips_every_preset_with_policies() {
         for p in presets::all() {
             let frag = encode(p.text, &[Policy::Global, Policy::Exact]);
-            let shared = decode(&format!("#{frag}")).expect("decodes").expect("has a scenario");
+            let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).expect("decodes") else { panic!("a scenario link") };
             assert_eq!(shared.text, p.text);
             assert_eq!(shared.scenario, p.scenario());
             assert_eq!(shared.policies, vec![Policy::Global, Policy::Exact]);
@@ -135,6 +172,23 @@ mod tests {
         let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
         let err = decode(&encoded(cyclic)).unwrap_err();
         assert!(err.contains("cyclic"), "{err}");
+    }
+
+    #[test]
+    fn model_links_round_trip_and_hostile_ones_are_errors() {
+        let link = ModelLink { preset: "records_rotating11".into(), knobs: vec![("shapes".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
+        let frag = encode_model(&link);
+        assert!(frag.starts_with("m=1.") && frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=".contains(c)), "{frag}");
+        assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));
+        let model = |json: &str| decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(json)));
+        assert!(model("{not json").unwrap_err().contains("not readable"));
+        assert!(model("[]").unwrap_err().contains("not readable"));
+        assert!(model(r#"{"preset":"nope"}"#).unwrap_err().contains("no model preset"));
+        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#).unwrap_err().contains("between"));
+        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["evil","1"]]}"#).unwrap_err().contains("not a knob"));
+        assert!(model(r#"{"preset":"arena_scaling16","variants":["x"]}"#).unwrap_err().contains("not a variant"));
+        assert!(decode("#m=2.AAAA").unwrap_err().contains("version 2"));
+        assert!(decode("#m=1.!!!").unwrap_err().contains("base64"));
     }
 
     #[test]

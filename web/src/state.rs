@@ -8,6 +8,7 @@
 use std::rc::Rc;
 
 use blast_engine::model::{Event, Scenario};
+use blast_engine::models;
 use blast_engine::policy::ALL_POLICIES;
 use blast_engine::presets::{self, Preset};
 use blast_engine::validate::Location;
@@ -15,8 +16,9 @@ use blast_engine::{dsl, Params, Policy, ScenarioError};
 use serde::{Deserialize, Serialize};
 
 use crate::editor::{self, EditOp};
+use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::runner::{LaneView, Runner};
-use crate::share::Shared;
+use crate::share::{Link, Shared};
 use crate::storage::Saved;
 
 /// The preset a first visit opens with: the headline result.
@@ -26,7 +28,7 @@ pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
 pub const SLOW_VIEW_INTERVAL_MS: f64 = 120.0;
 const MAX_BANNERS: usize = 4;
 /// A long pause (tab in the background) must not become one giant virtual-time jump.
-const MAX_FRAME_DT_MS: f64 = 100.0;
+pub(crate) const MAX_FRAME_DT_MS: f64 = 100.0;
 
 /// Virtual milliseconds per wall millisecond.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,7 +57,7 @@ impl Speed {
         }
     }
 
-    fn virtual_ms(self, wall_ms: f64) -> f64 {
+    pub(crate) fn virtual_ms(self, wall_ms: f64) -> f64 {
         match self {
             Speed::Factor(f) => f * wall_ms,
             Speed::Max => f64::INFINITY,
@@ -66,7 +68,7 @@ impl Speed {
         SPEEDS.iter().position(|s| *s == self).unwrap_or(3)
     }
 
-    fn shifted(self, by: isize) -> Speed {
+    pub(crate) fn shifted(self, by: isize) -> Speed {
         let i = (self.index() as isize + by).clamp(0, SPEEDS.len() as isize - 1);
         SPEEDS[i as usize]
     }
@@ -143,8 +145,8 @@ pub enum FireOutcome {
 pub struct Boot {
     /// The autosaved session, or why it could not be read (it has been set aside).
     pub saved: Option<Result<Saved, String>>,
-    /// The URL fragment's scenario, or why it could not be used.
-    pub shared: Option<Result<Shared, String>>,
+    /// The URL fragment's scenario or model, or why it could not be used.
+    pub shared: Option<Result<Link, String>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -152,6 +154,13 @@ pub enum Action {
     LoadPreset { id: String, run: bool },
     /// A scenario from a share link or an imported file.
     LoadScenario { shared: Shared, origin: String },
+    /// A model preset with knobs and variants, from a share link.
+    LoadModelLink { link: ModelLink, origin: String },
+    /// A model knob as typed (model mode).
+    SetKnob { knob: String, value: String },
+    ToggleVariant(String),
+    /// The `index`-th policy, or the model's variant in model mode (the `1`…`5` keys).
+    ToggleLane(usize),
     EditText(String),
     /// Throw away text that does not parse: show the model's text again.
     RevertText,
@@ -171,6 +180,8 @@ pub enum Action {
     Work { max_steps: usize },
     FrameEnd { wall_ms: f64 },
     Fire(Event),
+    /// Enter (`use`) or leave a category by hand in every running lane.
+    FireCategory { name: String, enter: bool },
     SelectSite(Option<String>),
     HoverClass(Option<String>),
     CycleTheme,
@@ -180,6 +191,26 @@ pub enum Action {
     ShowError(String),
     ShowInfo(String),
     DismissBanner(u64),
+}
+
+/// Whether the costly panels take new views at the end of this frame: at most every
+/// `SLOW_VIEW_INTERVAL_MS` while playing, at once when stopped. Notes the time when they do.
+pub(crate) fn slow_views_due(playing: bool, wall_ms: f64, last_ms: &mut f64) -> bool {
+    let due = !playing || wall_ms - *last_ms >= SLOW_VIEW_INTERVAL_MS;
+    if due {
+        *last_ms = wall_ms;
+    }
+    due
+}
+
+impl Action {
+    /// The action that opens what a link carries.
+    pub fn open_link(link: Link, origin: &str) -> Action {
+        match link {
+            Link::Scenario(shared) => Action::LoadScenario { shared, origin: origin.into() },
+            Link::Model(link) => Action::LoadModelLink { link, origin: origin.into() },
+        }
+    }
 }
 
 pub struct AppState {
@@ -214,6 +245,8 @@ pub struct AppState {
     pub edit_epoch: u64,
     /// The last `Work` ran out of steps before the lanes reached the clock.
     behind: bool,
+    /// Model mode: a model preset replaces the call-site scenario on screen (which is kept).
+    pub model: Option<ModelSession>,
 }
 
 impl AppState {
@@ -249,6 +282,7 @@ impl AppState {
             scenario_rev: 0,
             edit_epoch: 0,
             behind: false,
+            model: None,
         };
         state.rebuild();
         state
@@ -263,7 +297,7 @@ impl AppState {
             None => {}
         }
         match boot.shared {
-            Some(Ok(shared)) => state.reduce(Action::LoadScenario { shared, origin: "the link".into() }),
+            Some(Ok(link)) => state.reduce(Action::open_link(link, "the link")),
             Some(Err(why)) => state.banner(BannerKind::Error, format!("The link's scenario was not loaded: {why}")),
             None => {}
         }
@@ -289,6 +323,12 @@ impl AppState {
         }
         self.text = saved.scenario_text;
         self.rebuild();
+        if let Some(link) = saved.model {
+            match model_mode::resolve(&link) {
+                Ok(resolved) => self.model = Some(ModelSession::open(resolved, link.knobs, self.speed)),
+                Err(why) => self.banner(BannerKind::Error, format!("The autosaved model could not be reopened ({why}); the call-site scenario is shown.")),
+            }
+        }
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -301,7 +341,17 @@ impl AppState {
     }
 
     pub fn saved(&self) -> Saved {
-        Saved::new(self.text.clone(), self.policies.clone(), self.speed, self.theme, self.preset.map(|p| p.id.to_string()))
+        let model = self.model.as_ref().map(ModelSession::link);
+        Saved { model, ..Saved::new(self.text.clone(), self.policies.clone(), self.speed, self.theme, self.preset.map(|p| p.id.to_string())) }
+    }
+
+    pub fn is_playing(&self) -> bool {
+        self.model.as_ref().map_or(self.playing, |m| m.playing)
+    }
+
+    /// The speed of the mode on screen.
+    pub fn current_speed(&self) -> Speed {
+        self.model.as_ref().map_or(self.speed, |m| m.speed)
     }
 
     pub fn total_relinks(&self) -> u64 {
@@ -310,22 +360,61 @@ impl AppState {
 
     /// More engine work is due this frame (the frame loop keeps going while its budget lasts).
     pub fn is_behind(&self) -> bool {
-        self.behind
+        self.model.as_ref().map_or(self.behind, ModelSession::is_behind)
     }
 
     pub fn reduce(&mut self, action: Action) {
+        if let Some(m) = self.model.as_mut() {
+            if m.control(&action) {
+                return;
+            }
+        }
         match action {
             Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
                 Some((p, Ok(s))) => {
+                    self.model = None;
                     self.set_scenario(s, p.text.to_string(), Some(p));
                     if run {
                         self.play();
                     }
                 }
                 Some((_, Err(e))) => self.banner(BannerKind::Error, format!("Preset {id} does not parse: {e}")),
-                None => self.banner(BannerKind::Error, format!("There is no preset `{id}`.")),
+                None if models::find(&id).is_none() => self.banner(BannerKind::Error, format!("There is no preset `{id}`.")),
+                None => {
+                    let link = ModelLink { preset: id, knobs: Vec::new(), variants: Vec::new() };
+                    if let Some(m) = self.open_model(&link, "The model preset could not be opened:") {
+                        if run {
+                            m.control(&Action::Play);
+                        }
+                    }
+                }
+            },
+            Action::LoadModelLink { link, origin } => {
+                if self.open_model(&link, &format!("The model from {origin} was not loaded:")).is_some() {
+                    self.banner(BannerKind::Info, format!("Loaded model preset “{}” from {origin}.", link.preset));
+                }
+            }
+            Action::SetKnob { knob, value } => {
+                if let Some(m) = self.model.as_mut() {
+                    m.set_knob(knob, value);
+                }
+            }
+            Action::ToggleVariant(name) => {
+                if let Some(Err(why)) = self.model.as_mut().map(|m| m.toggle_variant(&name)) {
+                    self.banner(BannerKind::Info, why);
+                }
+            }
+            Action::ToggleLane(index) => match self.model.as_ref().map(|m| m.variant_at(index)) {
+                Some(Some(variant)) => self.reduce(Action::ToggleVariant(variant.to_string())),
+                Some(None) => {}
+                None => {
+                    if let Some(&policy) = ALL_POLICIES.get(index) {
+                        self.reduce(Action::TogglePolicy(policy));
+                    }
+                }
             },
             Action::LoadScenario { shared, origin } => {
+                self.model = None;
                 let preset = presets::find(&shared.scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&shared.scenario));
                 if !shared.policies.is_empty() {
                     self.policies = shared.policies.clone();
@@ -403,19 +492,23 @@ impl AppState {
                 if self.runner.finished() {
                     self.playing = false;
                 }
-                if !self.playing || wall_ms - self.last_slow_ms >= SLOW_VIEW_INTERVAL_MS {
-                    self.last_slow_ms = wall_ms;
+                if slow_views_due(self.playing, wall_ms, &mut self.last_slow_ms) {
                     self.slow_lanes = self.runner.views().to_vec();
                 }
                 self.refresh_what_if();
             }
+            Action::Fire(_) | Action::FireCategory { .. } if self.model.is_some() => {
+                self.banner(BannerKind::Info, "Hand-fired mutations go into call-site scenarios; a model preset is on screen.".into());
+            }
             Action::Fire(event) => {
                 let label = dsl::event_text(&event);
-                self.last_fire = Some(match self.runner.inject(&event) {
-                    Ok(lanes) => FireOutcome::Fired { label, lanes },
-                    Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
-                });
-                self.after_commands();
+                let outcome = self.runner.inject(&event);
+                self.record_fire(label, outcome);
+            }
+            Action::FireCategory { name, enter } => {
+                let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
+                let outcome = self.runner.inject_category(&name, enter);
+                self.record_fire(label, outcome);
             }
             Action::SelectSite(site) => {
                 self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
@@ -436,6 +529,29 @@ impl AppState {
             Action::ShowError(text) => self.banner(BannerKind::Error, text),
             Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
             Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
+        }
+    }
+
+    fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
+        self.last_fire = Some(match outcome {
+            Ok(lanes) => FireOutcome::Fired { label, lanes },
+            Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
+        });
+        self.after_commands();
+    }
+
+    /// Switch to model mode for `link`; on failure a banner starting with `refusal` says why.
+    fn open_model(&mut self, link: &ModelLink, refusal: &str) -> Option<&mut ModelSession> {
+        match model_mode::resolve(link) {
+            Ok(resolved) => {
+                self.playing = false;
+                let speed = self.current_speed();
+                Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed)))
+            }
+            Err(why) => {
+                self.banner(BannerKind::Error, format!("{refusal} {why}"));
+                None
+            }
         }
     }
 
@@ -563,7 +679,127 @@ mod tests {
     }
 
     fn shared(text: &str) -> Shared {
-        share::decode(&format!("#{}", share::encode(text, &[]))).unwrap().unwrap()
+        match share::decode(&format!("#{}", share::encode(text, &[]))) {
+            Ok(Some(Link::Scenario(shared))) => shared,
+            other => panic!("not a scenario link: {other:?}"),
+        }
+    }
+
+    fn run_model_to_end(s: &mut AppState) {
+        for frame in 0..10_000 {
+            s.reduce(Action::FrameStart { wall_dt_ms: 16.0 });
+            loop {
+                s.reduce(Action::Work { max_steps: 64 });
+                if !s.is_behind() {
+                    break;
+                }
+            }
+            s.reduce(Action::FrameEnd { wall_ms: frame as f64 * 16.0 });
+            if !s.is_playing() {
+                return;
+            }
+        }
+        panic!("the replay did not finish");
+    }
+
+    #[test]
+    fn a_model_preset_opens_model_mode_and_replays_to_the_engine_numbers() {
+        let mut s = AppState::new();
+        s.reduce(Action::SetSpeed(Speed::Max));
+        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: true });
+        let m = s.model.as_ref().expect("model mode");
+        assert!(s.is_playing() && m.speed == Speed::Max, "max stays max");
+        assert_eq!(m.variants, ["always", "scoped-access", "session-live", "no-deopt"], "all variants by default");
+        run_model_to_end(&mut s);
+        let m = s.model.as_ref().unwrap();
+        let value = |variant: &str| m.slow_views.iter().find(|v| v.variant == variant).and_then(|v| v.result()).map(|r| r.value).expect(variant);
+        assert!(value("scoped-access") >= 4.0 * value("no-deopt"));
+        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the call-site scenario waits behind");
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        assert!(s.model.is_none() && s.scenario.name == "hotLoop_baseline");
+    }
+
+    #[test]
+    fn model_mode_fits_its_speed_and_keeps_the_call_site_speed() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        s.reduce(Action::Step);
+        assert_eq!(s.current_speed(), Speed::Factor(0.0001));
+        s.reduce(Action::SpeedUp);
+        assert_eq!(s.current_speed(), Speed::Factor(0.001));
+        s.reduce(Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        assert_eq!(s.current_speed(), Speed::Factor(0.1), "call-site mode keeps its own speed");
+    }
+
+    #[test]
+    fn lane_keys_toggle_variants_in_model_mode_and_policies_otherwise() {
+        let mut s = AppState::new();
+        s.reduce(Action::ToggleLane(2));
+        assert!(s.policies.contains(&Policy::Hierarchy));
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        s.reduce(Action::ToggleLane(2));
+        assert_eq!(s.model.as_ref().unwrap().variants, ["before-fix", "fifo", "unbounded", "capacity-0"]);
+        s.reduce(Action::ToggleLane(9));
+        s.reduce(Action::ToggleVariant("nope".into()));
+        assert!(s.banners.last().is_some_and(|b| b.text.contains("not a variant")));
+        assert!(s.policies.contains(&Policy::Hierarchy), "policies untouched in model mode");
+    }
+
+    #[test]
+    fn knobs_rerun_and_bad_ones_leave_a_message() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        assert!(s.is_playing(), "a knob change re-runs");
+        s.reduce(Action::SetSpeed(Speed::Max));
+        run_model_to_end(&mut s);
+        let m = s.model.as_ref().unwrap();
+        let fifo = m.slow_views.iter().find(|v| v.variant == "fifo").and_then(|v| v.result()).expect("fifo ran");
+        assert_eq!(fifo.roles[0].1, 100.0, "ten shapes fit a cache of ten");
+        s.reduce(Action::SetKnob { knob: "capacity".into(), value: "1e9".into() });
+        assert!(s.model.as_ref().unwrap().knob_error.is_some());
+        assert!(s.banners.is_empty(), "knob errors stay beside the knob");
+    }
+
+    #[test]
+    fn the_autosave_and_links_carry_the_model() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
+        s.reduce(Action::SetKnob { knob: "ops".into(), value: "40".into() });
+        s.reduce(Action::ToggleVariant("always".into()));
+        let saved = s.saved();
+        let link = saved.model.clone().expect("saved with the model");
+        assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
+        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None });
+        let m = restored.model.as_ref().expect("model mode restored");
+        assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
+
+        let mut bad = saved.clone();
+        bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
+        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None });
+        assert!(s.model.is_none() && s.banners[0].text.contains("could not be reopened"));
+
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))) });
+        assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
+        let mut s = s;
+        s.reduce(Action::LoadModelLink { link: ModelLink { preset: "x".into(), knobs: Vec::new(), variants: Vec::new() }, origin: "the link".into() });
+        assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "a bad link changes nothing");
+        assert!(s.banners.last().is_some_and(|b| b.kind == BannerKind::Error));
+    }
+
+    #[test]
+    fn hand_mutations_wait_for_call_site_mode() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        s.reduce(Action::Step);
+        s.reduce(Action::FireCategory { name: "HotCategory".into(), enter: true });
+        assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
+        assert!(s.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
+        s.reduce(Action::FireCategory { name: "Nope".into(), enter: false });
+        assert!(matches!(&s.last_fire, Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
+        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        s.reduce(Action::Fire(Event::InvalidateAll));
+        assert!(s.banners.last().is_some_and(|b| b.text.contains("call-site scenarios")));
     }
 
     #[test]
@@ -702,7 +938,7 @@ mod tests {
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
 
-        let link = shared(presets::find("parentChild_baseline").unwrap().text);
+        let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
         let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)) });
         assert_eq!(s.scenario.name, "parentChild_baseline");
 

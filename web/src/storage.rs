@@ -1,13 +1,15 @@
 //! The autosave envelope kept in `localStorage`.
 //!
 //! It stores the scenario *text* exactly as typed (even when it does not parse yet, so
-//! nothing the user wrote is lost) plus the page's choices. The envelope is versioned; an
+//! nothing the user wrote is lost) plus the page's choices, and the model session when the
+//! page shows a model preset (the call-site scenario stays saved behind it). The envelope is versioned; an
 //! entry that cannot be read is reported and set aside under another key by the caller,
 //! never silently dropped and never a crash.
 
 use blast_engine::Policy;
 use serde::{Deserialize, Serialize};
 
+use crate::model_mode::ModelLink;
 use crate::state::{Speed, Theme};
 
 pub const KEY: &str = "blast-radius.autosave";
@@ -25,11 +27,14 @@ pub struct Saved {
     /// The preset the text came from, if any (for its published numbers).
     #[serde(default)]
     pub preset: Option<String>,
+    /// The open model preset with its knobs and variants (model mode), checked on restore.
+    #[serde(default)]
+    pub model: Option<ModelLink>,
 }
 
 impl Saved {
     pub fn new(scenario_text: String, policies: Vec<Policy>, speed: Speed, theme: Theme, preset: Option<String>) -> Saved {
-        Saved { version: VERSION, scenario_text, policies, speed, theme, preset }
+        Saved { version: VERSION, scenario_text, policies, speed, theme, preset, model: None }
     }
 }
 
@@ -83,6 +88,18 @@ mod tests {
         }
         let mut v = serde_json::to_value(sample()).unwrap();
         v["policies"] = serde_json::json!(["global", "not-a-policy"]);
+        assert!(decode(&v.to_string()).is_err());
+    }
+
+    #[test]
+    fn a_model_session_round_trips_and_older_entries_have_none() {
+        let mut s = sample();
+        s.model = Some(ModelLink { preset: "arena_closeGroup".into(), knobs: vec![("ops".into(), "50".into())], variants: vec!["always".into()] });
+        assert_eq!(decode(&encode(&s).unwrap()).unwrap(), s);
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v.as_object_mut().unwrap().remove("model");
+        assert_eq!(decode(&v.to_string()).unwrap().model, None);
+        v["model"] = serde_json::json!({"knobs": 7});
         assert!(decode(&v.to_string()).is_err());
     }
 

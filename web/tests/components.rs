@@ -6,20 +6,15 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use blast_web::components::gallery::{Gallery, GalleryProps};
-use blast_web::components::topbar::{TopBar, TopBarProps};
+use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use blast_web::state::{Speed, Theme};
-use blast_web::App;
+use blast_engine::models::MODEL_PRESETS;
 use blast_engine::{presets, Policy};
 use common::*;
 use wasm_bindgen_test::*;
 use yew::Callback;
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn reset_browser_state() {
-    local_storage().clear().expect("clear storage");
-    set_hash("");
-}
 
 #[wasm_bindgen_test]
 async fn gallery_lists_every_preset_and_run_reports_it() {
@@ -31,8 +26,9 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     };
     yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load }).render();
     yew::scheduler::flush().await;
-    assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), presets::all().len() as u32);
-    assert_eq!(attr(&root, "table#preset-table tbody tr", "data-preset").split('_').next(), Some("hotLoop"), "Groovy workloads come first");
+    assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len()) as u32);
+    assert_eq!(attr(&root, "table#preset-table tbody tr[data-preset]", "data-preset").split('_').next(), Some("hotLoop"), "Groovy workloads come first");
+    assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 4, "call sites, then one heading per model family");
     click(&root, r#"tr[data-preset="hotLoop_sameTypeMetaClassChurn"] button.run"#);
     click(&root, r#"tr[data-preset="oracle_liveParentRedefine"] button.load"#);
     assert_eq!(*seen.borrow(), vec![("hotLoop_sameTypeMetaClassChurn".to_string(), true), ("oracle_liveParentRedefine".to_string(), false)]);
@@ -46,9 +42,9 @@ async fn top_bar_buttons_call_back() {
         let log = log.clone();
         Callback::from(move |_: ()| log.borrow_mut().push(what.to_string()))
     };
-    let on_policy = {
+    let on_lane = {
         let log = log.clone();
-        Callback::from(move |p: Policy| log.borrow_mut().push(format!("policy {p}")))
+        Callback::from(move |i: usize| log.borrow_mut().push(format!("lane {i}")))
     };
     let on_speed = {
         let log = log.clone();
@@ -62,13 +58,18 @@ async fn top_bar_buttons_call_back() {
         clock_ms: 0.0,
         progress: 0.0,
         relinks: 7,
-        policies: vec![Policy::Global, Policy::Exact],
+        counter_label: "relinks".into(),
+        lanes_title: "Policies".into(),
+        lanes: blast_engine::policy::ALL_POLICIES
+            .iter()
+            .map(|p| LaneChoice { id: format!("policy-{}", p.name()), label: p.name().into(), colour: format!("policy-{}", p.name()), checked: *p != Policy::Hierarchy })
+            .collect(),
         theme: Theme::Auto,
         on_toggle_play: note("play"),
         on_step: note("step"),
         on_reset: note("reset"),
         on_speed,
-        on_toggle_policy: on_policy,
+        on_toggle_lane: on_lane,
         on_theme: note("theme"),
         on_help: note("help"),
         on_share: note("share"),
@@ -80,21 +81,17 @@ async fn top_bar_buttons_call_back() {
     click(&root, "#step");
     click(&root, "#policy-hierarchy");
     select(&root, "#speed", "7");
-    assert_eq!(*log.borrow(), ["play", "step", "policy hierarchy", "speed max"]);
+    assert_eq!(*log.borrow(), ["play", "step", "lane 2", "speed max"]);
 }
 
 #[wasm_bindgen_test]
 async fn app_loads_a_preset_and_adds_a_policy_lane() {
-    reset_browser_state();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = fresh_app().await;
     assert!(exists(&root, "table#preset-table"));
     for id in ["gallery", "editor", "blast-view", "charts", "comparison", "why"] {
         assert!(exists(&root, &format!("#{id}")), "section #{id}");
     }
-    click(&root, r#"tr[data-preset="parentChild_baseline"] button.load"#);
-    yew::scheduler::flush().await;
+    load_preset(&root, "parentChild_baseline").await;
     assert!(textarea_value(&root, "#dsl-text").contains("parentChild_baseline"));
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 2);
     click(&root, "#policy-hierarchy");
@@ -105,16 +102,9 @@ async fn app_loads_a_preset_and_adds_a_policy_lane() {
 
 #[wasm_bindgen_test]
 async fn app_fires_a_write_and_the_relink_counter_moves() {
-    reset_browser_state();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
-    click(&root, r#"tr[data-preset="hotLoop_baseline"] button.load"#);
-    yew::scheduler::flush().await;
-    for _ in 0..7 {
-        click(&root, "#step");
-        yew::scheduler::flush().await;
-    }
+    let root = fresh_app().await;
+    load_preset(&root, "hotLoop_baseline").await;
+    step(&root, 7).await;
     assert_eq!(attr(&root, "#relink-count", "data-value"), "0");
     select(&root, "#fire-class", "Hot");
     click(&root, "#fire-write");
@@ -130,10 +120,7 @@ async fn app_fires_a_write_and_the_relink_counter_moves() {
 
 #[wasm_bindgen_test]
 async fn app_keeps_invalid_text_and_marks_the_line() {
-    reset_browser_state();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = fresh_app().await;
     let text = textarea_value(&root, "#dsl-text");
     let broken = text.replace("class Unrelated", "class Unrelated extends Ghost");
     type_into(&root, "#dsl-text", &broken);
@@ -149,10 +136,7 @@ async fn app_keeps_invalid_text_and_marks_the_line() {
 
 #[wasm_bindgen_test]
 async fn model_edits_reprint_the_text_and_cycles_are_refused() {
-    reset_browser_state();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = fresh_app().await;
     type_into(&root, "#new-class-name", "Extra");
     click(&root, "#add-class");
     yew::scheduler::flush().await;
@@ -165,12 +149,59 @@ async fn model_edits_reprint_the_text_and_cycles_are_refused() {
 
 #[wasm_bindgen_test]
 async fn question_mark_opens_the_cheat_sheet() {
-    reset_browser_state();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = fresh_app().await;
     click(&root, "#help-button");
     yew::scheduler::flush().await;
     assert!(exists(&root, "#cheat-sheet"));
     assert!(find(&root, "#cheat-sheet").text_content().unwrap_or_default().contains("Run / pause"));
+}
+
+#[wasm_bindgen_test]
+async fn app_switches_to_a_model_and_toggles_a_variant() {
+    let root = fresh_app().await;
+    load_preset(&root, "records_rotating11").await;
+    assert_eq!(attr(&root, "#blast-view", "data-model"), "shape-cache");
+    assert!(!exists(&root, "#editor") && !exists(&root, "#why"), "call-site panels leave in model mode");
+    assert!(!exists(&root, "#policy-global"), "the checkboxes are the model's variants");
+    assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 5);
+    assert_eq!(count(&root, ".model-lane"), 5);
+    click(&root, "#variant-lru");
+    yew::scheduler::flush().await;
+    assert_eq!(count(&root, ".model-lane"), 4);
+    assert!(!exists(&root, r#"#comparison-table tr[data-policy="lru"]"#));
+    step(&root, 3).await;
+    assert!(exists(&root, r#".model-lane[data-variant="fifo"] .slot-class[data-class="Line"] .slot.filled"#), "the cache slots fill");
+    assert!(exists(&root, ".model-lane .flash-box"), "misses flash");
+    load_preset(&root, "hotLoop_baseline").await;
+    assert!(exists(&root, "#editor") && exists(&root, "#policy-global"), "a call-site preset brings call-site mode back");
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_knob_value_shows_a_message_and_a_good_one_reruns() {
+    let root = fresh_app().await;
+    load_preset(&root, "arena_closeGroup").await;
+    change_input(&root, "#knob-threads", "lots");
+    yew::scheduler::flush().await;
+    assert!(find(&root, "#knob-error").text_content().unwrap_or_default().contains("not a whole number"));
+    assert_eq!(attr(&root, "#knob-threads", "aria-invalid"), "true");
+    change_input(&root, "#knob-threads", "4");
+    yew::scheduler::flush().await;
+    assert!(!exists(&root, "#knob-error"));
+    assert_eq!(attr(&root, "#run", "aria-pressed"), "true", "a valid knob re-runs the model");
+    step(&root, 4).await;
+    assert_eq!(count(&root, r#".model-lane[data-variant="always"] .thread"#), 4, "once each thread has finished an op");
+}
+
+#[wasm_bindgen_test]
+async fn mutations_enter_and_leave_a_category() {
+    let root = fresh_app().await;
+    load_preset(&root, "hotLoop_baseline").await;
+    step(&root, 1).await;
+    click(&root, "#fire-category-enter");
+    yew::scheduler::flush().await;
+    assert_eq!(find(&root, "#active-categories").text_content().as_deref(), Some("HotCategory"));
+    assert!(find(&root, ".fire-outcome").text_content().unwrap_or_default().contains("use HotCategory (enter)"));
+    click(&root, "#fire-category-leave");
+    yew::scheduler::flush().await;
+    assert_eq!(find(&root, "#active-categories").text_content().as_deref(), Some("none"));
 }

@@ -4,8 +4,9 @@ mod common;
 
 use blast_engine::{dsl, presets, Policy};
 use blast_web::state::{Speed, Theme};
+use blast_web::model_mode::ModelLink;
 use blast_web::storage::{self, Saved};
-use blast_web::{browser, share, App};
+use blast_web::{browser, share};
 use common::*;
 use wasm_bindgen_test::*;
 
@@ -16,7 +17,7 @@ fn share_link_round_trips_through_the_location() {
     let text = presets::find("oracle_liveParentRedefine").unwrap().text;
     let url = browser::share_url(&share::encode(text, &[Policy::Exact, Policy::Hierarchy])).expect("a url");
     assert!(url.contains("#s=1."));
-    let shared = browser::read_fragment().expect("a fragment").expect("it decodes");
+    let Ok(share::Link::Scenario(shared)) = browser::read_fragment().expect("a fragment") else { panic!("a scenario link") };
     assert_eq!(shared.text, text);
     assert_eq!(shared.scenario, dsl::parse(text).unwrap());
     assert_eq!(shared.policies, [Policy::Exact, Policy::Hierarchy]);
@@ -51,9 +52,7 @@ async fn the_app_restores_its_autosave() {
     set_hash("");
     let text = presets::find("parentChild_baseline").unwrap().text;
     browser::save(&Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None)).unwrap();
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = render_app().await;
     assert_eq!(textarea_value(&root, "#dsl-text"), text);
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 1);
     let html = document().document_element().unwrap();
@@ -67,14 +66,41 @@ async fn a_hostile_fragment_shows_an_error_and_keeps_the_saved_scenario() {
     browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
     let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
     set_hash(&format!("#{}", share::encode(cyclic, &[])));
-    let root = fresh_root();
-    yew::Renderer::<App>::with_root(root.clone()).render();
-    yew::scheduler::flush().await;
+    let root = render_app().await;
     set_hash("");
     let banner = find(&root, ".banner-error").text_content().unwrap_or_default();
     assert!(banner.contains("cyclic"), "{banner}");
     assert_eq!(textarea_value(&root, "#dsl-text"), text);
-    click(&root, "#step");
-    yew::scheduler::flush().await;
+    step(&root, 1).await;
     assert!(exists(&root, "#blast-view figure.lane"), "the page still works");
+}
+
+#[wasm_bindgen_test]
+async fn a_model_session_is_autosaved_and_restored() {
+    let root = fresh_app().await;
+    load_preset(&root, "descriptor_treeMap").await;
+    change_input(&root, "#knob-entries", "10");
+    yew::scheduler::flush().await;
+    let saved = browser::boot().saved.expect("saved").expect("readable");
+    let model = saved.model.expect("the model session is saved");
+    assert_eq!((model.preset.as_str(), model.knobs.as_slice()), ("descriptor_treeMap", &[("entries".to_string(), "10".to_string())][..]));
+    let again = render_app().await;
+    assert_eq!(attr(&again, "#blast-view", "data-model"), "descriptor");
+    assert_eq!(input_value(&again, "#knob-entries"), "10");
+}
+
+#[wasm_bindgen_test]
+async fn a_model_link_opens_and_a_hostile_one_is_an_error() {
+    local_storage().clear().unwrap();
+    let link = ModelLink { preset: "records_rotating11".into(), knobs: vec![("capacity".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
+    set_hash(&format!("#{}", share::encode_model(&link)));
+    let root = render_app().await;
+    assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 2);
+    assert_eq!(input_value(&root, "#knob-capacity"), "12");
+    set_hash("#m=1.eyJwcmVzZXQiOiJub3BlIn0");
+    let hostile = render_app().await;
+    set_hash("");
+    assert!(find(&hostile, ".banner-error").text_content().unwrap_or_default().contains("no model preset"));
+    step(&hostile, 1).await;
+    assert!(exists(&hostile, "#blast-view"), "the page still works");
 }

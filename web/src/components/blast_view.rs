@@ -1,6 +1,7 @@
 //! The blast view: the class hierarchy per policy, call sites on their receiver class,
-//! coloured by state, heated by relinks, flashing when they relink; hovering a class shows
-//! which sites a write there would retire under each policy.
+//! coloured by state, heated by relinks, flashing when they relink; classes not loaded (yet)
+//! in a lane are drawn dashed; hovering a class shows which sites a write there would retire
+//! under each policy.
 
 use std::rc::Rc;
 
@@ -10,21 +11,13 @@ use yew::prelude::*;
 
 use crate::format;
 use crate::layout::{self, Graph, CHAR_W};
-use crate::runner::{LaneView, SiteView};
-
-/// A class as the graph shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GraphClass {
-    pub name: String,
-    pub parent: Option<String>,
-    /// Loaded while running (by the program or by hand).
-    pub loaded_later: bool,
-}
+use crate::runner::{ClassEntry, LaneView, SiteView};
 
 #[derive(Properties, PartialEq)]
 pub struct BlastViewProps {
     pub lanes: Vec<Rc<LaneView>>,
-    pub classes: Rc<Vec<GraphClass>>,
+    /// Every class the scenario declares or loads (by the program or by hand).
+    pub classes: Rc<Vec<ClassEntry>>,
     /// (site, receiver class)
     pub sites: Rc<Vec<(String, String)>>,
     pub hovered: Option<AttrValue>,
@@ -76,10 +69,7 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
         2 => 660.0,
         _ => 440.0,
     };
-    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32), |(classes, sites, w)| {
-        let pairs: Vec<(String, Option<String>)> = classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
-        layout::layout(&pairs, sites, f64::from(*w))
-    });
+    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32), |(classes, sites, w)| layout::layout(classes, sites, f64::from(*w)));
     html! {
         <>
             <div class="lanes">
@@ -120,16 +110,15 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                 { for g.edges.iter().map(|e| html! {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
-                { for g.classes.iter().map(|c| class_node(p, c)) }
+                { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
                 { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| site_node(p, b, s, retire.contains(&b.name)))) }
             </svg>
         </figure>
     }
 }
 
-fn class_node(p: &BlastViewProps, c: &layout::ClassBox) -> Html {
+fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     let hovered = p.hovered.as_deref() == Some(c.name.as_str());
-    let later = p.classes.iter().any(|k| k.name == c.name && k.loaded_later);
     let enter = {
         let cb = p.on_hover.clone();
         let name = c.name.clone();
@@ -140,11 +129,11 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox) -> Html {
         Callback::from(move |_: ()| cb.emit(None))
     };
     html! {
-        <g class={classes!("class-node", hovered.then_some("hovered"), later.then_some("loaded-later"))} data-class={c.name.clone()}
+        <g class={classes!("class-node", hovered.then_some("hovered"), (!loaded).then_some("not-loaded"))} data-class={c.name.clone()} data-loaded={loaded.to_string()}
             transform={format!("translate({:.1},{:.1})", c.x, c.y)} tabindex="0"
             onmouseenter={enter.reform(|_: MouseEvent| ())} onmouseleave={leave.reform(|_: MouseEvent| ())}
             onfocus={enter.reform(|_: FocusEvent| ())} onblur={leave.reform(|_: FocusEvent| ())}>
-            <title>{ format!("{}: hover to see what a write on it would retire", c.name) }</title>
+            <title>{ if loaded { format!("{}: hover to see what a write on it would retire", c.name) } else { format!("{}: not loaded yet in this lane", c.name) } }</title>
             <rect class="class-card" width={format!("{:.1}", c.w)} height={format!("{:.1}", c.h)} rx="6" />
             <text class="class-name" x="8" y="18">{ &c.name }</text>
         </g>
@@ -220,6 +209,7 @@ fn legend() -> Html {
             }) }
             <li><span class="legend-flash"></span>{ "flash: relinked just now" }</li>
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
+            <li><span class="legend-unloaded"></span>{ "dashed, faded class: not loaded yet" }</li>
             <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
         </ul>
     }

@@ -1,7 +1,6 @@
 //! The live charts panel: throughput per policy (log scale) with event marks, and relinks
-//! per interval split by the oracle's verdict; each exportable as PNG.
-
-use std::rc::Rc;
+//! per interval split by the oracle's verdict; in model mode time per op per variant and the
+//! verdicts per checkpoint interval. Each chart is exportable as PNG.
 
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
@@ -9,15 +8,39 @@ use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, DrawChart, Palette, XAxis};
-use crate::runner::LaneView;
+use crate::charts::{self, ChartLanes, DrawChart, Palette, XAxis};
 use crate::state::Theme;
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
-    pub lanes: Vec<Rc<LaneView>>,
+    pub lanes: ChartLanes,
     pub theme: Theme,
     pub on_error: Callback<String>,
+}
+
+/// Captions of the two charts and their empty states, per mode.
+struct Captions {
+    lines: &'static str,
+    lines_empty: &'static str,
+    bars: &'static str,
+    bars_empty: &'static str,
+}
+
+fn captions(lanes: &ChartLanes) -> Captions {
+    match lanes {
+        ChartLanes::CallSites(_) => Captions {
+            lines: "Throughput per policy (ops/ms, log scale); ticks along the bottom mark intervals with events",
+            lines_empty: "Press Run (or Step) to draw throughput as the simulations advance.",
+            bars: "Relinks per interval, by the oracle’s verdict: ",
+            bars_empty: "Relinks appear here per policy as the simulations run.",
+        },
+        ChartLanes::Models(_) => Captions {
+            lines: "Time per measured op, per variant (log scale; lower is better)",
+            lines_empty: "Press Run (or Step) to replay the runs op by op.",
+            bars: "Rebuilds and deopts per interval of the measured ops (the warm-up’s are in the totals), by the oracle’s verdict: ",
+            bars_empty: "Verdicts appear here per variant as the replay passes them.",
+        },
+    }
 }
 
 const RELINK_PANEL_PX: i32 = 96;
@@ -50,11 +73,12 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             let (lanes, axis) = (lanes.clone(), *axis);
             let task = Timeout::new(0, move || {
                 let ratio = browser::device_pixel_ratio();
+                let data = lanes.data(axis);
                 let draw = |node: &NodeRef, f: DrawChart| {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
                         let scale = charts::fit_canvas(&canvas, ratio);
                         let palette = Palette::from_css(&canvas);
-                        if let Err(e) = f(canvas, &lanes, axis, &palette, scale) {
+                        if let Err(e) = f(canvas, &data, &palette, scale) {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
                     }
@@ -82,7 +106,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let axis = axis.clone();
         Callback::from(move |_: Event| axis.set(a))
     };
-    let has_data = p.lanes.iter().any(|l| l.timeline.iter().any(|t| t.iterations > 0));
+    let has_data = p.lanes.has_data();
+    let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
     html! {
         <section id="charts" class="panel" aria-labelledby="charts-title">
@@ -95,20 +120,20 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             </header>
             <figure class="chart">
                 <figcaption>
-                    <span>{ "Throughput per policy (ops/ms, log scale); ticks along the bottom mark intervals with events" }</span>
+                    <span>{ text.lines }</span>
                     <button id="png-throughput" class="small" onclick={export(&throughput, "throughput.png")}>{ "PNG" }</button>
                 </figcaption>
                 <div class="canvas-wrap">
                     <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
-                        aria-label="Line chart of throughput over virtual time, one line per policy"></canvas>
+                        aria-label="Line chart over virtual time, one line per policy or model variant"></canvas>
                     if !has_data {
-                        <p class="chart-empty">{ "Press Run (or Step) to draw throughput as the simulations advance." }</p>
+                        <p class="chart-empty">{ text.lines_empty }</p>
                     }
                 </div>
             </figure>
             <figure class="chart">
                 <figcaption>
-                    <span>{ "Relinks per interval, by the oracle’s verdict: " }
+                    <span>{ text.bars }
                         <span class="v-necessary">{ "necessary" }</span>{ ", " }
                         <span class="v-collateral">{ "collateral" }</span>{ ", " }
                         <span class="v-missed">{ "missed" }</span>
@@ -117,9 +142,9 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 </figcaption>
                 <div class="canvas-wrap">
                     <canvas id="relinks-chart" ref={relinks} class="chart-canvas" style={relinks_height} role="img"
-                        aria-label="Stacked bars of relinks per interval, one panel per policy"></canvas>
+                        aria-label="Stacked bars of verdicts per interval, one panel per policy or model variant"></canvas>
                     if !has_data {
-                        <p class="chart-empty">{ "Relinks appear here per policy as the simulations run." }</p>
+                        <p class="chart-empty">{ text.bars_empty }</p>
                     }
                 </div>
             </figure>

@@ -4,6 +4,7 @@
 use std::rc::Rc;
 
 use blast_engine::presets::Published;
+use blast_engine::report::RelinkTotals;
 use blast_engine::Policy;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -26,49 +27,77 @@ fn published_for(p: Option<Published>, policy: Policy) -> Option<(f64, f64)> {
     }
 }
 
-#[function_component(Comparison)]
-pub fn comparison(p: &ComparisonProps) -> Html {
-    let first = p.lanes.first().and_then(|l| l.result).map(|r| r.ops_per_ms);
+/// The comparison panel both modes share: title, CSV export, `#comparison-table` with the
+/// given heading cells and rows, and what goes below the table.
+pub fn comparison_panel(title: &str, on_export_csv: &Callback<()>, head: Html, rows: Html, below: Html) -> Html {
     let export = {
-        let cb = p.on_export_csv.clone();
+        let cb = on_export_csv.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     html! {
         <section id="comparison" class="panel" aria-labelledby="comparison-title">
             <header class="panel-head">
-                <h2 id="comparison-title">{ "Policy comparison" }</h2>
+                <h2 id="comparison-title">{ title }</h2>
                 <button id="export-csv" class="small" onclick={export}>{ "Export results CSV" }</button>
             </header>
             <div class="table-scroll">
                 <table id="comparison-table" class="comparison">
-                    <thead>
-                        <tr>
-                            <th scope="col">{ "Policy" }</th>
-                            <th scope="col" class="num">{ "ops/ms" }</th>
-                            <th scope="col" class="num" title="Throughput relative to the first policy">{ "vs first" }</th>
-                            <th scope="col" class="num v-necessary">{ "necessary" }</th>
-                            <th scope="col" class="num v-collateral">{ "collateral" }</th>
-                            <th scope="col" class="num v-missed">{ "missed" }</th>
-                            if p.published.is_some() {
-                                <th scope="col" class="num" title="Published JMH result in ops/ms (before = global, after = exact)">{ "published" }</th>
-                            }
-                        </tr>
-                    </thead>
-                    <tbody>
-                        { for p.lanes.iter().map(|lane| row(lane, first, p.published)) }
-                    </tbody>
+                    <thead><tr>{ head }</tr></thead>
+                    <tbody>{ rows }</tbody>
                 </table>
             </div>
-            { published_note(&p.lanes, p.published) }
-            <SiteDiff lanes={p.lanes.clone()} />
+            { below }
         </section>
     }
+}
+
+pub fn verdict_headings() -> Html {
+    html! {
+        <>
+            <th scope="col" class="num v-necessary">{ "necessary" }</th>
+            <th scope="col" class="num v-collateral">{ "collateral" }</th>
+            <th scope="col" class="num v-missed">{ "missed" }</th>
+        </>
+    }
+}
+
+pub fn verdict_cells(t: RelinkTotals) -> Html {
+    html! {
+        <>
+            <td class="num">{ format::count(t.necessary) }</td>
+            <td class="num">{ format::count(t.collateral) }</td>
+            <td class="num">{ format::count(t.missed) }</td>
+        </>
+    }
+}
+
+#[function_component(Comparison)]
+pub fn comparison(p: &ComparisonProps) -> Html {
+    let first = p.lanes.first().and_then(|l| l.result).map(|r| r.ops_per_ms);
+    let head = html! {
+        <>
+            <th scope="col">{ "Policy" }</th>
+            <th scope="col" class="num">{ "ops/ms" }</th>
+            <th scope="col" class="num" title="Throughput relative to the first policy">{ "vs first" }</th>
+            { verdict_headings() }
+            if p.published.is_some() {
+                <th scope="col" class="num" title="Published JMH result in ops/ms (before = global, after = exact)">{ "published" }</th>
+            }
+        </>
+    };
+    let rows = p.lanes.iter().map(|lane| row(lane, first, p.published)).collect::<Html>();
+    let below = html! {
+        <>
+            { published_note(&p.lanes, p.published) }
+            <SiteDiff lanes={p.lanes.clone()} />
+        </>
+    };
+    comparison_panel("Policy comparison", &p.on_export_csv, head, rows, below)
 }
 
 fn row(lane: &LaneView, first: Option<f64>, published: Option<Published>) -> Html {
     let ops = lane.result.map(|r| r.ops_per_ms).filter(|v| v.is_finite());
     let progress = 100.0 * lane.iterations as f64 / lane.total_iterations.max(1) as f64;
-    let t = lane.totals;
     html! {
         <tr data-policy={lane.policy.name()} data-finished={lane.finished().to_string()} key={lane.policy.name()}>
             <th scope="row"><span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>{ lane.policy.name() }</th>
@@ -82,9 +111,7 @@ fn row(lane: &LaneView, first: Option<f64>, published: Option<Published>) -> Htm
             <td class="num" title={lane.result.map(|r| format!("{} ms per op", format::sig3(r.ms_per_op)))}>
                 { match (ops, first) { (Some(a), Some(b)) if b > 0.0 => format::ratio(a / b), _ => "–".into() } }
             </td>
-            <td class="num">{ format::count(t.necessary) }</td>
-            <td class="num">{ format::count(t.collateral) }</td>
-            <td class="num">{ format::count(t.missed) }</td>
+            { verdict_cells(lane.totals) }
             if published.is_some() {
                 <td class="num published">{ match published_for(published, lane.policy) { Some((v, e)) => format!("{} ± {}", format::sig3(v), format::sig3(e)), None => "–".into() } }</td>
             }

@@ -1,9 +1,12 @@
-//! The preset gallery: every shipped scenario, the Groovy benchmark workloads first.
+//! The preset gallery: every shipped scenario, the Groovy benchmark workloads first, then the
+//! other models of the family (shape cache, shared arena, descriptor cache), grouped.
 
+use blast_engine::models::{ModelPreset, MODEL_PRESETS};
 use blast_engine::presets::{self, Preset};
 use yew::prelude::*;
 
 use crate::format;
+use crate::model_entities::Family;
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
@@ -33,15 +36,62 @@ fn published_cell(p: &Preset) -> Html {
     }
 }
 
+/// A gallery row's cells, whichever kind of preset it is.
+struct Row {
+    id: &'static str,
+    title: &'static str,
+    family: &'static str,
+    description: &'static str,
+    published: Html,
+}
+
+impl Row {
+    fn call_site(p: &Preset) -> Row {
+        Row { id: p.id, title: p.title, family: p.family, description: p.description, published: published_cell(p) }
+    }
+
+    fn model(p: &ModelPreset) -> Row {
+        let published = html! { <span class="muted" title="Its published rows are checked by `blast calibrate` (docs/CALIBRATION.md)">{ "—" }</span> };
+        Row { id: p.id, title: p.title, family: p.family, description: p.description, published }
+    }
+}
+
+fn row(p: &GalleryProps, preset: Row) -> Html {
+    let current = p.current.as_deref() == Some(preset.id);
+    let emit = |run: bool| {
+        let (cb, id) = (p.on_load.clone(), preset.id.to_string());
+        Callback::from(move |_: MouseEvent| cb.emit((id.clone(), run)))
+    };
+    html! {
+        <tr data-preset={preset.id} class={classes!(current.then_some("current"))} aria-current={current.then_some("true")}>
+            <td class="preset-name">
+                <strong>{ preset.title }</strong>
+                <div><code>{ preset.id }</code>{ " " }<span class={classes!("family", format!("family-{}", preset.family))}>{ preset.family }</span></div>
+            </td>
+            <td class="preset-description">{ preset.description }</td>
+            <td class="num">{ preset.published }</td>
+            <td class="actions">
+                <button class="load" onclick={emit(false)} title="Load without running">{ "Load" }</button>
+                <button class="run primary" onclick={emit(true)} title="Load and run">{ "Run" }</button>
+            </td>
+        </tr>
+    }
+}
+
+fn group_heading(title: &str) -> Html {
+    html! { <tr class="group-row"><th colspan="4" scope="rowgroup">{ title }</th></tr> }
+}
+
 #[function_component(Gallery)]
 pub fn gallery(p: &GalleryProps) -> Html {
     let mut list: Vec<&'static Preset> = presets::all().iter().collect();
     list.sort_by_key(|x| family_rank(x.family));
+
     html! {
         <section id="gallery" class="panel" aria-labelledby="gallery-title">
             <header class="panel-head">
                 <h2 id="gallery-title">{ "Presets" }</h2>
-                <p class="hint">{ "The GROOVY-12191 benchmark workloads, then scenarios that show the oracle at work. Run loads one and starts it." }</p>
+                <p class="hint">{ "The GROOVY-12191 benchmark workloads, scenarios that show the oracle at work, then the same story in other runtimes’ caches. Run loads one and starts it." }</p>
             </header>
             <div class="table-scroll gallery-scroll">
                 <table id="preset-table" class="presets">
@@ -54,24 +104,13 @@ pub fn gallery(p: &GalleryProps) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for list.iter().map(|preset| {
-                            let current = p.current.as_deref() == Some(preset.id);
-                            let load = { let cb = p.on_load.clone(); let id = preset.id.to_string(); Callback::from(move |_: MouseEvent| cb.emit((id.clone(), false))) };
-                            let run = { let cb = p.on_load.clone(); let id = preset.id.to_string(); Callback::from(move |_: MouseEvent| cb.emit((id.clone(), true))) };
-                            html! {
-                                <tr data-preset={preset.id} class={classes!(current.then_some("current"))} aria-current={current.then_some("true")}>
-                                    <td class="preset-name">
-                                        <strong>{ preset.title }</strong>
-                                        <div><code>{ preset.id }</code>{ " " }<span class={classes!("family", format!("family-{}", preset.family))}>{ preset.family }</span></div>
-                                    </td>
-                                    <td class="preset-description">{ preset.description }</td>
-                                    <td class="num">{ published_cell(preset) }</td>
-                                    <td class="actions">
-                                        <button class="load" onclick={load} title="Load into the editor without running">{ "Load" }</button>
-                                        <button class="run primary" onclick={run} title="Load and run">{ "Run" }</button>
-                                    </td>
-                                </tr>
-                            }
+                        { group_heading("Call sites: Groovy’s indy call-site cache (GROOVY-12191)") }
+                        { for list.iter().map(|preset| row(p, Row::call_site(preset))) }
+                        { for Family::ALL.iter().map(|family| html! {
+                            <>
+                                { group_heading(family.heading()) }
+                                { for MODEL_PRESETS.iter().filter(|m| m.family == family.name()).map(|m| row(p, Row::model(m))) }
+                            </>
                         }) }
                     </tbody>
                 </table>

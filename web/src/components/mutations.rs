@@ -1,6 +1,7 @@
 //! Hand-fired mutations: each button fires one event into every running simulation at once.
 
 use blast_engine::model::{Event as Mutation, MetaKind};
+use blast_engine::Policy;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -16,6 +17,22 @@ pub struct MutationsProps {
     pub running: bool,
     pub last: Option<FireOutcome>,
     pub on_fire: Callback<Mutation>,
+    /// Categories the scenario declares.
+    pub categories: Vec<String>,
+    /// Per lane, the categories active now (innermost last).
+    pub active: Vec<(Policy, Vec<String>)>,
+    /// (category, enter)
+    pub on_fire_category: Callback<(String, bool)>,
+}
+
+/// "HotCategory" when every lane agrees, else each lane's list.
+pub fn active_summary(active: &[(Policy, Vec<String>)]) -> String {
+    let names = |list: &[String]| if list.is_empty() { "none".to_string() } else { list.join(" › ") };
+    match active.first() {
+        None => "none".into(),
+        Some((_, first)) if active.iter().all(|(_, l)| l == first) => names(first),
+        Some(_) => active.iter().map(|(p, l)| format!("{}: {}", p.name(), names(l))).collect::<Vec<_>>().join("; "),
+    }
 }
 
 fn kind_from(v: &str) -> MetaKind {
@@ -32,6 +49,8 @@ pub fn mutations(p: &MutationsProps) -> Html {
     let method = use_state(|| "dyn0".to_string());
     let kind = use_state(|| MetaKind::Stock);
     let new_class = use_state(|| "LoadedLater".to_string());
+    let category = use_state(|| p.categories.first().cloned().unwrap_or_default());
+    let current_category = if p.categories.contains(&category) { (*category).clone() } else { p.categories.first().cloned().unwrap_or_default() };
     // The chosen class may vanish when the scenario changes: fall back to the first one.
     let current = if p.classes.contains(&class) { (*class).clone() } else { p.classes.first().cloned().unwrap_or_default() };
 
@@ -50,6 +69,14 @@ pub fn mutations(p: &MutationsProps) -> Html {
     let on_new_class = {
         let new_class = new_class.clone();
         Callback::from(move |e: InputEvent| new_class.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    let on_category = {
+        let category = category.clone();
+        Callback::from(move |e: Event| category.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+    };
+    let fire_category = |enter: bool| {
+        let (cb, name) = (p.on_fire_category.clone(), current_category.clone());
+        Callback::from(move |_: MouseEvent| cb.emit((name.clone(), enter)))
     };
     let fire = |event: Mutation| {
         let cb = p.on_fire.clone();
@@ -102,6 +129,18 @@ pub fn mutations(p: &MutationsProps) -> Html {
                 <button id="fire-invalidate" onclick={fire(Mutation::InvalidateAll)} title="VMPlugin.invalidateCallSites(): bulk (i)">{ "Invalidate all" }</button>
                 <button id="fire-unattributed" onclick={fire(Mutation::Unattributed)} title="A registry change with no class attributed: bulk">{ "Unattributed event" }</button>
             </div>
+            <div class="mutation-row">
+                <label>{ "category " }
+                    <select id="fire-category" onchange={on_category} disabled={p.categories.is_empty()}>
+                        { for p.categories.iter().map(|c| html! { <option value={c.clone()} selected={*c == current_category}>{ c }</option> }) }
+                    </select>
+                </label>
+                <button id="fire-category-enter" disabled={p.categories.is_empty()} onclick={fire_category(true)}
+                    title="use(Category) { …: entering a category is bulk (every domain)">{ "Enter category" }</button>
+                <button id="fire-category-leave" disabled={p.categories.is_empty()} onclick={fire_category(false)}
+                    title="… }: leaving it is bulk too">{ "Leave category" }</button>
+                <span class="active-categories">{ "active now: " }<output id="active-categories">{ active_summary(&p.active) }</output></span>
+            </div>
             <p class="fire-outcome" aria-live="polite">
                 {
                     match &p.last {
@@ -113,5 +152,18 @@ pub fn mutations(p: &MutationsProps) -> Html {
                 }
             </p>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn active_categories_read_once_when_the_lanes_agree() {
+        let hot = vec!["HotCategory".to_string()];
+        assert_eq!(active_summary(&[]), "none");
+        assert_eq!(active_summary(&[(Policy::Global, hot.clone()), (Policy::Exact, hot.clone())]), "HotCategory");
+        assert_eq!(active_summary(&[(Policy::Global, hot), (Policy::Exact, vec![])]), "global: HotCategory; exact: none");
     }
 }

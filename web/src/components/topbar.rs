@@ -1,12 +1,22 @@
-//! The sticky control bar: run controls, speed, policies, clock, relink counter, theme, help.
+//! The sticky control bar: run controls, speed, policies (or a model's variants), clock,
+//! relink counter, theme, help.
 
-use blast_engine::policy::ALL_POLICIES;
-use blast_engine::Policy;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::format;
 use crate::state::{Speed, Theme, SPEEDS};
+
+/// One checkbox of the lane choice: a policy, or a model's variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneChoice {
+    /// Element id, e.g. `policy-exact` or `variant-fifo`.
+    pub id: String,
+    pub label: String,
+    /// Colour class of its swatch, e.g. `policy-exact` or `series-1`.
+    pub colour: String,
+    pub checked: bool,
+}
 
 #[derive(Properties, PartialEq)]
 pub struct TopBarProps {
@@ -18,13 +28,18 @@ pub struct TopBarProps {
     /// 0..=1 through the program (warm-up and measured ops).
     pub progress: f64,
     pub relinks: u64,
-    pub policies: Vec<Policy>,
+    /// What the relink counter counts (relinks, or a model's rebuilds and deopts).
+    pub counter_label: AttrValue,
+    /// "Policies" or "Variants".
+    pub lanes_title: AttrValue,
+    pub lanes: Vec<LaneChoice>,
     pub theme: Theme,
     pub on_toggle_play: Callback<()>,
     pub on_step: Callback<()>,
     pub on_reset: Callback<()>,
     pub on_speed: Callback<Speed>,
-    pub on_toggle_policy: Callback<Policy>,
+    /// The index of the toggled choice.
+    pub on_toggle_lane: Callback<usize>,
     pub on_theme: Callback<()>,
     pub on_help: Callback<()>,
     pub on_share: Callback<()>,
@@ -82,21 +97,21 @@ pub fn top_bar(p: &TopBarProps) -> Html {
                     <output id="virtual-time" data-value={p.clock_ms.to_string()}>{ format::duration_ms(p.clock_ms) }</output>
                 </span>
                 <span class="stat">
-                    <span class="stat-label">{ "relinks" }</span>
+                    <span class="stat-label">{ p.counter_label.clone() }</span>
                     <output id="relink-count" data-value={p.relinks.to_string()}>{ p.relinks.to_string() }</output>
                 </span>
                 <progress class="run-progress" max="1" value={p.progress.to_string()} aria-label="Progress through the program" />
             </div>
             <fieldset class="policies">
-                <legend>{ "Policies" }</legend>
-                { for ALL_POLICIES.iter().enumerate().map(|(i, &policy)| {
-                    let cb = p.on_toggle_policy.clone();
+                <legend>{ p.lanes_title.clone() }</legend>
+                { for p.lanes.iter().enumerate().map(|(i, choice)| {
+                    let cb = p.on_toggle_lane.clone();
                     html! {
-                        <label class={classes!("policy-toggle", format!("policy-{}", policy.name()))} title={format!("Toggle {} ({})", policy.name(), i + 1)}>
-                            <input type="checkbox" id={format!("policy-{}", policy.name())} checked={p.policies.contains(&policy)}
-                                onchange={Callback::from(move |_: Event| cb.emit(policy))} />
+                        <label class={classes!("policy-toggle", choice.colour.clone())} title={format!("Toggle {} ({})", choice.label, i + 1)} key={choice.id.clone()}>
+                            <input type="checkbox" id={choice.id.clone()} checked={choice.checked}
+                                onchange={Callback::from(move |_: Event| cb.emit(i))} />
                             <span class="swatch" aria-hidden="true"></span>
-                            { policy.name() }
+                            { &choice.label }
                         </label>
                     }
                 }) }

@@ -55,6 +55,17 @@ pub fn type_into(root: &Element, selector: &str, value: &str) {
     fire(&el, "input");
 }
 
+/// Type into an input and commit it (what Enter or leaving the field does).
+pub fn change_input(root: &Element, selector: &str, value: &str) {
+    let el = find(root, selector);
+    el.clone().dyn_into::<HtmlInputElement>().expect("an input").set_value(value);
+    fire(&el, "change");
+}
+
+pub fn input_value(root: &Element, selector: &str) -> String {
+    find(root, selector).dyn_into::<HtmlInputElement>().expect("an input").value()
+}
+
 pub fn textarea_value(root: &Element, selector: &str) -> String {
     find(root, selector).dyn_into::<HtmlTextAreaElement>().expect("a textarea").value()
 }
@@ -73,4 +84,33 @@ pub fn set_hash(hash: &str) {
     let loc = w.location();
     let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), loc.search().unwrap_or_default(), hash);
     w.history().expect("history").replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)).expect("replaceState");
+}
+
+/// The App rendered into a new root, booting from whatever storage and the fragment hold.
+pub async fn render_app() -> Element {
+    let root = fresh_root();
+    yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+    root
+}
+
+/// The App as a first visit sees it: no autosave, no fragment.
+pub async fn fresh_app() -> Element {
+    local_storage().clear().expect("clear storage");
+    set_hash("");
+    render_app().await
+}
+
+/// Press a gallery row's Load button.
+pub async fn load_preset(root: &Element, id: &str) {
+    click(root, &format!(r#"tr[data-preset="{id}"] button.load"#));
+    yew::scheduler::flush().await;
+}
+
+/// Press Step `times` times.
+pub async fn step(root: &Element, times: usize) {
+    for _ in 0..times {
+        click(root, "#step");
+        yew::scheduler::flush().await;
+    }
 }

@@ -1,0 +1,74 @@
+//! The arena's threads at the replay position: role, top frame, handshakes and deopts, each
+//! row coloured by the oracle's verdict on it. Past `MAX_ROWS` threads (the scaling runs) the
+//! rows fold into one small cell per thread, which stays readable and cheap to redraw.
+
+use yew::prelude::*;
+
+use crate::components::model_view::flash_layer;
+use crate::format;
+use crate::model_entities::ThreadRow;
+use crate::model_runner::EntityView;
+
+const MAX_ROWS: usize = 8;
+
+pub fn threads(entities: &[EntityView]) -> Html {
+    if entities.len() > MAX_ROWS {
+        return cells(entities);
+    }
+    html! {
+        <div class="entity-table threads" role="table" aria-label="Threads">
+            <div class="entity-row entity-head" role="row">
+                <span role="columnheader">{ "thread" }</span>
+                <span role="columnheader">{ "role" }</span>
+                <span role="columnheader" title="The thread's top compiled frame">{ "top frame" }</span>
+                <span role="columnheader" class="num">{ "handshakes" }</span>
+                <span role="columnheader" class="num">{ "deopts" }</span>
+            </div>
+            { for entities.iter().map(|e| thread_row(&ThreadRow::from_entity(&e.entity), e.flash)) }
+        </div>
+    }
+}
+
+fn thread_row(t: &ThreadRow, flash: u64) -> Html {
+    let verdict = t.verdict().name();
+    let frame = match (t.scoped_access, t.holds_session) {
+        (_, true) => "scoped access, holds the closing session",
+        (true, false) => "scoped access",
+        (false, false) => "plain compiled code",
+    };
+    html! {
+        <div class={classes!("entity-row", "thread", format!("verdict-{verdict}"))} role="row" data-thread={t.name.clone()} data-verdict={verdict}
+            title={format!("{}: {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.ops, t.handshakes, t.deopts)}>
+            { flash_layer(flash) }
+            <span role="cell" class="thread-name"><span class="verdict-dot"></span>{ &t.name }</span>
+            <span role="cell">{ &t.role }</span>
+            <span role="cell" class="frame">{ frame }</span>
+            <span role="cell" class="num">{ format::count(t.handshakes) }</span>
+            <span role="cell" class="num deopts">{ format::count(t.deopts) }</span>
+        </div>
+    }
+}
+
+fn cells(entities: &[EntityView]) -> Html {
+    let rows: Vec<ThreadRow> = entities.iter().map(|e| ThreadRow::from_entity(&e.entity)).collect();
+    let deopts: u64 = rows.iter().map(|t| t.deopts).sum();
+    let handshakes: u64 = rows.iter().map(|t| t.handshakes).sum();
+    html! {
+        <>
+            <p class="thread-summary muted">
+                { format!("{} threads · {} handshakes · {} deopts · hover a cell for its counters", rows.len(), format::count(handshakes), format::count(deopts)) }
+            </p>
+            <div class="thread-cells" role="list" aria-label="Threads">
+                { for rows.iter().zip(entities).map(|(t, e)| {
+                    let verdict = t.verdict().name();
+                    html! {
+                        <span class={classes!("thread", "thread-cell", format!("verdict-{verdict}"))} role="listitem" data-thread={t.name.clone()} data-verdict={verdict}
+                            title={format!("{} ({}): {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.role, t.ops, t.handshakes, t.deopts)}>
+                            { flash_layer(e.flash) }
+                        </span>
+                    }
+                }) }
+            </div>
+        </>
+    }
+}

@@ -1,0 +1,38 @@
+//! The descriptor cache's slot for the written class: registered, or the unregistered entry it
+//! was pre-seeded with, and how often a descriptor was rebuilt and thrown away.
+
+use yew::prelude::*;
+
+use crate::components::model_view::flash_layer;
+use crate::format;
+use crate::model_entities::{DescriptorSlot, SlotState};
+use crate::model_runner::EntityView;
+
+pub fn slot(entities: &[EntityView]) -> Html {
+    html! { <div class="slot-classes">{ for entities.iter().map(|e| card(&DescriptorSlot::from_entity(&e.entity), e.flash)) }</div> }
+}
+
+fn card(d: &DescriptorSlot, flash: u64) -> Html {
+    let (state, badge, explain) = match d.state {
+        SlotState::Registered => ("registered", "registered descriptor", "Built once by reflection, then every write reuses it."),
+        SlotState::Unregistered => (
+            "unregistered",
+            "unregistered (pre-seeded)",
+            "Put-if-absent loses to the pre-seeded entry: every write builds a registered copy by reflection and throws it away.",
+        ),
+        SlotState::Empty => ("empty", "empty", "Nothing cached yet."),
+    };
+    html! {
+        <div class={classes!("entity-card", "descriptor-slot", format!("slot-{state}"))} data-class={d.class.clone()} data-state={state} title={d.state_text.clone()}>
+            { flash_layer(flash) }
+            <div class="entity-card-head">
+                <span><code>{ format!("cache[{}.class]", d.class) }</code>{ " → " }<span class="badge slot-badge">{ badge }</span></span>
+            </div>
+            <p class="slot-counters">
+                <span>{ "rebuilds " }<strong class="rebuilds">{ format::count(d.rebuilds) }</strong></span>
+                <span>{ "discarded copies " }<strong class="discarded">{ format::count(d.discarded) }</strong></span>
+            </p>
+            <p class="slot-note muted">{ explain }</p>
+        </div>
+    }
+}

@@ -1,0 +1,87 @@
+//! Model mode's comparison: each variant's value (time per op, lower is better), its speed-up
+//! over the first variant, the oracle's verdict counts and the per-role figures.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::components::comparison::{comparison_panel, verdict_cells, verdict_headings};
+use crate::format;
+use crate::model_runner::VariantView;
+
+#[derive(Properties, PartialEq)]
+pub struct ModelComparisonProps {
+    pub views: Vec<Rc<VariantView>>,
+    pub on_export_csv: Callback<()>,
+}
+
+/// Role names in order of first appearance over the finished runs.
+pub fn role_names(views: &[Rc<VariantView>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (name, _) in views.iter().filter_map(|v| v.result()).flat_map(|r| r.roles.iter()) {
+        if !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
+/// `hit rate %` reads `hit rate` with values in percent.
+fn role_heading(name: &str) -> &str {
+    name.strip_suffix(" %").unwrap_or(name)
+}
+
+fn role_value(name: &str, v: f64) -> String {
+    if name.ends_with('%') {
+        format!("{}%", format::sig3(v))
+    } else {
+        format::sig3(v)
+    }
+}
+
+#[function_component(ModelComparison)]
+pub fn model_comparison(p: &ModelComparisonProps) -> Html {
+    let unit = p.views.iter().find_map(|v| v.report.as_ref().map(|r| format::unit(&r.unit))).unwrap_or_default();
+    let first = p.views.first().and_then(|v| v.result()).map(|r| r.value);
+    let roles = role_names(&p.views);
+    let head = html! {
+        <>
+            <th scope="col">{ "Variant" }</th>
+            <th scope="col" class="num" title="Mean over the measured ops; lower is better">{ unit.clone() }</th>
+            <th scope="col" class="num" title="The first variant's time per op divided by this one's">{ "speed-up vs first" }</th>
+            { verdict_headings() }
+            { for roles.iter().map(|r| html! { <th scope="col" class="num role" title={format!("{r} (per-role mean)")}>{ role_heading(r) }</th> }) }
+        </>
+    };
+    let rows = p.views.iter().map(|v| row(v, first, &roles)).collect::<Html>();
+    let below = html! {
+        <p class="hint">{ format!("Times are {unit}, the mean over each run’s measured ops (lower is better); verdicts count rebuilds, deopts and handshakes over the whole run, warm-up included.") }</p>
+    };
+    comparison_panel("Variant comparison", &p.on_export_csv, head, rows, below)
+}
+
+fn row(v: &VariantView, first: Option<f64>, roles: &[String]) -> Html {
+    let result = v.result();
+    html! {
+        <tr data-policy={v.variant} data-variant={v.variant} data-finished={v.finished().to_string()} key={v.variant}>
+            <th scope="row"><span class={classes!("swatch", format!("series-{}", v.index))} aria-hidden="true"></span>{ v.variant }</th>
+            {
+                match (result, &v.error) {
+                    (_, Some(e)) => html! { <td class="ops num error" title={e.clone()}>{ "failed" }</td> },
+                    (Some(r), _) => html! { <td class="ops num" data-value={r.value.to_string()}>{ format::sig3(r.value) }</td> },
+                    (None, _) if v.revealed == 0 => html! { <td class="ops num muted" title="Not replayed yet">{ "–" }</td> },
+                    (None, _) => html! { <td class="ops num muted" title="Known once the replay ends">{ format!("{:.0}% replayed", 100.0 * v.progress()) }</td> },
+                }
+            }
+            <td class="num">{ match (result, first) { (Some(r), Some(f)) if r.value > 0.0 => format::ratio(f / r.value), _ => "–".into() } }</td>
+            { verdict_cells(v.verdicts) }
+            { for roles.iter().map(|name| {
+                let value = result.and_then(|r| r.roles.iter().find(|(n, _)| n == name)).map(|(_, x)| *x);
+                match value {
+                    Some(x) => html! { <td class="num role" data-role={name.clone()} data-value={x.to_string()}>{ role_value(name, x) }</td> },
+                    None => html! { <td class="num role muted" data-role={name.clone()}>{ "–" }</td> },
+                }
+            }) }
+        </tr>
+    }
+}

@@ -1,0 +1,114 @@
+//! Model mode's blast view: one lane per variant, showing the model's entities at the replay
+//! position (arena threads, shape-cache slots, the descriptor cache slot), coloured by the
+//! oracle's verdicts and flashing when the replay passes a deopt, a miss or a rebuild.
+
+use std::rc::Rc;
+
+use blast_engine::models::ModelConfig;
+use yew::prelude::*;
+
+use crate::components::{arena_threads, descriptor_slot, shape_slots};
+use crate::format;
+use crate::model_entities::{Capacity, Family};
+use crate::model_knobs;
+use crate::model_runner::VariantView;
+
+#[derive(Properties, PartialEq)]
+pub struct ModelViewProps {
+    pub views: Vec<Rc<VariantView>>,
+    pub config: ModelConfig,
+}
+
+/// A flash overlay that restarts its animation whenever `flash` changes.
+pub fn flash_layer(flash: u64) -> Html {
+    html! {
+        <span class="flash-layer" aria-hidden="true">
+            if flash > 0 {
+                <span key={flash.to_string()} class="flash-box"></span>
+            }
+        </span>
+    }
+}
+
+fn status(v: &VariantView) -> String {
+    if v.error.is_some() {
+        return "failed".into();
+    }
+    match (&v.report, v.revealed) {
+        (None, _) => "not run yet".into(),
+        (Some(_), 0) => "ready at the first measured op".into(),
+        (Some(_), _) if v.finished() => "finished".into(),
+        (Some(_), n) => format!("op point {n} of {}", v.total_points()),
+    }
+}
+
+#[function_component(ModelView)]
+pub fn model_view(p: &ModelViewProps) -> Html {
+    let family = Family::of(&p.config);
+    html! {
+        <>
+            <div class="lanes model-lanes" data-family={family.name()}>
+                { for p.views.iter().map(|v| variant_lane(p, family, v)) }
+            </div>
+            { legend(family) }
+        </>
+    }
+}
+
+fn variant_lane(p: &ModelViewProps, family: Family, v: &VariantView) -> Html {
+    let body = match &v.entities {
+        None if v.error.is_some() => html! {},
+        None if v.report.is_some() => html! { <p class="lane-empty muted">{ "The first measured ops are under way…" }</p> },
+        None => html! { <p class="lane-empty muted">{ "Press Run (or Step) to replay this variant op by op." }</p> },
+        Some(entities) => match family {
+            Family::Arena => arena_threads::threads(entities),
+            Family::ShapeCache => {
+                let configured = model_knobs::value(&p.config, "capacity").unwrap_or(0);
+                shape_slots::classes(entities, Capacity::of_variant(v.variant, configured))
+            }
+            Family::Descriptor => descriptor_slot::slot(entities),
+        },
+    };
+    html! {
+        <figure class="lane model-lane" data-variant={v.variant} data-finished={v.finished().to_string()} key={v.variant}>
+            <figcaption>
+                <span class={classes!("swatch", format!("series-{}", v.index))} aria-hidden="true"></span>
+                <strong>{ v.variant }</strong>
+                <span class="muted">{ format!(" · {} · {}", format::duration_ms(v.now_ms), status(v)) }</span>
+                <span class="lane-relinks" title="verdicts so far: necessary / collateral / missed">
+                    <span class="v-necessary">{ format::count(v.verdicts.necessary) }</span>{ " / " }
+                    <span class="v-collateral">{ format::count(v.verdicts.collateral) }</span>{ " / " }
+                    <span class="v-missed">{ format::count(v.verdicts.missed) }</span>
+                </span>
+            </figcaption>
+            if let Some(e) = &v.error {
+                <p class="error">{ e }</p>
+            }
+            { body }
+        </figure>
+    }
+}
+
+fn legend(family: Family) -> Html {
+    let flash = match family {
+        Family::Arena => "flash: deoptimized just now",
+        Family::ShapeCache => "flash: a miss rebuilt a handle just now",
+        Family::Descriptor => "flash: rebuilt by reflection just now",
+    };
+    html! {
+        <ul class="legend" aria-label="Legend">
+            if family == Family::Arena {
+                <li><span class="legend-dot verdict-necessary"></span>{ "necessary deopt (holds the closing session)" }</li>
+                <li><span class="legend-dot verdict-collateral"></span>{ "collateral deopt" }</li>
+                <li><span class="legend-dot verdict-missed"></span>{ "missed: left compiled while using the closed arena" }</li>
+                <li><span class="legend-dot verdict-handshake-only"></span>{ "handshake only" }</li>
+            }
+            if family == Family::ShapeCache {
+                <li><span class="legend-slot filled"></span>{ "cached shape" }</li>
+                <li><span class="legend-slot"></span>{ "free slot (leftmost is evicted next)" }</li>
+            }
+            <li><span class="legend-flash"></span>{ flash }</li>
+            <li class="muted">{ "counts: necessary / collateral / missed so far (the oracle’s verdicts)" }</li>
+        </ul>
+    }
+}
