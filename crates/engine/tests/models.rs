@@ -126,3 +126,17 @@ fn every_model_preset_runs_every_variant_and_rejects_unknown_ones() {
     assert!(models::apply(&config("arena_scaling16"), "threads", "100000").is_err());
     assert!(models::apply(&config("records_length100"), "shapes", "-3").is_err());
 }
+
+#[test]
+fn huge_shape_cache_runs_are_refused_quickly() {
+    let c = blast_engine::models::shape_cache::ShapeConfig {
+        objects: blast_engine::models::shape_cache::Objects::Records,
+        length: 10,
+        shapes: 1_000_000,
+        capacity: 1_000_000,
+        warmup_ops: 0,
+        ops: 2_000_000,
+    };
+    let e = ModelConfig::ShapeCache(c).run("fifo").unwrap_err();
+    assert!(e.contains("too large"), "{e}");
+}

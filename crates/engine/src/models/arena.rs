@@ -128,8 +128,9 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
     }
     let n = c.threads.len();
     let total = c.warmup_ops.saturating_add(c.ops);
-    if n == 0 || n > 256 || c.ops == 0 || total.saturating_mul(n as u64) > MAX_MODEL_OPS {
-        return Err("arena: 1..=256 threads and at most 2e6 thread-ops".into());
+    // Every close visits every thread, so the work grows with threads squared.
+    if n == 0 || n > 256 || c.ops == 0 || total.saturating_mul(n as u64) > MAX_MODEL_OPS || total.saturating_mul((n * n) as u64) > 50_000_000 {
+        return Err("arena: 1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into());
     }
     if !c.threads.contains(&c.measure) {
         return Err(format!("arena: no thread has the measured role `{}`", c.measure.name()));

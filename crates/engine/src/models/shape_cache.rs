@@ -10,6 +10,8 @@
 //!
 //! The blast radius of a miss is one record class; plain classes never touch the cache.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::cache::{BoundedCache, Eviction};
@@ -17,6 +19,9 @@ use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["before-fix", "fifo", "lru", "unbounded", "capacity-0"];
+
+/// Upper bound on cache entries visited by one run (keeps every input fast).
+pub const MAX_CACHE_SCANS: u64 = 50_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -70,6 +75,10 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
     if c.ops == 0 || c.length == 0 || c.shapes == 0 || total_ops > MAX_MODEL_OPS || c.length > 1_000_000_000 || c.capacity > 1_000_000 || c.shapes > 1_000_000 {
         return Err("shape-cache: ops, length and shapes must be at least 1 and bounded (ops <= 2e6, length <= 1e9)".into());
     }
+    // A lookup scans the cache, so bound the scans too.
+    if c.capacity.min(c.shapes).saturating_mul(total_ops) > MAX_CACHE_SCANS {
+        return Err(format!("shape-cache: capacity x ops is too large (at most {MAX_CACHE_SCANS} cache-entry visits)"));
+    }
     let eviction = match variant {
         "lru" => Eviction::Lru,
         "unbounded" => Eviction::Unbounded,
@@ -77,7 +86,7 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
     };
     let capacity = if variant == "capacity-0" { 0 } else { c.capacity as usize };
     let mut caches: Vec<BoundedCache<u64>> = RECORD_CLASSES.iter().map(|_| BoundedCache::new(capacity, eviction)).collect();
-    let mut built: Vec<Vec<u64>> = vec![Vec::new(); RECORD_CLASSES.len()];
+    let mut built: Vec<BTreeSet<u64>> = vec![BTreeSet::new(); RECORD_CLASSES.len()];
     let (mut hits, mut misses) = (vec![0u64; 2], vec![0u64; 2]);
     let mut verdicts = RelinkTotals::default();
     let mut timeline = Vec::new();
@@ -110,11 +119,11 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
                     } else {
                         misses[k] += counted;
                         cost += p.handle_build_ns + records as f64 * (p.record_read_ns + p.uninlined_invoke_ns);
-                        if built[k].contains(&shape) {
-                            verdicts.collateral += 1;
-                        } else {
-                            built[k].push(shape);
+                        // A shape built before and evicted since is rebuilt for nothing.
+                        if built[k].insert(shape) {
                             verdicts.necessary += 1;
+                        } else {
+                            verdicts.collateral += 1;
                         }
                         caches[k].insert(shape);
                     }
