@@ -24,7 +24,7 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
-use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_once, use_shortcuts, use_theme};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::share;
@@ -36,10 +36,23 @@ pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, saved) = {
+    let (playing, theme, saved, fragment) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.saved())
+        (s.is_playing(), s.theme, s.saved(), s.share_fragment())
     };
+    // The strip closes, rather than following along, when what it encodes changes: its note
+    // says the link was copied, and the clipboard (and address bar) still hold the old link.
+    // Showing a new link there would claim a copy that never happened; one click makes a
+    // fresh one.
+    {
+        let share_link = share_link.clone();
+        use_effect_with(fragment, move |_| {
+            if share_link.is_some() {
+                share_link.set(None);
+            }
+        });
+    }
+    let below_fold = use_painted_once();
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -63,8 +76,8 @@ pub fn app() -> Html {
                 <Gallery {current} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
                 {
                     match &s.model {
-                        Some(m) => model_sections(&store, &s, m),
-                        None => call_site_sections(&store, &s),
+                        Some(m) => model_sections(&store, &s, m, below_fold),
+                        None => call_site_sections(&store, &s, below_fold),
                     }
                 }
             </main>
@@ -155,7 +168,9 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
     }
 }
 
-fn call_site_sections(store: &Store, s: &AppState) -> Html {
+/// `below_fold`: whether the panels under the blast view (charts, comparison, why, editor)
+/// are mounted yet; see `use_painted_once`.
+fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
     let lanes = s.runner.views().to_vec();
     let classes = Rc::new(s.runner.classes().to_vec());
     let class_names: Vec<String> = classes.iter().map(|(name, _)| name.clone()).collect();
@@ -177,32 +192,34 @@ fn call_site_sections(store: &Store, s: &AppState) -> Html {
                     hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
                     what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
             </section>
-            <div class="analysis">
-                <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
-                <div class="side">
-                    <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(store)} />
-                    <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
-                        selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
+            if below_fold {
+                <div class="analysis">
+                    <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
+                    <div class="side">
+                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(store)} />
+                        <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
+                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
+                    </div>
                 </div>
-            </div>
-            <section id="editor" class="panel" aria-labelledby="editor-title">
-                <header class="panel-head">
-                    <h2 id="editor-title">{ "Scenario editor" }</h2>
-                    <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
-                        on_export={export_scenario(store)} on_error={error_cb} />
-                </header>
-                <div class="editor-grid">
-                    <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
-                        error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
-                    <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
-                        on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
-                </div>
-            </section>
+                <section id="editor" class="panel" aria-labelledby="editor-title">
+                    <header class="panel-head">
+                        <h2 id="editor-title">{ "Scenario editor" }</h2>
+                        <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
+                            on_export={export_scenario(store)} on_error={error_cb} />
+                    </header>
+                    <div class="editor-grid">
+                        <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
+                            error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                        <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
+                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
+                    </div>
+                </section>
+            }
         </>
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: bool) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
@@ -216,10 +233,12 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession) -> Html {
                 <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
                 <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
             </section>
-            <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
-            <div class="model-charts">
-                <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
-            </div>
+            if below_fold {
+                <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
+                <div class="model-charts">
+                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
+                </div>
+            }
         </>
     }
 }
@@ -243,13 +262,7 @@ fn scenario_caption(s: &AppState) -> String {
 fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static str)>>) -> Callback<()> {
     let store = store.clone();
     Callback::from(move |_| {
-        let fragment = {
-            let s = store.read();
-            match &s.model {
-                Some(m) => share::encode_model(&m.link()),
-                None => share::encode(&s.shareable_text(), &s.policies),
-            }
-        };
+        let fragment = store.read().share_fragment();
         let Some(url) = browser::share_url(&fragment) else {
             store.dispatch(Action::ShowError("Could not build a share link in this browser.".into()));
             return;

@@ -33,7 +33,7 @@ pub fn boot() -> Boot {
 }
 
 /// The URL fragment's scenario or model session, if the fragment carries one.
-pub fn read_fragment() -> Option<Result<share::Link, String>> {
+pub fn read_fragment() -> Option<Result<share::Link, share::LinkError>> {
     let hash = window()?.location().hash().ok()?;
     share::decode(&hash).transpose()
 }

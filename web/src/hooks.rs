@@ -6,6 +6,7 @@ use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::render::{request_animation_frame, AnimationFrame};
+use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
@@ -96,6 +97,30 @@ pub fn use_shortcuts(store: &Store) {
     });
 }
 
+/// False until the page's first frame is on screen, then true for good.
+///
+/// The first render builds the top bar, gallery and blast view (what a window shows); the
+/// panels below them mount in a task of their own after that frame is painted, so building
+/// and laying out the whole page never adds up to one long task during load.
+#[hook]
+pub fn use_painted_once() -> bool {
+    let painted = use_state(|| false);
+    let pending: Slot<Timeout> = use_mut_ref(|| None);
+    {
+        let painted = painted.clone();
+        use_effect_with((), move |_| {
+            let after_paint = pending.clone();
+            // Animation-frame callbacks run just before the frame's layout and paint; a timer
+            // set from one fires after them.
+            let frame = request_animation_frame(move |_| {
+                *after_paint.borrow_mut() = Some(Timeout::new(0, move || painted.set(true)));
+            });
+            move || drop((frame, pending.borrow_mut().take()))
+        });
+    }
+    *painted
+}
+
 /// A share link pasted into the address bar of an open page loads without a reload.
 #[hook]
 pub fn use_hash_links(store: &Store) {
@@ -104,7 +129,7 @@ pub fn use_hash_links(store: &Store) {
         let listener = web_sys::window().map(|w| {
             EventListener::new(&w, "hashchange", move |_| match browser::read_fragment() {
                 Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
-                Some(Err(why)) => store.dispatch(Action::ShowError(format!("The link's scenario was not loaded: {why}"))),
+                Some(Err(refusal)) => store.dispatch(Action::ShowError(refusal.to_string())),
                 None => {}
             })
         });

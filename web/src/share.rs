@@ -51,32 +51,60 @@ pub fn encode_model(link: &ModelLink) -> String {
     format!("m={VERSION}.{}", URL_SAFE_NO_PAD.encode(json.as_bytes()))
 }
 
-/// Decode a location hash (with or without the leading `#`). Errors complete the sentence
-/// "The link's scenario was not loaded: …".
+/// What a link was meant to open, so a refusal names the right thing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    Scenario,
+    Model,
+}
+
+/// Why a link was not loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkError {
+    pub kind: LinkKind,
+    /// Completes the sentence "The link's scenario was not loaded: …".
+    pub reason: String,
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.kind {
+            LinkKind::Scenario => "scenario",
+            LinkKind::Model => "model run",
+        };
+        write!(f, "The link's {what} was not loaded: {}", self.reason)
+    }
+}
+
+/// Decode a location hash (with or without the leading `#`).
 /// `Ok(None)` means the fragment carries no scenario at all (e.g. empty).
-pub fn decode(fragment: &str) -> Result<Option<Link>, String> {
+pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-    if fragment.is_empty() {
-        return Ok(None);
-    }
-    if fragment.len() > MAX_FRAGMENT {
-        return Err(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024));
-    }
     let mut scenario = None;
     let mut model = None;
-    let mut policies = Vec::new();
+    let mut policies = None;
     for part in fragment.split('&') {
         if let Some(v) = part.strip_prefix("s=") {
             scenario = Some(v);
         } else if let Some(v) = part.strip_prefix("m=") {
             model = Some(v);
         } else if let Some(v) = part.strip_prefix("p=") {
-            policies = blast_engine::policy::parse_policies(v)?;
+            policies = Some(v);
         }
     }
+    // A scenario wins when a fragment carries both; policies belong to scenarios.
+    let kind = if scenario.is_none() && model.is_some() { LinkKind::Model } else { LinkKind::Scenario };
+    let refuse = |reason: String| LinkError { kind, reason };
+    if fragment.len() > MAX_FRAGMENT {
+        return Err(refuse(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024)));
+    }
+    let policies = match policies {
+        Some(names) => blast_engine::policy::parse_policies(names).map_err(refuse)?,
+        None => Vec::new(),
+    };
     match (scenario, model) {
-        (Some(payload), _) => decode_scenario(payload, policies).map(|s| Some(Link::Scenario(s))),
-        (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))),
+        (Some(payload), _) => decode_scenario(payload, policies).map(|s| Some(Link::Scenario(s))).map_err(refuse),
+        (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))).map_err(refuse),
         (None, None) => Ok(None),
     }
 }
@@ -148,21 +176,21 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error() {
-        assert!(decode("#s=1.!!!not base64!!!").unwrap_err().contains("base64"));
-        assert!(decode("#s=garbage").unwrap_err().contains("version"));
-        assert!(decode("#s=x.AAAA").unwrap_err().contains("not a number"));
-        assert!(decode("#s=9.AAAA").unwrap_err().contains("version 9"));
-        assert!(decode(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))).unwrap_err().contains("UTF-8"));
-        assert!(decode(&encoded("this is not a scenario")).unwrap_err().contains("does not parse"));
-        assert!(decode("#s=1.AAAA&p=evil").unwrap_err().contains("unknown policy"));
+        assert!(decode("#s=1.!!!not base64!!!").unwrap_err().reason.contains("base64"));
+        assert!(decode("#s=garbage").unwrap_err().reason.contains("version"));
+        assert!(decode("#s=x.AAAA").unwrap_err().reason.contains("not a number"));
+        assert!(decode("#s=9.AAAA").unwrap_err().reason.contains("version 9"));
+        assert!(decode(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))).unwrap_err().reason.contains("UTF-8"));
+        assert!(decode(&encoded("this is not a scenario")).unwrap_err().reason.contains("does not parse"));
+        assert!(decode("#s=1.AAAA&p=evil").unwrap_err().reason.contains("unknown policy"));
     }
 
     #[test]
     fn huge_numbers_are_errors() {
         let too_big = "class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n";
-        assert!(decode(&encoded(too_big)).unwrap_err().contains("too large"));
+        assert!(decode(&encoded(too_big)).unwrap_err().reason.contains("too large"));
         let too_much_work = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
-        assert!(decode(&encoded(too_much_work)).unwrap_err().contains("cannot run"));
+        assert!(decode(&encoded(too_much_work)).unwrap_err().reason.contains("cannot run"));
         let version = format!("#s={}.AAAA", "9".repeat(40));
         assert!(decode(&version).is_err());
     }
@@ -170,7 +198,7 @@ mod tests {
     #[test]
     fn a_cyclic_hierarchy_is_an_error() {
         let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
-        let err = decode(&encoded(cyclic)).unwrap_err();
+        let err = decode(&encoded(cyclic)).unwrap_err().reason;
         assert!(err.contains("cyclic"), "{err}");
     }
 
@@ -181,19 +209,33 @@ mod tests {
         assert!(frag.starts_with("m=1.") && frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=".contains(c)), "{frag}");
         assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));
         let model = |json: &str| decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(json)));
-        assert!(model("{not json").unwrap_err().contains("not readable"));
-        assert!(model("[]").unwrap_err().contains("not readable"));
-        assert!(model(r#"{"preset":"nope"}"#).unwrap_err().contains("no model preset"));
-        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#).unwrap_err().contains("between"));
-        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["evil","1"]]}"#).unwrap_err().contains("not a knob"));
-        assert!(model(r#"{"preset":"arena_scaling16","variants":["x"]}"#).unwrap_err().contains("not a variant"));
-        assert!(decode("#m=2.AAAA").unwrap_err().contains("version 2"));
-        assert!(decode("#m=1.!!!").unwrap_err().contains("base64"));
+        assert!(model("{not json").unwrap_err().reason.contains("not readable"));
+        assert!(model("[]").unwrap_err().reason.contains("not readable"));
+        assert!(model(r#"{"preset":"nope"}"#).unwrap_err().reason.contains("no model preset"));
+        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#).unwrap_err().reason.contains("between"));
+        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["evil","1"]]}"#).unwrap_err().reason.contains("not a knob"));
+        assert!(model(r#"{"preset":"arena_scaling16","variants":["x"]}"#).unwrap_err().reason.contains("not a variant"));
+        assert!(decode("#m=2.AAAA").unwrap_err().reason.contains("version 2"));
+        assert!(decode("#m=1.!!!").unwrap_err().reason.contains("base64"));
+    }
+
+    #[test]
+    fn refusals_name_what_the_link_carried() {
+        let model = decode("#m=1.!!!").unwrap_err();
+        assert_eq!(model.kind, LinkKind::Model);
+        assert!(model.to_string().starts_with("The link's model run was not loaded: it is not valid base64url"), "{model}");
+        let hostile_knob = decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#))).unwrap_err();
+        assert!(hostile_knob.to_string().starts_with("The link's model run was not loaded: ") && hostile_knob.reason.contains("between"), "{hostile_knob}");
+        let huge_model = format!("#m=1.{}", "A".repeat(MAX_FRAGMENT + 1));
+        assert_eq!(decode(&huge_model).unwrap_err().kind, LinkKind::Model);
+        let scenario = decode("#s=1.!!!").unwrap_err();
+        assert!(scenario.to_string().starts_with("The link's scenario was not loaded: "), "{scenario}");
+        assert_eq!(decode("#m=1.AAAA&s=1.!!!").unwrap_err().kind, LinkKind::Scenario, "the scenario wins, as when decoding");
     }
 
     #[test]
     fn oversized_fragments_are_refused_before_decoding() {
         let huge = format!("#s=1.{}", "A".repeat(MAX_FRAGMENT + 1));
-        assert!(decode(&huge).unwrap_err().contains("KB"));
+        assert!(decode(&huge).unwrap_err().reason.contains("KB"));
     }
 }

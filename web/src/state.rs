@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::editor::{self, EditOp};
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::runner::{LaneView, Runner};
-use crate::share::{Link, Shared};
+use crate::share::{self, Link, LinkError, Shared};
 use crate::storage::Saved;
 
 /// The preset a first visit opens with: the headline result.
@@ -146,7 +146,7 @@ pub struct Boot {
     /// The autosaved session, or why it could not be read (it has been set aside).
     pub saved: Option<Result<Saved, String>>,
     /// The URL fragment's scenario or model, or why it could not be used.
-    pub shared: Option<Result<Link, String>>,
+    pub shared: Option<Result<Link, LinkError>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -298,7 +298,7 @@ impl AppState {
         }
         match boot.shared {
             Some(Ok(link)) => state.reduce(Action::open_link(link, "the link")),
-            Some(Err(why)) => state.banner(BannerKind::Error, format!("The link's scenario was not loaded: {why}")),
+            Some(Err(refusal)) => state.banner(BannerKind::Error, refusal.to_string()),
             None => {}
         }
         state
@@ -337,6 +337,15 @@ impl AppState {
             self.text.clone()
         } else {
             dsl::print(&self.scenario)
+        }
+    }
+
+    /// The URL fragment (without `#`) a share link for what is on screen carries: the model
+    /// session in model mode, else the scenario text and the selected policies.
+    pub fn share_fragment(&self) -> String {
+        match &self.model {
+            Some(m) => share::encode_model(&m.link()),
+            None => share::encode(&self.shareable_text(), &self.policies),
         }
     }
 
@@ -661,7 +670,7 @@ impl Default for AppState {
 mod tests {
     use super::*;
     use crate::editor::EditOp;
-    use crate::share;
+    use crate::share::LinkKind;
     use blast_engine::model::MetaKind;
 
     fn run_to_end(s: &mut AppState) {
@@ -934,7 +943,8 @@ mod tests {
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err("bad base64".into())) });
+        let bad_link = LinkError { kind: LinkKind::Scenario, reason: "bad base64".into() };
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)) });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
 
@@ -945,6 +955,43 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None });
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         assert!(s.banners[0].text.contains("set aside"));
+    }
+
+    #[test]
+    fn a_refused_model_link_says_it_was_a_model_run() {
+        let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
+        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)) });
+        let banner = &s.banners[0].text;
+        assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
+        assert!(!banner.contains("scenario"), "{banner}");
+    }
+
+    #[test]
+    fn the_share_fragment_follows_what_is_on_screen() {
+        let mut s = AppState::new();
+        let mut seen = vec![s.share_fragment()];
+        let mut changed = |s: &AppState, what: &str| {
+            let now = s.share_fragment();
+            assert!(!seen.contains(&now), "{what} should change the share link");
+            seen.push(now);
+        };
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        changed(&s, "another preset");
+        s.reduce(Action::TogglePolicy(Policy::Ideal));
+        changed(&s, "a policy");
+        s.reduce(Action::EditText(s.text.replace("class Hot { compute }", "class Hot { compute extra }")));
+        changed(&s, "an edit");
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        assert!(s.share_fragment().starts_with("m=1."));
+        changed(&s, "model mode");
+        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        changed(&s, "a knob");
+        s.reduce(Action::ToggleVariant("fifo".into()));
+        changed(&s, "a variant");
+        let before = s.share_fragment();
+        s.reduce(Action::Pause);
+        s.reduce(Action::SetSpeed(Speed::Max));
+        assert_eq!(s.share_fragment(), before, "running and speed are not part of a link");
     }
 
     #[test]

@@ -205,3 +205,37 @@ async fn mutations_enter_and_leave_a_category() {
     yew::scheduler::flush().await;
     assert_eq!(find(&root, "#active-categories").text_content().as_deref(), Some("none"));
 }
+
+#[wasm_bindgen_test]
+async fn the_panels_below_the_blast_view_mount_after_the_first_paint() {
+    local_storage().clear().unwrap();
+    set_hash("");
+    let root = fresh_root();
+    yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
+    yew::scheduler::flush().await;
+    assert!(exists(&root, "#blast-view figure.lane") && exists(&root, "table#preset-table"), "the first render shows the top of the page");
+    assert!(!exists(&root, "#editor") && !exists(&root, "#charts"), "the rest waits for the first frame");
+    after_first_paint().await;
+    assert!(exists(&root, "#editor") && exists(&root, "#charts") && exists(&root, "#comparison"));
+}
+
+#[wasm_bindgen_test]
+async fn the_share_strip_closes_when_what_it_encodes_changes() {
+    let root = fresh_app().await;
+    click(&root, "#share-button");
+    yew::scheduler::flush().await;
+    assert!(input_value(&root, "#share-link").contains("#s=1."));
+    load_preset(&root, "parentChild_baseline").await;
+    assert!(!exists(&root, "#share-link"), "another preset closes the strip");
+    click(&root, "#share-button");
+    yew::scheduler::flush().await;
+    let text = textarea_value(&root, "#dsl-text").replace("class Unrelated", "class Unrelated { extra }");
+    type_into(&root, "#dsl-text", &text);
+    yew::scheduler::flush().await;
+    assert!(!exists(&root, "#share-link"), "an edit closes the strip");
+    click(&root, "#share-button");
+    yew::scheduler::flush().await;
+    load_preset(&root, "records_rotating11").await;
+    assert!(!exists(&root, "#share-link"), "model mode closes the strip");
+    set_hash("");
+}

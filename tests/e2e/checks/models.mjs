@@ -260,7 +260,8 @@ export const checks = [
         const bad = await freshPage(browser, baseUrl + frag);
         try {
           await bad.page.waitForSelector('.banner-error', { timeout: 10_000 });
-          expect(/link/i.test(await bad.page.textContent('.banner-error')), `${what}: the banner explains the link`);
+          const banner = await bad.page.textContent('.banner-error');
+          expect(/The link's model run was not loaded: /.test(banner), `${what}: the banner says the model run was not loaded: ${banner}`);
           await bad.page.click('tr[data-preset="records_rotating11"] button.run');
           await bad.page.waitForFunction(() => Number(document.querySelector('#virtual-time').dataset.value) > 0, null, { timeout: 10_000 });
           expect(bad.errors.length === 0, `${what}: page errors: ${bad.errors.join('; ')}`);

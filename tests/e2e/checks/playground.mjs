@@ -148,6 +148,9 @@ export const checks = [
       const link = await page.inputValue('#share-link');
       expect(link.includes('#s=1.'), `unexpected share link ${link}`);
       const original = await page.inputValue('#dsl-text');
+      await page.click('#policy-ideal');
+      expect((await page.locator('#share-link').count()) === 0, 'the share strip closes once its link is out of date');
+      await page.click('#policy-ideal');
       const fresh = await freshPage(browser, link);
       try {
         const text = await fresh.page.inputValue('#dsl-text');

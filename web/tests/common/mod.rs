@@ -91,7 +91,19 @@ pub async fn render_app() -> Element {
     let root = fresh_root();
     yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
+    after_first_paint().await;
     root
+}
+
+/// The panels below the blast view mount once the first frame is painted: wait for a frame,
+/// then for a timer set after it, then for the render it causes.
+pub async fn after_first_paint() {
+    let frame = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = web_sys::window().expect("a window").request_animation_frame(&resolve);
+    });
+    wasm_bindgen_futures::JsFuture::from(frame).await.expect("an animation frame");
+    gloo::timers::future::TimeoutFuture::new(0).await;
+    yew::scheduler::flush().await;
 }
 
 /// The App as a first visit sees it: no autosave, no fragment.
