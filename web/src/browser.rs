@@ -32,10 +32,26 @@ pub fn boot() -> Boot {
     Boot { saved: load_autosave(), shared: read_fragment() }
 }
 
-/// The URL fragment's scenario or model session, if the fragment carries one.
+/// The URL fragment's scenario or model session, if the fragment carries one. The fragment is
+/// consumed: it leaves the address bar, so a later reload restores the autosave (with the
+/// user's edits since) instead of opening the link again.
 pub fn read_fragment() -> Option<Result<share::Link, share::LinkError>> {
     let hash = window()?.location().hash().ok()?;
-    share::decode(&hash).transpose()
+    let link = share::decode(&hash).transpose();
+    if link.is_some() {
+        replace_url("");
+    }
+    link
+}
+
+/// Rewrite the address bar's fragment without a history entry or a `hashchange`.
+fn replace_url(fragment: &str) -> Option<String> {
+    let w = window()?;
+    let loc = w.location();
+    let hash = if fragment.is_empty() { String::new() } else { format!("#{fragment}") };
+    let url = format!("{}{}{}{hash}", loc.origin().ok()?, loc.pathname().ok()?, loc.search().ok()?);
+    w.history().ok()?.replace_state_with_url(&JsValue::NULL, "", Some(&url)).ok()?;
+    Some(url)
 }
 
 fn load_autosave() -> Option<Result<Saved, String>> {
@@ -59,16 +75,11 @@ pub fn save(saved: &Saved) -> Result<(), String> {
     store.set_item(storage::KEY, &raw).map_err(|_| "the browser refused to store the session (storage full or disabled)".to_string())
 }
 
-/// The page's own URL with `fragment` (without `#`), also written to the address bar
-/// without adding a history entry or firing `hashchange`.
+/// The page's own URL with `fragment` (without `#`). The address bar keeps its plain URL: a
+/// link left there would win over the autosave at the next reload and lose later edits.
 pub fn share_url(fragment: &str) -> Option<String> {
-    let w = window()?;
-    let loc = w.location();
-    let url = format!("{}{}{}#{fragment}", loc.origin().ok()?, loc.pathname().ok()?, loc.search().ok()?);
-    if let Ok(history) = w.history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
-    }
-    Some(url)
+    let loc = window()?.location();
+    Some(format!("{}{}{}#{fragment}", loc.origin().ok()?, loc.pathname().ok()?, loc.search().ok()?))
 }
 
 /// Put text on the clipboard; `on_done(false)` when the browser refuses.

@@ -157,6 +157,14 @@ export const checks = [
         expect(text === original, 'the shared page should show exactly the same scenario text');
         expect(await fresh.page.locator('#policy-exact').isChecked(), 'the link carries the policies');
         expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
+        // The link is consumed: edits made afterwards survive a reload (autosave wins).
+        expect(!fresh.page.url().includes('#s='), `the fragment stays in the address bar: ${fresh.page.url()}`);
+        await fresh.page.fill('#dsl-text', original.replace(/^scenario "[^"]*"/m, 'scenario "edited after opening a link"'));
+        await fresh.page.waitForTimeout(600);
+        await fresh.page.reload({ waitUntil: 'load' });
+        await fresh.page.waitForSelector('#dsl-text', { timeout: 30_000 });
+        const after = await fresh.page.inputValue('#dsl-text');
+        expect(after.includes('edited after opening a link'), 'an edit made after opening a link must survive a reload');
       } finally {
         await fresh.context.close();
       }
