@@ -5,6 +5,7 @@
 //
 // Same contract as playground.mjs; `log(line)` prints a `#` comment line in the report (frame
 // timings). Checks that need a clean browser open their own context and close it again.
+import { expect, freshPage, ready, waitFinished } from './common.mjs';
 
 const MODEL_PRESETS = [
   'records_length100',
@@ -21,25 +22,7 @@ const ONE_PER_FAMILY = [
   ['descriptor', 'descriptor_treeMap'],
 ];
 
-function expect(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
 const modelFragment = (json) => `#m=1.${Buffer.from(json, 'utf8').toString('base64url')}`;
-
-async function ready(page) {
-  await page.waitForSelector('table#preset-table tbody tr', { state: 'visible', timeout: 30_000 });
-}
-
-async function freshPage(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-  await ready(page);
-  return { context, page, errors };
-}
 
 /** Load a model preset (paused). A new session keeps "max"; any other speed is refitted to
  *  the model's runs, so pick the speed first. */
@@ -47,17 +30,6 @@ async function loadModel(page, id, speed) {
   await page.selectOption('#speed', { label: speed });
   await page.click(`tr[data-preset="${id}"] button.load`);
   await page.waitForFunction((p) => document.querySelector('#blast-view')?.dataset.model && document.querySelector(`tr[data-preset="${p}"][aria-current="true"]`), id);
-}
-
-async function waitFinished(page, timeout = 90_000) {
-  await page.waitForFunction(
-    () => {
-      const rows = [...document.querySelectorAll('#comparison-table tbody tr[data-policy]')];
-      return rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
-    },
-    null,
-    { timeout },
-  );
 }
 
 /** Load, replay at max speed to the end, and return { variant: { value, roles } }. */

@@ -4,32 +4,19 @@
 //
 // `baseUrl` ends in /blast-radius/; `screenshot(name)` saves a PNG of `page`. Checks that need
 // a clean browser (share link, hostile links) open their own context and close it again.
+import { expect, freshPage as freshContextPage, ready as galleryReady, waitFinished } from './common.mjs';
 
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 const BASELINE = 'hotLoop_baseline';
 const CYCLIC_DSL = 'scenario "cyclic"\nclass A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n';
 const HUGE_DSL = 'scenario "huge"\nclass A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n';
 
-function expect(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
 const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')}`;
 
+/** The gallery and the DSL view are there. */
 async function ready(page) {
-  await page.waitForSelector('table#preset-table tbody tr', { state: 'visible', timeout: 30_000 });
+  await galleryReady(page);
   await page.waitForSelector('#dsl-text', { timeout: 30_000 });
-}
-
-/** A page in its own fresh context (empty storage), with page errors collected. */
-async function freshPage(browser, url) {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
-  await ready(page);
-  return { context, page, errors };
 }
 
 async function ensurePolicies(page, wanted) {
@@ -45,17 +32,6 @@ async function relinks(page) {
 
 async function opsPerMs(page, policy) {
   return Number(await page.getAttribute(`#comparison-table tr[data-policy="${policy}"] td.ops`, 'data-value'));
-}
-
-async function waitFinished(page, timeout = 90_000) {
-  await page.waitForFunction(
-    () => {
-      const rows = [...document.querySelectorAll('#comparison-table tbody tr[data-policy]')];
-      return rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
-    },
-    null,
-    { timeout },
-  );
 }
 
 /** Bring a section to the top of the viewport so a screenshot shows it. */
@@ -151,7 +127,7 @@ export const checks = [
       await page.click('#policy-ideal');
       expect((await page.locator('#share-link').count()) === 0, 'the share strip closes once its link is out of date');
       await page.click('#policy-ideal');
-      const fresh = await freshPage(browser, link);
+      const fresh = await freshContextPage(browser, link, ready);
       try {
         const text = await fresh.page.inputValue('#dsl-text');
         expect(text === original, 'the shared page should show exactly the same scenario text');
@@ -180,7 +156,7 @@ export const checks = [
         ['unknown version', '#s=99999999999999999999.AAAA'],
       ];
       for (const [what, frag] of cases) {
-        const fresh = await freshPage(browser, baseUrl + frag);
+        const fresh = await freshContextPage(browser, baseUrl + frag, ready);
         try {
           const { page, errors } = fresh;
           await page.waitForSelector('.banner-error', { timeout: 10_000 });

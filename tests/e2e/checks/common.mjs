@@ -1,0 +1,34 @@
+// Helpers shared by the playground's end-to-end checks.
+
+export function expect(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** The gallery has rendered (the page's first useful paint). */
+export async function ready(page) {
+  await page.waitForSelector('table#preset-table tbody tr', { state: 'visible', timeout: 30_000 });
+}
+
+/** A page in its own fresh context (empty storage), with page errors collected; `readyFn`
+ *  waits for whatever the check needs beyond the gallery. */
+export async function freshPage(browser, url, readyFn = ready) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  await readyFn(page);
+  return { context, page, errors };
+}
+
+/** Every lane of the comparison table has finished and shows its value. */
+export async function waitFinished(page, timeout = 90_000) {
+  await page.waitForFunction(
+    () => {
+      const rows = [...document.querySelectorAll('#comparison-table tbody tr[data-policy]')];
+      return rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
+    },
+    null,
+    { timeout },
+  );
+}
