@@ -19,17 +19,26 @@ site c = C.k
 op { loop 5000 { call a call b call c } }
 ";
 
-/// Sites whose links a write on `class` retires, after the loop has linked every site.
-fn retired_by_write(policy: Policy, class: &str) -> Vec<String> {
+/// THREE_CLASSES run to the end under `policy`: every site linked.
+fn linked_three_classes(policy: Policy) -> Simulation {
     let s = dsl::parse(THREE_CLASSES).unwrap();
     let mut sim = Simulation::new(&s, policy, &Params::default()).unwrap();
     while !sim.is_finished() {
         sim.step();
     }
-    let before = sim.events_since(0).len();
-    sim.inject(&Event::Write { class: class.into(), method: "extra".into() }).unwrap();
-    let ev = &sim.events_since(before)[0];
-    ev.sites_hit.clone()
+    sim
+}
+
+/// Inject `ev` and return its record.
+fn fire(sim: &mut Simulation, ev: Event) -> blast_engine::report::EventRecord {
+    let n = sim.events_total();
+    sim.inject(&ev).unwrap();
+    sim.events_since(n)[0].clone()
+}
+
+/// Sites whose links a write on `class` retires, after the loop has linked every site.
+fn retired_by_write(policy: Policy, class: &str) -> Vec<String> {
+    fire(&mut linked_three_classes(policy), Event::Write { class: class.into(), method: "extra".into() }).sites_hit
 }
 
 #[test]
@@ -56,13 +65,8 @@ fn ideal_retires_nothing_when_no_target_changes() {
 
 #[test]
 fn what_if_matches_what_a_write_retires() {
-    let s = dsl::parse(THREE_CLASSES).unwrap();
     for policy in [Policy::Global, Policy::Exact, Policy::Hierarchy] {
-        let mut sim = Simulation::new(&s, policy, &Params::default()).unwrap();
-        while !sim.is_finished() {
-            sim.step();
-        }
-        assert_eq!(sim.what_if_write("A"), retired_by_write(policy, "A"), "{policy}");
+        assert_eq!(linked_three_classes(policy).what_if_write("A"), retired_by_write(policy, "A"), "{policy}");
     }
 }
 
@@ -153,29 +157,18 @@ fn per_instance_metaclass_stops_caching_its_class() {
 
 #[test]
 fn custom_metaclass_replace_is_bulk_under_exact() {
-    let s = dsl::parse(THREE_CLASSES).unwrap();
-    let mut sim = Simulation::new(&s, Policy::Exact, &Params::default()).unwrap();
-    while !sim.is_finished() {
-        sim.step();
-    }
-    let n = sim.events_since(0).len();
-    sim.inject(&Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Custom }).unwrap();
-    assert_eq!(sim.events_since(n)[0].sites_hit, vec!["a", "b", "c"]);
+    let mut sim = linked_three_classes(Policy::Exact);
+    let custom = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Custom });
+    assert_eq!(custom.sites_hit, vec!["a", "b", "c"]);
     // Leaving a custom metaclass is bulk too.
-    sim.inject(&Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Stock }).unwrap();
-    assert_eq!(sim.events_since(n + 1)[0].domains_retired, 3);
+    let stock = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Stock });
+    assert_eq!(stock.domains_retired, 3);
 }
 
 #[test]
 fn first_install_retires_only_the_pending_domain() {
-    let s = dsl::parse(THREE_CLASSES).unwrap();
-    let mut sim = Simulation::new(&s, Policy::Exact, &Params::default()).unwrap();
-    while !sim.is_finished() {
-        sim.step();
-    }
-    let n = sim.events_since(0).len();
-    sim.inject(&Event::Replace { class: "A".into(), kind: blast_engine::model::MetaKind::Stock }).unwrap();
-    assert_eq!(sim.events_since(n)[0].domains, vec!["pending:A"]);
+    let install = fire(&mut linked_three_classes(Policy::Exact), Event::Replace { class: "A".into(), kind: blast_engine::model::MetaKind::Stock });
+    assert_eq!(install.domains, vec!["pending:A"]);
 }
 
 #[test]
