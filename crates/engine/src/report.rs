@@ -87,6 +87,8 @@ pub struct RelinkRecord {
     /// The event that retired the domain (for `missed`: the event that changed the target).
     pub event: Option<usize>,
     pub event_label: Option<String>,
+    /// The domain that guarded the old link: retired for necessary and collateral relinks,
+    /// still live for a missed one (which is why the stale link kept dispatching).
     pub domain: String,
     pub verdict: Verdict,
     pub old_target: String,

@@ -93,12 +93,20 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             } else {
                 <div class="table-scroll history-scroll">
                     <table class="history">
-                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "retired domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
+                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
                         <tbody>{ for lane.history.iter().rev().map(history_row) }</tbody>
                     </table>
                 </div>
             }
         </div>
+    }
+}
+
+/// A missed relink's domain guarded the stale link and was *not* retired: that is the miss.
+fn domain_note(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Missed => " (still live)",
+        Verdict::Necessary | Verdict::Collateral => " (retired)",
     }
 }
 
@@ -110,7 +118,7 @@ fn history_row(r: &RelinkRecord) -> Html {
             <td class="num">{ format::duration_ms(r.t_ms) }</td>
             <td>{ format!("{} {}", phase_name(r.phase), r.op) }</td>
             <td><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
-            <td><code>{ &r.domain }</code></td>
+            <td><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
             <td><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
             <td><code>{ target }</code></td>
         </tr>
