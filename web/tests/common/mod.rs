@@ -126,3 +126,8 @@ pub async fn step(root: &Element, times: usize) {
         yew::scheduler::flush().await;
     }
 }
+
+/// The address bar's fragment, `#` included (empty when there is none).
+pub fn location_hash() -> String {
+    web_sys::window().expect("window").location().hash().unwrap_or_default()
+}
