@@ -530,7 +530,19 @@ fn class_text(name: &str, parent: Option<&str>, meta: MetaKind, methods: &[Strin
     s
 }
 
+/// Blocks of at most this many plain statements (events, calls) print on one line.
+const INLINE_BLOCK: usize = 3;
+
 fn print_block(block: &[Stmt], depth: usize, out: &mut String) {
+    if block.len() <= INLINE_BLOCK && block.iter().all(|st| matches!(st, Stmt::Event(_) | Stmt::Call { .. })) {
+        out.push('{');
+        for st in block {
+            out.push(' ');
+            print_stmt(st, depth, out);
+        }
+        out.push_str(" }");
+        return;
+    }
     out.push_str("{\n");
     for st in block {
         out.push_str(&"  ".repeat(depth + 1));
