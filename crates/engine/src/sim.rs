@@ -657,7 +657,8 @@ impl Simulation {
                 op: self.op_index,
                 t_ms: self.now_ns / 1e6,
                 event,
-                event_label: event.and_then(|e| self.events.iter().find(|r| r.id == e)).map(|r| r.label.clone()),
+                // Records are kept in id order from 0 (then capped), so an id is its index.
+                event_label: event.and_then(|e| self.events.get(e)).map(|r| r.label.clone()),
                 domain: self.domain_label(domain),
                 verdict,
                 old_target: self.world.describe(old),
