@@ -50,9 +50,8 @@ pub fn mutations(p: &MutationsProps) -> Html {
     let kind = use_state(|| MetaKind::Stock);
     let new_class = use_state(|| "LoadedLater".to_string());
     let category = use_state(|| p.categories.first().cloned().unwrap_or_default());
-    let current_category = if p.categories.contains(&category) { (*category).clone() } else { p.categories.first().cloned().unwrap_or_default() };
-    // The chosen class may vanish when the scenario changes: fall back to the first one.
-    let current = if p.classes.contains(&class) { (*class).clone() } else { p.classes.first().cloned().unwrap_or_default() };
+    let current_category = chosen_or_first(&category, &p.categories);
+    let current = chosen_or_first(&class, &p.classes);
 
     let on_class = {
         let class = class.clone();
@@ -165,5 +164,15 @@ mod tests {
         assert_eq!(active_summary(&[]), "none");
         assert_eq!(active_summary(&[(Policy::Global, hot.clone()), (Policy::Exact, hot.clone())]), "HotCategory");
         assert_eq!(active_summary(&[(Policy::Global, hot), (Policy::Exact, vec![])]), "global: HotCategory; exact: none");
+    }
+}
+
+/// The user's choice if the list still offers it, else the list's first entry: a chosen class
+/// or category may vanish when the scenario changes.
+fn chosen_or_first(chosen: &str, offered: &[String]) -> String {
+    if offered.iter().any(|o| o == chosen) {
+        chosen.to_string()
+    } else {
+        offered.first().cloned().unwrap_or_default()
     }
 }
