@@ -106,10 +106,16 @@ struct LaneStatus {
 }
 
 fn call_site_status(s: &AppState) -> LaneStatus {
-    let progress = s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
+    let progress =
+        s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
     let choices = ALL_POLICIES
         .iter()
-        .map(|p| LaneChoice { id: format!("policy-{}", p.name()), label: p.name().into(), colour: format!("policy-{}", p.name()), checked: s.policies.contains(p) })
+        .map(|p| LaneChoice {
+            id: format!("policy-{}", p.name()),
+            label: p.name().into(),
+            colour: format!("policy-{}", p.name()),
+            checked: s.policies.contains(p),
+        })
         .collect();
     LaneStatus {
         finished: s.runner.finished() && !s.runner.is_empty(),

@@ -54,7 +54,12 @@ fn x_ends(lane: &LaneView, axis: XAxis) -> Vec<f64> {
 
 /// (x, ops/ms) per interval that ran loop iterations (a log axis cannot show zero).
 pub fn throughput_series(lane: &LaneView, axis: XAxis) -> Vec<(f64, f64)> {
-    x_ends(lane, axis).into_iter().zip(lane.timeline.iter()).filter(|(_, p)| p.ops_per_ms > 0.0 && p.ops_per_ms.is_finite()).map(|(x, p)| (x, p.ops_per_ms)).collect()
+    x_ends(lane, axis)
+        .into_iter()
+        .zip(lane.timeline.iter())
+        .filter(|(_, p)| p.ops_per_ms > 0.0 && p.ops_per_ms.is_finite())
+        .map(|(x, p)| (x, p.ops_per_ms))
+        .collect()
 }
 
 /// One stacked bar per interval with relinks: x from, x to, necessary, collateral, missed.
@@ -162,7 +167,12 @@ impl ChartLanes {
                 x_max: x_max(lanes, axis),
                 lines: lanes
                     .iter()
-                    .map(|l| Line { label: l.policy.name().into(), colour: policy_colour(l.policy), points: throughput_series(l, axis), marks: event_marks(l, axis) })
+                    .map(|l| Line {
+                        label: l.policy.name().into(),
+                        colour: policy_colour(l.policy),
+                        points: throughput_series(l, axis),
+                        marks: event_marks(l, axis),
+                    })
                     .collect(),
                 panels: lanes.iter().map(|l| BarPanel { label: l.policy.name().into(), bars: relink_bars(l, axis) }).collect(),
             },
@@ -184,7 +194,13 @@ fn model_chart(views: &[Rc<VariantView>], axis: XAxis) -> ChartData {
     let lines = views
         .iter()
         .map(|v| {
-            let points = v.revealed_points().iter().enumerate().filter(|(_, p)| p.value > 0.0 && p.value.is_finite()).map(|(i, p)| (model_x(v, i, axis), p.value)).collect();
+            let points = v
+                .revealed_points()
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.value > 0.0 && p.value.is_finite())
+                .map(|(i, p)| (model_x(v, i, axis), p.value))
+                .collect();
             Line { label: v.variant.into(), colour: v.index, points, marks: Vec::new() }
         })
         .collect();
@@ -399,9 +415,7 @@ pub fn draw_relinks(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, 
         };
         // The verdict colours are named in the HTML caption: no legend box over the bars.
         for (k, colour) in [pal.necessary, pal.collateral, pal.missed].into_iter().enumerate() {
-            chart
-                .draw_series(stack(k).filter(|b| b.3 > b.2).map(|(x0, x1, y0, y1)| Rectangle::new([(x0, y0), (x1, y1)], colour.filled())))
-                .map_err(err)?;
+            chart.draw_series(stack(k).filter(|b| b.3 > b.2).map(|(x0, x1, y0, y1)| Rectangle::new([(x0, y0), (x1, y1)], colour.filled()))).map_err(err)?;
         }
     }
     root.present().map_err(err)

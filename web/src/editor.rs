@@ -12,14 +12,35 @@ use blast_engine::validate::{validate, MAX_LOOP_COUNT, MAX_OPS};
 pub enum EditOp {
     SetName(String),
     SetSemantics(Semantics),
-    SetMeasure { warmup_ops: u32, ops: u32 },
-    AddClass { name: String, parent: Option<String> },
-    RenameClass { from: String, to: String },
-    Reparent { class: String, parent: Option<String> },
+    SetMeasure {
+        warmup_ops: u32,
+        ops: u32,
+    },
+    AddClass {
+        name: String,
+        parent: Option<String>,
+    },
+    RenameClass {
+        from: String,
+        to: String,
+    },
+    Reparent {
+        class: String,
+        parent: Option<String>,
+    },
     DeleteClass(String),
-    SetMetaclass { class: String, kind: MetaKind },
-    AddMethod { class: String, method: String },
-    RemoveMethod { class: String, method: String },
+    SetMetaclass {
+        class: String,
+        kind: MetaKind,
+    },
+    AddMethod {
+        class: String,
+        method: String,
+    },
+    RemoveMethod {
+        class: String,
+        method: String,
+    },
     AddSite(SiteDecl),
     /// Change the receiver class and method of an existing site.
     RetargetSite(SiteDecl),
@@ -151,7 +172,11 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
                 }
                 require_class(&s, &c.class)?;
                 check_name("method", &c.method)?;
-                body.push(Stmt::Every { period: c.period, offset: 0, body: vec![Stmt::Event(Event::Write { class: c.class.clone(), method: c.method.clone() })] });
+                body.push(Stmt::Every {
+                    period: c.period,
+                    offset: 0,
+                    body: vec![Stmt::Event(Event::Write { class: c.class.clone(), method: c.method.clone() })],
+                });
             }
             body.extend(w.calls.iter().map(|site| Stmt::Call { site: site.clone() }));
             s.op = vec![Stmt::Loop { count: w.iterations, body }];

@@ -71,10 +71,8 @@ struct Node<'a> {
 /// Unknown parents make a class a root; a cycle cannot loop (each class is placed once).
 pub fn layout(classes: &[(String, Option<String>)], sites: &[(String, String)], max_width: f64) -> Graph {
     let index: HashMap<&str, usize> = classes.iter().enumerate().map(|(i, (n, _))| (n.as_str(), i)).collect();
-    let mut nodes: Vec<Node> = classes
-        .iter()
-        .map(|(name, _)| Node { name, children: Vec::new(), sites: Vec::new(), card_w: 0.0, card_h: 0.0, subtree_w: 0.0 })
-        .collect();
+    let mut nodes: Vec<Node> =
+        classes.iter().map(|(name, _)| Node { name, children: Vec::new(), sites: Vec::new(), card_w: 0.0, card_h: 0.0, subtree_w: 0.0 }).collect();
     for (name, class) in sites {
         if let Some(&i) = index.get(class.as_str()) {
             nodes[i].sites.push(name);
@@ -225,10 +223,7 @@ mod tests {
 
     fn world(id: &str) -> World {
         let s = presets::find(id).unwrap().scenario();
-        (
-            s.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect(),
-            s.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect(),
-        )
+        (s.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect(), s.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect())
     }
 
     fn overlap(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {

@@ -221,7 +221,13 @@ impl DescriptorSlot {
         } else {
             SlotState::Empty
         };
-        DescriptorSlot { class: e.name.clone(), state, state_text: e.state.clone(), rebuilds: counter(e, "rebuilds"), discarded: counter(e, "discarded copies") }
+        DescriptorSlot {
+            class: e.name.clone(),
+            state,
+            state_text: e.state.clone(),
+            rebuilds: counter(e, "rebuilds"),
+            discarded: counter(e, "discarded copies"),
+        }
     }
 }
 

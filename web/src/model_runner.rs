@@ -127,7 +127,11 @@ fn warm_up_only(config: &ModelConfig) -> Option<ModelConfig> {
 }
 
 fn minus(a: RelinkTotals, b: RelinkTotals) -> RelinkTotals {
-    RelinkTotals { necessary: a.necessary.saturating_sub(b.necessary), collateral: a.collateral.saturating_sub(b.collateral), missed: a.missed.saturating_sub(b.missed) }
+    RelinkTotals {
+        necessary: a.necessary.saturating_sub(b.necessary),
+        collateral: a.collateral.saturating_sub(b.collateral),
+        missed: a.missed.saturating_sub(b.missed),
+    }
 }
 
 struct Lane {
@@ -315,7 +319,17 @@ impl ModelRunner {
             .iter()
             .enumerate()
             .filter(|(_, v)| variants.contains(v))
-            .map(|(index, &variant)| Lane { variant, index, run: None, warmed_up: None, plan: plan(measured), checkpoints: Vec::new(), revealed: 0, seen: Vec::new(), flash: Vec::new() })
+            .map(|(index, &variant)| Lane {
+                variant,
+                index,
+                run: None,
+                warmed_up: None,
+                plan: plan(measured),
+                checkpoints: Vec::new(),
+                revealed: 0,
+                seen: Vec::new(),
+                flash: Vec::new(),
+            })
             .collect();
         let mut runner = ModelRunner { family: Family::of(&config), config, measured, lanes, clock_us: 0.0, frame: 0, views: Vec::new() };
         runner.refresh();
@@ -369,7 +383,8 @@ impl ModelRunner {
         loop {
             let (clock, measured) = (self.clock_us, self.measured);
             self.lanes.iter_mut().for_each(|l| l.reveal_to(clock, measured));
-            let laggard = self.lanes.iter().enumerate().filter(|(_, l)| l.blocked(clock)).min_by(|(_, a), (_, b)| a.shown_us().total_cmp(&b.shown_us())).map(|(i, _)| i);
+            let laggard =
+                self.lanes.iter().enumerate().filter(|(_, l)| l.blocked(clock)).min_by(|(_, a), (_, b)| a.shown_us().total_cmp(&b.shown_us())).map(|(i, _)| i);
             let Some(i) = laggard else { return true };
             if runs == max_runs {
                 return false;

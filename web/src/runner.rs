@@ -187,12 +187,7 @@ impl Runner {
 
     /// The running lane furthest behind in virtual time.
     fn laggard(&self) -> Option<usize> {
-        self.lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.running())
-            .min_by(|(_, a), (_, b)| a.sim.now_ms().total_cmp(&b.sim.now_ms()))
-            .map(|(i, _)| i)
+        self.lanes.iter().enumerate().filter(|(_, l)| l.running()).min_by(|(_, a), (_, b)| a.sim.now_ms().total_cmp(&b.sim.now_ms())).map(|(i, _)| i)
     }
 
     /// Move the shared clock forward (`f64::INFINITY` = as fast as the budget allows).

@@ -117,9 +117,7 @@ fn payload_text(payload: &str, kind: char) -> Result<String, String> {
         Ok(v) => return Err(format!("it uses format version {v}; this page reads version {VERSION}")),
         Err(_) => return Err(format!("its format version `{}` is not a number", truncate(version, 12))),
     }
-    let bytes = URL_SAFE_NO_PAD
-        .decode(data.trim_end_matches('=').as_bytes())
-        .map_err(|e| format!("it is not valid base64url ({e})"))?;
+    let bytes = URL_SAFE_NO_PAD.decode(data.trim_end_matches('=').as_bytes()).map_err(|e| format!("it is not valid base64url ({e})"))?;
     String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
 }
 
@@ -204,7 +202,8 @@ mod tests {
 
     #[test]
     fn model_links_round_trip_and_hostile_ones_are_errors() {
-        let link = ModelLink { preset: "records_rotating11".into(), knobs: vec![("shapes".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
+        let link =
+            ModelLink { preset: "records_rotating11".into(), knobs: vec![("shapes".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
         let frag = encode_model(&link);
         assert!(frag.starts_with("m=1.") && frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=".contains(c)), "{frag}");
         assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));

@@ -39,8 +39,16 @@ pub enum Speed {
     Max,
 }
 
-pub const SPEEDS: [Speed; 8] =
-    [Speed::Factor(0.0001), Speed::Factor(0.001), Speed::Factor(0.01), Speed::Factor(0.1), Speed::Factor(1.0), Speed::Factor(10.0), Speed::Factor(100.0), Speed::Max];
+pub const SPEEDS: [Speed; 8] = [
+    Speed::Factor(0.0001),
+    Speed::Factor(0.001),
+    Speed::Factor(0.01),
+    Speed::Factor(0.1),
+    Speed::Factor(1.0),
+    Speed::Factor(10.0),
+    Speed::Factor(100.0),
+    Speed::Max,
+];
 
 impl Speed {
     pub fn label(self) -> String {
@@ -151,13 +159,25 @@ pub struct Boot {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
-    LoadPreset { id: String, run: bool },
+    LoadPreset {
+        id: String,
+        run: bool,
+    },
     /// A scenario from a share link or an imported file.
-    LoadScenario { shared: Shared, origin: String },
+    LoadScenario {
+        shared: Shared,
+        origin: String,
+    },
     /// A model preset with knobs and variants, from a share link.
-    LoadModelLink { link: ModelLink, origin: String },
+    LoadModelLink {
+        link: ModelLink,
+        origin: String,
+    },
     /// A model knob as typed (model mode).
-    SetKnob { knob: String, value: String },
+    SetKnob {
+        knob: String,
+        value: String,
+    },
     ToggleVariant(String),
     /// The `index`-th policy, or the model's variant in model mode (the `1`…`5` keys).
     ToggleLane(usize),
@@ -175,13 +195,22 @@ pub enum Action {
     Step,
     Reset,
     /// Start of an animation frame: move the virtual clock by `wall_dt_ms` at the current speed.
-    FrameStart { wall_dt_ms: f64 },
+    FrameStart {
+        wall_dt_ms: f64,
+    },
     /// Up to `max_steps` engine steps (the loop repeats this until its time budget is spent).
-    Work { max_steps: usize },
-    FrameEnd { wall_ms: f64 },
+    Work {
+        max_steps: usize,
+    },
+    FrameEnd {
+        wall_ms: f64,
+    },
     Fire(Event),
     /// Enter (`use`) or leave a category by hand in every running lane.
-    FireCategory { name: String, enter: bool },
+    FireCategory {
+        name: String,
+        enter: bool,
+    },
     SelectSite(Option<String>),
     HoverClass(Option<String>),
     CycleTheme,
@@ -293,7 +322,9 @@ impl AppState {
         let mut state = AppState::new();
         match boot.saved {
             Some(Ok(saved)) => state.restore(saved),
-            Some(Err(why)) => state.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh.")),
+            Some(Err(why)) => {
+                state.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh."))
+            }
             None => {}
         }
         match boot.shared {
@@ -788,7 +819,10 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None });
         assert!(s.model.is_none() && s.banners[0].text.contains("could not be reopened"));
 
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))) });
+        let s = AppState::boot(Boot {
+            saved: Some(Ok(saved)),
+            shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
+        });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
         s.reduce(Action::LoadModelLink { link: ModelLink { preset: "x".into(), knobs: Vec::new(), variants: Vec::new() }, origin: "the link".into() });
@@ -937,7 +971,8 @@ mod tests {
 
     #[test]
     fn boot_prefers_the_link_and_reports_bad_inputs() {
-        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
+        let saved =
+            Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None });
         assert_eq!(s.scenario.name, "hotLoop_baseline");
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));

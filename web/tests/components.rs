@@ -5,11 +5,11 @@ mod common;
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use blast_engine::models::MODEL_PRESETS;
+use blast_engine::{presets, Policy};
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use blast_web::state::{Speed, Theme};
-use blast_engine::models::MODEL_PRESETS;
-use blast_engine::{presets, Policy};
 use common::*;
 use wasm_bindgen_test::*;
 use yew::Callback;
@@ -62,7 +62,12 @@ async fn top_bar_buttons_call_back() {
         lanes_title: "Policies".into(),
         lanes: blast_engine::policy::ALL_POLICIES
             .iter()
-            .map(|p| LaneChoice { id: format!("policy-{}", p.name()), label: p.name().into(), colour: format!("policy-{}", p.name()), checked: *p != Policy::Hierarchy })
+            .map(|p| LaneChoice {
+                id: format!("policy-{}", p.name()),
+                label: p.name().into(),
+                colour: format!("policy-{}", p.name()),
+                checked: *p != Policy::Hierarchy,
+            })
             .collect(),
         theme: Theme::Auto,
         on_toggle_play: note("play"),

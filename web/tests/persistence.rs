@@ -3,8 +3,8 @@
 mod common;
 
 use blast_engine::{dsl, presets, Policy};
-use blast_web::state::{Speed, Theme};
 use blast_web::model_mode::ModelLink;
+use blast_web::state::{Speed, Theme};
 use blast_web::storage::{self, Saved};
 use blast_web::{browser, share};
 use common::*;
@@ -96,7 +96,8 @@ async fn a_model_session_is_autosaved_and_restored() {
 #[wasm_bindgen_test]
 async fn a_model_link_opens_and_a_hostile_one_is_an_error() {
     local_storage().clear().unwrap();
-    let link = ModelLink { preset: "records_rotating11".into(), knobs: vec![("capacity".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
+    let link =
+        ModelLink { preset: "records_rotating11".into(), knobs: vec![("capacity".into(), "12".into())], variants: vec!["fifo".into(), "unbounded".into()] };
     set_hash(&format!("#{}", share::encode_model(&link)));
     let root = render_app().await;
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 2);

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
-use blast_engine::policy::{parse_policies, Policy};
 use blast_engine::models::{self, ModelConfig, ModelReport};
+use blast_engine::policy::{parse_policies, Policy};
 use blast_engine::{dsl, presets, Params, Scenario};
 
 pub struct Output {
@@ -193,15 +193,7 @@ fn model_variants(c: &ModelConfig, opts: &Options) -> Result<Vec<String>, String
 fn model_row(label: &str, r: &ModelReport) -> String {
     let roles: Vec<String> = r.roles.iter().map(|(n, v)| format!("{n} {v:.2}")).collect();
     let t = r.verdicts;
-    format!(
-        "{label:<16} {:>12.2} {:<6} {:>9} {:>10} {:>7}   {}\n",
-        r.value,
-        r.unit,
-        t.necessary,
-        t.collateral,
-        t.missed,
-        roles.join(", ")
-    )
+    format!("{label:<16} {:>12.2} {:<6} {:>9} {:>10} {:>7}   {}\n", r.value, r.unit, t.necessary, t.collateral, t.missed, roles.join(", "))
 }
 
 fn cmd_model(preset: &models::ModelPreset, opts: &Options) -> Result<String, String> {
@@ -346,7 +338,8 @@ fn calibration_cells(r: &CalRow) -> [String; 11] {
     ]
 }
 
-const CALIBRATION_HEADER: [&str; 11] = ["row", "unit", "before: sim", "published", "log10", "after: sim", "published", "log10", "sim a/b", "published a/b", "log10"];
+const CALIBRATION_HEADER: [&str; 11] =
+    ["row", "unit", "before: sim", "published", "log10", "after: sim", "published", "log10", "sim a/b", "published a/b", "log10"];
 
 fn calibration_table(cal: &Calibration) -> String {
     let widths = [44, 6, 12, 12, 7, 12, 12, 7, 10, 13, 7];
@@ -392,7 +385,13 @@ pub fn fmt_ops(v: f64) -> String {
     if !v.is_finite() {
         return "inf".into();
     }
-    let digits = if v >= 100.0 { 1 } else if v >= 1.0 { 3 } else { (3.0 - v.log10().floor()).clamp(3.0, 8.0) as usize };
+    let digits = if v >= 100.0 {
+        1
+    } else if v >= 1.0 {
+        3
+    } else {
+        (3.0 - v.log10().floor()).clamp(3.0, 8.0) as usize
+    };
     format!("{v:.digits$}")
 }
 
@@ -403,7 +402,8 @@ fn csv(results: &[(String, Comparison)], policies: &[Policy]) -> String {
             let Some(r) = c.get(*p) else { continue };
             let stale: u64 = r.sites.iter().map(|x| x.stats.stale_calls).sum();
             let t = r.relink_totals;
-            let _ = writeln!(s, "{name},{p},{},{},{},{},{},{},{stale}", r.ops_per_ms, r.ms_per_op, t.necessary + t.collateral, t.necessary, t.collateral, t.missed);
+            let _ =
+                writeln!(s, "{name},{p},{},{},{},{},{},{},{stale}", r.ops_per_ms, r.ms_per_op, t.necessary + t.collateral, t.necessary, t.collateral, t.missed);
         }
     }
     s
@@ -449,4 +449,3 @@ fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
     }
     s
 }
-

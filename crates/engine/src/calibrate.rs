@@ -105,11 +105,7 @@ fn groovy_shape(rows: &[CalRow]) -> Vec<Check> {
     let get = |id: &str| row(rows, id);
     for id in ["hotLoop_baseline", "parentChild_baseline"] {
         if let Some(r) = get(id) {
-            out.push(check(
-                format!("{id}: after/before within 0.8..1.25"),
-                (0.8..=1.25).contains(&r.ratio_simulated),
-                format!("{:.3}", r.ratio_simulated),
-            ));
+            out.push(check(format!("{id}: after/before within 0.8..1.25"), (0.8..=1.25).contains(&r.ratio_simulated), format!("{:.3}", r.ratio_simulated)));
         }
     }
     let churn = ["hotLoop_unrelatedMetaClassChurn", "hotLoop_sameTypeMetaClassChurn", "hotLoop_categoryEnterLeave", "parentChild_parentMetaClassChurn"];
@@ -118,22 +114,15 @@ fn groovy_shape(rows: &[CalRow]) -> Vec<Check> {
         let (lo, hi) = floors.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         out.push(check("global: the four churn rows lie within 2x of each other", hi / lo <= 2.0, format!("max/min = {:.2}", hi / lo)));
     }
-    if let (Some(base), Some(unrel), Some(same), Some(burst)) = (
-        get("hotLoop_baseline"),
-        get("hotLoop_unrelatedMetaClassChurn"),
-        get("hotLoop_sameTypeMetaClassChurn"),
-        get("hotLoop_afterUnrelatedBurst"),
-    ) {
+    if let (Some(base), Some(unrel), Some(same), Some(burst)) =
+        (get("hotLoop_baseline"), get("hotLoop_unrelatedMetaClassChurn"), get("hotLoop_sameTypeMetaClassChurn"), get("hotLoop_afterUnrelatedBurst"))
+    {
         let b = base.after.simulated;
         let u = b / unrel.after.simulated;
         out.push(check("exact: unrelated churn 3x..30x below baseline", (3.0..=30.0).contains(&u), format!("{u:.1}x")));
         let s = b / same.after.simulated;
         out.push(check("exact: same-type churn 100x..400x below baseline", (100.0..=400.0).contains(&s), format!("{s:.1}x")));
-        out.push(check(
-            "exact: after-burst at least baseline",
-            burst.after.simulated >= b * (1.0 - 1e-9),
-            format!("{} vs {}", burst.after.simulated, b),
-        ));
+        out.push(check("exact: after-burst at least baseline", burst.after.simulated >= b * (1.0 - 1e-9), format!("{} vs {}", burst.after.simulated, b)));
     }
     out
 }

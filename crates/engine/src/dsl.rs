@@ -91,9 +91,7 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
             }
             let digits: String = chars[start..i].iter().filter(|c| **c != '_').collect();
             col += i - start;
-            let n = digits
-                .parse::<u64>()
-                .map_err(|_| ScenarioError::at_text(tl, tc, format!("number `{digits}` is too large")))?;
+            let n = digits.parse::<u64>().map_err(|_| ScenarioError::at_text(tl, tc, format!("number `{digits}` is too large")))?;
             out.push(Token { tok: Tok::Num(n), line: tl, col: tc });
         } else if c == '"' {
             let mut s = String::new();
@@ -292,7 +290,10 @@ impl Parser {
                     s.op = self.block("op")?;
                 }
                 other => {
-                    return self.error(&t, format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op or op)"))
+                    return self.error(
+                        &t,
+                        format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op or op)"),
+                    )
                 }
             }
         }
@@ -430,7 +431,9 @@ impl Parser {
             other => {
                 return self.error(
                     &t,
-                    format!("unknown statement `{other}` (expected call, loop, every, repeat, use, write, replace, remove, instance, load, invalidate or unattributed)"),
+                    format!(
+                    "unknown statement `{other}` (expected call, loop, every, repeat, use, write, replace, remove, instance, load, invalidate or unattributed)"
+                ),
                 )
             }
         })
@@ -476,10 +479,14 @@ pub fn print(s: &Scenario) -> String {
     if !s.name.is_empty() {
         let _ = writeln!(out, "scenario \"{}\"", s.name.replace('"', "'"));
     }
-    let _ = writeln!(out, "semantics {}", match s.semantics {
-        Semantics::Snapshot => "snapshot",
-        Semantics::Live => "live",
-    });
+    let _ = writeln!(
+        out,
+        "semantics {}",
+        match s.semantics {
+            Semantics::Snapshot => "snapshot",
+            Semantics::Live => "live",
+        }
+    );
     let _ = writeln!(out, "measure warmup {} ops {}", s.measure.warmup_ops, s.measure.ops);
     for c in &s.classes {
         out.push_str("class ");

@@ -72,9 +72,17 @@ struct SiteRt {
 /// One frame of the resumable program counter.
 #[derive(Clone, Debug)]
 enum Frame {
-    Block { stmts: Vec<Stmt>, idx: usize },
-    Repeat { body: Vec<Stmt>, remaining: u64 },
-    Leave { category: usize },
+    Block {
+        stmts: Vec<Stmt>,
+        idx: usize,
+    },
+    Repeat {
+        body: Vec<Stmt>,
+        remaining: u64,
+    },
+    Leave {
+        category: usize,
+    },
     /// The untimed `before_op` block is done: the op's clock starts here.
     StartOpClock,
     Loop(LoopFrame),
@@ -256,12 +264,7 @@ impl Simulation {
                 if !lf.fired_at_i {
                     lf.fired_at_i = true;
                     let i = lf.i;
-                    let due: Vec<Event> = lf
-                        .every
-                        .iter()
-                        .filter(|(p, o, _)| i % p == *o)
-                        .flat_map(|(_, _, evs)| evs.iter().cloned())
-                        .collect();
+                    let due: Vec<Event> = lf.every.iter().filter(|(p, o, _)| i % p == *o).flat_map(|(_, _, evs)| evs.iter().cloned()).collect();
                     if due.is_empty() {
                         return self.step();
                     }
@@ -273,7 +276,11 @@ impl Simulation {
                     .iter()
                     .map(|(p, o, _)| {
                         let base = lf.i - lf.i % p + o;
-                        if base > lf.i { base } else { base.saturating_add(*p) }
+                        if base > lf.i {
+                            base
+                        } else {
+                            base.saturating_add(*p)
+                        }
                     })
                     .min()
                     .unwrap_or(u64::MAX);
@@ -352,7 +359,12 @@ impl Simulation {
                 return Err(ScenarioError::at_path("", format!("class `{class}` is already loaded")));
             }
             let parent_id = match parent {
-                Some(p) => Some(self.world.class_id(p).filter(|&c| self.world.classes[c].loaded).ok_or_else(|| ScenarioError::at_path("", format!("unknown parent class `{p}`")))?),
+                Some(p) => Some(
+                    self.world
+                        .class_id(p)
+                        .filter(|&c| self.world.classes[c].loaded)
+                        .ok_or_else(|| ScenarioError::at_path("", format!("unknown parent class `{p}`")))?,
+                ),
                 None => None,
             };
             if self.world.classes.len() >= crate::validate::MAX_CLASSES {

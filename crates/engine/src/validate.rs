@@ -57,8 +57,7 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
 
 fn check_ident(path: &str, what: &str, name: &str) -> Result<(), ScenarioError> {
     let mut chars = name.chars();
-    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if ok && name.len() <= 64 {
         Ok(())
     } else {

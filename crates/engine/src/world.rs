@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{MetaKind, Scenario, Semantics, Stmt, Event};
+use crate::model::{Event, MetaKind, Scenario, Semantics, Stmt};
 
 pub type ClassId = usize;
 
@@ -54,13 +54,7 @@ pub struct World {
 impl World {
     /// Build the initial world. Classes that the program loads later exist but are not loaded.
     pub fn new(s: &Scenario) -> World {
-        let mut w = World {
-            semantics: s.semantics,
-            classes: Vec::new(),
-            categories: Vec::new(),
-            category_names: Vec::new(),
-            active_categories: Vec::new(),
-        };
+        let mut w = World { semantics: s.semantics, classes: Vec::new(), categories: Vec::new(), category_names: Vec::new(), active_categories: Vec::new() };
         for c in &s.classes {
             w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
         }
@@ -151,9 +145,7 @@ impl World {
 
     /// `c` and every loaded class below it.
     pub fn with_descendants(&self, c: ClassId) -> Vec<ClassId> {
-        (0..self.classes.len())
-            .filter(|&d| self.classes[d].loaded && (d == c || self.ancestors(d).any(|a| a == c)))
-            .collect()
+        (0..self.classes.len()).filter(|&d| self.classes[d].loaded && (d == c || self.ancestors(d).any(|a| a == c))).collect()
     }
 
     /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).
@@ -191,8 +183,7 @@ impl World {
     }
 
     fn walk_ancestors(&self, receiver: ClassId, method: &str) -> Option<Target> {
-        self.ancestors(receiver)
-            .find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a, version }))
+        self.ancestors(receiver).find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a, version }))
     }
 
     /// Whether a selection for this receiver may be cached (class-keyed) at all.
@@ -214,9 +205,7 @@ fn collect_loads<'a>(block: &'a [Stmt], out: &mut Vec<(&'a String, &'a Option<St
     for st in block {
         match st {
             Stmt::Event(Event::Load { class, parent, methods }) => out.push((class, parent, methods)),
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => {
-                collect_loads(body, out)
-            }
+            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => collect_loads(body, out),
             _ => {}
         }
     }

@@ -120,7 +120,14 @@ fn ideal_never_retires_more_than_a_correct_policy() {
             assert!(ideal.total_relinks() <= r.total_relinks(), "{}: ideal {} > {p} {}", preset.id, ideal.total_relinks(), r.total_relinks());
             for (ei, er) in ideal.events.iter().zip(&r.events) {
                 assert_eq!(ei.label, er.label, "events line up across policies");
-                assert!(ei.sites_hit.len() <= er.sites_hit.len(), "{}: event {} ideal hits {:?}, {p} hits {:?}", preset.id, ei.label, ei.sites_hit, er.sites_hit);
+                assert!(
+                    ei.sites_hit.len() <= er.sites_hit.len(),
+                    "{}: event {} ideal hits {:?}, {p} hits {:?}",
+                    preset.id,
+                    ei.label,
+                    ei.sites_hit,
+                    er.sites_hit
+                );
             }
         }
     }

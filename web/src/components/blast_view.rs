@@ -146,7 +146,14 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
     let st = &s.report.stats;
     let tip = format!(
         "{}: {}.{} — {}; relinks {} necessary / {} collateral / {} missed; target {}. Click for its history.",
-        s.report.name, s.report.class, s.report.method, state_label(s.report.state), st.necessary, st.collateral, st.missed, s.report.target
+        s.report.name,
+        s.report.class,
+        s.report.method,
+        state_label(s.report.state),
+        st.necessary,
+        st.collateral,
+        st.missed,
+        s.report.target
     );
     let select = {
         let cb = p.on_select.clone();
@@ -154,7 +161,8 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
         Callback::from(move |_: MouseEvent| cb.emit(Some(name.clone())))
     };
     let max_chars = ((b.w - 44.0) / CHAR_W).max(3.0) as usize;
-    let label: String = if b.name.chars().count() > max_chars { format!("{}…", b.name.chars().take(max_chars - 1).collect::<String>()) } else { b.name.clone() };
+    let label: String =
+        if b.name.chars().count() > max_chars { format!("{}…", b.name.chars().take(max_chars - 1).collect::<String>()) } else { b.name.clone() };
     html! {
         <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"))}
             data-site={b.name.clone()} data-state={state} data-relinks={s.relinks.to_string()}

@@ -61,7 +61,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 let bump = bump.clone();
                 EventListener::new(w, "resize", move |_| bump())
             });
-            let scheme = window.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| bump()));
+            let scheme =
+                window.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| bump()));
             move || drop((resize, scheme))
         });
     }

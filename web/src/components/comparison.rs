@@ -147,7 +147,8 @@ fn site_diff(p: &SiteDiffProps) -> Html {
         return html! { <p id="site-diff" class="hint">{ "Select two or more policies to see which sites relink under one but not the other." }</p> };
     }
     let (ia, ib) = ((*a).min(p.lanes.len() - 1), (*b).min(p.lanes.len() - 1));
-    let pick = |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
+    let pick =
+        |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
     let select = |id: &'static str, chosen: usize, state: UseStateHandle<usize>| {
         html! {
             <select {id} onchange={pick(state)}>

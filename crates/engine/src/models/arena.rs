@@ -146,11 +146,8 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
                 Role::AccessAndClose => p.segment_sum_us + p.arena_lifecycle_us + n as f64 * p.handshake_per_thread_us,
             }
     };
-    let mut threads: Vec<Thread> = c
-        .threads
-        .iter()
-        .map(|&role| Thread { role, op_start: 0.0, op_end: work(role), done: 0, measured_us: 0.0, deopts: 0, handshakes: 0 })
-        .collect();
+    let mut threads: Vec<Thread> =
+        c.threads.iter().map(|&role| Thread { role, op_start: 0.0, op_end: work(role), done: 0, measured_us: 0.0, deopts: 0, handshakes: 0 }).collect();
     let mut verdicts = RelinkTotals::default();
     let mut timeline = Vec::new();
     // Every thread keeps running until all have finished their measured ops, so the

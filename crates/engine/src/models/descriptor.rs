@@ -103,7 +103,13 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
         t += cost / 1e3;
         if op >= c.warmup_ops {
             measured += cost;
-            timeline.push(OpPoint { t_us: t, value: cost, necessary: verdicts.necessary - before.necessary, collateral: verdicts.collateral - before.collateral, missed: 0 });
+            timeline.push(OpPoint {
+                t_us: t,
+                value: cost,
+                necessary: verdicts.necessary - before.necessary,
+                collateral: verdicts.collateral - before.collateral,
+                missed: 0,
+            });
         }
     }
     let state = match slot {
