@@ -5,7 +5,7 @@
 //! deletions that would leave a dangling reference are refused with the places that still
 //! use the name. The result always re-prints to DSL text.
 
-use blast_engine::model::{ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
+use blast_engine::model::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, MAX_LOOP_COUNT, MAX_OPS};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -152,8 +152,8 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             }
             s.sites.retain(|x| &x.name != name);
             // A deleted site's calls go with it; the loops themselves stay.
-            for block in [&mut s.setup, &mut s.before_op, &mut s.op] {
-                remove_calls(block, name);
+            for b in Block::ALL {
+                remove_calls(s.block_mut(b), name);
             }
         }
         EditOp::SetWorkload(w) => {
@@ -275,9 +275,7 @@ pub fn loaded_by_program(s: &Scenario) -> Vec<(String, Option<String>)> {
             out.push((class.clone(), parent.clone()));
         }
     };
-    for block in [&s.setup, &s.before_op, &s.op] {
-        visit_events(block, &mut collect);
-    }
+    s.visit_events(&mut collect);
     out
 }
 
@@ -294,9 +292,7 @@ fn class_uses(s: &Scenario, name: &str) -> Vec<String> {
         uses.push(format!("category `{}`", cat.name));
     }
     let mut events = 0;
-    for block in [&s.setup, &s.before_op, &s.op] {
-        visit_events(block, &mut |ev| events += usize::from(event_class_refs(ev).contains(&name)));
-    }
+    s.visit_events(|ev| events += usize::from(event_class_refs(ev).contains(&name)));
     if events > 0 {
         uses.push(format!("{events} event(s) in the program"));
     }
@@ -308,16 +304,6 @@ fn event_class_refs(ev: &Event) -> Vec<&str> {
         Event::Write { class, .. } | Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => vec![class],
         Event::Load { class, parent, .. } => std::iter::once(class.as_str()).chain(parent.as_deref()).collect(),
         Event::InvalidateAll | Event::Unattributed => Vec::new(),
-    }
-}
-
-fn visit_events(block: &[Stmt], f: &mut impl FnMut(&Event)) {
-    for st in block {
-        match st {
-            Stmt::Event(ev) => f(ev),
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => visit_events(body, f),
-            Stmt::Call { .. } => {}
-        }
     }
 }
 
@@ -341,43 +327,25 @@ fn rename_class(s: &mut Scenario, from: &str, to: &str) {
     for site in &mut s.sites {
         swap(&mut site.class);
     }
-    for block in [&mut s.setup, &mut s.before_op, &mut s.op] {
-        rename_in_block(block, from, to);
-    }
-}
-
-fn rename_in_block(block: &mut [Stmt], from: &str, to: &str) {
-    for st in block {
-        match st {
-            Stmt::Event(ev) => match ev {
-                Event::Write { class, .. } | Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => {
-                    if class == from {
-                        *class = to.to_string();
-                    }
-                }
-                Event::Load { class, parent, .. } => {
-                    if class == from {
-                        *class = to.to_string();
-                    }
-                    if parent.as_deref() == Some(from) {
-                        *parent = Some(to.to_string());
-                    }
-                }
-                Event::InvalidateAll | Event::Unattributed => {}
-            },
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => rename_in_block(body, from, to),
-            Stmt::Call { .. } => {}
+    s.visit_events_mut(|ev| match ev {
+        Event::Write { class, .. } | Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => swap(class),
+        Event::Load { class, parent, .. } => {
+            swap(class);
+            if let Some(p) = parent {
+                swap(p);
+            }
         }
-    }
+        Event::InvalidateAll | Event::Unattributed => {}
+    });
 }
 
 fn remove_calls(block: &mut Vec<Stmt>, site: &str) {
     block.retain(|st| !matches!(st, Stmt::Call { site: s } if s == site));
-    for st in block.iter_mut() {
-        if let Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } = st {
-            remove_calls(body, site);
+    walk_mut(block, &mut |st| {
+        if let Some(body) = st.body_mut() {
+            body.retain(|st| !matches!(st, Stmt::Call { site: s } if s == site));
         }
-    }
+    });
 }
 
 #[cfg(test)]

@@ -121,6 +121,44 @@ pub enum Stmt {
     Event(Event),
 }
 
+impl Stmt {
+    /// The nested statements of a `loop`, `every`, `repeat` or `use`; `None` for a call or an event.
+    pub fn body(&self) -> Option<&[Stmt]> {
+        match self {
+            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => Some(body),
+            Stmt::Call { .. } | Stmt::Event(_) => None,
+        }
+    }
+
+    pub fn body_mut(&mut self) -> Option<&mut Vec<Stmt>> {
+        match self {
+            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => Some(body),
+            Stmt::Call { .. } | Stmt::Event(_) => None,
+        }
+    }
+}
+
+/// Every statement of `block` and of the bodies nested in it, parents before children.
+pub fn walk<'a>(block: &'a [Stmt], f: &mut impl FnMut(&'a Stmt)) {
+    for st in block {
+        f(st);
+        if let Some(body) = st.body() {
+            walk(body, f);
+        }
+    }
+}
+
+/// [`walk`] with mutable access; a statement's body is walked after `f` has seen (and maybe
+/// changed) the statement itself.
+pub fn walk_mut(block: &mut [Stmt], f: &mut impl FnMut(&mut Stmt)) {
+    for st in block {
+        f(st);
+        if let Some(body) = st.body_mut() {
+            walk_mut(body, f);
+        }
+    }
+}
+
 fn is_zero(v: &u64) -> bool {
     *v == 0
 }
@@ -160,4 +198,69 @@ pub struct Scenario {
     pub before_op: Vec<Stmt>,
     #[serde(default)]
     pub op: Vec<Stmt>,
+}
+
+/// The three programs of a scenario, in the order they run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Block {
+    Setup,
+    BeforeOp,
+    Op,
+}
+
+impl Block {
+    pub const ALL: [Block; 3] = [Block::Setup, Block::BeforeOp, Block::Op];
+
+    /// The block's name in the DSL and in JSON paths.
+    pub fn name(self) -> &'static str {
+        match self {
+            Block::Setup => "setup",
+            Block::BeforeOp => "before_op",
+            Block::Op => "op",
+        }
+    }
+}
+
+impl Scenario {
+    pub fn block(&self, b: Block) -> &[Stmt] {
+        match b {
+            Block::Setup => &self.setup,
+            Block::BeforeOp => &self.before_op,
+            Block::Op => &self.op,
+        }
+    }
+
+    pub fn block_mut(&mut self, b: Block) -> &mut Vec<Stmt> {
+        match b {
+            Block::Setup => &mut self.setup,
+            Block::BeforeOp => &mut self.before_op,
+            Block::Op => &mut self.op,
+        }
+    }
+
+    /// `setup`, `before_op` and `op`, each with its name.
+    pub fn blocks(&self) -> [(Block, &[Stmt]); 3] {
+        Block::ALL.map(|b| (b, self.block(b)))
+    }
+
+    /// Every event the program can fire, in program order (`every` bodies once each).
+    pub fn visit_events<'a>(&'a self, mut f: impl FnMut(&'a Event)) {
+        for (_, block) in self.blocks() {
+            walk(block, &mut |st| {
+                if let Stmt::Event(ev) = st {
+                    f(ev)
+                }
+            });
+        }
+    }
+
+    pub fn visit_events_mut(&mut self, mut f: impl FnMut(&mut Event)) {
+        for b in Block::ALL {
+            walk_mut(self.block_mut(b), &mut |st| {
+                if let Stmt::Event(ev) = st {
+                    f(ev)
+                }
+            });
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Sensitivity sweeps: vary one knob of a scenario or of the engine and watch each policy.
 
-use crate::model::{Scenario, Stmt};
+use crate::model::{walk_mut, Scenario, Stmt};
 use crate::params::{BulkScan, Params};
 
 /// Scenario knobs a sweep may set besides the engine's [`Params`].
@@ -42,16 +42,12 @@ pub fn apply(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(
 
 fn set_periods(block: &mut [Stmt], period: u64) -> bool {
     let mut any = false;
-    for st in block {
-        match st {
-            Stmt::Every { period: p, offset, .. } => {
-                *p = period;
-                *offset = (*offset).min(period - 1);
-                any = true;
-            }
-            Stmt::Loop { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => any |= set_periods(body, period),
-            _ => {}
+    walk_mut(block, &mut |st| {
+        if let Stmt::Every { period: p, offset, .. } = st {
+            *p = period;
+            *offset = (*offset).min(period - 1);
+            any = true;
         }
-    }
+    });
     any
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{Event, MetaKind, Scenario, Semantics, Stmt};
+use crate::model::{Event, MetaKind, Scenario, Semantics};
 
 pub type ClassId = usize;
 
@@ -59,9 +59,11 @@ impl World {
             w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
         }
         let mut loads = Vec::new();
-        collect_loads(&s.setup, &mut loads);
-        collect_loads(&s.before_op, &mut loads);
-        collect_loads(&s.op, &mut loads);
+        s.visit_events(|ev| {
+            if let Event::Load { class, parent, methods } = ev {
+                loads.push((class, parent, methods));
+            }
+        });
         for (name, _, methods) in &loads {
             w.push_class(name, methods.iter(), MetaKind::None, false);
         }
@@ -197,16 +199,6 @@ impl World {
             Target::Category { category } => format!("category {}", self.category_names[*category]),
             Target::Dynamic => "invokeMethod (missing-method path)".into(),
             Target::Missing => "MissingMethodException".into(),
-        }
-    }
-}
-
-fn collect_loads<'a>(block: &'a [Stmt], out: &mut Vec<(&'a String, &'a Option<String>, &'a Vec<String>)>) {
-    for st in block {
-        match st {
-            Stmt::Event(Event::Load { class, parent, methods }) => out.push((class, parent, methods)),
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => collect_loads(body, out),
-            _ => {}
         }
     }
 }
