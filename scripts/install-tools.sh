@@ -29,6 +29,13 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+for component in rustfmt clippy; do
+  if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+    say "adding rustup component $component"
+    rustup component add "$component"
+  fi
+done
+
 # --- Trunk ------------------------------------------------------------------------
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (cargo install, takes several minutes)"

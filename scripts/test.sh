@@ -62,6 +62,12 @@ install_tools() {
        "wasm-opt $(wasm-opt --version | cut -d' ' -f3), $(/usr/bin/chromium --version 2>/dev/null | head -n1)"
 }
 
+# Formatting and lints first: cheap, and a red one says exactly which line to fix.
+lint() {
+  cargo fmt --all -- --check
+  cargo clippy --workspace --all-targets --offline -- -D warnings
+}
+
 native_tests() {
   cargo test --workspace --all-targets
 }
@@ -119,6 +125,7 @@ e2e() {
 }
 
 step "install tools (scripts/install-tools.sh)" install_tools
+step "lint: cargo fmt --check, cargo clippy --all-targets -D warnings" lint
 step "native tests: cargo test --workspace --all-targets" native_tests
 step "engine tests on wasm32 in headless Chromium" wasm_tests blast-engine
 step "web tests on wasm32 in headless Chromium" wasm_tests blast-web

@@ -154,6 +154,16 @@ pub fn mutations(p: &MutationsProps) -> Html {
     }
 }
 
+/// The user's choice if the list still offers it, else the list's first entry: a chosen class
+/// or category may vanish when the scenario changes.
+fn chosen_or_first(chosen: &str, offered: &[String]) -> String {
+    if offered.iter().any(|o| o == chosen) {
+        chosen.to_string()
+    } else {
+        offered.first().cloned().unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,15 +174,5 @@ mod tests {
         assert_eq!(active_summary(&[]), "none");
         assert_eq!(active_summary(&[(Policy::Global, hot.clone()), (Policy::Exact, hot.clone())]), "HotCategory");
         assert_eq!(active_summary(&[(Policy::Global, hot), (Policy::Exact, vec![])]), "global: HotCategory; exact: none");
-    }
-}
-
-/// The user's choice if the list still offers it, else the list's first entry: a chosen class
-/// or category may vanish when the scenario changes.
-fn chosen_or_first(chosen: &str, offered: &[String]) -> String {
-    if offered.iter().any(|o| o == chosen) {
-        chosen.to_string()
-    } else {
-        offered.first().cloned().unwrap_or_default()
     }
 }
