@@ -3,7 +3,16 @@
 use serde::Serialize;
 
 use crate::policy::Policy;
-use crate::sim::Phase;
+
+/// Where the program counter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Setup,
+    Warmup,
+    Measure,
+    Done,
+}
 
 /// The oracle's verdict on one relink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -72,10 +81,12 @@ pub struct EventRecord {
     pub domains_retired: usize,
     /// The retired domains (first few).
     pub domains: Vec<String>,
-    /// Sites whose cached links this event retired.
+    /// Sites whose cached links this event retired (the first hundred, in site order).
     pub sites_hit: Vec<String>,
-    /// Sites whose true target changed (what the ideal policy retires).
+    pub sites_hit_total: usize,
+    /// Sites whose true target changed (what the ideal policy retires; the first hundred).
     pub targets_changed: Vec<String>,
+    pub targets_changed_total: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -4,7 +4,7 @@
 //! right now. Under `Snapshot` semantics a class's metaclass holds a snapshot of inherited
 //! methods taken when it was built; under `Live` every lookup walks the current hierarchy.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{Event, MetaKind, Scenario, Semantics};
 
@@ -49,12 +49,26 @@ pub struct World {
     pub category_names: Vec<String>,
     /// Active `use` blocks, innermost last.
     pub active_categories: Vec<usize>,
+    /// Name -> id, so setup and events find a class in O(1) (lookups only; never iterated).
+    class_index: HashMap<String, ClassId>,
+    category_index: HashMap<String, usize>,
+    /// Direct subclasses, so a class's subtree costs its size rather than a scan of every class.
+    children: Vec<Vec<ClassId>>,
 }
 
 impl World {
     /// Build the initial world. Classes that the program loads later exist but are not loaded.
     pub fn new(s: &Scenario) -> World {
-        let mut w = World { semantics: s.semantics, classes: Vec::new(), categories: Vec::new(), category_names: Vec::new(), active_categories: Vec::new() };
+        let mut w = World {
+            semantics: s.semantics,
+            classes: Vec::new(),
+            categories: Vec::new(),
+            category_names: Vec::new(),
+            active_categories: Vec::new(),
+            class_index: HashMap::new(),
+            category_index: HashMap::new(),
+            children: Vec::new(),
+        };
         for c in &s.classes {
             w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
         }
@@ -67,27 +81,57 @@ impl World {
         for (name, _, methods) in &loads {
             w.push_class(name, methods.iter(), MetaKind::None, false);
         }
-        for c in &s.classes {
-            let id = w.class_id(&c.name).expect("validated");
-            w.classes[id].parent = c.parent.as_deref().and_then(|p| w.class_id(p));
-        }
-        for (name, parent, _) in &loads {
+        let parents = s.classes.iter().map(|c| (&c.name, c.parent.as_deref())).chain(loads.iter().map(|(name, parent, _)| (*name, parent.as_deref())));
+        for (name, parent) in parents {
             let id = w.class_id(name).expect("validated");
-            w.classes[id].parent = parent.as_deref().and_then(|p| w.class_id(p));
+            if let Some(p) = parent.and_then(|p| w.class_id(p)) {
+                w.set_parent(id, p);
+            }
         }
         for cat in &s.categories {
             let methods = cat.methods.iter().filter_map(|m| Some((w.class_id(&m.class)?, m.method.clone()))).collect();
+            w.category_index.insert(cat.name.clone(), w.categories.len());
             w.categories.push(methods);
             w.category_names.push(cat.name.clone());
         }
-        for id in 0..w.classes.len() {
-            w.rebuild_view(id);
+        // Parents before children: a class's view is its parent's view under the parent's own
+        // methods, so each view is built once from the one above it.
+        for id in w.top_down() {
+            w.inherit_view(id);
         }
         w
     }
 
+    fn set_parent(&mut self, c: ClassId, p: ClassId) {
+        self.classes[c].parent = Some(p);
+        self.children[p].push(c);
+    }
+
+    /// Every class, each after its parent (roots in id order, then their subtrees).
+    fn top_down(&self) -> Vec<ClassId> {
+        let mut out = Vec::with_capacity(self.classes.len());
+        for root in (0..self.classes.len()).filter(|&c| self.classes[c].parent.is_none()) {
+            out.extend(self.subtree(root));
+        }
+        out
+    }
+
+    /// `c` and every class below it, loaded or not, `c` first (depth-first, iterative so a
+    /// deep chain cannot overflow the stack).
+    pub fn subtree(&self, c: ClassId) -> Vec<ClassId> {
+        let mut out = Vec::new();
+        let mut todo = vec![c];
+        while let Some(x) = todo.pop() {
+            out.push(x);
+            todo.extend(self.children[x].iter().rev());
+        }
+        out
+    }
+
     fn push_class<'a>(&mut self, name: &str, methods: impl Iterator<Item = &'a String>, meta: MetaKind, loaded: bool) {
         let declared: Vec<String> = methods.cloned().collect();
+        self.class_index.insert(name.to_string(), self.classes.len());
+        self.children.push(Vec::new());
         self.classes.push(ClassRt {
             name: name.to_string(),
             parent: None,
@@ -114,8 +158,8 @@ impl World {
         };
         if !self.classes[id].loaded {
             self.classes[id].loaded = true;
-            if self.classes[id].parent.is_none() {
-                self.classes[id].parent = parent;
+            if let (None, Some(p)) = (self.classes[id].parent, parent) {
+                self.set_parent(id, p);
             }
             self.rebuild_view(id);
         }
@@ -123,11 +167,11 @@ impl World {
     }
 
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
-        self.classes.iter().position(|c| c.name == name)
+        self.class_index.get(name).copied()
     }
 
     pub fn category_id(&self, name: &str) -> Option<usize> {
-        self.category_names.iter().position(|c| c == name)
+        self.category_index.get(name).copied()
     }
 
     /// Ancestors of `c`, nearest first (validated acyclic, and bounded regardless).
@@ -145,9 +189,14 @@ impl World {
         })
     }
 
-    /// `c` and every loaded class below it.
-    pub fn with_descendants(&self, c: ClassId) -> Vec<ClassId> {
-        (0..self.classes.len()).filter(|&d| self.classes[d].loaded && (d == c || self.ancestors(d).any(|a| a == c))).collect()
+    /// The snapshot a class takes when every view above it is current: its parent's view under
+    /// the parent's own methods (what [`World::rebuild_view`] finds by walking all ancestors).
+    fn inherit_view(&mut self, c: ClassId) {
+        let Some(p) = self.classes[c].parent else { return };
+        let parent = &self.classes[p];
+        let mut view = parent.view.clone();
+        view.extend(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p, version })));
+        self.classes[c].view = view;
     }
 
     /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).

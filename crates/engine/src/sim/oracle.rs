@@ -1,0 +1,78 @@
+//! The oracle and the records: what a fresh selection would dispatch to after an event, for
+//! the sites whose resolution can have changed, and the bounded event records.
+
+use crate::policy::DomainKey;
+use crate::report::EventRecord;
+use crate::world::ClassId;
+
+use super::Simulation;
+
+/// Event records kept (the total counts every event).
+const MAX_EVENT_RECORDS: usize = 5_000;
+/// Names kept per list in one event record (the record also has the full counts).
+pub const RECORDED_NAMES: usize = 100;
+/// Retired domains named in one event record.
+const RECORDED_DOMAINS: usize = 12;
+
+/// Which sites' resolution an event can have changed.
+pub(super) enum Affected {
+    /// The world did not change (bulk events only retire).
+    Nothing,
+    /// These classes changed (own methods, metaclass, snapshot, per-instance flag, loading, or
+    /// a category naming them): their sites and their subclasses' sites may resolve anew.
+    Classes(Vec<ClassId>),
+}
+
+impl Simulation {
+    /// Re-resolve the sites `affected` names; returns those whose dispatch changed, in order.
+    pub(super) fn refresh_truth(&mut self, cause: usize, affected: Affected) -> Vec<usize> {
+        let Affected::Classes(roots) = affected else { return Vec::new() };
+        let mut classes: Vec<ClassId> = roots.iter().flat_map(|&c| self.world.subtree(c)).collect();
+        classes.sort_unstable();
+        classes.dedup();
+        let mut candidates: Vec<usize> = classes.iter().filter_map(|&c| self.sites_by_class.get(c)).flatten().map(|&s| s as usize).collect();
+        candidates.sort_unstable();
+        let mut changed = Vec::new();
+        for s in candidates {
+            let site = &mut self.sites[s];
+            let t = self.world.resolve(site.receiver, &site.method);
+            let c = self.world.cacheable(site.receiver, &t);
+            if t != site.true_target || c != site.true_cacheable {
+                changed.push(s);
+                site.true_changed_by = Some(cause);
+            }
+            site.true_target = t;
+            site.true_cacheable = c;
+        }
+        changed
+    }
+
+    pub(super) fn record_event(&mut self, id: usize, label: String, live_retired: usize, retired: &[DomainKey], hit: &[usize], changed: &[usize]) {
+        if self.events.len() >= MAX_EVENT_RECORDS {
+            return;
+        }
+        let names = |list: &[usize]| list.iter().take(RECORDED_NAMES).map(|&s| self.site_names[s].clone()).collect();
+        self.events.push(EventRecord {
+            id,
+            phase: self.phase,
+            op: self.op_index,
+            t_ms: self.now_ns / 1e6,
+            label,
+            domains_retired: live_retired,
+            domains: retired.iter().take(RECORDED_DOMAINS).map(|&k| self.domain_label(k)).collect(),
+            sites_hit: names(hit),
+            sites_hit_total: hit.len(),
+            targets_changed: names(changed),
+            targets_changed_total: changed.len(),
+        });
+    }
+
+    pub(super) fn domain_label(&self, k: DomainKey) -> String {
+        match k {
+            DomainKey::Global => "global".into(),
+            DomainKey::Pending(c) => format!("pending:{}", self.world.classes[c].name),
+            DomainKey::Class(c) => format!("class:{}", self.world.classes[c].name),
+            DomainKey::Site(s) => format!("site:{}", self.site_names[s]),
+        }
+    }
+}
