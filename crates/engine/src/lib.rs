@@ -8,6 +8,7 @@
 pub mod calibrate;
 pub mod compare;
 pub mod dsl;
+pub mod fxhash;
 pub mod model;
 pub mod models;
 pub mod params;

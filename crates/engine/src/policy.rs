@@ -93,16 +93,19 @@ pub struct Scope {
     pub keys: Vec<DomainKey>,
     /// Every live class domain as well (`invalidate all`, categories, non-stock metaclasses).
     pub bulk: bool,
+    /// Classes the scope walk visited (the simulation counts it as work).
+    pub visited: usize,
 }
 
 impl Scope {
     pub fn bulk() -> Scope {
-        Scope { keys: Vec::new(), bulk: true }
+        Scope { keys: Vec::new(), bulk: true, visited: 0 }
     }
 
     fn join(mut self, other: Scope) -> Scope {
         self.keys.extend(other.keys);
         self.bulk |= other.bulk;
+        self.visited += other.visited;
         self
     }
 }
@@ -129,13 +132,16 @@ pub fn domain_for(policy: Policy, world: &World, site: usize, receiver: ClassId)
 /// subclasses (both domains each). Costs the size of the class's subtree.
 pub fn class_scope(policy: Policy, world: &World, c: ClassId, change: ChangeKind, first_install: bool) -> Scope {
     let mut keys = vec![if first_install { DomainKey::Pending(c) } else { DomainKey::Class(c) }];
+    let mut visited = 1;
     if policy.fans_out(change) {
-        for d in world.subtree(c).into_iter().skip(1).filter(|&d| world.classes[d].loaded) {
+        let subtree = world.subtree(c);
+        visited = subtree.len();
+        for d in subtree.into_iter().skip(1).filter(|&d| world.classes[d].loaded) {
             keys.push(DomainKey::Pending(d));
             keys.push(DomainKey::Class(d));
         }
     }
-    Scope { keys, bulk: false }
+    Scope { keys, bulk: false, visited }
 }
 
 /// Replacing metaclass `old` with `new` on class `c` (Groovy 12191's matrix): class-scoped
@@ -174,7 +180,7 @@ pub fn per_instance_scope(policy: Policy, world: &World, c: ClassId) -> Scope {
 /// `ideal`, which cannot know before the write which targets change.
 pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<Scope> {
     match policy {
-        Policy::Global => Some(Scope { keys: vec![DomainKey::Global], bulk: false }),
+        Policy::Global => Some(Scope { keys: vec![DomainKey::Global], bulk: false, visited: 0 }),
         Policy::Ideal => None,
         Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => {
             let mut scope = class_scope(policy, world, c, ChangeKind::Expando, false);
@@ -189,12 +195,12 @@ pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<
 /// The one place that decides what an event retires under `policy`: `global` retires its one
 /// domain whenever the event retires anything, `ideal` the sites whose target changed (even
 /// for events that retire nothing by themselves), the class policies the event's own scope.
-pub fn retirement(policy: Policy, scope: Option<Scope>, changed: &[usize]) -> Retirement {
+pub fn retirement(policy: Policy, scope: &Option<Scope>, changed: &[usize]) -> Retirement {
     let mut r = match (policy, scope) {
         (Policy::Ideal, _) => Retirement { keys: changed.iter().map(|&s| DomainKey::Site(s)).collect(), bulk: false },
         (_, None) => Retirement::default(),
         (Policy::Global, Some(_)) => Retirement { keys: vec![DomainKey::Global], bulk: false },
-        (Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3, Some(s)) => Retirement { keys: s.keys, bulk: s.bulk },
+        (Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3, Some(s)) => Retirement { keys: s.keys.clone(), bulk: s.bulk },
     };
     r.keys.sort();
     r.keys.dedup();
@@ -239,17 +245,18 @@ mod tests {
         assert!(replace_scope(Policy::Exact, &w, 0, MetaKind::Stock, MetaKind::Custom).bulk);
         assert!(replace_scope(Policy::Exact, &w, 0, MetaKind::Custom, MetaKind::Stock).bulk);
         let first = replace_scope(Policy::Exact, &w, 0, MetaKind::None, MetaKind::Stock);
-        assert_eq!(first, Scope { keys: vec![DomainKey::Pending(0)], bulk: false });
+        assert_eq!(first.keys, vec![DomainKey::Pending(0)]);
+        assert!(!first.bulk);
         assert_eq!(remove_scope(Policy::Exact, &w, 0), None, "no metaclass to remove");
     }
 
     #[test]
     fn global_and_ideal_override_the_event_scope() {
-        let scope = Some(Scope { keys: vec![DomainKey::Class(3), DomainKey::Class(1), DomainKey::Class(3)], bulk: true });
-        assert_eq!(retirement(Policy::Global, scope.clone(), &[]), Retirement { keys: vec![DomainKey::Global], bulk: false });
-        assert_eq!(retirement(Policy::Global, None, &[4]), Retirement::default());
-        assert_eq!(retirement(Policy::Ideal, None, &[4, 2]), Retirement { keys: vec![DomainKey::Site(2), DomainKey::Site(4)], bulk: false });
-        assert_eq!(retirement(Policy::Exact, scope, &[]), Retirement { keys: vec![DomainKey::Class(1), DomainKey::Class(3)], bulk: true });
+        let scope = Some(Scope { keys: vec![DomainKey::Class(3), DomainKey::Class(1), DomainKey::Class(3)], bulk: true, visited: 2 });
+        assert_eq!(retirement(Policy::Global, &scope, &[]), Retirement { keys: vec![DomainKey::Global], bulk: false });
+        assert_eq!(retirement(Policy::Global, &None, &[4]), Retirement::default());
+        assert_eq!(retirement(Policy::Ideal, &None, &[4, 2]), Retirement { keys: vec![DomainKey::Site(2), DomainKey::Site(4)], bulk: false });
+        assert_eq!(retirement(Policy::Exact, &scope, &[]), Retirement { keys: vec![DomainKey::Class(1), DomainKey::Class(3)], bulk: true });
     }
 
     #[test]

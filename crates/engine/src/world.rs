@@ -4,7 +4,9 @@
 //! right now. Under `Snapshot` semantics a class's metaclass holds a snapshot of inherited
 //! methods taken when it was built; under `Live` every lookup walks the current hierarchy.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::fxhash::FxMap;
 
 use crate::model::{Event, MetaKind, Scenario, Semantics};
 
@@ -40,6 +42,13 @@ pub struct ClassRt {
     view: BTreeMap<String, Target>,
 }
 
+impl ClassRt {
+    /// Entries in the class's snapshot of inherited methods.
+    pub fn view_len(&self) -> usize {
+        self.view.len()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct World {
     pub semantics: Semantics,
@@ -50,8 +59,8 @@ pub struct World {
     /// Active `use` blocks, innermost last.
     pub active_categories: Vec<usize>,
     /// Name -> id, so setup and events find a class in O(1) (lookups only; never iterated).
-    class_index: HashMap<String, ClassId>,
-    category_index: HashMap<String, usize>,
+    class_index: FxMap<String, ClassId>,
+    category_index: FxMap<String, usize>,
     /// Direct subclasses, so a class's subtree costs its size rather than a scan of every class.
     children: Vec<Vec<ClassId>>,
 }
@@ -65,8 +74,8 @@ impl World {
             categories: Vec::new(),
             category_names: Vec::new(),
             active_categories: Vec::new(),
-            class_index: HashMap::new(),
-            category_index: HashMap::new(),
+            class_index: FxMap::default(),
+            category_index: FxMap::default(),
             children: Vec::new(),
         };
         for c in &s.classes {
@@ -147,8 +156,9 @@ impl World {
         c.declared = declared;
     }
 
-    /// Load a class at run time (from the UI). Returns its id; an existing class is reused.
-    pub fn load_class(&mut self, name: &str, parent: Option<ClassId>, methods: &[String]) -> ClassId {
+    /// Load a class at run time (from the UI). Returns its id (an existing class is reused) and
+    /// the work of taking its snapshot.
+    pub fn load_class(&mut self, name: &str, parent: Option<ClassId>, methods: &[String]) -> (ClassId, u64) {
         let id = match self.class_id(name) {
             Some(id) => id,
             None => {
@@ -161,9 +171,9 @@ impl World {
             if let (None, Some(p)) = (self.classes[id].parent, parent) {
                 self.set_parent(id, p);
             }
-            self.rebuild_view(id);
+            return (id, self.rebuild_view(id));
         }
-        id
+        (id, 0)
     }
 
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
@@ -200,14 +210,18 @@ impl World {
     }
 
     /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).
-    pub fn rebuild_view(&mut self, c: ClassId) {
+    /// Returns the ancestors and methods it visited (work).
+    pub fn rebuild_view(&mut self, c: ClassId) -> u64 {
         let mut view = BTreeMap::new();
+        let mut visited = 0;
         for a in self.ancestors(c).collect::<Vec<_>>() {
+            visited += 1 + self.classes[a].own.len() as u64;
             for (m, &version) in &self.classes[a].own {
                 view.entry(m.clone()).or_insert(Target::Method { owner: a, version });
             }
         }
         self.classes[c].view = view;
+        visited
     }
 
     /// What a fresh method selection for `receiver.method()` dispatches to now.

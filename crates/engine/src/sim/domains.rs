@@ -134,6 +134,27 @@ impl Domains {
         self.slot(k).map_or(&[], |s| &s.dependents)
     }
 
+    /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool) -> u64 {
+        let mut walked = 0;
+        for &k in &self.class_like {
+            let slot = match k {
+                DomainKey::Pending(c) => &mut self.pending[c],
+                DomainKey::Class(c) => &mut self.class[c],
+                DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
+            };
+            walked += 1 + slot.dependents.len() as u64;
+            slot.dependents.retain(|&s| {
+                let holds = still_holds(k, s);
+                if holds {
+                    hit.push(s);
+                }
+                holds
+            });
+        }
+        walked
+    }
+
     /// Walk the dependents of `k`: keep those `still_holds` says hold a link to it (pushing them
     /// to `hit`), drop the rest for good. Returns the number of entries walked (work).
     pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, mut still_holds: impl FnMut(u32) -> bool) -> u64 {

@@ -5,7 +5,7 @@
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
-use crate::policy::{self, DomainKey, Scope};
+use crate::policy::{self, DomainKey, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
@@ -86,7 +86,7 @@ impl Simulation {
                     (None, Affected::Nothing, 0.0)
                 } else {
                     let cost = p.class_load_ns;
-                    self.world.load_class(class, None, &[]);
+                    self.work += self.world.load_class(class, None, &[]).1;
                     (None, Affected::Classes(vec![c]), cost)
                 }
             }
@@ -102,50 +102,80 @@ impl Simulation {
         // Expando-added methods go with the old metaclass; declared ones are the compiled
         // methods again (version 0).
         cls.own = cls.declared.iter().map(|m| (m.clone(), 0)).collect();
-        self.world.rebuild_view(c);
+        self.work += cls.declared.len() as u64 + self.world.rebuild_view(c);
     }
 
     pub(super) fn finish_event(&mut self, label: String, scope: Option<Scope>, affected: Affected, cost: f64) -> usize {
         let id = self.events_total;
         self.events_total += 1;
         let changed = self.refresh_truth(id, affected);
-        let retirement = policy::retirement(self.policy, scope, &changed);
+        self.work += 1 + scope.as_ref().map_or(0, |s| s.visited as u64);
+        let retirement = policy::retirement(self.policy, &scope, &changed);
         let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
         self.advance(cost, 0);
-        let mut retired = retirement.keys;
-        if retirement.bulk {
-            retired.extend(self.domains.live_class_domains());
-            retired.sort();
-            retired.dedup();
+        self.work += retirement.keys.len() as u64;
+        let hit = self.walk_retired(&retirement);
+        for &s in &hit {
+            self.unsettle(s as usize);
         }
-        let hit = self.walk_retired(&retired);
-        for &s in hit.iter().chain(&changed) {
+        for &s in &changed {
             self.unsettle(s);
         }
-        self.record_event(id, label, live_retired, &retired, &hit, &changed);
+        self.record_event(id, label, live_retired, &retirement, &hit, &changed);
         self.timeline.mark(self.iterations, id);
         id
     }
 
-    /// Sites holding a link guarded by one of `retired` (sorted), found by walking each
-    /// domain's dependents; sites that let go of a domain leave its list on the way.
-    fn walk_retired(&mut self, retired: &[DomainKey]) -> Vec<usize> {
-        let mut hit = Vec::new();
-        for &k in retired {
-            let sites = &mut self.sites;
-            self.domains.walk_dependents(k, &mut hit, |s| {
-                let site = &mut sites[s as usize];
-                let holds = site.holds(k);
-                if !holds {
-                    site.unregister(k);
-                }
-                holds
-            });
+    /// Sites holding a link guarded by what `r` retires, in site order, found by walking each
+    /// retired domain's dependents; sites that let go of a domain leave its list on the way.
+    fn walk_retired(&mut self, r: &Retirement) -> Vec<u32> {
+        let mut hit = std::mem::take(&mut self.scratch);
+        hit.clear();
+        let sites = &mut self.sites;
+        let mut holds = |k: DomainKey, s: u32| {
+            let site = &mut sites[s as usize];
+            let holds = site.holds(k);
+            if !holds {
+                site.unregister(k);
+            }
+            holds
+        };
+        if r.bulk {
+            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds);
         }
-        let mut hit: Vec<usize> = hit.into_iter().map(|s| s as usize).collect();
-        hit.sort_unstable();
-        hit.dedup();
-        hit
+        for &k in &r.keys {
+            // Under bulk the class domains were just walked; a key without a domain walks nothing.
+            if !r.bulk {
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s));
+            }
+        }
+        let ordered = in_order(&hit, self.sites.len());
+        self.scratch = hit;
+        ordered
     }
+}
+
+/// `ids` (below `n`, maybe repeated) sorted without repeats: by a bitmap when they are many,
+/// so a retirement of every site costs a pass over the bitmap rather than a sort.
+fn in_order(ids: &[u32], n: usize) -> Vec<u32> {
+    if ids.len() < n / 16 {
+        let mut v = ids.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        return v;
+    }
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    for &s in ids {
+        bits[s as usize / 64] |= 1 << (s % 64);
+    }
+    let mut out = Vec::with_capacity(ids.len());
+    for (w, &word) in bits.iter().enumerate() {
+        let mut b = word;
+        while b != 0 {
+            out.push(w as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+    out
 }

@@ -18,8 +18,7 @@ mod site;
 mod view;
 mod vsum;
 
-use std::collections::HashMap;
-
+use crate::fxhash::FxMap;
 use crate::model::{Event, Measure, Scenario};
 use crate::params::Params;
 use crate::policy::Policy;
@@ -32,10 +31,10 @@ use program::{Frame, LoopRun, Program, BEFORE_OP, OP, SETUP};
 use site::SiteRt;
 
 pub use crate::report::Phase;
-pub use program::iterations_in;
+pub use program::{estimate, estimate_work, iterations_in, thousands, Estimate};
 
-/// Upper bound on simulated work units (events + segments x sites), so no input can hang.
-pub const MAX_WORK: u64 = 50_000_000;
+/// Upper bound on the work a run may take (the units of [`estimate`]), so no input can hang.
+pub const MAX_WORK: u64 = 2_000_000_000;
 const TIMELINE_BUCKETS: u64 = 400;
 
 /// What one `step` did.
@@ -76,20 +75,30 @@ pub struct Simulation {
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
     timeline: Timeline,
+    /// Work done so far, in the units [`estimate_work`] bounds (see `program::Estimate`).
+    work: u64,
+    /// A reused buffer (segment positions, sites hit), so big events allocate nothing.
+    scratch: Vec<u32>,
 }
 
 impl Simulation {
     pub fn new(scenario: &Scenario, policy: Policy, params: &Params) -> Result<Simulation, ScenarioError> {
         validate(scenario)?;
-        let work = estimate_work(scenario);
-        if work > MAX_WORK {
+        let estimate = estimate(scenario);
+        if estimate.total > MAX_WORK {
             return Err(ScenarioError::at_path(
                 "op",
-                format!("this scenario needs about {work} simulation steps; the limit is {MAX_WORK} (fewer events, ops or sites)"),
+                format!(
+                    "this scenario needs about {} work units, more than the {} a run may take; most of it is {} (fewer events, ops or sites)",
+                    thousands(estimate.total),
+                    thousands(MAX_WORK),
+                    estimate.dominant
+                ),
             ));
         }
         let world = World::new(scenario);
-        let mut site_index: HashMap<&str, u32> = HashMap::with_capacity(scenario.sites.len());
+        let mut site_index: FxMap<&str, u32> = FxMap::default();
+        site_index.reserve(scenario.sites.len());
         let mut sites = Vec::with_capacity(scenario.sites.len());
         let mut sites_by_class = vec![Vec::new(); world.classes.len()];
         for (i, s) in scenario.sites.iter().enumerate() {
@@ -128,7 +137,10 @@ impl Simulation {
             relinks: Vec::new(),
             relinks_total: [0; 3],
             timeline: Timeline::new(bucket, iterations_per_op),
+            work: 0,
+            scratch: Vec::new(),
         };
+        sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
         for s in 0..sim.sites.len() {
             sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
         }
@@ -168,8 +180,10 @@ impl Simulation {
                     }
                     program::Node::Loop(node) => {
                         // Every call starts unsettled: the first segment runs each site once.
-                        let dirty = (0..self.program.loops[node].calls.len() as u32).collect();
-                        self.stack.push(Frame::Loop(LoopRun { node, i: 0, fired_at_i: false, dirty, unsettled: Vec::new() }));
+                        let calls = self.program.loops[node].calls.len() as u32;
+                        self.work += u64::from(calls);
+                        let dirty = program::Bits::full(calls as usize);
+                        self.stack.push(Frame::Loop(LoopRun { node, i: 0, fired_at_i: false, dirty }));
                         StepOutcome::Progress
                     }
                 }
@@ -262,7 +276,8 @@ impl Simulation {
             if self.world.classes.len() >= crate::validate::MAX_CLASSES {
                 return Err(ScenarioError::at_path("", "too many classes"));
             }
-            let c = self.world.load_class(class, parent_id, methods);
+            let (c, work) = self.world.load_class(class, parent_id, methods);
+            self.work += work;
             let label = crate::dsl::event_text(ev);
             return Ok(self.finish_event(label, None, oracle::Affected::Classes(vec![c]), self.params.class_load_ns));
         }
@@ -293,12 +308,9 @@ impl Simulation {
     fn run_segment(&mut self, n: u64) {
         let Some(Frame::Loop(run)) = self.stack.last_mut() else { unreachable!("segments run inside a loop") };
         let node = run.node;
-        let mut dirty = std::mem::take(&mut run.dirty);
-        if !run.unsettled.is_empty() {
-            dirty.append(&mut run.unsettled);
-            dirty.sort_unstable();
-            dirty.dedup();
-        }
+        let mut dirty = std::mem::take(&mut self.scratch);
+        dirty.clear();
+        run.dirty.collect_into(&mut dirty);
         let steady_cost = n as f64 * self.params.fast_call_ns;
         let calls = self.program.loops[node].calls.len() as u32;
         let mut cost = 0.0;
@@ -311,26 +323,29 @@ impl Simulation {
             next = pos + 1;
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
+        // One unit per site run: each takes at most `STEPS_PER_SITE_SEGMENT` steps.
+        self.work += 1 + dirty.len() as u64;
         self.advance(cost, n);
         let now = self.iterations;
+        let Some(Frame::Loop(run)) = self.stack.last_mut() else { unreachable!() };
         let node = &self.program.loops[node];
-        dirty.retain(|&pos| {
+        for &pos in &dirty {
             let s = node.calls[pos as usize] as usize;
             if !self.sites[s].is_steady(&self.world, &self.domains) {
-                return true;
+                continue;
             }
+            run.dirty.remove(pos);
             if self.sites[s].steady.is_none() {
                 self.sites[s].steady = Some(site::Steady { since: now, calls_per_iteration: node.positions(s as u32).count() as u64 });
             }
-            false
-        });
-        let Some(Frame::Loop(run)) = self.stack.last_mut() else { unreachable!() };
-        run.dirty = dirty;
+        }
+        self.scratch = dirty;
     }
 
     /// The active loop is done: its steady sites' calls are counted into their stats.
     fn leave_loop(&mut self) {
         let Some(Frame::Loop(run)) = self.stack.pop() else { unreachable!("leaving a loop") };
+        self.work += self.program.loops[run.node].calls.len() as u64;
         for &s in &self.program.loops[run.node].calls {
             self.sites[s as usize].settle(self.iterations);
         }
@@ -344,8 +359,15 @@ impl Simulation {
         }
         self.sites[s].settle(self.iterations);
         if let Some(Frame::Loop(run)) = self.stack.last_mut() {
-            run.unsettled.extend(self.program.loops[run.node].positions(s as u32));
+            for pos in self.program.loops[run.node].positions(s as u32) {
+                run.dirty.insert(pos);
+            }
         }
+    }
+
+    /// Work done so far: what [`estimate`] bounds before the run (deterministic units, not time).
+    pub fn work_done(&self) -> u64 {
+        self.work
     }
 
     fn advance(&mut self, cost: f64, iterations: u64) {
@@ -353,47 +375,6 @@ impl Simulation {
         self.now_ns += cost;
         self.iterations += iterations;
     }
-}
-
-/// (events, segments) one run of `block` takes.
-fn work_in(block: &[crate::model::Stmt], sites: u64) -> u64 {
-    use crate::model::Stmt;
-    block
-        .iter()
-        .map(|s| match s {
-            Stmt::Event(_) => 1,
-            Stmt::Use { body, .. } => 2u64.saturating_add(work_in(body, sites)),
-            Stmt::Repeat { count, body } => count.saturating_mul(work_in(body, sites).max(1)),
-            Stmt::Loop { count, body } => {
-                let mut boundaries = 1u64;
-                let mut events = 0u64;
-                for b in body {
-                    match b {
-                        Stmt::Every { period, body, .. } => {
-                            let firings = count / period + 1;
-                            boundaries = boundaries.saturating_add(firings);
-                            events = events.saturating_add(firings.saturating_mul(body.len() as u64));
-                        }
-                        Stmt::Event(_) => {
-                            boundaries = boundaries.saturating_add(*count);
-                            events = events.saturating_add(*count);
-                        }
-                        _ => {}
-                    }
-                }
-                boundaries.saturating_mul(sites.max(1)).saturating_add(events.saturating_mul(sites.max(1)))
-            }
-            _ => 0,
-        })
-        .fold(0u64, |a, b| a.saturating_add(b))
-}
-
-/// Estimated simulation steps for the whole run (bounded before anything runs).
-pub fn estimate_work(s: &Scenario) -> u64 {
-    let sites = s.sites.len() as u64;
-    let ops = (s.measure.warmup_ops + s.measure.ops) as u64;
-    let per_op = work_in(&s.op, sites).saturating_add(work_in(&s.before_op, sites));
-    work_in(&s.setup, sites).saturating_add(ops.saturating_mul(per_op))
 }
 
 /// Run a scenario under one policy.

@@ -1,7 +1,7 @@
 //! The oracle and the records: what a fresh selection would dispatch to after an event, for
 //! the sites whose resolution can have changed, and the bounded event records.
 
-use crate::policy::DomainKey;
+use crate::policy::{DomainKey, Retirement};
 use crate::report::EventRecord;
 use crate::world::ClassId;
 
@@ -32,6 +32,7 @@ impl Simulation {
         classes.dedup();
         let mut candidates: Vec<usize> = classes.iter().filter_map(|&c| self.sites_by_class.get(c)).flatten().map(|&s| s as usize).collect();
         candidates.sort_unstable();
+        self.work += (classes.len() + candidates.len()) as u64;
         let mut changed = Vec::new();
         for s in candidates {
             let site = &mut self.sites[s];
@@ -47,11 +48,19 @@ impl Simulation {
         changed
     }
 
-    pub(super) fn record_event(&mut self, id: usize, label: String, live_retired: usize, retired: &[DomainKey], hit: &[usize], changed: &[usize]) {
+    pub(super) fn record_event(&mut self, id: usize, label: String, live_retired: usize, r: &Retirement, hit: &[u32], changed: &[usize]) {
         if self.events.len() >= MAX_EVENT_RECORDS {
             return;
         }
-        let names = |list: &[usize]| list.iter().take(RECORDED_NAMES).map(|&s| self.site_names[s].clone()).collect();
+        // The first few retired domains in key order: the smallest of the keys and, under bulk,
+        // of the live class domains.
+        let mut retired: Vec<DomainKey> = r.keys.iter().copied().take(RECORDED_DOMAINS).collect();
+        if r.bulk {
+            retired.extend(self.domains.live_class_domains().take(RECORDED_DOMAINS));
+            retired.sort();
+            retired.dedup();
+        }
+        let names = |list: &mut dyn Iterator<Item = usize>| list.take(RECORDED_NAMES).map(|s| self.site_names[s].clone()).collect();
         self.events.push(EventRecord {
             id,
             phase: self.phase,
@@ -60,9 +69,9 @@ impl Simulation {
             label,
             domains_retired: live_retired,
             domains: retired.iter().take(RECORDED_DOMAINS).map(|&k| self.domain_label(k)).collect(),
-            sites_hit: names(hit),
+            sites_hit: names(&mut hit.iter().map(|&s| s as usize)),
             sites_hit_total: hit.len(),
-            targets_changed: names(changed),
+            targets_changed: names(&mut changed.iter().copied()),
             targets_changed_total: changed.len(),
         });
     }

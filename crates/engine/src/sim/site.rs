@@ -240,7 +240,10 @@ impl Simulation {
         let p = self.params.clone();
         let mut left = n;
         let mut cost = 0.0;
+        let mut steps = 0;
         while left > 0 {
+            steps += 1;
+            debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
             match self.sites[s].mode.clone() {
                 Mode::Fast(link) => {
                     if self.domains.valid(&link) {
@@ -268,6 +271,18 @@ impl Simulation {
                             self.pic_put(s, fresh, cacheable);
                         }
                     }
+                }
+                Mode::Default if p.pic_capacity == 0 => {
+                    // No inline cache: every call is a miss that selects (closed form of the
+                    // PIC-miss path below, taken `left` times).
+                    let (fresh, _) = self.select(s);
+                    self.serial += left - 1;
+                    let site = &mut self.sites[s];
+                    site.latest_serial = Some(fresh.serial + left - 1);
+                    site.stats.selections += left;
+                    site.stats.pic_calls += left;
+                    cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
+                    left = 0;
                 }
                 Mode::Default => cost += self.run_default(s, &mut left, &p),
             }
