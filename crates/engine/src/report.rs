@@ -55,9 +55,17 @@ pub struct SiteStats {
     pub missed: u64,
 }
 
+/// What counts as a relink, everywhere (CLI, web, comparisons): a re-selection after a
+/// retirement, whether the target really changed (`necessary`) or not (`collateral`). A
+/// `missed` verdict is a stale dispatch that no relink fixed, so it is not one.
+fn relinks(necessary: u64, collateral: u64) -> u64 {
+    necessary + collateral
+}
+
 impl SiteStats {
+    /// See [`relinks`]: necessary + collateral.
     pub fn relinks(&self) -> u64 {
-        self.necessary + self.collateral
+        relinks(self.necessary, self.collateral)
     }
 }
 
@@ -111,6 +119,13 @@ pub struct RelinkTotals {
     pub necessary: u64,
     pub collateral: u64,
     pub missed: u64,
+}
+
+impl RelinkTotals {
+    /// See [`relinks`]: necessary + collateral.
+    pub fn relinks(&self) -> u64 {
+        relinks(self.necessary, self.collateral)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -115,7 +115,8 @@ impl Simulation {
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
         self.advance(cost, 0);
         self.work += retirement.keys.len() as u64;
-        let hit = self.walk_retired(&retirement);
+        let mut hit = std::mem::take(&mut self.hits);
+        self.walk_retired(&retirement, &mut hit);
         for &s in &hit {
             self.unsettle(s as usize);
         }
@@ -123,13 +124,14 @@ impl Simulation {
             self.unsettle(s);
         }
         self.record_event(id, label, live_retired, &retirement, &hit, &changed);
+        self.hits = hit;
         self.timeline.mark(self.iterations, id);
         id
     }
 
     /// Sites holding a link guarded by what `r` retires, in site order, found by walking each
     /// retired domain's dependents; sites that let go of a domain leave its list on the way.
-    fn walk_retired(&mut self, r: &Retirement) -> Vec<u32> {
+    fn walk_retired(&mut self, r: &Retirement, ordered: &mut Vec<u32>) {
         let mut hit = std::mem::take(&mut self.scratch);
         hit.clear();
         let sites = &mut self.sites;
@@ -150,26 +152,25 @@ impl Simulation {
                 self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s));
             }
         }
-        let ordered = in_order(&hit, self.sites.len());
+        in_order(&hit, self.sites.len(), ordered);
         self.scratch = hit;
-        ordered
     }
 }
 
 /// `ids` (below `n`, maybe repeated) sorted without repeats: by a bitmap when they are many,
 /// so a retirement of every site costs a pass over the bitmap rather than a sort.
-fn in_order(ids: &[u32], n: usize) -> Vec<u32> {
+fn in_order(ids: &[u32], n: usize, out: &mut Vec<u32>) {
+    out.clear();
     if ids.len() < n / 16 {
-        let mut v = ids.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        return v;
+        out.extend_from_slice(ids);
+        out.sort_unstable();
+        out.dedup();
+        return;
     }
     let mut bits = vec![0u64; n.div_ceil(64)];
     for &s in ids {
         bits[s as usize / 64] |= 1 << (s % 64);
     }
-    let mut out = Vec::with_capacity(ids.len());
     for (w, &word) in bits.iter().enumerate() {
         let mut b = word;
         while b != 0 {
@@ -177,5 +178,4 @@ fn in_order(ids: &[u32], n: usize) -> Vec<u32> {
             b &= b - 1;
         }
     }
-    out
 }

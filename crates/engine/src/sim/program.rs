@@ -28,6 +28,8 @@ pub(crate) struct LoopNode {
     pub every: Vec<Every>,
     /// `(site, position in calls)`, sorted: where an event's hit sites sit in this loop.
     pub by_site: Vec<(u32, u32)>,
+    /// No site is called twice per iteration (the usual case: a site's position is enough).
+    pub calls_each_site_once: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -123,7 +125,8 @@ impl Program {
         }
         let mut by_site: Vec<(u32, u32)> = calls.iter().enumerate().map(|(pos, &s)| (s, pos as u32)).collect();
         by_site.sort_unstable();
-        self.loops.push(LoopNode { count, calls, every, by_site });
+        let calls_each_site_once = by_site.windows(2).all(|w| w[0].0 != w[1].0);
+        self.loops.push(LoopNode { count, calls, every, by_site, calls_each_site_once });
         self.loops.len() - 1
     }
 }

@@ -46,12 +46,15 @@ pub(crate) struct Steady {
     pub since: u64,
     /// Times the loop calls the site per iteration.
     pub calls_per_iteration: u64,
+    /// One of its call positions (the only one when it is called once per iteration).
+    pub position: u32,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct SiteRt {
     pub receiver: ClassId,
-    pub method: String,
+    /// Index into `Simulation::methods` (method names interned once).
+    pub method: u32,
     pub mode: Mode,
     /// LRU order: most recently used last.
     pic: Vec<PicEntry>,
@@ -71,10 +74,10 @@ pub(crate) struct SiteRt {
 }
 
 impl SiteRt {
-    pub fn new(receiver: ClassId, method: &str, true_target: Target) -> SiteRt {
+    pub fn new(receiver: ClassId, method: u32, true_target: Target) -> SiteRt {
         SiteRt {
             receiver,
-            method: method.to_string(),
+            method,
             mode: Mode::Default,
             pic: Vec::new(),
             latest_serial: None,
@@ -225,11 +228,15 @@ impl Simulation {
             return;
         }
         let domain = link.domain;
+        // A site has one receiver class, so its PIC holds one entry: no room for more.
+        site.pic.reserve_exact(1);
         site.pic.push(PicEntry { receiver, link, cacheable, hits: 0 });
         while site.pic.len() > cap {
             site.pic.remove(0);
         }
         if !site.registered.contains(&domain) {
+            // At most a pending and a class domain over a site's life.
+            site.registered.reserve_exact(2);
             site.registered.push(domain);
             self.domains.depend(domain, s as u32);
         }
@@ -387,5 +394,102 @@ impl Simulation {
             self.pic_put(s, fresh, cacheable);
         }
         p.pic_call_ns + p.selection_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The state machine step by step, on one site with tiny thresholds: promote after 3
+    //! consecutive PIC hits, reset after 3 guard failures, give up after the second round.
+
+    use super::*;
+    use crate::{dsl, Event, Policy};
+
+    fn sim(semantics: &str, policy: Policy) -> Simulation {
+        let text = format!("semantics {semantics}\nclass P {{ m }}\nclass A extends P {{ m }}\nsite a = A.m\nop {{ loop 1 {{ call a }} }}");
+        let params = Params { optimize_threshold: 2, fallback_threshold: 2, fallback_cutoff: 1, ..Params::default() };
+        Simulation::new(&dsl::parse(&text).unwrap(), policy, &params).unwrap()
+    }
+
+    fn calls(sim: &mut Simulation, n: u64) -> SiteState {
+        sim.run_calls(0, n);
+        sim.site_state(0)
+    }
+
+    fn write(sim: &mut Simulation, class: &str, method: &str) {
+        sim.fire(&Event::Write { class: class.into(), method: method.into() });
+    }
+
+    #[test]
+    fn a_miss_selects_then_consecutive_hits_promote_to_the_fast_chain() {
+        let mut s = sim("snapshot", Policy::Exact);
+        assert_eq!(calls(&mut s, 1), SiteState::Pic, "the first call misses the PIC and selects");
+        assert_eq!((s.sites[0].stats.selections, s.sites[0].stats.pic_calls), (1, 1));
+        assert_eq!(calls(&mut s, 2), SiteState::Pic, "two hits: not past the threshold yet");
+        assert_eq!(calls(&mut s, 1), SiteState::Linked, "the third hit promotes");
+        assert_eq!(s.sites[0].stats.pic_calls, 4);
+        assert_eq!(calls(&mut s, 10), SiteState::Linked);
+        assert_eq!((s.sites[0].stats.fast_calls, s.sites[0].stats.selections), (10, 1), "fast calls never select");
+    }
+
+    #[test]
+    fn a_retired_guard_falls_back_then_resets_to_the_default_target() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        write(&mut s, "A", "other");
+        assert_eq!(s.site_state(0), SiteState::FallingBack, "the guard fails, the chain stays installed");
+        assert_eq!(calls(&mut s, 2), SiteState::FallingBack);
+        assert_eq!((s.sites[0].stats.fallback_calls, s.sites[0].stats.collateral), (2, 1), "one relink per retirement, however many calls");
+        assert_eq!(calls(&mut s, 1), SiteState::Pic, "the third failure resets to the default target with a fresh selection");
+        assert_eq!(s.sites[0].rounds, 1);
+        assert_eq!(calls(&mut s, 4), SiteState::Linked, "and the site promotes again");
+    }
+
+    #[test]
+    fn past_the_cutoff_a_site_stays_on_its_default_target() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        for round in 0..2 {
+            write(&mut s, "A", &format!("w{round}"));
+            calls(&mut s, 3);
+            calls(&mut s, 4);
+        }
+        assert_eq!(s.sites[0].rounds, 2);
+        assert_eq!(s.site_state(0), SiteState::GivenUp, "promotion after the second round gives up instead");
+        let pic_calls = s.sites[0].stats.pic_calls;
+        assert_eq!(calls(&mut s, 100), SiteState::GivenUp);
+        assert_eq!(s.sites[0].stats.pic_calls, pic_calls + 100, "served from the PIC for good");
+    }
+
+    #[test]
+    fn the_oracle_calls_a_relink_to_a_new_target_necessary_and_to_the_same_one_collateral() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        write(&mut s, "A", "m");
+        calls(&mut s, 1);
+        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 0), "A.m was redefined");
+        calls(&mut s, 6);
+        write(&mut s, "A", "unrelated");
+        calls(&mut s, 1);
+        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 1), "A.m is what it was");
+        assert_eq!(s.relinks_since(0).iter().map(|r| r.verdict).collect::<Vec<_>>(), vec![Verdict::Necessary, Verdict::Collateral]);
+    }
+
+    #[test]
+    fn the_oracle_flags_a_guard_that_passes_on_a_stale_target_as_missed() {
+        // Live lookup, and A does not define `n`: a site on A.n dispatches to P.n. Under exact a
+        // write on P leaves A's guard valid, so the site keeps calling the old P.n.
+        let text = "semantics live\nclass P { n }\nclass A extends P\nsite a = A.n\nop { loop 1 { call a } }";
+        let params = Params { optimize_threshold: 2, ..Params::default() };
+        let mut s = Simulation::new(&dsl::parse(text).unwrap(), Policy::Exact, &params).unwrap();
+        calls(&mut s, 4);
+        write(&mut s, "P", "n");
+        assert_eq!(calls(&mut s, 5), SiteState::Stale);
+        assert_eq!((s.sites[0].stats.missed, s.sites[0].stats.stale_calls), (1, 5), "recorded once, every call counted");
+        let mut h = Simulation::new(&dsl::parse(text).unwrap(), Policy::Hierarchy, &params).unwrap();
+        calls(&mut h, 4);
+        write(&mut h, "P", "n");
+        calls(&mut h, 1);
+        assert_eq!((h.sites[0].stats.missed, h.sites[0].stats.necessary), (0, 1), "hierarchy retires the subclass");
     }
 }

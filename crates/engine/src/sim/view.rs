@@ -71,7 +71,7 @@ impl Simulation {
         SiteReport {
             name: self.site_names[i].clone(),
             class: self.world.classes[st.receiver].name.clone(),
-            method: st.method.clone(),
+            method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
             target: self.world.describe(&st.true_target),
             stats: st.stats_at(self.iterations),

@@ -112,6 +112,18 @@ pub fn all_policies(size: Size) -> Generator {
     }
 }
 
+/// Every generator, by the name of its scenario (so one can be built alone, e.g. to measure
+/// its memory in a fresh process).
+pub type Make = fn(Size) -> Generator;
+
+pub const ALL: [(&str, Make); 5] = [
+    ("deep_chain", deep_chain),
+    ("bulk_events", bulk_events),
+    ("many_categories", many_categories),
+    ("per_instance", per_instance),
+    ("all_policies", all_policies),
+];
+
 pub fn all(size: Size) -> Vec<Generator> {
-    vec![deep_chain(size), bulk_events(size), many_categories(size), per_instance(size), all_policies(size)]
+    ALL.iter().map(|(_, make)| make(size)).collect()
 }
