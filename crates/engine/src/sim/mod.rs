@@ -87,19 +87,17 @@ pub struct Simulation {
 
 impl Simulation {
     pub fn new(scenario: &Scenario, policy: Policy, params: &Params) -> Result<Simulation, ScenarioError> {
-        validate(scenario)?;
-        let estimate = estimate(scenario);
-        if estimate.total > MAX_WORK {
-            return Err(ScenarioError::at_path(
-                "op",
-                format!(
-                    "this scenario needs about {} work units, more than the {} a run may take; most of it is {} (fewer events, ops or sites)",
-                    thousands(estimate.total),
-                    thousands(MAX_WORK),
-                    estimate.dominant
-                ),
-            ));
-        }
+        Ok(Simulation::for_policies(scenario, &[policy], params)?.remove(0))
+    }
+
+    /// One simulation per policy, the scenario validated and bounded once for all of them.
+    pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
+        check(scenario)?;
+        Ok(policies.iter().map(|&p| Simulation::build(scenario, p, params)).collect())
+    }
+
+    /// Build for a scenario that passed [`check`].
+    fn build(scenario: &Scenario, policy: Policy, params: &Params) -> Simulation {
         let world = World::new(scenario);
         let mut site_index: FxMap<&str, u32> = FxMap::default();
         site_index.reserve(scenario.sites.len());
@@ -157,7 +155,7 @@ impl Simulation {
             sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
         }
         sim.stack.push(Frame::List { list: SETUP, idx: 0 });
-        Ok(sim)
+        sim
     }
 
     /// Run to the end and report.
@@ -395,6 +393,24 @@ impl Simulation {
 /// Run a scenario under one policy.
 pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, ScenarioError> {
     Ok(Simulation::new(s, policy, params)?.run())
+}
+
+/// Valid, and its work bounded (the same for every policy).
+fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
+    validate(scenario)?;
+    let estimate = estimate(scenario);
+    if estimate.total > MAX_WORK {
+        return Err(ScenarioError::at_path(
+            "op",
+            format!(
+                "this scenario needs about {} work units, more than the {} a run may take; most of it is {} (fewer events, ops or sites)",
+                thousands(estimate.total),
+                thousands(MAX_WORK),
+                estimate.dominant
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -113,7 +113,7 @@ impl Program {
     }
 
     fn compile_loop(&mut self, count: u64, body: &[Stmt], site: &FxMap<&str, u32>) -> LoopId {
-        let mut calls = Vec::new();
+        let mut calls = Vec::with_capacity(body.len());
         let mut every = Vec::new();
         for b in body {
             match b {
