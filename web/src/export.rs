@@ -137,7 +137,7 @@ mod tests {
         r.advance_clock(f64::INFINITY);
         while !r.work(10_000) {}
         r.refresh();
-        let csv = results_csv(p.id, r.views(), p.published);
+        let csv = results_csv(p.id, r.views(), p.published());
         let lines: Vec<&str> = csv.lines().collect();
         let columns = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");

@@ -13,6 +13,7 @@ pub mod models;
 pub mod params;
 pub mod policy;
 pub mod presets;
+pub mod reference;
 pub mod report;
 pub mod sim;
 pub mod sweep;

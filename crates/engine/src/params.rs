@@ -1,7 +1,7 @@
 //! The engine's parameters: Groovy's call-site thresholds and a small virtual-time cost model.
 //!
 //! Each cost stands for one real operation and is pinned by named rows of
-//! `shared/reference/groovy_scoped_invalidation_bench.csv` (see `docs/CALIBRATION.md`). No
+//! `data/groovy_scoped_invalidation_bench.csv` (see `docs/CALIBRATION.md`). No
 //! parameter exists for one benchmark row.
 
 use serde::{Deserialize, Serialize};

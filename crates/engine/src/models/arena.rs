@@ -44,7 +44,7 @@ pub struct ArenaConfig {
     pub measure: Role,
 }
 
-/// Costs, fitted to `shared/reference/jdk_shared_arena_close.csv` (both gates and the scaling
+/// Costs, fitted to `data/jdk_shared_arena_close.csv` and `data/jdk_shared_arena_scaling.csv` (both gates and the scaling
 /// run together).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ArenaParams {

@@ -35,7 +35,7 @@ pub struct DescriptorConfig {
     pub ops: u64,
 }
 
-/// Costs, fitted to `shared/reference/ignite_descriptor_cache.csv` (to_binary and put columns).
+/// Costs, fitted to `data/ignite_descriptor_cache.csv` (to_binary and put columns).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DescriptorParams {
     /// Marshalling an empty value with a cached descriptor.

@@ -43,7 +43,7 @@ pub struct ShapeConfig {
     pub ops: u64,
 }
 
-/// Costs, fitted to `shared/reference/jdk_record_deserialization.csv` (all rows together).
+/// Costs, fitted to `data/jdk_record_deserialization.csv` (all rows together).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShapeParams {
     /// Creating an ObjectInputStream and reading its header and class descriptors.
