@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use yew::prelude::*;
 
@@ -108,7 +107,7 @@ struct LaneStatus {
 fn call_site_status(s: &AppState) -> LaneStatus {
     let progress =
         s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
-    let choices = ALL_POLICIES
+    let choices = Policy::ALL
         .iter()
         .map(|p| LaneChoice {
             id: format!("policy-{}", p.name()),

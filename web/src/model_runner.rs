@@ -13,7 +13,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::models::{self, Entity, ModelConfig, ModelReport, OpPoint};
+use blast_engine::models::{self, Entity, ModelConfig, ModelError, ModelReport, OpPoint};
 use blast_engine::report::RelinkTotals;
 
 use crate::model_entities::{self, Family};
@@ -137,7 +137,7 @@ fn minus(a: RelinkTotals, b: RelinkTotals) -> RelinkTotals {
 struct Lane {
     variant: &'static str,
     index: usize,
-    run: Option<Result<Rc<ModelReport>, String>>,
+    run: Option<Result<Rc<ModelReport>, ModelError>>,
     /// Verdicts reached by the end of the warm-up.
     warmed_up: Option<RelinkTotals>,
     /// Measured-op counts of the checkpoints; `checkpoints` holds the first ones computed.
@@ -281,7 +281,7 @@ impl Lane {
             now_ms: self.now_us(clock_us) / 1000.0,
             report: self.report().cloned(),
             revealed: self.revealed,
-            error: self.run.as_ref().and_then(|r| r.as_ref().err().cloned()),
+            error: self.run.as_ref().and_then(|r| r.as_ref().err().map(ToString::to_string)),
             entities,
             verdicts,
             steps: self.steps(),

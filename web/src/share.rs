@@ -99,7 +99,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
         return Err(refuse(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024)));
     }
     let policies = match policies {
-        Some(names) => blast_engine::policy::parse_policies(names).map_err(refuse)?,
+        Some(names) => blast_engine::policy::parse_policies(names).map_err(|e| refuse(e.to_string()))?,
         None => Vec::new(),
     };
     match (scenario, model) {

@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use blast_engine::model::{Event, Scenario};
 use blast_engine::models;
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::presets::{self, Preset};
 use blast_engine::validate::Location;
 use blast_engine::{dsl, Params, Policy, ScenarioError};
@@ -134,9 +133,9 @@ pub struct TextError {
 impl From<ScenarioError> for TextError {
     fn from(e: ScenarioError) -> Self {
         match e.location {
-            Location::Text { line, col } => TextError { line, col, message: e.message },
-            Location::Path(p) if p.is_empty() => TextError { line: 1, col: 1, message: e.message },
-            Location::Path(p) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
+            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            None => TextError { line: 1, col: 1, message: e.message },
         }
     }
 }
@@ -338,7 +337,7 @@ impl AppState {
     fn restore(&mut self, saved: Saved) {
         self.speed = if SPEEDS.contains(&saved.speed) { saved.speed } else { self.speed };
         self.theme = saved.theme;
-        let policies: Vec<Policy> = ALL_POLICIES.iter().copied().filter(|p| saved.policies.contains(p)).collect();
+        let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| saved.policies.contains(p)).collect();
         if !policies.is_empty() {
             self.policies = policies;
         }
@@ -448,7 +447,7 @@ impl AppState {
                 Some(Some(variant)) => self.reduce(Action::ToggleVariant(variant.to_string())),
                 Some(None) => {}
                 None => {
-                    if let Some(&policy) = ALL_POLICIES.get(index) {
+                    if let Some(&policy) = Policy::ALL.get(index) {
                         self.reduce(Action::TogglePolicy(policy));
                     }
                 }
@@ -492,7 +491,7 @@ impl AppState {
                     self.policies.retain(|x| *x != p);
                 } else {
                     self.policies.push(p);
-                    self.policies = ALL_POLICIES.iter().copied().filter(|x| self.policies.contains(x)).collect();
+                    self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
                 }
                 self.rebuild();
             }

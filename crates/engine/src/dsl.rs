@@ -460,7 +460,7 @@ pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
 
 /// Map a path-located validation error to the closest recorded text position.
 fn locate(e: ScenarioError, spans: &Spans) -> ScenarioError {
-    let Location::Path(path) = &e.location else { return e };
+    let Some(Location::Path(path)) = &e.location else { return e };
     let mut probe = path.as_str();
     loop {
         if let Some(&(line, col)) = spans.get(probe) {

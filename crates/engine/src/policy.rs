@@ -21,9 +21,9 @@ pub enum Policy {
     Ideal,
 }
 
-pub const ALL_POLICIES: [Policy; 5] = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::HierarchyV3, Policy::Ideal];
-
 impl Policy {
+    pub const ALL: [Policy; 5] = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::HierarchyV3, Policy::Ideal];
+
     pub fn name(self) -> &'static str {
         match self {
             Policy::Global => "global",
@@ -59,19 +59,36 @@ impl fmt::Display for Policy {
     }
 }
 
-impl FromStr for Policy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        ALL_POLICIES
-            .iter()
-            .copied()
-            .find(|p| p.name() == s.trim())
-            .ok_or_else(|| format!("unknown policy `{s}` (expected one of: global, exact, hierarchy, hierarchy-v3, ideal)"))
+/// A policy list that names no policy, or a name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyError {
+    Unknown { name: String },
+    NoneGiven,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PolicyError::Unknown { name } => {
+                let known: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+                write!(f, "unknown policy `{name}` (expected one of: {})", known.join(", "))
+            }
+            PolicyError::NoneGiven => write!(f, "no policy given"),
+        }
     }
 }
 
-/// Parse `global,exact` into policies.
-pub fn parse_policies(list: &str) -> Result<Vec<Policy>, String> {
+impl std::error::Error for PolicyError {}
+
+impl FromStr for Policy {
+    type Err = PolicyError;
+    fn from_str(s: &str) -> Result<Self, PolicyError> {
+        Policy::ALL.into_iter().find(|p| p.name() == s.trim()).ok_or_else(|| PolicyError::Unknown { name: s.to_string() })
+    }
+}
+
+/// Parse `global,exact` into policies (duplicates dropped, order kept).
+pub fn parse_policies(list: &str) -> Result<Vec<Policy>, PolicyError> {
     let mut out = Vec::new();
     for p in list.split(',').filter(|s| !s.trim().is_empty()) {
         let p: Policy = p.parse()?;
@@ -80,7 +97,7 @@ pub fn parse_policies(list: &str) -> Result<Vec<Policy>, String> {
         }
     }
     if out.is_empty() {
-        return Err("no policy given".into());
+        return Err(PolicyError::NoneGiven);
     }
     Ok(out)
 }

@@ -26,25 +26,38 @@ pub enum Location {
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ScenarioError {
-    pub location: Location,
+    /// `None` for an error about the running simulation rather than a place in the scenario
+    /// (a hand-fired event that names a class not loaded yet).
+    pub location: Option<Location>,
     pub message: String,
 }
 
 impl ScenarioError {
     pub fn at_text(line: usize, col: usize, message: impl Into<String>) -> Self {
-        ScenarioError { location: Location::Text { line, col }, message: message.into() }
+        ScenarioError { location: Some(Location::Text { line, col }), message: message.into() }
     }
     pub fn at_path(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { location: Location::Path(path.into()), message: message.into() }
+        ScenarioError { location: Some(Location::Path(path.into())), message: message.into() }
+    }
+    pub fn unlocated(message: impl Into<String>) -> Self {
+        ScenarioError { location: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Text { line, col } => write!(f, "{line}:{col}"),
+            Location::Path(p) => write!(f, "{p}"),
+        }
     }
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.location {
-            Location::Text { line, col } => write!(f, "{line}:{col}: {}", self.message),
-            Location::Path(p) if p.is_empty() => write!(f, "{}", self.message),
-            Location::Path(p) => write!(f, "{p}: {}", self.message),
+            Some(at) => write!(f, "{at}: {}", self.message),
+            None => write!(f, "{}", self.message),
         }
     }
 }

@@ -6,7 +6,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::models::shape_cache::hit_rate_for;
-use blast_engine::models::{self, ModelConfig, MODEL_PRESETS};
+use blast_engine::models::{self, ModelConfig, ModelError, MODEL_PRESETS};
+use blast_engine::params::ParamError;
 
 fn config(id: &str) -> ModelConfig {
     models::find(id).unwrap().config()
@@ -121,10 +122,15 @@ fn every_model_preset_runs_every_variant_and_rejects_unknown_ones() {
             assert!(r.value.is_finite() && r.value > 0.0, "{} {v}", p.id);
             assert!(!r.timeline.is_empty());
         }
-        assert!(c.run("bogus").is_err());
+        assert!(matches!(c.run("bogus"), Err(ModelError::UnknownVariant { variant, .. }) if variant == "bogus"));
     }
-    assert!(models::apply(&config("arena_scaling16"), "threads", "100000").is_err());
-    assert!(models::apply(&config("records_length100"), "shapes", "-3").is_err());
+    assert!(matches!(
+        models::apply(&config("arena_scaling16"), "threads", "100000"),
+        Err(ModelError::Knob(ParamError::OutOfRange { max, .. })) if max == 256.0
+    ));
+    assert!(matches!(models::apply(&config("records_length100"), "shapes", "-3"), Err(ModelError::Knob(ParamError::OutOfRange { .. }))));
+    assert!(matches!(models::apply(&config("records_length100"), "shapes", "many"), Err(ModelError::Knob(ParamError::NotANumber { .. }))));
+    assert!(matches!(models::apply(&config("records_length100"), "threads", "2"), Err(ModelError::UnknownKnob { .. })));
 }
 
 #[test]
@@ -138,5 +144,5 @@ fn huge_shape_cache_runs_are_refused_quickly() {
         ops: 2_000_000,
     };
     let e = ModelConfig::ShapeCache(c).run("fifo").unwrap_err();
-    assert!(e.contains("too large"), "{e}");
+    assert!(matches!(e, ModelError::TooLarge { model: "shape-cache", .. }), "{e}");
 }

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["always", "scoped-access", "session-live", "no-deopt"];
@@ -92,7 +92,7 @@ impl Role {
     fn holds_closing_session(self) -> bool {
         self == Role::UsesClosingArena
     }
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Role::Closing => "closing",
             Role::SegmentAccess => "memory-segment access",
@@ -122,18 +122,16 @@ fn deopts(gate: &str, r: Role) -> bool {
     }
 }
 
-pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, String> {
-    if !VARIANTS.contains(&gate) {
-        return Err(unknown_variant("arena", gate, VARIANTS));
-    }
+pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, ModelError> {
+    check_variant("arena", gate, VARIANTS)?;
     let n = c.threads.len();
     let total = c.warmup_ops.saturating_add(c.ops);
     // Every close visits every thread, so the work grows with threads squared.
     if n == 0 || n > 256 || c.ops == 0 || total.saturating_mul(n as u64) > MAX_MODEL_OPS || total.saturating_mul((n * n) as u64) > 50_000_000 {
-        return Err("arena: 1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into());
+        return Err(ModelError::TooLarge { model: "arena", bounds: "1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into() });
     }
     if !c.threads.contains(&c.measure) {
-        return Err(format!("arena: no thread has the measured role `{}`", c.measure.name()));
+        return Err(ModelError::NoMeasuredThread { role: c.measure.name() });
     }
     // Oversubscribed threads share the cores: every duration stretches.
     let stretch = (n as f64 / p.cores).max(1.0);

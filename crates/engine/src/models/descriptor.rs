@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["good", "broken", "fixed"];
@@ -61,13 +61,11 @@ enum Slot {
     Registered,
 }
 
-pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<ModelReport, String> {
-    if !VARIANTS.contains(&variant) {
-        return Err(unknown_variant("descriptor", variant, VARIANTS));
-    }
+pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<ModelReport, ModelError> {
+    check_variant("descriptor", variant, VARIANTS)?;
     let total = c.warmup_ops.saturating_add(c.ops);
     if c.ops == 0 || total > MAX_MODEL_OPS || c.entries > 1_000_000_000 {
-        return Err("descriptor: ops must be 1..=2e6 and entries at most 1e9".into());
+        return Err(ModelError::TooLarge { model: "descriptor", bounds: "ops must be 1..=2e6 and entries at most 1e9".into() });
     }
     let mut slot = if variant != "good" && c.preseeded.contains(&c.class) { Slot::Unregistered } else { Slot::Empty };
     let mut verdicts = RelinkTotals::default();
