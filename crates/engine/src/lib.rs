@@ -10,6 +10,7 @@ pub mod compare;
 pub mod dsl;
 pub mod model;
 pub mod models;
+pub mod names;
 pub mod params;
 pub mod policy;
 pub mod presets;

@@ -23,13 +23,13 @@ pub struct Published {
 }
 
 impl Published {
-    /// The published figure for the policy that each side of the change implemented: the code
-    /// before GROOVY-12191 had one global switch point, the code after it scopes to the exact
-    /// class. Other policies were never measured.
-    pub fn for_policy(&self, policy: Policy) -> Option<f64> {
+    /// The published figure and its error half-width for the policy that each side of the
+    /// change implemented: the code before GROOVY-12191 had one global switch point, the code
+    /// after it scopes to the exact class. Other policies were never measured.
+    pub fn for_policy(&self, policy: Policy) -> Option<(f64, f64)> {
         match policy {
-            Policy::Global => Some(self.before),
-            Policy::Exact => Some(self.after),
+            Policy::Global => Some((self.before, self.before_err)),
+            Policy::Exact => Some((self.after, self.after_err)),
             _ => None,
         }
     }
@@ -298,8 +298,8 @@ mod tests {
     #[test]
     fn published_figures_belong_to_global_and_exact_only() {
         let p = Published { before: 1.0, before_err: 0.1, after: 2.0, after_err: 0.2 };
-        assert_eq!(p.for_policy(Policy::Global), Some(1.0));
-        assert_eq!(p.for_policy(Policy::Exact), Some(2.0));
+        assert_eq!(p.for_policy(Policy::Global), Some((1.0, 0.1)));
+        assert_eq!(p.for_policy(Policy::Exact), Some((2.0, 0.2)));
         assert_eq!(p.for_policy(Policy::Hierarchy), None);
     }
 }

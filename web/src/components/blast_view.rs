@@ -27,17 +27,6 @@ pub struct BlastViewProps {
     pub on_select: Callback<Option<String>>,
 }
 
-pub fn state_name(s: SiteState) -> &'static str {
-    match s {
-        SiteState::Linked => "linked",
-        SiteState::Pic => "pic",
-        SiteState::FallingBack => "falling-back",
-        SiteState::GivenUp => "given-up",
-        SiteState::Uncached => "uncached",
-        SiteState::Stale => "stale",
-    }
-}
-
 pub fn state_label(s: SiteState) -> &'static str {
     match s {
         SiteState::Linked => "linked (fast chain)",
@@ -48,8 +37,6 @@ pub fn state_label(s: SiteState) -> &'static str {
         SiteState::Stale => "stale target (missed)",
     }
 }
-
-const STATES: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
 
 fn heat(relinks: u64) -> &'static str {
     match relinks {
@@ -141,7 +128,7 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
 }
 
 fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool) -> Html {
-    let state = state_name(s.report.state);
+    let state = s.report.state.name();
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let st = &s.report.stats;
     let tip = format!(
@@ -212,8 +199,8 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
 fn legend() -> Html {
     html! {
         <ul class="legend" aria-label="Legend">
-            { for STATES.iter().map(|s| html! {
-                <li><span class={classes!("legend-dot", format!("state-{}", state_name(*s)))}></span>{ state_label(*s) }</li>
+            { for SiteState::ALL.iter().map(|s| html! {
+                <li><span class={classes!("legend-dot", format!("state-{}", s.name()))}></span>{ state_label(*s) }</li>
             }) }
             <li><span class="legend-flash"></span>{ "flash: relinked just now" }</li>
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
