@@ -232,35 +232,26 @@ fn marshalled_value(value: &str) -> Option<(&str, u64)> {
 /// path needs the descriptor for some classes only (TreeSet reads are unaffected) and the report
 /// does not say why.
 fn descriptor_rows(reference: &Reference) -> Vec<CalRow> {
-    let mut out = Vec::new();
-    let marshal = |value: &str, op| {
-        let (class, entries) = marshalled_value(value).unwrap_or_else(|| panic!("published value `{value}` names no class"));
-        rows::marshal(class, entries, op)
-    };
+    // One row per operation: the value marshalled, the variant compared with `good`, its label
+    // suffix, and the published (good, other) figures for toBinary and put.
+    let mut pairs = Vec::new();
     for row in &reference.descriptor {
-        for (op, column, good, broken) in
-            [(Operation::ToBinary, "to_binary", row.good_to_binary, row.broken_to_binary), (Operation::Put, "put", row.good_put, row.broken_put)]
-        {
-            let c = marshal(&row.value, op);
-            out.push(cal_row(
-                format!("IGNITE-29109 {} {column}", row.value),
-                "ns/op",
-                Measured::new("good", model_run(&c, "good").value, good),
-                Measured::new("broken", model_run(&c, "broken").value, broken),
-            ));
-        }
+        pairs.push((&row.value, "broken", "", [(row.good_to_binary, row.broken_to_binary), (row.good_put, row.broken_put)]));
     }
     for fixed in &reference.descriptor_fixed {
         let good = reference.descriptor.iter().find(|d| d.value == fixed.value).unwrap_or_else(|| panic!("no good/broken row for `{}`", fixed.value));
-        for (op, column, good, fixed_value) in
-            [(Operation::ToBinary, "to_binary", good.good_to_binary, fixed.fixed_to_binary), (Operation::Put, "put", good.good_put, fixed.fixed_put)]
-        {
-            let c = marshal(&fixed.value, op);
+        pairs.push((&fixed.value, "fixed", " fixed", [(good.good_to_binary, fixed.fixed_to_binary), (good.good_put, fixed.fixed_put)]));
+    }
+    let mut out = Vec::new();
+    for (value, variant, suffix, figures) in pairs {
+        let (class, entries) = marshalled_value(value).unwrap_or_else(|| panic!("published value `{value}` names no class"));
+        for ((op, column), (good, other)) in [(Operation::ToBinary, "to_binary"), (Operation::Put, "put")].into_iter().zip(figures) {
+            let c = rows::marshal(class, entries, op);
             out.push(cal_row(
-                format!("IGNITE-29109 {} {column} fixed", fixed.value),
+                format!("IGNITE-29109 {value} {column}{suffix}"),
                 "ns/op",
                 Measured::new("good", model_run(&c, "good").value, good),
-                Measured::new("fixed", model_run(&c, "fixed").value, fixed_value),
+                Measured::new(variant, model_run(&c, variant).value, other),
             ));
         }
     }

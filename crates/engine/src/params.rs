@@ -5,7 +5,8 @@
 //! parameter exists for one benchmark row.
 
 use std::fmt;
-use std::str::FromStr;
+
+use crate::names::{named, UnknownName};
 
 use serde::{Deserialize, Serialize};
 
@@ -31,17 +32,7 @@ impl BulkScan {
     }
 }
 
-impl FromStr for BulkScan {
-    type Err = ParamError;
-
-    fn from_str(text: &str) -> Result<BulkScan, ParamError> {
-        BulkScan::ALL.into_iter().find(|b| b.name() == text.trim()).ok_or_else(|| ParamError::NotAChoice {
-            name: "bulk_scan".into(),
-            text: text.to_string(),
-            choices: BulkScan::ALL.iter().map(|b| b.name()).collect(),
-        })
-    }
-}
+named!(BulkScan, "bulk_scan");
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -217,27 +208,13 @@ impl Param {
     }
 }
 
-impl fmt::Display for Param {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Param {
-    type Err = ParamError;
-
-    fn from_str(name: &str) -> Result<Param, ParamError> {
-        Param::ALL.into_iter().find(|p| p.name() == name).ok_or_else(|| ParamError::Unknown { name: name.to_string() })
-    }
-}
+named!(Param, "parameter");
 
 /// Why a parameter or knob could not be set to a value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamError {
-    /// No parameter or knob has this name.
-    Unknown {
-        name: String,
-    },
+    /// No parameter or knob has this name, or a knob that takes one of a few words got another.
+    Unknown(UnknownName),
     NotANumber {
         name: String,
         text: String,
@@ -252,30 +229,26 @@ pub enum ParamError {
         min: f64,
         max: f64,
     },
-    /// A knob that takes one of a few words got another.
-    NotAChoice {
-        name: String,
-        text: String,
-        choices: Vec<&'static str>,
-    },
 }
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParamError::Unknown { name } => {
-                let known: Vec<&str> = Param::ALL.iter().map(|p| p.name()).collect();
-                write!(f, "unknown parameter `{name}` (known: {})", known.join(", "))
-            }
+            ParamError::Unknown(e) => write!(f, "{e}"),
             ParamError::NotANumber { name, text } => write!(f, "{name}: `{text}` is not a number"),
             ParamError::NotWhole { name, value } => write!(f, "{name} = {value}: must be a whole number"),
             ParamError::OutOfRange { name, value, min, max } => write!(f, "{name} = {value}: must be in {min}..={max}"),
-            ParamError::NotAChoice { name, text, choices } => write!(f, "{name}: `{text}` (expected {})", choices.join(" or ")),
         }
     }
 }
 
 impl std::error::Error for ParamError {}
+
+impl From<UnknownName> for ParamError {
+    fn from(e: UnknownName) -> Self {
+        ParamError::Unknown(e)
+    }
+}
 
 /// Reads `text` as a number for the knob `name`.
 pub fn number(name: &str, text: &str) -> Result<f64, ParamError> {
@@ -366,7 +339,7 @@ mod tests {
     #[test]
     fn bad_values_are_typed_errors() {
         let mut p = Params::default();
-        assert_eq!(p.set_text("nope", "1"), Err(ParamError::Unknown { name: "nope".into() }));
+        assert!(matches!(p.set_text("nope", "1"), Err(ParamError::Unknown(e)) if e.name == "nope" && e.expected.len() == Param::ALL.len()));
         assert_eq!(p.set_text("selection_ns", "fast"), Err(ParamError::NotANumber { name: "selection_ns".into(), text: "fast".into() }));
         assert!(matches!(p.set(Param::PicCapacity, 2.5), Err(ParamError::NotWhole { .. })));
         assert!(matches!(p.set(Param::PicCapacity, 5000.0), Err(ParamError::OutOfRange { max, .. }) if max == 1024.0));

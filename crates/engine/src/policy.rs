@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
+
+use crate::names::{named, UnknownName};
 
 use crate::world::ClassId;
 
@@ -53,26 +54,17 @@ pub enum ChangeKind {
     Stock,
 }
 
-impl fmt::Display for Policy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// A policy list that names no policy, or a name that is not one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PolicyError {
-    Unknown { name: String },
+    Unknown(UnknownName),
     NoneGiven,
 }
 
 impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PolicyError::Unknown { name } => {
-                let known: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
-                write!(f, "unknown policy `{name}` (expected one of: {})", known.join(", "))
-            }
+            PolicyError::Unknown(e) => write!(f, "{e}"),
             PolicyError::NoneGiven => write!(f, "no policy given"),
         }
     }
@@ -80,18 +72,13 @@ impl fmt::Display for PolicyError {
 
 impl std::error::Error for PolicyError {}
 
-impl FromStr for Policy {
-    type Err = PolicyError;
-    fn from_str(s: &str) -> Result<Self, PolicyError> {
-        Policy::ALL.into_iter().find(|p| p.name() == s.trim()).ok_or_else(|| PolicyError::Unknown { name: s.to_string() })
-    }
-}
+named!(Policy, "policy");
 
 /// Parse `global,exact` into policies (duplicates dropped, order kept).
 pub fn parse_policies(list: &str) -> Result<Vec<Policy>, PolicyError> {
     let mut out = Vec::new();
     for p in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let p: Policy = p.parse()?;
+        let p: Policy = p.trim().parse().map_err(PolicyError::Unknown)?;
         if !out.contains(&p) {
             out.push(p);
         }
