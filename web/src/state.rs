@@ -609,7 +609,7 @@ impl AppState {
                 self.editor_error = None;
                 self.set_scenario(s, text, None);
             }
-            Err(why) => self.editor_error = Some(why),
+            Err(why) => self.editor_error = Some(why.to_string()),
         }
     }
 
