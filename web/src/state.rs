@@ -700,7 +700,7 @@ impl Default for AppState {
 mod tests {
     use super::*;
     use crate::editor::EditOp;
-    use crate::share::LinkKind;
+    use crate::share::{LinkKind, LinkProblem};
     use blast_engine::model::MetaKind;
 
     fn run_to_end(s: &mut AppState) {
@@ -977,7 +977,7 @@ mod tests {
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
-        let bad_link = LinkError { kind: LinkKind::Scenario, reason: "bad base64".into() };
+        let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)) });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
