@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_variant, thin, Entity, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["always", "scoped-access", "session-live", "no-deopt"];
@@ -89,7 +89,8 @@ impl Role {
     fn scoped_access(self) -> bool {
         !matches!(self, Role::ArrayAccess | Role::Closing)
     }
-    fn holds_closing_session(self) -> bool {
+    /// Its frames hold the session being closed (a deopt of one is necessary).
+    pub fn holds_closing_session(self) -> bool {
         self == Role::UsesClosingArena
     }
     pub fn name(self) -> &'static str {
@@ -214,9 +215,7 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
         .enumerate()
         .map(|(i, t)| Entity {
             name: format!("thread {i}"),
-            kind: t.role.name().into(),
-            state: if t.role.scoped_access() { "compiled frame with scoped access".into() } else { "compiled frame".into() },
-            counters: vec![("ops".into(), t.done), ("handshakes".into(), t.handshakes), ("deopts".into(), t.deopts)],
+            state: EntityState::Thread { role: t.role, scoped_access: t.role.scoped_access(), ops: t.done, handshakes: t.handshakes, deopts: t.deopts },
         })
         .collect();
     Ok(ModelReport {

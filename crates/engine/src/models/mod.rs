@@ -64,14 +64,37 @@ impl ModelConfig {
     }
 }
 
-/// One thing in a model's blast view: a cache slot, a thread, a class's descriptor.
+/// One thing in a model's blast view: a thread, a record class's shape cache, a class's
+/// descriptor slot, with what it holds at the end of the run and what happened to it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Entity {
     pub name: String,
-    pub kind: String,
-    /// What it is doing or holding at the end of the run.
-    pub state: String,
-    pub counters: Vec<(String, u64)>,
+    pub state: EntityState,
+}
+
+/// What an entity is and holds, by model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EntityState {
+    /// A thread of the arena group: its role, whether its compiled frame does scoped memory
+    /// access (what the JDK-8335480 gate looks at), and its ops, handshakes and deopts.
+    Thread { role: arena::Role, scoped_access: bool, ops: u64, handshakes: u64, deopts: u64 },
+    /// A record class's shape cache: the cached shape ids, oldest (FIFO) or least recently used
+    /// (LRU) first, and the lookups that hit or missed.
+    RecordClass { cached: Vec<u64>, hits: u64, misses: u64 },
+    /// A class's slot in the descriptor cache, and the descriptors built and thrown away.
+    DescriptorSlot { slot: descriptor::SlotState, rebuilds: u64, discarded: u64 },
+}
+
+impl Entity {
+    /// The count whose increase is the entity's blast: a deopt, a cache miss, a rebuild.
+    pub fn blast_count(&self) -> u64 {
+        match self.state {
+            EntityState::Thread { deopts, .. } => deopts,
+            EntityState::RecordClass { misses, .. } => misses,
+            EntityState::DescriptorSlot { rebuilds, .. } => rebuilds,
+        }
+    }
 }
 
 /// One measured op of a model run, for the timeline.

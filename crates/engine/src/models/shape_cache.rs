@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::cache::{BoundedCache, Eviction};
-use super::{check_variant, thin, Entity, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["before-fix", "fifo", "lru", "unbounded", "capacity-0"];
@@ -151,9 +151,7 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
         .enumerate()
         .map(|(k, (name, _))| Entity {
             name: name.to_string(),
-            kind: "record class".into(),
-            state: format!("cached shapes {:?}", caches[k].entries()),
-            counters: vec![("hits".into(), hits[k]), ("misses".into(), misses[k]), ("cached".into(), caches[k].len() as u64)],
+            state: EntityState::RecordClass { cached: caches[k].entries().to_vec(), hits: hits[k], misses: misses[k] },
         })
         .collect();
     Ok(ModelReport {
