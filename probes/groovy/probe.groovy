@@ -13,10 +13,11 @@
 //         acc += <receiver>.<method>(i)
 //     }
 //
-// A write adds a closure to a class's ExpandoMetaClass. In Groovy 2.4 every metaclass change
-// ends in IndyInterface.invalidateSwitchPoints() (org/codehaus/groovy/vmplugin/v7/IndyInterface
-// .java), which replaces the one global SwitchPoint: every linked indy call site in the process
-// falls back to method selection. GROOVY-12191 (Groovy 5) scopes this per class.
+// A write adds a closure to a class's ExpandoMetaClass. Groovy 2.4's IndyInterface registers a
+// MetaClassRegistryChangeEventListener whose updateConstantMetaClass calls the static
+// invalidateSwitchPoints() (org/codehaus/groovy/vmplugin/v7/IndyInterface.java; checked with
+// javap on groovy-2.4.21.jar), which replaces the one global SwitchPoint: every linked indy call
+// site in the process falls back to method selection. GROOVY-12191 scopes this per class.
 
 import groovy.json.JsonOutput
 

@@ -14,9 +14,9 @@ Every workload is the same loop, generated as source so each call is a real call
         acc += <receiver>.<method>(i)   # a method that reads i, so no JIT folds it away
 
 and each op (one loop) is timed with a monotonic clock after untimed warm-up ops. A write
-assigns a function to a class attribute; CPython then calls `type_modified`
-(Objects/typeobject.c, from `type_setattro`), which clears the version tag of the class and of
-its subclasses, so specialized instructions guarded on those tags fall back and re-specialize.
+assigns a function to a class attribute; CPython's `type_setattro` then calls `PyType_Modified`
+(Objects/typeobject.c), which clears the version tag of the class and, recursively, of its
+subclasses, so specialized instructions guarded on those tags miss and re-specialize.
 """
 
 import json

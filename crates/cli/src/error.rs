@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use blast_engine::fingerprint::FingerprintError;
 use blast_engine::models::ModelError;
 use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;
@@ -60,6 +61,11 @@ pub enum CliError {
         scenario: String,
         error: ScenarioError,
     },
+    /// A probe result that cannot be fingerprinted.
+    Fingerprint {
+        file: String,
+        error: FingerprintError,
+    },
 }
 
 impl CliError {
@@ -79,7 +85,12 @@ impl CliError {
             | CliError::SweepInRun
             | CliError::SweepNeedsParam
             | CliError::Policy(_) => 2,
-            CliError::Unreadable { .. } | CliError::Scenario { .. } | CliError::Setting { .. } | CliError::Model(_) | CliError::Run { .. } => 1,
+            CliError::Unreadable { .. }
+            | CliError::Scenario { .. }
+            | CliError::Setting { .. }
+            | CliError::Model(_)
+            | CliError::Run { .. }
+            | CliError::Fingerprint { .. } => 1,
         }
     }
 }
@@ -112,6 +123,7 @@ impl fmt::Display for CliError {
             CliError::Setting { name, value, error } => write!(f, "--param {name}={value}: {error}"),
             CliError::Model(e) => write!(f, "{e}"),
             CliError::Run { scenario, error } => write!(f, "{scenario}: {error}"),
+            CliError::Fingerprint { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }

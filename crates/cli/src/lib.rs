@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
@@ -38,6 +39,7 @@ const SWEEP_FORMATS: &[Format] = &[Format::Table, Format::Csv];
 const SHOW_FORMATS: &[Format] = &[Format::Dsl, Format::Json];
 const CALIBRATE_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
 const TEXT_ONLY: &[Format] = &[Format::Table];
+const FINGERPRINT_FORMATS: &[Format] = &[Format::Table, Format::Json];
 
 fn format_names(formats: &[Format]) -> String {
     formats.iter().map(|f| f.name()).collect::<Vec<_>>().join("|")
@@ -58,6 +60,11 @@ pub fn usage() -> String {
         ("blast calibrate", CALIBRATE_FORMATS, "compare with the published figures; exit 1 if any row is outside tolerance"),
         ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
         ("blast check <file>", TEXT_ONLY, "parse and validate a scenario"),
+        (
+            "blast fingerprint <probe-result.json>...",
+            FINGERPRINT_FORMATS,
+            "name the policy that explains a real runtime's probe results best (probes/README.md)",
+        ),
     ];
     for (synopsis, formats, what) in commands {
         let _ = writeln!(s, "  {synopsis}");
@@ -110,6 +117,7 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
         "check" => cmd_check(&opts)?,
         "calibrate" => return cmd_calibrate(&opts),
         "sweep" => cmd_sweep(&opts)?,
+        "fingerprint" => cmd_fingerprint(&opts)?,
         "help" | "--help" | "-h" => usage(),
         other => return Err(CliError::UnknownCommand(other.to_string())),
     };
@@ -215,6 +223,49 @@ fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<
             Ok(out)
         }
     }
+}
+
+fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
+    let format = opts.format_for("fingerprint", FINGERPRINT_FORMATS)?;
+    if opts.positional.is_empty() {
+        return Err(CliError::MissingTarget);
+    }
+    let mut prints = Vec::new();
+    for path in &opts.positional {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::Unreadable { target: path.clone(), reason: e.to_string() })?;
+        let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
+        prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
+    }
+    Ok(match format {
+        Format::Json => json(&prints),
+        _ => prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"),
+    })
+}
+
+fn fingerprint_table(f: &Fingerprint) -> String {
+    let mut s = format!("{} ({})\n", f.runtime, f.version);
+    let _ = write!(s, "{:<14} {:>10} {:>10} {:>8}", "policy", "write ns", "relink ns", "rms log");
+    for p in &f.pairs {
+        let label = match p.param {
+            Some(v) => format!("{}@{v}", p.workload),
+            None => p.workload.clone(),
+        };
+        let _ = write!(s, " {label:>22}");
+    }
+    let _ = write!(s, "\n{:<14} {:>10} {:>10} {:>8}", "measured", "", "", "");
+    for p in &f.pairs {
+        let _ = write!(s, " {:>21.2}x", p.measured);
+    }
+    s.push('\n');
+    for fit in &f.fits {
+        let _ = write!(s, "{:<14} {:>10.0} {:>10.0} {:>8.3}", fit.policy.name(), fit.write_ns, fit.relink_ns, fit.rms_log10);
+        for v in &fit.simulated {
+            let _ = write!(s, " {v:>21.2}x");
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "best: {} (the runner-up's residual is {:.1}x larger)", f.best().policy, f.margin());
+    s
 }
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
