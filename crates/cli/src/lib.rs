@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
-use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, Pair, ProbeResult};
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
@@ -39,7 +39,7 @@ const SWEEP_FORMATS: &[Format] = &[Format::Table, Format::Csv];
 const SHOW_FORMATS: &[Format] = &[Format::Dsl, Format::Json];
 const CALIBRATE_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
 const TEXT_ONLY: &[Format] = &[Format::Table];
-const FINGERPRINT_FORMATS: &[Format] = &[Format::Table, Format::Json];
+const FINGERPRINT_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
 
 fn format_names(formats: &[Format]) -> String {
     formats.iter().map(|f| f.name()).collect::<Vec<_>>().join("|")
@@ -238,19 +238,49 @@ fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
     }
     Ok(match format {
         Format::Json => json(&prints),
+        Format::Markdown => fingerprint_markdown(&prints),
         _ => prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"),
     })
+}
+
+fn pair_label(p: &Pair) -> String {
+    match p.param {
+        Some(v) => format!("{}@{v}", p.workload),
+        None => p.workload.clone(),
+    }
+}
+
+/// The fingerprints as Markdown, for the generated part of docs/RUNTIMES.md: one summary row per
+/// runtime, then each runtime's measured and best simulated slowdowns.
+pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
+    let mut s =
+        String::from("| runtime | version | best policy | rms log10 | runner-up | its rms | write ns | relink ns |\n|---|---|---|---:|---|---:|---:|---:|\n");
+    for f in prints {
+        let best = f.best();
+        let (second, second_rms) = f.fits.get(1).map_or(("–".to_string(), "–".to_string()), |r| (r.policy.to_string(), format!("{:.3}", r.rms_log10)));
+        let _ = writeln!(
+            s,
+            "| {} | {} | **{}** | {:.3} | {second} | {second_rms} | {:.0} | {:.0} |",
+            f.runtime, f.version, best.policy, best.rms_log10, best.write_ns, best.relink_ns
+        );
+    }
+    for f in prints {
+        let _ = writeln!(s, "\n**{}**: measured slowdown over the no-write baseline, and what each policy simulates at its fitted costs\n", f.runtime);
+        let _ = writeln!(s, "| | {} |", f.pairs.iter().map(pair_label).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(f.pairs.len()));
+        let _ = writeln!(s, "| measured | {} |", f.pairs.iter().map(|p| format!("{:.2}", p.measured)).collect::<Vec<_>>().join(" | "));
+        for fit in &f.fits {
+            let _ = writeln!(s, "| {} | {} |", fit.policy, fit.simulated.iter().map(|v| format!("{v:.2}")).collect::<Vec<_>>().join(" | "));
+        }
+    }
+    s
 }
 
 fn fingerprint_table(f: &Fingerprint) -> String {
     let mut s = format!("{} ({})\n", f.runtime, f.version);
     let _ = write!(s, "{:<14} {:>10} {:>10} {:>8}", "policy", "write ns", "relink ns", "rms log");
     for p in &f.pairs {
-        let label = match p.param {
-            Some(v) => format!("{}@{v}", p.workload),
-            None => p.workload.clone(),
-        };
-        let _ = write!(s, " {label:>22}");
+        let _ = write!(s, " {:>22}", pair_label(p));
     }
     let _ = write!(s, "\n{:<14} {:>10} {:>10} {:>8}", "measured", "", "", "");
     for p in &f.pairs {
