@@ -20,6 +20,7 @@
 // site in the process falls back to method selection. GROOVY-12191 scopes this per class.
 
 import groovy.json.JsonOutput
+import org.codehaus.groovy.control.CompilerConfiguration
 
 final int PERIOD = 1000   // iterations between writes, as in ScopedInvalidationBench
 final int BURST = 50      // writes before the steady loop in `burst_then_steady`
@@ -28,6 +29,10 @@ final List<Integer> DENSITIES = [10, 100, 1000, 10000]
 final List<Integer> SITE_COUNTS = [1, 8, 64]
 
 int worldId = 0
+// `groovy --indy` compiles this script with invokedynamic, but a GroovyShell created here starts
+// from the default configuration: ask for indy call sites in the generated loops too.
+INDY = new CompilerConfiguration()
+INDY.optimizationOptions.indy = true
 
 // Fresh classes for each workload (new names), so writes cannot leak between workloads.
 // `op(n, period, write, calls, extra)` compiles the loop; `C` names the world's classes.
@@ -50,7 +55,7 @@ def build = { int n, int period, String write, List<String> calls, String receiv
             acc
         }
     """
-    new GroovyShell().evaluate(src) as Closure
+    new GroovyShell(INDY).evaluate(src) as Closure
 }
 
 String writeOn(String cls) { "W_${cls}.metaClass.dyn0 = { int x -> 0 }" }

@@ -160,3 +160,34 @@ fn show_converts_between_dsl_and_json() {
     let b = blast_engine::dsl::parse(&dsl).unwrap();
     assert_eq!(a, b);
 }
+
+/// docs/RUNTIMES.md's fingerprint tables are generated from the kept probe results
+/// (`scripts/lab.sh --docs`), never edited by hand.
+#[test]
+fn runtimes_doc_is_generated_from_the_kept_probe_results() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/RUNTIMES.md")).unwrap();
+    let (_, rest) = doc.split_once("<!-- fingerprint:begin -->\n").expect("begin marker");
+    let (block, _) = rest.split_once("<!-- fingerprint:end -->").expect("end marker");
+    let mut prints = Vec::new();
+    for runtime in ["cpython", "pypy", "node", "ruby", "jruby", "groovy"] {
+        let Ok(text) = std::fs::read_to_string(format!("{root}/probes/results/{runtime}.json")) else { continue };
+        let result = blast_engine::fingerprint::ProbeResult::parse(&text).unwrap();
+        prints.push(blast_engine::fingerprint::fingerprint(&result).unwrap());
+    }
+    assert!(!prints.is_empty(), "probes/results/ holds no result");
+    assert!(block == blast_cli::fingerprint_markdown(&prints), "docs/RUNTIMES.md is stale: run `bash scripts/lab.sh --docs`");
+}
+
+#[test]
+fn fingerprint_refuses_what_is_not_a_probe_result() {
+    let dir = std::env::temp_dir().join(format!("blast-cli-fp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.json");
+    std::fs::write(&file, r#"{"schema":"something-else/9"}"#).unwrap();
+    let out = blast(&["fingerprint", file.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("bad.json"), "{}", out.stderr);
+    assert_eq!(blast(&["fingerprint"]).code, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
