@@ -12,6 +12,7 @@ use blast_engine::fingerprint::{fingerprint, Fingerprint, Pair, ProbeResult};
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
+use blast_engine::runtimes::{self, PROFILES};
 use blast_engine::sweep::Knob;
 use blast_engine::{dsl, presets, Params, Scenario};
 
@@ -250,18 +251,26 @@ fn pair_label(p: &Pair) -> String {
     }
 }
 
-/// The fingerprints as Markdown, for the generated part of docs/RUNTIMES.md: one summary row per
-/// runtime, then each runtime's measured and best simulated slowdowns.
+/// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
+/// (`runtimes::PROFILES`), then how the measured fingerprints compare with that, then each
+/// runtime's measured and simulated slowdowns.
 pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
-    let mut s =
-        String::from("| runtime | version | best policy | rms log10 | runner-up | its rms | write ns | relink ns |\n|---|---|---|---:|---|---:|---:|---:|\n");
+    let mut s = String::from("### What each runtime invalidates, from its source\n\n| runtime | closest policy | semantics | a class write throws away | where |\n|---|---|---|---|---|\n");
+    for p in &PROFILES {
+        let _ = writeln!(s, "| {} | `{}` | {} | {} | {} |", p.name, p.policy, p.semantics, p.invalidates, p.source);
+    }
+    s.push_str("\n### What the measurements fit\n\n| runtime | version | policy from source | its rms log10 (rank) | best fit | its rms log10 | write ns | relink ns |\n|---|---|---|---:|---|---:|---:|---:|\n");
     for f in prints {
         let best = f.best();
-        let (second, second_rms) = f.fits.get(1).map_or(("–".to_string(), "–".to_string()), |r| (r.policy.to_string(), format!("{:.3}", r.rms_log10)));
+        let claimed = runtimes::profile(&f.runtime).map(|p| p.policy);
+        let claim = match claimed.and_then(|c| f.fits.iter().position(|fit| fit.policy == c).map(|rank| (c, rank))) {
+            Some((c, rank)) => (format!("`{c}`"), format!("{:.3} ({})", f.fits[rank].rms_log10, rank + 1)),
+            None => ("–".to_string(), "–".to_string()),
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | **{}** | {:.3} | {second} | {second_rms} | {:.0} | {:.0} |",
-            f.runtime, f.version, best.policy, best.rms_log10, best.write_ns, best.relink_ns
+            "| {} | {} | {} | {} | **`{}`** | {:.3} | {:.0} | {:.0} |",
+            f.runtime, f.version, claim.0, claim.1, best.policy, best.rms_log10, best.write_ns, best.relink_ns
         );
     }
     for f in prints {

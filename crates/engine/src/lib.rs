@@ -17,6 +17,7 @@ pub mod policy;
 pub mod presets;
 pub mod reference;
 pub mod report;
+pub mod runtimes;
 pub mod sim;
 pub mod sweep;
 pub mod validate;
