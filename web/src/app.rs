@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::charts::ChartLanes;
-use crate::components::banners::Banners;
+use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
@@ -28,7 +28,7 @@ use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_onc
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::share;
-use crate::state::{Action, AppState};
+use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
 
 #[function_component(App)]
@@ -70,7 +70,7 @@ pub fn app() -> Html {
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
             if let (Some(e), None) = (&s.run_error, &s.model) {
-                <p class="run-error" role="alert">{ format!("This scenario cannot run: {e}") }</p>
+                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
                 <Gallery {current} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
@@ -95,7 +95,7 @@ pub fn app() -> Html {
 
 /// What the top bar shows of the lanes on screen, whichever mode.
 struct LaneStatus {
-    finished: bool,
+    run_state: RunState,
     can_run: bool,
     clock_ms: f64,
     progress: f64,
@@ -118,7 +118,7 @@ fn call_site_status(s: &AppState) -> LaneStatus {
         })
         .collect();
     LaneStatus {
-        finished: s.runner.finished() && !s.runner.is_empty(),
+        run_state: s.run_state(),
         can_run: s.run_error.is_none(),
         clock_ms: s.runner.clock_ms(),
         progress,
@@ -138,7 +138,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
         .map(|(i, v)| LaneChoice { id: format!("variant-{v}"), label: v.to_string(), colour: format!("series-{i}"), checked: m.variants.contains(v) })
         .collect();
     LaneStatus {
-        finished: m.runner.finished(),
+        run_state: RunState::of(m.playing, m.runner.views().iter().any(|v| v.revealed > 0), m.runner.finished()),
         can_run: true,
         clock_ms: m.runner.clock_ms(),
         progress: m.runner.views().iter().map(|v| v.progress()).fold(1.0, f64::min),
@@ -152,8 +152,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
 fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
-        playing: s.is_playing(),
-        finished: status.finished,
+        run_state: status.run_state,
         can_run: status.can_run,
         speed: s.current_speed(),
         clock_ms: status.clock_ms,
@@ -190,11 +189,14 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                     <h2 id="blast-title">{ "Blast view" }</h2>
                     <p class="hint">{ scenario_caption(s) }</p>
                 </header>
+                if let Some((n, note)) = &s.step_note {
+                    <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                }
                 <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
                     last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                     categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                     on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })} />
-                <BlastView {lanes} {classes} sites={sites}
+                <BlastView {lanes} {classes} sites={sites} playing={s.playing}
                     hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
                     what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
             </section>

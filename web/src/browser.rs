@@ -27,6 +27,29 @@ pub fn device_pixel_ratio() -> f64 {
     window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(4.0)
 }
 
+/// The element that has the keyboard focus (not the page itself).
+pub fn focused_element() -> Option<web_sys::HtmlElement> {
+    let document = window()?.document()?;
+    let active = document.active_element()?.dyn_into::<web_sys::HtmlElement>().ok()?;
+    (document.body().as_ref() != Some(&active)).then_some(active)
+}
+
+/// The elements inside `container` that Tab can reach, in document order.
+pub fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
+    const FOCUSABLE: &str =
+        "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+    let Ok(list) = container.query_selector_all(FOCUSABLE) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
+}
+
+/// Scroll the element with `id` to the top of the viewport (below the sticky bar, which its
+/// `scroll-margin-top` accounts for).
+pub fn scroll_into_view(id: &str) {
+    if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)) {
+        el.scroll_into_view();
+    }
+}
+
 /// What the page starts from: the autosave (a corrupt one is moved aside) and the fragment.
 pub fn boot() -> Boot {
     Boot { saved: load_autosave(), shared: read_fragment() }

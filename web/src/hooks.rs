@@ -66,14 +66,11 @@ fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
     });
 }
 
-/// Keys typed into a field belong to the field.
-fn is_typing(e: &KeyboardEvent) -> bool {
-    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return false };
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable]").ok().flatten().is_some()
-}
-
-fn on_button(e: &KeyboardEvent) -> bool {
-    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.tag_name() == "BUTTON")
+/// What kind of control the key was pressed in (see `keys::control_keeps`).
+fn focus_of(e: &KeyboardEvent) -> keys::Focus {
+    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return keys::Focus::Other };
+    let editable = el.closest("[contenteditable]").ok().flatten().is_some();
+    keys::focus_kind(&el.tag_name(), &el.get_attribute("type").unwrap_or_default(), editable)
 }
 
 #[hook]
@@ -83,11 +80,14 @@ pub fn use_shortcuts(store: &Store) {
         let listener = web_sys::window().map(|w| {
             EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
                 let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
-                // Space on a focused button presses that button.
-                if is_typing(e) || (e.key() == " " && on_button(e)) {
+                if keys::control_keeps(focus_of(e), &e.key()) {
                     return;
                 }
                 if let Some(action) = keys::action_for(&e.key(), e.ctrl_key() || e.meta_key() || e.alt_key()) {
+                    // The cheat sheet is modal: only its own keys act while it is open.
+                    if store.read().help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
+                        return;
+                    }
                     e.prevent_default();
                     store.dispatch(action);
                 }

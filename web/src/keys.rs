@@ -24,6 +24,53 @@ pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut { keys: &["Esc"], what: "Close the cheat sheet, clear the what-if" },
 ];
 
+/// What has the keyboard focus when a key is pressed, as far as shortcuts care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// A text field (text-like `<input>`, `<textarea>`, contenteditable): every key is text.
+    TextField,
+    /// A button or checkbox: Space and Enter press it.
+    Pressable,
+    /// A select, radio group or slider: Space, Enter, arrows and Home/End choose with it.
+    Chooser,
+    /// Anything else (the page, a link, an SVG node).
+    Other,
+}
+
+/// `tag` is `Element.tagName` (upper case), `input_type` an `<input>`'s `type` attribute
+/// (empty when absent), `editable` whether the element is inside a contenteditable.
+pub fn focus_kind(tag: &str, input_type: &str, editable: bool) -> Focus {
+    if editable {
+        return Focus::TextField;
+    }
+    match tag {
+        "TEXTAREA" => Focus::TextField,
+        "SELECT" => Focus::Chooser,
+        "BUTTON" => Focus::Pressable,
+        "INPUT" => match input_type.to_ascii_lowercase().as_str() {
+            "checkbox" | "button" | "submit" | "reset" | "file" | "color" | "image" => Focus::Pressable,
+            "radio" | "range" => Focus::Chooser,
+            // `text`, `number`, `search`, … and unknown types are text fields (as browsers treat them).
+            _ => Focus::TextField,
+        },
+        _ => Focus::Other,
+    }
+}
+
+/// Whether the focused control keeps `key` for itself, so it is not a shortcut. Only text
+/// fields take every key (what the cheat sheet promises); other controls keep just the keys
+/// that operate them, so `?`, `n` or `1` still work after clicking a checkbox or a select.
+pub fn control_keeps(focus: Focus, key: &str) -> bool {
+    match focus {
+        Focus::TextField => true,
+        Focus::Pressable => matches!(key, " " | "Spacebar" | "Enter"),
+        Focus::Chooser => {
+            matches!(key, " " | "Spacebar" | "Enter" | "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "Home" | "End" | "PageUp" | "PageDown")
+        }
+        Focus::Other => false,
+    }
+}
+
 /// The action for a key press outside text fields (`key` is `KeyboardEvent.key`).
 /// Modified keys are left to the browser.
 pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
@@ -62,6 +109,24 @@ mod tests {
         assert_eq!(action_for("9", false), None);
         assert_eq!(action_for("x", false), None);
         assert_eq!(action_for("r", true), None, "Ctrl+R stays a browser reload");
+    }
+
+    #[test]
+    fn only_text_fields_swallow_shortcuts() {
+        let checkbox = focus_kind("INPUT", "checkbox", false);
+        let select = focus_kind("SELECT", "", false);
+        let text = focus_kind("INPUT", "", false);
+        assert_eq!((checkbox, select, text), (Focus::Pressable, Focus::Chooser, Focus::TextField));
+        assert_eq!(focus_kind("INPUT", "Number", false), Focus::TextField);
+        assert_eq!(focus_kind("DIV", "", true), Focus::TextField);
+        for focus in [checkbox, select, focus_kind("INPUT", "radio", false), Focus::Other] {
+            for key in ["?", "n", "1", "r"] {
+                assert!(!control_keeps(focus, key), "{key} on {focus:?} is a shortcut");
+            }
+        }
+        assert!(control_keeps(checkbox, " "), "Space still toggles the checkbox");
+        assert!(control_keeps(select, "ArrowRight") && !control_keeps(checkbox, "ArrowRight"));
+        assert!(control_keeps(text, "n") && control_keeps(text, "?"));
     }
 
     #[test]

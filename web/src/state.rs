@@ -110,6 +110,47 @@ impl Theme {
     }
 }
 
+/// Where a run is, for the Run button, the status line and each lane's caption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// At virtual time zero, nothing executed yet.
+    Ready,
+    Running,
+    /// Started (by Run or Step) and stopped part-way.
+    Paused,
+    Finished,
+}
+
+impl RunState {
+    pub fn of(playing: bool, started: bool, finished: bool) -> RunState {
+        match (finished, playing, started) {
+            (true, _, _) => RunState::Finished,
+            (_, true, _) => RunState::Running,
+            (_, _, true) => RunState::Paused,
+            _ => RunState::Ready,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RunState::Ready => "ready",
+            RunState::Running => "running",
+            RunState::Paused => "paused",
+            RunState::Finished => "finished",
+        }
+    }
+
+    /// What the Run / pause button does from here.
+    pub fn button_label(self) -> &'static str {
+        match self {
+            RunState::Ready => "Run",
+            RunState::Running => "Pause",
+            RunState::Paused => "Resume",
+            RunState::Finished => "Run again",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BannerKind {
     Error,
@@ -264,6 +305,8 @@ pub struct AppState {
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
     pub last_fire: Option<FireOutcome>,
+    /// What the latest Step did, numbered from the last reset; cleared by Run and rebuilds.
+    pub step_note: Option<(u32, String)>,
     pub theme: Theme,
     pub help_open: bool,
     pub banners: Vec<Banner>,
@@ -304,6 +347,7 @@ impl AppState {
             what_if: Vec::new(),
             editor_error: None,
             last_fire: None,
+            step_note: None,
             theme: Theme::Auto,
             help_open: false,
             banners: Vec::new(),
@@ -392,6 +436,12 @@ impl AppState {
     /// The speed of the mode on screen.
     pub fn current_speed(&self) -> Speed {
         self.model.as_ref().map_or(self.speed, |m| m.speed)
+    }
+
+    /// The call-site run's state (model mode has its own, `ModelSession::run_state`).
+    pub fn run_state(&self) -> RunState {
+        let started = self.runner.views().iter().any(|l| l.events_recorded > 0 || l.iterations > 0);
+        RunState::of(self.playing, started, self.runner.finished() && !self.runner.is_empty())
     }
 
     pub fn total_relinks(&self) -> u64 {
@@ -513,7 +563,8 @@ impl AppState {
                 if self.runner.finished() {
                     self.rebuild();
                 }
-                self.runner.step();
+                let n = self.step_note.as_ref().map_or(1, |(n, _)| n + 1);
+                self.step_note = self.runner.step().map(|note| (n, note));
                 self.after_commands();
             }
             Action::Reset => {
@@ -634,6 +685,7 @@ impl AppState {
     /// New simulations for the current scenario and policies, at virtual time zero, paused.
     fn rebuild(&mut self) {
         self.playing = false;
+        self.step_note = None;
         match Runner::new(&self.scenario, &self.policies, &self.params) {
             Ok(r) => {
                 self.runner = r;
@@ -658,6 +710,7 @@ impl AppState {
             return;
         }
         self.playing = true;
+        self.step_note = None;
     }
 
     fn pause(&mut self) {
@@ -679,9 +732,14 @@ impl AppState {
         };
     }
 
+    /// Errors stay until dismissed (up to `MAX_BANNERS`); a notice replaces the previous
+    /// notice, so three imports leave one "Loaded …" line, not three.
     fn banner(&mut self, kind: BannerKind, text: String) {
         if self.banners.iter().any(|b| b.text == text) {
             return;
+        }
+        if kind == BannerKind::Info {
+            self.banners.retain(|b| b.kind != BannerKind::Info);
         }
         self.banners.push(Banner { id: self.next_banner, kind, text });
         self.next_banner += 1;
@@ -865,6 +923,25 @@ mod tests {
         assert!(s.total_relinks() > 0);
         s.reduce(Action::Play);
         assert!(s.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
+    }
+
+    #[test]
+    fn paused_runs_say_so_and_steps_say_what_they_did() {
+        let mut s = AppState::new();
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Ready, "Run"));
+        s.reduce(Action::Step);
+        s.reduce(Action::Step);
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
+        let (n, note) = s.step_note.clone().expect("a step note");
+        assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
+        s.reduce(Action::Play);
+        assert_eq!((s.run_state(), s.step_note.clone()), (RunState::Running, None));
+        s.reduce(Action::Pause);
+        assert_eq!(s.run_state(), RunState::Paused);
+        s.reduce(Action::Reset);
+        assert_eq!(s.run_state(), RunState::Ready);
+        run_to_end(&mut s);
+        assert_eq!(s.run_state().button_label(), "Run again");
     }
 
     #[test]
@@ -1062,6 +1139,19 @@ mod tests {
         let id = s.banners[0].id;
         s.reduce(Action::DismissBanner(id));
         assert_eq!(s.banners.len(), MAX_BANNERS - 1);
+    }
+
+    #[test]
+    fn a_notice_replaces_the_last_notice_and_errors_stay() {
+        let mut s = AppState::new();
+        s.reduce(Action::ShowError("broken file".into()));
+        for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
+            let text = presets::find(id).unwrap().text;
+            s.reduce(Action::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
+        }
+        let kinds: Vec<BannerKind> = s.banners.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, [BannerKind::Error, BannerKind::Info]);
+        assert!(s.banners[1].text.contains("oracle_liveParentRedefine"), "the latest notice is shown");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use yew::prelude::*;
 use crate::format;
 use crate::layout::{self, Graph, CHAR_W};
 use crate::runner::{ClassEntry, LaneView, SiteView};
+use crate::state::RunState;
 
 #[derive(Properties, PartialEq)]
 pub struct BlastViewProps {
@@ -23,6 +24,8 @@ pub struct BlastViewProps {
     pub hovered: Option<AttrValue>,
     pub selected: Option<AttrValue>,
     pub what_if: Vec<(Policy, Vec<String>)>,
+    /// Whether the run is playing (a started lane that is not is paused).
+    pub playing: bool,
     pub on_hover: Callback<Option<String>>,
     pub on_select: Callback<Option<String>>,
 }
@@ -86,19 +89,13 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
 
 fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
     let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
-    let status = if lane.finished() {
-        "finished"
-    } else if lane.events_recorded == 0 && lane.iterations == 0 {
-        "ready"
-    } else {
-        "running"
-    };
+    let status = RunState::of(p.playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
     html! {
         <figure class="lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
             <figcaption>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 <strong>{ lane.policy.name() }</strong>
-                <span class="muted">{ format!(" · {} · {}", format::duration_ms(lane.now_ms), status) }</span>
+                <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
                 <span class="lane-relinks" title="relinks: necessary / collateral / missed">
                     <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
                     <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }

@@ -4,6 +4,7 @@
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
+use crate::components::banners::message;
 use crate::state::TextError;
 
 /// Must match `.dsl-editor` in the stylesheet (line height and padding, px).
@@ -73,7 +74,7 @@ fn error_detail(text: &str, e: &TextError) -> Html {
     let caret = format!("{}^", " ".repeat(e.col.saturating_sub(1).min(line_text.chars().count())));
     html! {
         <div id="dsl-error" class="dsl-error" role="alert">
-            <p><strong>{ format!("{}:{}", e.line, e.col) }</strong>{ ": " }{ &e.message }</p>
+            <p><strong>{ format!("{}:{}", e.line, e.col) }</strong>{ ": " }{ message(&e.message) }</p>
             <pre class="excerpt">{ format!("{:>4} | {line_text}\n     | {caret}", e.line) }</pre>
             <p class="hint">{ "Your text is kept as typed; the model, blast view and runs use the last valid version until it parses." }</p>
         </div>

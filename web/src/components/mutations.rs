@@ -5,6 +5,7 @@ use blast_engine::Policy;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+use crate::components::banners::message;
 use crate::editor::is_name;
 use crate::state::FireOutcome;
 
@@ -144,7 +145,7 @@ pub fn mutations(p: &MutationsProps) -> Html {
                 {
                     match &p.last {
                         Some(FireOutcome::Fired { label, lanes }) => html! { <span class="ok">{ format!("Fired “{label}” into {lanes} simulation{}.", if *lanes == 1 { "" } else { "s" }) }</span> },
-                        Some(FireOutcome::Refused(why)) => html! { <span class="error">{ why }</span> },
+                        Some(FireOutcome::Refused(why)) => html! { <span class="error">{ message(why) }</span> },
                         None if !p.running => html! { <span class="muted">{ "Events go into running simulations: press Run or Step first." }</span> },
                         None => html! { <span class="muted">{ "Pick a class and fire: every running policy gets the event at the same virtual time." }</span> },
                     }

@@ -4,13 +4,12 @@
 use std::rc::Rc;
 
 use blast_engine::report::{RelinkRecord, Verdict};
-use blast_engine::sim::Phase;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::components::blast_view::state_label;
 use crate::format;
-use crate::runner::LaneView;
+use crate::runner::{phase_name, LaneView};
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {
@@ -26,15 +25,6 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Necessary => "necessary",
         Verdict::Collateral => "collateral",
         Verdict::Missed => "missed",
-    }
-}
-
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Setup => "setup",
-        Phase::Warmup => "warm-up",
-        Phase::Measure => "measured",
-        Phase::Done => "done",
     }
 }
 
