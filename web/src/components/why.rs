@@ -7,7 +7,7 @@ use blast_engine::report::{RelinkRecord, Verdict};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::components::blast_view::state_label;
+use crate::components::blast_view::shown_look;
 use crate::format;
 use crate::runner::{phase_name, LaneView};
 
@@ -67,7 +67,7 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             <h3>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 { lane.policy.name() }
-                <span class="muted">{ format!(" · {} · now {}", state_label(s.report.state), s.report.target) }</span>
+                <span class="muted">{ format!(" · {} · now {}", shown_look(&s.report).1, s.report.target) }</span>
             </h3>
             <p class="why-summary">
                 <span class="v-necessary">{ format!("{} necessary", format::count(st.necessary)) }</span>{ " · " }
