@@ -66,6 +66,7 @@ pub fn app() -> Html {
     };
     let html = html! {
         <div class="app">
+            <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the presets: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
@@ -73,7 +74,7 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
-                <Gallery {current} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
+                <Gallery {current} on_load={load_preset(&store)} />
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, below_fold),
@@ -184,7 +185,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
     let error_cb = store.callback(Action::ShowError);
     html! {
         <>
-            <section id="blast-view" class="panel" aria-labelledby="blast-title">
+            <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
                 <header class="panel-head">
                     <h2 id="blast-title">{ "Blast view" }</h2>
                     <p class="hint">{ scenario_caption(s) }</p>
@@ -232,7 +233,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title">
+            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
                 <header class="panel-head">
                     <h2 id="blast-title">{ "Blast view" }</h2>
                     <p class="hint">{ caption }</p>
@@ -249,6 +250,28 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
             }
         </>
     }
+}
+
+/// Load a preset; Run also brings the blast view into sight, since the run happens there
+/// and not in the gallery row that was clicked.
+fn load_preset(store: &Store) -> Callback<(String, bool)> {
+    let store = store.clone();
+    Callback::from(move |(id, run): (String, bool)| {
+        store.dispatch(Action::LoadPreset { id, run });
+        if run {
+            browser::scroll_into_view("blast-view");
+        }
+    })
+}
+
+/// The skip link moves the focus past the 32-row gallery (without leaving `#blast-view` in
+/// the address bar, where the share-link reader would look at it).
+fn skip_to_blast_view() -> Callback<MouseEvent> {
+    Callback::from(|e: MouseEvent| {
+        e.prevent_default();
+        browser::scroll_into_view("blast-view");
+        browser::focus_by_id("blast-view");
+    })
 }
 
 fn method_suggestions(s: &AppState) -> Vec<String> {

@@ -70,7 +70,9 @@ fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
 fn focus_of(e: &KeyboardEvent) -> keys::Focus {
     let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return keys::Focus::Other };
     let editable = el.closest("[contenteditable]").ok().flatten().is_some();
-    keys::focus_kind(&el.tag_name(), &el.get_attribute("type").unwrap_or_default(), editable)
+    // An element acting as a button (the blast view's site nodes) keeps Space and Enter too.
+    let tag = if el.get_attribute("role").as_deref() == Some("button") { "BUTTON".to_string() } else { el.tag_name() };
+    keys::focus_kind(&tag, &el.get_attribute("type").unwrap_or_default(), editable)
 }
 
 #[hook]

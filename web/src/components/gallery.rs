@@ -76,8 +76,8 @@ fn row(p: &GalleryProps, preset: Row) -> Html {
                 <td class="preset-description" colspan="2">{ preset.description }</td>
             }
             <td class="actions">
-                <button class="load" onclick={emit(false)} title="Load without running">{ "Load" }</button>
-                <button class="run primary" onclick={emit(true)} title="Load and run">{ "Run" }</button>
+                <button class="load" onclick={emit(false)} title="Load without running" aria-label={format!("Load {}", preset.id)}>{ "Load" }</button>
+                <button class="run primary" onclick={emit(true)} title="Load and run" aria-label={format!("Run {}", preset.id)}>{ "Run" }</button>
             </td>
         </tr>
     }
