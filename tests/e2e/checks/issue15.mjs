@@ -400,4 +400,36 @@ export const checks = [
         await shot(page, 'issue15-gallery-390');
       }),
   },
+  {
+    name: '#15 edge 12: charts offer normalized time, show values under the pointer, and say when series coincide',
+    run: async ({ browser, baseUrl }) => {
+      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+        await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
+          await page.selectOption('#speed', { label: 'max' });
+          await page.click(`tr[data-preset="${CHURN}"] button.run`);
+          await waitFinished(page);
+          await page.check('#axis-progress');
+          await showSection(page, '#charts');
+          const box = await page.locator('#throughput-chart').boundingBox();
+          await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2);
+          await page.waitForSelector('#chart-tooltip', { timeout: 5_000 });
+          const rows = await page.$$eval('#chart-tooltip li', (lis) => lis.map((li) => li.textContent));
+          expect(rows.length === 2 && rows.every((r) => /\d ops\/ms$/.test(r)), `the tooltip gives each policy's value: ${JSON.stringify(rows)}`);
+          expect(/%$/.test(await page.textContent('#chart-tooltip strong')), 'on the normalized axis the tooltip reads a percentage');
+          await shot(page, `issue15-charts-normalized-tooltip-${scheme}-${width}`);
+        });
+      }
+      await withPage(browser, baseUrl, {}, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${BASELINE}"] button.run`);
+        await waitFinished(page);
+        await showSection(page, '#charts');
+        const box = await page.locator('#throughput-chart').boundingBox();
+        await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2);
+        await page.waitForSelector('#chart-tooltip');
+        const rows = await page.$$eval('#chart-tooltip li', (lis) => lis.map((li) => li.textContent));
+        expect(rows.some((r) => r.includes('exact (same as global)')), `identical series are named as such: ${JSON.stringify(rows)}`);
+      });
+    },
+  },
 ];
