@@ -196,7 +196,8 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                 <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
                     last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                     categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })} />
+                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                    loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
                 <BlastView {lanes} {classes} sites={sites} playing={s.playing}
                     hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
                     what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />

@@ -256,11 +256,29 @@ pub enum Action {
     HoverClass(Option<String>),
     CycleTheme,
     ToggleHelp,
+    /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
+    ToggleLoop,
     /// Escape: close the cheat sheet and drop the what-if hover.
     CloseOverlays,
     ShowError(String),
     ShowInfo(String),
     DismissBanner(u64),
+}
+
+/// The scenario as "loop until stopped" runs it: the measured op repeated as often as the
+/// engine's bounds allow (`validate::MAX_OPS`, `sim::MAX_WORK`), so a run lasts long enough
+/// to fire mutations into by hand. Unchanged when it cannot be stretched.
+pub fn looping(scenario: &Scenario) -> Scenario {
+    let mut s = scenario.clone();
+    let mut ops = blast_engine::validate::MAX_OPS.saturating_sub(s.measure.warmup_ops);
+    while ops > scenario.measure.ops {
+        s.measure.ops = ops;
+        if blast_engine::sim::estimate_work(&s) <= blast_engine::sim::MAX_WORK {
+            return s;
+        }
+        ops /= 2;
+    }
+    scenario.clone()
 }
 
 /// Whether the costly panels take new views at the end of this frame: at most every
@@ -305,6 +323,8 @@ pub struct AppState {
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
     pub last_fire: Option<FireOutcome>,
+    /// Runs repeat the measured op until paused (see `looping`), for firing mutations by hand.
+    pub loop_mode: bool,
     /// What the latest Step did, numbered from the last reset; cleared by Run and rebuilds.
     pub step_note: Option<(u32, String)>,
     pub theme: Theme,
@@ -347,6 +367,7 @@ impl AppState {
             what_if: Vec::new(),
             editor_error: None,
             last_fire: None,
+            loop_mode: false,
             step_note: None,
             theme: Theme::Auto,
             help_open: false,
@@ -612,6 +633,15 @@ impl AppState {
             }
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::ToggleLoop => {
+                self.loop_mode = !self.loop_mode;
+                let was_playing = self.playing;
+                self.rebuild();
+                self.last_fire = None;
+                if was_playing {
+                    self.play();
+                }
+            }
             Action::CloseOverlays => {
                 self.help_open = false;
                 self.hovered_class = None;
@@ -686,7 +716,8 @@ impl AppState {
     fn rebuild(&mut self) {
         self.playing = false;
         self.step_note = None;
-        match Runner::new(&self.scenario, &self.policies, &self.params) {
+        let looped = self.loop_mode.then(|| looping(&self.scenario));
+        match Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params) {
             Ok(r) => {
                 self.runner = r;
                 self.run_error = None;
@@ -942,6 +973,20 @@ mod tests {
         assert_eq!(s.run_state(), RunState::Ready);
         run_to_end(&mut s);
         assert_eq!(s.run_state().button_label(), "Run again");
+    }
+
+    #[test]
+    fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        let normal = s.runner.views()[0].total_iterations;
+        s.reduce(Action::ToggleLoop);
+        let looped = s.runner.views()[0].total_iterations;
+        assert!(looped >= 100 * normal, "{looped} vs {normal}");
+        assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
+        assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
+        s.reduce(Action::ToggleLoop);
+        assert_eq!(s.runner.views()[0].total_iterations, normal);
     }
 
     #[test]

@@ -432,4 +432,23 @@ export const checks = [
       });
     },
   },
+  {
+    name: '#15 edge 11: "loop until stopped" keeps a loop running to fire writes into',
+    run: async ({ browser, baseUrl }) =>
+      withPage(browser, baseUrl, {}, async (page) => {
+        await loadPreset(page, BASELINE);
+        await page.check('#loop-mode');
+        await page.selectOption('#speed', { label: '1×' });
+        await page.click('#run');
+        await page.waitForTimeout(1500);
+        expect((await page.textContent('#run-state')).trim() === 'running', 'after 1.5 s at 1x the looping run is still going');
+        const before = Number(await page.getAttribute('#relink-count', 'data-value'));
+        await page.selectOption('#fire-class', 'Hot');
+        await page.click('#fire-write');
+        await page.waitForFunction(() => /Fired/.test(document.querySelector('.fire-outcome').textContent), null, { timeout: 5_000 });
+        await page.waitForFunction((n) => Number(document.querySelector('#relink-count').dataset.value) > n, before, { timeout: 10_000 });
+        await page.click('#run');
+        expect((await page.textContent('#run-state')).trim() === 'paused', 'Pause stops the loop');
+      }),
+  },
 ];
