@@ -214,6 +214,12 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
+                        <div class="history-tools">
+                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.history.can_undo()}
+                                title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
+                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.history.can_redo()}
+                                title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
+                        </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>

@@ -75,6 +75,10 @@ fn focus_of(e: &KeyboardEvent) -> keys::Focus {
     keys::focus_kind(&tag, &el.get_attribute("type").unwrap_or_default(), editable)
 }
 
+fn on_dsl_text(e: &KeyboardEvent) -> bool {
+    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.id() == "dsl-text")
+}
+
 #[hook]
 pub fn use_shortcuts(store: &Store) {
     let store = store.clone();
@@ -82,6 +86,15 @@ pub fn use_shortcuts(store: &Store) {
         let listener = web_sys::window().map(|w| {
             EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
                 let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
+                if let Some(action) = keys::history_action(&e.key(), e.ctrl_key() || e.meta_key(), e.shift_key(), e.alt_key()) {
+                    // The DSL box's own undo cannot survive the text being re-printed by form
+                    // edits: the scenario history stands in for it. Other fields keep the browser's.
+                    if focus_of(e) != keys::Focus::TextField || on_dsl_text(e) {
+                        e.prevent_default();
+                        store.dispatch(action);
+                    }
+                    return;
+                }
                 if keys::control_keeps(focus_of(e), &e.key()) {
                     return;
                 }

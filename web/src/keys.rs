@@ -20,6 +20,8 @@ pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut { keys: &["1", "…", "5"], what: "Toggle policy global, exact, hierarchy, hierarchy-v3, ideal (a model's variants in model mode)" },
     Shortcut { keys: &["i"], what: "Fire “invalidate all” into the running simulations" },
     Shortcut { keys: &["t"], what: "Theme: auto → light → dark" },
+    Shortcut { keys: &["Ctrl", "Z"], what: "Undo a scenario edit (form or text; Cmd on a Mac)" },
+    Shortcut { keys: &["Ctrl", "Shift", "Z"], what: "Redo (also Ctrl+Y)" },
     Shortcut { keys: &["?"], what: "Show / hide this cheat sheet" },
     Shortcut { keys: &["Esc"], what: "Close the cheat sheet, clear the what-if" },
 ];
@@ -71,6 +73,19 @@ pub fn control_keeps(focus: Focus, key: &str) -> bool {
     }
 }
 
+/// Undo / redo of scenario edits: Ctrl (or Cmd) + Z, + Shift + Z, or + Y.
+pub fn history_action(key: &str, ctrl_or_meta: bool, shift: bool, alt: bool) -> Option<Action> {
+    if !ctrl_or_meta || alt {
+        return None;
+    }
+    match key {
+        "z" | "Z" if shift => Some(Action::Redo),
+        "z" | "Z" => Some(Action::Undo),
+        "y" | "Y" if !shift => Some(Action::Redo),
+        _ => None,
+    }
+}
+
 /// The action for a key press outside text fields (`key` is `KeyboardEvent.key`).
 /// Modified keys are left to the browser.
 pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
@@ -109,6 +124,15 @@ mod tests {
         assert_eq!(action_for("9", false), None);
         assert_eq!(action_for("x", false), None);
         assert_eq!(action_for("r", true), None, "Ctrl+R stays a browser reload");
+    }
+
+    #[test]
+    fn ctrl_z_undoes_and_shift_or_y_redoes() {
+        assert_eq!(history_action("z", true, false, false), Some(Action::Undo));
+        assert_eq!(history_action("Z", true, true, false), Some(Action::Redo));
+        assert_eq!(history_action("y", true, false, false), Some(Action::Redo));
+        assert_eq!(history_action("z", false, false, false), None, "plain z is a letter");
+        assert_eq!(history_action("z", true, false, true), None);
     }
 
     #[test]

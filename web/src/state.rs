@@ -16,6 +16,7 @@ use blast_engine::{dsl, Params, Policy, ScenarioError};
 use serde::{Deserialize, Serialize};
 
 use crate::editor::{self, EditOp};
+use crate::history::History;
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::runner::{LaneView, Runner};
 use crate::share::{self, Link, LinkError, Shared};
@@ -258,6 +259,10 @@ pub enum Action {
     ToggleHelp,
     /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
     ToggleLoop,
+    /// Back to the scenario text before the latest form or text edit (Ctrl+Z).
+    Undo,
+    /// Ctrl+Shift+Z (or Ctrl+Y).
+    Redo,
     /// Escape: close the cheat sheet and drop the what-if hover.
     CloseOverlays,
     ShowError(String),
@@ -323,6 +328,8 @@ pub struct AppState {
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
     pub last_fire: Option<FireOutcome>,
+    /// Undo and redo of form and text edits; a load starts afresh.
+    pub history: History,
     /// Runs repeat the measured op until paused (see `looping`), for firing mutations by hand.
     pub loop_mode: bool,
     /// What the latest Step did, numbered from the last reset; cleared by Run and rebuilds.
@@ -367,6 +374,7 @@ impl AppState {
             what_if: Vec::new(),
             editor_error: None,
             last_fire: None,
+            history: History::default(),
             loop_mode: false,
             step_note: None,
             theme: Theme::Auto,
@@ -484,6 +492,7 @@ impl AppState {
             Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
                 Some((p, Ok(s))) => {
                     self.model = None;
+                    self.history.clear();
                     self.set_scenario(s, p.text.to_string(), Some(p));
                     if run {
                         self.play();
@@ -531,29 +540,35 @@ impl AppState {
                     self.policies = shared.policies.clone();
                 }
                 let name = if shared.scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", shared.scenario.name) };
+                self.history.clear();
                 self.set_scenario(shared.scenario, shared.text, preset);
                 self.banner(BannerKind::Info, format!("Loaded {name} from {origin}."));
             }
             Action::EditText(text) => {
-                match dsl::parse(&text) {
-                    Ok(s) => {
-                        self.text_error = None;
-                        if s != self.scenario {
-                            self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
-                            self.scenario = s;
-                            self.scenario_rev += 1;
-                            self.rebuild();
-                        }
-                    }
-                    Err(e) => self.text_error = Some(e.into()),
+                self.history.record(&self.text, &text, true);
+                self.set_text(text);
+            }
+            Action::Undo => {
+                if let Some(text) = self.history.undo(&self.text) {
+                    self.set_text(text);
                 }
-                self.text = text;
+            }
+            Action::Redo => {
+                if let Some(text) = self.history.redo(&self.text) {
+                    self.set_text(text);
+                }
             }
             Action::RevertText => {
-                self.text = dsl::print(&self.scenario);
+                let text = dsl::print(&self.scenario);
+                self.history.record(&self.text, &text, false);
+                self.text = text;
                 self.text_error = None;
             }
-            Action::Edit(op) => self.edit(&op),
+            Action::Edit(op) => {
+                let before = self.text.clone();
+                self.edit(&op);
+                self.history.record(&before, &self.text, false);
+            }
             Action::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
                     if self.policies.len() == 1 {
@@ -651,6 +666,27 @@ impl AppState {
             Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
             Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
         }
+    }
+
+    /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
+    /// with its error while the model stays on the last valid version.
+    fn set_text(&mut self, text: String) {
+        match dsl::parse(&text) {
+            Ok(s) => {
+                self.text_error = None;
+                if s != self.scenario {
+                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                    self.scenario = s;
+                    self.scenario_rev += 1;
+                    self.rebuild();
+                }
+            }
+            Err(e) => self.text_error = Some(e.into()),
+        }
+        self.text = text;
+        // The form shows the model again (and drops a refused edit's message).
+        self.editor_error = None;
+        self.edit_epoch += 1;
     }
 
     fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
@@ -1026,6 +1062,28 @@ mod tests {
         assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
         assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+    }
+
+    #[test]
+    fn undo_and_redo_cross_form_and_text_edits() {
+        let mut s = AppState::new();
+        let original = s.text.clone();
+        s.reduce(Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        let after_form = s.text.clone();
+        s.reduce(Action::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
+        assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, after_form, "the typing is undone");
+        assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, original, "then the form edit");
+        assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, original, "nothing more to undo");
+        s.reduce(Action::Redo);
+        assert_eq!(s.text, after_form);
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        assert!(!s.history.can_undo() && !s.history.can_redo(), "a load starts a new history");
     }
 
     #[test]

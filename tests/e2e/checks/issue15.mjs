@@ -451,4 +451,34 @@ export const checks = [
         expect((await page.textContent('#run-state')).trim() === 'paused', 'Pause stops the loop');
       }),
   },
+  {
+    name: '#15 edge 14: Ctrl+Z / Ctrl+Shift+Z undo and redo form and text edits',
+    run: async ({ browser, baseUrl }) => {
+      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+        await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
+          await loadPreset(page, BASELINE);
+          const original = await page.inputValue('#dsl-text');
+          await page.selectOption('select[aria-label="Metaclass of Hot"]', 'expando');
+          await page.waitForFunction(() => document.querySelector('#dsl-text').value.includes('class Hot metaclass expando'));
+          const afterForm = await page.inputValue('#dsl-text');
+          await page.click('#dsl-text');
+          await page.keyboard.press('Control+End');
+          await page.keyboard.type('\nclass Typed');
+          await page.waitForFunction(() => document.querySelector('#dsl-text').value.includes('class Typed'));
+          await page.keyboard.press('Control+z');
+          await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, afterForm, { timeout: 5_000 });
+          await page.keyboard.press('Control+z');
+          await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, original, { timeout: 5_000 });
+          const hot = await page.inputValue('select[aria-label="Metaclass of Hot"]');
+          expect(hot !== 'expando', `the form shows the undone metaclass (${hot})`);
+          await page.keyboard.press('Control+Shift+z');
+          await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, afterForm, { timeout: 5_000 });
+          await page.click('#undo');
+          await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, original, { timeout: 5_000 });
+          await showSection(page, '#editor');
+          await shot(page, `issue15-undo-${scheme}-${width}`);
+        });
+      }
+    },
+  },
 ];
