@@ -475,6 +475,11 @@ export const checks = [
           await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, afterForm, { timeout: 5_000 });
           await page.click('#undo');
           await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, original, { timeout: 5_000 });
+          const colours = await page.evaluate(() => ({
+            same: document.querySelector('.dsl-highlight').textContent === document.querySelector('#dsl-text').value + '\n',
+            keywords: document.querySelectorAll('.dsl-highlight .tok-kw').length,
+          }));
+          expect(colours.same && colours.keywords > 10, `the highlighted copy matches the text: ${JSON.stringify(colours)}`);
           await showSection(page, '#editor');
           await shot(page, `issue15-undo-${scheme}-${width}`);
         });
