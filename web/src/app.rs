@@ -215,6 +215,8 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
                         <div class="history-tools">
+                            <button id="new-scenario" class="small" onclick={store.on(Action::NewScenario)}
+                                title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
                             <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.history.can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
                             <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.history.can_redo()}

@@ -117,7 +117,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             require_class(&s, name)?;
             let uses = class_uses(&s, name);
             if !uses.is_empty() {
-                return Err(format!("`{name}` is still used by {}; change or delete those first", uses.join(", ")));
+                return Err(format!("`{name}` is still used by {}; change or delete those first{}", uses.join(", "), where_to_edit(&uses)));
             }
             s.classes.retain(|c| &c.name != name);
         }
@@ -280,6 +280,18 @@ pub fn loaded_by_program(s: &Scenario) -> Vec<(String, Option<String>)> {
 }
 
 /// Human-readable places that refer to class `name`.
+/// Categories and program events have no form: say that the text is where they change.
+fn where_to_edit(uses: &[String]) -> &'static str {
+    if uses.iter().any(|u| u.starts_with("category ") || u.contains("event(s)")) {
+        " (categories and the setup / op events are edited in the scenario text on the right)"
+    } else {
+        ""
+    }
+}
+
+/// A scenario to start from: one class, one site, one loop.
+pub const BLANK: &str = "scenario \"untitled\"\nclass A { m }\nsite s = A.m\nop { loop 1000 { call s } }\n";
+
 fn class_uses(s: &Scenario, name: &str) -> Vec<String> {
     let mut uses = Vec::new();
     for c in s.classes.iter().filter(|c| c.parent.as_deref() == Some(name)) {

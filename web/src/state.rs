@@ -259,6 +259,8 @@ pub enum Action {
     ToggleHelp,
     /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
     ToggleLoop,
+    /// Replace the scenario with `editor::BLANK` (an edit: Undo brings the old one back).
+    NewScenario,
     /// Back to the scenario text before the latest form or text edit (Ctrl+Z).
     Undo,
     /// Ctrl+Shift+Z (or Ctrl+Y).
@@ -546,6 +548,11 @@ impl AppState {
             }
             Action::EditText(text) => {
                 self.history.record(&self.text, &text, true);
+                self.set_text(text);
+            }
+            Action::NewScenario => {
+                let text = editor::BLANK.to_string();
+                self.history.record(&self.text, &text, false);
                 self.set_text(text);
             }
             Action::Undo => {
@@ -1084,6 +1091,20 @@ mod tests {
         assert_eq!(s.text, after_form);
         s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         assert!(!s.history.can_undo() && !s.history.can_redo(), "a load starts a new history");
+    }
+
+    #[test]
+    fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
+        let mut s = AppState::new();
+        let before = s.text.clone();
+        s.reduce(Action::NewScenario);
+        assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
+        assert!(s.preset.is_none());
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, before);
+        s.reduce(Action::Edit(EditOp::DeleteClass("Unrelated".into())));
+        let why = s.editor_error.clone().unwrap_or_default();
+        assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
 
     #[test]

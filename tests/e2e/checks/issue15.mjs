@@ -486,4 +486,20 @@ export const checks = [
       }
     },
   },
+  {
+    name: '#15 edge 10: a new blank scenario from the form, and the form says where to edit what it cannot',
+    run: async ({ browser, baseUrl }) =>
+      withPage(browser, baseUrl, {}, async (page) => {
+        await loadPreset(page, BASELINE);
+        await page.click('button[aria-label="Delete class Unrelated"]');
+        await page.waitForSelector('#editor-error');
+        const why = await page.textContent('#editor-error');
+        expect(/scenario text/.test(why), `deleting a class that setup names should say where to change that: ${why}`);
+        await page.click('#new-scenario');
+        await page.waitForFunction(() => document.querySelector('#dsl-text').value.includes('scenario "untitled"'));
+        expect((await page.locator('.lane .class-node[data-class="A"]').count()) > 0, 'the blank scenario is drawn');
+        await page.click('#undo');
+        await page.waitForFunction((p) => document.querySelector('#dsl-text').value.includes(p), BASELINE);
+      }),
+  },
 ];

@@ -61,6 +61,7 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
             </div>
             <ClassTree classes={s.classes.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
             <SiteList scenario={s.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <p class="hint form-scope">{ "The form edits the settings, classes, call sites and a one-loop workload. Categories, setup events and richer programs (before-op, repeat, every … offset) are edited in the scenario text; both stay in step." }</p>
             <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} on_edit={p.on_edit.clone()} />
         </div>
     }
