@@ -104,13 +104,14 @@ fn history_row(r: &RelinkRecord) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {
+        // `data-label`: the column's name, shown before each cell where the rows stack (phones).
         <tr class={format!("verdict-{verdict}")}>
-            <td class="num">{ format::duration_ms(r.t_ms) }</td>
-            <td>{ format!("{} {}", phase_name(r.phase), r.op) }</td>
-            <td><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
-            <td><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
-            <td><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
-            <td><code>{ target }</code></td>
+            <td class="num" data-label="virtual time">{ format::duration_ms(r.t_ms) }</td>
+            <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
+            <td data-label="event"><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
+            <td data-label="domain"><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
+            <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
+            <td data-label="target"><code>{ target }</code></td>
         </tr>
     }
 }
