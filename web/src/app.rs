@@ -2,7 +2,6 @@
 
 use std::rc::Rc;
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use yew::prelude::*;
 
@@ -109,7 +108,7 @@ struct LaneStatus {
 fn call_site_status(s: &AppState) -> LaneStatus {
     let progress =
         s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
-    let choices = ALL_POLICIES
+    let choices = Policy::ALL
         .iter()
         .map(|p| LaneChoice {
             id: format!("policy-{}", p.name()),
@@ -206,7 +205,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                 <div class="analysis">
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
-                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(store)} />
+                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
                         <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
                             selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
                     </div>
@@ -339,7 +338,7 @@ fn export_csv(store: &Store) -> Callback<()> {
             let s = store.read();
             match &s.model {
                 Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published))),
+                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published()))),
             }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {

@@ -107,7 +107,7 @@ fn load_autosave() -> Option<Result<Saved, String>> {
 
 pub fn save(saved: &Saved) -> Result<(), String> {
     let store = local_storage().ok_or("local storage is not available in this browser session")?;
-    let raw = storage::encode(saved)?;
+    let raw = storage::encode(saved).map_err(|e| e.to_string())?;
     store.set_item(storage::KEY, &raw).map_err(|_| "the browser refused to store the session (storage full or disabled)".to_string())
 }
 

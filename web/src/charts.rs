@@ -9,7 +9,6 @@
 
 use std::rc::Rc;
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -191,7 +190,7 @@ pub enum ChartLanes {
 
 /// The colour slot of a policy: its place among all policies.
 pub fn policy_colour(p: Policy) -> usize {
-    ALL_POLICIES.iter().position(|x| *x == p).unwrap_or(0)
+    Policy::ALL.iter().position(|x| *x == p).unwrap_or(0)
 }
 
 impl ChartLanes {
@@ -307,7 +306,7 @@ impl Palette {
             necessary: var("--verdict-necessary", RGBColor(21, 128, 61)),
             collateral: var("--verdict-collateral", RGBColor(217, 119, 6)),
             missed: var("--verdict-missed", RGBColor(185, 28, 28)),
-            series: (0..ALL_POLICIES.len()).map(|i| var(&format!("--series-{i}"), RGBColor(100, 100, 100))).collect(),
+            series: (0..Policy::ALL.len()).map(|i| var(&format!("--series-{i}"), RGBColor(100, 100, 100))).collect(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Keyboard shortcuts: one table drives both the key handling and the cheat sheet.
 
 use blast_engine::model::Event;
-use blast_engine::policy::ALL_POLICIES;
+use blast_engine::Policy;
 
 use crate::state::Action;
 
@@ -104,7 +104,7 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
         "Escape" => Action::CloseOverlays,
         digit => {
             let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
-            ALL_POLICIES.get(index)?;
+            Policy::ALL.get(index)?;
             Action::ToggleLane(index)
         }
     })

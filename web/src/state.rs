@@ -9,7 +9,6 @@ use std::rc::Rc;
 
 use blast_engine::model::{Event, Scenario};
 use blast_engine::models;
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::presets::{self, Preset};
 use blast_engine::validate::Location;
 use blast_engine::{dsl, Params, Policy, ScenarioError};
@@ -176,9 +175,9 @@ pub struct TextError {
 impl From<ScenarioError> for TextError {
     fn from(e: ScenarioError) -> Self {
         match e.location {
-            Location::Text { line, col } => TextError { line, col, message: e.message },
-            Location::Path(p) if p.is_empty() => TextError { line: 1, col: 1, message: e.message },
-            Location::Path(p) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
+            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            None => TextError { line: 1, col: 1, message: e.message },
         }
     }
 }
@@ -413,7 +412,7 @@ impl AppState {
     fn restore(&mut self, saved: Saved) {
         self.speed = if SPEEDS.contains(&saved.speed) { saved.speed } else { self.speed };
         self.theme = saved.theme;
-        let policies: Vec<Policy> = ALL_POLICIES.iter().copied().filter(|p| saved.policies.contains(p)).collect();
+        let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| saved.policies.contains(p)).collect();
         if !policies.is_empty() {
             self.policies = policies;
         }
@@ -530,7 +529,7 @@ impl AppState {
                 Some(Some(variant)) => self.reduce(Action::ToggleVariant(variant.to_string())),
                 Some(None) => {}
                 None => {
-                    if let Some(&policy) = ALL_POLICIES.get(index) {
+                    if let Some(&policy) = Policy::ALL.get(index) {
                         self.reduce(Action::TogglePolicy(policy));
                     }
                 }
@@ -585,7 +584,7 @@ impl AppState {
                     self.policies.retain(|x| *x != p);
                 } else {
                     self.policies.push(p);
-                    self.policies = ALL_POLICIES.iter().copied().filter(|x| self.policies.contains(x)).collect();
+                    self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
                 }
                 self.rebuild();
             }
@@ -734,7 +733,7 @@ impl AppState {
                 self.editor_error = None;
                 self.set_scenario(s, text, None);
             }
-            Err(why) => self.editor_error = Some(why),
+            Err(why) => self.editor_error = Some(why.to_string()),
         }
     }
 
@@ -833,7 +832,7 @@ impl Default for AppState {
 mod tests {
     use super::*;
     use crate::editor::EditOp;
-    use crate::share::LinkKind;
+    use crate::share::{LinkKind, LinkProblem};
     use blast_engine::model::MetaKind;
 
     fn run_to_end(s: &mut AppState) {
@@ -1179,7 +1178,7 @@ mod tests {
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
-        let bad_link = LinkError { kind: LinkKind::Scenario, reason: "bad base64".into() };
+        let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)) });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);

@@ -59,7 +59,7 @@ async fn top_bar_buttons_call_back() {
         relinks: 7,
         counter_label: "relinks".into(),
         lanes_title: "Policies".into(),
-        lanes: blast_engine::policy::ALL_POLICIES
+        lanes: blast_engine::Policy::ALL
             .iter()
             .map(|p| LaneChoice {
                 id: format!("policy-{}", p.name()),

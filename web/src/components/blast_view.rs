@@ -30,17 +30,6 @@ pub struct BlastViewProps {
     pub on_select: Callback<Option<String>>,
 }
 
-pub fn state_name(s: SiteState) -> &'static str {
-    match s {
-        SiteState::Linked => "linked",
-        SiteState::Pic => "pic",
-        SiteState::FallingBack => "falling-back",
-        SiteState::GivenUp => "given-up",
-        SiteState::Uncached => "uncached",
-        SiteState::Stale => "stale",
-    }
-}
-
 pub fn state_label(s: SiteState) -> &'static str {
     match s {
         SiteState::Linked => "linked (fast chain)",
@@ -65,10 +54,8 @@ pub fn shown_state(r: &SiteReport) -> Option<SiteState> {
 
 /// (class suffix, legend label) of a site as drawn.
 pub fn shown_look(r: &SiteReport) -> (&'static str, &'static str) {
-    shown_state(r).map_or(NOT_CALLED, |s| (state_name(s), state_label(s)))
+    shown_state(r).map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
 }
-
-const STATES: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
 
 fn heat(relinks: u64) -> &'static str {
     match relinks {
@@ -228,7 +215,7 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
 fn legend() -> Html {
     html! {
         <ul class="legend" aria-label="Legend">
-            { for STATES.iter().map(|s| (state_name(*s), state_label(*s))).chain([NOT_CALLED]).map(|(name, label)| html! {
+            { for SiteState::ALL.iter().map(|s| (s.name(), state_label(*s))).chain([NOT_CALLED]).map(|(name, label)| html! {
                 <li><span class={classes!("legend-dot", format!("state-{name}"))}></span>{ label }</li>
             }) }
             <li><span class="legend-flash"></span>{ "flash: relinked just now" }</li>

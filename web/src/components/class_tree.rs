@@ -17,16 +17,7 @@ pub struct ClassTreeProps {
 const KINDS: [(MetaKind, &str); 4] = [(MetaKind::None, "none yet"), (MetaKind::Stock, "stock"), (MetaKind::Expando, "expando"), (MetaKind::Custom, "custom")];
 
 fn kind_of(v: &str) -> MetaKind {
-    KINDS.iter().find(|(k, _)| kind_value(*k) == v).map(|(k, _)| *k).unwrap_or_default()
-}
-
-fn kind_value(k: MetaKind) -> &'static str {
-    match k {
-        MetaKind::None => "none",
-        MetaKind::Stock => "stock",
-        MetaKind::Expando => "expando",
-        MetaKind::Custom => "custom",
-    }
+    v.parse().unwrap_or_default()
 }
 
 /// Depth-first order with depths; classes whose parent is unknown count as roots.
@@ -127,7 +118,7 @@ fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
                 }) }
             </select>
             <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
-                { for KINDS.iter().map(|(k, label)| html! { <option value={kind_value(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
+                { for KINDS.iter().map(|(k, label)| html! { <option value={MetaKind::name(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
             </select>
             <span class="methods">
                 { for c.methods.iter().map(|m| {

@@ -20,11 +20,7 @@ pub struct ComparisonProps {
 }
 
 fn published_for(p: Option<Published>, policy: Policy) -> Option<(f64, f64)> {
-    match (p, policy) {
-        (Some(p), Policy::Global) => Some((p.before, p.before_err)),
-        (Some(p), Policy::Exact) => Some((p.after, p.after_err)),
-        _ => None,
-    }
+    p?.for_policy(policy)
 }
 
 /// The comparison panel both modes share: title, CSV export, `#comparison-table` with the

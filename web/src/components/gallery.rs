@@ -25,7 +25,7 @@ fn family_rank(family: &str) -> u8 {
 }
 
 fn published_cell(p: &Preset) -> Html {
-    match p.published {
+    match p.published() {
         Some(pb) => html! {
             <span title={format!("before {} ± {}, after {} ± {} ops/ms", pb.before, pb.before_err, pb.after, pb.after_err)}>
                 { format::sig3(pb.before) }{ " → " }{ format::sig3(pb.after) }

@@ -31,8 +31,8 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
     let on_semantics = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| {
-            let live = e.target_unchecked_into::<HtmlSelectElement>().value() == "live";
-            cb.emit(EditOp::SetSemantics(if live { Semantics::Live } else { Semantics::Snapshot }))
+            let value = e.target_unchecked_into::<HtmlSelectElement>().value();
+            cb.emit(EditOp::SetSemantics(value.parse().unwrap_or_default()))
         })
     };
     let measure = |warmup: bool| {
@@ -52,8 +52,8 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
                 <label>{ "Name " }<input id="scenario-name" value={s.name.clone()} onchange={on_name} size="28" spellcheck="false" /></label>
                 <label title="How method lookup sees ancestors">{ "Lookup " }
                     <select id="scenario-semantics" onchange={on_semantics}>
-                        <option value="snapshot" selected={s.semantics == Semantics::Snapshot}>{ "snapshot (Groovy)" }</option>
-                        <option value="live" selected={s.semantics == Semantics::Live}>{ "live (Ruby, Python)" }</option>
+                        <option value={Semantics::Snapshot.name()} selected={s.semantics == Semantics::Snapshot}>{ "snapshot (Groovy)" }</option>
+                        <option value={Semantics::Live.name()} selected={s.semantics == Semantics::Live}>{ "live (Ruby, Python)" }</option>
                     </select>
                 </label>
                 <label>{ "Warm-up ops " }<input type="number" min="0" value={s.measure.warmup_ops.to_string()} onchange={measure(true)} size="4" /></label>

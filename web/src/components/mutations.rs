@@ -39,12 +39,9 @@ pub fn active_summary(active: &[(Policy, Vec<String>)]) -> String {
     }
 }
 
+/// The kind a `<select>` value names; the options are written from `MetaKind::name`.
 fn kind_from(v: &str) -> MetaKind {
-    match v {
-        "stock" => MetaKind::Stock,
-        "custom" => MetaKind::Custom,
-        _ => MetaKind::Expando,
-    }
+    v.parse().unwrap_or(MetaKind::Expando)
 }
 
 #[function_component(Mutations)]
@@ -111,9 +108,9 @@ pub fn mutations(p: &MutationsProps) -> Html {
             </div>
             <div class="mutation-row">
                 <select id="fire-kind" onchange={on_kind} aria-label="New metaclass kind">
-                    <option value="stock" selected={*kind == MetaKind::Stock}>{ "stock MetaClassImpl" }</option>
-                    <option value="expando" selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
-                    <option value="custom" selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
+                    <option value={MetaKind::Stock.name()} selected={*kind == MetaKind::Stock}>{ "stock MetaClassImpl" }</option>
+                    <option value={MetaKind::Expando.name()} selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
+                    <option value={MetaKind::Custom.name()} selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
                 </select>
                 <button id="fire-replace" disabled={!has_class} onclick={fire(Mutation::Replace { class: current.clone(), kind: *kind })}
                     title="C.metaClass = new …: class-scoped within the stock family, bulk if custom is involved">{ "Replace metaclass" }</button>
