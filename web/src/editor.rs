@@ -87,8 +87,13 @@ impl fmt::Display for EditError {
                 write!(f, "`{class}` cannot extend `{parent}`: `{parent}` is `{class}` or one of its subclasses, which would make the hierarchy cyclic")
             }
             EditError::StillUsed { class, uses } => {
-                let uses: Vec<String> = uses.iter().map(ToString::to_string).collect();
-                write!(f, "`{class}` is still used by {}; change or delete those first", uses.join(", "))
+                let names: Vec<String> = uses.iter().map(ToString::to_string).collect();
+                write!(f, "`{class}` is still used by {}; change or delete those first", names.join(", "))?;
+                // Categories and program events have no form: say that the text is where they change.
+                if uses.iter().any(|u| matches!(u, ClassUse::Category(_) | ClassUse::Events(_))) {
+                    write!(f, " (categories and the setup / op events are edited in the scenario text on the right)")?;
+                }
+                Ok(())
             }
             EditError::MethodExists { class, method } => write!(f, "`{class}` already declares `{method}`"),
             EditError::BadIterations => write!(f, "iterations must be 1..={MAX_LOOP_COUNT}"),
@@ -372,6 +377,9 @@ pub fn loaded_by_program(s: &Scenario) -> Vec<(String, Option<String>)> {
     s.visit_events(&mut collect);
     out
 }
+
+/// A scenario to start from: one class, one site, one loop.
+pub const BLANK: &str = "scenario \"untitled\"\nclass A { m }\nsite s = A.m\nop { loop 1000 { call s } }\n";
 
 /// The places that refer to class `name`.
 fn class_uses(s: &Scenario, name: &str) -> Vec<ClassUse> {
