@@ -120,6 +120,22 @@ size_budget() {
   fi
 }
 
+# The CPython and Node probes in quick mode, checked against facts measured here with wide
+# margins (probes/check_quick.py). A busy machine can still push a ratio out: one retry.
+quick_probes() {
+  local dir
+  dir=$(mktemp -d)
+  for attempt in 1 2; do
+    bash scripts/probe.sh cpython --quick --out "$dir/cpython.json"
+    bash scripts/probe.sh node --quick --out "$dir/node.json"
+    if python3 probes/check_quick.py "$dir/cpython.json" "$dir/node.json"; then
+      return 0
+    fi
+    echo "quick probes: attempt $attempt failed"
+  done
+  return 1
+}
+
 e2e() {
   E2E_DIST="$ROOT/dist" node tests/e2e/e2e.mjs
 }
@@ -132,4 +148,5 @@ step "web tests on wasm32 in headless Chromium" wasm_tests blast-web
 step "release build: trunk build --release --public-url $PUBLIC_URL" release_build
 step "size budget: gzipped .wasm + .js <= ${SIZE_BUDGET_KB} KB" size_budget
 step "end-to-end: tests/e2e/e2e.mjs on dist/ under $PUBLIC_URL" e2e
+step "quick probes: CPython and Node measured against recorded facts" quick_probes
 summary

@@ -3,6 +3,7 @@
 //   node tests/e2e/e2e.mjs            # serves <repo>/dist under /blast-radius/
 //   E2E_DIST=/some/dir node e2e.mjs   # serve another directory
 //   E2E_TIMEOUT_MS=60000 ...           # global timeout (default 5 minutes)
+//   E2E_ONLY='#15' ...                 # only the checks whose name matches (plus the page load)
 //
 // A tiny node:http server serves the build under the sub-path /blast-radius/ (what
 // `trunk build --public-url /blast-radius/` produces), playwright-core drives the
@@ -19,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
+import { checks as issue15Checks } from './checks/issue15.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -77,6 +79,12 @@ for (const c of playgroundChecks) {
 
 // Model mode (issue #5): the shape cache, shared-arena and descriptor models.
 for (const c of modelChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Issue #15: the first-visit bugs and rough edges (each check on a fresh page).
+for (const c of issue15Checks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
@@ -234,7 +242,9 @@ async function main() {
     if (res.status() >= 400 && u.pathname !== '/favicon.ico') state.failedRequests.push(`${res.url()} -> ${res.status()}`);
   });
 
-  for (const { name, fn } of checks) {
+  const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY) : null;
+  const selected = only ? checks.filter((c, i) => i === 0 || only.test(c.name)) : checks;
+  for (const { name, fn } of selected) {
     const started = Date.now();
     try {
       await fn({ page, url, state, context, browser });

@@ -2,13 +2,12 @@
 
 use std::rc::Rc;
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser;
 use crate::charts::ChartLanes;
-use crate::components::banners::Banners;
+use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
@@ -28,7 +27,7 @@ use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_onc
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::share;
-use crate::state::{Action, AppState};
+use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
 
 #[function_component(App)]
@@ -66,14 +65,15 @@ pub fn app() -> Html {
     };
     let html = html! {
         <div class="app">
+            <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the presets: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
             if let (Some(e), None) = (&s.run_error, &s.model) {
-                <p class="run-error" role="alert">{ format!("This scenario cannot run: {e}") }</p>
+                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
-                <Gallery {current} on_load={store.callback(|(id, run)| Action::LoadPreset { id, run })} />
+                <Gallery {current} on_load={load_preset(&store)} />
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, below_fold),
@@ -95,7 +95,7 @@ pub fn app() -> Html {
 
 /// What the top bar shows of the lanes on screen, whichever mode.
 struct LaneStatus {
-    finished: bool,
+    run_state: RunState,
     can_run: bool,
     clock_ms: f64,
     progress: f64,
@@ -108,7 +108,7 @@ struct LaneStatus {
 fn call_site_status(s: &AppState) -> LaneStatus {
     let progress =
         s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
-    let choices = ALL_POLICIES
+    let choices = Policy::ALL
         .iter()
         .map(|p| LaneChoice {
             id: format!("policy-{}", p.name()),
@@ -118,7 +118,7 @@ fn call_site_status(s: &AppState) -> LaneStatus {
         })
         .collect();
     LaneStatus {
-        finished: s.runner.finished() && !s.runner.is_empty(),
+        run_state: s.run_state(),
         can_run: s.run_error.is_none(),
         clock_ms: s.runner.clock_ms(),
         progress,
@@ -138,7 +138,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
         .map(|(i, v)| LaneChoice { id: format!("variant-{v}"), label: v.to_string(), colour: format!("series-{i}"), checked: m.variants.contains(v) })
         .collect();
     LaneStatus {
-        finished: m.runner.finished(),
+        run_state: RunState::of(m.playing, m.runner.views().iter().any(|v| v.revealed > 0), m.runner.finished()),
         can_run: true,
         clock_ms: m.runner.clock_ms(),
         progress: m.runner.views().iter().map(|v| v.progress()).fold(1.0, f64::min),
@@ -152,8 +152,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
 fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
-        playing: s.is_playing(),
-        finished: status.finished,
+        run_state: status.run_state,
         can_run: status.can_run,
         speed: s.current_speed(),
         clock_ms: status.clock_ms,
@@ -185,16 +184,20 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
     let error_cb = store.callback(Action::ShowError);
     html! {
         <>
-            <section id="blast-view" class="panel" aria-labelledby="blast-title">
+            <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
                 <header class="panel-head">
                     <h2 id="blast-title">{ "Blast view" }</h2>
                     <p class="hint">{ scenario_caption(s) }</p>
                 </header>
+                if let Some((n, note)) = &s.step_note {
+                    <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                }
                 <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
                     last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                     categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })} />
-                <BlastView {lanes} {classes} sites={sites}
+                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                    loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                <BlastView {lanes} {classes} sites={sites} playing={s.playing}
                     hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
                     what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
             </section>
@@ -202,7 +205,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                 <div class="analysis">
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
-                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published)} on_export_csv={export_csv(store)} />
+                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
                         <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
                             selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
                     </div>
@@ -210,6 +213,14 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool) -> Html {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
+                        <div class="history-tools">
+                            <button id="new-scenario" class="small" onclick={store.on(Action::NewScenario)}
+                                title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
+                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.history.can_undo()}
+                                title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
+                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.history.can_redo()}
+                                title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
+                        </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>
@@ -230,7 +241,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title">
+            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
                 <header class="panel-head">
                     <h2 id="blast-title">{ "Blast view" }</h2>
                     <p class="hint">{ caption }</p>
@@ -247,6 +258,28 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
             }
         </>
     }
+}
+
+/// Load a preset; Run also brings the blast view into sight, since the run happens there
+/// and not in the gallery row that was clicked.
+fn load_preset(store: &Store) -> Callback<(String, bool)> {
+    let store = store.clone();
+    Callback::from(move |(id, run): (String, bool)| {
+        store.dispatch(Action::LoadPreset { id, run });
+        if run {
+            browser::scroll_into_view("blast-view");
+        }
+    })
+}
+
+/// The skip link moves the focus past the 32-row gallery (without leaving `#blast-view` in
+/// the address bar, where the share-link reader would look at it).
+fn skip_to_blast_view() -> Callback<MouseEvent> {
+    Callback::from(|e: MouseEvent| {
+        e.prevent_default();
+        browser::scroll_into_view("blast-view");
+        browser::focus_by_id("blast-view");
+    })
 }
 
 fn method_suggestions(s: &AppState) -> Vec<String> {
@@ -305,7 +338,7 @@ fn export_csv(store: &Store) -> Callback<()> {
             let s = store.read();
             match &s.model {
                 Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published))),
+                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published()))),
             }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {

@@ -27,6 +27,42 @@ pub fn device_pixel_ratio() -> f64 {
     window().map(|w| w.device_pixel_ratio()).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(1.0).min(4.0)
 }
 
+/// The element that has the keyboard focus (not the page itself).
+pub fn focused_element() -> Option<web_sys::HtmlElement> {
+    let document = window()?.document()?;
+    let active = document.active_element()?.dyn_into::<web_sys::HtmlElement>().ok()?;
+    (document.body().as_ref() != Some(&active)).then_some(active)
+}
+
+/// The elements inside `container` that Tab can reach, in document order.
+pub fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
+    const FOCUSABLE: &str =
+        "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+    let Ok(list) = container.query_selector_all(FOCUSABLE) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
+}
+
+/// Scroll the element with `id` to the top of the viewport, below the top bar while that is
+/// sticky (it is not on narrow screens).
+pub fn scroll_into_view(id: &str) {
+    let Some(w) = window() else { return };
+    let Some(document) = w.document() else { return };
+    let Some(el) = document.get_element_by_id(id) else { return };
+    let bar = document.query_selector(".topbar").ok().flatten().and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok());
+    let sticky =
+        bar.as_ref().and_then(|b| w.get_computed_style(b).ok().flatten()).and_then(|s| s.get_property_value("position").ok()).as_deref() == Some("sticky");
+    let bar_height = bar.filter(|_| sticky).map_or(0.0, |b| f64::from(b.offset_height()));
+    let top = el.get_bounding_client_rect().top() + w.scroll_y().unwrap_or(0.0) - bar_height - 8.0;
+    w.scroll_to_with_x_and_y(0.0, top.max(0.0));
+}
+
+/// Give the keyboard focus to the element with `id` (it needs a `tabindex` unless it is a control).
+pub fn focus_by_id(id: &str) {
+    if let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(id)).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
+    }
+}
+
 /// What the page starts from: the autosave (a corrupt one is moved aside) and the fragment.
 pub fn boot() -> Boot {
     Boot { saved: load_autosave(), shared: read_fragment() }
@@ -71,7 +107,7 @@ fn load_autosave() -> Option<Result<Saved, String>> {
 
 pub fn save(saved: &Saved) -> Result<(), String> {
     let store = local_storage().ok_or("local storage is not available in this browser session")?;
-    let raw = storage::encode(saved)?;
+    let raw = storage::encode(saved).map_err(|e| e.to_string())?;
     store.set_item(storage::KEY, &raw).map_err(|_| "the browser refused to store the session (storage full or disabled)".to_string())
 }
 

@@ -9,7 +9,6 @@
 
 use std::rc::Rc;
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::Policy;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -32,9 +31,29 @@ impl XAxis {
     fn description(self) -> &'static str {
         match self {
             XAxis::Time => "virtual time (ms)",
-            XAxis::Progress => "progress through the program (% of loop iterations)",
+            XAxis::Progress => "normalized: % of each run's loop iterations",
         }
     }
+
+    /// An x value as the tooltip reads it.
+    pub fn value_label(self, x: f64) -> String {
+        match self {
+            XAxis::Time => format::duration_ms(x),
+            XAxis::Progress => format!("{x:.1}%"),
+        }
+    }
+}
+
+/// Space around the throughput chart's plot area, in CSS px: the drawing uses these, and the
+/// tooltip maps the pointer back to data with them.
+const MARGIN_PX: f64 = 12.0;
+const Y_LABELS_PX: f64 = 64.0;
+
+/// The x value under the pointer at `css_x` on a chart `css_width` wide (`None` outside the
+/// plot area).
+pub fn pointer_x(css_x: f64, css_width: f64, x_max: f64) -> Option<f64> {
+    let (left, right) = (MARGIN_PX + Y_LABELS_PX, css_width - MARGIN_PX);
+    (right > left && (left..=right).contains(&css_x)).then(|| (css_x - left) / (right - left) * x_max)
 }
 
 /// Where each timeline interval ends on the x axis, per lane.
@@ -109,6 +128,38 @@ pub struct Line {
     pub colour: usize,
     pub points: Vec<(f64, f64)>,
     pub marks: Vec<f64>,
+    /// The label of an earlier line with exactly these points: this one is drawn dashed over
+    /// it and its legend says so (identical series would otherwise hide each other).
+    pub same_as: Option<String>,
+}
+
+impl Line {
+    fn new(label: impl Into<String>, colour: usize, points: Vec<(f64, f64)>, marks: Vec<f64>) -> Line {
+        Line { label: label.into(), colour, points, marks, same_as: None }
+    }
+
+    /// The legend text.
+    pub fn legend(&self) -> String {
+        match &self.same_as {
+            Some(other) => format!("{} (same as {other})", self.label),
+            None => self.label.clone(),
+        }
+    }
+
+    /// The value of the interval that contains `x` (points end their interval), or `None`
+    /// past the line's end.
+    pub fn value_at(&self, x: f64) -> Option<f64> {
+        self.points.iter().find(|p| p.0 >= x).map(|p| p.1)
+    }
+}
+
+/// Mark every line whose points equal an earlier line's.
+fn mark_duplicates(lines: &mut [Line]) {
+    for i in 1..lines.len() {
+        let (before, rest) = lines.split_at_mut(i);
+        let line = &mut rest[0];
+        line.same_as = before.iter().find(|o| !line.points.is_empty() && o.points == line.points).map(|o| o.label.clone());
+    }
 }
 
 /// One lane's stacked verdict bars: x from, x to, necessary, collateral, missed.
@@ -123,6 +174,8 @@ pub struct BarPanel {
 pub struct ChartData {
     pub x_desc: &'static str,
     pub y_desc: String,
+    /// The lines' unit, for the tooltip (`ops/ms`, `µs/op`).
+    pub y_unit: String,
     pub x_max: f64,
     pub lines: Vec<Line>,
     pub panels: Vec<BarPanel>,
@@ -137,7 +190,7 @@ pub enum ChartLanes {
 
 /// The colour slot of a policy: its place among all policies.
 pub fn policy_colour(p: Policy) -> usize {
-    ALL_POLICIES.iter().position(|x| *x == p).unwrap_or(0)
+    Policy::ALL.iter().position(|x| *x == p).unwrap_or(0)
 }
 
 impl ChartLanes {
@@ -160,24 +213,19 @@ impl ChartLanes {
     }
 
     pub fn data(&self, axis: XAxis) -> ChartData {
-        match self {
+        let mut data = match self {
             ChartLanes::CallSites(lanes) => ChartData {
                 x_desc: axis.description(),
                 y_desc: "ops/ms (log scale)".into(),
+                y_unit: "ops/ms".into(),
                 x_max: x_max(lanes, axis),
-                lines: lanes
-                    .iter()
-                    .map(|l| Line {
-                        label: l.policy.name().into(),
-                        colour: policy_colour(l.policy),
-                        points: throughput_series(l, axis),
-                        marks: event_marks(l, axis),
-                    })
-                    .collect(),
+                lines: lanes.iter().map(|l| Line::new(l.policy.name(), policy_colour(l.policy), throughput_series(l, axis), event_marks(l, axis))).collect(),
                 panels: lanes.iter().map(|l| BarPanel { label: l.policy.name().into(), bars: relink_bars(l, axis) }).collect(),
             },
             ChartLanes::Models(views) => model_chart(views, axis),
-        }
+        };
+        mark_duplicates(&mut data.lines);
+        data
     }
 }
 
@@ -201,7 +249,7 @@ fn model_chart(views: &[Rc<VariantView>], axis: XAxis) -> ChartData {
                 .filter(|(_, p)| p.value > 0.0 && p.value.is_finite())
                 .map(|(i, p)| (model_x(v, i, axis), p.value))
                 .collect();
-            Line { label: v.variant.into(), colour: v.index, points, marks: Vec::new() }
+            Line::new(v.variant, v.index, points, Vec::new())
         })
         .collect();
     let panels = views
@@ -220,7 +268,7 @@ fn model_chart(views: &[Rc<VariantView>], axis: XAxis) -> ChartData {
         XAxis::Time => "virtual time since the measured ops began (ms)",
         XAxis::Progress => "progress through the measured ops (%)",
     };
-    ChartData { x_desc, y_desc: format!("{unit} (log scale; lower is better)"), x_max, lines, panels }
+    ChartData { x_desc, y_desc: format!("{unit} (log scale; lower is better)"), y_unit: unit, x_max, lines, panels }
 }
 
 /// `#rrggbb` (or `#rgb`) from a CSS custom property.
@@ -258,7 +306,7 @@ impl Palette {
             necessary: var("--verdict-necessary", RGBColor(21, 128, 61)),
             collateral: var("--verdict-collateral", RGBColor(217, 119, 6)),
             missed: var("--verdict-missed", RGBColor(185, 28, 28)),
-            series: (0..ALL_POLICIES.len()).map(|i| var(&format!("--series-{i}"), RGBColor(100, 100, 100))).collect(),
+            series: (0..Policy::ALL.len()).map(|i| var(&format!("--series-{i}"), RGBColor(100, 100, 100))).collect(),
         }
     }
 
@@ -315,12 +363,14 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
     let x_hi = data.x_max.max(f64::MIN_POSITIVE);
     let px = |v: f64| (v * scale).round() as u32;
     let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
+    // Room past each decade, so both end decades get a labelled tick; below the lowest one,
+    // a strip of its own for the event ticks (on a gridline they looked like data).
+    let (strip_lo, strip_hi) = (lo * 0.55, lo * 0.85);
     let mut chart = ChartBuilder::on(&root)
-        .margin(px(12.0))
+        .margin(px(MARGIN_PX))
         .x_label_area_size(px(40.0))
-        .y_label_area_size(px(64.0))
-        // A little room past each decade, so both end decades get a labelled tick.
-        .build_cartesian_2d(0f64..x_hi, (lo * 0.8..hi * 1.25).log_scale())
+        .y_label_area_size(px(Y_LABELS_PX))
+        .build_cartesian_2d(0f64..x_hi, (strip_lo..hi * 1.25).log_scale())
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -337,20 +387,25 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
         .light_line_style(pal.grid.mix(0.35))
         .draw()
         .map_err(err)?;
+    // One row of event ticks per lane in the strip, in the lane's colour.
+    let row = (strip_hi / strip_lo).powf(1.0 / data.lines.len().max(1) as f64);
     for (i, line) in data.lines.iter().enumerate() {
-        // One short row of event ticks per lane along the bottom, in the lane's colour.
         let colour = pal.series(line.colour);
-        let (y0, y1) = (lo * 1.12f64.powi(i as i32), lo * 1.12f64.powi(i as i32 + 1));
-        chart.draw_series(line.marks.iter().map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.7).stroke_width(px(1.0))))).map_err(err)?;
+        let (y0, y1) = (strip_lo * row.powi(i as i32) * 1.02, strip_lo * row.powi(i as i32 + 1) / 1.02);
+        chart.draw_series(line.marks.iter().map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.8).stroke_width(px(1.0))))).map_err(err)?;
     }
+    chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, strip_hi), (x_hi, strip_hi)], pal.muted.mix(0.5).stroke_width(px(1.0))))).map_err(err)?;
     for line in &data.lines {
         let colour = pal.series(line.colour);
         let width = px(2.0);
-        chart
-            .draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width)))
-            .map_err(err)?
-            .label(line.label.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
+        let legend = line.legend();
+        let series = if line.same_as.is_some() {
+            // Dashed over the line it equals: both colours show.
+            chart.draw_series(DashedLineSeries::new(line.points.iter().copied(), px(7.0), px(5.0), colour.stroke_width(width))).map_err(err)?
+        } else {
+            chart.draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width))).map_err(err)?
+        };
+        series.label(legend).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
     }
     chart
         .configure_series_labels()
@@ -475,6 +530,22 @@ mod tests {
             assert!(data.panels[1].bars.iter().all(|b| b.0 <= b.1));
         }
         assert_eq!(lanes.data(XAxis::Time).lines.iter().map(|l| l.colour).collect::<Vec<_>>(), [0, 1]);
+    }
+
+    #[test]
+    fn identical_lines_say_so_and_the_pointer_reads_values() {
+        let lanes = finished("hotLoop_baseline", &[Policy::Global, Policy::Exact, Policy::Ideal]);
+        let data = ChartLanes::CallSites(lanes).data(XAxis::Progress);
+        assert_eq!(data.lines[0].same_as, None);
+        assert_eq!(data.lines[1].legend(), "exact (same as global)", "without churn the policies run alike");
+        let line = &data.lines[0];
+        let (x, y) = line.points[line.points.len() / 2];
+        assert_eq!(line.value_at(x - 1e-9), Some(y), "a point ends its interval");
+        assert_eq!(line.value_at(101.0), None);
+        assert_eq!(pointer_x(76.0, 588.0, 100.0), Some(0.0));
+        assert_eq!(pointer_x(576.0, 588.0, 100.0), Some(100.0));
+        assert_eq!(pointer_x(20.0, 588.0, 100.0), None, "over the axis labels");
+        assert_eq!(XAxis::Time.value_label(1500.0), "1.50 s");
     }
 
     #[test]

@@ -1,12 +1,109 @@
 //! Model edits made through the structured editor.
 //!
-//! Each operation takes a valid scenario and returns a new valid one, or a sentence saying
-//! why not (a cycle, a dangling reference, a bad name). Renames follow every reference;
+//! Each operation takes a valid scenario and returns a new valid one, or an [`EditError`]
+//! saying why not (a cycle, a dangling reference, a bad name). Renames follow every reference;
 //! deletions that would leave a dangling reference are refused with the places that still
 //! use the name. The result always re-prints to DSL text.
 
 use blast_engine::model::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
-use blast_engine::validate::{validate, MAX_LOOP_COUNT, MAX_OPS};
+use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
+use std::fmt;
+
+/// Why an edit was refused. The scenario is unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EditError {
+    /// A scenario name must be one line of at most 80 characters, without quotes.
+    BadScenarioName,
+    BadMeasure,
+    /// A class, method or site name that is empty (`name` is "") or not an identifier.
+    BadName {
+        what: &'static str,
+        name: String,
+    },
+    /// A class or site of this name exists already.
+    Exists {
+        what: &'static str,
+        name: String,
+    },
+    /// No class or site of this name.
+    Missing {
+        what: &'static str,
+        name: String,
+    },
+    /// `class extends parent` would close a cycle.
+    Cycle {
+        class: String,
+        parent: String,
+    },
+    /// The class cannot be deleted while these still refer to it.
+    StillUsed {
+        class: String,
+        uses: Vec<ClassUse>,
+    },
+    MethodExists {
+        class: String,
+        method: String,
+    },
+    BadIterations,
+    /// The write period is 0 or longer than the loop.
+    BadPeriod,
+    /// The edited scenario does not validate (a bound the form does not check itself).
+    Invalid(ScenarioError),
+}
+
+/// A place that refers to a class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClassUse {
+    Subclass(String),
+    Site(String),
+    Category(String),
+    /// This many events in the program name the class.
+    Events(usize),
+}
+
+impl fmt::Display for ClassUse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClassUse::Subclass(c) => write!(f, "subclass `{c}`"),
+            ClassUse::Site(s) => write!(f, "site `{s}`"),
+            ClassUse::Category(c) => write!(f, "category `{c}`"),
+            ClassUse::Events(n) => write!(f, "{n} event(s) in the program"),
+        }
+    }
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EditError::BadScenarioName => write!(f, "a scenario name is one line of at most 80 characters, without quotes"),
+            EditError::BadMeasure => write!(f, "measured ops must be 1..={MAX_OPS} and warm-up ops at most {MAX_OPS}"),
+            EditError::BadName { what, name } if name.is_empty() => write!(f, "the {what} needs a name"),
+            EditError::BadName { what, name } => {
+                write!(f, "`{name}` is not a valid {what} name: start with a letter or _, then letters, digits, _ or $ (at most 64)")
+            }
+            EditError::Exists { what, name } => write!(f, "{what} `{name}` already exists"),
+            EditError::Missing { what, name } => write!(f, "there is no {what} `{name}`"),
+            EditError::Cycle { class, parent } => {
+                write!(f, "`{class}` cannot extend `{parent}`: `{parent}` is `{class}` or one of its subclasses, which would make the hierarchy cyclic")
+            }
+            EditError::StillUsed { class, uses } => {
+                let names: Vec<String> = uses.iter().map(ToString::to_string).collect();
+                write!(f, "`{class}` is still used by {}; change or delete those first", names.join(", "))?;
+                // Categories and program events have no form: say that the text is where they change.
+                if uses.iter().any(|u| matches!(u, ClassUse::Category(_) | ClassUse::Events(_))) {
+                    write!(f, " (categories and the setup / op events are edited in the scenario text on the right)")?;
+                }
+                Ok(())
+            }
+            EditError::MethodExists { class, method } => write!(f, "`{class}` already declares `{method}`"),
+            EditError::BadIterations => write!(f, "iterations must be 1..={MAX_LOOP_COUNT}"),
+            EditError::BadPeriod => write!(f, "the write period must be between 1 and the number of iterations"),
+            EditError::Invalid(e) => write!(f, "that edit would make the scenario invalid: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum EditOp {
@@ -63,19 +160,19 @@ pub struct Churn {
     pub method: String,
 }
 
-pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
+pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
     let mut s = s.clone();
     match op {
         EditOp::SetName(name) => {
             if name.contains(['"', '\n']) || name.chars().count() > 80 {
-                return Err("a scenario name is one line of at most 80 characters, without quotes".into());
+                return Err(EditError::BadScenarioName);
             }
             s.name = name.trim().to_string();
         }
         EditOp::SetSemantics(sem) => s.semantics = *sem,
         EditOp::SetMeasure { warmup_ops, ops } => {
             if *ops == 0 || *ops > MAX_OPS || *warmup_ops > MAX_OPS {
-                return Err(format!("measured ops must be 1..={MAX_OPS} and warm-up ops at most {MAX_OPS}"));
+                return Err(EditError::BadMeasure);
             }
             s.measure.warmup_ops = *warmup_ops;
             s.measure.ops = *ops;
@@ -83,7 +180,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
         EditOp::AddClass { name, parent } => {
             check_name("class", name)?;
             if class_exists(&s, name) {
-                return Err(format!("class `{name}` already exists"));
+                return Err(EditError::Exists { what: "class", name: name.clone() });
             }
             if let Some(p) = parent {
                 require_class(&s, p)?;
@@ -97,7 +194,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             }
             check_name("class", to)?;
             if class_exists(&s, to) {
-                return Err(format!("class `{to}` already exists"));
+                return Err(EditError::Exists { what: "class", name: to.clone() });
             }
             rename_class(&mut s, from, to);
         }
@@ -106,7 +203,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             if let Some(p) = parent {
                 require_class(&s, p)?;
                 if p == class || ancestors(&s, p).iter().any(|a| a == class) {
-                    return Err(format!("`{class}` cannot extend `{p}`: `{p}` is `{class}` or one of its subclasses, which would make the hierarchy cyclic"));
+                    return Err(EditError::Cycle { class: class.clone(), parent: p.clone() });
                 }
             }
             if let Some(c) = s.classes.iter_mut().find(|c| &c.name == class) {
@@ -117,7 +214,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             require_class(&s, name)?;
             let uses = class_uses(&s, name);
             if !uses.is_empty() {
-                return Err(format!("`{name}` is still used by {}; change or delete those first", uses.join(", ")));
+                return Err(EditError::StillUsed { class: name.clone(), uses });
             }
             s.classes.retain(|c| &c.name != name);
         }
@@ -126,7 +223,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             check_name("method", method)?;
             let c = class_mut(&mut s, class)?;
             if c.methods.contains(method) {
-                return Err(format!("`{class}` already declares `{method}`"));
+                return Err(EditError::MethodExists { class: class.clone(), method: method.clone() });
             }
             c.methods.push(method.clone());
         }
@@ -134,7 +231,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
         EditOp::AddSite(site) => {
             check_name("site", &site.name)?;
             if s.sites.iter().any(|x| x.name == site.name) {
-                return Err(format!("site `{}` already exists", site.name));
+                return Err(EditError::Exists { what: "site", name: site.name.clone() });
             }
             require_class(&s, &site.class)?;
             check_name("method", &site.method)?;
@@ -143,12 +240,12 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
         EditOp::RetargetSite(site) => {
             require_class(&s, &site.class)?;
             check_name("method", &site.method)?;
-            let existing = s.sites.iter_mut().find(|x| x.name == site.name).ok_or_else(|| format!("there is no site `{}`", site.name))?;
+            let existing = s.sites.iter_mut().find(|x| x.name == site.name).ok_or_else(|| EditError::Missing { what: "site", name: site.name.clone() })?;
             *existing = site.clone();
         }
         EditOp::DeleteSite(name) => {
             if !s.sites.iter().any(|x| &x.name == name) {
-                return Err(format!("there is no site `{name}`"));
+                return Err(EditError::Missing { what: "site", name: name.clone() });
             }
             s.sites.retain(|x| &x.name != name);
             // A deleted site's calls go with it; the loops themselves stay.
@@ -158,17 +255,17 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
         }
         EditOp::SetWorkload(w) => {
             if w.iterations == 0 || w.iterations > MAX_LOOP_COUNT {
-                return Err(format!("iterations must be 1..={MAX_LOOP_COUNT}"));
+                return Err(EditError::BadIterations);
             }
             for call in &w.calls {
                 if !s.sites.iter().any(|x| &x.name == call) {
-                    return Err(format!("there is no site `{call}`"));
+                    return Err(EditError::Missing { what: "site", name: call.clone() });
                 }
             }
             let mut body = Vec::new();
             if let Some(c) = &w.churn {
                 if c.period == 0 || c.period > w.iterations {
-                    return Err("the write period must be between 1 and the number of iterations".into());
+                    return Err(EditError::BadPeriod);
                 }
                 require_class(&s, &c.class)?;
                 check_name("method", &c.method)?;
@@ -182,7 +279,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, String> {
             s.op = vec![Stmt::Loop { count: w.iterations, body }];
         }
     }
-    validate(&s).map_err(|e| format!("that edit would make the scenario invalid: {e}"))?;
+    validate(&s).map_err(EditError::Invalid)?;
     Ok(s)
 }
 
@@ -212,13 +309,11 @@ pub fn is_name(name: &str) -> bool {
         && name.len() <= 64
 }
 
-fn check_name(what: &str, name: &str) -> Result<(), String> {
+fn check_name(what: &'static str, name: &str) -> Result<(), EditError> {
     if is_name(name) {
         Ok(())
-    } else if name.is_empty() {
-        Err(format!("the {what} needs a name"))
     } else {
-        Err(format!("`{name}` is not a valid {what} name: start with a letter or _, then letters, digits, _ or $ (at most 64)"))
+        Err(EditError::BadName { what, name: name.to_string() })
     }
 }
 
@@ -226,16 +321,20 @@ fn class_exists(s: &Scenario, name: &str) -> bool {
     s.classes.iter().any(|c| c.name == name)
 }
 
-fn require_class(s: &Scenario, name: &str) -> Result<(), String> {
+fn no_class(name: &str) -> EditError {
+    EditError::Missing { what: "class", name: name.to_string() }
+}
+
+fn require_class(s: &Scenario, name: &str) -> Result<(), EditError> {
     if class_exists(s, name) {
         Ok(())
     } else {
-        Err(format!("there is no class `{name}`"))
+        Err(no_class(name))
     }
 }
 
-fn class_mut<'a>(s: &'a mut Scenario, name: &str) -> Result<&'a mut ClassDecl, String> {
-    s.classes.iter_mut().find(|c| c.name == name).ok_or_else(|| format!("there is no class `{name}`"))
+fn class_mut<'a>(s: &'a mut Scenario, name: &str) -> Result<&'a mut ClassDecl, EditError> {
+    s.classes.iter_mut().find(|c| c.name == name).ok_or_else(|| no_class(name))
 }
 
 /// Ancestors of `class`, nearest first; stops at a repeated name so a cycle cannot hang it.
@@ -279,22 +378,25 @@ pub fn loaded_by_program(s: &Scenario) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// Human-readable places that refer to class `name`.
-fn class_uses(s: &Scenario, name: &str) -> Vec<String> {
+/// A scenario to start from: one class, one site, one loop.
+pub const BLANK: &str = "scenario \"untitled\"\nclass A { m }\nsite s = A.m\nop { loop 1000 { call s } }\n";
+
+/// The places that refer to class `name`.
+fn class_uses(s: &Scenario, name: &str) -> Vec<ClassUse> {
     let mut uses = Vec::new();
     for c in s.classes.iter().filter(|c| c.parent.as_deref() == Some(name)) {
-        uses.push(format!("subclass `{}`", c.name));
+        uses.push(ClassUse::Subclass(c.name.clone()));
     }
     for site in s.sites.iter().filter(|x| x.class == name) {
-        uses.push(format!("site `{}`", site.name));
+        uses.push(ClassUse::Site(site.name.clone()));
     }
     for cat in s.categories.iter().filter(|c| c.methods.iter().any(|m| m.class == name)) {
-        uses.push(format!("category `{}`", cat.name));
+        uses.push(ClassUse::Category(cat.name.clone()));
     }
     let mut events = 0;
     s.visit_events(|ev| events += usize::from(event_class_refs(ev).contains(&name)));
     if events > 0 {
-        uses.push(format!("{events} event(s) in the program"));
+        uses.push(ClassUse::Events(events));
     }
     uses
 }
@@ -385,19 +487,19 @@ mod tests {
     #[test]
     fn reparenting_into_a_cycle_is_refused() {
         let err = apply(&groovy(), &EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }).unwrap_err();
-        assert!(err.contains("cyclic"), "{err}");
+        assert_eq!(err, EditError::Cycle { class: "HierParent".into(), parent: "HierChild".into() });
         let err = apply(&groovy(), &EditOp::Reparent { class: "Hot".into(), parent: Some("Hot".into()) }).unwrap_err();
-        assert!(err.contains("cyclic"), "{err}");
+        assert!(matches!(err, EditError::Cycle { .. }), "{err}");
         let ok = apply(&groovy(), &EditOp::Reparent { class: "Unrelated".into(), parent: Some("HierChild".into()) }).unwrap();
         assert_eq!(ancestors(&ok, "Unrelated"), ["HierChild", "HierParent"]);
     }
 
     #[test]
     fn deleting_a_used_class_names_the_users() {
-        let err = apply(&groovy(), &EditOp::DeleteClass("HierParent".into())).unwrap_err();
-        assert!(err.contains("subclass `HierChild`") && err.contains("event(s)"), "{err}");
-        let err = apply(&groovy(), &EditOp::DeleteClass("Hot".into())).unwrap_err();
-        assert!(err.contains("site `hot`") && err.contains("category `HotCategory`"), "{err}");
+        let EditError::StillUsed { uses, .. } = apply(&groovy(), &EditOp::DeleteClass("HierParent".into())).unwrap_err() else { panic!() };
+        assert!(uses.contains(&ClassUse::Subclass("HierChild".into())) && uses.iter().any(|u| matches!(u, ClassUse::Events(_))), "{uses:?}");
+        let EditError::StillUsed { uses, .. } = apply(&groovy(), &EditOp::DeleteClass("Hot".into())).unwrap_err() else { panic!() };
+        assert!(uses.contains(&ClassUse::Site("hot".into())) && uses.contains(&ClassUse::Category("HotCategory".into())), "{uses:?}");
         let s = apply(&groovy(), &EditOp::AddClass { name: "Spare".into(), parent: None }).unwrap();
         let s = apply(&s, &EditOp::DeleteClass("Spare".into())).unwrap();
         assert_eq!(s, groovy());
@@ -412,13 +514,16 @@ mod tests {
 
     #[test]
     fn bad_names_and_dangling_references_are_errors() {
-        assert!(apply(&groovy(), &EditOp::AddClass { name: "9lives".into(), parent: None }).is_err());
-        assert!(apply(&groovy(), &EditOp::AddClass { name: "Hot".into(), parent: None }).unwrap_err().contains("exists"));
-        assert!(apply(&groovy(), &EditOp::AddClass { name: "X".into(), parent: Some("Nope".into()) }).is_err());
-        assert!(apply(&groovy(), &EditOp::AddSite(SiteDecl { name: "s".into(), class: "Nope".into(), method: "m".into() })).is_err());
-        assert!(apply(&groovy(), &EditOp::RenameClass { from: "Hot".into(), to: "Unrelated".into() }).is_err());
-        assert!(apply(&groovy(), &EditOp::SetMeasure { warmup_ops: 1, ops: 0 }).is_err());
-        assert!(apply(&groovy(), &EditOp::SetName("a \"quoted\" name".into())).is_err());
+        let g = groovy();
+        assert!(matches!(apply(&g, &EditOp::AddClass { name: "9lives".into(), parent: None }), Err(EditError::BadName { what: "class", .. })));
+        assert!(matches!(apply(&g, &EditOp::AddClass { name: "".into(), parent: None }), Err(EditError::BadName { .. })));
+        assert!(matches!(apply(&g, &EditOp::AddClass { name: "Hot".into(), parent: None }), Err(EditError::Exists { what: "class", .. })));
+        assert!(matches!(apply(&g, &EditOp::AddClass { name: "X".into(), parent: Some("Nope".into()) }), Err(EditError::Missing { what: "class", .. })));
+        let site = SiteDecl { name: "s".into(), class: "Nope".into(), method: "m".into() };
+        assert!(matches!(apply(&g, &EditOp::AddSite(site)), Err(EditError::Missing { what: "class", .. })));
+        assert!(matches!(apply(&g, &EditOp::RenameClass { from: "Hot".into(), to: "Unrelated".into() }), Err(EditError::Exists { .. })));
+        assert_eq!(apply(&g, &EditOp::SetMeasure { warmup_ops: 1, ops: 0 }), Err(EditError::BadMeasure));
+        assert_eq!(apply(&g, &EditOp::SetName("a \"quoted\" name".into())), Err(EditError::BadScenarioName));
     }
 
     #[test]
@@ -447,6 +552,6 @@ mod tests {
         let cat = presets::find("hotLoop_categoryEnterLeave").unwrap().scenario();
         assert_eq!(workload_of(&cat), None, "a use block is not the form's shape");
         let bad = Workload { iterations: 10, calls: vec![], churn: Some(Churn { period: 100, class: "Hot".into(), method: "x".into() }) };
-        assert!(apply(&groovy(), &EditOp::SetWorkload(bad)).is_err());
+        assert_eq!(apply(&groovy(), &EditOp::SetWorkload(bad)), Err(EditError::BadPeriod));
     }
 }

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use blast_engine::model::Scenario;
 use blast_engine::presets::Published;
-use blast_engine::Policy;
 
 use crate::model_runner::VariantView;
 use crate::runner::LaneView;
@@ -22,11 +21,7 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Op
             (Some(a), Some(b)) if b > 0.0 => num(a / b),
             _ => String::new(),
         };
-        let published = match (published, lane.policy) {
-            (Some(p), Policy::Global) => num(p.before),
-            (Some(p), Policy::Exact) => num(p.after),
-            _ => String::new(),
-        };
+        let published = published.and_then(|p| p.for_policy(lane.policy)).map(|(value, _)| num(value)).unwrap_or_default();
         let t = lane.totals;
         let _ = writeln!(
             out,
@@ -57,7 +52,7 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Op
                 st.fast_calls,
                 st.selections,
                 st.stale_calls,
-                serde_json::to_value(s.report.state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+                s.report.state.name()
             );
         }
     }
@@ -128,7 +123,7 @@ fn field(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::runner::Runner;
-    use blast_engine::{dsl, presets, Params};
+    use blast_engine::{dsl, presets, Params, Policy};
 
     #[test]
     fn csv_has_a_run_row_per_policy_and_site_rows() {
@@ -137,7 +132,7 @@ mod tests {
         r.advance_clock(f64::INFINITY);
         while !r.work(10_000) {}
         r.refresh();
-        let csv = results_csv(p.id, r.views(), p.published);
+        let csv = results_csv(p.id, r.views(), p.published());
         let lines: Vec<&str> = csv.lines().collect();
         let columns = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");

@@ -1,4 +1,4 @@
-//! Number formatting shared by the tables, charts and exports.
+//! Number and message formatting shared by the tables, charts, exports and messages.
 
 /// A throughput or ratio with three significant digits (`0.00331`, `0.595`, `179.9`).
 pub fn sig3(v: f64) -> String {
@@ -11,6 +11,25 @@ pub fn sig3(v: f64) -> String {
     let magnitude = v.abs().log10().floor() as i32;
     let decimals = (2 - magnitude).clamp(0, 8) as usize;
     format!("{v:.decimals$}")
+}
+
+/// Splits a message into plain text and `` `code` `` spans (`true` = code), the way the
+/// engine's and the page's messages quote names. An unpaired backtick stays literal text.
+pub fn code_spans(text: &str) -> Vec<(bool, &str)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('`') {
+        let Some(len) = rest[open + 1..].find('`') else { break };
+        if open > 0 {
+            out.push((false, &rest[..open]));
+        }
+        out.push((true, &rest[open + 1..open + 1 + len]));
+        rest = &rest[open + len + 2..];
+    }
+    if !rest.is_empty() {
+        out.push((false, rest));
+    }
+    out
 }
 
 /// A short decimal without trailing zeros: `0.0001`, `0.1`, `10`.
@@ -96,5 +115,13 @@ mod tests {
         assert_eq!(count(7), "7");
         assert_eq!(count(4794), "4\u{2009}794");
         assert_eq!(count(1_234_567), "1\u{2009}234\u{2009}567");
+    }
+
+    #[test]
+    fn backticks_become_code_spans() {
+        assert_eq!(code_spans("no class `Hot` in `a.b`."), [(false, "no class "), (true, "Hot"), (false, " in "), (true, "a.b"), (false, ".")]);
+        assert_eq!(code_spans("`x`"), [(true, "x")]);
+        assert_eq!(code_spans("odd ` tick"), [(false, "odd ` tick")]);
+        assert_eq!(code_spans(""), Vec::<(bool, &str)>::new());
     }
 }

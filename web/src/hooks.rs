@@ -66,14 +66,17 @@ fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
     });
 }
 
-/// Keys typed into a field belong to the field.
-fn is_typing(e: &KeyboardEvent) -> bool {
-    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return false };
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest("[contenteditable]").ok().flatten().is_some()
+/// What kind of control the key was pressed in (see `keys::control_keeps`).
+fn focus_of(e: &KeyboardEvent) -> keys::Focus {
+    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return keys::Focus::Other };
+    let editable = el.closest("[contenteditable]").ok().flatten().is_some();
+    // An element acting as a button (the blast view's site nodes) keeps Space and Enter too.
+    let tag = if el.get_attribute("role").as_deref() == Some("button") { "BUTTON".to_string() } else { el.tag_name() };
+    keys::focus_kind(&tag, &el.get_attribute("type").unwrap_or_default(), editable)
 }
 
-fn on_button(e: &KeyboardEvent) -> bool {
-    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.tag_name() == "BUTTON")
+fn on_dsl_text(e: &KeyboardEvent) -> bool {
+    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.id() == "dsl-text")
 }
 
 #[hook]
@@ -83,11 +86,23 @@ pub fn use_shortcuts(store: &Store) {
         let listener = web_sys::window().map(|w| {
             EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
                 let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
-                // Space on a focused button presses that button.
-                if is_typing(e) || (e.key() == " " && on_button(e)) {
+                if let Some(action) = keys::history_action(&e.key(), e.ctrl_key() || e.meta_key(), e.shift_key(), e.alt_key()) {
+                    // The DSL box's own undo cannot survive the text being re-printed by form
+                    // edits: the scenario history stands in for it. Other fields keep the browser's.
+                    if focus_of(e) != keys::Focus::TextField || on_dsl_text(e) {
+                        e.prevent_default();
+                        store.dispatch(action);
+                    }
+                    return;
+                }
+                if keys::control_keeps(focus_of(e), &e.key()) {
                     return;
                 }
                 if let Some(action) = keys::action_for(&e.key(), e.ctrl_key() || e.meta_key() || e.alt_key()) {
+                    // The cheat sheet is modal: only its own keys act while it is open.
+                    if store.read().help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
+                        return;
+                    }
                     e.prevent_default();
                     store.dispatch(action);
                 }

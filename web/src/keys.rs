@@ -1,7 +1,7 @@
 //! Keyboard shortcuts: one table drives both the key handling and the cheat sheet.
 
 use blast_engine::model::Event;
-use blast_engine::policy::ALL_POLICIES;
+use blast_engine::Policy;
 
 use crate::state::Action;
 
@@ -20,9 +20,71 @@ pub const SHORTCUTS: &[Shortcut] = &[
     Shortcut { keys: &["1", "…", "5"], what: "Toggle policy global, exact, hierarchy, hierarchy-v3, ideal (a model's variants in model mode)" },
     Shortcut { keys: &["i"], what: "Fire “invalidate all” into the running simulations" },
     Shortcut { keys: &["t"], what: "Theme: auto → light → dark" },
+    Shortcut { keys: &["Ctrl", "Z"], what: "Undo a scenario edit (form or text; Cmd on a Mac)" },
+    Shortcut { keys: &["Ctrl", "Shift", "Z"], what: "Redo (also Ctrl+Y)" },
     Shortcut { keys: &["?"], what: "Show / hide this cheat sheet" },
     Shortcut { keys: &["Esc"], what: "Close the cheat sheet, clear the what-if" },
 ];
+
+/// What has the keyboard focus when a key is pressed, as far as shortcuts care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Focus {
+    /// A text field (text-like `<input>`, `<textarea>`, contenteditable): every key is text.
+    TextField,
+    /// A button or checkbox: Space and Enter press it.
+    Pressable,
+    /// A select, radio group or slider: Space, Enter, arrows and Home/End choose with it.
+    Chooser,
+    /// Anything else (the page, a link, an SVG node).
+    Other,
+}
+
+/// `tag` is `Element.tagName` (upper case), `input_type` an `<input>`'s `type` attribute
+/// (empty when absent), `editable` whether the element is inside a contenteditable.
+pub fn focus_kind(tag: &str, input_type: &str, editable: bool) -> Focus {
+    if editable {
+        return Focus::TextField;
+    }
+    match tag {
+        "TEXTAREA" => Focus::TextField,
+        "SELECT" => Focus::Chooser,
+        "BUTTON" => Focus::Pressable,
+        "INPUT" => match input_type.to_ascii_lowercase().as_str() {
+            "checkbox" | "button" | "submit" | "reset" | "file" | "color" | "image" => Focus::Pressable,
+            "radio" | "range" => Focus::Chooser,
+            // `text`, `number`, `search`, … and unknown types are text fields (as browsers treat them).
+            _ => Focus::TextField,
+        },
+        _ => Focus::Other,
+    }
+}
+
+/// Whether the focused control keeps `key` for itself, so it is not a shortcut. Only text
+/// fields take every key (what the cheat sheet promises); other controls keep just the keys
+/// that operate them, so `?`, `n` or `1` still work after clicking a checkbox or a select.
+pub fn control_keeps(focus: Focus, key: &str) -> bool {
+    match focus {
+        Focus::TextField => true,
+        Focus::Pressable => matches!(key, " " | "Spacebar" | "Enter"),
+        Focus::Chooser => {
+            matches!(key, " " | "Spacebar" | "Enter" | "ArrowUp" | "ArrowDown" | "ArrowLeft" | "ArrowRight" | "Home" | "End" | "PageUp" | "PageDown")
+        }
+        Focus::Other => false,
+    }
+}
+
+/// Undo / redo of scenario edits: Ctrl (or Cmd) + Z, + Shift + Z, or + Y.
+pub fn history_action(key: &str, ctrl_or_meta: bool, shift: bool, alt: bool) -> Option<Action> {
+    if !ctrl_or_meta || alt {
+        return None;
+    }
+    match key {
+        "z" | "Z" if shift => Some(Action::Redo),
+        "z" | "Z" => Some(Action::Undo),
+        "y" | "Y" if !shift => Some(Action::Redo),
+        _ => None,
+    }
+}
 
 /// The action for a key press outside text fields (`key` is `KeyboardEvent.key`).
 /// Modified keys are left to the browser.
@@ -42,7 +104,7 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
         "Escape" => Action::CloseOverlays,
         digit => {
             let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
-            ALL_POLICIES.get(index)?;
+            Policy::ALL.get(index)?;
             Action::ToggleLane(index)
         }
     })
@@ -62,6 +124,33 @@ mod tests {
         assert_eq!(action_for("9", false), None);
         assert_eq!(action_for("x", false), None);
         assert_eq!(action_for("r", true), None, "Ctrl+R stays a browser reload");
+    }
+
+    #[test]
+    fn ctrl_z_undoes_and_shift_or_y_redoes() {
+        assert_eq!(history_action("z", true, false, false), Some(Action::Undo));
+        assert_eq!(history_action("Z", true, true, false), Some(Action::Redo));
+        assert_eq!(history_action("y", true, false, false), Some(Action::Redo));
+        assert_eq!(history_action("z", false, false, false), None, "plain z is a letter");
+        assert_eq!(history_action("z", true, false, true), None);
+    }
+
+    #[test]
+    fn only_text_fields_swallow_shortcuts() {
+        let checkbox = focus_kind("INPUT", "checkbox", false);
+        let select = focus_kind("SELECT", "", false);
+        let text = focus_kind("INPUT", "", false);
+        assert_eq!((checkbox, select, text), (Focus::Pressable, Focus::Chooser, Focus::TextField));
+        assert_eq!(focus_kind("INPUT", "Number", false), Focus::TextField);
+        assert_eq!(focus_kind("DIV", "", true), Focus::TextField);
+        for focus in [checkbox, select, focus_kind("INPUT", "radio", false), Focus::Other] {
+            for key in ["?", "n", "1", "r"] {
+                assert!(!control_keeps(focus, key), "{key} on {focus:?} is a shortcut");
+            }
+        }
+        assert!(control_keeps(checkbox, " "), "Space still toggles the checkbox");
+        assert!(control_keeps(select, "ArrowRight") && !control_keeps(checkbox, "ArrowRight"));
+        assert!(control_keeps(text, "n") && control_keeps(text, "?"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod components;
 pub mod editor;
 pub mod export;
 pub mod format;
+pub mod history;
 pub mod hooks;
 pub mod keys;
 pub mod layout;

@@ -1,13 +1,14 @@
 //! What a model run's entities mean on screen: arena threads, shape-cache slots, the
 //! descriptor cache slot.
 //!
-//! The engine reports each entity as a name, a kind, a state text and named counters; this
-//! module reads those records into shapes the components draw. It decides nothing the engine
-//! did not report: a thread's verdict colour restates the arena oracle's rule (a deopt of a
+//! The engine reports each entity as a name and a typed state (`EntityState`); this module
+//! reads those records into shapes the components draw. It decides nothing the engine did not
+//! report: a thread's verdict colour restates the arena oracle's rule (a deopt of a
 //! frame holding the closing session is necessary, any other collateral, a holder left
 //! compiled is missed), and a test checks the per-thread verdicts add up to the run's totals.
 
-use blast_engine::models::{Entity, ModelConfig};
+use blast_engine::models::descriptor::SlotState;
+use blast_engine::models::{Entity, EntityState, ModelConfig};
 use blast_engine::report::RelinkTotals;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,24 +55,7 @@ impl Family {
             Family::Descriptor => "descriptor cache",
         }
     }
-
-    /// The counter whose increase makes an entity flash: a deopt, a cache miss, a rebuild.
-    pub fn flash_counter(self) -> &'static str {
-        match self {
-            Family::ShapeCache => "misses",
-            Family::Arena => "deopts",
-            Family::Descriptor => "rebuilds",
-        }
-    }
 }
-
-pub fn counter(e: &Entity, name: &str) -> u64 {
-    e.counters.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
-}
-
-/// The arena role whose frames hold the session being closed.
-const HOLDS_CLOSING_SESSION: &str = "uses the closing arena";
-const SCOPED_ACCESS_FRAME: &str = "compiled frame with scoped access";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ThreadVerdict {
@@ -108,16 +92,18 @@ pub struct ThreadRow {
 }
 
 impl ThreadRow {
-    pub fn from_entity(e: &Entity) -> ThreadRow {
-        ThreadRow {
+    /// The row of an arena thread; `None` for an entity of another model.
+    pub fn from_entity(e: &Entity) -> Option<ThreadRow> {
+        let EntityState::Thread { role, scoped_access, ops, handshakes, deopts } = e.state else { return None };
+        Some(ThreadRow {
             name: e.name.clone(),
-            role: e.kind.clone(),
-            scoped_access: e.state == SCOPED_ACCESS_FRAME,
-            holds_session: e.kind == HOLDS_CLOSING_SESSION,
-            ops: counter(e, "ops"),
-            handshakes: counter(e, "handshakes"),
-            deopts: counter(e, "deopts"),
-        }
+            role: role.name().to_string(),
+            scoped_access,
+            holds_session: role.holds_closing_session(),
+            ops,
+            handshakes,
+            deopts,
+        })
     }
 
     /// The oracle's verdicts on this thread's handshakes.
@@ -170,15 +156,17 @@ impl Capacity {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassSlots {
     pub name: String,
-    /// Cached shapes, oldest (FIFO) or least recently used (LRU) first.
-    pub cached: Vec<String>,
+    /// Cached shape ids, oldest (FIFO) or least recently used (LRU) first.
+    pub cached: Vec<u64>,
     pub hits: u64,
     pub misses: u64,
 }
 
 impl ClassSlots {
-    pub fn from_entity(e: &Entity) -> ClassSlots {
-        ClassSlots { name: e.name.clone(), cached: listed(&e.state), hits: counter(e, "hits"), misses: counter(e, "misses") }
+    /// The slots of a record class; `None` for an entity of another model.
+    pub fn from_entity(e: &Entity) -> Option<ClassSlots> {
+        let EntityState::RecordClass { cached, hits, misses } = &e.state else { return None };
+        Some(ClassSlots { name: e.name.clone(), cached: cached.clone(), hits: *hits, misses: *misses })
     }
 
     /// Percent of measured lookups that hit, once there were any.
@@ -188,46 +176,19 @@ impl ClassSlots {
     }
 }
 
-/// The items of the `[a, b, c]` list in a state text (none when there is no list).
-fn listed(state: &str) -> Vec<String> {
-    let Some((_, rest)) = state.split_once('[') else { return Vec::new() };
-    let Some((inner, _)) = rest.split_once(']') else { return Vec::new() };
-    inner.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SlotState {
-    Empty,
-    /// Pre-seeded with an unregistered descriptor that put-if-absent never replaces.
-    Unregistered,
-    Registered,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct DescriptorSlot {
     pub class: String,
     pub state: SlotState,
-    pub state_text: String,
     pub rebuilds: u64,
     pub discarded: u64,
 }
 
 impl DescriptorSlot {
-    pub fn from_entity(e: &Entity) -> DescriptorSlot {
-        let state = if e.state.starts_with("registered") {
-            SlotState::Registered
-        } else if e.state.starts_with("unregistered") {
-            SlotState::Unregistered
-        } else {
-            SlotState::Empty
-        };
-        DescriptorSlot {
-            class: e.name.clone(),
-            state,
-            state_text: e.state.clone(),
-            rebuilds: counter(e, "rebuilds"),
-            discarded: counter(e, "discarded copies"),
-        }
+    /// The cache slot of a class; `None` for an entity of another model.
+    pub fn from_entity(e: &Entity) -> Option<DescriptorSlot> {
+        let EntityState::DescriptorSlot { slot, rebuilds, discarded } = e.state else { return None };
+        Some(DescriptorSlot { class: e.name.clone(), state: slot, rebuilds, discarded })
     }
 }
 
@@ -255,7 +216,8 @@ mod tests {
             let config = models::find(id).unwrap().config();
             for v in config.variants() {
                 let r = config.run(v).unwrap();
-                let sum = r.entities.iter().map(|e| ThreadRow::from_entity(e).verdicts()).fold(RelinkTotals::default(), crate::model_runner::tests::plus);
+                let sum =
+                    r.entities.iter().filter_map(ThreadRow::from_entity).map(|t| t.verdicts()).fold(RelinkTotals::default(), crate::model_runner::tests::plus);
                 assert_eq!(sum, r.verdicts, "{id} {v}");
             }
         }
@@ -264,13 +226,13 @@ mod tests {
     #[test]
     fn arena_threads_read_their_role_frame_and_verdict() {
         let r = report("arena_closeGroup", "scoped-access");
-        let rows: Vec<ThreadRow> = r.entities.iter().map(ThreadRow::from_entity).collect();
+        let rows: Vec<ThreadRow> = r.entities.iter().filter_map(ThreadRow::from_entity).collect();
         assert_eq!(rows[0].verdict(), ThreadVerdict::Untouched, "the closer is not handshaken");
         assert!(rows[1].scoped_access && rows[1].deopts > 0);
         assert_eq!(rows[1].verdict(), ThreadVerdict::Collateral);
         assert_eq!(rows[2].verdict(), ThreadVerdict::HandshakeOnly, "byte[] code has no scoped access");
         let r = report("arena_useAfterClose", "no-deopt");
-        let holder = ThreadRow::from_entity(&r.entities[1]);
+        let holder = ThreadRow::from_entity(&r.entities[1]).unwrap();
         assert!(holder.holds_session);
         assert_eq!(holder.verdict(), ThreadVerdict::Missed);
     }
@@ -278,24 +240,22 @@ mod tests {
     #[test]
     fn shape_slots_list_the_cached_shapes() {
         let r = report("records_rotating11", "fifo");
-        let line = ClassSlots::from_entity(&r.entities[0]);
+        let line = ClassSlots::from_entity(&r.entities[0]).unwrap();
         assert_eq!(line.cached.len(), 10);
         assert_eq!(line.hit_rate(), Some(0.0));
         let r = report("records_rotating11", "unbounded");
-        assert_eq!(ClassSlots::from_entity(&r.entities[0]).hit_rate(), Some(100.0));
-        assert_eq!(listed("cached shapes []"), Vec::<String>::new());
-        assert_eq!(listed("no list at all"), Vec::<String>::new());
-        assert_eq!(listed("[a, b"), Vec::<String>::new());
+        assert_eq!(ClassSlots::from_entity(&r.entities[0]).unwrap().hit_rate(), Some(100.0));
+        assert_eq!(ThreadRow::from_entity(&r.entities[0]), None, "a record class is not a thread");
         assert_eq!(Capacity::of_variant("lru", 10), Capacity::Bounded(10));
         assert_eq!(Capacity::of_variant("before-fix", 10), Capacity::NoCache);
     }
 
     #[test]
     fn descriptor_slot_states() {
-        let broken = DescriptorSlot::from_entity(&report("descriptor_treeMap", "broken").entities[0]);
+        let broken = DescriptorSlot::from_entity(&report("descriptor_treeMap", "broken").entities[0]).unwrap();
         assert_eq!(broken.state, SlotState::Unregistered);
         assert!(broken.rebuilds > 100 && broken.discarded == broken.rebuilds);
-        let good = DescriptorSlot::from_entity(&report("descriptor_treeMap", "good").entities[0]);
+        let good = DescriptorSlot::from_entity(&report("descriptor_treeMap", "good").entities[0]).unwrap();
         assert_eq!((good.state, good.rebuilds), (SlotState::Registered, 1));
     }
 }

@@ -71,7 +71,8 @@ pub fn set(config: &ModelConfig, name: &str, text: &str) -> Result<ModelConfig, 
     if !(knob.min..=knob.max).contains(&v) {
         return Err(format!("{} must be between {} and {} here (the CLI takes more)", knob.label, knob.min, knob.max));
     }
-    let next = models::apply(config, name, &v.to_string())?;
+    // The bounds above are the browser's, tighter than the engine's: the engine error is text here.
+    let next = models::apply(config, name, &v.to_string()).map_err(|e| e.to_string())?;
     check_work(&next)?;
     Ok(next)
 }

@@ -13,10 +13,10 @@
 
 use std::rc::Rc;
 
-use blast_engine::models::{self, Entity, ModelConfig, ModelReport, OpPoint};
+use blast_engine::models::{self, Entity, ModelConfig, ModelError, ModelReport, OpPoint};
 use blast_engine::report::RelinkTotals;
 
-use crate::model_entities::{self, Family};
+use crate::model_entities::Family;
 use crate::model_knobs;
 
 /// Most part-way states per lane, evenly spaced over the measured ops.
@@ -137,7 +137,7 @@ fn minus(a: RelinkTotals, b: RelinkTotals) -> RelinkTotals {
 struct Lane {
     variant: &'static str,
     index: usize,
-    run: Option<Result<Rc<ModelReport>, String>>,
+    run: Option<Result<Rc<ModelReport>, ModelError>>,
     /// Verdicts reached by the end of the warm-up.
     warmed_up: Option<RelinkTotals>,
     /// Measured-op counts of the checkpoints; `checkpoints` holds the first ones computed.
@@ -255,7 +255,7 @@ impl Lane {
         out
     }
 
-    fn view(&mut self, frame: u64, clock_us: f64, flash_counter: &str) -> VariantView {
+    fn view(&mut self, frame: u64, clock_us: f64) -> VariantView {
         let (entities, verdicts) = match self.state() {
             Some((entities, verdicts)) => (Some(entities.to_vec()), verdicts),
             None => (None, RelinkTotals::default()),
@@ -266,7 +266,7 @@ impl Lane {
             list.into_iter()
                 .enumerate()
                 .map(|(i, entity)| {
-                    let now = model_entities::counter(&entity, flash_counter);
+                    let now = entity.blast_count();
                     if now > self.seen[i] {
                         self.flash[i] = frame;
                     }
@@ -281,7 +281,7 @@ impl Lane {
             now_ms: self.now_us(clock_us) / 1000.0,
             report: self.report().cloned(),
             revealed: self.revealed,
-            error: self.run.as_ref().and_then(|r| r.as_ref().err().cloned()),
+            error: self.run.as_ref().and_then(|r| r.as_ref().err().map(ToString::to_string)),
             entities,
             verdicts,
             steps: self.steps(),
@@ -442,8 +442,8 @@ impl ModelRunner {
     /// Rebuild the views (once per frame or after a command).
     pub fn refresh(&mut self) {
         self.frame += 1;
-        let (frame, clock, counter) = (self.frame, self.clock_us, self.family.flash_counter());
-        self.views = self.lanes.iter_mut().map(|l| Rc::new(l.view(frame, clock, counter))).collect();
+        let (frame, clock) = (self.frame, self.clock_us);
+        self.views = self.lanes.iter_mut().map(|l| Rc::new(l.view(frame, clock))).collect();
     }
 
     /// Necessary, collateral and missed rebuilds so far, over all lanes.
@@ -550,7 +550,7 @@ pub(crate) mod tests {
         r.work(1000);
         r.refresh();
         let scoped = r.views()[1].clone();
-        let deopts = |v: &VariantView| model_entities::counter(&v.entities.as_ref().expect("part-way state")[1].entity, "deopts");
+        let deopts = |v: &VariantView| v.entities.as_ref().expect("part-way state")[1].entity.blast_count();
         let part = deopts(&scoped);
         assert!(part > 0, "the segment thread has been deoptimized by 10 ms");
         assert!(scoped.entities.as_ref().unwrap()[1].flash > 0);

@@ -77,6 +77,39 @@ impl LaneView {
     }
 }
 
+/// How the page names a program phase.
+pub fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Setup => "setup",
+        Phase::Warmup => "warm-up",
+        Phase::Measure => "measured",
+        Phase::Done => "done",
+    }
+}
+
+/// What one step did, for the note under the blast view: the events it fired (setup events
+/// cost no virtual time, so without this a step looks like nothing happened), or the loop
+/// segment it ran. `phase` is the lane's phase after the step; times are virtual ms.
+pub fn step_note(outcome: &StepOutcome, fired: &[&str], phase: Phase, t0_ms: f64, t1_ms: f64) -> String {
+    let at = crate::format::duration_ms(t1_ms);
+    match outcome {
+        StepOutcome::Events(_) if !fired.is_empty() => {
+            let labels: Vec<String> = fired.iter().map(|l| format!("`{l}`")).collect();
+            format!("{}: fired {} at {at}", phase_name(phase), labels.join(", "))
+        }
+        StepOutcome::Events(_) => format!("{}: fired an event at {at}", phase_name(phase)),
+        StepOutcome::Segment(n) => format!(
+            "{}: ran {} loop iteration{} ({} → {at})",
+            phase_name(phase),
+            crate::format::count(*n),
+            if *n == 1 { "" } else { "s" },
+            crate::format::duration_ms(t0_ms)
+        ),
+        StepOutcome::Finished => format!("the program finished at {at}"),
+        StepOutcome::Progress => format!("{}: moved through the program without reaching an event or a loop ({at})", phase_name(phase)),
+    }
+}
+
 /// A class the blast view draws: (name, parent).
 pub type ClassEntry = (String, Option<String>);
 
@@ -220,17 +253,27 @@ impl Runner {
     /// Advance every running lane to its next event or loop segment. The lanes run the same
     /// program, so this is the same point of the program in each, whatever it cost them in
     /// virtual time. Bounded by `STEP_LIMIT` engine steps per lane.
-    pub fn step(&mut self) {
+    /// Returns what the step did (in the first running lane; the others ran the same point
+    /// of the program), or `None` when nothing was running.
+    pub fn step(&mut self) -> Option<String> {
+        let mut note = None;
         for lane in self.lanes.iter_mut().filter(|l| l.running()) {
+            let (events_before, t0) = (lane.sim.events_since(0).len(), lane.sim.now_ms());
+            let mut outcome = StepOutcome::Progress;
             for _ in 0..STEP_LIMIT {
-                match lane.step() {
-                    StepOutcome::Progress => continue,
-                    StepOutcome::Events(_) | StepOutcome::Segment(_) | StepOutcome::Finished => break,
+                outcome = lane.step();
+                if outcome != StepOutcome::Progress {
+                    break;
                 }
+            }
+            if note.is_none() {
+                let fired: Vec<&str> = lane.sim.events_since(events_before).iter().map(|e| e.label.as_str()).collect();
+                note = Some(step_note(&outcome, &fired, lane.sim.phase(), t0, lane.sim.now_ms()));
             }
         }
         // Playing on from here continues from the laggard's time.
         self.target_ms = self.target_ms.max(self.clock_ms());
+        note
     }
 
     /// Fire a hand-made event into every running lane at once. Returns how many took it.
@@ -392,7 +435,8 @@ mod tests {
     #[test]
     fn step_reaches_the_next_event_or_segment() {
         let mut r = runner("hotLoop_baseline", &[Policy::Global, Policy::Exact]);
-        r.step();
+        let first = r.step().expect("a note");
+        assert!(first.starts_with("setup: fired `") && first.ends_with("at 0 µs"), "{first}");
         r.refresh();
         assert!(r.views().iter().all(|l| l.events_recorded >= 1), "the first step fires the first setup event");
         for _ in 0..10 {
@@ -400,6 +444,15 @@ mod tests {
         }
         r.refresh();
         assert!(r.views().iter().all(|l| l.iterations > 0));
+        let notes: Vec<String> = (0..40).filter_map(|_| r.step()).collect();
+        assert!(notes.iter().any(|n| n.contains("loop iterations (")), "{notes:?}");
+    }
+
+    #[test]
+    fn step_notes_say_what_ran() {
+        assert_eq!(step_note(&StepOutcome::Segment(1000), &[], Phase::Warmup, 0.5, 1.25), "warm-up: ran 1\u{2009}000 loop iterations (500 µs → 1.25 ms)");
+        assert_eq!(step_note(&StepOutcome::Events(vec![0]), &["load Hot"], Phase::Setup, 0.0, 0.0), "setup: fired `load Hot` at 0 µs");
+        assert_eq!(step_note(&StepOutcome::Finished, &[], Phase::Done, 9.0, 9.0), "the program finished at 9.00 ms");
     }
 
     #[test]

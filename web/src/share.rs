@@ -11,7 +11,9 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use blast_engine::model::Scenario;
-use blast_engine::{dsl, Params, Policy, Simulation};
+use blast_engine::policy::{parse_policies, PolicyError};
+use blast_engine::{dsl, Params, Policy, ScenarioError, Simulation};
+use std::fmt;
 
 use crate::model_mode::{self, ModelLink};
 
@@ -62,17 +64,58 @@ pub enum LinkKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LinkError {
     pub kind: LinkKind,
-    /// Completes the sentence "The link's scenario was not loaded: …".
-    pub reason: String,
+    pub problem: LinkProblem,
 }
 
-impl std::fmt::Display for LinkError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+/// What is wrong with a link; its text completes "The link's scenario was not loaded: …".
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkProblem {
+    TooLong {
+        bytes: usize,
+    },
+    Policies(PolicyError),
+    /// The payload has no `<version>.` prefix.
+    NoVersion {
+        kind: char,
+    },
+    UnknownVersion(u32),
+    /// The version is not a number (its first characters).
+    BadVersion(String),
+    NotBase64(String),
+    NotUtf8,
+    DoesNotParse(ScenarioError),
+    CannotRun(ScenarioError),
+    /// The model settings are not the JSON of a model link.
+    UnreadableModel(String),
+    /// The model settings are refused by the page's knob checks.
+    BadModel(String),
+}
+
+impl fmt::Display for LinkProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkProblem::TooLong { bytes } => write!(f, "it is {} KB long; at most {} KB is accepted", bytes / 1024, MAX_FRAGMENT / 1024),
+            LinkProblem::Policies(e) => write!(f, "{e}"),
+            LinkProblem::NoVersion { kind } => write!(f, "it has no format version (expected {kind}=1.…)"),
+            LinkProblem::UnknownVersion(v) => write!(f, "it uses format version {v}; this page reads version {VERSION}"),
+            LinkProblem::BadVersion(v) => write!(f, "its format version `{v}` is not a number"),
+            LinkProblem::NotBase64(e) => write!(f, "it is not valid base64url ({e})"),
+            LinkProblem::NotUtf8 => write!(f, "it is not UTF-8 text"),
+            LinkProblem::DoesNotParse(e) => write!(f, "it does not parse: {e}"),
+            LinkProblem::CannotRun(e) => write!(f, "it cannot run: {e}"),
+            LinkProblem::UnreadableModel(e) => write!(f, "its model settings are not readable ({e})"),
+            LinkProblem::BadModel(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let what = match self.kind {
             LinkKind::Scenario => "scenario",
             LinkKind::Model => "model run",
         };
-        write!(f, "The link's {what} was not loaded: {}", self.reason)
+        write!(f, "The link's {what} was not loaded: {}", self.problem)
     }
 }
 
@@ -94,12 +137,12 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     }
     // A scenario wins when a fragment carries both; policies belong to scenarios.
     let kind = if scenario.is_none() && model.is_some() { LinkKind::Model } else { LinkKind::Scenario };
-    let refuse = |reason: String| LinkError { kind, reason };
+    let refuse = |problem: LinkProblem| LinkError { kind, problem };
     if fragment.len() > MAX_FRAGMENT {
-        return Err(refuse(format!("it is {} KB long; at most {} KB is accepted", fragment.len() / 1024, MAX_FRAGMENT / 1024)));
+        return Err(refuse(LinkProblem::TooLong { bytes: fragment.len() }));
     }
     let policies = match policies {
-        Some(names) => blast_engine::policy::parse_policies(names).map_err(refuse)?,
+        Some(names) => parse_policies(names).map_err(|e| refuse(LinkProblem::Policies(e)))?,
         None => Vec::new(),
     };
     match (scenario, model) {
@@ -110,28 +153,28 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
 }
 
 /// The text behind `<version>.<base64url>`.
-fn payload_text(payload: &str, kind: char) -> Result<String, String> {
-    let (version, data) = payload.split_once('.').ok_or_else(|| format!("it has no format version (expected {kind}=1.…)"))?;
+fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
+    let (version, data) = payload.split_once('.').ok_or(LinkProblem::NoVersion { kind })?;
     match version.parse::<u32>() {
         Ok(VERSION) => {}
-        Ok(v) => return Err(format!("it uses format version {v}; this page reads version {VERSION}")),
-        Err(_) => return Err(format!("its format version `{}` is not a number", truncate(version, 12))),
+        Ok(v) => return Err(LinkProblem::UnknownVersion(v)),
+        Err(_) => return Err(LinkProblem::BadVersion(truncate(version, 12))),
     }
-    let bytes = URL_SAFE_NO_PAD.decode(data.trim_end_matches('=').as_bytes()).map_err(|e| format!("it is not valid base64url ({e})"))?;
-    String::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_string())
+    let bytes = URL_SAFE_NO_PAD.decode(data.trim_end_matches('=').as_bytes()).map_err(|e| LinkProblem::NotBase64(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|_| LinkProblem::NotUtf8)
 }
 
-fn decode_scenario(payload: &str, policies: Vec<Policy>) -> Result<Shared, String> {
+fn decode_scenario(payload: &str, policies: Vec<Policy>) -> Result<Shared, LinkProblem> {
     let text = payload_text(payload, 's')?;
-    let scenario = dsl::parse(&text).map_err(|e| format!("it does not parse: {e}"))?;
-    Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(|e| format!("it cannot run: {e}"))?;
+    let scenario = dsl::parse(&text).map_err(LinkProblem::DoesNotParse)?;
+    Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(LinkProblem::CannotRun)?;
     Ok(Shared { text, scenario, policies })
 }
 
-fn decode_model(payload: &str) -> Result<ModelLink, String> {
+fn decode_model(payload: &str) -> Result<ModelLink, LinkProblem> {
     let json = payload_text(payload, 'm')?;
-    let link: ModelLink = serde_json::from_str(&json).map_err(|e| format!("its model settings are not readable ({e})"))?;
-    model_mode::resolve(&link)?;
+    let link: ModelLink = serde_json::from_str(&json).map_err(|e| LinkProblem::UnreadableModel(e.to_string()))?;
+    model_mode::resolve(&link).map_err(LinkProblem::BadModel)?;
     Ok(link)
 }
 
@@ -172,23 +215,27 @@ mod tests {
         assert_eq!(decode("#section-2"), Ok(None));
     }
 
+    fn problem(fragment: &str) -> LinkProblem {
+        decode(fragment).unwrap_err().problem
+    }
+
     #[test]
     fn garbage_is_an_error() {
-        assert!(decode("#s=1.!!!not base64!!!").unwrap_err().reason.contains("base64"));
-        assert!(decode("#s=garbage").unwrap_err().reason.contains("version"));
-        assert!(decode("#s=x.AAAA").unwrap_err().reason.contains("not a number"));
-        assert!(decode("#s=9.AAAA").unwrap_err().reason.contains("version 9"));
-        assert!(decode(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))).unwrap_err().reason.contains("UTF-8"));
-        assert!(decode(&encoded("this is not a scenario")).unwrap_err().reason.contains("does not parse"));
-        assert!(decode("#s=1.AAAA&p=evil").unwrap_err().reason.contains("unknown policy"));
+        assert!(matches!(problem("#s=1.!!!not base64!!!"), LinkProblem::NotBase64(_)));
+        assert_eq!(problem("#s=garbage"), LinkProblem::NoVersion { kind: 's' });
+        assert_eq!(problem("#s=x.AAAA"), LinkProblem::BadVersion("x".into()));
+        assert_eq!(problem("#s=9.AAAA"), LinkProblem::UnknownVersion(9));
+        assert_eq!(problem(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))), LinkProblem::NotUtf8);
+        assert!(matches!(problem(&encoded("this is not a scenario")), LinkProblem::DoesNotParse(_)));
+        assert!(matches!(problem("#s=1.AAAA&p=evil"), LinkProblem::Policies(_)));
     }
 
     #[test]
     fn huge_numbers_are_errors() {
         let too_big = "class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n";
-        assert!(decode(&encoded(too_big)).unwrap_err().reason.contains("too large"));
+        assert!(matches!(problem(&encoded(too_big)), LinkProblem::DoesNotParse(e) if e.message.contains("too large")));
         let too_much_work = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
-        assert!(decode(&encoded(too_much_work)).unwrap_err().reason.contains("cannot run"));
+        assert!(matches!(problem(&encoded(too_much_work)), LinkProblem::CannotRun(_)));
         let version = format!("#s={}.AAAA", "9".repeat(40));
         assert!(decode(&version).is_err());
     }
@@ -196,8 +243,8 @@ mod tests {
     #[test]
     fn a_cyclic_hierarchy_is_an_error() {
         let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
-        let err = decode(&encoded(cyclic)).unwrap_err().reason;
-        assert!(err.contains("cyclic"), "{err}");
+        let LinkProblem::DoesNotParse(err) = problem(&encoded(cyclic)) else { panic!() };
+        assert!(err.message.contains("cyclic"), "{err}");
     }
 
     #[test]
@@ -207,15 +254,19 @@ mod tests {
         let frag = encode_model(&link);
         assert!(frag.starts_with("m=1.") && frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=".contains(c)), "{frag}");
         assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));
-        let model = |json: &str| decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(json)));
-        assert!(model("{not json").unwrap_err().reason.contains("not readable"));
-        assert!(model("[]").unwrap_err().reason.contains("not readable"));
-        assert!(model(r#"{"preset":"nope"}"#).unwrap_err().reason.contains("no model preset"));
-        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#).unwrap_err().reason.contains("between"));
-        assert!(model(r#"{"preset":"arena_scaling16","knobs":[["evil","1"]]}"#).unwrap_err().reason.contains("not a knob"));
-        assert!(model(r#"{"preset":"arena_scaling16","variants":["x"]}"#).unwrap_err().reason.contains("not a variant"));
-        assert!(decode("#m=2.AAAA").unwrap_err().reason.contains("version 2"));
-        assert!(decode("#m=1.!!!").unwrap_err().reason.contains("base64"));
+        let model = |json: &str| problem(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(json)));
+        let refused = |json: &str| match model(json) {
+            LinkProblem::BadModel(why) => why,
+            other => panic!("{other:?}"),
+        };
+        assert!(matches!(model("{not json"), LinkProblem::UnreadableModel(_)));
+        assert!(matches!(model("[]"), LinkProblem::UnreadableModel(_)));
+        assert!(refused(r#"{"preset":"nope"}"#).contains("no model preset"));
+        assert!(refused(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#).contains("between"));
+        assert!(refused(r#"{"preset":"arena_scaling16","knobs":[["evil","1"]]}"#).contains("not a knob"));
+        assert!(refused(r#"{"preset":"arena_scaling16","variants":["x"]}"#).contains("not a variant"));
+        assert_eq!(problem("#m=2.AAAA"), LinkProblem::UnknownVersion(2));
+        assert!(matches!(problem("#m=1.!!!"), LinkProblem::NotBase64(_)));
     }
 
     #[test]
@@ -224,7 +275,10 @@ mod tests {
         assert_eq!(model.kind, LinkKind::Model);
         assert!(model.to_string().starts_with("The link's model run was not loaded: it is not valid base64url"), "{model}");
         let hostile_knob = decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#))).unwrap_err();
-        assert!(hostile_knob.to_string().starts_with("The link's model run was not loaded: ") && hostile_knob.reason.contains("between"), "{hostile_knob}");
+        assert!(
+            hostile_knob.to_string().starts_with("The link's model run was not loaded: ") && matches!(hostile_knob.problem, LinkProblem::BadModel(_)),
+            "{hostile_knob}"
+        );
         let huge_model = format!("#m=1.{}", "A".repeat(MAX_FRAGMENT + 1));
         assert_eq!(decode(&huge_model).unwrap_err().kind, LinkKind::Model);
         let scenario = decode("#s=1.!!!").unwrap_err();
@@ -235,6 +289,6 @@ mod tests {
     #[test]
     fn oversized_fragments_are_refused_before_decoding() {
         let huge = format!("#s=1.{}", "A".repeat(MAX_FRAGMENT + 1));
-        assert!(decode(&huge).unwrap_err().reason.contains("KB"));
+        assert_eq!(problem(&huge), LinkProblem::TooLong { bytes: huge.len() - 1 });
     }
 }

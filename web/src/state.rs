@@ -9,13 +9,13 @@ use std::rc::Rc;
 
 use blast_engine::model::{Event, Scenario};
 use blast_engine::models;
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::presets::{self, Preset};
 use blast_engine::validate::Location;
 use blast_engine::{dsl, Params, Policy, ScenarioError};
 use serde::{Deserialize, Serialize};
 
 use crate::editor::{self, EditOp};
+use crate::history::History;
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::runner::{LaneView, Runner};
 use crate::share::{self, Link, LinkError, Shared};
@@ -110,6 +110,47 @@ impl Theme {
     }
 }
 
+/// Where a run is, for the Run button, the status line and each lane's caption.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// At virtual time zero, nothing executed yet.
+    Ready,
+    Running,
+    /// Started (by Run or Step) and stopped part-way.
+    Paused,
+    Finished,
+}
+
+impl RunState {
+    pub fn of(playing: bool, started: bool, finished: bool) -> RunState {
+        match (finished, playing, started) {
+            (true, _, _) => RunState::Finished,
+            (_, true, _) => RunState::Running,
+            (_, _, true) => RunState::Paused,
+            _ => RunState::Ready,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RunState::Ready => "ready",
+            RunState::Running => "running",
+            RunState::Paused => "paused",
+            RunState::Finished => "finished",
+        }
+    }
+
+    /// What the Run / pause button does from here.
+    pub fn button_label(self) -> &'static str {
+        match self {
+            RunState::Ready => "Run",
+            RunState::Running => "Pause",
+            RunState::Paused => "Resume",
+            RunState::Finished => "Run again",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BannerKind {
     Error,
@@ -134,9 +175,9 @@ pub struct TextError {
 impl From<ScenarioError> for TextError {
     fn from(e: ScenarioError) -> Self {
         match e.location {
-            Location::Text { line, col } => TextError { line, col, message: e.message },
-            Location::Path(p) if p.is_empty() => TextError { line: 1, col: 1, message: e.message },
-            Location::Path(p) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
+            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            None => TextError { line: 1, col: 1, message: e.message },
         }
     }
 }
@@ -215,11 +256,35 @@ pub enum Action {
     HoverClass(Option<String>),
     CycleTheme,
     ToggleHelp,
+    /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
+    ToggleLoop,
+    /// Replace the scenario with `editor::BLANK` (an edit: Undo brings the old one back).
+    NewScenario,
+    /// Back to the scenario text before the latest form or text edit (Ctrl+Z).
+    Undo,
+    /// Ctrl+Shift+Z (or Ctrl+Y).
+    Redo,
     /// Escape: close the cheat sheet and drop the what-if hover.
     CloseOverlays,
     ShowError(String),
     ShowInfo(String),
     DismissBanner(u64),
+}
+
+/// The scenario as "loop until stopped" runs it: the measured op repeated as often as the
+/// engine's bounds allow (`validate::MAX_OPS`, `sim::MAX_WORK`), so a run lasts long enough
+/// to fire mutations into by hand. Unchanged when it cannot be stretched.
+pub fn looping(scenario: &Scenario) -> Scenario {
+    let mut s = scenario.clone();
+    let mut ops = blast_engine::validate::MAX_OPS.saturating_sub(s.measure.warmup_ops);
+    while ops > scenario.measure.ops {
+        s.measure.ops = ops;
+        if blast_engine::sim::estimate_work(&s) <= blast_engine::sim::MAX_WORK {
+            return s;
+        }
+        ops /= 2;
+    }
+    scenario.clone()
 }
 
 /// Whether the costly panels take new views at the end of this frame: at most every
@@ -264,6 +329,12 @@ pub struct AppState {
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
     pub last_fire: Option<FireOutcome>,
+    /// Undo and redo of form and text edits; a load starts afresh.
+    pub history: History,
+    /// Runs repeat the measured op until paused (see `looping`), for firing mutations by hand.
+    pub loop_mode: bool,
+    /// What the latest Step did, numbered from the last reset; cleared by Run and rebuilds.
+    pub step_note: Option<(u32, String)>,
     pub theme: Theme,
     pub help_open: bool,
     pub banners: Vec<Banner>,
@@ -304,6 +375,9 @@ impl AppState {
             what_if: Vec::new(),
             editor_error: None,
             last_fire: None,
+            history: History::default(),
+            loop_mode: false,
+            step_note: None,
             theme: Theme::Auto,
             help_open: false,
             banners: Vec::new(),
@@ -338,7 +412,7 @@ impl AppState {
     fn restore(&mut self, saved: Saved) {
         self.speed = if SPEEDS.contains(&saved.speed) { saved.speed } else { self.speed };
         self.theme = saved.theme;
-        let policies: Vec<Policy> = ALL_POLICIES.iter().copied().filter(|p| saved.policies.contains(p)).collect();
+        let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| saved.policies.contains(p)).collect();
         if !policies.is_empty() {
             self.policies = policies;
         }
@@ -394,6 +468,12 @@ impl AppState {
         self.model.as_ref().map_or(self.speed, |m| m.speed)
     }
 
+    /// The call-site run's state (model mode has its own, `ModelSession::run_state`).
+    pub fn run_state(&self) -> RunState {
+        let started = self.runner.views().iter().any(|l| l.events_recorded > 0 || l.iterations > 0);
+        RunState::of(self.playing, started, self.runner.finished() && !self.runner.is_empty())
+    }
+
     pub fn total_relinks(&self) -> u64 {
         self.runner.total_relinks()
     }
@@ -413,6 +493,7 @@ impl AppState {
             Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
                 Some((p, Ok(s))) => {
                     self.model = None;
+                    self.history.clear();
                     self.set_scenario(s, p.text.to_string(), Some(p));
                     if run {
                         self.play();
@@ -448,7 +529,7 @@ impl AppState {
                 Some(Some(variant)) => self.reduce(Action::ToggleVariant(variant.to_string())),
                 Some(None) => {}
                 None => {
-                    if let Some(&policy) = ALL_POLICIES.get(index) {
+                    if let Some(&policy) = Policy::ALL.get(index) {
                         self.reduce(Action::TogglePolicy(policy));
                     }
                 }
@@ -460,29 +541,40 @@ impl AppState {
                     self.policies = shared.policies.clone();
                 }
                 let name = if shared.scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", shared.scenario.name) };
+                self.history.clear();
                 self.set_scenario(shared.scenario, shared.text, preset);
                 self.banner(BannerKind::Info, format!("Loaded {name} from {origin}."));
             }
             Action::EditText(text) => {
-                match dsl::parse(&text) {
-                    Ok(s) => {
-                        self.text_error = None;
-                        if s != self.scenario {
-                            self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
-                            self.scenario = s;
-                            self.scenario_rev += 1;
-                            self.rebuild();
-                        }
-                    }
-                    Err(e) => self.text_error = Some(e.into()),
+                self.history.record(&self.text, &text, true);
+                self.set_text(text);
+            }
+            Action::NewScenario => {
+                let text = editor::BLANK.to_string();
+                self.history.record(&self.text, &text, false);
+                self.set_text(text);
+            }
+            Action::Undo => {
+                if let Some(text) = self.history.undo(&self.text) {
+                    self.set_text(text);
                 }
-                self.text = text;
+            }
+            Action::Redo => {
+                if let Some(text) = self.history.redo(&self.text) {
+                    self.set_text(text);
+                }
             }
             Action::RevertText => {
-                self.text = dsl::print(&self.scenario);
+                let text = dsl::print(&self.scenario);
+                self.history.record(&self.text, &text, false);
+                self.text = text;
                 self.text_error = None;
             }
-            Action::Edit(op) => self.edit(&op),
+            Action::Edit(op) => {
+                let before = self.text.clone();
+                self.edit(&op);
+                self.history.record(&before, &self.text, false);
+            }
             Action::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
                     if self.policies.len() == 1 {
@@ -492,7 +584,7 @@ impl AppState {
                     self.policies.retain(|x| *x != p);
                 } else {
                     self.policies.push(p);
-                    self.policies = ALL_POLICIES.iter().copied().filter(|x| self.policies.contains(x)).collect();
+                    self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
                 }
                 self.rebuild();
             }
@@ -513,7 +605,8 @@ impl AppState {
                 if self.runner.finished() {
                     self.rebuild();
                 }
-                self.runner.step();
+                let n = self.step_note.as_ref().map_or(1, |(n, _)| n + 1);
+                self.step_note = self.runner.step().map(|note| (n, note));
                 self.after_commands();
             }
             Action::Reset => {
@@ -561,6 +654,15 @@ impl AppState {
             }
             Action::CycleTheme => self.theme = self.theme.next(),
             Action::ToggleHelp => self.help_open = !self.help_open,
+            Action::ToggleLoop => {
+                self.loop_mode = !self.loop_mode;
+                let was_playing = self.playing;
+                self.rebuild();
+                self.last_fire = None;
+                if was_playing {
+                    self.play();
+                }
+            }
             Action::CloseOverlays => {
                 self.help_open = false;
                 self.hovered_class = None;
@@ -570,6 +672,27 @@ impl AppState {
             Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
             Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
         }
+    }
+
+    /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
+    /// with its error while the model stays on the last valid version.
+    fn set_text(&mut self, text: String) {
+        match dsl::parse(&text) {
+            Ok(s) => {
+                self.text_error = None;
+                if s != self.scenario {
+                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                    self.scenario = s;
+                    self.scenario_rev += 1;
+                    self.rebuild();
+                }
+            }
+            Err(e) => self.text_error = Some(e.into()),
+        }
+        self.text = text;
+        // The form shows the model again (and drops a refused edit's message).
+        self.editor_error = None;
+        self.edit_epoch += 1;
     }
 
     fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
@@ -610,7 +733,7 @@ impl AppState {
                 self.editor_error = None;
                 self.set_scenario(s, text, None);
             }
-            Err(why) => self.editor_error = Some(why),
+            Err(why) => self.editor_error = Some(why.to_string()),
         }
     }
 
@@ -634,7 +757,9 @@ impl AppState {
     /// New simulations for the current scenario and policies, at virtual time zero, paused.
     fn rebuild(&mut self) {
         self.playing = false;
-        match Runner::new(&self.scenario, &self.policies, &self.params) {
+        self.step_note = None;
+        let looped = self.loop_mode.then(|| looping(&self.scenario));
+        match Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params) {
             Ok(r) => {
                 self.runner = r;
                 self.run_error = None;
@@ -658,6 +783,7 @@ impl AppState {
             return;
         }
         self.playing = true;
+        self.step_note = None;
     }
 
     fn pause(&mut self) {
@@ -679,9 +805,14 @@ impl AppState {
         };
     }
 
+    /// Errors stay until dismissed (up to `MAX_BANNERS`); a notice replaces the previous
+    /// notice, so three imports leave one "Loaded …" line, not three.
     fn banner(&mut self, kind: BannerKind, text: String) {
         if self.banners.iter().any(|b| b.text == text) {
             return;
+        }
+        if kind == BannerKind::Info {
+            self.banners.retain(|b| b.kind != BannerKind::Info);
         }
         self.banners.push(Banner { id: self.next_banner, kind, text });
         self.next_banner += 1;
@@ -701,7 +832,7 @@ impl Default for AppState {
 mod tests {
     use super::*;
     use crate::editor::EditOp;
-    use crate::share::LinkKind;
+    use crate::share::{LinkKind, LinkProblem};
     use blast_engine::model::MetaKind;
 
     fn run_to_end(s: &mut AppState) {
@@ -868,6 +999,39 @@ mod tests {
     }
 
     #[test]
+    fn paused_runs_say_so_and_steps_say_what_they_did() {
+        let mut s = AppState::new();
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Ready, "Run"));
+        s.reduce(Action::Step);
+        s.reduce(Action::Step);
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
+        let (n, note) = s.step_note.clone().expect("a step note");
+        assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
+        s.reduce(Action::Play);
+        assert_eq!((s.run_state(), s.step_note.clone()), (RunState::Running, None));
+        s.reduce(Action::Pause);
+        assert_eq!(s.run_state(), RunState::Paused);
+        s.reduce(Action::Reset);
+        assert_eq!(s.run_state(), RunState::Ready);
+        run_to_end(&mut s);
+        assert_eq!(s.run_state().button_label(), "Run again");
+    }
+
+    #[test]
+    fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        let normal = s.runner.views()[0].total_iterations;
+        s.reduce(Action::ToggleLoop);
+        let looped = s.runner.views()[0].total_iterations;
+        assert!(looped >= 100 * normal, "{looped} vs {normal}");
+        assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
+        assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
+        s.reduce(Action::ToggleLoop);
+        assert_eq!(s.runner.views()[0].total_iterations, normal);
+    }
+
+    #[test]
     fn frames_advance_by_speed_and_pause_stops_them() {
         let mut s = AppState::new();
         s.reduce(Action::SetSpeed(Speed::Factor(1.0)));
@@ -904,6 +1068,42 @@ mod tests {
         assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
         assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+    }
+
+    #[test]
+    fn undo_and_redo_cross_form_and_text_edits() {
+        let mut s = AppState::new();
+        let original = s.text.clone();
+        s.reduce(Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        let after_form = s.text.clone();
+        s.reduce(Action::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
+        assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, after_form, "the typing is undone");
+        assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, original, "then the form edit");
+        assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, original, "nothing more to undo");
+        s.reduce(Action::Redo);
+        assert_eq!(s.text, after_form);
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        assert!(!s.history.can_undo() && !s.history.can_redo(), "a load starts a new history");
+    }
+
+    #[test]
+    fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
+        let mut s = AppState::new();
+        let before = s.text.clone();
+        s.reduce(Action::NewScenario);
+        assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
+        assert!(s.preset.is_none());
+        s.reduce(Action::Undo);
+        assert_eq!(s.text, before);
+        s.reduce(Action::Edit(EditOp::DeleteClass("Unrelated".into())));
+        let why = s.editor_error.clone().unwrap_or_default();
+        assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
 
     #[test]
@@ -978,7 +1178,7 @@ mod tests {
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
-        let bad_link = LinkError { kind: LinkKind::Scenario, reason: "bad base64".into() };
+        let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)) });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
@@ -1062,6 +1262,19 @@ mod tests {
         let id = s.banners[0].id;
         s.reduce(Action::DismissBanner(id));
         assert_eq!(s.banners.len(), MAX_BANNERS - 1);
+    }
+
+    #[test]
+    fn a_notice_replaces_the_last_notice_and_errors_stay() {
+        let mut s = AppState::new();
+        s.reduce(Action::ShowError("broken file".into()));
+        for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
+            let text = presets::find(id).unwrap().text;
+            s.reduce(Action::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
+        }
+        let kinds: Vec<BannerKind> = s.banners.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, [BannerKind::Error, BannerKind::Info]);
+        assert!(s.banners[1].text.contains("oracle_liveParentRedefine"), "the latest notice is shown");
     }
 
     #[test]

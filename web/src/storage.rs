@@ -8,6 +8,7 @@
 
 use blast_engine::Policy;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 use crate::model_mode::ModelLink;
 use crate::state::{Speed, Theme};
@@ -38,26 +39,53 @@ impl Saved {
     }
 }
 
-pub fn encode(saved: &Saved) -> Result<String, String> {
-    if saved.scenario_text.len() > MAX_TEXT {
-        return Err(format!("the scenario text is {} KB; autosave keeps at most {} KB", saved.scenario_text.len() / 1024, MAX_TEXT / 1024));
+/// Why a session was not saved, or a saved entry could not be read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SaveError {
+    /// The scenario text is over [`MAX_TEXT`] bytes.
+    TooLarge { bytes: usize },
+    /// Not the JSON of a saved session (serde's account of where).
+    NotASession(String),
+    /// Saved by another format version.
+    OtherVersion(u32),
+    /// The right version, but a field is missing or of the wrong type.
+    Damaged(String),
+}
+
+impl fmt::Display for SaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SaveError::TooLarge { bytes } => write!(f, "the scenario text is {} KB; autosave keeps at most {} KB", bytes / 1024, MAX_TEXT / 1024),
+            SaveError::NotASession(e) => write!(f, "not a saved session ({e})"),
+            SaveError::OtherVersion(v) => write!(f, "saved by format version {v}; this page reads version {VERSION}"),
+            SaveError::Damaged(e) => write!(f, "damaged saved session ({e})"),
+        }
     }
-    serde_json::to_string(saved).map_err(|e| e.to_string())
+}
+
+impl std::error::Error for SaveError {}
+
+pub fn encode(saved: &Saved) -> Result<String, SaveError> {
+    if saved.scenario_text.len() > MAX_TEXT {
+        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len() });
+    }
+    // A Saved is strings, numbers and enums with string names: it always serializes.
+    Ok(serde_json::to_string(saved).expect("a Saved serializes"))
 }
 
 /// Read an entry. Any error means the entry is corrupt (or from an unknown version).
-pub fn decode(raw: &str) -> Result<Saved, String> {
+pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     #[derive(Deserialize)]
     struct Probe {
         version: u32,
     }
-    let probe: Probe = serde_json::from_str(raw).map_err(|e| format!("not a saved session ({e})"))?;
+    let probe: Probe = serde_json::from_str(raw).map_err(|e| SaveError::NotASession(e.to_string()))?;
     if probe.version != VERSION {
-        return Err(format!("saved by format version {}; this page reads version {VERSION}", probe.version));
+        return Err(SaveError::OtherVersion(probe.version));
     }
-    let saved: Saved = serde_json::from_str(raw).map_err(|e| format!("damaged saved session ({e})"))?;
+    let saved: Saved = serde_json::from_str(raw).map_err(|e| SaveError::Damaged(e.to_string()))?;
     if saved.scenario_text.len() > MAX_TEXT {
-        return Err("the saved scenario text is too large".into());
+        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len() });
     }
     Ok(saved)
 }
@@ -107,14 +135,14 @@ mod tests {
     fn other_versions_are_reported() {
         let mut v = serde_json::to_value(sample()).unwrap();
         v["version"] = serde_json::json!(2);
-        assert!(decode(&v.to_string()).unwrap_err().contains("version 2"));
+        assert_eq!(decode(&v.to_string()), Err(SaveError::OtherVersion(2)));
     }
 
     #[test]
     fn oversized_text_is_not_written() {
         let mut s = sample();
         s.scenario_text = "x".repeat(MAX_TEXT + 1);
-        assert!(encode(&s).is_err());
+        assert_eq!(encode(&s), Err(SaveError::TooLarge { bytes: MAX_TEXT + 1 }));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use blast_engine::models::MODEL_PRESETS;
 use blast_engine::{presets, Policy};
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
-use blast_web::state::{Speed, Theme};
+use blast_web::state::{RunState, Speed, Theme};
 use common::*;
 use wasm_bindgen_test::*;
 use yew::Callback;
@@ -51,8 +51,7 @@ async fn top_bar_buttons_call_back() {
         Callback::from(move |s: Speed| log.borrow_mut().push(format!("speed {}", s.short_label())))
     };
     let props = TopBarProps {
-        playing: false,
-        finished: false,
+        run_state: RunState::Paused,
         can_run: true,
         speed: Speed::Factor(0.1),
         clock_ms: 0.0,
@@ -60,7 +59,7 @@ async fn top_bar_buttons_call_back() {
         relinks: 7,
         counter_label: "relinks".into(),
         lanes_title: "Policies".into(),
-        lanes: blast_engine::policy::ALL_POLICIES
+        lanes: blast_engine::Policy::ALL
             .iter()
             .map(|p| LaneChoice {
                 id: format!("policy-{}", p.name()),
@@ -82,6 +81,7 @@ async fn top_bar_buttons_call_back() {
     yew::Renderer::<TopBar>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
     assert_eq!(find(&root, "#relink-count").text_content().as_deref(), Some("7"));
+    assert_eq!(find(&root, "#run").text_content().as_deref(), Some("Resume"), "a paused run resumes");
     click(&root, "#run");
     click(&root, "#step");
     click(&root, "#policy-hierarchy");

@@ -1,13 +1,23 @@
 //! Argument handling and output formatting for the `blast` binary, kept as a library so it is
 //! tested without spawning processes.
 
+mod error;
+mod options;
+
 use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
-use blast_engine::models::{self, ModelConfig, ModelReport};
-use blast_engine::policy::{parse_policies, Policy};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, Pair, ProbeResult};
+use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
+use blast_engine::params::Param;
+use blast_engine::policy::Policy;
+use blast_engine::runtimes::{self, PROFILES};
+use blast_engine::sweep::Knob;
 use blast_engine::{dsl, presets, Params, Scenario};
+
+pub use error::CliError;
+pub use options::{parse_options, Format, Options};
 
 pub struct Output {
     pub code: i32,
@@ -15,152 +25,118 @@ pub struct Output {
     pub stderr: String,
 }
 
-impl Options {
-    /// The call-site policies to run (default: global, exact).
-    pub fn policies(&self) -> Result<Vec<Policy>, String> {
-        match &self.policy_list {
-            Some(list) => parse_policies(list),
-            None => Ok(vec![Policy::Global, Policy::Exact]),
-        }
-    }
-}
-
 impl Output {
     fn ok(stdout: String) -> Output {
         Output { code: 0, stdout, stderr: String::new() }
     }
-    fn fail(code: i32, stderr: String) -> Output {
-        Output { code, stdout: String::new(), stderr }
+    fn fail(e: &CliError) -> Output {
+        Output { code: e.exit_code(), stdout: String::new(), stderr: format!("error: {e}\n") }
     }
 }
 
-pub const USAGE: &str = "blast: invalidation blast-radius simulator
+/// What `run` and `sweep` can print, for scenarios and models alike.
+const RUN_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
+const SWEEP_FORMATS: &[Format] = &[Format::Table, Format::Csv];
+const SHOW_FORMATS: &[Format] = &[Format::Dsl, Format::Json];
+const CALIBRATE_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
+const TEXT_ONLY: &[Format] = &[Format::Table];
+const FINGERPRINT_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
 
-usage:
-  blast presets                         list the shipped presets
-  blast run <preset|file|all> [--policy global,exact,...] [--format table|json|csv]
-                                        [--param name=value ...]
-  blast calibrate [--format table|markdown|json]
-                                        compare with the published figures; exit 1 if
-                                        any row is outside tolerance
-  blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]
-                                        throughput per policy across a parameter
-  blast show <preset|file> [--format dsl|json]
-                                        print a scenario (converts between DSL and JSON)
-  blast check <file>                    parse and validate a scenario
-
-policies: global, exact, hierarchy, hierarchy-v3, ideal
-parameters: churn_every (every `every` period in the op), ops, warmup, bulk_scan
-(all-loaded|live-only), and the engine's costs and thresholds:
-";
-
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-    Markdown,
-    Dsl,
+fn format_names(formats: &[Format]) -> String {
+    formats.iter().map(|f| f.name()).collect::<Vec<_>>().join("|")
 }
 
-pub struct Options {
-    /// `--policy` as given: call-site policies, or a model's variants.
-    pub policy_list: Option<String>,
-    pub format: Format,
-    /// `--param name=value`: fixed settings, applied in order.
-    pub sets: Vec<(String, String)>,
-    /// `--param name=v1,v2,..`: the swept parameter (at most one).
-    pub sweep: Option<(String, Vec<String>)>,
-    pub positional: Vec<String>,
+/// The help text: commands with the formats each prints, then every parameter a `--param` can
+/// set, with its default and what it means.
+pub fn usage() -> String {
+    let mut s = String::from("blast: invalidation blast-radius simulator\n\nusage:\n");
+    let commands = [
+        ("blast presets", TEXT_ONLY, "list the shipped presets"),
+        (
+            "blast run <preset|file|all> [--policy global,exact,...] [--param name=value ...]",
+            RUN_FORMATS,
+            "run under each policy (a model preset: under each variant)",
+        ),
+        ("blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]", SWEEP_FORMATS, "throughput per policy across a parameter"),
+        ("blast calibrate", CALIBRATE_FORMATS, "compare with the published figures; exit 1 if any row is outside tolerance"),
+        ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
+        ("blast check <file>", TEXT_ONLY, "parse and validate a scenario"),
+        (
+            "blast fingerprint <probe-result.json>...",
+            FINGERPRINT_FORMATS,
+            "name the policy that explains a real runtime's probe results best (probes/README.md)",
+        ),
+    ];
+    for (synopsis, formats, what) in commands {
+        let _ = writeln!(s, "  {synopsis}");
+        if formats.len() > 1 {
+            let _ = writeln!(s, "      [--format {}] (default {})", format_names(formats), formats[0].name());
+        }
+        let _ = writeln!(s, "      {what}");
+    }
+    let policies: Vec<&str> = Policy::ALL.iter().map(|p| p.name()).collect();
+    let _ = writeln!(s, "\npolicies: {}", policies.join(", "));
+    s.push_str("\nscenario parameters (--param name=value):\n");
+    for k in Knob::SCENARIO {
+        let _ = writeln!(s, "  {:<24} {}", k.name(), k.meaning());
+    }
+    s.push_str("\nthe engine's costs and thresholds (--param name=value; default in brackets):\n");
+    let defaults = Params::default();
+    for p in Param::ALL {
+        let _ = writeln!(s, "  {:<24} [{}] {}", p.name(), defaults.get(p), p.meaning());
+    }
+    s.push_str("\nmodel presets (records_*, arena_*, descriptor_*): --policy names their variants, --param sets their knobs:\n");
+    for p in models::MODEL_PRESETS {
+        let c = p.config();
+        let _ = writeln!(s, "  {:<24} variants {}; knobs {}", p.id, c.variants().join(", "), c.knobs().join(", "));
+    }
+    s
 }
 
-pub fn parse_options(args: &[String]) -> Result<Options, String> {
-    let mut o = Options { policy_list: None, format: Format::Table, sets: vec![], sweep: None, positional: vec![] };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--policy" | "--policies" => o.policy_list = Some(value(a)?),
-            "--format" => {
-                o.format = match value(a)?.as_str() {
-                    "table" => Format::Table,
-                    "json" => Format::Json,
-                    "csv" => Format::Csv,
-                    "markdown" | "md" => Format::Markdown,
-                    "dsl" => Format::Dsl,
-                    other => return Err(format!("unknown format `{other}` (table, json, csv, markdown, dsl)")),
-                };
-            }
-            "--param" => {
-                let v = value(a)?;
-                let (name, val) = v.split_once('=').ok_or_else(|| format!("--param expects name=value, got `{v}`"))?;
-                let (name, val) = (name.trim().to_string(), val.trim());
-                if val.contains(',') {
-                    if o.sweep.is_some() {
-                        return Err("only one --param may list several values".into());
-                    }
-                    o.sweep = Some((name, val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()));
-                } else {
-                    o.sets.push((name, val.to_string()));
-                }
-            }
-            s if s.starts_with("--") => return Err(format!("unknown option `{s}`")),
-            _ => o.positional.push(a.clone()),
+pub fn main_with_args(args: &[String]) -> Output {
+    match dispatch(args) {
+        Ok(out) => out,
+        Err(e) => Output::fail(&e),
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<Output, CliError> {
+    let cmd = args.first().ok_or(CliError::NoCommand)?;
+    let opts = parse_options(&args[1..])?;
+    if matches!(cmd.as_str(), "run" | "sweep") {
+        if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
+            return cmd_model(cmd, preset, &opts).map(Output::ok);
         }
     }
-    Ok(o)
+    let text = match cmd.as_str() {
+        "presets" => {
+            opts.format_for("presets", TEXT_ONLY)?;
+            list_presets()
+        }
+        "run" => cmd_run(&opts)?,
+        "show" => cmd_show(&opts)?,
+        "check" => cmd_check(&opts)?,
+        "calibrate" => return cmd_calibrate(&opts),
+        "sweep" => cmd_sweep(&opts)?,
+        "fingerprint" => cmd_fingerprint(&opts)?,
+        "help" | "--help" | "-h" => usage(),
+        other => return Err(CliError::UnknownCommand(other.to_string())),
+    };
+    Ok(Output::ok(text))
 }
 
 /// Resolve a preset id or a file path to scenarios (`all` = every preset).
-pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, String> {
+pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, CliError> {
     if target == "all" {
         return Ok(presets::all().iter().map(|p| (p.id.to_string(), p.scenario())).collect());
     }
     if let Some(p) = presets::find(target) {
         return Ok(vec![(p.id.to_string(), p.scenario())]);
     }
-    let text = std::fs::read_to_string(target).map_err(|e| format!("{target}: not a preset, and cannot read it as a file: {e}"))?;
-    let s = dsl::parse_any(&text).map_err(|e| format!("{target}:{e}"))?;
+    let text = std::fs::read_to_string(target).map_err(|e| CliError::Unreadable { target: target.to_string(), reason: e.to_string() })?;
+    let s = dsl::parse_any(&text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let name = if s.name.is_empty() { target.to_string() } else { s.name.clone() };
     Ok(vec![(name, s)])
-}
-
-pub fn main_with_args(args: &[String]) -> Output {
-    let Some(cmd) = args.first() else { return Output::fail(2, USAGE.into()) };
-    let opts = match parse_options(&args[1..]) {
-        Ok(o) => o,
-        Err(e) => return Output::fail(2, format!("error: {e}\n")),
-    };
-    if matches!(cmd.as_str(), "run" | "sweep") {
-        if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
-            return match cmd_model(preset, &opts) {
-                Ok(s) => Output::ok(s),
-                Err(e) => Output::fail(1, format!("{e}\n")),
-            };
-        }
-    }
-    let result = match cmd.as_str() {
-        "presets" => Ok(list_presets()),
-        "run" => cmd_run(&opts),
-        "show" => cmd_show(&opts),
-        "check" => cmd_check(&opts),
-        "calibrate" => return cmd_calibrate(&opts),
-        "sweep" => cmd_sweep(&opts),
-        "help" | "--help" | "-h" => Ok(USAGE.to_string()),
-        other => Err(format!("unknown command `{other}`\n\n{USAGE}")),
-    };
-    match result {
-        Ok(s) => Output::ok(s),
-        Err(e) => Output::fail(1, format!("{e}\n")),
-    }
-}
-
-fn one_target(opts: &Options) -> Result<&str, String> {
-    match opts.positional.as_slice() {
-        [t] => Ok(t),
-        [] => Err("missing <preset|file>".into()),
-        _ => Err(format!("expected one target, got {}", opts.positional.len())),
-    }
 }
 
 fn list_presets() -> String {
@@ -176,19 +152,19 @@ fn list_presets() -> String {
 
 /// `run` and `sweep` for the shape-cache, arena and descriptor models: `--policy` names
 /// variants (default: all of the model's).
-fn model_variants(c: &ModelConfig, opts: &Options) -> Result<Vec<String>, String> {
+fn model_variants(c: &ModelConfig, opts: &Options) -> Result<Vec<String>, CliError> {
     let known = c.variants();
     let list: Vec<String> = match &opts.policy_list {
         Some(l) => l.split(',').map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).collect(),
         None => known.iter().map(|v| v.to_string()).collect(),
     };
-    for v in &list {
-        if !known.contains(&v.as_str()) {
-            return Err(format!("unknown variant `{v}` for this model (expected one of: {})", known.join(", ")));
-        }
+    if let Some(v) = list.iter().find(|v| !known.contains(&v.as_str())) {
+        return Err(ModelError::UnknownVariant { model: c.name(), variant: v.clone(), expected: known }.into());
     }
     Ok(list)
 }
+
+const MODEL_COLUMNS: [&str; 7] = ["variant", "value", "unit", "necessary", "collateral", "missed", "roles"];
 
 fn model_row(label: &str, r: &ModelReport) -> String {
     let roles: Vec<String> = r.roles.iter().map(|(n, v)| format!("{n} {v:.2}")).collect();
@@ -196,71 +172,179 @@ fn model_row(label: &str, r: &ModelReport) -> String {
     format!("{label:<16} {:>12.2} {:<6} {:>9} {:>10} {:>7}   {}\n", r.value, r.unit, t.necessary, t.collateral, t.missed, roles.join(", "))
 }
 
-fn cmd_model(preset: &models::ModelPreset, opts: &Options) -> Result<String, String> {
+/// One CSV line of a model run; `lead` holds the cells before the variant (a swept value).
+fn model_csv_row(lead: &[&str], variant: &str, r: &ModelReport) -> String {
+    let roles: Vec<String> = r.roles.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    let t = r.verdicts;
+    let mut cells: Vec<String> = lead.iter().map(|c| c.to_string()).collect();
+    cells.extend([variant.to_string(), r.value.to_string(), r.unit.clone(), t.necessary.to_string(), t.collateral.to_string(), t.missed.to_string()]);
+    cells.push(roles.join(";"));
+    cells.join(",") + "\n"
+}
+
+fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<String, CliError> {
     let mut config = preset.config();
     for (name, value) in &opts.sets {
         config = models::apply(&config, name, value)?;
     }
     let variants = model_variants(&config, opts)?;
     let header = format!("{:<16} {:>12} {:<6} {:>9} {:>10} {:>7}   roles\n", "variant", "value", "unit", "necessary", "collateral", "missed");
-    let mut out = format!("{} ({})\n", preset.id, preset.family);
-    match &opts.sweep {
-        None => {
-            out.push_str(&header);
-            let mut reports = Vec::new();
-            for v in &variants {
-                let r = config.run(v)?;
-                out.push_str(&model_row(v, &r));
-                reports.push(r);
-            }
-            if opts.format == Format::Json {
-                return serde_json::to_string_pretty(&reports).map_err(|e| e.to_string()).map(|s| s + "\n");
-            }
+    match (cmd, &opts.sweep) {
+        ("run", Some(_)) => Err(CliError::SweepInRun),
+        ("sweep", None) => Err(CliError::SweepNeedsParam),
+        (_, None) => {
+            let format = opts.format_for("run", RUN_FORMATS)?;
+            let reports = variants.iter().map(|v| config.run(v).map(|r| (v, r))).collect::<Result<Vec<_>, _>>()?;
+            Ok(match format {
+                Format::Json => {
+                    let runs: Vec<&ModelReport> = reports.iter().map(|(_, r)| r).collect();
+                    json(&runs)
+                }
+                Format::Csv => MODEL_COLUMNS.join(",") + "\n" + &reports.iter().map(|(v, r)| model_csv_row(&[], v, r)).collect::<String>(),
+                _ => format!("{} ({})\n{header}", preset.id, preset.family) + &reports.iter().map(|(v, r)| model_row(v, r)).collect::<String>(),
+            })
         }
-        Some((name, values)) => {
+        (_, Some((name, values))) => {
+            let format = opts.format_for("sweep", SWEEP_FORMATS)?;
+            let mut out = match format {
+                Format::Csv => format!("{name},{}\n", MODEL_COLUMNS.join(",")),
+                _ => format!("{} ({})\n", preset.id, preset.family),
+            };
             for value in values {
                 let c = models::apply(&config, name, value)?;
-                let _ = writeln!(out, "{name} = {value}");
-                out.push_str(&header);
+                if format == Format::Table {
+                    let _ = writeln!(out, "{name} = {value}");
+                    out.push_str(&header);
+                }
                 for v in &variants {
-                    out.push_str(&model_row(v, &c.run(v)?));
+                    let r = c.run(v)?;
+                    out.push_str(&if format == Format::Csv { model_csv_row(&[value], v, &r) } else { model_row(v, &r) });
                 }
             }
+            Ok(out)
         }
     }
-    Ok(out)
 }
 
-fn cmd_check(opts: &Options) -> Result<String, String> {
-    let t = one_target(opts)?;
+fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
+    let format = opts.format_for("fingerprint", FINGERPRINT_FORMATS)?;
+    if opts.positional.is_empty() {
+        return Err(CliError::MissingTarget);
+    }
+    let mut prints = Vec::new();
+    for path in &opts.positional {
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::Unreadable { target: path.clone(), reason: e.to_string() })?;
+        let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
+        prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
+    }
+    Ok(match format {
+        Format::Json => json(&prints),
+        Format::Markdown => fingerprint_markdown(&prints),
+        _ => prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"),
+    })
+}
+
+fn pair_label(p: &Pair) -> String {
+    match p.param {
+        Some(v) => format!("{}@{v}", p.workload),
+        None => p.workload.clone(),
+    }
+}
+
+/// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
+/// (`runtimes::PROFILES`), then how the measured fingerprints compare with that, then each
+/// runtime's measured and simulated slowdowns.
+pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
+    let mut s = String::from("### What each runtime invalidates, from its source\n\n| runtime | closest policy | semantics | a class write throws away | where |\n|---|---|---|---|---|\n");
+    for p in &PROFILES {
+        let _ = writeln!(s, "| {} | `{}` | {} | {} | {} |", p.name, p.policy, p.semantics, p.invalidates, p.source);
+    }
+    s.push_str("\n### What the measurements fit\n\n| runtime | version | policy from source | its rms log10 (rank) | best fit | its rms log10 | write ns | relink ns |\n|---|---|---|---:|---|---:|---:|---:|\n");
+    for f in prints {
+        let best = f.best();
+        let claimed = runtimes::profile(&f.runtime).map(|p| p.policy);
+        let claim = match claimed.and_then(|c| f.fits.iter().position(|fit| fit.policy == c).map(|rank| (c, rank))) {
+            Some((c, rank)) => (format!("`{c}`"), format!("{:.3} ({})", f.fits[rank].rms_log10, rank + 1)),
+            None => ("–".to_string(), "–".to_string()),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | **`{}`** | {:.3} | {:.0} | {:.0} |",
+            f.runtime, f.version, claim.0, claim.1, best.policy, best.rms_log10, best.write_ns, best.relink_ns
+        );
+    }
+    for f in prints {
+        let _ = writeln!(s, "\n**{}**: measured slowdown over the no-write baseline, and what each policy simulates at its fitted costs\n", f.runtime);
+        let _ = writeln!(s, "| | {} |", f.pairs.iter().map(pair_label).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(s, "|---|{}", "---:|".repeat(f.pairs.len()));
+        let _ = writeln!(s, "| measured | {} |", f.pairs.iter().map(|p| format!("{:.2}", p.measured)).collect::<Vec<_>>().join(" | "));
+        for fit in &f.fits {
+            let _ = writeln!(s, "| {} | {} |", fit.policy, fit.simulated.iter().map(|v| format!("{v:.2}")).collect::<Vec<_>>().join(" | "));
+        }
+    }
+    s
+}
+
+fn fingerprint_table(f: &Fingerprint) -> String {
+    let mut s = format!("{} ({})\n", f.runtime, f.version);
+    let _ = write!(s, "{:<14} {:>10} {:>10} {:>8}", "policy", "write ns", "relink ns", "rms log");
+    for p in &f.pairs {
+        let _ = write!(s, " {:>22}", pair_label(p));
+    }
+    let _ = write!(s, "\n{:<14} {:>10} {:>10} {:>8}", "measured", "", "", "");
+    for p in &f.pairs {
+        let _ = write!(s, " {:>21.2}x", p.measured);
+    }
+    s.push('\n');
+    for fit in &f.fits {
+        let _ = write!(s, "{:<14} {:>10.0} {:>10.0} {:>8.3}", fit.policy.name(), fit.write_ns, fit.relink_ns, fit.rms_log10);
+        for v in &fit.simulated {
+            let _ = write!(s, " {v:>21.2}x");
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "best: {} (the runner-up's residual is {:.1}x larger)", f.best().policy, f.margin());
+    s
+}
+
+fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    // The engine's reports are plain structs with string keys: serializing them cannot fail.
+    serde_json::to_string_pretty(value).expect("reports serialize") + "\n"
+}
+
+fn cmd_check(opts: &Options) -> Result<String, CliError> {
+    opts.format_for("check", TEXT_ONLY)?;
+    let t = opts.one_target()?;
     let loaded = load(t)?;
     Ok(format!("{t}: ok ({} scenario)\n", loaded.len()))
 }
 
-fn cmd_show(opts: &Options) -> Result<String, String> {
-    let (_, s) = load(one_target(opts)?)?.remove(0);
-    Ok(match opts.format {
-        Format::Json => serde_json::to_string_pretty(&s).map_err(|e| e.to_string())? + "\n",
+fn cmd_show(opts: &Options) -> Result<String, CliError> {
+    let format = opts.format_for("show", SHOW_FORMATS)?;
+    let (_, s) = load(opts.one_target()?)?.remove(0);
+    Ok(match format {
+        Format::Json => json(&s),
         _ => dsl::print(&s),
     })
 }
 
-fn cmd_run(opts: &Options) -> Result<String, String> {
+fn cmd_run(opts: &Options) -> Result<String, CliError> {
     if opts.sweep.is_some() {
-        return Err("`run` takes single values; use `blast sweep` to vary a parameter".into());
+        return Err(CliError::SweepInRun);
     }
+    let format = opts.format_for("run", RUN_FORMATS)?;
     let policies = opts.policies()?;
-    let scenarios = load(one_target(opts)?)?;
+    let scenarios = load(opts.one_target()?)?;
     let mut results = Vec::new();
     for (name, s) in &scenarios {
         let (s, params) = settings(s, opts)?;
-        let c = compare(&s, &policies, &params).map_err(|e| format!("{name}: {e}"))?;
+        let c = compare(&s, &policies, &params).map_err(|error| CliError::Run { scenario: name.clone(), error })?;
         results.push((name.clone(), c));
     }
-    Ok(match opts.format {
+    Ok(match format {
         Format::Json => {
             let v: Vec<_> = results.iter().map(|(n, c)| serde_json::json!({ "scenario": n, "runs": c.runs })).collect();
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())? + "\n"
+            json(&v)
         }
         Format::Csv => csv(&results, &policies),
         _ => table(&results, &policies),
@@ -268,32 +352,48 @@ fn cmd_run(opts: &Options) -> Result<String, String> {
 }
 
 /// The scenario and engine params after applying every `--param name=value`.
-fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), String> {
+fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
     let mut cur = (s.clone(), Params::default());
     for (name, value) in &opts.sets {
-        cur = blast_engine::sweep::apply(&cur.0, &cur.1, name, value)?;
+        cur = set(&cur.0, &cur.1, name, value)?;
     }
     Ok(cur)
 }
 
-fn cmd_sweep(opts: &Options) -> Result<String, String> {
-    let Some((name, values)) = &opts.sweep else {
-        return Err("sweep needs --param name=v1,v2,...".into());
-    };
+fn set(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(Scenario, Params), CliError> {
+    blast_engine::sweep::apply(s, params, name, value).map_err(|error| CliError::Setting { name: name.to_string(), value: value.to_string(), error })
+}
+
+fn cmd_sweep(opts: &Options) -> Result<String, CliError> {
+    let format = opts.format_for("sweep", SWEEP_FORMATS)?;
+    let (name, values) = opts.sweep.as_ref().ok_or(CliError::SweepNeedsParam)?;
     let policies = opts.policies()?;
-    let (label, s) = load(one_target(opts)?)?.remove(0);
+    let (label, s) = load(opts.one_target()?)?.remove(0);
     let (s, params) = settings(&s, opts)?;
-    let mut out = format!("sweep of {label} over {name} (ops/ms per policy)\n{name:>14}");
-    for p in &policies {
-        let _ = write!(out, " {:>14}", p.name());
-    }
-    for p in &policies[1..] {
-        let _ = write!(out, " {:>16}", format!("{}/{}", p.name(), policies[0].name()));
-    }
-    out.push('\n');
+    let mut out = match format {
+        Format::Csv => format!("{name},policy,ops_per_ms\n"),
+        _ => {
+            let mut head = format!("sweep of {label} over {name} (ops/ms per policy)\n{name:>14}");
+            for p in &policies {
+                let _ = write!(head, " {:>14}", p.name());
+            }
+            for p in &policies[1..] {
+                let _ = write!(head, " {:>16}", format!("{}/{}", p.name(), policies[0].name()));
+            }
+            head + "\n"
+        }
+    };
     for v in values {
-        let (sv, pv) = blast_engine::sweep::apply(&s, &params, name, v)?;
-        let c = compare(&sv, &policies, &pv).map_err(|e| format!("{name}={v}: {e}"))?;
+        let (sv, pv) = set(&s, &params, name, v)?;
+        let c = compare(&sv, &policies, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
+        if format == Format::Csv {
+            for p in &policies {
+                if let Some(r) = c.get(*p) {
+                    let _ = writeln!(out, "{v},{p},{}", r.ops_per_ms);
+                }
+            }
+            continue;
+        }
         let _ = write!(out, "{v:>14}");
         for p in &policies {
             let _ = write!(out, " {:>14}", c.get(*p).map(|r| fmt_ops(r.ops_per_ms)).unwrap_or_default());
@@ -306,18 +406,19 @@ fn cmd_sweep(opts: &Options) -> Result<String, String> {
     Ok(out)
 }
 
-fn cmd_calibrate(opts: &Options) -> Output {
+fn cmd_calibrate(opts: &Options) -> Result<Output, CliError> {
+    let format = opts.format_for("calibrate", CALIBRATE_FORMATS)?;
     let cal = calibrate(&Params::default());
-    let text = match opts.format {
-        Format::Json => serde_json::to_string_pretty(&cal).unwrap_or_default() + "\n",
+    let text = match format {
+        Format::Json => json(&cal),
         Format::Markdown => calibration_markdown(&cal),
         _ => calibration_table(&cal),
     };
     if cal.ok() {
-        Output::ok(text)
+        Ok(Output::ok(text))
     } else {
         let failed: Vec<&str> = cal.checks.iter().filter(|c| !c.ok).map(|c| c.name.as_str()).collect();
-        Output { code: 1, stdout: text, stderr: format!("calibration FAILED: {}\n", failed.join("; ")) }
+        Ok(Output { code: 1, stdout: text, stderr: format!("calibration FAILED: {}\n", failed.join("; ")) })
     }
 }
 
@@ -367,7 +468,7 @@ fn calibration_table(cal: &Calibration) -> String {
 pub fn calibration_markdown(cal: &Calibration) -> String {
     let mut s = String::from("<!-- Generated by `cargo run -p blast-cli -- calibrate --format markdown`; do not edit. -->\n");
     s.push_str("# Calibration against published figures\n\n");
-    s.push_str("Simulated with the engine's default parameters (`crates/engine/src/params.rs` and each model's params). Rows come from `shared/reference/`: before/after are the two variants compared (for ScopedInvalidationBench, before = global policy and after = exact); log10 = log10(simulated / published); a/b = after / before. Tolerances: ratios within 2x (|log10| <= 0.30), absolute values within 3x.\n\n");
+    s.push_str("Simulated with the engine's default parameters (`crates/engine/src/params.rs` and each model's params). Rows come from `crates/engine/data/` (each file cites its source): before/after are the two variants compared (for ScopedInvalidationBench, before = global policy and after = exact); log10 = log10(simulated / published); a/b = after / before. Tolerances: ratios within 2x (|log10| <= 0.30), absolute values within 3x.\n\n");
     s.push_str(&format!("| {} |\n", CALIBRATION_HEADER.join(" | ")));
     s.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in &cal.rows {

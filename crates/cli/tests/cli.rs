@@ -4,6 +4,8 @@ use std::process::Command;
 
 use blast_cli::{calibration_markdown, main_with_args};
 use blast_engine::calibrate::calibrate;
+use blast_engine::params::Param;
+use blast_engine::sweep::Knob;
 use blast_engine::Params;
 
 fn blast(args: &[&str]) -> blast_cli::Output {
@@ -72,19 +74,54 @@ fn a_malformed_scenario_prints_line_and_column_and_exits_non_zero() {
 
 #[test]
 fn bad_arguments_are_reported_not_panicked() {
-    for args in [
-        vec!["run"],
-        vec!["run", "hotLoop_baseline", "--policy", "bogus"],
-        vec!["run", "hotLoop_baseline", "--param", "selection_ns=-4"],
-        vec!["run", "hotLoop_baseline", "--param", "nonsense=1"],
-        vec!["sweep", "hotLoop_baseline", "--param", "churn_every=1,2"],
-        vec!["frobnicate"],
-        vec!["run", "/definitely/not/here.blast"],
+    // Mistakes in the command line exit 2, bad inputs and refused runs exit 1.
+    for (args, code) in [
+        (vec!["run"], 2),
+        (vec!["run", "hotLoop_baseline", "--policy", "bogus"], 2),
+        (vec!["run", "hotLoop_baseline", "--format", "markdown"], 2),
+        (vec!["show", "hotLoop_baseline", "--format", "csv"], 2),
+        (vec!["run", "records_length100", "--format", "dsl"], 2),
+        (vec!["frobnicate"], 2),
+        (vec![], 2),
+        (vec!["run", "hotLoop_baseline", "--param", "selection_ns=-4"], 1),
+        (vec!["run", "hotLoop_baseline", "--param", "nonsense=1"], 1),
+        (vec!["sweep", "hotLoop_baseline", "--param", "churn_every=1,2"], 1),
+        (vec!["run", "/definitely/not/here.blast"], 1),
+        (vec!["run", "records_length100", "--policy", "nope"], 1),
     ] {
         let out = blast(&args);
-        assert_ne!(out.code, 0, "{args:?}");
-        assert!(!out.stderr.is_empty(), "{args:?}");
+        assert_eq!(out.code, code, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.starts_with("error: "), "{args:?}: {}", out.stderr);
     }
+}
+
+#[test]
+fn help_lists_every_parameter_with_its_default() {
+    let help = blast(&["help"]).stdout;
+    let defaults = Params::default();
+    for p in Param::ALL {
+        let line = help.lines().find(|l| l.trim_start().starts_with(p.name())).unwrap_or_else(|| panic!("{p} missing from help"));
+        assert!(line.contains(&format!("[{}]", defaults.get(p))), "{line}");
+        assert!(line.contains(p.meaning()), "{line}");
+    }
+    for knob in Knob::SCENARIO {
+        assert!(help.contains(knob.name()), "{} missing from help", knob.name());
+    }
+}
+
+#[test]
+fn model_presets_print_every_run_format() {
+    let csv = blast(&["run", "descriptor_treeMap", "--format", "csv"]);
+    assert_eq!(csv.code, 0, "{}", csv.stderr);
+    let lines: Vec<&str> = csv.stdout.lines().collect();
+    assert!(lines[0].starts_with("variant,value,unit"), "{}", lines[0]);
+    assert_eq!(lines.len(), 4, "a header and one line per variant (good, broken, fixed)");
+    let json = blast(&["run", "descriptor_treeMap", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 3);
+    let sweep = blast(&["sweep", "records_rotating11", "--param", "shapes=5,20", "--policy", "fifo", "--format", "csv"]);
+    assert_eq!(sweep.code, 0, "{}", sweep.stderr);
+    assert_eq!(sweep.stdout.lines().count(), 3, "{}", sweep.stdout);
 }
 
 #[test]
@@ -122,4 +159,35 @@ fn show_converts_between_dsl_and_json() {
     let a = blast_engine::dsl::from_json(&json).unwrap();
     let b = blast_engine::dsl::parse(&dsl).unwrap();
     assert_eq!(a, b);
+}
+
+/// docs/RUNTIMES.md's fingerprint tables are generated from the kept probe results
+/// (`scripts/lab.sh --docs`), never edited by hand.
+#[test]
+fn runtimes_doc_is_generated_from_the_kept_probe_results() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/RUNTIMES.md")).unwrap();
+    let (_, rest) = doc.split_once("<!-- fingerprint:begin -->\n").expect("begin marker");
+    let (block, _) = rest.split_once("<!-- fingerprint:end -->").expect("end marker");
+    let mut prints = Vec::new();
+    for runtime in ["cpython", "pypy", "node", "ruby", "jruby", "groovy"] {
+        let Ok(text) = std::fs::read_to_string(format!("{root}/probes/results/{runtime}.json")) else { continue };
+        let result = blast_engine::fingerprint::ProbeResult::parse(&text).unwrap();
+        prints.push(blast_engine::fingerprint::fingerprint(&result).unwrap());
+    }
+    assert!(!prints.is_empty(), "probes/results/ holds no result");
+    assert!(block == blast_cli::fingerprint_markdown(&prints), "docs/RUNTIMES.md is stale: run `bash scripts/lab.sh --docs`");
+}
+
+#[test]
+fn fingerprint_refuses_what_is_not_a_probe_result() {
+    let dir = std::env::temp_dir().join(format!("blast-cli-fp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.json");
+    std::fs::write(&file, r#"{"schema":"something-else/9"}"#).unwrap();
+    let out = blast(&["fingerprint", file.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("bad.json"), "{}", out.stderr);
+    assert_eq!(blast(&["fingerprint"]).code, 2);
+    let _ = std::fs::remove_dir_all(&dir);
 }

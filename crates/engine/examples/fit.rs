@@ -4,20 +4,17 @@
 //! Groovy's defaults. Run: `cargo run --release -p blast-engine --example fit`.
 
 use blast_engine::calibrate::calibrate;
+use blast_engine::params::Param;
 use blast_engine::Params;
 
 // Costs the published rows do not pin (installs happen once per run, category bookkeeping is
 // dwarfed by the uncached calls inside the block) keep their documented estimates.
-const FITTED: &[&str] = &["fast_call_ns", "pic_call_ns", "selection_ns", "metaclass_write_ns"];
+const FITTED: [Param; 4] = [Param::FastCallNs, Param::PicCallNs, Param::SelectionNs, Param::MetaclassWriteNs];
 
 fn loss(p: &Params) -> f64 {
     let cal = calibrate(p);
     let shape_penalty = cal.checks.iter().filter(|c| !c.ok).count() as f64;
     cal.rows.iter().map(|r| r.before.log10_error.powi(2) + r.after.log10_error.powi(2) + r.ratio_log10_error.powi(2)).sum::<f64>() + shape_penalty
-}
-
-fn get(p: &Params, name: &str) -> f64 {
-    serde_json::to_value(p).unwrap()[name].as_f64().unwrap()
 }
 
 fn main() {
@@ -27,11 +24,11 @@ fn main() {
     let mut step = 0.5f64; // log10 step
     while step > 0.005 {
         let mut improved = false;
-        for name in FITTED {
+        for param in FITTED {
             for dir in [1.0, -1.0] {
                 let mut p = best.clone();
-                let v = get(&best, name) * 10f64.powf(dir * step);
-                p.set(name, v).unwrap();
+                let v = best.get(param) * 10f64.powf(dir * step);
+                p.set(param, v).unwrap();
                 let l = loss(&p);
                 if l < best_loss {
                     best_loss = l;
@@ -45,7 +42,7 @@ fn main() {
         }
     }
     println!("final loss {best_loss:.5}");
-    for name in FITTED {
-        println!("{name} = {:.4}", get(&best, name));
+    for param in FITTED {
+        println!("{param} = {:.4}", best.get(param));
     }
 }

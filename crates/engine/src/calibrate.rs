@@ -9,6 +9,7 @@ use crate::models::{arena_scaling, rows, ModelConfig, ModelReport};
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::presets::{self, Preset};
+use crate::reference::{ArenaGateRow, Reference};
 use crate::sim::run;
 
 /// Largest |log10 error| of a ratio between two variants (a factor of 2).
@@ -77,20 +78,12 @@ fn groovy_rows(params: &Params) -> Vec<CalRow> {
     presets::all()
         .iter()
         .filter_map(|p| {
-            let published = p.published?;
-            let before = Measured::new("before (global)", throughput(p, Policy::Global, params), published.before);
-            let after = Measured::new("after (exact)", throughput(p, Policy::Exact, params), published.after);
-            let ratio_simulated = after.simulated / before.simulated;
-            let ratio_published = published.after / published.before;
-            Some(CalRow {
-                id: p.id.to_string(),
-                unit: "ops/ms".into(),
-                before,
-                after,
-                ratio_simulated,
-                ratio_published,
-                ratio_log10_error: (ratio_simulated / ratio_published).log10(),
-            })
+            let published = p.published()?;
+            let measured = |label: &str, policy: Policy| {
+                let (figure, _) = published.for_policy(policy).expect("the published rows measured global and exact");
+                Measured::new(format!("{label} ({policy})"), throughput(p, policy, params), figure)
+            };
+            Some(cal_row(p.id.to_string(), "ops/ms", measured("before", Policy::Global), measured("after", Policy::Exact)))
         })
         .collect()
 }
@@ -99,7 +92,7 @@ fn row<'a>(rows: &'a [CalRow], id: &str) -> Option<&'a CalRow> {
     rows.iter().find(|r| r.id == id)
 }
 
-/// The shape facts of the published Groovy table (DOMAIN.md section 1).
+/// The shape facts of the published Groovy table (docs/DOMAIN.md, "What each seed measured").
 fn groovy_shape(rows: &[CalRow]) -> Vec<Check> {
     let mut out = Vec::new();
     let get = |id: &str| row(rows, id);
@@ -157,101 +150,121 @@ fn cal_row(id: String, unit: &str, before: Measured, after: Measured) -> CalRow 
     CalRow { id, unit: unit.into(), before, after, ratio_simulated, ratio_published, ratio_log10_error: (ratio_simulated / ratio_published).log10() }
 }
 
-/// `shared/reference/jdk_record_deserialization.csv`: records vs plain classes per variant.
-fn shape_rows() -> Vec<CalRow> {
-    const PUBLISHED: [(&str, &str, u64, f64, f64); 9] = [
-        ("before_fix", "before-fix", 10, 8.382, 58.606),
-        ("before_fix", "before-fix", 100, 33.736, 530.044),
-        ("before_fix", "before-fix", 1000, 271.224, 5335.624),
-        ("after_fix", "fifo", 10, 8.681, 8.537),
-        ("after_fix", "fifo", 100, 32.496, 31.451),
-        ("after_fix", "fifo", 1000, 279.014, 250.854),
-        ("thrash", "capacity-0", 10, 9.393, 15.335),
-        ("thrash", "capacity-0", 100, 35.642, 211.427),
-        ("thrash", "capacity-0", 1000, 293.769, 990.398),
-    ];
-    PUBLISHED
+/// The model variant each published record-deserialization variant corresponds to.
+fn record_variant(published: &str) -> Option<&'static str> {
+    match published {
+        "before_fix" => Some("before-fix"),
+        "after_fix" => Some("fifo"),
+        "thrash" => Some("capacity-0"),
+        _ => None,
+    }
+}
+
+/// `data/jdk_record_deserialization.csv`: records vs plain classes per variant.
+fn shape_rows(reference: &Reference) -> Vec<CalRow> {
+    reference
+        .records
         .iter()
-        .map(|&(row, variant, length, classes, records)| {
-            let c = model_run(&rows::records(Objects::Classes, length), variant).value;
-            let r = model_run(&rows::records(Objects::Records, length), variant).value;
-            cal_row(format!("JDK-8247532 {row} length={length}"), "us/op", Measured::new("classes", c, classes), Measured::new("records", r, records))
+        .map(|row| {
+            let variant = record_variant(&row.variant).unwrap_or_else(|| panic!("no model variant for published variant `{}`", row.variant));
+            let c = model_run(&rows::records(Objects::Classes, row.length), variant).value;
+            let r = model_run(&rows::records(Objects::Records, row.length), variant).value;
+            cal_row(
+                format!("JDK-8247532 {} length={}", row.variant, row.length),
+                "us/op",
+                Measured::new("classes", c, row.classes_us),
+                Measured::new("records", r, row.records_us),
+            )
         })
         .collect()
 }
 
-/// `shared/reference/jdk_shared_arena_close.csv`: the two gates per thread role, and the
-/// thread-count scaling relative to four threads.
-fn arena_rows() -> Vec<CalRow> {
+/// `data/jdk_shared_arena_close.csv` and `data/jdk_shared_arena_scaling.csv`: the two gates per
+/// thread role, and the thread-count scaling relative to the smallest published thread count.
+fn arena_rows(reference: &Reference) -> Vec<CalRow> {
     let mut out = Vec::new();
     let group = rows::arena_three_threads();
     let (gated, free) = (model_run(&group, "scoped-access"), model_run(&group, "no-deopt"));
     let role = |r: &ModelReport, name: &str| r.roles.iter().find(|(n, _)| n == name).map(|(_, v)| *v).unwrap_or(f64::NAN);
-    for (name, column, published_free, published_gated) in [
-        ("closing", "closing_us", 45.351, 46.269),
-        ("memory-segment access", "memory_segment_access_us", 16.671, 98.072),
-        ("array access", "other_access_us", 5.969, 5.938),
-    ] {
+    let gate = |name: &str| reference.arena_gates.iter().find(|g| g.gate == name).unwrap_or_else(|| panic!("no published gate `{name}`"));
+    let (published_free, published_gated) = (gate("no_deopt"), gate("deopt_if_scoped_access"));
+    type Column = fn(&ArenaGateRow) -> f64;
+    let columns: [(&str, &str, Column); 3] = [
+        ("closing", "closing_us", |g| g.closing_us),
+        ("memory-segment access", "memory_segment_access_us", |g| g.memory_segment_access_us),
+        ("array access", "other_access_us", |g| g.other_access_us),
+    ];
+    for (name, column, published) in columns {
         out.push(cal_row(
             format!("JDK-8335480 {column}"),
             "us/op",
-            Measured::new("no_deopt", role(&free, name), published_free),
-            Measured::new("deopt_if_scoped_access", role(&gated, name), published_gated),
+            Measured::new("no_deopt", role(&free, name), published(published_free)),
+            Measured::new("deopt_if_scoped_access", role(&gated, name), published(published_gated)),
         ));
     }
-    let base = model_run(&arena_scaling(4), "scoped-access").value;
-    for (threads, published) in [(5usize, 291.157), (6, 386.697), (7, 470.700), (8, 593.828), (16, 2224.420), (24, 5178.214), (32, 9017.397)] {
+    let Some((base, rest)) = reference.arena_scaling.split_first() else { return out };
+    let base_threads = base.threads as usize;
+    let simulated_base = model_run(&arena_scaling(base_threads), "scoped-access").value;
+    for row in rest {
+        let threads = row.threads as usize;
         let v = model_run(&arena_scaling(threads), "scoped-access").value;
         out.push(cal_row(
-            format!("JDK-8335480 scaling {threads} threads vs 4"),
+            format!("JDK-8335480 scaling {threads} threads vs {base_threads}"),
             "us/op",
-            Measured::new("4 threads", base, 209.178),
-            Measured::new(format!("{threads} threads"), v, published),
+            Measured::new(format!("{base_threads} threads"), simulated_base, base.shared_access_us),
+            Measured::new(format!("{threads} threads"), v, row.shared_access_us),
         ));
     }
     out
 }
 
-/// `shared/reference/ignite_descriptor_cache.csv`: good vs broken for toBinary and put, and the
-/// fixed release. The get column is not modelled: the read path needs the descriptor for some
-/// classes only (TreeSet reads are unaffected) and the report does not say why.
-fn descriptor_rows() -> Vec<CalRow> {
+/// The class and entry count a published value names: `empty TreeMap` or `TreeMap 12 entries`.
+fn marshalled_value(value: &str) -> Option<(&str, u64)> {
+    if let Some(class) = value.strip_prefix("empty ") {
+        return Some((class, 0));
+    }
+    let (class, rest) = value.split_once(' ')?;
+    Some((class, rest.strip_suffix(" entries")?.parse().ok()?))
+}
+
+/// `data/ignite_descriptor_cache.csv`: good vs broken for toBinary and put, and the fixed
+/// release (`data/ignite_descriptor_cache_fixed.csv`). The get column is not modelled: the read
+/// path needs the descriptor for some classes only (TreeSet reads are unaffected) and the report
+/// does not say why.
+fn descriptor_rows(reference: &Reference) -> Vec<CalRow> {
+    // One row per operation: the value marshalled, the variant compared with `good`, its label
+    // suffix, and the published (good, other) figures for toBinary and put.
+    let mut pairs = Vec::new();
+    for row in &reference.descriptor {
+        pairs.push((&row.value, "broken", "", [(row.good_to_binary, row.broken_to_binary), (row.good_put, row.broken_put)]));
+    }
+    for fixed in &reference.descriptor_fixed {
+        let good = reference.descriptor.iter().find(|d| d.value == fixed.value).unwrap_or_else(|| panic!("no good/broken row for `{}`", fixed.value));
+        pairs.push((&fixed.value, "fixed", " fixed", [(good.good_to_binary, fixed.fixed_to_binary), (good.good_put, fixed.fixed_put)]));
+    }
     let mut out = Vec::new();
-    for (value, class, entries, good_tb, broken_tb, good_put, broken_put) in [
-        ("empty HashMap", "HashMap", 0, 395.0, 521.0, 1602.0, 2669.0),
-        ("empty ArrayList", "ArrayList", 0, 289.0, 292.0, 865.0, 957.0),
-        ("empty TreeMap", "TreeMap", 0, 261.0, 6221.0, 985.0, 9416.0),
-        ("empty TreeSet", "TreeSet", 0, 364.0, 5722.0, 990.0, 8563.0),
-        ("TreeMap 12 entries", "TreeMap", 12, 1098.0, 6956.0, 1873.0, 10208.0),
-    ] {
-        for (op, column, good, broken) in [(Operation::ToBinary, "to_binary", good_tb, broken_tb), (Operation::Put, "put", good_put, broken_put)] {
+    for (value, variant, suffix, figures) in pairs {
+        let (class, entries) = marshalled_value(value).unwrap_or_else(|| panic!("published value `{value}` names no class"));
+        for ((op, column), (good, other)) in [(Operation::ToBinary, "to_binary"), (Operation::Put, "put")].into_iter().zip(figures) {
             let c = rows::marshal(class, entries, op);
             out.push(cal_row(
-                format!("IGNITE-29109 {value} {column}"),
+                format!("IGNITE-29109 {value} {column}{suffix}"),
                 "ns/op",
                 Measured::new("good", model_run(&c, "good").value, good),
-                Measured::new("broken", model_run(&c, "broken").value, broken),
+                Measured::new(variant, model_run(&c, variant).value, other),
             ));
         }
-    }
-    for (op, column, good, fixed) in [(Operation::ToBinary, "to_binary", 261.0, 453.0), (Operation::Put, "put", 985.0, 1119.0)] {
-        let c = rows::marshal("TreeMap", 0, op);
-        out.push(cal_row(
-            format!("IGNITE-29109 empty TreeMap {column} fixed"),
-            "ns/op",
-            Measured::new("good", model_run(&c, "good").value, good),
-            Measured::new("fixed", model_run(&c, "fixed").value, fixed),
-        ));
     }
     out
 }
 
 /// Run every published row and check it.
 pub fn calibrate(params: &Params) -> Calibration {
+    let reference = Reference::get();
     let mut rows = groovy_rows(params);
-    rows.extend(shape_rows());
-    rows.extend(arena_rows());
-    rows.extend(descriptor_rows());
+    rows.extend(shape_rows(reference));
+    rows.extend(arena_rows(reference));
+    rows.extend(descriptor_rows(reference));
     let mut checks = row_checks(&rows);
     checks.extend(groovy_shape(&rows));
     Calibration { rows, checks }

@@ -216,10 +216,9 @@ impl Parser {
                 "semantics" => {
                     self.next();
                     let (v, vt) = self.ident("`snapshot` or `live`")?;
-                    s.semantics = match v.as_str() {
-                        "snapshot" => Semantics::Snapshot,
-                        "live" => Semantics::Live,
-                        _ => return self.error(&vt, format!("unknown semantics `{v}` (expected `snapshot` or `live`)")),
+                    s.semantics = match v.parse::<Semantics>() {
+                        Ok(semantics) => semantics,
+                        Err(e) => return self.error(&vt, e.to_string()),
                     };
                 }
                 "measure" => {
@@ -332,12 +331,9 @@ impl Parser {
 
     fn meta_kind(&mut self) -> PResult<MetaKind> {
         let (k, kt) = self.ident("a metaclass kind")?;
-        match k.as_str() {
-            "none" => Ok(MetaKind::None),
-            "stock" => Ok(MetaKind::Stock),
-            "expando" => Ok(MetaKind::Expando),
-            "custom" => Ok(MetaKind::Custom),
-            _ => self.error(&kt, format!("unknown metaclass kind `{k}` (expected none, stock, expando or custom)")),
+        match k.parse() {
+            Ok(kind) => Ok(kind),
+            Err(e) => self.error(&kt, e.to_string()),
         }
     }
 
@@ -460,7 +456,7 @@ pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
 
 /// Map a path-located validation error to the closest recorded text position.
 fn locate(e: ScenarioError, spans: &Spans) -> ScenarioError {
-    let Location::Path(path) = &e.location else { return e };
+    let Some(Location::Path(path)) = &e.location else { return e };
     let mut probe = path.as_str();
     loop {
         if let Some(&(line, col)) = spans.get(probe) {
@@ -479,14 +475,7 @@ pub fn print(s: &Scenario) -> String {
     if !s.name.is_empty() {
         let _ = writeln!(out, "scenario \"{}\"", s.name.replace('"', "'"));
     }
-    let _ = writeln!(
-        out,
-        "semantics {}",
-        match s.semantics {
-            Semantics::Snapshot => "snapshot",
-            Semantics::Live => "live",
-        }
-    );
+    let _ = writeln!(out, "semantics {}", s.semantics);
     let _ = writeln!(out, "measure warmup {} ops {}", s.measure.warmup_ops, s.measure.ops);
     for c in &s.classes {
         out.push_str("class ");
@@ -500,9 +489,10 @@ pub fn print(s: &Scenario) -> String {
     for site in &s.sites {
         let _ = writeln!(out, "site {} = {}.{}", site.name, site.class, site.method);
     }
-    for (head, block) in [("setup", &s.setup), ("before-op", &s.before_op)] {
+    for b in [Block::Setup, Block::BeforeOp] {
+        let block = s.block(b);
         if !block.is_empty() {
-            out.push_str(head);
+            out.push_str(b.keyword());
             out.push(' ');
             print_block(block, 0, &mut out);
             out.push('\n');
@@ -514,22 +504,13 @@ pub fn print(s: &Scenario) -> String {
     out
 }
 
-fn meta_text(k: MetaKind) -> &'static str {
-    match k {
-        MetaKind::None => "none",
-        MetaKind::Stock => "stock",
-        MetaKind::Expando => "expando",
-        MetaKind::Custom => "custom",
-    }
-}
-
 fn class_text(name: &str, parent: Option<&str>, meta: MetaKind, methods: &[String]) -> String {
     let mut s = name.to_string();
     if let Some(p) = parent {
         let _ = write!(s, " extends {p}");
     }
     if meta != MetaKind::None {
-        let _ = write!(s, " metaclass {}", meta_text(meta));
+        let _ = write!(s, " metaclass {}", meta.name());
     }
     if !methods.is_empty() {
         let _ = write!(s, " {{ {} }}", methods.join(" "));
@@ -585,7 +566,7 @@ fn print_stmt(st: &Stmt, depth: usize, out: &mut String) {
 pub fn event_text(ev: &Event) -> String {
     match ev {
         Event::Write { class, method } => format!("write {class}.{method}"),
-        Event::Replace { class, kind } => format!("replace {class} {}", meta_text(*kind)),
+        Event::Replace { class, kind } => format!("replace {class} {}", kind.name()),
         Event::Remove { class } => format!("remove {class}"),
         Event::PerInstance { class } => format!("instance {class}"),
         Event::Load { class, parent, methods } => format!("load class {}", class_text(class, parent.as_deref(), MetaKind::None, methods)),

@@ -8,13 +8,17 @@
 pub mod calibrate;
 pub mod compare;
 pub mod dsl;
+pub mod fingerprint;
 pub mod fxhash;
 pub mod model;
 pub mod models;
+pub mod names;
 pub mod params;
 pub mod policy;
 pub mod presets;
+pub mod reference;
 pub mod report;
+pub mod runtimes;
 pub mod sim;
 pub mod sweep;
 pub mod validate;

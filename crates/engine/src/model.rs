@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::names::named;
+
 /// How method lookup sees ancestors (a world setting).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -32,12 +34,40 @@ pub enum MetaKind {
     Custom,
 }
 
+impl Semantics {
+    pub const ALL: [Semantics; 2] = [Semantics::Snapshot, Semantics::Live];
+
+    /// The name in the DSL and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Semantics::Snapshot => "snapshot",
+            Semantics::Live => "live",
+        }
+    }
+}
+
+named!(Semantics, "semantics");
+
 impl MetaKind {
+    pub const ALL: [MetaKind; 4] = [MetaKind::None, MetaKind::Stock, MetaKind::Expando, MetaKind::Custom];
+
+    /// The name in the DSL and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            MetaKind::None => "none",
+            MetaKind::Stock => "stock",
+            MetaKind::Expando => "expando",
+            MetaKind::Custom => "custom",
+        }
+    }
+
     /// Stock family = `MetaClassImpl` or a subclass; replacing within it is class-scoped.
     pub fn is_stock_family(self) -> bool {
         matches!(self, MetaKind::None | MetaKind::Stock | MetaKind::Expando)
     }
 }
+
+named!(MetaKind, "metaclass kind");
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClassDecl {
@@ -211,12 +241,20 @@ pub enum Block {
 impl Block {
     pub const ALL: [Block; 3] = [Block::Setup, Block::BeforeOp, Block::Op];
 
-    /// The block's name in the DSL and in JSON paths.
+    /// The block's field in JSON (and in the paths of validation errors).
     pub fn name(self) -> &'static str {
         match self {
             Block::Setup => "setup",
             Block::BeforeOp => "before_op",
             Block::Op => "op",
+        }
+    }
+
+    /// The block's keyword in the DSL.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Block::BeforeOp => "before-op",
+            other => other.name(),
         }
     }
 }

@@ -1,8 +1,12 @@
 //! The engine's parameters: Groovy's call-site thresholds and a small virtual-time cost model.
 //!
 //! Each cost stands for one real operation and is pinned by named rows of
-//! `shared/reference/groovy_scoped_invalidation_bench.csv` (see `docs/CALIBRATION.md`). No
+//! `data/groovy_scoped_invalidation_bench.csv` (see `docs/CALIBRATION.md`). No
 //! parameter exists for one benchmark row.
+
+use std::fmt;
+
+use crate::names::{named, UnknownName};
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +19,20 @@ pub enum BulkScan {
     /// The follow-up: visit only domains some site is linked against.
     LiveOnly,
 }
+
+impl BulkScan {
+    pub const ALL: [BulkScan; 2] = [BulkScan::AllLoaded, BulkScan::LiveOnly];
+
+    /// The name in JSON, the CLI and the UI.
+    pub fn name(self) -> &'static str {
+        match self {
+            BulkScan::AllLoaded => "all-loaded",
+            BulkScan::LiveOnly => "live-only",
+        }
+    }
+}
+
+named!(BulkScan, "bulk_scan");
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -89,56 +107,244 @@ impl Default for Params {
     }
 }
 
-/// Names accepted by [`Params::set`], for `blast sweep --param` and the UI.
-pub const PARAM_NAMES: &[&str] = &[
-    "pic_capacity",
-    "optimize_threshold",
-    "fallback_threshold",
-    "fallback_cutoff",
-    "fast_call_ns",
-    "pic_call_ns",
-    "selection_ns",
-    "metaclass_write_ns",
-    "metaclass_install_ns",
-    "per_instance_ns",
-    "category_switch_ns",
-    "domain_retire_ns",
-    "bulk_scan_per_class_ns",
-    "class_load_ns",
-    "loaded_classes",
-];
+/// A numeric engine parameter that can be set by name (`blast sweep --param`, `--set`, the UI).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    PicCapacity,
+    OptimizeThreshold,
+    FallbackThreshold,
+    FallbackCutoff,
+    FastCallNs,
+    PicCallNs,
+    SelectionNs,
+    MetaclassWriteNs,
+    MetaclassInstallNs,
+    PerInstanceNs,
+    CategorySwitchNs,
+    DomainRetireNs,
+    BulkScanPerClassNs,
+    ClassLoadNs,
+    LoadedClasses,
+}
+
+/// Where a parameter's value lives in [`Params`], with its type.
+enum Slot<'a> {
+    Nanos(&'a mut f64),
+    Count(&'a mut u64),
+    Rounds(&'a mut u32),
+    Entries(&'a mut usize),
+}
+
+impl Param {
+    pub const ALL: [Param; 15] = [
+        Param::PicCapacity,
+        Param::OptimizeThreshold,
+        Param::FallbackThreshold,
+        Param::FallbackCutoff,
+        Param::FastCallNs,
+        Param::PicCallNs,
+        Param::SelectionNs,
+        Param::MetaclassWriteNs,
+        Param::MetaclassInstallNs,
+        Param::PerInstanceNs,
+        Param::CategorySwitchNs,
+        Param::DomainRetireNs,
+        Param::BulkScanPerClassNs,
+        Param::ClassLoadNs,
+        Param::LoadedClasses,
+    ];
+
+    /// The parameter's name: the field of [`Params`] it sets.
+    pub fn name(self) -> &'static str {
+        match self {
+            Param::PicCapacity => "pic_capacity",
+            Param::OptimizeThreshold => "optimize_threshold",
+            Param::FallbackThreshold => "fallback_threshold",
+            Param::FallbackCutoff => "fallback_cutoff",
+            Param::FastCallNs => "fast_call_ns",
+            Param::PicCallNs => "pic_call_ns",
+            Param::SelectionNs => "selection_ns",
+            Param::MetaclassWriteNs => "metaclass_write_ns",
+            Param::MetaclassInstallNs => "metaclass_install_ns",
+            Param::PerInstanceNs => "per_instance_ns",
+            Param::CategorySwitchNs => "category_switch_ns",
+            Param::DomainRetireNs => "domain_retire_ns",
+            Param::BulkScanPerClassNs => "bulk_scan_per_class_ns",
+            Param::ClassLoadNs => "class_load_ns",
+            Param::LoadedClasses => "loaded_classes",
+        }
+    }
+
+    /// One line on what the parameter stands for (the field docs above say what pins it).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Param::PicCapacity => "per-site inline cache entries (groovy.indy.callsite.cache.size)",
+            Param::OptimizeThreshold => "PIC hits before a site is promoted to the fast chain (groovy.indy.optimize.threshold)",
+            Param::FallbackThreshold => "guard failures before a site resets to its default target (groovy.indy.fallback.threshold)",
+            Param::FallbackCutoff => "reset rounds before a site gives up optimizing (groovy.indy.fallback.cutoff)",
+            Param::FastCallNs => "ns per call through a linked, inlined fast chain",
+            Param::PicCallNs => "ns per call through the default target's inline cache",
+            Param::SelectionNs => "ns per full method selection (lookup, handle, guards)",
+            Param::MetaclassWriteNs => "ns per method written onto an existing ExpandoMetaClass",
+            Param::MetaclassInstallNs => "ns to build and register a new metaclass",
+            Param::PerInstanceNs => "ns to set a per-instance metaclass",
+            Param::CategorySwitchNs => "ns per category enter or leave",
+            Param::DomainRetireNs => "ns to retire one live switch point",
+            Param::BulkScanPerClassNs => "ns per class visited by a bulk retirement",
+            Param::ClassLoadNs => "ns to load one class",
+            Param::LoadedClasses => "classes loaded in the process, scanned by an all-loaded bulk retirement",
+        }
+    }
+
+    /// The largest accepted value: a count must fit its field, and no cost above 1e12 ns
+    /// (17 minutes of virtual time per operation) means anything.
+    fn max(self) -> f64 {
+        match self {
+            Param::PicCapacity => 1024.0,
+            Param::FallbackCutoff => f64::from(u32::MAX),
+            Param::LoadedClasses => 10_000_000.0,
+            _ => 1e12,
+        }
+    }
+}
+
+named!(Param, "parameter");
+
+/// Why a parameter or knob could not be set to a value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamError {
+    /// No parameter or knob has this name, or a knob that takes one of a few words got another.
+    Unknown(UnknownName),
+    NotANumber {
+        name: String,
+        text: String,
+    },
+    NotWhole {
+        name: String,
+        value: f64,
+    },
+    OutOfRange {
+        name: String,
+        value: f64,
+        min: f64,
+        max: f64,
+    },
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamError::Unknown(e) => write!(f, "{e}"),
+            ParamError::NotANumber { name, text } => write!(f, "{name}: `{text}` is not a number"),
+            ParamError::NotWhole { name, value } => write!(f, "{name} = {value}: must be a whole number"),
+            ParamError::OutOfRange { name, value, min, max } => write!(f, "{name} = {value}: must be in {min}..={max}"),
+        }
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+impl From<UnknownName> for ParamError {
+    fn from(e: UnknownName) -> Self {
+        ParamError::Unknown(e)
+    }
+}
+
+/// Reads `text` as a number for the knob `name`.
+pub fn number(name: &str, text: &str) -> Result<f64, ParamError> {
+    text.trim().parse::<f64>().map_err(|_| ParamError::NotANumber { name: name.to_string(), text: text.to_string() })
+}
+
+/// Checks that `value` is a whole number in `min..=max` for the knob `name`.
+pub fn whole(name: &str, value: f64, min: f64, max: f64) -> Result<u64, ParamError> {
+    if !(min..=max).contains(&value) {
+        Err(ParamError::OutOfRange { name: name.to_string(), value, min, max })
+    } else if value.fract() != 0.0 {
+        Err(ParamError::NotWhole { name: name.to_string(), value })
+    } else {
+        Ok(value as u64)
+    }
+}
 
 impl Params {
-    /// Set one named numeric parameter. Values must be finite, non-negative and bounded.
-    pub fn set(&mut self, name: &str, value: f64) -> Result<(), String> {
-        if !(0.0..=1e12).contains(&value) {
-            return Err(format!("{name} = {value}: must be a finite number in 0..=1e12"));
+    fn slot(&mut self, p: Param) -> Slot<'_> {
+        match p {
+            Param::PicCapacity => Slot::Entries(&mut self.pic_capacity),
+            Param::OptimizeThreshold => Slot::Count(&mut self.optimize_threshold),
+            Param::FallbackThreshold => Slot::Count(&mut self.fallback_threshold),
+            Param::FallbackCutoff => Slot::Rounds(&mut self.fallback_cutoff),
+            Param::FastCallNs => Slot::Nanos(&mut self.fast_call_ns),
+            Param::PicCallNs => Slot::Nanos(&mut self.pic_call_ns),
+            Param::SelectionNs => Slot::Nanos(&mut self.selection_ns),
+            Param::MetaclassWriteNs => Slot::Nanos(&mut self.metaclass_write_ns),
+            Param::MetaclassInstallNs => Slot::Nanos(&mut self.metaclass_install_ns),
+            Param::PerInstanceNs => Slot::Nanos(&mut self.per_instance_ns),
+            Param::CategorySwitchNs => Slot::Nanos(&mut self.category_switch_ns),
+            Param::DomainRetireNs => Slot::Nanos(&mut self.domain_retire_ns),
+            Param::BulkScanPerClassNs => Slot::Nanos(&mut self.bulk_scan_per_class_ns),
+            Param::ClassLoadNs => Slot::Nanos(&mut self.class_load_ns),
+            Param::LoadedClasses => Slot::Rounds(&mut self.loaded_classes),
         }
-        let int = |v: f64| -> Result<u64, String> {
-            if v.fract() != 0.0 {
-                Err(format!("{name} must be a whole number"))
-            } else {
-                Ok(v as u64)
+    }
+
+    /// The current value of a parameter.
+    pub fn get(&self, p: Param) -> f64 {
+        match self.clone().slot(p) {
+            Slot::Nanos(v) => *v,
+            Slot::Count(v) => *v as f64,
+            Slot::Rounds(v) => f64::from(*v),
+            Slot::Entries(v) => *v as f64,
+        }
+    }
+
+    /// Set one parameter. Values must be finite, non-negative, at most the parameter's bound,
+    /// and whole for counts.
+    pub fn set(&mut self, p: Param, value: f64) -> Result<(), ParamError> {
+        let name = p.name();
+        match self.slot(p) {
+            Slot::Nanos(v) => {
+                if !(0.0..=p.max()).contains(&value) {
+                    return Err(ParamError::OutOfRange { name: name.to_string(), value, min: 0.0, max: p.max() });
+                }
+                *v = value;
             }
-        };
-        match name {
-            "pic_capacity" => self.pic_capacity = int(value)?.clamp(0, 1024) as usize,
-            "optimize_threshold" => self.optimize_threshold = int(value)?,
-            "fallback_threshold" => self.fallback_threshold = int(value)?,
-            "fallback_cutoff" => self.fallback_cutoff = int(value)?.min(u32::MAX as u64) as u32,
-            "fast_call_ns" => self.fast_call_ns = value,
-            "pic_call_ns" => self.pic_call_ns = value,
-            "selection_ns" => self.selection_ns = value,
-            "metaclass_write_ns" => self.metaclass_write_ns = value,
-            "metaclass_install_ns" => self.metaclass_install_ns = value,
-            "per_instance_ns" => self.per_instance_ns = value,
-            "category_switch_ns" => self.category_switch_ns = value,
-            "domain_retire_ns" => self.domain_retire_ns = value,
-            "bulk_scan_per_class_ns" => self.bulk_scan_per_class_ns = value,
-            "class_load_ns" => self.class_load_ns = value,
-            "loaded_classes" => self.loaded_classes = int(value)?.min(10_000_000) as u32,
-            _ => return Err(format!("unknown parameter `{name}` (known: {})", PARAM_NAMES.join(", "))),
+            Slot::Count(v) => *v = whole(name, value, 0.0, p.max())?,
+            Slot::Rounds(v) => *v = whole(name, value, 0.0, p.max())? as u32,
+            Slot::Entries(v) => *v = whole(name, value, 0.0, p.max())? as usize,
         }
         Ok(())
+    }
+
+    /// Set a parameter given by name and text, as a user types them.
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ParamError> {
+        let p: Param = name.parse()?;
+        self.set(p, number(name, text)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_parameter_reads_back_what_was_set() {
+        for p in Param::ALL {
+            let mut params = Params::default();
+            params.set(p, 7.0).unwrap();
+            assert_eq!(params.get(p), 7.0, "{p}");
+            assert_eq!(p.name().parse::<Param>().unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn bad_values_are_typed_errors() {
+        let mut p = Params::default();
+        assert!(matches!(p.set_text("nope", "1"), Err(ParamError::Unknown(e)) if e.name == "nope" && e.expected.len() == Param::ALL.len()));
+        assert_eq!(p.set_text("selection_ns", "fast"), Err(ParamError::NotANumber { name: "selection_ns".into(), text: "fast".into() }));
+        assert!(matches!(p.set(Param::PicCapacity, 2.5), Err(ParamError::NotWhole { .. })));
+        assert!(matches!(p.set(Param::PicCapacity, 5000.0), Err(ParamError::OutOfRange { max, .. }) if max == 1024.0));
+        assert!(matches!(p.set(Param::SelectionNs, f64::NAN), Err(ParamError::OutOfRange { .. })));
+        assert!(matches!(p.set(Param::SelectionNs, -1.0), Err(ParamError::OutOfRange { .. })));
+        assert_eq!(p, Params::default(), "a refused value changes nothing");
     }
 }

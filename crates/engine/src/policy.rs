@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::str::FromStr;
+
+use crate::names::{named, UnknownName};
 
 use crate::model::MetaKind;
 use crate::world::{ClassId, World};
@@ -22,9 +23,9 @@ pub enum Policy {
     Ideal,
 }
 
-pub const ALL_POLICIES: [Policy; 5] = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::HierarchyV3, Policy::Ideal];
-
 impl Policy {
+    pub const ALL: [Policy; 5] = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::HierarchyV3, Policy::Ideal];
+
     pub fn name(self) -> &'static str {
         match self {
             Policy::Global => "global",
@@ -54,34 +55,37 @@ pub enum ChangeKind {
     Stock,
 }
 
-impl fmt::Display for Policy {
+/// A policy list that names no policy, or a name that is not one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyError {
+    Unknown(UnknownName),
+    NoneGiven,
+}
+
+impl fmt::Display for PolicyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        match self {
+            PolicyError::Unknown(e) => write!(f, "{e}"),
+            PolicyError::NoneGiven => write!(f, "no policy given"),
+        }
     }
 }
 
-impl FromStr for Policy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        ALL_POLICIES
-            .iter()
-            .copied()
-            .find(|p| p.name() == s.trim())
-            .ok_or_else(|| format!("unknown policy `{s}` (expected one of: global, exact, hierarchy, hierarchy-v3, ideal)"))
-    }
-}
+impl std::error::Error for PolicyError {}
 
-/// Parse `global,exact` into policies.
-pub fn parse_policies(list: &str) -> Result<Vec<Policy>, String> {
+named!(Policy, "policy");
+
+/// Parse `global,exact` into policies (duplicates dropped, order kept).
+pub fn parse_policies(list: &str) -> Result<Vec<Policy>, PolicyError> {
     let mut out = Vec::new();
     for p in list.split(',').filter(|s| !s.trim().is_empty()) {
-        let p: Policy = p.parse()?;
+        let p: Policy = p.trim().parse().map_err(PolicyError::Unknown)?;
         if !out.contains(&p) {
             out.push(p);
         }
     }
     if out.is_empty() {
-        return Err("no policy given".into());
+        return Err(PolicyError::NoneGiven);
     }
     Ok(out)
 }

@@ -4,14 +4,8 @@
 use crate::dsl;
 use crate::model::Scenario;
 
-/// One published JMH row (ops/ms): before = global policy, after = exact policy.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct Published {
-    pub before: f64,
-    pub before_err: f64,
-    pub after: f64,
-    pub after_err: f64,
-}
+pub use crate::reference::Published;
+use crate::reference::Reference;
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Preset {
@@ -20,11 +14,14 @@ pub struct Preset {
     pub family: &'static str,
     pub description: &'static str,
     pub text: &'static str,
-    /// The row of `shared/reference/groovy_scoped_invalidation_bench.csv`, if this is one.
-    pub published: Option<Published>,
 }
 
 impl Preset {
+    /// The preset's row of `data/groovy_scoped_invalidation_bench.csv`, if it is a benchmark.
+    pub fn published(&self) -> Option<Published> {
+        Reference::get().groovy_row(self.id)
+    }
+
     pub fn scenario(&self) -> Scenario {
         // Presets are tested to parse; a failure here is a bug in this file.
         dsl::parse(self.text).unwrap_or_else(|e| panic!("preset {} does not parse: {e}", self.id))
@@ -83,10 +80,6 @@ op { loop 100000 { every 1000 { write Parent.base } call childBase call childLea
     };
 }
 
-const fn row(before: f64, before_err: f64, after: f64, after_err: f64) -> Option<Published> {
-    Some(Published { before, before_err, after, after_err })
-}
-
 pub const PRESETS: &[Preset] = &[
     Preset {
         id: "hotLoop_baseline",
@@ -94,7 +87,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "100 000 calls of hot.compute() per op and nothing else. Every policy links the site once and stays on the fast chain: this is the ceiling the churn rows fall from.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_baseline\"\nop { loop 100000 { call hot ", harness!(), " } }\n"),
-        published: row(3.847, 0.207, 4.017, 0.364),
     },
     Preset {
         id: "hotLoop_afterUnrelatedBurst",
@@ -102,7 +94,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "Setup writes 50 methods onto Unrelated's metaclass, then the loop runs clean. The burst happens before measurement, so every policy recovers; under exact it never touched Hot at all.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_afterUnrelatedBurst\"\nsetup { remove Hot remove Unrelated remove HierParent remove HierChild repeat 50 { write Unrelated.dyn0 } }\nop { loop 100000 { call hot ", harness!(), " } }\n"),
-        published: row(3.798, 0.677, 4.432, 0.229),
     },
     Preset {
         id: "hotLoop_unrelatedMetaClassChurn",
@@ -110,7 +101,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "Every 1000 iterations the loop adds a method to Unrelated's metaclass. Under the global policy each write throws away every linked site, so the loop lives in re-selection; under exact only Unrelated's (unused) domain is retired and the loop pays just the writes: the headline ~200x.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_unrelatedMetaClassChurn\"\nop { loop 100000 { every 1000 { write Unrelated.dyn0 } call hot ", harness!(), " } }\n"),
-        published: row(0.00243, 0.00018, 0.512, 0.147),
     },
     Preset {
         id: "hotLoop_sameTypeMetaClassChurn",
@@ -118,7 +108,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "The writes go to Hot's own metaclass. Every policy must retire the hot site, so exact cannot save it; what exact saves is the harness's own sites, which global retires too.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_sameTypeMetaClassChurn\"\nop { loop 100000 { every 1000 { write Hot.dyn0 } call hot ", harness!(), " } }\n"),
-        published: row(0.00252, 0.00011, 0.0188, 0.0012),
     },
     Preset {
         id: "hotLoop_categoryEnterLeave",
@@ -126,7 +115,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "Ten use(HotCategory) blocks of 10 000 calls per op. Entering and leaving a category retires every domain under both policies, and inside the block the category method cannot be cached: both policies sit on the same floor, by design.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_categoryEnterLeave\"\nop { repeat 10 { use HotCategory { loop 10000 { call hot ", harness!(), " } } } }\n"),
-        published: row(0.00238, 0.00022, 0.00230, 0.00034),
     },
     Preset {
         id: "parentChild_baseline",
@@ -134,7 +122,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "Two sites per iteration on a HierChild receiver: child.leaf() (own method) and child.base() (inherited from HierParent).",
         text: concat!(groovy_world!(), "scenario \"parentChild_baseline\"\nop { loop 100000 { call leaf call base ", harness!(), " } }\n"),
-        published: row(3.234, 0.383, 2.889, 0.068),
     },
     Preset {
         id: "parentChild_parentMetaClassChurn",
@@ -142,7 +129,6 @@ pub const PRESETS: &[Preset] = &[
         family: "groovy",
         description: "Every 1000 iterations a method is added to HierParent's metaclass. Exact retires HierParent only; the child's sites stay linked, which is correct because HierChild's metaclass snapshotted its inherited methods. Hierarchy fan-out would retire them too (collateral).",
         text: concat!(groovy_world!(), "scenario \"parentChild_parentMetaClassChurn\"\nop { loop 100000 { every 1000 { write HierParent.dyn0 } call leaf call base ", harness!(), " } }\n"),
-        published: row(0.00242, 0.00027, 0.316, 0.034),
     },
     Preset {
         id: "oracle_liveParentRedefine",
@@ -150,7 +136,6 @@ pub const PRESETS: &[Preset] = &[
         family: "oracle",
         description: "A Ruby/Python-like runtime: lookup walks the live hierarchy. Every 1000 iterations the parent redefines base(), which the child's site dispatches. Exact (no fan-out) keeps the child's site linked to the old method: the oracle reports stale dispatches. Hierarchy retires the child and is correct; ideal retires exactly that site.",
         text: concat!("scenario \"oracle_liveParentRedefine\"\nsemantics live\n", parent_redefine!()),
-        published: None,
     },
     Preset {
         id: "oracle_snapshotParentRedefine",
@@ -158,7 +143,6 @@ pub const PRESETS: &[Preset] = &[
         family: "oracle",
         description: "The same program with Groovy's semantics: the child's metaclass snapshotted base() when it was built, so the parent's redefinition is not visible through it. Exact is correct here; hierarchy's retirements of the child are collateral.",
         text: concat!("scenario \"oracle_snapshotParentRedefine\"\nsemantics snapshot\n", parent_redefine!()),
-        published: None,
     },
 ];
 

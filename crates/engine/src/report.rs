@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::names::named;
 use crate::policy::Policy;
 
 /// Where the program counter is.
@@ -26,6 +27,21 @@ pub enum Verdict {
     Missed = 2,
 }
 
+impl Verdict {
+    pub const ALL: [Verdict; 3] = [Verdict::Necessary, Verdict::Collateral, Verdict::Missed];
+
+    /// The name in exports, JSON and the UI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Necessary => "necessary",
+            Verdict::Collateral => "collateral",
+            Verdict::Missed => "missed",
+        }
+    }
+}
+
+named!(Verdict, "verdict");
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SiteState {
@@ -42,6 +58,24 @@ pub enum SiteState {
     /// Guard valid but the target is stale: dispatching to the wrong method.
     Stale,
 }
+
+impl SiteState {
+    pub const ALL: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
+
+    /// The name in exports, JSON and CSS classes.
+    pub fn name(self) -> &'static str {
+        match self {
+            SiteState::Linked => "linked",
+            SiteState::Pic => "pic",
+            SiteState::FallingBack => "falling-back",
+            SiteState::GivenUp => "given-up",
+            SiteState::Uncached => "uncached",
+            SiteState::Stale => "stale",
+        }
+    }
+}
+
+named!(SiteState, "site state");
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SiteStats {

@@ -1,42 +1,111 @@
 //! Sensitivity sweeps: vary one knob of a scenario or of the engine and watch each policy.
 
+use std::fmt;
+use std::str::FromStr;
+
 use crate::model::{walk_mut, Scenario, Stmt};
-use crate::params::{BulkScan, Params};
+use crate::params::{number, whole, Param, ParamError, Params};
+use crate::validate::{validate, ScenarioError, MAX_OPS};
 
-/// Scenario knobs a sweep may set besides the engine's [`Params`].
-pub const SCENARIO_KNOBS: &[&str] = &["churn_every", "every", "ops", "warmup"];
+/// What a sweep can vary: a knob of the scenario, or one of the engine's [`Params`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Knob {
+    /// The period of the op's `every` clauses (`every` is accepted as another name).
+    ChurnEvery,
+    /// Measured ops.
+    Ops,
+    /// Warm-up ops.
+    Warmup,
+    /// How bulk retirement finds domains (`all-loaded` or `live-only`).
+    BulkScan,
+    Param(Param),
+}
 
-/// Set `name` to `value` on a copy of the scenario or params.
-pub fn apply(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(Scenario, Params), String> {
+impl Knob {
+    /// The scenario knobs (the engine's parameters are [`Param::ALL`]).
+    pub const SCENARIO: [Knob; 4] = [Knob::ChurnEvery, Knob::Ops, Knob::Warmup, Knob::BulkScan];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Knob::ChurnEvery => "churn_every",
+            Knob::Ops => "ops",
+            Knob::Warmup => "warmup",
+            Knob::BulkScan => "bulk_scan",
+            Knob::Param(p) => p.name(),
+        }
+    }
+
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Knob::ChurnEvery => "iterations between the op's `every` events (alias: every)",
+            Knob::Ops => "measured ops (1..=10000)",
+            Knob::Warmup => "warm-up ops (0..=10000)",
+            Knob::BulkScan => "how a bulk retirement finds domains: all-loaded or live-only",
+            Knob::Param(p) => p.meaning(),
+        }
+    }
+}
+
+impl FromStr for Knob {
+    type Err = ParamError;
+
+    fn from_str(name: &str) -> Result<Knob, ParamError> {
+        if name == "every" {
+            return Ok(Knob::ChurnEvery);
+        }
+        match Knob::SCENARIO.into_iter().find(|k| k.name() == name) {
+            Some(k) => Ok(k),
+            None => Ok(Knob::Param(name.parse()?)),
+        }
+    }
+}
+
+/// Why a sweep step could not be set up.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SweepError {
+    Param(ParamError),
+    /// `churn_every` on a scenario whose op has no `every` clause.
+    NoEveryClause,
+    /// The changed scenario is not valid.
+    Invalid(ScenarioError),
+}
+
+impl fmt::Display for SweepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SweepError::Param(e) => write!(f, "{e}"),
+            SweepError::NoEveryClause => write!(f, "churn_every: the scenario's op has no `every` clause to change"),
+            SweepError::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for SweepError {}
+
+impl From<ParamError> for SweepError {
+    fn from(e: ParamError) -> Self {
+        SweepError::Param(e)
+    }
+}
+
+/// Set the knob `name` to `value` on a copy of the scenario or params.
+pub fn apply(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(Scenario, Params), SweepError> {
+    let knob: Knob = name.parse()?;
     let mut s = s.clone();
     let mut params = params.clone();
-    let number = || -> Result<f64, String> { value.trim().parse::<f64>().map_err(|_| format!("{name}: `{value}` is not a number")) };
-    let whole = |v: f64, min: f64, max: f64| -> Result<u64, String> {
-        if v.fract() != 0.0 || v < min || v > max {
-            Err(format!("{name} must be a whole number in {min}..={max}"))
-        } else {
-            Ok(v as u64)
-        }
-    };
-    match name {
-        "churn_every" | "every" => {
-            let period = whole(number()?, 1.0, 1e12)?;
+    match knob {
+        Knob::ChurnEvery => {
+            let period = whole(name, number(name, value)?, 1.0, 1e12)?;
             if !set_periods(&mut s.op, period) {
-                return Err(format!("{name}: the scenario's op has no `every` clause to change"));
+                return Err(SweepError::NoEveryClause);
             }
         }
-        "ops" => s.measure.ops = whole(number()?, 1.0, 10_000.0)? as u32,
-        "warmup" => s.measure.warmup_ops = whole(number()?, 0.0, 10_000.0)? as u32,
-        "bulk_scan" => {
-            params.bulk_scan = match value.trim() {
-                "all-loaded" => BulkScan::AllLoaded,
-                "live-only" => BulkScan::LiveOnly,
-                other => return Err(format!("bulk_scan: `{other}` (expected all-loaded or live-only)")),
-            }
-        }
-        _ => params.set(name, number()?)?,
+        Knob::Ops => s.measure.ops = whole(name, number(name, value)?, 1.0, f64::from(MAX_OPS))? as u32,
+        Knob::Warmup => s.measure.warmup_ops = whole(name, number(name, value)?, 0.0, f64::from(MAX_OPS))? as u32,
+        Knob::BulkScan => params.bulk_scan = value.trim().parse().map_err(ParamError::Unknown)?,
+        Knob::Param(p) => params.set(p, number(name, value)?)?,
     }
-    crate::validate::validate(&s).map_err(|e| e.to_string())?;
+    validate(&s).map_err(SweepError::Invalid)?;
     Ok((s, params))
 }
 
@@ -50,4 +119,39 @@ fn set_periods(block: &mut [Stmt], period: u64) -> bool {
         }
     });
     any
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    fn churn() -> Scenario {
+        presets::find("hotLoop_unrelatedMetaClassChurn").unwrap().scenario()
+    }
+
+    #[test]
+    fn knobs_set_the_scenario_or_the_params() {
+        let (s, _) = apply(&churn(), &Params::default(), "every", "10").unwrap();
+        let mut periods = Vec::new();
+        crate::model::walk(&s.op, &mut |st| {
+            if let Stmt::Every { period, .. } = st {
+                periods.push(*period)
+            }
+        });
+        assert_eq!(periods, vec![10]);
+        let (_, p) = apply(&churn(), &Params::default(), "selection_ns", "1500").unwrap();
+        assert_eq!(p.selection_ns, 1500.0);
+        let (_, p) = apply(&churn(), &Params::default(), "bulk_scan", "live-only").unwrap();
+        assert_eq!(p.bulk_scan, crate::params::BulkScan::LiveOnly);
+    }
+
+    #[test]
+    fn refusals_say_which_knob_and_why() {
+        let base = presets::find("hotLoop_baseline").unwrap().scenario();
+        assert_eq!(apply(&base, &Params::default(), "churn_every", "10"), Err(SweepError::NoEveryClause));
+        assert!(matches!(apply(&churn(), &Params::default(), "ops", "0"), Err(SweepError::Param(ParamError::OutOfRange { .. }))));
+        assert!(matches!(apply(&churn(), &Params::default(), "bulk_scan", "some"), Err(SweepError::Param(ParamError::Unknown(_)))));
+        assert!(matches!(apply(&churn(), &Params::default(), "colour", "1"), Err(SweepError::Param(ParamError::Unknown(_)))));
+    }
 }

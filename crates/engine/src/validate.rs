@@ -26,25 +26,38 @@ pub enum Location {
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ScenarioError {
-    pub location: Location,
+    /// `None` for an error about the running simulation rather than a place in the scenario
+    /// (a hand-fired event that names a class not loaded yet).
+    pub location: Option<Location>,
     pub message: String,
 }
 
 impl ScenarioError {
     pub fn at_text(line: usize, col: usize, message: impl Into<String>) -> Self {
-        ScenarioError { location: Location::Text { line, col }, message: message.into() }
+        ScenarioError { location: Some(Location::Text { line, col }), message: message.into() }
     }
     pub fn at_path(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { location: Location::Path(path.into()), message: message.into() }
+        ScenarioError { location: Some(Location::Path(path.into())), message: message.into() }
+    }
+    pub fn unlocated(message: impl Into<String>) -> Self {
+        ScenarioError { location: None, message: message.into() }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Text { line, col } => write!(f, "{line}:{col}"),
+            Location::Path(p) => write!(f, "{p}"),
+        }
     }
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.location {
-            Location::Text { line, col } => write!(f, "{line}:{col}: {}", self.message),
-            Location::Path(p) if p.is_empty() => write!(f, "{}", self.message),
-            Location::Path(p) => write!(f, "{p}: {}", self.message),
+            Some(at) => write!(f, "{at}: {}", self.message),
+            None => write!(f, "{}", self.message),
         }
     }
 }
@@ -97,9 +110,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     check_acyclic(s)?;
     // Classes loaded by the program count as known everywhere (sites may target them).
     let mut known: HashSet<String> = classes.keys().map(|k| k.to_string()).collect();
-    collect_loads(&s.setup, "setup", &mut known)?;
-    collect_loads(&s.before_op, "before_op", &mut known)?;
-    collect_loads(&s.op, "op", &mut known)?;
+    for (b, block) in s.blocks() {
+        collect_loads(block, b.name(), &mut known)?;
+    }
 
     let mut categories = HashSet::default();
     for (i, cat) in s.categories.iter().enumerate() {
@@ -129,9 +142,9 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         check_ident(&format!("{path}.method"), "method", &site.method)?;
     }
     let names = Names { classes: &known, sites: &sites, categories: &categories };
-    check_block(&s.setup, "setup", Where::Top, 0, &names)?;
-    check_block(&s.before_op, "before_op", Where::Top, 0, &names)?;
-    check_block(&s.op, "op", Where::Top, 0, &names)?;
+    for (b, block) in s.blocks() {
+        check_block(block, b.name(), Where::Top, 0, &names)?;
+    }
     if !contains_loop(&s.op) {
         return err("op", "the op has no `loop`: nothing would be measured");
     }
@@ -167,25 +180,21 @@ fn check_acyclic(s: &Scenario) -> Result<(), ScenarioError> {
 fn collect_loads(block: &[Stmt], path: &str, known: &mut HashSet<String>) -> Result<(), ScenarioError> {
     for (i, st) in block.iter().enumerate() {
         let p = format!("{path}[{i}]");
-        match st {
-            Stmt::Event(Event::Load { class, parent, methods }) => {
-                check_ident(&format!("{p}.class"), "class", class)?;
-                if let Some(par) = parent {
-                    if par == class || !known.contains(par) {
-                        return err(format!("{p}.parent"), format!("loaded class `{class}` extends unknown class `{par}`"));
-                    }
-                }
-                if !known.insert(class.clone()) {
-                    return err(format!("{p}.class"), format!("class `{class}` already exists"));
-                }
-                for (j, m) in methods.iter().enumerate() {
-                    check_ident(&format!("{p}.methods[{j}]"), "method", m)?;
+        if let Stmt::Event(Event::Load { class, parent, methods }) = st {
+            check_ident(&format!("{p}.class"), "class", class)?;
+            if let Some(par) = parent {
+                if par == class || !known.contains(par) {
+                    return err(format!("{p}.parent"), format!("loaded class `{class}` extends unknown class `{par}`"));
                 }
             }
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => {
-                collect_loads(body, &format!("{p}.body"), known)?
+            if !known.insert(class.clone()) {
+                return err(format!("{p}.class"), format!("class `{class}` already exists"));
             }
-            Stmt::Call { .. } | Stmt::Event(_) => {}
+            for (j, m) in methods.iter().enumerate() {
+                check_ident(&format!("{p}.methods[{j}]"), "method", m)?;
+            }
+        } else if let Some(body) = st.body() {
+            collect_loads(body, &format!("{p}.body"), known)?
         }
     }
     Ok(())

@@ -5,7 +5,6 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use blast_engine::policy::ALL_POLICIES;
 use blast_engine::{dsl, presets, run, Event, Params, Policy, Simulation};
 
 const THREE_CLASSES: &str = "
@@ -112,7 +111,7 @@ fn ideal_never_retires_more_than_a_correct_policy() {
         let s = preset.scenario();
         let ideal = run(&s, Policy::Ideal, &Params::default()).unwrap();
         assert_eq!(ideal.relink_totals.missed, 0, "{}", preset.id);
-        for p in ALL_POLICIES {
+        for p in Policy::ALL {
             let r = run(&s, p, &Params::default()).unwrap();
             if r.relink_totals.missed > 0 {
                 continue; // an incorrect policy may retire less than ideal, by being wrong

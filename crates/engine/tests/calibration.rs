@@ -110,3 +110,34 @@ fn hierarchy_v3_fans_out_expando_changes_but_not_stock_replaces() {
     assert_eq!(hits(Policy::Hierarchy, replace()), vec!["p", "c"]);
     assert_eq!(hits(Policy::Exact, write()), vec!["p"]);
 }
+
+/// Calibration compares with the shipped data files and nothing else: every published figure a
+/// calibration row holds is a cell of `crates/engine/data/`, and every modelled cell is used.
+#[test]
+fn calibration_compares_with_exactly_the_shipped_figures() {
+    use blast_engine::reference::Reference;
+    let r = Reference::get();
+    let mut shipped: Vec<f64> = Vec::new();
+    shipped.extend(r.groovy.iter().flat_map(|g| [g.published.before, g.published.after]));
+    shipped.extend(r.records.iter().flat_map(|x| [x.classes_us, x.records_us]));
+    shipped.extend(r.arena_gates.iter().flat_map(|g| [g.closing_us, g.memory_segment_access_us, g.other_access_us]));
+    shipped.extend(r.arena_scaling.iter().map(|s| s.shared_access_us));
+    // The `get` columns are not modelled (see calibrate.rs), so they are not compared.
+    shipped.extend(r.descriptor.iter().flat_map(|d| [d.good_to_binary, d.broken_to_binary, d.good_put, d.broken_put]));
+    shipped.extend(r.descriptor_fixed.iter().flat_map(|d| [d.fixed_to_binary, d.fixed_put]));
+
+    let cal = calibrate(&Params::default());
+    let used: Vec<f64> = cal.rows.iter().flat_map(|row| [row.before.published, row.after.published]).collect();
+    for v in &used {
+        assert!(shipped.contains(v), "calibration compares with {v}, which no data file holds");
+    }
+    for v in &shipped {
+        assert!(used.contains(v), "the data files hold {v}, which calibration never compares with");
+    }
+    for p in presets::all() {
+        if let Some(published) = p.published() {
+            let row = cal.rows.iter().find(|row| row.id == p.id).unwrap();
+            assert_eq!((row.before.published, row.after.published), (published.before, published.after), "{}", p.id);
+        }
+    }
+}

@@ -7,8 +7,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use blast_engine::policy::ALL_POLICIES;
-use blast_engine::{presets, run, Params};
+use blast_engine::{presets, run, Params, Policy};
 
 const GOLDEN: &str = include_str!("golden/fingerprints.txt");
 
@@ -16,7 +15,7 @@ fn fingerprints() -> String {
     let mut out = String::new();
     for p in presets::all() {
         let s = p.scenario();
-        for policy in ALL_POLICIES {
+        for policy in Policy::ALL {
             let r = run(&s, policy, &Params::default()).unwrap();
             let t = r.relink_totals;
             let stale: u64 = r.sites.iter().map(|x| x.stats.stale_calls).sum();

@@ -5,8 +5,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use blast_engine::models::arena::Role;
 use blast_engine::models::shape_cache::hit_rate_for;
-use blast_engine::models::{self, ModelConfig, MODEL_PRESETS};
+use blast_engine::models::{self, EntityState, ModelConfig, ModelError, MODEL_PRESETS};
+use blast_engine::params::ParamError;
 
 fn config(id: &str) -> ModelConfig {
     models::find(id).unwrap().config()
@@ -57,18 +59,23 @@ fn arena_run(id: &str, gate: &str) -> blast_engine::models::ModelReport {
     config(id).run(gate).unwrap()
 }
 
-fn thread_counter(r: &blast_engine::models::ModelReport, kind: &str, counter: &str) -> u64 {
-    r.entities.iter().filter(|e| e.kind == kind).flat_map(|e| e.counters.iter()).filter(|(n, _)| n == counter).map(|(_, v)| v).sum()
+/// Handshakes and deopts summed over the threads of one role.
+fn thread_counts(r: &blast_engine::models::ModelReport, of: Role) -> (u64, u64) {
+    r.entities.iter().fold((0, 0), |(h, d), e| match e.state {
+        EntityState::Thread { role, handshakes, deopts, .. } if role == of => (h + handshakes, d + deopts),
+        _ => (h, d),
+    })
 }
 
 #[test]
 fn the_array_thread_is_never_deoptimized_under_the_scoped_access_gate() {
     let r = arena_run("arena_closeGroup", "scoped-access");
-    assert_eq!(thread_counter(&r, "array access", "deopts"), 0);
-    assert!(thread_counter(&r, "array access", "handshakes") > 0, "it still pays every handshake");
-    assert!(thread_counter(&r, "memory-segment access", "deopts") > 0);
+    let (handshakes, deopts) = thread_counts(&r, Role::ArrayAccess);
+    assert_eq!(deopts, 0);
+    assert!(handshakes > 0, "it still pays every handshake");
+    assert!(thread_counts(&r, Role::SegmentAccess).1 > 0);
     // Under the wide gate it is deoptimized too.
-    assert!(thread_counter(&arena_run("arena_closeGroup", "always"), "array access", "deopts") > 0);
+    assert!(thread_counts(&arena_run("arena_closeGroup", "always"), Role::ArrayAccess).1 > 0);
 }
 
 #[test]
@@ -104,7 +111,7 @@ fn hash_map_descriptors_are_never_rebuilt() {
     for variant in ["good", "broken", "fixed"] {
         let r = config("descriptor_hashMap").run(variant).unwrap();
         assert_eq!(r.verdicts.collateral, 0, "{variant}");
-        assert_eq!(r.entities[0].counters[0], ("rebuilds".to_string(), 1));
+        assert!(matches!(r.entities[0].state, EntityState::DescriptorSlot { rebuilds: 1, .. }), "{:?}", r.entities[0]);
     }
     let broken = config("descriptor_treeMap").run("broken").unwrap();
     let good = config("descriptor_treeMap").run("good").unwrap();
@@ -121,10 +128,15 @@ fn every_model_preset_runs_every_variant_and_rejects_unknown_ones() {
             assert!(r.value.is_finite() && r.value > 0.0, "{} {v}", p.id);
             assert!(!r.timeline.is_empty());
         }
-        assert!(c.run("bogus").is_err());
+        assert!(matches!(c.run("bogus"), Err(ModelError::UnknownVariant { variant, .. }) if variant == "bogus"));
     }
-    assert!(models::apply(&config("arena_scaling16"), "threads", "100000").is_err());
-    assert!(models::apply(&config("records_length100"), "shapes", "-3").is_err());
+    assert!(matches!(
+        models::apply(&config("arena_scaling16"), "threads", "100000"),
+        Err(ModelError::Knob(ParamError::OutOfRange { max, .. })) if max == 256.0
+    ));
+    assert!(matches!(models::apply(&config("records_length100"), "shapes", "-3"), Err(ModelError::Knob(ParamError::OutOfRange { .. }))));
+    assert!(matches!(models::apply(&config("records_length100"), "shapes", "many"), Err(ModelError::Knob(ParamError::NotANumber { .. }))));
+    assert!(matches!(models::apply(&config("records_length100"), "threads", "2"), Err(ModelError::UnknownKnob { .. })));
 }
 
 #[test]
@@ -138,5 +150,5 @@ fn huge_shape_cache_runs_are_refused_quickly() {
         ops: 2_000_000,
     };
     let e = ModelConfig::ShapeCache(c).run("fifo").unwrap_err();
-    assert!(e.contains("too large"), "{e}");
+    assert!(matches!(e, ModelError::TooLarge { model: "shape-cache", .. }), "{e}");
 }

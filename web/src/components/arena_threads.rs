@@ -24,7 +24,7 @@ pub fn threads(entities: &[EntityView]) -> Html {
                 <span role="columnheader" class="num">{ "handshakes" }</span>
                 <span role="columnheader" class="num">{ "deopts" }</span>
             </div>
-            { for entities.iter().map(|e| thread_row(&ThreadRow::from_entity(&e.entity), e.flash)) }
+            { for entities.iter().filter_map(|e| ThreadRow::from_entity(&e.entity).map(|t| thread_row(&t, e.flash))) }
         </div>
     }
 }
@@ -50,7 +50,7 @@ fn thread_row(t: &ThreadRow, flash: u64) -> Html {
 }
 
 fn cells(entities: &[EntityView]) -> Html {
-    let rows: Vec<ThreadRow> = entities.iter().map(|e| ThreadRow::from_entity(&e.entity)).collect();
+    let rows: Vec<ThreadRow> = entities.iter().filter_map(|e| ThreadRow::from_entity(&e.entity)).collect();
     let deopts: u64 = rows.iter().map(|t| t.deopts).sum();
     let handshakes: u64 = rows.iter().map(|t| t.handshakes).sum();
     html! {

@@ -1,13 +1,22 @@
-//! Errors and notices at the top of the page; each can be dismissed.
+//! Errors and notices at the top of the page; each can be dismissed. `message` renders any
+//! message's `` `names` `` as code, here and wherever else a message is shown.
 
 use yew::prelude::*;
 
+use crate::format;
 use crate::state::{Banner, BannerKind};
 
 #[derive(Properties, PartialEq)]
 pub struct BannersProps {
     pub banners: Vec<Banner>,
     pub on_dismiss: Callback<u64>,
+}
+
+/// A message with its backtick-quoted names as `<code>`.
+pub fn message(text: &str) -> Html {
+    html! {
+        { for format::code_spans(text).into_iter().map(|(code, part)| if code { html! { <code>{ part }</code> } } else { html! { part } }) }
+    }
 }
 
 #[function_component(Banners)]
@@ -23,7 +32,7 @@ pub fn banners(p: &BannersProps) -> Html {
                 let cb = p.on_dismiss.clone();
                 html! {
                     <div {class} {role} key={b.id.to_string()}>
-                        <span class="banner-text">{ &b.text }</span>
+                        <span class="banner-text">{ message(&b.text) }</span>
                         <button class="icon" aria-label="Dismiss" title="Dismiss" onclick={Callback::from(move |_: MouseEvent| cb.emit(id))}>{ "×" }</button>
                     </div>
                 }

@@ -5,13 +5,14 @@
 
 use std::rc::Rc;
 
-use blast_engine::report::SiteState;
+use blast_engine::report::{SiteReport, SiteState};
 use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::format;
 use crate::layout::{self, Graph, CHAR_W};
 use crate::runner::{ClassEntry, LaneView, SiteView};
+use crate::state::RunState;
 
 #[derive(Properties, PartialEq)]
 pub struct BlastViewProps {
@@ -23,19 +24,10 @@ pub struct BlastViewProps {
     pub hovered: Option<AttrValue>,
     pub selected: Option<AttrValue>,
     pub what_if: Vec<(Policy, Vec<String>)>,
+    /// Whether the run is playing (a started lane that is not is paused).
+    pub playing: bool,
     pub on_hover: Callback<Option<String>>,
     pub on_select: Callback<Option<String>>,
-}
-
-pub fn state_name(s: SiteState) -> &'static str {
-    match s {
-        SiteState::Linked => "linked",
-        SiteState::Pic => "pic",
-        SiteState::FallingBack => "falling-back",
-        SiteState::GivenUp => "given-up",
-        SiteState::Uncached => "uncached",
-        SiteState::Stale => "stale",
-    }
 }
 
 pub fn state_label(s: SiteState) -> &'static str {
@@ -49,7 +41,21 @@ pub fn state_label(s: SiteState) -> &'static str {
     }
 }
 
-const STATES: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
+/// The look of a site that no call has reached yet (the engine reports it on its default
+/// target, which would draw it like a cached "inline cache (PIC)" site).
+pub const NOT_CALLED: (&str, &str) = ("not-called", "not called (yet)");
+
+/// A site's state as drawn: `None` while no call has reached it.
+pub fn shown_state(r: &SiteReport) -> Option<SiteState> {
+    let s = &r.stats;
+    let calls = s.fast_calls + s.pic_calls + s.selections + s.fallback_calls + s.stale_calls;
+    (calls > 0).then_some(r.state)
+}
+
+/// (class suffix, legend label) of a site as drawn.
+pub fn shown_look(r: &SiteReport) -> (&'static str, &'static str) {
+    shown_state(r).map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
+}
 
 fn heat(relinks: u64) -> &'static str {
     match relinks {
@@ -86,19 +92,13 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
 
 fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
     let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
-    let status = if lane.finished() {
-        "finished"
-    } else if lane.events_recorded == 0 && lane.iterations == 0 {
-        "ready"
-    } else {
-        "running"
-    };
+    let status = RunState::of(p.playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
     html! {
         <figure class="lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
             <figcaption>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 <strong>{ lane.policy.name() }</strong>
-                <span class="muted">{ format!(" · {} · {}", format::duration_ms(lane.now_ms), status) }</span>
+                <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
                 <span class="lane-relinks" title="relinks: necessary / collateral / missed">
                     <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
                     <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
@@ -141,24 +141,26 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
 }
 
 fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool) -> Html {
-    let state = state_name(s.report.state);
+    let (state, state_text) = shown_look(&s.report);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let st = &s.report.stats;
     let tip = format!(
-        "{}: {}.{} — {}; relinks {} necessary / {} collateral / {} missed; target {}. Click for its history.",
-        s.report.name,
-        s.report.class,
-        s.report.method,
-        state_label(s.report.state),
-        st.necessary,
-        st.collateral,
-        st.missed,
-        s.report.target
+        "{}: {}.{} — {}; relinks {} necessary / {} collateral / {} missed; target {}. Click (or press Enter) for its history.",
+        s.report.name, s.report.class, s.report.method, state_text, st.necessary, st.collateral, st.missed, s.report.target
     );
     let select = {
         let cb = p.on_select.clone();
         let name = b.name.clone();
-        Callback::from(move |_: MouseEvent| cb.emit(Some(name.clone())))
+        Callback::from(move |_: ()| cb.emit(Some(name.clone())))
+    };
+    let on_key = {
+        let select = select.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if matches!(e.key().as_str(), "Enter" | " ") {
+                e.prevent_default();
+                select.emit(());
+            }
+        })
     };
     let max_chars = ((b.w - 44.0) / CHAR_W).max(3.0) as usize;
     let label: String =
@@ -166,7 +168,8 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
     html! {
         <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"))}
             data-site={b.name.clone()} data-state={state} data-relinks={s.relinks.to_string()}
-            transform={format!("translate({:.1},{:.1})", b.x, b.y)} onclick={select}>
+            transform={format!("translate({:.1},{:.1})", b.x, b.y)} onclick={select.reform(|_: MouseEvent| ())}
+            tabindex="0" role="button" aria-label={tip.clone()} aria-pressed={selected.to_string()} onkeydown={on_key}>
             <title>{ tip }</title>
             <rect class="site-bg" width={format!("{:.1}", b.w)} height={format!("{:.1}", b.h)} rx="4" />
             <g class="flash-layer">
@@ -212,13 +215,33 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
 fn legend() -> Html {
     html! {
         <ul class="legend" aria-label="Legend">
-            { for STATES.iter().map(|s| html! {
-                <li><span class={classes!("legend-dot", format!("state-{}", state_name(*s)))}></span>{ state_label(*s) }</li>
+            { for SiteState::ALL.iter().map(|s| (s.name(), state_label(*s))).chain([NOT_CALLED]).map(|(name, label)| html! {
+                <li><span class={classes!("legend-dot", format!("state-{name}"))}></span>{ label }</li>
             }) }
             <li><span class="legend-flash"></span>{ "flash: relinked just now" }</li>
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
             <li><span class="legend-unloaded"></span>{ "dashed, faded class: not loaded yet" }</li>
             <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
         </ul>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blast_engine::presets;
+    use blast_engine::{Params, Policy, Simulation};
+
+    #[test]
+    fn sites_no_call_reached_are_not_drawn_as_cached() {
+        let scenario = presets::find("hotLoop_baseline").expect("preset").scenario();
+        let mut sim = Simulation::new(&scenario, Policy::Exact, &Params::default()).expect("runs");
+        let before = sim.sites_now();
+        assert!(before.iter().all(|r| shown_look(r) == NOT_CALLED), "nothing has been called at virtual time zero");
+        while !sim.is_finished() {
+            sim.step();
+        }
+        let after = sim.sites_now();
+        assert!(after.iter().any(|r| shown_state(r) == Some(r.state)), "called sites show their engine state");
     }
 }

@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::charts::{self, ChartLanes, DrawChart, Palette, XAxis};
+use crate::format;
 use crate::state::Theme;
 
 #[derive(Properties, PartialEq)]
@@ -29,13 +30,13 @@ struct Captions {
 fn captions(lanes: &ChartLanes) -> Captions {
     match lanes {
         ChartLanes::CallSites(_) => Captions {
-            lines: "Throughput per policy (ops/ms, log scale); ticks along the bottom mark intervals with events",
+            lines: "Throughput per policy (ops/ms, log scale); ticks in the strip under the lowest gridline mark intervals with events; point at the chart for values",
             lines_empty: "Press Run (or Step) to draw throughput as the simulations advance.",
             bars: "Relinks per interval, by the oracle’s verdict: ",
             bars_empty: "Relinks appear here per policy as the simulations run.",
         },
         ChartLanes::Models(_) => Captions {
-            lines: "Time per measured op, per variant (log scale; lower is better)",
+            lines: "Time per measured op, per variant (log scale; lower is better); point at the chart for values",
             lines_empty: "Press Run (or Step) to replay the runs op by op.",
             bars: "Rebuilds and deopts per interval of the measured ops (the warm-up’s are in the totals), by the oracle’s verdict: ",
             bars_empty: "Verdicts appear here per variant as the replay passes them.",
@@ -45,9 +46,43 @@ fn captions(lanes: &ChartLanes) -> Captions {
 
 const RELINK_PANEL_PX: i32 = 96;
 
+/// The pointer over the throughput chart: its CSS x and the x value under it.
+#[derive(Clone, Copy, PartialEq)]
+struct Pointer {
+    css_x: f64,
+    x: f64,
+    /// Over the right half: the tooltip goes left of the crosshair, to stay on the chart.
+    flip: bool,
+}
+
+/// The crosshair and the values of every line at the pointer.
+fn tooltip(p: &ChartsProps, axis: XAxis, at: Pointer) -> Html {
+    let data = p.lanes.data(axis);
+    let rows: Vec<Html> = data
+        .lines
+        .iter()
+        .map(|line| {
+            let value = line.value_at(at.x).map_or_else(|| "–".to_string(), |v| format!("{} {}", format::sig3(v), data.y_unit));
+            html! {
+                <li><span class={classes!("swatch", format!("series-{}", line.colour))} aria-hidden="true"></span>{ format!("{}: {value}", line.legend()) }</li>
+            }
+        })
+        .collect();
+    html! {
+        <>
+            <div class="crosshair" aria-hidden="true" style={format!("left: {:.1}px", at.css_x)}></div>
+            <div id="chart-tooltip" class={classes!("chart-tooltip", at.flip.then_some("flip"))} role="status" style={format!("left: {:.1}px", at.css_x)}>
+                <strong>{ axis.value_label(at.x) }</strong>
+                <ul>{ for rows }</ul>
+            </div>
+        </>
+    }
+}
+
 #[function_component(Charts)]
 pub fn charts_panel(p: &ChartsProps) -> Html {
     let axis = use_state(|| XAxis::Time);
+    let pointer = use_state(|| None::<Pointer>);
     let throughput = use_node_ref();
     let relinks = use_node_ref();
     // Bumped when the window is resized or the system colour scheme flips.
@@ -107,6 +142,19 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let axis = axis.clone();
         Callback::from(move |_: Event| axis.set(a))
     };
+    let on_move = {
+        let (pointer, lanes, axis) = (pointer.clone(), p.lanes.clone(), *axis);
+        Callback::from(move |e: MouseEvent| {
+            let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
+            let x_max = lanes.data(axis).x_max;
+            let (css_x, width) = (f64::from(e.offset_x()), f64::from(canvas.client_width()));
+            pointer.set(charts::pointer_x(css_x, width, x_max).map(|x| Pointer { css_x, x, flip: css_x > width / 2.0 }));
+        })
+    };
+    let on_leave = {
+        let pointer = pointer.clone();
+        Callback::from(move |_: MouseEvent| pointer.set(None))
+    };
     let has_data = p.lanes.has_data();
     let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
@@ -116,7 +164,9 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 <h2 id="charts-title">{ "Live charts" }</h2>
                 <div class="chart-tools" role="radiogroup" aria-label="x axis">
                     <label><input type="radio" name="x-axis" id="axis-time" checked={*axis == XAxis::Time} onchange={set_axis(XAxis::Time)} />{ " virtual time" }</label>
-                    <label><input type="radio" name="x-axis" id="axis-progress" checked={*axis == XAxis::Progress} onchange={set_axis(XAxis::Progress)} />{ " progress" }</label>
+                    <label title="Each run's progress through its own loop iterations: fast and slow policies side by side, event by event">
+                        <input type="radio" name="x-axis" id="axis-progress" checked={*axis == XAxis::Progress} onchange={set_axis(XAxis::Progress)} />{ " normalized (% of each run)" }
+                    </label>
                 </div>
             </header>
             <figure class="chart">
@@ -126,9 +176,11 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 </figcaption>
                 <div class="canvas-wrap">
                     <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
-                        aria-label="Line chart over virtual time, one line per policy or model variant"></canvas>
+                        aria-label="Line chart over virtual time, one line per policy or model variant" onmousemove={on_move} onmouseleave={on_leave}></canvas>
                     if !has_data {
                         <p class="chart-empty">{ text.lines_empty }</p>
+                    } else if let Some(at) = *pointer {
+                        { tooltip(p, *axis, at) }
                     }
                 </div>
             </figure>

@@ -17,16 +17,7 @@ pub struct ClassTreeProps {
 const KINDS: [(MetaKind, &str); 4] = [(MetaKind::None, "none yet"), (MetaKind::Stock, "stock"), (MetaKind::Expando, "expando"), (MetaKind::Custom, "custom")];
 
 fn kind_of(v: &str) -> MetaKind {
-    KINDS.iter().find(|(k, _)| kind_value(*k) == v).map(|(k, _)| *k).unwrap_or_default()
-}
-
-fn kind_value(k: MetaKind) -> &'static str {
-    match k {
-        MetaKind::None => "none",
-        MetaKind::Stock => "stock",
-        MetaKind::Expando => "expando",
-        MetaKind::Custom => "custom",
-    }
+    v.parse().unwrap_or_default()
 }
 
 /// Depth-first order with depths; classes whose parent is unknown count as roots.
@@ -61,13 +52,19 @@ fn tree_order(classes: &[ClassDecl]) -> Vec<(usize, usize)> {
 pub fn class_tree(p: &ClassTreeProps) -> Html {
     let new_name = use_state(String::new);
     let new_parent = use_state(String::new);
+    // Bumps per submitted class: remounts the parent list, since a list the user has picked
+    // from ignores a changed `selected` attribute.
+    let added = use_state(|| 0u32);
     let add = {
-        let (cb, name, parent) = (p.on_edit.clone(), new_name.clone(), new_parent.clone());
+        let (cb, name, parent, added) = (p.on_edit.clone(), new_name.clone(), new_parent.clone(), added.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let parent = if parent.is_empty() { None } else { Some((*parent).clone()) };
-            cb.emit(EditOp::AddClass { name: name.trim().to_string(), parent });
+            let chosen = if parent.is_empty() { None } else { Some((*parent).clone()) };
+            cb.emit(EditOp::AddClass { name: name.trim().to_string(), parent: chosen });
+            // A fresh row for the next class: a parent kept from the last one would be applied silently.
             name.set(String::new());
+            parent.set(String::new());
+            added.set(*added + 1);
         })
     };
     html! {
@@ -81,7 +78,7 @@ pub fn class_tree(p: &ClassTreeProps) -> Html {
                 <input id="new-class-name" placeholder="NewClass" value={(*new_name).clone()} spellcheck="false" aria-label="New class name"
                     oninput={let s = new_name.clone(); Callback::from(move |e: InputEvent| s.set(e.target_unchecked_into::<HtmlInputElement>().value()))} />
                 <label>{ "extends " }
-                    <select aria-label="Parent of the new class" onchange={let s = new_parent.clone(); Callback::from(move |e: Event| s.set(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+                    <select id="new-class-parent" key={*added} aria-label="Parent of the new class" onchange={let s = new_parent.clone(); Callback::from(move |e: Event| s.set(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
                         <option value="" selected={new_parent.is_empty()}>{ "(nothing)" }</option>
                         { for p.classes.iter().map(|c| html! { <option value={c.name.clone()} selected={*new_parent == c.name}>{ &c.name }</option> }) }
                     </select>
@@ -121,7 +118,7 @@ fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
                 }) }
             </select>
             <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
-                { for KINDS.iter().map(|(k, label)| html! { <option value={kind_value(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
+                { for KINDS.iter().map(|(k, label)| html! { <option value={MetaKind::name(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
             </select>
             <span class="methods">
                 { for c.methods.iter().map(|m| {

@@ -20,11 +20,7 @@ pub struct ComparisonProps {
 }
 
 fn published_for(p: Option<Published>, policy: Policy) -> Option<(f64, f64)> {
-    match (p, policy) {
-        (Some(p), Policy::Global) => Some((p.before, p.before_err)),
-        (Some(p), Policy::Exact) => Some((p.after, p.after_err)),
-        _ => None,
-    }
+    p?.for_policy(policy)
 }
 
 /// The comparison panel both modes share: title, CSV export, `#comparison-table` with the
@@ -149,9 +145,9 @@ fn site_diff(p: &SiteDiffProps) -> Html {
     let (ia, ib) = ((*a).min(p.lanes.len() - 1), (*b).min(p.lanes.len() - 1));
     let pick =
         |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
-    let select = |id: &'static str, chosen: usize, state: UseStateHandle<usize>| {
+    let select = |id: &'static str, label: &'static str, chosen: usize, state: UseStateHandle<usize>| {
         html! {
-            <select {id} onchange={pick(state)}>
+            <select {id} aria-label={label} onchange={pick(state)}>
                 { for p.lanes.iter().enumerate().map(|(i, l)| html! { <option value={i.to_string()} selected={i == chosen}>{ l.policy.name() }</option> }) }
             </select>
         }
@@ -169,7 +165,7 @@ fn site_diff(p: &SiteDiffProps) -> Html {
     };
     html! {
         <div id="site-diff" class="site-diff">
-            <h3>{ "Which sites relinked under " }{ select("diff-a", ia, a.clone()) }{ " but not under " }{ select("diff-b", ib, b.clone()) }{ "?" }</h3>
+            <h3>{ "Which sites relinked under " }{ select("diff-a", "Relinked under policy", ia, a.clone()) }{ " but not under " }{ select("diff-b", "But not under policy", ib, b.clone()) }{ "?" }</h3>
             <p class="diff-row"><strong>{ format!("{} only: ", la.policy.name()) }</strong>{ list(only(la, lb)) }</p>
             <p class="diff-row"><strong>{ format!("{} only: ", lb.policy.name()) }</strong>{ list(only(lb, la)) }</p>
         </div>

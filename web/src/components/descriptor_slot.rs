@@ -5,11 +5,13 @@ use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
 use crate::format;
-use crate::model_entities::{DescriptorSlot, SlotState};
+use blast_engine::models::descriptor::SlotState;
+
+use crate::model_entities::DescriptorSlot;
 use crate::model_runner::EntityView;
 
 pub fn slot(entities: &[EntityView]) -> Html {
-    html! { <div class="slot-classes">{ for entities.iter().map(|e| card(&DescriptorSlot::from_entity(&e.entity), e.flash)) }</div> }
+    html! { <div class="slot-classes">{ for entities.iter().filter_map(|e| DescriptorSlot::from_entity(&e.entity).map(|d| card(&d, e.flash))) }</div> }
 }
 
 fn card(d: &DescriptorSlot, flash: u64) -> Html {
@@ -23,7 +25,7 @@ fn card(d: &DescriptorSlot, flash: u64) -> Html {
         SlotState::Empty => ("empty", "empty", "Nothing cached yet."),
     };
     html! {
-        <div class={classes!("entity-card", "descriptor-slot", format!("slot-{state}"))} data-class={d.class.clone()} data-state={state} title={d.state_text.clone()}>
+        <div class={classes!("entity-card", "descriptor-slot", format!("slot-{state}"))} data-class={d.class.clone()} data-state={state}>
             { flash_layer(flash) }
             <div class="entity-card-head">
                 <span><code>{ format!("cache[{}.class]", d.class) }</code>{ " → " }<span class="badge slot-badge">{ badge }</span></span>

@@ -25,7 +25,7 @@ fn family_rank(family: &str) -> u8 {
 }
 
 fn published_cell(p: &Preset) -> Html {
-    match p.published {
+    match p.published() {
         Some(pb) => html! {
             <span title={format!("before {} ± {}, after {} ± {} ops/ms", pb.before, pb.before_err, pb.after, pb.after_err)}>
                 { format::sig3(pb.before) }{ " → " }{ format::sig3(pb.after) }
@@ -42,17 +42,18 @@ struct Row {
     title: &'static str,
     family: &'static str,
     description: &'static str,
-    published: Html,
+    /// The published ops/ms cell; `None` for the other models, whose published rows are in
+    /// other units and several per preset: their description spans that column instead.
+    published: Option<Html>,
 }
 
 impl Row {
     fn call_site(p: &Preset) -> Row {
-        Row { id: p.id, title: p.title, family: p.family, description: p.description, published: published_cell(p) }
+        Row { id: p.id, title: p.title, family: p.family, description: p.description, published: Some(published_cell(p)) }
     }
 
     fn model(p: &ModelPreset) -> Row {
-        let published = html! { <span class="muted" title="Its published rows are checked by `blast calibrate` (docs/CALIBRATION.md)">{ "—" }</span> };
-        Row { id: p.id, title: p.title, family: p.family, description: p.description, published }
+        Row { id: p.id, title: p.title, family: p.family, description: p.description, published: None }
     }
 }
 
@@ -68,11 +69,15 @@ fn row(p: &GalleryProps, preset: Row) -> Html {
                 <strong>{ preset.title }</strong>
                 <div><code>{ preset.id }</code>{ " " }<span class={classes!("family", format!("family-{}", preset.family))}>{ preset.family }</span></div>
             </td>
-            <td class="preset-description">{ preset.description }</td>
-            <td class="num">{ preset.published }</td>
+            if let Some(published) = preset.published {
+                <td class="preset-description">{ preset.description }</td>
+                <td class="num">{ published }</td>
+            } else {
+                <td class="preset-description" colspan="2">{ preset.description }</td>
+            }
             <td class="actions">
-                <button class="load" onclick={emit(false)} title="Load without running">{ "Load" }</button>
-                <button class="run primary" onclick={emit(true)} title="Load and run">{ "Run" }</button>
+                <button class="load" onclick={emit(false)} title="Load without running" aria-label={format!("Load {}", preset.id)}>{ "Load" }</button>
+                <button class="run primary" onclick={emit(true)} title="Load and run" aria-label={format!("Run {}", preset.id)}>{ "Run" }</button>
             </td>
         </tr>
     }

@@ -1,7 +1,10 @@
-//! The keyboard cheat sheet (press `?`).
+//! The keyboard cheat sheet (press `?`): a modal dialog that takes the focus when it opens,
+//! keeps Tab inside itself, and gives the focus back to where it was when it closes.
 
+use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
+use crate::browser;
 use crate::keys::SHORTCUTS;
 
 #[derive(Properties, PartialEq)]
@@ -9,8 +12,55 @@ pub struct HelpProps {
     pub on_close: Callback<()>,
 }
 
+/// The tab stop Tab (or Shift+Tab, `back`) moves to among `len` stops from `current`,
+/// wrapping at either end; from outside the stops it enters at the first (or last).
+pub fn next_tab_stop(len: usize, current: Option<usize>, back: bool) -> Option<usize> {
+    if len == 0 {
+        return None;
+    }
+    Some(match (current, back) {
+        (None, false) => 0,
+        (None, true) => len - 1,
+        (Some(i), false) => (i + 1) % len,
+        (Some(i), true) => (i + len - 1) % len,
+    })
+}
+
 #[function_component(Help)]
 pub fn help(p: &HelpProps) -> Html {
+    let dialog = use_node_ref();
+    let close_button = use_node_ref();
+    {
+        let close_button = close_button.clone();
+        use_effect_with((), move |_| {
+            let before = browser::focused_element();
+            if let Some(button) = close_button.cast::<HtmlElement>() {
+                let _ = button.focus();
+            }
+            // Back to the control that opened it (the `?` button, or wherever the key was pressed).
+            move || {
+                if let Some(el) = before {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    let trap_tab = {
+        let dialog = dialog.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let Some(container) = dialog.cast::<Element>() else { return };
+            if e.key() != "Tab" {
+                return;
+            }
+            let stops = browser::tab_stops(&container);
+            let active = browser::focused_element();
+            let current = stops.iter().position(|s| active.as_ref() == Some(s));
+            if let Some(next) = next_tab_stop(stops.len(), current, e.shift_key()) {
+                e.prevent_default();
+                let _ = stops[next].focus();
+            }
+        })
+    };
     let close = {
         let cb = p.on_close.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
@@ -18,10 +68,11 @@ pub fn help(p: &HelpProps) -> Html {
     let stop = Callback::from(|e: MouseEvent| e.stop_propagation());
     html! {
         <div class="overlay" onclick={close.clone()}>
-            <div id="cheat-sheet" class="dialog" role="dialog" aria-modal="true" aria-labelledby="cheat-title" onclick={stop}>
+            <div id="cheat-sheet" class="dialog" role="dialog" aria-modal="true" aria-labelledby="cheat-title" ref={dialog}
+                onclick={stop} onkeydown={trap_tab}>
                 <header class="dialog-head">
                     <h2 id="cheat-title">{ "Keyboard shortcuts" }</h2>
-                    <button class="icon" aria-label="Close" onclick={close}>{ "×" }</button>
+                    <button class="icon" aria-label="Close" onclick={close} ref={close_button}>{ "×" }</button>
                 </header>
                 <table class="shortcuts">
                     <tbody>
@@ -33,8 +84,24 @@ pub fn help(p: &HelpProps) -> Html {
                         }) }
                     </tbody>
                 </table>
-                <p class="hint">{ "Shortcuts are ignored while typing in a text field." }</p>
+                <p class="hint">{ "Shortcuts are ignored while typing in a text field. On a focused button, checkbox or list, Space, Enter and the arrow keys keep operating it." }</p>
             </div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_wraps_inside_the_dialog() {
+        assert_eq!(next_tab_stop(3, Some(2), false), Some(0));
+        assert_eq!(next_tab_stop(3, Some(0), true), Some(2));
+        assert_eq!(next_tab_stop(3, Some(1), false), Some(2));
+        assert_eq!(next_tab_stop(1, Some(0), false), Some(0), "one stop keeps the focus");
+        assert_eq!(next_tab_stop(3, None, false), Some(0), "from outside, Tab enters at the top");
+        assert_eq!(next_tab_stop(3, None, true), Some(2));
+        assert_eq!(next_tab_stop(0, None, false), None);
     }
 }

@@ -5,6 +5,7 @@ use blast_engine::models::ModelConfig;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::components::banners::message;
 use crate::model_knobs;
 use crate::model_mode::KnobError;
 
@@ -41,7 +42,7 @@ pub fn knobs(p: &KnobsProps) -> Html {
             <p id="knob-message" class="fire-outcome" aria-live="polite">
                 {
                     match &p.error {
-                        Some(e) => html! { <span class="error" id="knob-error">{ &e.message }</span> },
+                        Some(e) => html! { <span class="error" id="knob-error">{ message(&e.message) }</span> },
                         None => html! { <span class="muted">{ "Change a knob and press Enter (or leave the field): the model runs again and the replay starts over." }</span> },
                     }
                 }

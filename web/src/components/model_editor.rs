@@ -4,6 +4,7 @@ use blast_engine::model::{Scenario, Semantics};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+use super::banners::message;
 use super::class_tree::ClassTree;
 use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
@@ -30,8 +31,8 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
     let on_semantics = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| {
-            let live = e.target_unchecked_into::<HtmlSelectElement>().value() == "live";
-            cb.emit(EditOp::SetSemantics(if live { Semantics::Live } else { Semantics::Snapshot }))
+            let value = e.target_unchecked_into::<HtmlSelectElement>().value();
+            cb.emit(EditOp::SetSemantics(value.parse().unwrap_or_default()))
         })
     };
     let measure = |warmup: bool| {
@@ -45,14 +46,14 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
     html! {
         <div class="model-editor">
             if let Some(e) = &p.error {
-                <p id="editor-error" class="editor-error" role="alert">{ e }</p>
+                <p id="editor-error" class="editor-error" role="alert">{ message(e) }</p>
             }
             <div class="settings" key={format!("settings#{}", p.epoch)}>
                 <label>{ "Name " }<input id="scenario-name" value={s.name.clone()} onchange={on_name} size="28" spellcheck="false" /></label>
                 <label title="How method lookup sees ancestors">{ "Lookup " }
                     <select id="scenario-semantics" onchange={on_semantics}>
-                        <option value="snapshot" selected={s.semantics == Semantics::Snapshot}>{ "snapshot (Groovy)" }</option>
-                        <option value="live" selected={s.semantics == Semantics::Live}>{ "live (Ruby, Python)" }</option>
+                        <option value={Semantics::Snapshot.name()} selected={s.semantics == Semantics::Snapshot}>{ "snapshot (Groovy)" }</option>
+                        <option value={Semantics::Live.name()} selected={s.semantics == Semantics::Live}>{ "live (Ruby, Python)" }</option>
                     </select>
                 </label>
                 <label>{ "Warm-up ops " }<input type="number" min="0" value={s.measure.warmup_ops.to_string()} onchange={measure(true)} size="4" /></label>
@@ -60,6 +61,7 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
             </div>
             <ClassTree classes={s.classes.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
             <SiteList scenario={s.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <p class="hint form-scope">{ "The form edits the settings, classes, call sites and a one-loop workload. Categories, setup events and richer programs (before-op, repeat, every … offset) are edited in the scenario text; both stay in step." }</p>
             <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} on_edit={p.on_edit.clone()} />
         </div>
     }

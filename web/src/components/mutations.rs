@@ -5,6 +5,7 @@ use blast_engine::Policy;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+use crate::components::banners::message;
 use crate::editor::is_name;
 use crate::state::FireOutcome;
 
@@ -23,6 +24,9 @@ pub struct MutationsProps {
     pub active: Vec<(Policy, Vec<String>)>,
     /// (category, enter)
     pub on_fire_category: Callback<(String, bool)>,
+    /// "Loop until stopped" is on.
+    pub loop_mode: bool,
+    pub on_toggle_loop: Callback<()>,
 }
 
 /// "HotCategory" when every lane agrees, else each lane's list.
@@ -35,12 +39,9 @@ pub fn active_summary(active: &[(Policy, Vec<String>)]) -> String {
     }
 }
 
+/// The kind a `<select>` value names; the options are written from `MetaKind::name`.
 fn kind_from(v: &str) -> MetaKind {
-    match v {
-        "stock" => MetaKind::Stock,
-        "custom" => MetaKind::Custom,
-        _ => MetaKind::Expando,
-    }
+    v.parse().unwrap_or(MetaKind::Expando)
 }
 
 #[function_component(Mutations)]
@@ -107,9 +108,9 @@ pub fn mutations(p: &MutationsProps) -> Html {
             </div>
             <div class="mutation-row">
                 <select id="fire-kind" onchange={on_kind} aria-label="New metaclass kind">
-                    <option value="stock" selected={*kind == MetaKind::Stock}>{ "stock MetaClassImpl" }</option>
-                    <option value="expando" selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
-                    <option value="custom" selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
+                    <option value={MetaKind::Stock.name()} selected={*kind == MetaKind::Stock}>{ "stock MetaClassImpl" }</option>
+                    <option value={MetaKind::Expando.name()} selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
+                    <option value={MetaKind::Custom.name()} selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
                 </select>
                 <button id="fire-replace" disabled={!has_class} onclick={fire(Mutation::Replace { class: current.clone(), kind: *kind })}
                     title="C.metaClass = new …: class-scoped within the stock family, bulk if custom is involved">{ "Replace metaclass" }</button>
@@ -140,12 +141,16 @@ pub fn mutations(p: &MutationsProps) -> Html {
                     title="… }: leaving it is bulk too">{ "Leave category" }</button>
                 <span class="active-categories">{ "active now: " }<output id="active-categories">{ active_summary(&p.active) }</output></span>
             </div>
+            <label class="loop-mode" title="Repeat the measured op (up to the engine's bounds) until you press Pause, so there is a running loop to fire into">
+                <input type="checkbox" id="loop-mode" checked={p.loop_mode} onchange={p.on_toggle_loop.reform(|_: Event| ())} />
+                { " loop until stopped" }
+            </label>
             <p class="fire-outcome" aria-live="polite">
                 {
                     match &p.last {
                         Some(FireOutcome::Fired { label, lanes }) => html! { <span class="ok">{ format!("Fired “{label}” into {lanes} simulation{}.", if *lanes == 1 { "" } else { "s" }) }</span> },
-                        Some(FireOutcome::Refused(why)) => html! { <span class="error">{ why }</span> },
-                        None if !p.running => html! { <span class="muted">{ "Events go into running simulations: press Run or Step first." }</span> },
+                        Some(FireOutcome::Refused(why)) => html! { <span class="error">{ message(why) }</span> },
+                        None if !p.running => html! { <span class="muted">{ "The run has finished: press Run again (with “loop until stopped” on, the loop keeps going until you pause it)." }</span> },
                         None => html! { <span class="muted">{ "Pick a class and fire: every running policy gets the event at the same virtual time." }</span> },
                     }
                 }

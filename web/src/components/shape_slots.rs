@@ -14,7 +14,7 @@ const MAX_BOXES: usize = 24;
 pub fn classes(entities: &[EntityView], capacity: Capacity) -> Html {
     html! {
         <div class="slot-classes">
-            { for entities.iter().map(|e| class_card(&ClassSlots::from_entity(&e.entity), capacity, e.flash)) }
+            { for entities.iter().filter_map(|e| ClassSlots::from_entity(&e.entity).map(|c| class_card(&c, capacity, e.flash))) }
         </div>
     }
 }

@@ -5,7 +5,7 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::format;
-use crate::state::{Speed, Theme, SPEEDS};
+use crate::state::{RunState, Speed, Theme, SPEEDS};
 
 /// One checkbox of the lane choice: a policy, or a model's variant.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,8 +20,7 @@ pub struct LaneChoice {
 
 #[derive(Properties, PartialEq)]
 pub struct TopBarProps {
-    pub playing: bool,
-    pub finished: bool,
+    pub run_state: RunState,
     pub can_run: bool,
     pub speed: Speed,
     pub clock_ms: f64,
@@ -47,13 +46,7 @@ pub struct TopBarProps {
 
 #[function_component(TopBar)]
 pub fn top_bar(p: &TopBarProps) -> Html {
-    let run_label = if p.playing {
-        "Pause"
-    } else if p.finished {
-        "Run again"
-    } else {
-        "Run"
-    };
+    let playing = p.run_state == RunState::Running;
     let on_speed = {
         let cb = p.on_speed.clone();
         Callback::from(move |e: Event| {
@@ -78,7 +71,7 @@ pub fn top_bar(p: &TopBarProps) -> Html {
             </div>
             <div class="controls" role="toolbar" aria-label="Run controls">
                 <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}
-                    title="Run or pause (Space)" aria-pressed={p.playing.to_string()}>{ run_label }</button>
+                    title="Run or pause (Space)" aria-pressed={playing.to_string()}>{ p.run_state.button_label() }</button>
                 <button id="step" onclick={click(&p.on_step)} disabled={!p.can_run}
                     title="Advance to the next event or loop segment (n, →)">{ "Step" }</button>
                 <button id="reset" onclick={click(&p.on_reset)} title="Back to virtual time zero (r)">{ "Reset" }</button>
@@ -92,6 +85,9 @@ pub fn top_bar(p: &TopBarProps) -> Html {
                 </label>
             </div>
             <div class="status" aria-live="off">
+                <output id="run-state" class={classes!("run-state", format!("run-{}", p.run_state.name()))} data-state={p.run_state.name()}>
+                    { p.run_state.name() }
+                </output>
                 <span class="stat">
                     <span class="stat-label">{ "virtual time" }</span>
                     <output id="virtual-time" data-value={p.clock_ms.to_string()}>{ format::duration_ms(p.clock_ms) }</output>

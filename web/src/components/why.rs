@@ -4,13 +4,12 @@
 use std::rc::Rc;
 
 use blast_engine::report::{RelinkRecord, Verdict};
-use blast_engine::sim::Phase;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::components::blast_view::state_label;
+use crate::components::blast_view::shown_look;
 use crate::format;
-use crate::runner::LaneView;
+use crate::runner::{phase_name, LaneView};
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {
@@ -26,15 +25,6 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Necessary => "necessary",
         Verdict::Collateral => "collateral",
         Verdict::Missed => "missed",
-    }
-}
-
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Setup => "setup",
-        Phase::Warmup => "warm-up",
-        Phase::Measure => "measured",
-        Phase::Done => "done",
     }
 }
 
@@ -77,7 +67,7 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             <h3>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 { lane.policy.name() }
-                <span class="muted">{ format!(" · {} · now {}", state_label(s.report.state), s.report.target) }</span>
+                <span class="muted">{ format!(" · {} · now {}", shown_look(&s.report).1, s.report.target) }</span>
             </h3>
             <p class="why-summary">
                 <span class="v-necessary">{ format!("{} necessary", format::count(st.necessary)) }</span>{ " · " }
@@ -114,13 +104,14 @@ fn history_row(r: &RelinkRecord) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {
+        // `data-label`: the column's name, shown before each cell where the rows stack (phones).
         <tr class={format!("verdict-{verdict}")}>
-            <td class="num">{ format::duration_ms(r.t_ms) }</td>
-            <td>{ format!("{} {}", phase_name(r.phase), r.op) }</td>
-            <td><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
-            <td><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
-            <td><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
-            <td><code>{ target }</code></td>
+            <td class="num" data-label="virtual time">{ format::duration_ms(r.t_ms) }</td>
+            <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
+            <td data-label="event"><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
+            <td data-label="domain"><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
+            <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
+            <td data-label="target"><code>{ target }</code></td>
         </tr>
     }
 }

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["always", "scoped-access", "session-live", "no-deopt"];
@@ -44,7 +44,7 @@ pub struct ArenaConfig {
     pub measure: Role,
 }
 
-/// Costs, fitted to `shared/reference/jdk_shared_arena_close.csv` (both gates and the scaling
+/// Costs, fitted to `data/jdk_shared_arena_close.csv` and `data/jdk_shared_arena_scaling.csv` (both gates and the scaling
 /// run together).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ArenaParams {
@@ -89,10 +89,11 @@ impl Role {
     fn scoped_access(self) -> bool {
         !matches!(self, Role::ArrayAccess | Role::Closing)
     }
-    fn holds_closing_session(self) -> bool {
+    /// Its frames hold the session being closed (a deopt of one is necessary).
+    pub fn holds_closing_session(self) -> bool {
         self == Role::UsesClosingArena
     }
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Role::Closing => "closing",
             Role::SegmentAccess => "memory-segment access",
@@ -122,18 +123,16 @@ fn deopts(gate: &str, r: Role) -> bool {
     }
 }
 
-pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, String> {
-    if !VARIANTS.contains(&gate) {
-        return Err(unknown_variant("arena", gate, VARIANTS));
-    }
+pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, ModelError> {
+    check_variant("arena", gate, VARIANTS)?;
     let n = c.threads.len();
     let total = c.warmup_ops.saturating_add(c.ops);
     // Every close visits every thread, so the work grows with threads squared.
     if n == 0 || n > 256 || c.ops == 0 || total.saturating_mul(n as u64) > MAX_MODEL_OPS || total.saturating_mul((n * n) as u64) > 50_000_000 {
-        return Err("arena: 1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into());
+        return Err(ModelError::TooLarge { model: "arena", bounds: "1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into() });
     }
     if !c.threads.contains(&c.measure) {
-        return Err(format!("arena: no thread has the measured role `{}`", c.measure.name()));
+        return Err(ModelError::NoMeasuredThread { role: c.measure.name() });
     }
     // Oversubscribed threads share the cores: every duration stretches.
     let stretch = (n as f64 / p.cores).max(1.0);
@@ -216,9 +215,7 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
         .enumerate()
         .map(|(i, t)| Entity {
             name: format!("thread {i}"),
-            kind: t.role.name().into(),
-            state: if t.role.scoped_access() { "compiled frame with scoped access".into() } else { "compiled frame".into() },
-            counters: vec![("ops".into(), t.done), ("handshakes".into(), t.handshakes), ("deopts".into(), t.deopts)],
+            state: EntityState::Thread { role: t.role, scoped_access: t.role.scoped_access(), ops: t.done, handshakes: t.handshakes, deopts: t.deopts },
         })
         .collect();
     Ok(ModelReport {

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["good", "broken", "fixed"];
@@ -35,7 +35,7 @@ pub struct DescriptorConfig {
     pub ops: u64,
 }
 
-/// Costs, fitted to `shared/reference/ignite_descriptor_cache.csv` (to_binary and put columns).
+/// Costs, fitted to `data/ignite_descriptor_cache.csv` (to_binary and put columns).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DescriptorParams {
     /// Marshalling an empty value with a cached descriptor.
@@ -54,22 +54,23 @@ impl Default for DescriptorParams {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Slot {
+/// What a class's slot in the descriptor cache holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SlotState {
     Empty,
+    /// Pre-seeded with an unregistered descriptor that put-if-absent never replaces.
     Unregistered,
     Registered,
 }
 
-pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<ModelReport, String> {
-    if !VARIANTS.contains(&variant) {
-        return Err(unknown_variant("descriptor", variant, VARIANTS));
-    }
+pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<ModelReport, ModelError> {
+    check_variant("descriptor", variant, VARIANTS)?;
     let total = c.warmup_ops.saturating_add(c.ops);
     if c.ops == 0 || total > MAX_MODEL_OPS || c.entries > 1_000_000_000 {
-        return Err("descriptor: ops must be 1..=2e6 and entries at most 1e9".into());
+        return Err(ModelError::TooLarge { model: "descriptor", bounds: "ops must be 1..=2e6 and entries at most 1e9".into() });
     }
-    let mut slot = if variant != "good" && c.preseeded.contains(&c.class) { Slot::Unregistered } else { Slot::Empty };
+    let mut slot = if variant != "good" && c.preseeded.contains(&c.class) { SlotState::Unregistered } else { SlotState::Empty };
     let mut verdicts = RelinkTotals::default();
     let (mut rebuilds, mut discarded) = (0u64, 0u64);
     let (mut t, mut measured) = (0.0, 0.0);
@@ -81,7 +82,7 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
         if c.operation == Operation::Put {
             cost += p.put_overhead_ns;
         }
-        if slot != Slot::Registered {
+        if slot != SlotState::Registered {
             // Build the registered descriptor by reflection and offer it.
             cost += p.reflection_build_ns;
             rebuilds += 1;
@@ -93,11 +94,11 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
             }
             slot = match (slot, variant) {
                 // put-if-absent loses to the pre-seeded entry: the copy is thrown away.
-                (Slot::Unregistered, "broken") => {
+                (SlotState::Unregistered, "broken") => {
                     discarded += 1;
-                    Slot::Unregistered
+                    SlotState::Unregistered
                 }
-                _ => Slot::Registered,
+                _ => SlotState::Registered,
             };
         }
         t += cost / 1e3;
@@ -112,11 +113,6 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
             });
         }
     }
-    let state = match slot {
-        Slot::Empty => "empty",
-        Slot::Unregistered => "unregistered (pre-seeded, never replaced)",
-        Slot::Registered => "registered",
-    };
     Ok(ModelReport {
         model: "descriptor".into(),
         variant: variant.into(),
@@ -124,12 +120,7 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
         value: measured / c.ops as f64,
         roles: Vec::new(),
         verdicts,
-        entities: vec![Entity {
-            name: c.class.clone(),
-            kind: "descriptor cache slot".into(),
-            state: state.into(),
-            counters: vec![("rebuilds".into(), rebuilds), ("discarded copies".into(), discarded)],
-        }],
+        entities: vec![Entity { name: c.class.clone(), state: EntityState::DescriptorSlot { slot, rebuilds, discarded } }],
         timeline: thin(timeline, 400),
     })
 }

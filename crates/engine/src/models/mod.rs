@@ -11,8 +11,11 @@ pub mod cache;
 pub mod descriptor;
 pub mod shape_cache;
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 
+use crate::params::{number, whole, ParamError};
 use crate::report::RelinkTotals;
 
 /// The configuration of one model run, tagged by model.
@@ -34,7 +37,25 @@ impl ModelConfig {
         }
     }
 
-    pub fn run(&self, variant: &str) -> Result<ModelReport, String> {
+    /// The model's name in errors and reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ModelConfig::ShapeCache(_) => "shape-cache",
+            ModelConfig::Arena(_) => "arena",
+            ModelConfig::Descriptor(_) => "descriptor",
+        }
+    }
+
+    /// The knobs [`apply`] accepts for this model.
+    pub fn knobs(&self) -> &'static [&'static str] {
+        match self {
+            ModelConfig::ShapeCache(_) => &["shapes", "length", "capacity", "ops"],
+            ModelConfig::Arena(_) => &["threads", "ops"],
+            ModelConfig::Descriptor(_) => &["entries", "ops"],
+        }
+    }
+
+    pub fn run(&self, variant: &str) -> Result<ModelReport, ModelError> {
         match self {
             ModelConfig::ShapeCache(c) => shape_cache::run(c, variant, &shape_cache::ShapeParams::default()),
             ModelConfig::Arena(c) => arena::run(c, variant, &arena::ArenaParams::default()),
@@ -43,14 +64,37 @@ impl ModelConfig {
     }
 }
 
-/// One thing in a model's blast view: a cache slot, a thread, a class's descriptor.
+/// One thing in a model's blast view: a thread, a record class's shape cache, a class's
+/// descriptor slot, with what it holds at the end of the run and what happened to it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Entity {
     pub name: String,
-    pub kind: String,
-    /// What it is doing or holding at the end of the run.
-    pub state: String,
-    pub counters: Vec<(String, u64)>,
+    pub state: EntityState,
+}
+
+/// What an entity is and holds, by model.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum EntityState {
+    /// A thread of the arena group: its role, whether its compiled frame does scoped memory
+    /// access (what the JDK-8335480 gate looks at), and its ops, handshakes and deopts.
+    Thread { role: arena::Role, scoped_access: bool, ops: u64, handshakes: u64, deopts: u64 },
+    /// A record class's shape cache: the cached shape ids, oldest (FIFO) or least recently used
+    /// (LRU) first, and the lookups that hit or missed.
+    RecordClass { cached: Vec<u64>, hits: u64, misses: u64 },
+    /// A class's slot in the descriptor cache, and the descriptors built and thrown away.
+    DescriptorSlot { slot: descriptor::SlotState, rebuilds: u64, discarded: u64 },
+}
+
+impl Entity {
+    /// The count whose increase is the entity's blast: a deopt, a cache miss, a rebuild.
+    pub fn blast_count(&self) -> u64 {
+        match self.state {
+            EntityState::Thread { deopts, .. } => deopts,
+            EntityState::RecordClass { misses, .. } => misses,
+            EntityState::DescriptorSlot { rebuilds, .. } => rebuilds,
+        }
+    }
 }
 
 /// One measured op of a model run, for the timeline.
@@ -81,8 +125,60 @@ pub struct ModelReport {
 /// Largest number of simulated ops any model run may take (keeps every input bounded).
 pub const MAX_MODEL_OPS: u64 = 2_000_000;
 
-fn unknown_variant(model: &str, v: &str, known: &[&str]) -> String {
-    format!("{model}: unknown variant `{v}` (expected one of: {})", known.join(", "))
+/// Why a model could not run, or a knob could not be set.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelError {
+    UnknownVariant {
+        model: &'static str,
+        variant: String,
+        expected: &'static [&'static str],
+    },
+    /// The configuration exceeds a bound that keeps every run short; `bounds` says which.
+    TooLarge {
+        model: &'static str,
+        bounds: String,
+    },
+    /// The arena group has no thread with the role its figure is measured on.
+    NoMeasuredThread {
+        role: &'static str,
+    },
+    /// The model has no knob of this name.
+    UnknownKnob {
+        name: String,
+        known: &'static [&'static str],
+    },
+    Knob(ParamError),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::UnknownVariant { model, variant, expected } => {
+                write!(f, "{model}: unknown variant `{variant}` (expected one of: {})", expected.join(", "))
+            }
+            ModelError::TooLarge { model, bounds } => write!(f, "{model}: {bounds}"),
+            ModelError::NoMeasuredThread { role } => write!(f, "arena: no thread has the measured role `{role}`"),
+            ModelError::UnknownKnob { name, known } => write!(f, "`{name}` is not a knob of this model (knobs: {})", known.join(", ")),
+            ModelError::Knob(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl From<ParamError> for ModelError {
+    fn from(e: ParamError) -> Self {
+        ModelError::Knob(e)
+    }
+}
+
+/// `Err(UnknownVariant)` unless `variant` is one of the model's.
+fn check_variant(model: &'static str, variant: &str, expected: &'static [&'static str]) -> Result<(), ModelError> {
+    if expected.contains(&variant) {
+        Ok(())
+    } else {
+        Err(ModelError::UnknownVariant { model, variant: variant.to_string(), expected })
+    }
 }
 
 /// Keep at most this many timeline points, evenly spaced.
@@ -214,8 +310,8 @@ pub mod rows {
 
 /// Set one knob of a model configuration (for sweeps): `shapes`, `length`, `capacity`,
 /// `threads` (arena: that many access-and-close threads), `entries`, `ops`.
-pub fn apply(c: &ModelConfig, name: &str, value: &str) -> Result<ModelConfig, String> {
-    let v: u64 = value.trim().parse().map_err(|_| format!("{name}: `{value}` is not a whole number"))?;
+pub fn apply(c: &ModelConfig, name: &str, value: &str) -> Result<ModelConfig, ModelError> {
+    let v = whole(name, number(name, value)?, 0.0, u64::MAX as f64)?;
     let mut c = c.clone();
     match (&mut c, name) {
         (ModelConfig::ShapeCache(s), "shapes") => s.shapes = v,
@@ -224,14 +320,14 @@ pub fn apply(c: &ModelConfig, name: &str, value: &str) -> Result<ModelConfig, St
         (ModelConfig::ShapeCache(s), "ops") => s.ops = v,
         (ModelConfig::Arena(_), "threads") => {
             if !(1..=256).contains(&v) {
-                return Err("threads must be 1..=256".into());
+                return Err(ParamError::OutOfRange { name: name.into(), value: v as f64, min: 1.0, max: 256.0 }.into());
             }
             c = arena_scaling(v as usize);
         }
         (ModelConfig::Arena(a), "ops") => a.ops = v,
         (ModelConfig::Descriptor(d), "entries") => d.entries = v,
         (ModelConfig::Descriptor(d), "ops") => d.ops = v,
-        _ => return Err(format!("`{name}` is not a knob of this model")),
+        _ => return Err(ModelError::UnknownKnob { name: name.to_string(), known: c.knobs() }),
     }
     Ok(c)
 }

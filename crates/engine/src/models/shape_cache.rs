@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 
 use super::cache::{BoundedCache, Eviction};
-use super::{thin, unknown_variant, Entity, ModelReport, OpPoint, MAX_MODEL_OPS};
+use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["before-fix", "fifo", "lru", "unbounded", "capacity-0"];
@@ -43,7 +43,7 @@ pub struct ShapeConfig {
     pub ops: u64,
 }
 
-/// Costs, fitted to `shared/reference/jdk_record_deserialization.csv` (all rows together).
+/// Costs, fitted to `data/jdk_record_deserialization.csv` (all rows together).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShapeParams {
     /// Creating an ObjectInputStream and reading its header and class descriptors.
@@ -67,17 +67,21 @@ impl Default for ShapeParams {
 /// The record classes in a stream and how many of each an element holds.
 const RECORD_CLASSES: [(&str, u64); 2] = [("Line", 1), ("Point", 2)];
 
-pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelReport, String> {
-    if !VARIANTS.contains(&variant) {
-        return Err(unknown_variant("shape-cache", variant, VARIANTS));
-    }
+pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelReport, ModelError> {
+    check_variant("shape-cache", variant, VARIANTS)?;
     let total_ops = c.warmup_ops.saturating_add(c.ops);
     if c.ops == 0 || c.length == 0 || c.shapes == 0 || total_ops > MAX_MODEL_OPS || c.length > 1_000_000_000 || c.capacity > 1_000_000 || c.shapes > 1_000_000 {
-        return Err("shape-cache: ops, length and shapes must be at least 1 and bounded (ops <= 2e6, length <= 1e9)".into());
+        return Err(ModelError::TooLarge {
+            model: "shape-cache",
+            bounds: "ops, length and shapes must be at least 1 and bounded (ops <= 2e6, length <= 1e9)".into(),
+        });
     }
     // A lookup scans the cache, so bound the scans too.
     if c.capacity.min(c.shapes).saturating_mul(total_ops) > MAX_CACHE_SCANS {
-        return Err(format!("shape-cache: capacity x ops is too large (at most {MAX_CACHE_SCANS} cache-entry visits)"));
+        return Err(ModelError::TooLarge {
+            model: "shape-cache",
+            bounds: format!("capacity x ops is too large (at most {MAX_CACHE_SCANS} cache-entry visits)"),
+        });
     }
     let eviction = match variant {
         "lru" => Eviction::Lru,
@@ -147,9 +151,7 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
         .enumerate()
         .map(|(k, (name, _))| Entity {
             name: name.to_string(),
-            kind: "record class".into(),
-            state: format!("cached shapes {:?}", caches[k].entries()),
-            counters: vec![("hits".into(), hits[k]), ("misses".into(), misses[k]), ("cached".into(), caches[k].len() as u64)],
+            state: EntityState::RecordClass { cached: caches[k].entries().to_vec(), hits: hits[k], misses: misses[k] },
         })
         .collect();
     Ok(ModelReport {
@@ -174,6 +176,6 @@ fn hit_rate(hits: &[u64], misses: &[u64]) -> f64 {
 }
 
 /// Hit rate (percent) of the cache with `shapes` rotating shapes.
-pub fn hit_rate_for(c: &ShapeConfig, variant: &str) -> Result<f64, String> {
+pub fn hit_rate_for(c: &ShapeConfig, variant: &str) -> Result<f64, ModelError> {
     Ok(run(c, variant, &ShapeParams::default())?.roles[0].1)
 }

@@ -272,19 +272,19 @@ impl Simulation {
     pub fn inject(&mut self, ev: &Event) -> Result<usize, ScenarioError> {
         if let Event::Load { class, parent, methods } = ev {
             if self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded) {
-                return Err(ScenarioError::at_path("", format!("class `{class}` is already loaded")));
+                return Err(ScenarioError::unlocated(format!("class `{class}` is already loaded")));
             }
             let parent_id = match parent {
                 Some(p) => Some(
                     self.world
                         .class_id(p)
                         .filter(|&c| self.world.classes[c].loaded)
-                        .ok_or_else(|| ScenarioError::at_path("", format!("unknown parent class `{p}`")))?,
+                        .ok_or_else(|| ScenarioError::unlocated(format!("unknown parent class `{p}`")))?,
                 ),
                 None => None,
             };
             if self.world.classes.len() >= crate::validate::MAX_CLASSES {
-                return Err(ScenarioError::at_path("", "too many classes"));
+                return Err(ScenarioError::unlocated("too many classes"));
             }
             let (c, work) = self.world.load_class(class, parent_id, methods);
             self.work += work;
@@ -298,7 +298,7 @@ impl Simulation {
         if let Some(c) = class {
             match self.world.class_id(c) {
                 Some(id) if self.world.classes[id].loaded => {}
-                _ => return Err(ScenarioError::at_path("", format!("unknown or not yet loaded class `{c}`"))),
+                _ => return Err(ScenarioError::unlocated(format!("unknown or not yet loaded class `{c}`"))),
             }
         }
         Ok(self.fire(ev))
@@ -306,9 +306,9 @@ impl Simulation {
 
     /// Enter (`use`) or leave a category by hand, between steps. Both are bulk events.
     pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, ScenarioError> {
-        let cat = self.world.category_id(name).ok_or_else(|| ScenarioError::at_path("", format!("unknown category `{name}`")))?;
+        let cat = self.world.category_id(name).ok_or_else(|| ScenarioError::unlocated(format!("unknown category `{name}`")))?;
         if !enter && !self.world.active_categories.contains(&cat) {
-            return Err(ScenarioError::at_path("", format!("category `{name}` is not active")));
+            return Err(ScenarioError::unlocated(format!("category `{name}` is not active")));
         }
         Ok(self.fire_category(cat, enter))
     }

@@ -88,7 +88,6 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests {
-    use crate::policy::ALL_POLICIES;
     use crate::{presets, Params};
 
     use super::super::Simulation;
@@ -104,7 +103,7 @@ mod tests {
     #[test]
     fn the_targeted_oracle_matches_a_full_re_resolution_after_every_step() {
         for p in presets::all() {
-            for policy in ALL_POLICIES {
+            for policy in crate::Policy::ALL {
                 let mut sim = Simulation::new(&p.scenario(), policy, &Params::default()).unwrap();
                 while !sim.is_finished() {
                     sim.step();

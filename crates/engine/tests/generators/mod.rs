@@ -105,11 +105,7 @@ pub fn all_policies(size: Size) -> Generator {
     let classes = flat(size.classes);
     let sites = sites_over(&classes, size.sites);
     let op = churn_loop(&sites, size.events, vec![write("K0", "x"), Stmt::Event(Event::Replace { class: "K1".into(), kind: MetaKind::Custom })]);
-    Generator {
-        name: "writes + custom replaces, all policies",
-        scenario: scenario("all_policies", classes, sites, op),
-        policies: blast_engine::policy::ALL_POLICIES.to_vec(),
-    }
+    Generator { name: "writes + custom replaces, all policies", scenario: scenario("all_policies", classes, sites, op), policies: Policy::ALL.to_vec() }
 }
 
 /// Every generator, by the name of its scenario (so one can be built alone, e.g. to measure

@@ -1,0 +1,369 @@
+//! Which invalidation policy explains a real runtime's measurements best.
+//!
+//! A probe (`probes/`, schema `blast-radius-probe/1`) times the same workloads on a real
+//! runtime: a hot loop, and the same loop while some class is written every `period`
+//! iterations. This module runs the same workloads through the simulator under every policy and
+//! compares the slowdowns (each churn workload over its own no-write baseline) with the
+//! measured ones.
+//!
+//! Two costs are unknown for a foreign runtime: what a class write costs (`W`) and what one
+//! relink costs (`R`: re-selecting and re-specializing a site). The simulator's virtual time is
+//! linear in both (its state machine counts calls and relinks; costs only weigh them), so each
+//! workload is simulated three times, at (W, R) = (0, 0), (1 us, 0) and (0, 1 us), and its time
+//! at any (W, R) follows exactly. For each policy, (W, R) is fitted on a log grid to minimise
+//! the RMS of log10(simulated / measured slowdown); the policy with the smallest residual is
+//! the one whose *shape* fits: which workloads a write slows down, and by how much relative to
+//! each other. Calls run at the measured per-call time of each workload's baseline
+//! (`fast_call_ns`), and a re-specialized site is assumed to run at full speed at once
+//! (`pic_call_ns = fast_call_ns`); Groovy's thresholds stay as they are.
+
+use serde::{Deserialize, Serialize};
+
+use crate::dsl;
+use crate::params::Params;
+use crate::policy::Policy;
+use crate::sim::run;
+use crate::validate::ScenarioError;
+
+/// One probe result file (`scripts/probe.sh` output).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct ProbeResult {
+    pub schema: String,
+    pub runtime: String,
+    pub version: String,
+    pub command: String,
+    pub mode: String,
+    pub rows: Vec<ProbeRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct ProbeRow {
+    pub workload: String,
+    pub param: Option<u64>,
+    pub iterations: u64,
+    pub reps: u32,
+    pub min_ns: f64,
+    pub median_ns: f64,
+    pub max_ns: f64,
+    pub wide: bool,
+}
+
+pub const SCHEMA: &str = "blast-radius-probe/1";
+
+/// Why a probe result cannot be fingerprinted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FingerprintError {
+    NotJson(String),
+    WrongSchema(String),
+    /// A churn workload has no matching baseline row, or no row has a churn workload at all.
+    Missing(String),
+    /// A workload's simulation was refused (a bug: the workloads are fixed).
+    Scenario(ScenarioError),
+}
+
+impl std::fmt::Display for FingerprintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FingerprintError::NotJson(e) => write!(f, "not a probe result ({e})"),
+            FingerprintError::WrongSchema(s) => write!(f, "schema `{s}`; this version reads `{SCHEMA}`"),
+            FingerprintError::Missing(what) => write!(f, "the result has no {what}"),
+            FingerprintError::Scenario(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for FingerprintError {}
+
+impl ProbeResult {
+    pub fn parse(json: &str) -> Result<ProbeResult, FingerprintError> {
+        let r: ProbeResult = serde_json::from_str(json).map_err(|e| FingerprintError::NotJson(e.to_string()))?;
+        if r.schema != SCHEMA {
+            return Err(FingerprintError::WrongSchema(r.schema));
+        }
+        Ok(r)
+    }
+
+    fn row(&self, workload: &str, param: Option<u64>) -> Option<&ProbeRow> {
+        self.rows.iter().find(|r| r.workload == workload && r.param == param)
+    }
+}
+
+impl ProbeRow {
+    /// Fastest rep per loop iteration: the statistic a busy machine disturbs least.
+    fn ns_per_iteration(&self) -> f64 {
+        self.min_ns / self.iterations as f64
+    }
+}
+
+/// A churn workload, the baseline it is compared with, and the measured slowdown.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Pair {
+    pub workload: String,
+    pub param: Option<u64>,
+    pub measured: f64,
+}
+
+/// How well one policy explains the measurements, at its best-fitting costs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyFit {
+    pub policy: Policy,
+    /// Fitted cost of a class write, ns.
+    pub write_ns: f64,
+    /// Fitted cost of one relink, ns.
+    pub relink_ns: f64,
+    /// RMS of log10(simulated / measured) over the pairs.
+    pub rms_log10: f64,
+    /// Simulated slowdown per pair, in the order of [`Fingerprint::pairs`].
+    pub simulated: Vec<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fingerprint {
+    pub runtime: String,
+    pub version: String,
+    pub pairs: Vec<Pair>,
+    /// Best fit first.
+    pub fits: Vec<PolicyFit>,
+}
+
+impl Fingerprint {
+    pub fn best(&self) -> &PolicyFit {
+        &self.fits[0]
+    }
+
+    /// How many times larger the runner-up's residual is than the best one's.
+    pub fn margin(&self) -> f64 {
+        match self.fits.get(1) {
+            Some(second) => second.rms_log10 / self.fits[0].rms_log10.max(1e-9),
+            None => f64::INFINITY,
+        }
+    }
+}
+
+const LOOP: u64 = 100_000;
+
+/// The DSL of one workload: the probe's loop, `calls` sites per iteration, `write` every
+/// `period` iterations (none for a baseline).
+fn workload_text(receiver_sites: usize, write: Option<(&str, u64)>, burst: u64, child_site: bool) -> String {
+    let mut s = String::from(
+        "semantics live\nmeasure warmup 1 ops 3\nclass Hot { compute }\nclass Unrelated\nclass Parent { base }\nclass Child extends Parent { leaf }\n",
+    );
+    let calls: Vec<String> = if child_site {
+        s.push_str("site s0 = Child.base\n");
+        vec!["call s0".into()]
+    } else if receiver_sites == 0 {
+        s.push_str("site s0 = Hot.compute\n");
+        vec!["call s0".into()]
+    } else {
+        for k in 0..receiver_sites {
+            s.push_str(&format!("class C{k} {{ m }}\nsite s{k} = C{k}.m\n"));
+        }
+        (0..receiver_sites).map(|k| format!("call s{k}")).collect()
+    };
+    // Writes install an expando once in setup, so the loop's writes are plain writes.
+    s.push_str("setup { write Unrelated.dyn0 write Hot.dyn0 write Parent.dyn0");
+    if burst > 0 {
+        s.push_str(&format!(" repeat {burst} {{ write Unrelated.dyn0 }}"));
+    }
+    s.push_str(" }\n");
+    let iterations = LOOP / receiver_sites.max(1) as u64;
+    let every = write.map(|(class, period)| format!("every {period} {{ write {class}.dyn0 }} ")).unwrap_or_default();
+    s.push_str(&format!("op {{ loop {iterations} {{ {every}{} }} }}\n", calls.join(" ")));
+    s
+}
+
+/// A churn workload's scenario, its no-write baseline's scenario, and the probe row of that
+/// baseline (workload, param).
+struct PairTexts {
+    churn: String,
+    base: String,
+    base_row: (&'static str, Option<u64>),
+}
+
+/// The scenarios that simulate a probe row; `None` for a row that is itself a baseline.
+fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
+    let plain = |churn: String| PairTexts { churn, base: workload_text(0, None, 0, false), base_row: ("baseline", None) };
+    Some(match (workload, param) {
+        ("unrelated_churn", Some(p)) => plain(workload_text(0, Some(("Unrelated", p)), 0, false)),
+        ("same_class_churn" | "density", Some(p)) => plain(workload_text(0, Some(("Hot", p)), 0, false)),
+        ("parent_churn", Some(p)) => plain(workload_text(0, Some(("Parent", p)), 0, true)),
+        ("burst_then_steady", Some(b)) => plain(workload_text(0, None, b, false)),
+        ("hot_sites", Some(k)) => {
+            let sites = k as usize;
+            PairTexts {
+                churn: workload_text(sites, Some(("Unrelated", 1000)), 0, false),
+                base: workload_text(sites, None, 0, false),
+                base_row: ("hot_sites_baseline", Some(k)),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// Simulated ms per op of a scenario as `t0 + W * a + R * b` (W and R in ns).
+#[derive(Clone, Copy, Debug)]
+struct Linear {
+    t0: f64,
+    per_write_ns: f64,
+    per_relink_ns: f64,
+}
+
+impl Linear {
+    fn at(self, write_ns: f64, relink_ns: f64) -> f64 {
+        self.t0 + self.per_write_ns * write_ns + self.per_relink_ns * relink_ns
+    }
+}
+
+fn params(call_ns: f64, write_ns: f64, relink_ns: f64) -> Params {
+    Params {
+        fast_call_ns: call_ns,
+        pic_call_ns: call_ns,
+        selection_ns: relink_ns,
+        metaclass_write_ns: write_ns,
+        metaclass_install_ns: write_ns,
+        per_instance_ns: write_ns,
+        category_switch_ns: write_ns,
+        domain_retire_ns: 0.0,
+        bulk_scan_per_class_ns: 0.0,
+        class_load_ns: 0.0,
+        ..Params::default()
+    }
+}
+
+fn linear(text: &str, policy: Policy, call_ns: f64) -> Result<Linear, FingerprintError> {
+    let s = dsl::parse(text).map_err(FingerprintError::Scenario)?;
+    let ms = |w: f64, r: f64| run(&s, policy, &params(call_ns, w, r)).map(|rep| rep.ms_per_op).map_err(FingerprintError::Scenario);
+    let unit = 1000.0;
+    let t0 = ms(0.0, 0.0)?;
+    Ok(Linear { t0, per_write_ns: (ms(unit, 0.0)? - t0) / unit, per_relink_ns: (ms(0.0, unit)? - t0) / unit })
+}
+
+/// Log-spaced grid of costs in ns, 1 ns to 1 ms.
+fn grid() -> impl Iterator<Item = f64> + Clone {
+    (0..=48).map(|k| 10f64.powf(k as f64 / 8.0))
+}
+
+/// Fingerprint one probe result against every policy.
+pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError> {
+    struct Case {
+        pair: Pair,
+        churn: String,
+        base: String,
+        call_ns: f64,
+    }
+    let mut cases = Vec::new();
+    for row in &result.rows {
+        let Some(PairTexts { churn, base, base_row: (base_workload, base_param) }) = pair_texts(&row.workload, row.param) else { continue };
+        let base_row = result.row(base_workload, base_param).ok_or_else(|| FingerprintError::Missing(format!("{base_workload} row for {}", row.workload)))?;
+        let calls_per_iteration = if row.workload == "hot_sites" { row.param.unwrap_or(1) as f64 } else { 1.0 };
+        cases.push(Case {
+            pair: Pair { workload: row.workload.clone(), param: row.param, measured: row.ns_per_iteration() / base_row.ns_per_iteration() },
+            churn,
+            base,
+            call_ns: base_row.ns_per_iteration() / calls_per_iteration,
+        });
+    }
+    if cases.is_empty() {
+        return Err(FingerprintError::Missing("churn workload".into()));
+    }
+    let mut fits = Vec::new();
+    for policy in Policy::ALL {
+        let lines = cases
+            .iter()
+            .map(|c| Ok((linear(&c.churn, policy, c.call_ns)?, linear(&c.base, policy, c.call_ns)?)))
+            .collect::<Result<Vec<_>, FingerprintError>>()?;
+        let ratios = |w: f64, r: f64| -> Vec<f64> { lines.iter().map(|(churn, base)| churn.at(w, r) / base.at(w, r)).collect() };
+        let rms = |sim: &[f64]| -> f64 {
+            let sum: f64 = sim.iter().zip(&cases).map(|(s, c)| (s / c.pair.measured).log10().powi(2)).sum();
+            (sum / cases.len() as f64).sqrt()
+        };
+        let mut best: Option<PolicyFit> = None;
+        for w in grid() {
+            for r in grid() {
+                let simulated = ratios(w, r);
+                let score = rms(&simulated);
+                if best.as_ref().is_none_or(|b| score < b.rms_log10) {
+                    best = Some(PolicyFit { policy, write_ns: w, relink_ns: r, rms_log10: score, simulated });
+                }
+            }
+        }
+        fits.extend(best);
+    }
+    fits.sort_by(|a, b| a.rms_log10.total_cmp(&b.rms_log10));
+    Ok(Fingerprint { runtime: result.runtime.clone(), version: result.version.clone(), pairs: cases.into_iter().map(|c| c.pair).collect(), fits })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result whose slowdowns are what `policy` simulates at the given costs.
+    fn synthetic(policy: Policy, write_ns: f64, relink_ns: f64) -> ProbeResult {
+        let call_ns = 50.0;
+        let mut rows = vec![ProbeRow {
+            workload: "baseline".into(),
+            param: None,
+            iterations: LOOP,
+            reps: 9,
+            min_ns: call_ns * LOOP as f64,
+            median_ns: 0.0,
+            max_ns: 0.0,
+            wide: false,
+        }];
+        let mut add = |workload: &str, param: Option<u64>, calls: f64| {
+            let PairTexts { churn, base, .. } = pair_texts(workload, param).unwrap();
+            let per_call = call_ns;
+            let (c, b) = (linear(&churn, policy, per_call).unwrap(), linear(&base, policy, per_call).unwrap());
+            let ratio = c.at(write_ns, relink_ns) / b.at(write_ns, relink_ns);
+            let iterations = LOOP;
+            let base_ns = per_call * calls * iterations as f64;
+            if workload == "hot_sites" {
+                rows.push(ProbeRow {
+                    workload: "hot_sites_baseline".into(),
+                    param,
+                    iterations,
+                    reps: 9,
+                    min_ns: base_ns,
+                    median_ns: 0.0,
+                    max_ns: 0.0,
+                    wide: false,
+                });
+            }
+            let reference = if workload == "hot_sites" { base_ns } else { call_ns * iterations as f64 };
+            rows.push(ProbeRow { workload: workload.into(), param, iterations, reps: 9, min_ns: ratio * reference, median_ns: 0.0, max_ns: 0.0, wide: false });
+        };
+        add("unrelated_churn", Some(1000), 1.0);
+        add("same_class_churn", Some(1000), 1.0);
+        add("parent_churn", Some(1000), 1.0);
+        add("hot_sites", Some(8), 8.0);
+        add("hot_sites", Some(64), 64.0);
+        ProbeResult { schema: SCHEMA.into(), runtime: "synthetic".into(), version: "0".into(), command: String::new(), mode: "quick".into(), rows }
+    }
+
+    #[test]
+    fn a_runtime_that_behaves_like_a_policy_is_fingerprinted_as_that_policy() {
+        for policy in [Policy::Global, Policy::Exact, Policy::Hierarchy] {
+            let f = fingerprint(&synthetic(policy, 20_000.0, 5_000.0)).unwrap();
+            assert_eq!(f.best().policy, policy, "{:#?}", f.fits);
+            assert!(f.best().rms_log10 < 0.05, "{:#?}", f.best());
+        }
+    }
+
+    #[test]
+    fn the_simulated_time_is_linear_in_the_write_and_relink_costs() {
+        let churn = pair_texts("unrelated_churn", Some(1000)).unwrap().churn;
+        let l = linear(&churn, Policy::Global, 10.0).unwrap();
+        let s = dsl::parse(&churn).unwrap();
+        let direct = run(&s, Policy::Global, &params(10.0, 3_000.0, 7_000.0)).unwrap().ms_per_op;
+        assert!((l.at(3_000.0, 7_000.0) / direct - 1.0).abs() < 1e-9, "{} vs {direct}", l.at(3_000.0, 7_000.0));
+    }
+
+    #[test]
+    fn bad_results_are_typed_errors() {
+        assert!(matches!(ProbeResult::parse("{"), Err(FingerprintError::NotJson(_))));
+        let wrong = r#"{"schema":"other/2","runtime":"x","version":"1","command":"","mode":"quick","rows":[]}"#;
+        assert_eq!(ProbeResult::parse(wrong), Err(FingerprintError::WrongSchema("other/2".into())));
+        let empty = ProbeResult::parse(&wrong.replace("other/2", SCHEMA)).unwrap();
+        assert_eq!(fingerprint(&empty), Err(FingerprintError::Missing("churn workload".into())));
+    }
+}

@@ -1,0 +1,96 @@
+//! What each probed runtime's source says a class write invalidates, as data: the policy whose
+//! scope is closest, the lookup semantics, and where in the runtime's source the claim comes
+//! from. `blast fingerprint` sets these claims beside what the measurements fit, and
+//! docs/RUNTIMES.md is generated from both.
+
+use serde::Serialize;
+
+use crate::model::Semantics;
+use crate::policy::Policy;
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RuntimeProfile {
+    /// The probe's runtime id (`scripts/probe.sh RUNTIME`).
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The simulator's policy whose scope is closest to what the runtime invalidates.
+    pub policy: Policy,
+    pub semantics: Semantics,
+    /// What a class write throws away, in one sentence.
+    pub invalidates: &'static str,
+    /// File and function in the runtime's source that the sentence is read from.
+    pub source: &'static str,
+}
+
+pub const PROFILES: [RuntimeProfile; 6] = [
+    RuntimeProfile {
+        id: "groovy",
+        name: "Groovy 2.4 (--indy)",
+        policy: Policy::Global,
+        semantics: Semantics::Snapshot,
+        invalidates: "one process-wide SwitchPoint: any metaclass registry change replaces it, so every linked indy call site falls back to selection",
+        source: "org/codehaus/groovy/vmplugin/v7/IndyInterface.java: the registry listener's updateConstantMetaClass calls invalidateSwitchPoints() (checked with javap on groovy-2.4.21.jar)",
+    },
+    RuntimeProfile {
+        id: "cpython",
+        name: "CPython 3.11",
+        policy: Policy::Hierarchy,
+        semantics: Semantics::Live,
+        invalidates: "the version tag of the class and, recursively, of its subclasses; specialized instructions guarded on a tag miss and re-specialize",
+        source: "Objects/typeobject.c: type_setattro -> PyType_Modified",
+    },
+    RuntimeProfile {
+        id: "pypy",
+        name: "PyPy 7.3",
+        policy: Policy::Hierarchy,
+        semantics: Semantics::Live,
+        invalidates: "a new VersionTag for the type and, recursively, its subclasses; JIT traces that promoted the old tag fail their guard",
+        source: "pypy/objspace/std/typeobject.py: W_TypeObject.setdictvalue -> W_TypeObject.mutated",
+    },
+    RuntimeProfile {
+        id: "ruby",
+        name: "Ruby 3.1 (CRuby)",
+        // Only the written method id's cache entries go: a site calling another method keeps
+        // its entry, which on these workloads is what the ideal policy retires.
+        policy: Policy::Ideal,
+        semantics: Semantics::Live,
+        invalidates: "the cached method entries for the written method id only, in the class and its subclasses; call sites check their cached entry",
+        source: "vm_method.c: rb_clear_method_cache -> clear_method_cache_by_id_in_class",
+    },
+    RuntimeProfile {
+        id: "jruby",
+        name: "JRuby 9.3",
+        policy: Policy::Hierarchy,
+        semantics: Semantics::Live,
+        invalidates: "the class's invalidator (a SwitchPoint under -Xcompile.invokedynamic=true) and those of all its descendants, whatever the method",
+        source: "org/jruby/RubyModule.java: invalidateCacheDescendants; org/jruby/runtime/opto/GenerationAndSwitchPointInvalidator.java",
+    },
+    RuntimeProfile {
+        id: "node",
+        name: "Node 20 (V8 11.3)",
+        policy: Policy::Hierarchy,
+        semantics: Semantics::Live,
+        invalidates: "the prototype validity cells of the maps that have the written prototype on their chain; inline caches and optimized code depending on them miss or deoptimize",
+        source: "src/objects/js-objects.cc: JSObject::InvalidatePrototypeChains",
+    },
+];
+
+/// The profile of a probe's runtime id.
+pub fn profile(id: &str) -> Option<&'static RuntimeProfile> {
+    PROFILES.iter().find(|p| p.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_probed_runtime_has_one_profile_with_a_source() {
+        for id in ["cpython", "pypy", "node", "ruby", "jruby", "groovy"] {
+            let p = profile(id).unwrap_or_else(|| panic!("no profile for {id}"));
+            assert!(p.source.contains(':'), "{id}: the source names a file and a function");
+        }
+        assert_eq!(PROFILES.iter().filter(|p| p.policy == Policy::Global).count(), 1, "only Groovy 2.4 is global");
+        assert!(profile("cobol").is_none());
+    }
+}
