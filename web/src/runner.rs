@@ -65,7 +65,7 @@ impl LaneView {
     }
 
     pub fn relinks(&self) -> u64 {
-        self.totals.necessary + self.totals.collateral + self.totals.missed
+        self.totals.relinks()
     }
 
     pub fn site(&self, name: &str) -> Option<&SiteView> {
@@ -202,15 +202,9 @@ impl Runner {
         }
     }
 
-    /// Relinks of every verdict across all lanes.
+    /// Relinks (necessary + collateral, the engine's one definition) across all lanes.
     pub fn total_relinks(&self) -> u64 {
-        self.lanes
-            .iter()
-            .map(|l| {
-                let t = l.sim.relink_totals();
-                t.necessary + t.collateral + t.missed
-            })
-            .sum()
+        self.lanes.iter().map(|l| l.sim.relink_totals().relinks()).sum()
     }
 
     /// Every class the scenario declares or may load, including those loaded by hand.
@@ -337,7 +331,7 @@ impl Runner {
                 let reports = lane.sim.sites_now();
                 let mut sites = Vec::with_capacity(reports.len());
                 for (i, report) in reports.into_iter().enumerate() {
-                    let relinks = report.stats.necessary + report.stats.collateral + report.stats.missed;
+                    let relinks = report.stats.relinks();
                     if i < lane.seen.len() {
                         if relinks > lane.seen[i] {
                             lane.flash[i] = frame;

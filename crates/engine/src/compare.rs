@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::report::RunReport;
-use crate::sim::run;
+use crate::sim::Simulation;
 use crate::{Scenario, ScenarioError};
 
 #[derive(Clone, Debug, Serialize)]
@@ -22,7 +22,8 @@ pub struct SiteDiff {
 }
 
 pub fn compare(s: &Scenario, policies: &[Policy], params: &Params) -> Result<Comparison, ScenarioError> {
-    let runs = policies.iter().map(|&p| run(s, p, params)).collect::<Result<_, _>>()?;
+    // Validated and bounded once, whatever the number of policies.
+    let runs = Simulation::for_policies(s, policies, params)?.into_iter().map(Simulation::run).collect();
     Ok(Comparison { runs })
 }
 

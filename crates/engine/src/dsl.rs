@@ -41,7 +41,7 @@ struct Token {
     col: usize,
 }
 
-const MAX_INPUT: usize = 2_000_000;
+const MAX_INPUT: usize = 64_000_000;
 
 fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
     if src.len() > MAX_INPUT {

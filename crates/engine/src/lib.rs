@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod dsl;
 pub mod fingerprint;
+pub mod fxhash;
 pub mod model;
 pub mod models;
 pub mod names;

@@ -5,7 +5,8 @@ use std::fmt;
 
 use crate::names::{named, UnknownName};
 
-use crate::world::ClassId;
+use crate::model::MetaKind;
+use crate::world::{ClassId, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -89,6 +90,127 @@ pub fn parse_policies(list: &str) -> Result<Vec<Policy>, PolicyError> {
     Ok(out)
 }
 
+/// What an event asks to retire, before the policy has its say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Class-scoped domains (pending or live, with subclasses under fan-out).
+    pub keys: Vec<DomainKey>,
+    /// Every live class domain as well (`invalidate all`, categories, non-stock metaclasses).
+    pub bulk: bool,
+    /// Classes the scope walk visited (the simulation counts it as work).
+    pub visited: usize,
+}
+
+impl Scope {
+    pub fn bulk() -> Scope {
+        Scope { keys: Vec::new(), bulk: true, visited: 0 }
+    }
+
+    fn join(mut self, other: Scope) -> Scope {
+        self.keys.extend(other.keys);
+        self.bulk |= other.bulk;
+        self.visited += other.visited;
+        self
+    }
+}
+
+/// What an event retires under a policy: these domains (sorted, no repeats), plus every live
+/// class domain when `bulk`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Retirement {
+    pub keys: Vec<DomainKey>,
+    pub bulk: bool,
+}
+
+/// The domain a fresh link of `site` (receiver `receiver`) is guarded by.
+pub fn domain_for(policy: Policy, world: &World, site: usize, receiver: ClassId) -> DomainKey {
+    match policy {
+        Policy::Global => DomainKey::Global,
+        Policy::Ideal => DomainKey::Site(site),
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 if world.classes[receiver].meta == MetaKind::None => DomainKey::Pending(receiver),
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => DomainKey::Class(receiver),
+    }
+}
+
+/// Class-scoped retirement: the class (pending or live domain) and, with fan-out, its loaded
+/// subclasses (both domains each). Costs the size of the class's subtree.
+pub fn class_scope(policy: Policy, world: &World, c: ClassId, change: ChangeKind, first_install: bool) -> Scope {
+    let mut keys = vec![if first_install { DomainKey::Pending(c) } else { DomainKey::Class(c) }];
+    let mut visited = 1;
+    if policy.fans_out(change) {
+        let subtree = world.subtree(c);
+        visited = subtree.len();
+        for d in subtree.into_iter().skip(1).filter(|&d| world.classes[d].loaded) {
+            keys.push(DomainKey::Pending(d));
+            keys.push(DomainKey::Class(d));
+        }
+    }
+    Scope { keys, bulk: false, visited }
+}
+
+/// Replacing metaclass `old` with `new` on class `c` (Groovy 12191's matrix): class-scoped
+/// within the stock family, bulk as soon as either side is not a `MetaClassImpl`.
+pub fn replace_scope(policy: Policy, world: &World, c: ClassId, old: MetaKind, new: MetaKind) -> Scope {
+    if !old.is_stock_family() || !new.is_stock_family() {
+        return Scope::bulk();
+    }
+    let change = if new == MetaKind::Expando { ChangeKind::Expando } else { ChangeKind::Stock };
+    class_scope(policy, world, c, change, old == MetaKind::None)
+}
+
+/// `C.metaClass.m = ..`: installs an expando first if the class has none, then an in-place add.
+pub fn write_scope(policy: Policy, world: &World, c: ClassId) -> Scope {
+    let old = world.classes[c].meta;
+    let install = if old != MetaKind::Expando { replace_scope(policy, world, c, old, MetaKind::Expando) } else { Scope::default() };
+    install.join(class_scope(policy, world, c, ChangeKind::Expando, false))
+}
+
+/// `removeMetaClass(C)`: `None` if there is no metaclass to remove.
+pub fn remove_scope(policy: Policy, world: &World, c: ClassId) -> Option<Scope> {
+    match world.classes[c].meta {
+        MetaKind::None => None,
+        old if old.is_stock_family() => Some(class_scope(policy, world, c, ChangeKind::Stock, false)),
+        _ => Some(Scope::bulk()),
+    }
+}
+
+/// A per-instance metaclass on one object of `c`.
+pub fn per_instance_scope(policy: Policy, world: &World, c: ClassId) -> Scope {
+    class_scope(policy, world, c, ChangeKind::Stock, world.classes[c].meta == MetaKind::None)
+}
+
+/// The what-if preview of a class-attributed write on `c`: the class-scoped domains a write
+/// retires (pending and live), ignoring the metaclass kind it would install. `None` under
+/// `ideal`, which cannot know before the write which targets change.
+pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<Scope> {
+    match policy {
+        Policy::Global => Some(Scope { keys: vec![DomainKey::Global], bulk: false, visited: 0 }),
+        Policy::Ideal => None,
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => {
+            let mut scope = class_scope(policy, world, c, ChangeKind::Expando, false);
+            if world.classes[c].meta == MetaKind::None {
+                scope = scope.join(class_scope(policy, world, c, ChangeKind::Expando, true));
+            }
+            Some(scope)
+        }
+    }
+}
+
+/// The one place that decides what an event retires under `policy`: `global` retires its one
+/// domain whenever the event retires anything, `ideal` the sites whose target changed (even
+/// for events that retire nothing by themselves), the class policies the event's own scope.
+pub fn retirement(policy: Policy, scope: &Option<Scope>, changed: &[usize]) -> Retirement {
+    let mut r = match (policy, scope) {
+        (Policy::Ideal, _) => Retirement { keys: changed.iter().map(|&s| DomainKey::Site(s)).collect(), bulk: false },
+        (_, None) => Retirement::default(),
+        (Policy::Global, Some(_)) => Retirement { keys: vec![DomainKey::Global], bulk: false },
+        (Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3, Some(s)) => Retirement { keys: s.keys.clone(), bulk: s.bulk },
+    };
+    r.keys.sort();
+    r.keys.dedup();
+    r
+}
+
 /// A switch point. Links record the key and the epoch they saw; retiring bumps the epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum DomainKey {
@@ -98,4 +220,53 @@ pub enum DomainKey {
     Class(ClassId),
     /// The ideal policy's per-site domain.
     Site(usize),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dsl;
+
+    fn world() -> World {
+        let s = dsl::parse("class A { m }\nclass B extends A\nclass C extends B\nclass D\nsite a = A.m\nop { loop 1 { call a } }").unwrap();
+        World::new(&s)
+    }
+
+    #[test]
+    fn only_the_hierarchy_policies_fan_out_and_v3_only_for_expando_changes() {
+        let w = world();
+        let keys = |p, change| class_scope(p, &w, 0, change, false).keys;
+        assert_eq!(keys(Policy::Exact, ChangeKind::Expando), vec![DomainKey::Class(0)]);
+        let fanned = vec![DomainKey::Class(0), DomainKey::Pending(1), DomainKey::Class(1), DomainKey::Pending(2), DomainKey::Class(2)];
+        assert_eq!(keys(Policy::Hierarchy, ChangeKind::Stock), fanned);
+        assert_eq!(keys(Policy::HierarchyV3, ChangeKind::Expando), fanned);
+        assert_eq!(keys(Policy::HierarchyV3, ChangeKind::Stock), vec![DomainKey::Class(0)]);
+    }
+
+    #[test]
+    fn leaving_or_entering_the_stock_family_is_bulk() {
+        let w = world();
+        assert!(replace_scope(Policy::Exact, &w, 0, MetaKind::Stock, MetaKind::Custom).bulk);
+        assert!(replace_scope(Policy::Exact, &w, 0, MetaKind::Custom, MetaKind::Stock).bulk);
+        let first = replace_scope(Policy::Exact, &w, 0, MetaKind::None, MetaKind::Stock);
+        assert_eq!(first.keys, vec![DomainKey::Pending(0)]);
+        assert!(!first.bulk);
+        assert_eq!(remove_scope(Policy::Exact, &w, 0), None, "no metaclass to remove");
+    }
+
+    #[test]
+    fn global_and_ideal_override_the_event_scope() {
+        let scope = Some(Scope { keys: vec![DomainKey::Class(3), DomainKey::Class(1), DomainKey::Class(3)], bulk: true, visited: 2 });
+        assert_eq!(retirement(Policy::Global, &scope, &[]), Retirement { keys: vec![DomainKey::Global], bulk: false });
+        assert_eq!(retirement(Policy::Global, &None, &[4]), Retirement::default());
+        assert_eq!(retirement(Policy::Ideal, &None, &[4, 2]), Retirement { keys: vec![DomainKey::Site(2), DomainKey::Site(4)], bulk: false });
+        assert_eq!(retirement(Policy::Exact, &scope, &[]), Retirement { keys: vec![DomainKey::Class(1), DomainKey::Class(3)], bulk: true });
+    }
+
+    #[test]
+    fn the_what_if_preview_names_both_domains_of_a_class_without_a_metaclass() {
+        let w = world();
+        assert_eq!(what_if_write_scope(Policy::Exact, &w, 3).unwrap().keys, vec![DomainKey::Class(3), DomainKey::Pending(3)]);
+        assert_eq!(what_if_write_scope(Policy::Ideal, &w, 3), None);
+    }
 }

@@ -4,7 +4,16 @@ use serde::Serialize;
 
 use crate::names::named;
 use crate::policy::Policy;
-use crate::sim::Phase;
+
+/// Where the program counter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Setup,
+    Warmup,
+    Measure,
+    Done,
+}
 
 /// The oracle's verdict on one relink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -80,9 +89,17 @@ pub struct SiteStats {
     pub missed: u64,
 }
 
+/// What counts as a relink, everywhere (CLI, web, comparisons): a re-selection after a
+/// retirement, whether the target really changed (`necessary`) or not (`collateral`). A
+/// `missed` verdict is a stale dispatch that no relink fixed, so it is not one.
+fn relinks(necessary: u64, collateral: u64) -> u64 {
+    necessary + collateral
+}
+
 impl SiteStats {
+    /// See [`relinks`]: necessary + collateral.
     pub fn relinks(&self) -> u64 {
-        self.necessary + self.collateral
+        relinks(self.necessary, self.collateral)
     }
 }
 
@@ -106,10 +123,12 @@ pub struct EventRecord {
     pub domains_retired: usize,
     /// The retired domains (first few).
     pub domains: Vec<String>,
-    /// Sites whose cached links this event retired.
+    /// Sites whose cached links this event retired (the first hundred, in site order).
     pub sites_hit: Vec<String>,
-    /// Sites whose true target changed (what the ideal policy retires).
+    pub sites_hit_total: usize,
+    /// Sites whose true target changed (what the ideal policy retires; the first hundred).
     pub targets_changed: Vec<String>,
+    pub targets_changed_total: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -134,6 +153,13 @@ pub struct RelinkTotals {
     pub necessary: u64,
     pub collateral: u64,
     pub missed: u64,
+}
+
+impl RelinkTotals {
+    /// See [`relinks`]: necessary + collateral.
+    pub fn relinks(&self) -> u64 {
+        relinks(self.necessary, self.collateral)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

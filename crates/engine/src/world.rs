@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::fxhash::FxMap;
+
 use crate::model::{Event, MetaKind, Scenario, Semantics};
 
 pub type ClassId = usize;
@@ -40,6 +42,13 @@ pub struct ClassRt {
     view: BTreeMap<String, Target>,
 }
 
+impl ClassRt {
+    /// Entries in the class's snapshot of inherited methods.
+    pub fn view_len(&self) -> usize {
+        self.view.len()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct World {
     pub semantics: Semantics,
@@ -49,12 +58,26 @@ pub struct World {
     pub category_names: Vec<String>,
     /// Active `use` blocks, innermost last.
     pub active_categories: Vec<usize>,
+    /// Name -> id, so setup and events find a class in O(1) (lookups only; never iterated).
+    class_index: FxMap<String, ClassId>,
+    category_index: FxMap<String, usize>,
+    /// Direct subclasses, so a class's subtree costs its size rather than a scan of every class.
+    children: Vec<Vec<ClassId>>,
 }
 
 impl World {
     /// Build the initial world. Classes that the program loads later exist but are not loaded.
     pub fn new(s: &Scenario) -> World {
-        let mut w = World { semantics: s.semantics, classes: Vec::new(), categories: Vec::new(), category_names: Vec::new(), active_categories: Vec::new() };
+        let mut w = World {
+            semantics: s.semantics,
+            classes: Vec::new(),
+            categories: Vec::new(),
+            category_names: Vec::new(),
+            active_categories: Vec::new(),
+            class_index: FxMap::default(),
+            category_index: FxMap::default(),
+            children: Vec::new(),
+        };
         for c in &s.classes {
             w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
         }
@@ -67,27 +90,57 @@ impl World {
         for (name, _, methods) in &loads {
             w.push_class(name, methods.iter(), MetaKind::None, false);
         }
-        for c in &s.classes {
-            let id = w.class_id(&c.name).expect("validated");
-            w.classes[id].parent = c.parent.as_deref().and_then(|p| w.class_id(p));
-        }
-        for (name, parent, _) in &loads {
+        let parents = s.classes.iter().map(|c| (&c.name, c.parent.as_deref())).chain(loads.iter().map(|(name, parent, _)| (*name, parent.as_deref())));
+        for (name, parent) in parents {
             let id = w.class_id(name).expect("validated");
-            w.classes[id].parent = parent.as_deref().and_then(|p| w.class_id(p));
+            if let Some(p) = parent.and_then(|p| w.class_id(p)) {
+                w.set_parent(id, p);
+            }
         }
         for cat in &s.categories {
             let methods = cat.methods.iter().filter_map(|m| Some((w.class_id(&m.class)?, m.method.clone()))).collect();
+            w.category_index.insert(cat.name.clone(), w.categories.len());
             w.categories.push(methods);
             w.category_names.push(cat.name.clone());
         }
-        for id in 0..w.classes.len() {
-            w.rebuild_view(id);
+        // Parents before children: a class's view is its parent's view under the parent's own
+        // methods, so each view is built once from the one above it.
+        for id in w.top_down() {
+            w.inherit_view(id);
         }
         w
     }
 
+    fn set_parent(&mut self, c: ClassId, p: ClassId) {
+        self.classes[c].parent = Some(p);
+        self.children[p].push(c);
+    }
+
+    /// Every class, each after its parent (roots in id order, then their subtrees).
+    fn top_down(&self) -> Vec<ClassId> {
+        let mut out = Vec::with_capacity(self.classes.len());
+        for root in (0..self.classes.len()).filter(|&c| self.classes[c].parent.is_none()) {
+            out.extend(self.subtree(root));
+        }
+        out
+    }
+
+    /// `c` and every class below it, loaded or not, `c` first (depth-first, iterative so a
+    /// deep chain cannot overflow the stack).
+    pub fn subtree(&self, c: ClassId) -> Vec<ClassId> {
+        let mut out = Vec::new();
+        let mut todo = vec![c];
+        while let Some(x) = todo.pop() {
+            out.push(x);
+            todo.extend(self.children[x].iter().rev());
+        }
+        out
+    }
+
     fn push_class<'a>(&mut self, name: &str, methods: impl Iterator<Item = &'a String>, meta: MetaKind, loaded: bool) {
         let declared: Vec<String> = methods.cloned().collect();
+        self.class_index.insert(name.to_string(), self.classes.len());
+        self.children.push(Vec::new());
         self.classes.push(ClassRt {
             name: name.to_string(),
             parent: None,
@@ -103,8 +156,9 @@ impl World {
         c.declared = declared;
     }
 
-    /// Load a class at run time (from the UI). Returns its id; an existing class is reused.
-    pub fn load_class(&mut self, name: &str, parent: Option<ClassId>, methods: &[String]) -> ClassId {
+    /// Load a class at run time (from the UI). Returns its id (an existing class is reused) and
+    /// the work of taking its snapshot.
+    pub fn load_class(&mut self, name: &str, parent: Option<ClassId>, methods: &[String]) -> (ClassId, u64) {
         let id = match self.class_id(name) {
             Some(id) => id,
             None => {
@@ -114,20 +168,20 @@ impl World {
         };
         if !self.classes[id].loaded {
             self.classes[id].loaded = true;
-            if self.classes[id].parent.is_none() {
-                self.classes[id].parent = parent;
+            if let (None, Some(p)) = (self.classes[id].parent, parent) {
+                self.set_parent(id, p);
             }
-            self.rebuild_view(id);
+            return (id, self.rebuild_view(id));
         }
-        id
+        (id, 0)
     }
 
     pub fn class_id(&self, name: &str) -> Option<ClassId> {
-        self.classes.iter().position(|c| c.name == name)
+        self.class_index.get(name).copied()
     }
 
     pub fn category_id(&self, name: &str) -> Option<usize> {
-        self.category_names.iter().position(|c| c == name)
+        self.category_index.get(name).copied()
     }
 
     /// Ancestors of `c`, nearest first (validated acyclic, and bounded regardless).
@@ -145,20 +199,29 @@ impl World {
         })
     }
 
-    /// `c` and every loaded class below it.
-    pub fn with_descendants(&self, c: ClassId) -> Vec<ClassId> {
-        (0..self.classes.len()).filter(|&d| self.classes[d].loaded && (d == c || self.ancestors(d).any(|a| a == c))).collect()
+    /// The snapshot a class takes when every view above it is current: its parent's view under
+    /// the parent's own methods (what [`World::rebuild_view`] finds by walking all ancestors).
+    fn inherit_view(&mut self, c: ClassId) {
+        let Some(p) = self.classes[c].parent else { return };
+        let parent = &self.classes[p];
+        let mut view = parent.view.clone();
+        view.extend(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p, version })));
+        self.classes[c].view = view;
     }
 
     /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).
-    pub fn rebuild_view(&mut self, c: ClassId) {
+    /// Returns the ancestors and methods it visited (work).
+    pub fn rebuild_view(&mut self, c: ClassId) -> u64 {
         let mut view = BTreeMap::new();
+        let mut visited = 0;
         for a in self.ancestors(c).collect::<Vec<_>>() {
+            visited += 1 + self.classes[a].own.len() as u64;
             for (m, &version) in &self.classes[a].own {
                 view.entry(m.clone()).or_insert(Target::Method { owner: a, version });
             }
         }
         self.classes[c].view = view;
+        visited
     }
 
     /// What a fresh method selection for `receiver.method()` dispatches to now.

@@ -1,0 +1,218 @@
+//! Switch points the way a runtime keeps them: epochs in flat arrays indexed by class or site,
+//! each domain with the list of sites whose links depend on it (what a `SwitchPoint` knows),
+//! and one bulk generation that retires every class domain in O(1).
+//!
+//! A link is valid while its domain's epoch is the one it saw. A class domain's epoch is its
+//! own retirements plus the bulk retirements since it was made, so bulk events never visit
+//! domains to bump them; only the walk over their dependents (who was hit) costs anything.
+
+use std::collections::BTreeSet;
+
+use crate::policy::DomainKey;
+
+#[derive(Clone, Debug, Default)]
+struct Slot {
+    exists: bool,
+    own_epoch: u32,
+    /// The bulk generation when the domain was made: later bulk retirements count toward it.
+    base_gen: u32,
+    retired_by: Option<usize>,
+    /// Sites registered as holding a link to this domain (some may have dropped it since).
+    dependents: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Domains {
+    global: Slot,
+    pending: Vec<Slot>,
+    class: Vec<Slot>,
+    site: Vec<Slot>,
+    bulk_gen: u32,
+    last_bulk: Option<usize>,
+    /// Existing `Pending` and `Class` domains in key order: what a bulk event retires.
+    class_like: BTreeSet<DomainKey>,
+}
+
+impl Domains {
+    pub fn new(classes: usize, sites: usize) -> Domains {
+        Domains { pending: vec![Slot::default(); classes], class: vec![Slot::default(); classes], site: vec![Slot::default(); sites], ..Domains::default() }
+    }
+
+    fn slot(&self, k: DomainKey) -> Option<&Slot> {
+        match k {
+            DomainKey::Global => Some(&self.global),
+            DomainKey::Pending(c) => self.pending.get(c),
+            DomainKey::Class(c) => self.class.get(c),
+            DomainKey::Site(s) => self.site.get(s),
+        }
+        .filter(|s| s.exists)
+    }
+
+    fn slot_mut(&mut self, k: DomainKey) -> &mut Slot {
+        let (table, i) = match k {
+            DomainKey::Global => return &mut self.global,
+            DomainKey::Pending(c) => (&mut self.pending, c),
+            DomainKey::Class(c) => (&mut self.class, c),
+            DomainKey::Site(s) => (&mut self.site, s),
+        };
+        if table.len() <= i {
+            // A class loaded by hand after the start.
+            table.resize(i + 1, Slot::default());
+        }
+        &mut table[i]
+    }
+
+    fn class_like(k: DomainKey) -> bool {
+        matches!(k, DomainKey::Pending(_) | DomainKey::Class(_))
+    }
+
+    /// The current epoch, or `None` if no link was ever made against the domain.
+    pub fn epoch(&self, k: DomainKey) -> Option<u32> {
+        let s = self.slot(k)?;
+        let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
+        Some(s.own_epoch + bulk)
+    }
+
+    /// The event that last retired the domain.
+    pub fn retired_by(&self, k: DomainKey) -> Option<usize> {
+        let s = self.slot(k)?;
+        let bulk = if Self::class_like(k) && self.bulk_gen > s.base_gen { self.last_bulk } else { None };
+        s.retired_by.max(bulk)
+    }
+
+    /// The domain's epoch, making the domain if it does not exist yet.
+    pub fn open(&mut self, k: DomainKey) -> u32 {
+        if let Some(e) = self.epoch(k) {
+            return e;
+        }
+        let gen = self.bulk_gen;
+        let s = self.slot_mut(k);
+        *s = Slot { exists: true, base_gen: gen, ..Slot::default() };
+        if Self::class_like(k) {
+            self.class_like.insert(k);
+        }
+        0
+    }
+
+    /// Record that site `s` now holds a link to `k` (the caller registers each pair once).
+    pub fn depend(&mut self, k: DomainKey, s: u32) {
+        self.slot_mut(k).dependents.push(s);
+    }
+
+    /// Retire these domains (sorted, deduplicated) for `event`. Returns how many existed.
+    pub fn retire(&mut self, keys: &[DomainKey], event: usize) -> usize {
+        let mut live = 0;
+        for &k in keys {
+            if self.slot(k).is_some() {
+                let s = self.slot_mut(k);
+                s.own_epoch += 1;
+                s.retired_by = Some(event);
+                live += 1;
+            }
+        }
+        live
+    }
+
+    /// Retire every existing class domain for `event` in O(1). Returns how many there are.
+    pub fn retire_all_classes(&mut self, event: usize) -> usize {
+        self.bulk_gen += 1;
+        self.last_bulk = Some(event);
+        self.class_like.len()
+    }
+
+    /// Existing class domains (what a bulk event retires), in key order.
+    pub fn live_class_domains(&self) -> impl Iterator<Item = DomainKey> + '_ {
+        self.class_like.iter().copied()
+    }
+
+    pub fn live_class_domain_count(&self) -> usize {
+        self.class_like.len()
+    }
+
+    /// Sites registered against `k` (a superset of those holding it).
+    pub fn dependents(&self, k: DomainKey) -> &[u32] {
+        self.slot(k).map_or(&[], |s| &s.dependents)
+    }
+
+    /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool) -> u64 {
+        let mut walked = 0;
+        for &k in &self.class_like {
+            let slot = match k {
+                DomainKey::Pending(c) => &mut self.pending[c],
+                DomainKey::Class(c) => &mut self.class[c],
+                DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
+            };
+            walked += 1 + slot.dependents.len() as u64;
+            slot.dependents.retain(|&s| {
+                let holds = still_holds(k, s);
+                if holds {
+                    hit.push(s);
+                }
+                holds
+            });
+        }
+        walked
+    }
+
+    /// Walk the dependents of `k`: keep those `still_holds` says hold a link to it (pushing them
+    /// to `hit`), drop the rest for good. Returns the number of entries walked (work).
+    pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, mut still_holds: impl FnMut(u32) -> bool) -> u64 {
+        if self.slot(k).is_none() {
+            return 0;
+        }
+        let deps = &mut self.slot_mut(k).dependents;
+        let walked = deps.len() as u64;
+        deps.retain(|&s| {
+            let holds = still_holds(s);
+            if holds {
+                hit.push(s);
+            }
+            holds
+        });
+        walked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bulk_retirement_counts_toward_domains_made_before_it_only() {
+        let mut d = Domains::new(2, 0);
+        assert_eq!(d.open(DomainKey::Class(0)), 0);
+        assert_eq!(d.retire_all_classes(7), 1);
+        assert_eq!(d.epoch(DomainKey::Class(0)), Some(1));
+        assert_eq!(d.retired_by(DomainKey::Class(0)), Some(7));
+        assert_eq!(d.open(DomainKey::Pending(1)), 0);
+        assert_eq!(d.retired_by(DomainKey::Pending(1)), None);
+        assert_eq!(d.retire(&[DomainKey::Class(0), DomainKey::Class(1)], 9), 1, "class 1 has no domain");
+        assert_eq!(d.epoch(DomainKey::Class(0)), Some(2));
+        assert_eq!(d.retired_by(DomainKey::Class(0)), Some(9));
+        assert_eq!(d.live_class_domains().collect::<Vec<_>>(), vec![DomainKey::Pending(1), DomainKey::Class(0)]);
+    }
+
+    #[test]
+    fn the_global_domain_ignores_bulk_generations() {
+        let mut d = Domains::new(0, 0);
+        d.open(DomainKey::Global);
+        d.retire_all_classes(1);
+        assert_eq!(d.epoch(DomainKey::Global), Some(0));
+        assert_eq!(d.epoch(DomainKey::Site(3)), None);
+    }
+
+    #[test]
+    fn walking_dependents_drops_sites_that_let_go() {
+        let mut d = Domains::new(1, 0);
+        d.open(DomainKey::Class(0));
+        for s in [4, 5, 6] {
+            d.depend(DomainKey::Class(0), s);
+        }
+        let mut hit = Vec::new();
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |s| s != 5), 3);
+        assert_eq!(hit, vec![4, 6]);
+        hit.clear();
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |_| true), 2);
+    }
+}

@@ -1,0 +1,181 @@
+//! Event firing: apply an event to the world, let the policy decide what it retires
+//! ([`crate::policy`]), retire it, and find the sites hit by walking only the dependents of
+//! what was retired.
+
+use crate::dsl::event_text;
+use crate::model::{Event, MetaKind};
+use crate::params::BulkScan;
+use crate::policy::{self, DomainKey, Retirement, Scope};
+use crate::world::ClassId;
+
+use super::oracle::Affected;
+use super::Simulation;
+
+impl Simulation {
+    pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
+        let label = format!("{} {}", if enter { "enter" } else { "leave" }, self.world.category_names[cat]);
+        let mut cost = self.params.category_switch_ns;
+        if enter {
+            self.world.active_categories.push(cat);
+        } else if let Some(pos) = self.world.active_categories.iter().rposition(|&c| c == cat) {
+            self.world.active_categories.remove(pos);
+        }
+        cost += self.bulk_scan_cost();
+        let owners = self.world.categories[cat].iter().map(|(c, _)| *c).collect();
+        self.finish_event(label, Some(Scope::bulk()), Affected::Classes(owners), cost)
+    }
+
+    fn bulk_scan_cost(&self) -> f64 {
+        let visited = match self.params.bulk_scan {
+            BulkScan::AllLoaded => self.params.loaded_classes as f64,
+            BulkScan::LiveOnly => self.domains.live_class_domain_count() as f64,
+        };
+        visited * self.params.bulk_scan_per_class_ns
+    }
+
+    fn class(&self, name: &str) -> ClassId {
+        self.world.class_id(name).expect("validated")
+    }
+
+    /// Apply an event to the world, retire domains per policy, record it. Returns its id.
+    pub(super) fn fire(&mut self, ev: &Event) -> usize {
+        let p = self.params.clone();
+        let label = event_text(ev);
+        // `None` = the event retires nothing by itself (e.g. removing a metaclass that is not there).
+        let (scope, affected, cost) = match ev {
+            Event::Write { class, method } => {
+                let c = self.class(class);
+                let scope = policy::write_scope(self.policy, &self.world, c);
+                let mut cost = p.metaclass_write_ns;
+                if self.world.classes[c].meta != MetaKind::Expando {
+                    // `C.metaClass` hands out a fresh ExpandoMetaClass first.
+                    cost += p.metaclass_install_ns;
+                    self.install(c, MetaKind::Expando);
+                }
+                // Every closure installed is a new method identity.
+                self.serial += 1;
+                let version = u32::try_from(self.serial % u32::MAX as u64).unwrap_or(1).max(1);
+                self.world.classes[c].own.insert(method.clone(), version);
+                (Some(scope), Affected::Classes(vec![c]), cost)
+            }
+            Event::Replace { class, kind } => {
+                let c = self.class(class);
+                let cost = p.metaclass_install_ns;
+                let scope = policy::replace_scope(self.policy, &self.world, c, self.world.classes[c].meta, *kind);
+                self.install(c, *kind);
+                (Some(scope), Affected::Classes(vec![c]), cost)
+            }
+            Event::Remove { class } => {
+                let c = self.class(class);
+                let scope = policy::remove_scope(self.policy, &self.world, c);
+                if scope.is_some() {
+                    self.install(c, MetaKind::None);
+                }
+                // The registry removal itself is a map update; the retire and relinks are the cost.
+                (scope, Affected::Classes(vec![c]), 0.0)
+            }
+            Event::PerInstance { class } => {
+                let c = self.class(class);
+                let cost = p.per_instance_ns;
+                self.world.classes[c].per_instance = true;
+                (Some(policy::per_instance_scope(self.policy, &self.world, c)), Affected::Classes(vec![c]), cost)
+            }
+            Event::Load { class, .. } => {
+                let c = self.class(class);
+                if self.world.classes[c].loaded {
+                    (None, Affected::Nothing, 0.0)
+                } else {
+                    let cost = p.class_load_ns;
+                    self.work += self.world.load_class(class, None, &[]).1;
+                    (None, Affected::Classes(vec![c]), cost)
+                }
+            }
+            Event::InvalidateAll | Event::Unattributed => (Some(Scope::bulk()), Affected::Nothing, self.bulk_scan_cost()),
+        };
+        self.finish_event(label, scope, affected, cost)
+    }
+
+    /// A new metaclass object for `c`: expando-added methods are gone, the snapshot is retaken.
+    fn install(&mut self, c: ClassId, kind: MetaKind) {
+        let cls = &mut self.world.classes[c];
+        cls.meta = kind;
+        // Expando-added methods go with the old metaclass; declared ones are the compiled
+        // methods again (version 0).
+        cls.own = cls.declared.iter().map(|m| (m.clone(), 0)).collect();
+        self.work += cls.declared.len() as u64 + self.world.rebuild_view(c);
+    }
+
+    pub(super) fn finish_event(&mut self, label: String, scope: Option<Scope>, affected: Affected, cost: f64) -> usize {
+        let id = self.events_total;
+        self.events_total += 1;
+        let changed = self.refresh_truth(id, affected);
+        self.work += 1 + scope.as_ref().map_or(0, |s| s.visited as u64);
+        let retirement = policy::retirement(self.policy, &scope, &changed);
+        let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
+        let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
+        self.advance(cost, 0);
+        self.work += retirement.keys.len() as u64;
+        let mut hit = std::mem::take(&mut self.hits);
+        self.walk_retired(&retirement, &mut hit);
+        for &s in &hit {
+            self.unsettle(s as usize);
+        }
+        for &s in &changed {
+            self.unsettle(s);
+        }
+        self.record_event(id, label, live_retired, &retirement, &hit, &changed);
+        self.hits = hit;
+        self.timeline.mark(self.iterations, id);
+        id
+    }
+
+    /// Sites holding a link guarded by what `r` retires, in site order, found by walking each
+    /// retired domain's dependents; sites that let go of a domain leave its list on the way.
+    fn walk_retired(&mut self, r: &Retirement, ordered: &mut Vec<u32>) {
+        let mut hit = std::mem::take(&mut self.scratch);
+        hit.clear();
+        let sites = &mut self.sites;
+        let mut holds = |k: DomainKey, s: u32| {
+            let site = &mut sites[s as usize];
+            let holds = site.holds(k);
+            if !holds {
+                site.unregister(k);
+            }
+            holds
+        };
+        if r.bulk {
+            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds);
+        }
+        for &k in &r.keys {
+            // Under bulk the class domains were just walked; a key without a domain walks nothing.
+            if !r.bulk {
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s));
+            }
+        }
+        in_order(&hit, self.sites.len(), ordered);
+        self.scratch = hit;
+    }
+}
+
+/// `ids` (below `n`, maybe repeated) sorted without repeats: by a bitmap when they are many,
+/// so a retirement of every site costs a pass over the bitmap rather than a sort.
+fn in_order(ids: &[u32], n: usize, out: &mut Vec<u32>) {
+    out.clear();
+    if ids.len() < n / 16 {
+        out.extend_from_slice(ids);
+        out.sort_unstable();
+        out.dedup();
+        return;
+    }
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    for &s in ids {
+        bits[s as usize / 64] |= 1 << (s % 64);
+    }
+    for (w, &word) in bits.iter().enumerate() {
+        let mut b = word;
+        while b != 0 {
+            out.push(w as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+}

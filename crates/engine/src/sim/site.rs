@@ -1,0 +1,495 @@
+//! The call-site state machine: a site's link, its inline cache (PIC), the fast chain and the
+//! fallback storm, in closed form over `n` calls with the world unchanged (Groovy's
+//! `IndyInterface` / `CacheableCallSite` behaviour).
+
+use crate::params::Params;
+use crate::policy::DomainKey;
+use crate::report::{RelinkRecord, SiteState, SiteStats, Verdict};
+use crate::world::{ClassId, Target, World};
+
+use super::domains::Domains;
+use super::Simulation;
+
+/// Relink records kept (the totals count every one).
+const MAX_RELINK_RECORDS: usize = 20_000;
+
+#[derive(Clone, Debug)]
+pub(crate) struct Link {
+    pub target: Target,
+    pub domain: DomainKey,
+    pub epoch: u32,
+    pub serial: u64,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct PicEntry {
+    receiver: ClassId,
+    link: Link,
+    /// `false` = the "uncacheable" sentinel: every hit re-selects.
+    cacheable: bool,
+    /// Consecutive-hit count (lives on the wrapper, as in Groovy).
+    hits: u64,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Mode {
+    Default,
+    Fast(Link),
+}
+
+/// A site on a valid fast chain to its true target, inside the running loop: each of its calls
+/// costs `fast_call_ns` and changes nothing but `fast_calls`, so a segment adds them in closed
+/// form and counts them only when the site leaves this state (see [`SiteRt::settle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Steady {
+    /// Loop iterations when the site became steady.
+    pub since: u64,
+    /// Times the loop calls the site per iteration.
+    pub calls_per_iteration: u64,
+    /// One of its call positions (the only one when it is called once per iteration).
+    pub position: u32,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct SiteRt {
+    pub receiver: ClassId,
+    /// Index into `Simulation::methods` (method names interned once).
+    pub method: u32,
+    pub mode: Mode,
+    /// LRU order: most recently used last.
+    pic: Vec<PicEntry>,
+    latest_serial: Option<u64>,
+    fallback_count: u64,
+    rounds: u32,
+    given_up: bool,
+    pub true_target: Target,
+    pub true_cacheable: bool,
+    pub true_changed_by: Option<usize>,
+    last_relink_recorded: Option<(DomainKey, u32)>,
+    last_missed_recorded: Option<(u64, Option<usize>)>,
+    pub stats: SiteStats,
+    /// Domains whose dependents list holds this site (at most two: pending and class).
+    registered: Vec<DomainKey>,
+    pub steady: Option<Steady>,
+}
+
+impl SiteRt {
+    pub fn new(receiver: ClassId, method: u32, true_target: Target) -> SiteRt {
+        SiteRt {
+            receiver,
+            method,
+            mode: Mode::Default,
+            pic: Vec::new(),
+            latest_serial: None,
+            fallback_count: 0,
+            rounds: 0,
+            given_up: false,
+            true_target,
+            true_cacheable: true,
+            true_changed_by: None,
+            last_relink_recorded: None,
+            last_missed_recorded: None,
+            stats: SiteStats::default(),
+            registered: Vec::new(),
+            steady: None,
+        }
+    }
+
+    /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
+    pub fn holds(&self, k: DomainKey) -> bool {
+        matches!(&self.mode, Mode::Fast(l) if l.domain == k) || self.pic.iter().any(|e| e.link.domain == k)
+    }
+
+    /// Called when a walk of `k`'s dependents finds the site no longer holds it.
+    pub fn unregister(&mut self, k: DomainKey) {
+        self.registered.retain(|&d| d != k);
+    }
+
+    /// See [`Steady`].
+    pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
+        world.classes[self.receiver].loaded && matches!(&self.mode, Mode::Fast(l) if domains.valid(l) && l.target == self.true_target)
+    }
+
+    /// Leave the steady state at loop iteration `now`, counting the calls made in it.
+    pub fn settle(&mut self, now: u64) {
+        if let Some(st) = self.steady.take() {
+            self.stats.fast_calls += st.calls_per_iteration * (now - st.since);
+        }
+    }
+
+    /// Stats as of loop iteration `now` (a steady site's calls are counted lazily).
+    pub fn stats_at(&self, now: u64) -> SiteStats {
+        let mut stats = self.stats.clone();
+        if let Some(st) = self.steady {
+            stats.fast_calls += st.calls_per_iteration * (now - st.since);
+        }
+        stats
+    }
+
+    /// The visible state of the site (for the blast view).
+    pub fn state(&self, domains: &Domains) -> SiteState {
+        match &self.mode {
+            Mode::Fast(l) if domains.valid(l) && l.target != self.true_target => SiteState::Stale,
+            Mode::Fast(l) if domains.valid(l) => SiteState::Linked,
+            Mode::Fast(_) => SiteState::FallingBack,
+            Mode::Default if !self.true_cacheable => SiteState::Uncached,
+            Mode::Default if self.given_up => SiteState::GivenUp,
+            Mode::Default => SiteState::Pic,
+        }
+    }
+}
+
+impl Domains {
+    pub fn valid(&self, l: &Link) -> bool {
+        self.epoch(l.domain) == Some(l.epoch)
+    }
+}
+
+impl Simulation {
+    /// `n` calls of site `s` in a loop segment. Returns virtual ns.
+    pub(super) fn run_site(&mut self, s: usize, n: u64) -> f64 {
+        if !self.world.classes[self.sites[s].receiver].loaded {
+            // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
+            return n as f64 * self.params.selection_ns;
+        }
+        self.run_calls(s, n)
+    }
+
+    /// A full selection: the fresh link for the site under the current world and policy.
+    fn select(&mut self, s: usize) -> (Link, bool) {
+        let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver);
+        let epoch = self.domains.open(domain);
+        self.serial += 1;
+        let site = &self.sites[s];
+        (Link { target: site.true_target.clone(), domain, epoch, serial: self.serial }, site.true_cacheable)
+    }
+
+    /// Selection replacing a link whose guard failed: record the relink once per retirement.
+    fn relink_from(&mut self, s: usize, old: &Link) {
+        let key = (old.domain, self.domains.epoch(old.domain).unwrap_or(0));
+        if self.sites[s].last_relink_recorded == Some(key) {
+            return;
+        }
+        self.sites[s].last_relink_recorded = Some(key);
+        let verdict = if old.target == self.sites[s].true_target { Verdict::Collateral } else { Verdict::Necessary };
+        let event = self.domains.retired_by(old.domain);
+        self.record_relink(s, verdict, event, old.domain, &old.target);
+    }
+
+    fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, domain: DomainKey, old: &Target) {
+        let site = &mut self.sites[s];
+        match verdict {
+            Verdict::Necessary => site.stats.necessary += 1,
+            Verdict::Collateral => site.stats.collateral += 1,
+            Verdict::Missed => site.stats.missed += 1,
+        }
+        self.relinks_total[verdict as usize] += 1;
+        let mut counts = [0u64; 3];
+        counts[verdict as usize] = 1;
+        self.timeline.add(self.iterations, 0.0, 0, counts);
+        if self.relinks.len() < MAX_RELINK_RECORDS {
+            let new = self.world.describe(&self.sites[s].true_target);
+            self.relinks.push(RelinkRecord {
+                site: self.site_names[s].clone(),
+                phase: self.phase,
+                op: self.op_index,
+                t_ms: self.now_ns / 1e6,
+                event,
+                // Records are kept in id order from 0 (then capped), so an id is its index.
+                event_label: event.and_then(|e| self.events.get(e)).map(|r| r.label.clone()),
+                domain: self.domain_label(domain),
+                verdict,
+                old_target: self.world.describe(old),
+                new_target: new,
+            });
+        }
+    }
+
+    /// Calls served by a valid cached link: count stale dispatches the oracle sees.
+    fn served(&mut self, s: usize, link: &Link, calls: u64) {
+        let site = &self.sites[s];
+        if link.target == site.true_target {
+            return;
+        }
+        self.sites[s].stats.stale_calls += calls;
+        let cause = self.sites[s].true_changed_by;
+        if self.sites[s].last_missed_recorded != Some((link.serial, cause)) {
+            self.sites[s].last_missed_recorded = Some((link.serial, cause));
+            self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
+        }
+    }
+
+    fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
+        let cap = self.params.pic_capacity;
+        let site = &mut self.sites[s];
+        let receiver = site.receiver;
+        site.pic.retain(|e| e.receiver != receiver);
+        if cap == 0 {
+            return;
+        }
+        let domain = link.domain;
+        // A site has one receiver class, so its PIC holds one entry: no room for more.
+        site.pic.reserve_exact(1);
+        site.pic.push(PicEntry { receiver, link, cacheable, hits: 0 });
+        while site.pic.len() > cap {
+            site.pic.remove(0);
+        }
+        if !site.registered.contains(&domain) {
+            // At most a pending and a class domain over a site's life.
+            site.registered.reserve_exact(2);
+            site.registered.push(domain);
+            self.domains.depend(domain, s as u32);
+        }
+    }
+
+    /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
+    fn run_calls(&mut self, s: usize, n: u64) -> f64 {
+        let p = self.params.clone();
+        let mut left = n;
+        let mut cost = 0.0;
+        let mut steps = 0;
+        while left > 0 {
+            steps += 1;
+            debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
+            match self.sites[s].mode.clone() {
+                Mode::Fast(link) => {
+                    if self.domains.valid(&link) {
+                        cost += left as f64 * p.fast_call_ns;
+                        self.sites[s].stats.fast_calls += left;
+                        self.served(s, &link, left);
+                        left = 0;
+                    } else {
+                        // Guard failure: every call re-selects until the fallback threshold resets
+                        // the target to default; the stale chain stays installed meanwhile.
+                        self.relink_from(s, &link);
+                        let site = &mut self.sites[s];
+                        let until_reset = (p.fallback_threshold + 1).saturating_sub(site.fallback_count).max(1);
+                        let k = left.min(until_reset);
+                        site.fallback_count += k;
+                        site.stats.selections += k;
+                        site.stats.fallback_calls += k;
+                        cost += k as f64 * p.selection_ns;
+                        left -= k;
+                        if site.fallback_count > p.fallback_threshold {
+                            site.mode = Mode::Default;
+                            site.fallback_count = 0;
+                            site.rounds += 1;
+                            let (fresh, cacheable) = self.select(s);
+                            self.pic_put(s, fresh, cacheable);
+                        }
+                    }
+                }
+                Mode::Default if p.pic_capacity == 0 => {
+                    // No inline cache: every call is a miss that selects (closed form of the
+                    // PIC-miss path below, taken `left` times).
+                    let (fresh, _) = self.select(s);
+                    self.serial += left - 1;
+                    let site = &mut self.sites[s];
+                    site.latest_serial = Some(fresh.serial + left - 1);
+                    site.stats.selections += left;
+                    site.stats.pic_calls += left;
+                    cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
+                    left = 0;
+                }
+                Mode::Default => cost += self.run_default(s, &mut left, &p),
+            }
+        }
+        cost
+    }
+
+    /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
+    fn run_default(&mut self, s: usize, left: &mut u64, p: &Params) -> f64 {
+        let receiver = self.sites[s].receiver;
+        let Some(pos) = self.sites[s].pic.iter().position(|e| e.receiver == receiver) else {
+            // PIC miss: select, store (or store the uncacheable sentinel), invoke.
+            let (fresh, cacheable) = self.select(s);
+            let serial = fresh.serial;
+            self.pic_put(s, fresh, cacheable);
+            let site = &mut self.sites[s];
+            site.latest_serial = Some(serial);
+            site.stats.selections += 1;
+            site.stats.pic_calls += 1;
+            *left -= 1;
+            return p.selection_ns + p.pic_call_ns;
+        };
+        // Touch for LRU.
+        let entry = self.sites[s].pic.remove(pos);
+        self.sites[s].pic.push(entry);
+        let idx = self.sites[s].pic.len() - 1;
+        let entry = self.sites[s].pic[idx].clone();
+        let valid = self.domains.valid(&entry.link);
+        if !entry.cacheable {
+            if valid {
+                let site = &mut self.sites[s];
+                let k = *left;
+                site.stats.selections += k;
+                site.stats.pic_calls += k;
+                *left = 0;
+                return k as f64 * (p.pic_call_ns + p.selection_ns);
+            }
+            // A stale sentinel is a miss.
+            self.sites[s].pic.pop();
+            return self.run_default(s, left, p);
+        }
+        let site = &mut self.sites[s];
+        if site.latest_serial != Some(entry.link.serial) {
+            site.latest_serial = Some(entry.link.serial);
+            site.pic[idx].hits = 0;
+            if valid {
+                site.stats.pic_calls += 1;
+                *left -= 1;
+                self.served(s, &entry.link, 1);
+                return p.pic_call_ns;
+            }
+        } else if valid {
+            // Hits until promotion (consecutive-hit count passes the threshold).
+            let hits = site.pic[idx].hits;
+            let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
+            let k = (*left).min(need);
+            site.stats.pic_calls += k;
+            *left -= k;
+            let promoted = hits + k > p.optimize_threshold;
+            site.pic[idx].hits = if promoted { 0 } else { hits + k };
+            if promoted {
+                if site.rounds > p.fallback_cutoff {
+                    // Give up for good: the default target keeps serving from the PIC.
+                    site.given_up = true;
+                    site.stats.pic_calls += *left;
+                    let rest = *left;
+                    *left = 0;
+                    self.served(s, &entry.link, k + rest);
+                    return (k + rest) as f64 * p.pic_call_ns;
+                }
+                site.mode = Mode::Fast(entry.link.clone());
+            }
+            self.served(s, &entry.link, k);
+            return k as f64 * p.pic_call_ns;
+        } else {
+            site.pic[idx].hits += 1;
+        }
+        // A stale PIC entry: promotion may still install its (stale) chain, then the guard fails.
+        let site = &mut self.sites[s];
+        if site.pic[idx].hits > p.optimize_threshold {
+            site.pic[idx].hits = 0;
+            if site.rounds > p.fallback_cutoff {
+                site.given_up = true;
+            } else {
+                site.mode = Mode::Fast(entry.link.clone());
+            }
+        }
+        self.relink_from(s, &entry.link);
+        let site = &mut self.sites[s];
+        site.fallback_count += 1;
+        site.stats.selections += 1;
+        site.stats.fallback_calls += 1;
+        site.stats.pic_calls += 1;
+        *left -= 1;
+        if site.fallback_count > p.fallback_threshold && matches!(site.mode, Mode::Fast(_)) {
+            site.mode = Mode::Default;
+            site.fallback_count = 0;
+            site.rounds += 1;
+        }
+        if matches!(self.sites[s].mode, Mode::Default) {
+            let (fresh, cacheable) = self.select(s);
+            self.pic_put(s, fresh, cacheable);
+        }
+        p.pic_call_ns + p.selection_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The state machine step by step, on one site with tiny thresholds: promote after 3
+    //! consecutive PIC hits, reset after 3 guard failures, give up after the second round.
+
+    use super::*;
+    use crate::{dsl, Event, Policy};
+
+    fn sim(semantics: &str, policy: Policy) -> Simulation {
+        let text = format!("semantics {semantics}\nclass P {{ m }}\nclass A extends P {{ m }}\nsite a = A.m\nop {{ loop 1 {{ call a }} }}");
+        let params = Params { optimize_threshold: 2, fallback_threshold: 2, fallback_cutoff: 1, ..Params::default() };
+        Simulation::new(&dsl::parse(&text).unwrap(), policy, &params).unwrap()
+    }
+
+    fn calls(sim: &mut Simulation, n: u64) -> SiteState {
+        sim.run_calls(0, n);
+        sim.site_state(0)
+    }
+
+    fn write(sim: &mut Simulation, class: &str, method: &str) {
+        sim.fire(&Event::Write { class: class.into(), method: method.into() });
+    }
+
+    #[test]
+    fn a_miss_selects_then_consecutive_hits_promote_to_the_fast_chain() {
+        let mut s = sim("snapshot", Policy::Exact);
+        assert_eq!(calls(&mut s, 1), SiteState::Pic, "the first call misses the PIC and selects");
+        assert_eq!((s.sites[0].stats.selections, s.sites[0].stats.pic_calls), (1, 1));
+        assert_eq!(calls(&mut s, 2), SiteState::Pic, "two hits: not past the threshold yet");
+        assert_eq!(calls(&mut s, 1), SiteState::Linked, "the third hit promotes");
+        assert_eq!(s.sites[0].stats.pic_calls, 4);
+        assert_eq!(calls(&mut s, 10), SiteState::Linked);
+        assert_eq!((s.sites[0].stats.fast_calls, s.sites[0].stats.selections), (10, 1), "fast calls never select");
+    }
+
+    #[test]
+    fn a_retired_guard_falls_back_then_resets_to_the_default_target() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        write(&mut s, "A", "other");
+        assert_eq!(s.site_state(0), SiteState::FallingBack, "the guard fails, the chain stays installed");
+        assert_eq!(calls(&mut s, 2), SiteState::FallingBack);
+        assert_eq!((s.sites[0].stats.fallback_calls, s.sites[0].stats.collateral), (2, 1), "one relink per retirement, however many calls");
+        assert_eq!(calls(&mut s, 1), SiteState::Pic, "the third failure resets to the default target with a fresh selection");
+        assert_eq!(s.sites[0].rounds, 1);
+        assert_eq!(calls(&mut s, 4), SiteState::Linked, "and the site promotes again");
+    }
+
+    #[test]
+    fn past_the_cutoff_a_site_stays_on_its_default_target() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        for round in 0..2 {
+            write(&mut s, "A", &format!("w{round}"));
+            calls(&mut s, 3);
+            calls(&mut s, 4);
+        }
+        assert_eq!(s.sites[0].rounds, 2);
+        assert_eq!(s.site_state(0), SiteState::GivenUp, "promotion after the second round gives up instead");
+        let pic_calls = s.sites[0].stats.pic_calls;
+        assert_eq!(calls(&mut s, 100), SiteState::GivenUp);
+        assert_eq!(s.sites[0].stats.pic_calls, pic_calls + 100, "served from the PIC for good");
+    }
+
+    #[test]
+    fn the_oracle_calls_a_relink_to_a_new_target_necessary_and_to_the_same_one_collateral() {
+        let mut s = sim("snapshot", Policy::Exact);
+        calls(&mut s, 4);
+        write(&mut s, "A", "m");
+        calls(&mut s, 1);
+        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 0), "A.m was redefined");
+        calls(&mut s, 6);
+        write(&mut s, "A", "unrelated");
+        calls(&mut s, 1);
+        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 1), "A.m is what it was");
+        assert_eq!(s.relinks_since(0).iter().map(|r| r.verdict).collect::<Vec<_>>(), vec![Verdict::Necessary, Verdict::Collateral]);
+    }
+
+    #[test]
+    fn the_oracle_flags_a_guard_that_passes_on_a_stale_target_as_missed() {
+        // Live lookup, and A does not define `n`: a site on A.n dispatches to P.n. Under exact a
+        // write on P leaves A's guard valid, so the site keeps calling the old P.n.
+        let text = "semantics live\nclass P { n }\nclass A extends P\nsite a = A.n\nop { loop 1 { call a } }";
+        let params = Params { optimize_threshold: 2, ..Params::default() };
+        let mut s = Simulation::new(&dsl::parse(text).unwrap(), Policy::Exact, &params).unwrap();
+        calls(&mut s, 4);
+        write(&mut s, "P", "n");
+        assert_eq!(calls(&mut s, 5), SiteState::Stale);
+        assert_eq!((s.sites[0].stats.missed, s.sites[0].stats.stale_calls), (1, 5), "recorded once, every call counted");
+        let mut h = Simulation::new(&dsl::parse(text).unwrap(), Policy::Hierarchy, &params).unwrap();
+        calls(&mut h, 4);
+        write(&mut h, "P", "n");
+        calls(&mut h, 1);
+        assert_eq!((h.sites[0].stats.missed, h.sites[0].stats.necessary), (0, 1), "hierarchy retires the subclass");
+    }
+}

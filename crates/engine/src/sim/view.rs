@@ -1,0 +1,133 @@
+//! What the UI and the CLI read from a simulation: its clock, per-site outcomes, the records,
+//! the what-if preview, and the final report.
+
+use crate::policy::{self, Policy};
+use crate::report::{EventRecord, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, SiteState, TimelinePoint};
+
+use super::Simulation;
+
+impl Simulation {
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn now_ms(&self) -> f64 {
+        self.now_ns / 1e6
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Loop iterations executed so far (warm-up included).
+    pub fn iterations(&self) -> u64 {
+        self.iterations
+    }
+
+    /// Events fired so far (the records keep only the first few thousand).
+    pub fn events_total(&self) -> usize {
+        self.events_total
+    }
+
+    /// Categories active now, innermost last.
+    pub fn active_categories(&self) -> Vec<String> {
+        self.world.active_categories.iter().map(|&c| self.world.category_names[c].clone()).collect()
+    }
+
+    /// Whether `class` exists and is loaded now (program-loaded classes start unloaded).
+    pub fn is_loaded(&self, class: &str) -> bool {
+        self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded)
+    }
+
+    /// Per-site outcomes so far (cheap: no log copies).
+    pub fn sites_now(&self) -> Vec<SiteReport> {
+        (0..self.sites.len()).map(|i| self.site_report(i)).collect()
+    }
+
+    /// Event records from index `from` on (records are capped at the first few thousand).
+    pub fn events_since(&self, from: usize) -> &[EventRecord] {
+        &self.events[from.min(self.events.len())..]
+    }
+
+    /// Relink records from index `from` on.
+    pub fn relinks_since(&self, from: usize) -> &[RelinkRecord] {
+        &self.relinks[from.min(self.relinks.len())..]
+    }
+
+    pub fn relink_totals(&self) -> RelinkTotals {
+        RelinkTotals { necessary: self.relinks_total[0], collateral: self.relinks_total[1], missed: self.relinks_total[2] }
+    }
+
+    pub fn timeline(&self) -> Vec<TimelinePoint> {
+        self.timeline.points()
+    }
+
+    fn site_report(&self, i: usize) -> SiteReport {
+        let st = &self.sites[i];
+        SiteReport {
+            name: self.site_names[i].clone(),
+            class: self.world.classes[st.receiver].name.clone(),
+            method: self.methods[st.method as usize].clone(),
+            state: self.site_state(i),
+            target: self.world.describe(&st.true_target),
+            stats: st.stats_at(self.iterations),
+        }
+    }
+
+    /// The report so far (copies the records; [`Simulation::run`] moves them instead).
+    pub fn report(&self) -> RunReport {
+        self.report_with(self.events.clone(), self.relinks.clone())
+    }
+
+    pub(super) fn into_report(mut self) -> RunReport {
+        let events = std::mem::take(&mut self.events);
+        let relinks = std::mem::take(&mut self.relinks);
+        self.report_with(events, relinks)
+    }
+
+    fn report_with(&self, events: Vec<EventRecord>, relinks: Vec<RelinkRecord>) -> RunReport {
+        let measured_ms: f64 = self.op_ms.iter().sum();
+        let ops = self.op_ms.len() as f64;
+        let ms_per_op = if ops > 0.0 { measured_ms / ops } else { f64::NAN };
+        RunReport {
+            scenario: self.name.clone(),
+            policy: self.policy,
+            ops_per_ms: if ms_per_op > 0.0 { 1.0 / ms_per_op } else { f64::INFINITY },
+            ms_per_op,
+            op_ms: self.op_ms.clone(),
+            iterations_per_op: self.iterations_per_op,
+            virtual_ms: self.now_ns / 1e6,
+            sites: self.sites_now(),
+            events,
+            events_total: self.events_total,
+            relinks,
+            relink_totals: self.relink_totals(),
+            timeline: self.timeline.points(),
+        }
+    }
+
+    /// The visible state of a site right now (for the blast view).
+    pub fn site_state(&self, s: usize) -> SiteState {
+        self.sites[s].state(&self.domains)
+    }
+
+    /// Which sites a class-attributed write on `class` would retire now (the what-if view).
+    pub fn what_if_write(&self, class: &str) -> Vec<String> {
+        let Some(c) = self.world.class_id(class) else { return Vec::new() };
+        let Some(scope) = policy::what_if_write_scope(self.policy, &self.world, c) else { return Vec::new() };
+        let mut hit: Vec<usize> = scope
+            .keys
+            .iter()
+            .flat_map(|&k| self.domains.dependents(k).iter().map(move |&s| (k, s as usize)))
+            .filter(|&(k, s)| self.sites[s].holds(k))
+            .map(|(_, s)| s)
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.into_iter().map(|s| self.site_names[s].clone()).collect()
+    }
+}
