@@ -158,12 +158,12 @@ impl Runner {
     }
 
     pub fn new(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Runner, ScenarioError> {
-        let mut lanes = Vec::with_capacity(policies.len());
-        for &p in policies {
-            let sim = Simulation::new(scenario, p, params)?;
-            let n = scenario.sites.len();
-            lanes.push(Lane { sim, seen: vec![0; n], flash: vec![0; n], result: None, history: Rc::default(), history_key: None });
-        }
+        // One validation and work bound for every lane, not one per policy.
+        let n = scenario.sites.len();
+        let lanes: Vec<Lane> = Simulation::for_policies(scenario, policies, params)?
+            .into_iter()
+            .map(|sim| Lane { sim, seen: vec![0; n], flash: vec![0; n], result: None, history: Rc::default(), history_key: None })
+            .collect();
         let per_op = blast_engine::sim::iterations_in(&scenario.op);
         let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
         let mut classes: Vec<ClassEntry> = scenario.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
