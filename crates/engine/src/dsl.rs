@@ -19,7 +19,7 @@
 //! Parse errors and validation errors carry `line:col`. `print` is the inverse of `parse` for
 //! every valid scenario (modulo comments and layout).
 
-use std::collections::HashMap;
+use crate::fxhash::FxMap;
 use std::fmt::Write as _;
 
 use crate::model::*;
@@ -124,8 +124,9 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    /// Where each model path came from, for validation errors.
-    spans: Spans,
+    /// Where each model path came from, for locating validation errors; `None` when the parse
+    /// does not record places (the first, fast pass of [`parse`]).
+    spans: Option<Spans>,
 }
 
 type PResult<T> = Result<T, ScenarioError>;
@@ -154,8 +155,19 @@ impl Parser {
     fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
         Err(ScenarioError::at_text(t.line, t.col, msg))
     }
-    fn mark(&mut self, path: &str, t: &Token) {
-        self.spans.insert(path.to_string(), (t.line, t.col));
+    /// Record where the model path `path()` starts, when this parse records places.
+    fn mark(&mut self, path: impl FnOnce() -> String, t: &Token) {
+        if let Some(spans) = &mut self.spans {
+            spans.insert(path(), (t.line, t.col));
+        }
+    }
+    /// A model path for nested marks: built only when this parse records places.
+    fn sub(&self, path: impl FnOnce() -> String) -> String {
+        if self.spans.is_some() {
+            path()
+        } else {
+            String::new()
+        }
     }
     fn ident(&mut self, what: &str) -> PResult<(String, Token)> {
         let t = self.next();
@@ -223,7 +235,7 @@ impl Parser {
                 }
                 "measure" => {
                     self.next();
-                    self.mark("measure", &t);
+                    self.mark(|| "measure".into(), &t);
                     while self.at_keyword("warmup") || self.at_keyword("ops") {
                         let (k, _) = self.ident("`warmup` or `ops`")?;
                         let (n, nt) = self.num("a count")?;
@@ -237,20 +249,20 @@ impl Parser {
                 }
                 "class" => {
                     self.next();
-                    let path = format!("classes[{}]", s.classes.len());
+                    let path = self.sub(|| format!("classes[{}]", s.classes.len()));
                     let c = self.class_body(&path)?;
                     s.classes.push(c);
                 }
                 "category" => {
                     self.next();
-                    let path = format!("categories[{}]", s.categories.len());
+                    let path = self.sub(|| format!("categories[{}]", s.categories.len()));
                     let (name, nt) = self.ident("a category name")?;
-                    self.mark(&path, &nt);
+                    self.mark(|| path.clone(), &nt);
                     self.sym('{')?;
                     let mut methods = Vec::new();
                     while !self.at_sym('}') {
                         let (class, ct) = self.ident("`Class.method`")?;
-                        self.mark(&format!("{path}.methods[{}]", methods.len()), &ct);
+                        self.mark(|| format!("{path}.methods[{}]", methods.len()), &ct);
                         self.sym('.')?;
                         let (method, _) = self.ident("a method name")?;
                         methods.push(MethodRef { class, method });
@@ -260,15 +272,15 @@ impl Parser {
                 }
                 "site" => {
                     self.next();
-                    let path = format!("sites[{}]", s.sites.len());
+                    let path = self.sub(|| format!("sites[{}]", s.sites.len()));
                     let (name, nt) = self.ident("a site name")?;
-                    self.mark(&path, &nt);
+                    self.mark(|| path.clone(), &nt);
                     self.sym('=')?;
                     let (class, ct) = self.ident("a receiver class")?;
-                    self.mark(&format!("{path}.class"), &ct);
+                    self.mark(|| format!("{path}.class"), &ct);
                     self.sym('.')?;
                     let (method, mt) = self.ident("a method name")?;
-                    self.mark(&format!("{path}.method"), &mt);
+                    self.mark(|| format!("{path}.method"), &mt);
                     s.sites.push(SiteDecl { name, class, method });
                 }
                 "setup" => {
@@ -285,7 +297,7 @@ impl Parser {
                         return self.error(&t, "a scenario has one `op` block");
                     }
                     seen_op = true;
-                    self.mark("op", &t);
+                    self.mark(|| "op".into(), &t);
                     s.op = self.block("op")?;
                 }
                 other => {
@@ -305,12 +317,12 @@ impl Parser {
 
     fn class_body(&mut self, path: &str) -> PResult<ClassDecl> {
         let (name, nt) = self.ident("a class name")?;
-        self.mark(path, &nt);
+        self.mark(|| path.to_string(), &nt);
         let mut c = ClassDecl { name, parent: None, methods: vec![], metaclass: MetaKind::None };
         if self.at_keyword("extends") {
             self.next();
             let (p, pt) = self.ident("a parent class")?;
-            self.mark(&format!("{path}.parent"), &pt);
+            self.mark(|| format!("{path}.parent"), &pt);
             c.parent = Some(p);
         }
         if self.at_keyword("metaclass") {
@@ -321,7 +333,7 @@ impl Parser {
             self.next();
             while !self.at_sym('}') {
                 let (m, mt) = self.ident("a method name or `}`")?;
-                self.mark(&format!("{path}.methods[{}]", c.methods.len()), &mt);
+                self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
                 c.methods.push(m);
             }
             self.sym('}')?;
@@ -341,7 +353,7 @@ impl Parser {
         self.sym('{')?;
         let mut out = Vec::new();
         while !self.at_sym('}') {
-            let p = format!("{path}[{}]", out.len());
+            let p = self.sub(|| format!("{path}[{}]", out.len()));
             out.push(self.stmt(&p)?);
         }
         self.sym('}')?;
@@ -350,22 +362,23 @@ impl Parser {
 
     fn stmt(&mut self, p: &str) -> PResult<Stmt> {
         let (kw, t) = self.ident("a statement")?;
-        self.mark(p, &t);
+        self.mark(|| p.to_string(), &t);
         let class_field = |me: &mut Parser| -> PResult<String> {
             let (c, ct) = me.ident("a class name")?;
-            me.mark(&format!("{p}.class"), &ct);
+            me.mark(|| format!("{p}.class"), &ct);
             Ok(c)
         };
         Ok(match kw.as_str() {
             "call" => {
                 let (site, st) = self.ident("a site name")?;
-                self.mark(&format!("{p}.site"), &st);
+                self.mark(|| format!("{p}.site"), &st);
                 Stmt::Call { site }
             }
             "loop" | "repeat" => {
                 let (count, ct) = self.num("a count")?;
-                self.mark(&format!("{p}.count"), &ct);
-                let body = self.block(&format!("{p}.body"))?;
+                self.mark(|| format!("{p}.count"), &ct);
+                let body_path = self.sub(|| format!("{p}.body"));
+                let body = self.block(&body_path)?;
                 if kw == "loop" {
                     Stmt::Loop { count, body }
                 } else {
@@ -374,28 +387,30 @@ impl Parser {
             }
             "every" => {
                 let (period, pt) = self.num("a period")?;
-                self.mark(&format!("{p}.period"), &pt);
+                self.mark(|| format!("{p}.period"), &pt);
                 let mut offset = 0;
                 if self.at_keyword("offset") {
                     self.next();
                     let (o, ot) = self.num("an offset")?;
-                    self.mark(&format!("{p}.offset"), &ot);
+                    self.mark(|| format!("{p}.offset"), &ot);
                     offset = o;
                 }
-                let body = self.block(&format!("{p}.body"))?;
+                let body_path = self.sub(|| format!("{p}.body"));
+                let body = self.block(&body_path)?;
                 Stmt::Every { period, offset, body }
             }
             "use" => {
                 let (category, ct) = self.ident("a category name")?;
-                self.mark(&format!("{p}.category"), &ct);
-                let body = self.block(&format!("{p}.body"))?;
+                self.mark(|| format!("{p}.category"), &ct);
+                let body_path = self.sub(|| format!("{p}.body"));
+                let body = self.block(&body_path)?;
                 Stmt::Use { category, body }
             }
             "write" => {
                 let class = class_field(self)?;
                 self.sym('.')?;
                 let (method, mt) = self.ident("a method name")?;
-                self.mark(&format!("{p}.method"), &mt);
+                self.mark(|| format!("{p}.method"), &mt);
                 Stmt::Event(Event::Write { class, method })
             }
             "replace" => {
@@ -407,12 +422,15 @@ impl Parser {
             "instance" => Stmt::Event(Event::PerInstance { class: class_field(self)? }),
             "load" => {
                 self.keyword("class")?;
-                let c = self.class_body(&format!("{p}.load"))?;
-                if let Some(&pos) = self.spans.get(&format!("{p}.load")) {
-                    self.spans.insert(format!("{p}.class"), pos);
-                }
-                if let Some(&pos) = self.spans.get(&format!("{p}.load.parent")) {
-                    self.spans.insert(format!("{p}.parent"), pos);
+                let load_path = self.sub(|| format!("{p}.load"));
+                let c = self.class_body(&load_path)?;
+                if let Some(spans) = &mut self.spans {
+                    // The event's own fields name the same text as the class it loads.
+                    for (from, to) in [("load", "class"), ("load.parent", "parent")] {
+                        if let Some(&pos) = spans.get(&format!("{p}.{from}")) {
+                            spans.insert(format!("{p}.{to}"), pos);
+                        }
+                    }
                 }
                 if c.metaclass != MetaKind::None {
                     return self.error(&t, "a loaded class starts without a metaclass");
@@ -437,21 +455,32 @@ impl Parser {
 }
 
 /// Model path (`classes[2].parent`) -> the `(line, col)` of the text that produced it.
-pub type Spans = HashMap<String, (usize, usize)>;
+pub type Spans = FxMap<String, (usize, usize)>;
 
-/// Parse scenario text without validating it.
-pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
+fn parse_text(src: &str, record_places: bool) -> Result<(Scenario, Spans), ScenarioError> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, pos: 0, spans: HashMap::new() };
+    let mut p = Parser { toks, pos: 0, spans: record_places.then(Spans::default) };
     let s = p.scenario()?;
-    Ok((s, p.spans))
+    Ok((s, p.spans.unwrap_or_default()))
 }
 
-/// Parse and validate scenario text; every error names `line:col`.
+/// Parse scenario text without validating it, with the place of every model path.
+pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
+    parse_text(src, true)
+}
+
+/// Parse and validate scenario text; every error names `line:col`. A valid text is parsed once
+/// without recording places (a path string per node was most of the parse's cost); an invalid
+/// one is parsed again, recording them, to place the validator's error.
 pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
-    let (s, spans) = parse_unchecked(src)?;
-    validate(&s).map_err(|e| locate(e, &spans))?;
-    Ok(s)
+    let (s, _) = parse_text(src, false)?;
+    match validate(&s) {
+        Ok(()) => Ok(s),
+        Err(e) => {
+            let (_, spans) = parse_unchecked(src)?;
+            Err(locate(e, &spans))
+        }
+    }
 }
 
 /// Map a path-located validation error to the closest recorded text position.

@@ -68,13 +68,17 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
     Err(ScenarioError::at_path(path, msg))
 }
 
-fn check_ident(path: &str, what: &str, name: &str) -> Result<(), ScenarioError> {
+/// Where a value is, as a model path built only when an error needs it: a large scenario has a
+/// path for every statement, and formatting each one was most of validation's cost.
+type Path<'a> = &'a dyn Fn() -> String;
+
+fn check_ident(path: Path, what: &str, name: &str) -> Result<(), ScenarioError> {
     let mut chars = name.chars();
     let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
     if ok && name.len() <= 64 {
         Ok(())
     } else {
-        err(path, format!("{what} `{name}` is not a valid name (letters, digits, _ and $; at most 64)"))
+        err(path(), format!("{what} `{name}` is not a valid name (letters, digits, _ and $; at most 64)"))
     }
 }
 
@@ -91,13 +95,13 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     let mut classes: HashMap<&str, Option<&str>> = HashMap::default();
     for (i, c) in s.classes.iter().enumerate() {
-        let path = format!("classes[{i}]");
+        let path = || format!("classes[{i}]");
         check_ident(&path, "class", &c.name)?;
         if classes.insert(&c.name, c.parent.as_deref()).is_some() {
-            return err(path, format!("class `{}` is declared twice", c.name));
+            return err(path(), format!("class `{}` is declared twice", c.name));
         }
         for (j, m) in c.methods.iter().enumerate() {
-            check_ident(&format!("{path}.methods[{j}]"), "method", m)?;
+            check_ident(&|| format!("{}.methods[{j}]", path()), "method", m)?;
         }
     }
     for (i, c) in s.classes.iter().enumerate() {
@@ -109,41 +113,41 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     }
     check_acyclic(s)?;
     // Classes loaded by the program count as known everywhere (sites may target them).
-    let mut known: HashSet<String> = classes.keys().map(|k| k.to_string()).collect();
+    let mut known: HashSet<&str> = classes.keys().copied().collect();
     for (b, block) in s.blocks() {
-        collect_loads(block, b.name(), &mut known)?;
+        collect_loads(block, &|| b.name().to_string(), &mut known)?;
     }
 
     let mut categories = HashSet::default();
     for (i, cat) in s.categories.iter().enumerate() {
-        let path = format!("categories[{i}]");
+        let path = || format!("categories[{i}]");
         check_ident(&path, "category", &cat.name)?;
         if !categories.insert(cat.name.as_str()) {
-            return err(path, format!("category `{}` is declared twice", cat.name));
+            return err(path(), format!("category `{}` is declared twice", cat.name));
         }
         for (j, m) in cat.methods.iter().enumerate() {
-            let mp = format!("{path}.methods[{j}]");
-            if !known.contains(&m.class) {
-                return err(mp, format!("category `{}` names unknown class `{}`", cat.name, m.class));
+            let mp = || format!("{}.methods[{j}]", path());
+            if !known.contains(m.class.as_str()) {
+                return err(mp(), format!("category `{}` names unknown class `{}`", cat.name, m.class));
             }
             check_ident(&mp, "method", &m.method)?;
         }
     }
     let mut sites = HashSet::default();
     for (i, site) in s.sites.iter().enumerate() {
-        let path = format!("sites[{i}]");
+        let path = || format!("sites[{i}]");
         check_ident(&path, "site", &site.name)?;
         if !sites.insert(site.name.as_str()) {
-            return err(path, format!("site `{}` is declared twice", site.name));
+            return err(path(), format!("site `{}` is declared twice", site.name));
         }
-        if !known.contains(&site.class) {
-            return err(format!("{path}.class"), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
+        if !known.contains(site.class.as_str()) {
+            return err(format!("{}.class", path()), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
         }
-        check_ident(&format!("{path}.method"), "method", &site.method)?;
+        check_ident(&|| format!("{}.method", path()), "method", &site.method)?;
     }
     let names = Names { classes: &known, sites: &sites, categories: &categories };
     for (b, block) in s.blocks() {
-        check_block(block, b.name(), Where::Top, 0, &names)?;
+        check_block(block, &|| b.name().to_string(), Where::Top, 0, &names)?;
     }
     if !contains_loop(&s.op) {
         return err("op", "the op has no `loop`: nothing would be measured");
@@ -177,31 +181,31 @@ fn check_acyclic(s: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-fn collect_loads(block: &[Stmt], path: &str, known: &mut HashSet<String>) -> Result<(), ScenarioError> {
+fn collect_loads<'a>(block: &'a [Stmt], path: Path, known: &mut HashSet<&'a str>) -> Result<(), ScenarioError> {
     for (i, st) in block.iter().enumerate() {
-        let p = format!("{path}[{i}]");
+        let p = || format!("{}[{i}]", path());
         if let Stmt::Event(Event::Load { class, parent, methods }) = st {
-            check_ident(&format!("{p}.class"), "class", class)?;
+            check_ident(&|| format!("{}.class", p()), "class", class)?;
             if let Some(par) = parent {
-                if par == class || !known.contains(par) {
-                    return err(format!("{p}.parent"), format!("loaded class `{class}` extends unknown class `{par}`"));
+                if par == class || !known.contains(par.as_str()) {
+                    return err(format!("{}.parent", p()), format!("loaded class `{class}` extends unknown class `{par}`"));
                 }
             }
-            if !known.insert(class.clone()) {
-                return err(format!("{p}.class"), format!("class `{class}` already exists"));
+            if !known.insert(class) {
+                return err(format!("{}.class", p()), format!("class `{class}` already exists"));
             }
             for (j, m) in methods.iter().enumerate() {
-                check_ident(&format!("{p}.methods[{j}]"), "method", m)?;
+                check_ident(&|| format!("{}.methods[{j}]", p()), "method", m)?;
             }
         } else if let Some(body) = st.body() {
-            collect_loads(body, &format!("{p}.body"), known)?
+            collect_loads(body, &|| format!("{}.body", p()), known)?
         }
     }
     Ok(())
 }
 
 struct Names<'a> {
-    classes: &'a HashSet<String>,
+    classes: &'a HashSet<&'a str>,
     sites: &'a HashSet<&'a str>,
     categories: &'a HashSet<&'a str>,
 }
@@ -213,59 +217,60 @@ enum Where {
     InEvery,
 }
 
-fn check_block(block: &[Stmt], path: &str, at: Where, depth: usize, n: &Names) -> Result<(), ScenarioError> {
+fn check_block(block: &[Stmt], path: Path, at: Where, depth: usize, n: &Names) -> Result<(), ScenarioError> {
     if depth > MAX_NESTING {
-        return err(path, format!("nesting deeper than {MAX_NESTING}"));
+        return err(path(), format!("nesting deeper than {MAX_NESTING}"));
     }
     for (i, st) in block.iter().enumerate() {
-        let p = format!("{path}[{i}]");
+        let p = || format!("{}[{i}]", path());
+        let field = |name: &str| format!("{}.{name}", p());
         match st {
             Stmt::Call { site } => {
                 if at != Where::InLoop {
-                    return err(p, "`call` belongs directly inside a `loop`");
+                    return err(p(), "`call` belongs directly inside a `loop`");
                 }
                 if !n.sites.contains(site.as_str()) {
-                    return err(format!("{p}.site"), format!("unknown site `{site}`"));
+                    return err(field("site"), format!("unknown site `{site}`"));
                 }
             }
             Stmt::Loop { count, body } => {
                 if at != Where::Top {
-                    return err(p, "`loop` cannot be nested in a loop; use `repeat` outside it");
+                    return err(p(), "`loop` cannot be nested in a loop; use `repeat` outside it");
                 }
                 if *count == 0 || *count > MAX_LOOP_COUNT {
-                    return err(format!("{p}.count"), format!("loop count must be 1..={MAX_LOOP_COUNT}"));
+                    return err(field("count"), format!("loop count must be 1..={MAX_LOOP_COUNT}"));
                 }
-                check_block(body, &format!("{p}.body"), Where::InLoop, depth + 1, n)?;
+                check_block(body, &|| field("body"), Where::InLoop, depth + 1, n)?;
             }
             Stmt::Every { period, offset, body } => {
                 if at != Where::InLoop {
-                    return err(p, "`every` belongs directly inside a `loop`");
+                    return err(p(), "`every` belongs directly inside a `loop`");
                 }
                 if *period == 0 || *period > MAX_LOOP_COUNT {
-                    return err(format!("{p}.period"), format!("period must be 1..={MAX_LOOP_COUNT}"));
+                    return err(field("period"), format!("period must be 1..={MAX_LOOP_COUNT}"));
                 }
                 if offset >= period {
-                    return err(format!("{p}.offset"), "offset must be smaller than the period");
+                    return err(field("offset"), "offset must be smaller than the period");
                 }
-                check_block(body, &format!("{p}.body"), Where::InEvery, depth + 1, n)?;
+                check_block(body, &|| field("body"), Where::InEvery, depth + 1, n)?;
             }
             Stmt::Repeat { count, body } => {
                 if at != Where::Top {
-                    return err(p, "`repeat` cannot appear inside a loop");
+                    return err(p(), "`repeat` cannot appear inside a loop");
                 }
                 if *count == 0 || *count > MAX_REPEAT {
-                    return err(format!("{p}.count"), format!("repeat count must be 1..={MAX_REPEAT}"));
+                    return err(field("count"), format!("repeat count must be 1..={MAX_REPEAT}"));
                 }
-                check_block(body, &format!("{p}.body"), Where::Top, depth + 1, n)?;
+                check_block(body, &|| field("body"), Where::Top, depth + 1, n)?;
             }
             Stmt::Use { category, body } => {
                 if at != Where::Top {
-                    return err(p, "`use` cannot appear inside a loop; put the loop inside the `use` block");
+                    return err(p(), "`use` cannot appear inside a loop; put the loop inside the `use` block");
                 }
                 if !n.categories.contains(category.as_str()) {
-                    return err(format!("{p}.category"), format!("unknown category `{category}`"));
+                    return err(field("category"), format!("unknown category `{category}`"));
                 }
-                check_block(body, &format!("{p}.body"), Where::Top, depth + 1, n)?;
+                check_block(body, &|| field("body"), Where::Top, depth + 1, n)?;
             }
             Stmt::Event(ev) => check_event(ev, &p, n)?,
         }
@@ -273,19 +278,19 @@ fn check_block(block: &[Stmt], path: &str, at: Where, depth: usize, n: &Names) -
     Ok(())
 }
 
-fn check_event(ev: &Event, p: &str, n: &Names) -> Result<(), ScenarioError> {
+fn check_event(ev: &Event, p: Path, n: &Names) -> Result<(), ScenarioError> {
     let class = match ev {
         Event::Write { class, method } => {
-            check_ident(&format!("{p}.method"), "method", method)?;
+            check_ident(&|| format!("{}.method", p()), "method", method)?;
             class
         }
         Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => class,
         Event::Load { .. } | Event::InvalidateAll | Event::Unattributed => return Ok(()),
     };
-    if n.classes.contains(class) {
+    if n.classes.contains(class.as_str()) {
         Ok(())
     } else {
-        err(format!("{p}.class"), format!("unknown class `{class}`"))
+        err(format!("{}.class", p()), format!("unknown class `{class}`"))
     }
 }
 
