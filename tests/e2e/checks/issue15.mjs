@@ -62,72 +62,56 @@ async function loadPreset(page, id) {
 const focusInSheet = (page) => page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('#cheat-sheet')));
 const sheetOpen = (page) => page.locator('#cheat-sheet').count().then((n) => n > 0);
 
-/** WCAG 2 contrast of every element matching one of `selectors` (the first visible one per
- *  selector): its computed text colour on the background it is painted on (translucent
- *  layers blended up to the first opaque one). */
-function contrasts(page, selectors) {
-  return page.evaluate((sels) => {
-    const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-    const lum = ([r, g, b]) => {
-      const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const background = (el) => {
-      const layers = [];
-      for (let e = el; e; e = e.parentElement) {
-        const c = parse(getComputedStyle(e).backgroundColor);
-        const a = c.length > 3 ? c[3] : 1;
-        if (a > 0) layers.push([c[0], c[1], c[2], a]);
-        if (a >= 1) break;
-      }
-      let out = [255, 255, 255];
-      for (const [r, g, b, a] of layers.reverse()) out = [r * a + out[0] * (1 - a), g * a + out[1] * (1 - a), b * a + out[2] * (1 - a)];
-      return out;
-    };
-    return sels.map((sel) => {
-      const el = [...document.querySelectorAll(sel)].find((e) => e.getBoundingClientRect().width > 0);
-      if (!el) return { sel, ratio: null };
-      const style = getComputedStyle(el);
-      const [l1, l2] = [lum(parse(style.color)), lum(background(el))].sort((a, b) => b - a);
-      return { sel, ratio: (l1 + 0.05) / (l2 + 0.05), size: style.fontSize, colour: style.color };
-    });
-  }, selectors);
-}
-
-/** Every text element on the page whose contrast is under 4.5:1 (one line per distinct look). */
-function lowContrastText(page) {
-  return page.evaluate(() => {
-    const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
-    const lum = ([r, g, b]) => {
-      const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-    };
-    const background = (el) => {
-      const layers = [];
-      for (let e = el; e; e = e.parentElement) {
-        const c = parse(getComputedStyle(e).backgroundColor);
-        const a = c.length > 3 ? c[3] : 1;
-        if (a > 0) layers.push([c[0], c[1], c[2], a]);
-        if (a >= 1) break;
-      }
-      let out = [255, 255, 255];
-      for (const [r, g, b, a] of layers.reverse()) out = [r * a + out[0] * (1 - a), g * a + out[1] * (1 - a), b * a + out[2] * (1 - a)];
-      return out;
-    };
-    const seen = new Map();
+/** Runs in the page: WCAG 2 contrast of `selectors` (the first visible element of each) and,
+ *  with `scan`, every text element under 4.5:1 (one line per distinct look). A text's
+ *  background is its computed colour on the layers it is painted on (translucent ones blended
+ *  up to the first opaque one). */
+function contrastInPage({ selectors, scan }) {
+  const parse = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      const a = c.length > 3 ? c[3] : 1;
+      if (a > 0) layers.push([c[0], c[1], c[2], a]);
+      if (a >= 1) break;
+    }
+    let out = [255, 255, 255];
+    for (const [r, g, b, a] of layers.reverse()) out = [r * a + out[0] * (1 - a), g * a + out[1] * (1 - a), b * a + out[2] * (1 - a)];
+    return out;
+  };
+  const ratioOf = (el, style) => {
+    const [l1, l2] = [lum(parse(style.color)), lum(background(el))].sort((a, b) => b - a);
+    return (l1 + 0.05) / (l2 + 0.05);
+  };
+  const ratios = selectors.map((sel) => {
+    const el = [...document.querySelectorAll(sel)].find((e) => e.getBoundingClientRect().width > 0);
+    if (!el) return { sel, ratio: null };
+    const style = getComputedStyle(el);
+    return { sel, ratio: ratioOf(el, style), size: style.fontSize, colour: style.color };
+  });
+  const low = new Map();
+  if (scan) {
     for (const el of document.querySelectorAll('body *')) {
       if (el.closest('svg, .visually-hidden, .skip-link, :disabled')) continue;
       if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
       if (!el.getBoundingClientRect().width) continue;
       const style = getComputedStyle(el);
-      const [l1, l2] = [lum(parse(style.color)), lum(background(el))].sort((a, b) => b - a);
-      const ratio = (l1 + 0.05) / (l2 + 0.05);
+      const ratio = ratioOf(el, style);
       const key = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} ${style.color}`;
-      if (ratio < 4.5 && !seen.has(key)) seen.set(key, `${ratio.toFixed(2)}:1 ${key} "${el.textContent.trim().slice(0, 24)}"`);
+      if (ratio < 4.5 && !low.has(key)) low.set(key, `${ratio.toFixed(2)}:1 ${key} "${el.textContent.trim().slice(0, 24)}"`);
     }
-    return [...seen.values()];
-  });
+  }
+  return { ratios, low: [...low.values()] };
 }
+
+const contrasts = (page, selectors) => page.evaluate(contrastInPage, { selectors, scan: false }).then((r) => r.ratios);
+const lowContrastText = (page) => page.evaluate(contrastInPage, { selectors: [], scan: true }).then((r) => r.low);
+
 export const checks = [
   {
     name: '#15 bug 1: the shortcuts sheet takes the focus, keeps Tab inside, Esc closes it and gives the focus back',
