@@ -127,10 +127,9 @@ impl Gen<'_, '_> {
     }
 }
 
-/// Sites some event of the run retired (the union of `sites_hit`; the event log is never
-/// capped for scenarios this small).
+/// Sites some event of the run retired (the union of `sites_hit`; callers skip runs whose
+/// event log is capped).
 fn retired(r: &RunReport) -> BTreeSet<&str> {
-    assert_eq!(r.events.len(), r.events_total, "event log capped: the generator makes scenarios too big");
     r.events.iter().flat_map(|e| e.sites_hit.iter().map(String::as_str)).collect()
 }
 
@@ -186,8 +185,15 @@ fuzz_target!(|data: &[u8]| {
     let of = |p: Policy| &reports[Policy::ALL.iter().position(|&q| q == p).unwrap()];
     for r in &reports {
         check_deterministic(&scenario, r.policy, r);
-        check_totals_add_up(r);
         check_work_bound(&scenario, r);
+    }
+    // The logs keep the first few thousand records: the checks below need whole logs (a
+    // first finding of this target was the generator exceeding the cap).
+    if reports.iter().any(|r| r.events.len() < r.events_total) {
+        return;
+    }
+    for r in &reports {
+        check_totals_add_up(r);
     }
     // Open finding (fuzz/findings/scenario/ideal-vs-exact.blast): under live semantics `ideal`
     // reports subclass sites hit by a parent write that `exact` neither retires nor counts as
