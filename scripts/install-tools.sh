@@ -13,6 +13,7 @@ source "$ROOT/scripts/env.sh"
 cd "$ROOT"
 
 TRUNK_VERSION=0.21.14
+CARGO_FUZZ_VERSION=0.13.2
 # Release builds of the tools without fat LTO / one codegen unit: much faster to compile.
 CARGO_INSTALL_ENV=(env CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16)
 
@@ -40,6 +41,12 @@ done
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (cargo install, takes several minutes)"
   "${CARGO_INSTALL_ENV[@]}" cargo install --locked --force "trunk@$TRUNK_VERSION"
+fi
+
+# --- cargo-fuzz (scripts/fuzz.sh and the short fuzz step of scripts/test.sh) --------
+if [ "$(cargo fuzz --version 2>/dev/null || true)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+  say "installing cargo-fuzz $CARGO_FUZZ_VERSION (cargo install, takes a few minutes)"
+  "${CARGO_INSTALL_ENV[@]}" cargo install --locked --force "cargo-fuzz@$CARGO_FUZZ_VERSION"
 fi
 
 # --- wasm-bindgen CLI: exactly the wasm-bindgen version in Cargo.lock -------------
@@ -99,3 +106,5 @@ fi
 
 # --- crates for the later --offline builds ----------------------------------------
 cargo fetch --quiet
+# fuzz/ is its own workspace (libfuzzer-sys, arbitrary).
+(cd fuzz && cargo fetch --quiet)

@@ -97,6 +97,13 @@ wasm_tests() {
   "${WASM_RUNNER[@]}" cargo test -p "$pkg" --target wasm32-unknown-unknown $flags
 }
 
+# Every cargo-fuzz target for a few seconds from its committed seeds: a crash fails the step.
+# The long runs are `bash scripts/fuzz.sh SECONDS` by hand.
+FUZZ_SECONDS=10
+fuzz_short() {
+  CARGO_NET_OFFLINE=true bash scripts/fuzz.sh "$FUZZ_SECONDS"
+}
+
 release_build() {
   trunk build --release --offline --public-url "$PUBLIC_URL"
   ls -l dist
@@ -143,6 +150,7 @@ e2e() {
 step "install tools (scripts/install-tools.sh)" install_tools
 step "lint: cargo fmt --check, cargo clippy --all-targets -D warnings" lint
 step "native tests: cargo test --workspace --all-targets" native_tests
+step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS} s (scripts/fuzz.sh)" fuzz_short
 step "engine tests on wasm32 in headless Chromium" wasm_tests blast-engine
 step "web tests on wasm32 in headless Chromium" wasm_tests blast-web
 step "release build: trunk build --release --public-url $PUBLIC_URL" release_build

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::model_mode::ModelLink;
-use crate::state::{Speed, Theme};
+use crate::state::{Speed, Theme, SPEEDS};
 
 pub const KEY: &str = "blast-radius.autosave";
 pub const VERSION: u32 = 1;
@@ -87,6 +87,11 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     if saved.scenario_text.len() > MAX_TEXT {
         return Err(SaveError::TooLarge { bytes: saved.scenario_text.len() });
     }
+    // The page only ever saves one of its speeds; any other factor (say 2e127, which does not
+    // even survive a JSON round trip) was written by someone else.
+    if !SPEEDS.contains(&saved.speed) {
+        return Err(SaveError::Damaged(format!("speed {:?} is not one the page offers", saved.speed)));
+    }
     Ok(saved)
 }
 
@@ -117,6 +122,25 @@ mod tests {
         let mut v = serde_json::to_value(sample()).unwrap();
         v["policies"] = serde_json::json!(["global", "not-a-policy"]);
         assert!(decode(&v.to_string()).is_err());
+    }
+
+    /// Found by `fuzz/` (autosave target): a speed the page never offers, here one that
+    /// serde_json does not read back bit for bit, is a damaged entry.
+    #[test]
+    fn a_speed_the_page_does_not_offer_is_damaged() {
+        for speed in SPEEDS {
+            let s = Saved { speed, ..sample() };
+            assert_eq!(decode(&encode(&s).unwrap()).unwrap(), s);
+        }
+        let mut v = serde_json::to_value(sample()).unwrap();
+        for factor in
+            ["21111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111111.0", "0.5", "-1"]
+        {
+            let raw = v.to_string().replace("\"max\"", &format!("{{\"factor\":{factor}}}"));
+            assert!(matches!(decode(&raw), Err(SaveError::Damaged(_))), "{raw}");
+        }
+        v["speed"] = serde_json::json!("max");
+        assert!(decode(&v.to_string()).is_ok());
     }
 
     #[test]

@@ -1,0 +1,210 @@
+//! Arbitrary *valid* scenarios (built from the fuzzer's bytes, small enough to run in
+//! milliseconds) run under every policy, with the engine's promises as assertions.
+//!
+//! Invariants (each `check_*` below is one):
+//! - no panic, in validation, the run or the report;
+//! - determinism: the same scenario twice gives the same fingerprint (the JSON report);
+//! - print -> parse gives back the model;
+//! - `ideal` never retires a site that a policy with no missed dispatch leaves alone (open
+//!   finding: only with BLAST_FUZZ_OPEN_FINDINGS=1, see below);
+//! - `hierarchy` retires every site `exact` does, `global` every site `hierarchy` does;
+//! - relink totals agree between the report, its timeline, its sites and its relink log.
+//!
+//! Not here yet: "the counted work never exceeds the admission estimate". The engine's
+//! public API has no work counter (issue #8 adds one); see `check_work_bound`.
+#![no_main]
+
+use std::collections::BTreeSet;
+
+use arbitrary::{Result, Unstructured};
+use blast_engine::model::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
+use blast_engine::{dsl, validate, Event, Params, Policy, RunReport, Scenario, Semantics};
+use libfuzzer_sys::fuzz_target;
+
+const METHODS: [&str; 3] = ["m0", "m1", "m2"];
+
+/// Names the generator draws from, so that most references resolve.
+struct Gen<'a, 'b> {
+    u: &'a mut Unstructured<'b>,
+    classes: Vec<String>,
+    categories: Vec<String>,
+    sites: Vec<String>,
+    loads: usize,
+}
+
+impl Gen<'_, '_> {
+    fn method(&mut self) -> Result<String> {
+        Ok(self.u.choose(&METHODS)?.to_string())
+    }
+
+    fn class(&mut self) -> Result<String> {
+        Ok(self.u.choose(&self.classes)?.clone())
+    }
+
+    fn event(&mut self) -> Result<Event> {
+        Ok(match self.u.int_in_range(0..=7u8)? {
+            0 | 1 => Event::Write { class: self.class()?, method: self.method()? },
+            2 => Event::Replace { class: self.class()?, kind: *self.u.choose(&MetaKind::ALL)? },
+            3 => Event::Remove { class: self.class()? },
+            4 => Event::PerInstance { class: self.class()? },
+            5 => {
+                let parent = if self.u.arbitrary()? { Some(self.class()?) } else { None };
+                self.loads += 1;
+                let methods = (0..self.u.int_in_range(0..=2)?).map(|_| self.method()).collect::<Result<_>>()?;
+                Event::Load { class: format!("L{}", self.loads), parent, methods }
+            }
+            6 => Event::InvalidateAll,
+            _ => Event::Unattributed,
+        })
+    }
+
+    /// Top-level statements of a block; `depth` bounds nesting (and so the run's length).
+    fn block(&mut self, depth: u32, in_loop: bool) -> Result<Vec<Stmt>> {
+        let n = self.u.int_in_range(0..=3)?;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            out.push(self.stmt(depth, in_loop)?);
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self, depth: u32, in_loop: bool) -> Result<Stmt> {
+        let choice = self.u.int_in_range(0..=5u8)?;
+        Ok(match choice {
+            0 if in_loop => Stmt::Call { site: self.u.choose(&self.sites)?.clone() },
+            1 if in_loop => {
+                let period = self.u.int_in_range(1..=20)?;
+                let offset = self.u.int_in_range(0..=period - 1)?;
+                let body = (0..self.u.int_in_range(1..=2)?).map(|_| self.event().map(Stmt::Event)).collect::<Result<_>>()?;
+                Stmt::Every { period, offset, body }
+            }
+            2 if !in_loop && depth > 0 => {
+                let count = self.u.int_in_range(1..=60)?;
+                let mut body = Vec::new();
+                for _ in 0..self.u.int_in_range(1..=4)? {
+                    body.push(self.stmt(0, true)?);
+                }
+                Stmt::Loop { count, body }
+            }
+            3 if !in_loop && depth > 0 => Stmt::Repeat { count: self.u.int_in_range(1..=3)?, body: self.block(depth - 1, false)? },
+            4 if !in_loop && depth > 0 && !self.categories.is_empty() => {
+                Stmt::Use { category: self.u.choose(&self.categories)?.clone(), body: self.block(depth - 1, false)? }
+            }
+            _ => Stmt::Event(self.event()?),
+        })
+    }
+
+    fn scenario(&mut self) -> Result<Scenario> {
+        let semantics = *self.u.choose(&Semantics::ALL)?;
+        let measure = Measure { warmup_ops: self.u.int_in_range(0..=2)?, ops: self.u.int_in_range(1..=3)? };
+        let mut classes = Vec::new();
+        for i in 0..self.u.int_in_range(1..=6)? {
+            // A parent declared earlier keeps the hierarchy acyclic.
+            let parent = if i > 0 && self.u.arbitrary()? { Some(format!("C{}", self.u.int_in_range(0..=i - 1)?)) } else { None };
+            let methods = (0..self.u.int_in_range(0..=3)?).map(|_| self.method()).collect::<Result<BTreeSet<_>>>()?;
+            let metaclass = *self.u.choose(&MetaKind::ALL)?;
+            classes.push(ClassDecl { name: format!("C{i}"), parent, methods: methods.into_iter().collect(), metaclass });
+        }
+        self.classes = classes.iter().map(|c| c.name.clone()).collect();
+        let mut categories = Vec::new();
+        for i in 0..self.u.int_in_range(0..=2)? {
+            let methods = (0..self.u.int_in_range(1..=2)?).map(|_| Ok(MethodRef { class: self.class()?, method: self.method()? })).collect::<Result<_>>()?;
+            categories.push(CategoryDecl { name: format!("Cat{i}"), methods });
+        }
+        self.categories = categories.iter().map(|c| c.name.clone()).collect();
+        let mut sites = Vec::new();
+        for i in 0..self.u.int_in_range(1..=6)? {
+            sites.push(SiteDecl { name: format!("s{i}"), class: self.class()?, method: self.method()? });
+        }
+        self.sites = sites.iter().map(|s| s.name.clone()).collect();
+        let setup = self.block(1, false)?;
+        let before_op = self.block(0, false)?;
+        let mut op = self.block(2, false)?;
+        // The op must measure something: one loop over the sites at the end.
+        let calls = self.sites.iter().map(|s| Stmt::Call { site: s.clone() }).collect();
+        op.push(Stmt::Loop { count: self.u.int_in_range(1..=60)?, body: calls });
+        Ok(Scenario { name: "fuzz".into(), semantics, measure, classes, categories, sites, setup, before_op, op })
+    }
+}
+
+/// Sites some event of the run retired (the union of `sites_hit`; callers skip runs whose
+/// event log is capped).
+fn retired(r: &RunReport) -> BTreeSet<&str> {
+    r.events.iter().flat_map(|e| e.sites_hit.iter().map(String::as_str)).collect()
+}
+
+fn check_round_trip(s: &Scenario) {
+    let printed = dsl::print(s);
+    let parsed = dsl::parse(&printed).unwrap_or_else(|e| panic!("printed scenario does not parse: {e}\n{printed}"));
+    assert_eq!(&parsed, s, "print -> parse changed the scenario:\n{printed}");
+}
+
+fn check_deterministic(s: &Scenario, p: Policy, first: &RunReport) {
+    let again = blast_engine::run(s, p, &Params::default()).expect("admitted once, admitted twice");
+    let fingerprint = |r: &RunReport| serde_json::to_string(r).expect("a report serializes");
+    assert_eq!(fingerprint(first), fingerprint(&again), "{} gave two answers", p.name());
+}
+
+fn check_totals_add_up(r: &RunReport) {
+    let t = r.relink_totals;
+    let by_sites = r.sites.iter().fold([0; 3], |a, s| [a[0] + s.stats.necessary, a[1] + s.stats.collateral, a[2] + s.stats.missed]);
+    let by_timeline = r.timeline.iter().fold([0; 3], |a, p| [a[0] + p.necessary, a[1] + p.collateral, a[2] + p.missed]);
+    let totals = [t.necessary, t.collateral, t.missed];
+    assert_eq!(by_sites, totals, "{}: the sites' relinks disagree with the report's totals", r.policy.name());
+    assert_eq!(by_timeline, totals, "{}: the timeline's relinks disagree with the report's totals", r.policy.name());
+    let logged = blast_engine::report::Verdict::ALL.map(|v| r.relinks.iter().filter(|x| x.verdict == v).count() as u64);
+    assert_eq!(logged, totals, "{}: the relink log disagrees with the report's totals", r.policy.name());
+    assert_eq!(r.total_relinks(), t.necessary + t.collateral, "{}: total_relinks", r.policy.name());
+}
+
+/// `wider` retires at least every site `narrower` does.
+fn check_superset(s: &Scenario, wider: &RunReport, narrower: &RunReport) {
+    let (w, n) = (retired(wider), retired(narrower));
+    let only: Vec<_> = n.difference(&w).collect();
+    assert!(only.is_empty(), "{} retired {only:?} but {} did not in\n{}", narrower.policy.name(), wider.policy.name(), dsl::print(s));
+}
+
+/// Placeholder for the lead after issue #8 lands: the run's counted work must not exceed the
+/// estimate that admitted it (`sim::estimate_work`). The current public API exposes no work
+/// counter, so nothing is asserted here yet.
+fn check_work_bound(_s: &Scenario, _r: &RunReport) {}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let mut g = Gen { u: &mut u, classes: vec![], categories: vec![], sites: vec![], loads: 0 };
+    let Ok(scenario) = g.scenario() else { return };
+    if validate::validate(&scenario).is_err() {
+        // Loads inside a repeat can load one class twice, and so on: not this target's business.
+        return;
+    }
+    check_round_trip(&scenario);
+    let reports: Vec<RunReport> = Policy::ALL
+        .iter()
+        .map(|&p| blast_engine::run(&scenario, p, &Params::default()).unwrap_or_else(|e| panic!("a valid small scenario was refused under {}: {e}", p.name())))
+        .collect();
+    let of = |p: Policy| &reports[Policy::ALL.iter().position(|&q| q == p).unwrap()];
+    for r in &reports {
+        check_deterministic(&scenario, r.policy, r);
+        check_work_bound(&scenario, r);
+    }
+    // The logs keep the first few thousand records: the checks below need whole logs (a
+    // first finding of this target was the generator exceeding the cap).
+    if reports.iter().any(|r| r.events.len() < r.events_total) {
+        return;
+    }
+    for r in &reports {
+        check_totals_add_up(r);
+    }
+    // Open finding (fuzz/findings/scenario/ideal-vs-exact.blast): under live semantics `ideal`
+    // reports subclass sites hit by a parent write that `exact` neither retires nor counts as
+    // missed. Until the engine's owner says which side is wrong, this check runs only when
+    // asked for (BLAST_FUZZ_OPEN_FINDINGS=1), so that the short CI step stays deterministic.
+    let open_findings = std::env::var_os("BLAST_FUZZ_OPEN_FINDINGS").is_some();
+    for r in reports.iter().filter(|_| open_findings) {
+        if r.relink_totals.missed == 0 {
+            check_superset(&scenario, r, of(Policy::Ideal));
+        }
+    }
+    check_superset(&scenario, of(Policy::Hierarchy), of(Policy::Exact));
+    check_superset(&scenario, of(Policy::Global), of(Policy::Hierarchy));
+});
