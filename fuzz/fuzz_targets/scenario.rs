@@ -8,17 +8,16 @@
 //! - `ideal` never retires a site that a policy with no missed dispatch leaves alone (open
 //!   finding: only with BLAST_FUZZ_OPEN_FINDINGS=1, see below);
 //! - `hierarchy` retires every site `exact` does, `global` every site `hierarchy` does;
-//! - relink totals agree between the report, its timeline, its sites and its relink log.
-//!
-//! Not here yet: "the counted work never exceeds the admission estimate". The engine's
-//! public API has no work counter (issue #8 adds one); see `check_work_bound`.
+//! - relink totals agree between the report, its timeline, its sites and its relink log;
+//! - the counted work never exceeds the estimate that admitted the scenario.
 #![no_main]
 
 use std::collections::BTreeSet;
 
 use arbitrary::{Result, Unstructured};
 use blast_engine::model::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
-use blast_engine::{dsl, validate, Event, Params, Policy, RunReport, Scenario, Semantics};
+use blast_engine::sim::estimate_work;
+use blast_engine::{dsl, validate, Event, Params, Policy, RunReport, Scenario, Semantics, Simulation};
 use libfuzzer_sys::fuzz_target;
 
 const METHODS: [&str; 3] = ["m0", "m1", "m2"];
@@ -164,10 +163,16 @@ fn check_superset(s: &Scenario, wider: &RunReport, narrower: &RunReport) {
     assert!(only.is_empty(), "{} retired {only:?} but {} did not in\n{}", narrower.policy.name(), wider.policy.name(), dsl::print(s));
 }
 
-/// Placeholder for the lead after issue #8 lands: the run's counted work must not exceed the
-/// estimate that admitted it (`sim::estimate_work`). The current public API exposes no work
-/// counter, so nothing is asserted here yet.
-fn check_work_bound(_s: &Scenario, _r: &RunReport) {}
+/// The work the run counted never exceeds the estimate that admitted it
+/// (`sim::estimate_work`, the same counting `Simulation::new` refuses scenarios by).
+fn check_work_bound(s: &Scenario, policy: Policy) {
+    let mut sim = Simulation::new(s, policy, &Params::default()).expect("admitted above");
+    while !sim.is_finished() {
+        sim.step();
+    }
+    let (done, bound) = (sim.work_done(), estimate_work(s));
+    assert!(done <= bound, "{}: counted work {done} > estimate {bound} in\n{}", policy.name(), dsl::print(s));
+}
 
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
@@ -185,7 +190,7 @@ fuzz_target!(|data: &[u8]| {
     let of = |p: Policy| &reports[Policy::ALL.iter().position(|&q| q == p).unwrap()];
     for r in &reports {
         check_deterministic(&scenario, r.policy, r);
-        check_work_bound(&scenario, r);
+        check_work_bound(&scenario, r.policy);
     }
     // The logs keep the first few thousand records: the checks below need whole logs (a
     // first finding of this target was the generator exceeding the cap).
