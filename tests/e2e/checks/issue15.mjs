@@ -12,7 +12,16 @@ import { expect, ready, waitFinished } from './common.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const BASELINE = 'hotLoop_baseline';
+/** The looks the issue's screenshots are taken in: [colour scheme, viewport width]. */
+const LOOKS = [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]];
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
+
+/** The unrelated-churn preset run to the end at full speed. */
+async function runChurnToEnd(page) {
+  await page.selectOption('#speed', { label: 'max' });
+  await page.click(`tr[data-preset="${CHURN}"] button.run`);
+  await waitFinished(page);
+}
 
 /** A page in a fresh context at `width` x `height`, light or dark, with console messages kept. */
 async function open(browser, baseUrl, { width = 1280, height = 800, scheme = 'light', readyFn = ready } = {}) {
@@ -177,7 +186,7 @@ export const checks = [
   {
     name: '#15 bug 4: a paused run says paused, and each Step says what it executed',
     run: async ({ browser, baseUrl }) => {
-      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+      for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
           await loadPreset(page, BASELINE);
           await page.click('#step');
@@ -204,11 +213,9 @@ export const checks = [
   {
     name: '#15 bug 5: the why panel table is not clipped at 1280 px (light and dark screenshots)',
     run: async ({ browser, baseUrl }) => {
-      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+      for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
-          await page.selectOption('#speed', { label: 'max' });
-          await page.click(`tr[data-preset="${CHURN}"] button.run`);
-          await waitFinished(page);
+          await runChurnToEnd(page);
           await page.selectOption('#why-site', 'hot');
           await page.waitForSelector('.why-lane table.history tbody tr');
           await showSection(page, '#why');
@@ -336,9 +343,7 @@ export const checks = [
       });
       // The contrast figures, light theme at 1280 px, with the real colours of a finished run.
       await withPage(browser, baseUrl, { scheme: 'light' }, async (page) => {
-        await page.selectOption('#speed', { label: 'max' });
-        await page.click(`tr[data-preset="${CHURN}"] button.run`);
-        await waitFinished(page);
+        await runChurnToEnd(page);
         await page.selectOption('#why-site', 'hot');
         await page.waitForSelector('.why-summary');
         const figures = await contrasts(page, [
@@ -390,11 +395,9 @@ export const checks = [
   {
     name: '#15 edge 12: charts offer normalized time, show values under the pointer, and say when series coincide',
     run: async ({ browser, baseUrl }) => {
-      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+      for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
-          await page.selectOption('#speed', { label: 'max' });
-          await page.click(`tr[data-preset="${CHURN}"] button.run`);
-          await waitFinished(page);
+          await runChurnToEnd(page);
           await page.check('#axis-progress');
           await showSection(page, '#charts');
           const box = await page.locator('#throughput-chart').boundingBox();
@@ -441,7 +444,7 @@ export const checks = [
   {
     name: '#15 edge 14: Ctrl+Z / Ctrl+Shift+Z undo and redo form and text edits',
     run: async ({ browser, baseUrl }) => {
-      for (const [scheme, width] of [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]]) {
+      for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
           await loadPreset(page, BASELINE);
           const original = await page.inputValue('#dsl-text');
