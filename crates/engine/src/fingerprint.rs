@@ -17,6 +17,8 @@
 //! (`fast_call_ns`), and a re-specialized site is assumed to run at full speed at once
 //! (`pic_call_ns = fast_call_ns`); Groovy's thresholds stay as they are.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dsl;
@@ -268,10 +270,20 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
     }
     let mut fits = Vec::new();
     for policy in Policy::ALL {
-        let lines = cases
-            .iter()
-            .map(|c| Ok((linear(&c.churn, policy, c.call_ns)?, linear(&c.base, policy, c.call_ns)?)))
-            .collect::<Result<Vec<_>, FingerprintError>>()?;
+        // Most churn workloads share one baseline (same scenario, same call time): simulate it once.
+        let mut bases: BTreeMap<(&str, u64), Linear> = BTreeMap::new();
+        let mut lines = Vec::with_capacity(cases.len());
+        for c in &cases {
+            let base = match bases.get(&(c.base.as_str(), c.call_ns.to_bits())) {
+                Some(&l) => l,
+                None => {
+                    let l = linear(&c.base, policy, c.call_ns)?;
+                    bases.insert((c.base.as_str(), c.call_ns.to_bits()), l);
+                    l
+                }
+            };
+            lines.push((linear(&c.churn, policy, c.call_ns)?, base));
+        }
         let ratios = |w: f64, r: f64| -> Vec<f64> { lines.iter().map(|(churn, base)| churn.at(w, r) / base.at(w, r)).collect() };
         let rms = |sim: &[f64]| -> f64 {
             let sum: f64 = sim.iter().zip(&cases).map(|(s, c)| (s / c.pair.measured).log10().powi(2)).sum();
