@@ -548,5 +548,30 @@ fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
             );
         }
     }
+    s.push_str(&compiled_code(results, policies));
+    s
+}
+
+/// Per policy: the loops' compiled code (deopts, recompiles, the tier it ended in) and how long
+/// a deoptimized loop ran below C2 before it was recompiled.
+fn compiled_code(results: &[(String, Comparison)], policies: &[Policy]) -> String {
+    let mut s = String::from("\nCompiled code over the whole run (deopts / recompiles, final tier; median iterations below C2 after a deopt):\n");
+    for (name, c) in results {
+        let _ = writeln!(s, "  {name}");
+        for p in policies {
+            let Some(r) = c.get(*p) else { continue };
+            let (deopts, recompiles) = r.units.iter().fold((0, 0), |(d, n), u| (d + u.stats.deopts, n + u.stats.recompiles));
+            let loops: Vec<String> = r
+                .units
+                .iter()
+                .filter(|u| u.name.starts_with("loop"))
+                .map(|u| format!("{} {}{}", u.name, u.tier.name(), if u.past_cutoff { " (C2 gave up)" } else { "" }))
+                .collect();
+            let mut below: Vec<u64> = r.deopts.iter().filter_map(|d| d.recompiled_after).collect();
+            below.sort_unstable();
+            let median = below.get(below.len() / 2).map_or("-".to_string(), |m| m.to_string());
+            let _ = writeln!(s, "    {:<13} {:>7} / {:>7}   {}   {median}", p.name(), deopts, recompiles, loops.join(", "));
+        }
+    }
     s
 }

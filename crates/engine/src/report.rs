@@ -190,6 +190,10 @@ pub struct RunReport {
     pub relinks: Vec<RelinkRecord>,
     pub relink_totals: RelinkTotals,
     pub timeline: Vec<TimelinePoint>,
+    /// Compilation units (loops' methods, event code): tier at the end, deopts, recompiles.
+    pub units: Vec<crate::sim::UnitReport>,
+    /// Deoptimizations of loop code, in order (bounded; the unit stats count every one).
+    pub deopts: Vec<crate::sim::DeoptRecord>,
 }
 
 impl RunReport {

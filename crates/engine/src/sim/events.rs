@@ -9,12 +9,14 @@ use crate::policy::{self, DomainKey, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
+use super::site::Mode;
+use super::units::EventCode;
 use super::Simulation;
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
         let label = format!("{} {}", if enter { "enter" } else { "leave" }, self.world.category_names[cat]);
-        let mut cost = self.params.category_switch_ns;
+        let mut cost = self.params.category_switch_ns + self.units.fire(EventCode::Category, &self.params);
         if enter {
             self.world.active_categories.push(cat);
         } else if let Some(pos) = self.world.active_categories.iter().rposition(|&c| c == cat) {
@@ -92,7 +94,8 @@ impl Simulation {
             }
             Event::InvalidateAll | Event::Unattributed => (Some(Scope::bulk()), Affected::Nothing, self.bulk_scan_cost()),
         };
-        self.finish_event(label, scope, affected, cost)
+        let cold = self.units.fire(EventCode::of(ev), &p);
+        self.finish_event(label, scope, affected, cost + cold)
     }
 
     /// A new metaclass object for `c`: expando-added methods are gone, the snapshot is retaken.
@@ -117,6 +120,13 @@ impl Simulation {
         self.work += retirement.keys.len() as u64;
         let mut hit = std::mem::take(&mut self.hits);
         self.walk_retired(&retirement, &mut hit);
+        // Compiled loops that inlined a retired fast chain lose their C2 code.
+        let sites = &self.sites;
+        let inlined = hit.iter().copied().filter(|&s| matches!(sites[s as usize].mode, Mode::Fast(_)));
+        let deopts = self.units.invalidate(inlined, id, self.iterations);
+        if deopts > 0 {
+            self.advance(deopts as f64 * self.params.deopt_ns, 0);
+        }
         for &s in &hit {
             self.unsettle(s as usize);
         }

@@ -107,6 +107,8 @@ impl Simulation {
             relinks,
             relink_totals: self.relink_totals(),
             timeline: self.timeline.points(),
+            units: self.units.report(),
+            deopts: self.units.deopts.clone(),
         }
     }
 

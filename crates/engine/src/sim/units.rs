@@ -1,0 +1,183 @@
+//! The simulation's compilation units ([`crate::jit`]): one per `loop` (the benchmark method
+//! holding it, whose C2 code inlines the sites it calls), and one per kind of event code (the
+//! runtime's code a metaclass write or a category switch runs, compiled as any other code once
+//! it has run often enough).
+//!
+//! The simulation asks three things: what the calls of a loop segment add for the tier the
+//! loop's code is in, what an event's code adds while it is cold, and which units a retirement
+//! deoptimizes (a C2 unit depends on every site it calls that sits on a linked fast chain).
+
+use serde::Serialize;
+
+use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
+use crate::model::Event;
+use crate::params::Params;
+
+/// Deoptimization records kept (the unit stats count every one).
+const MAX_DEOPT_RECORDS: usize = 2_000;
+
+/// The runtime code an event runs, one compilation unit per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventCode {
+    Write,
+    Replace,
+    Remove,
+    PerInstance,
+    Load,
+    Category,
+    Bulk,
+}
+
+impl EventCode {
+    const ALL: [EventCode; 7] =
+        [EventCode::Write, EventCode::Replace, EventCode::Remove, EventCode::PerInstance, EventCode::Load, EventCode::Category, EventCode::Bulk];
+
+    pub fn of(ev: &Event) -> EventCode {
+        match ev {
+            Event::Write { .. } => EventCode::Write,
+            Event::Replace { .. } => EventCode::Replace,
+            Event::Remove { .. } => EventCode::Remove,
+            Event::PerInstance { .. } => EventCode::PerInstance,
+            Event::Load { .. } => EventCode::Load,
+            Event::InvalidateAll | Event::Unattributed => EventCode::Bulk,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            EventCode::Write => "metaclass write code",
+            EventCode::Replace => "metaclass install code",
+            EventCode::Remove => "metaclass removal code",
+            EventCode::PerInstance => "per-instance metaclass code",
+            EventCode::Load => "class loading code",
+            EventCode::Category => "category switch code",
+            EventCode::Bulk => "bulk invalidation code",
+        }
+    }
+}
+
+/// A compilation unit as reported: its name, tier at the end, and counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnitReport {
+    pub name: String,
+    pub tier: Tier,
+    /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
+    pub past_cutoff: bool,
+    pub stats: UnitStats,
+}
+
+/// One deoptimization of a loop's code by an event, and when the loop was back in C2.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeoptRecord {
+    pub unit: String,
+    /// The event whose retirement broke the dependency.
+    pub event: usize,
+    /// Loop iterations (of the whole run) when it happened.
+    pub at_iteration: u64,
+    /// Iterations the unit ran below C2 before it was recompiled there (`None`: not yet, or never).
+    pub recompiled_after: Option<u64>,
+    /// This deoptimization passed `PerMethodRecompilationCutoff`: no more C2 for the unit.
+    pub past_cutoff: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Units {
+    thresholds: Thresholds,
+    loops: Vec<Unit>,
+    loop_names: Vec<String>,
+    /// The loops whose body calls each site (a site's dependents among the compiled units).
+    site_loops: Vec<Vec<u32>>,
+    events: Vec<Unit>,
+    pub deopts: Vec<DeoptRecord>,
+    /// Per loop: the record of its open deoptimization (below C2, not yet recompiled).
+    open: Vec<Option<usize>>,
+}
+
+impl Units {
+    /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated).
+    pub fn new(params: &Params, loops: &[&[u32]], site_count: usize) -> Units {
+        let mut site_loops = vec![Vec::new(); site_count];
+        for (l, calls) in loops.iter().enumerate() {
+            for &s in calls.iter() {
+                let owners: &mut Vec<u32> = &mut site_loops[s as usize];
+                if owners.last() != Some(&(l as u32)) {
+                    owners.push(l as u32);
+                }
+            }
+        }
+        Units {
+            thresholds: params.thresholds(),
+            loops: vec![Unit::new(); loops.len()],
+            loop_names: (0..loops.len()).map(|l| format!("loop {}", l + 1)).collect(),
+            site_loops,
+            events: vec![Unit::new(); EventCode::ALL.len()],
+            deopts: Vec::new(),
+            open: vec![None; loops.len()],
+        }
+    }
+
+    /// The method holding loop `l` is invoked (the loop is entered).
+    pub fn enter_loop(&mut self, l: usize) {
+        self.loops[l].invoke(&self.thresholds);
+    }
+
+    /// `n` iterations of loop `l`, calling `calls` sites each: what the calls add for the tiers
+    /// the loop's code runs in (C2 adds nothing: the site costs are C2 costs).
+    pub fn segment(&mut self, l: usize, n: u64, calls: usize, now: u64, p: &Params) -> f64 {
+        let spans = self.loops[l].run_loop(n, &self.thresholds);
+        if let Some(r) = self.open[l] {
+            if self.loops[l].tier() == Tier::C2 {
+                // Recompiled at C2 inside this segment, after its lower-tier iterations.
+                let below = spans.interpreter + spans.c1;
+                let rec = &mut self.deopts[r];
+                rec.recompiled_after = Some(now + below - rec.at_iteration);
+                self.open[l] = None;
+            }
+        }
+        calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>()
+    }
+
+    /// An event's code runs once: what it adds while still cold (interpreted).
+    pub fn fire(&mut self, code: EventCode, p: &Params) -> f64 {
+        match self.events[code as usize].invoke(&self.thresholds) {
+            Tier::Interpreter => p.cold_event_ns,
+            _ => 0.0,
+        }
+    }
+
+    /// Event `event` retired links that `sites` (each on a fast chain) were inlined through:
+    /// every C2 loop calling one of them is deoptimized. Returns how many were.
+    pub fn invalidate(&mut self, sites: impl Iterator<Item = u32>, event: usize, now: u64) -> u64 {
+        let mut deopts = 0;
+        for s in sites {
+            for &l in &self.site_loops[s as usize] {
+                let l = l as usize;
+                let outcome = self.loops[l].invalidate(&self.thresholds);
+                if outcome == Deopt::Nothing {
+                    continue;
+                }
+                deopts += 1;
+                if self.deopts.len() < MAX_DEOPT_RECORDS {
+                    self.open[l] = Some(self.deopts.len());
+                    self.deopts.push(DeoptRecord {
+                        unit: self.loop_names[l].clone(),
+                        event,
+                        at_iteration: now,
+                        recompiled_after: None,
+                        past_cutoff: outcome == Deopt::DeoptimizedPastCutoff,
+                    });
+                } else {
+                    self.open[l] = None;
+                }
+            }
+        }
+        deopts
+    }
+
+    /// Every unit that ran, loops first.
+    pub fn report(&self) -> Vec<UnitReport> {
+        let loops = self.loops.iter().zip(&self.loop_names).map(|(u, name)| (name.clone(), u));
+        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
+        loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
+    }
+}
