@@ -185,7 +185,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
             if let Some(p) = parent {
                 require_class(&s, p)?;
             }
-            s.classes.push(ClassDecl { name: name.clone(), parent: parent.clone(), methods: Vec::new(), metaclass: MetaKind::None });
+            s.classes.push(ClassDecl { name: name.clone(), parent: parent.clone(), methods: Vec::new(), metaclass: MetaKind::None, costs: Vec::new() });
         }
         EditOp::RenameClass { from, to } => {
             require_class(&s, from)?;

@@ -433,6 +433,16 @@ impl Params {
         Ok(())
     }
 
+    /// These costs with Groovy 2.4's call sites (`groovy --indy`, the runtime measured in
+    /// `data/groovy24_sweeps.csv`): a site is a plain `MutableCallSite` with no inline cache and
+    /// no thresholds; every guard failure selects again and links the result at once
+    /// (`IndyInterface.selectMethod` -> `Selector.setCallSiteTarget` -> `setTarget`), forever.
+    /// Here: a cache of one entry promoted on its first hit, reset on the first guard failure,
+    /// never given up. The costs are the same parameters; only Groovy's settings differ.
+    pub fn groovy_2_4(&self) -> Params {
+        Params { pic_capacity: 1, optimize_threshold: 0, fallback_threshold: 0, fallback_cutoff: u32::MAX, ..self.clone() }
+    }
+
     /// HotSpot's tier thresholds and deoptimization limits, for [`crate::jit`].
     pub fn thresholds(&self) -> crate::jit::Thresholds {
         crate::jit::Thresholds {

@@ -133,6 +133,7 @@ impl Simulation {
         for &s in &changed {
             self.unsettle(s);
         }
+        self.refresh_bodies(changed.iter().copied());
         self.record_event(id, label, live_retired, &retirement, &hit, &changed);
         self.hits = hit;
         self.timeline.mark(self.iterations, id);

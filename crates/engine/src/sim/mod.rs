@@ -125,7 +125,7 @@ impl Simulation {
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
         let domains = Domains::new(world.classes.len(), if policy == Policy::Ideal { sites.len() } else { 0 });
         let loop_calls: Vec<&[u32]> = program.loops.iter().map(|l| l.calls.as_slice()).collect();
-        let units = units::Units::new(params, &loop_calls, sites.len());
+        let units = units::Units::new(params, &loop_calls, sites.len(), units::body_table(scenario, &world, &methods));
         let mut sim = Simulation {
             name: scenario.name.clone(),
             measure: scenario.measure,
@@ -161,6 +161,7 @@ impl Simulation {
         for s in 0..sim.sites.len() {
             sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
         }
+        sim.refresh_bodies(0..sim.sites.len());
         sim.stack.push(Frame::List { list: SETUP, idx: 0 });
         sim
     }

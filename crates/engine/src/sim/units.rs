@@ -10,8 +10,11 @@
 use serde::Serialize;
 
 use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
-use crate::model::Event;
+use crate::model::{Event, Scenario};
 use crate::params::Params;
+use crate::world::{ClassId, Target, World};
+
+use super::Simulation;
 
 /// Deoptimization records kept (the unit stats count every one).
 const MAX_DEOPT_RECORDS: usize = 2_000;
@@ -85,23 +88,30 @@ pub(crate) struct Units {
     thresholds: Thresholds,
     loops: Vec<Unit>,
     loop_names: Vec<String>,
-    /// The loops whose body calls each site (a site's dependents among the compiled units).
-    site_loops: Vec<Vec<u32>>,
+    /// The loops whose body calls each site, with how many times per iteration (a site's
+    /// dependents among the compiled units).
+    site_loops: Vec<Vec<(u32, u32)>>,
     events: Vec<Unit>,
     pub deopts: Vec<DeoptRecord>,
     /// Per loop: the record of its open deoptimization (below C2, not yet recompiled).
     open: Vec<Option<usize>>,
+    /// Declared body costs by (class, site method id); empty for most scenarios.
+    bodies: Vec<(ClassId, u32, f64)>,
+    /// What each site's current target's body costs, and per loop the sum over its calls.
+    site_body: Vec<f64>,
+    loop_body: Vec<f64>,
 }
 
 impl Units {
     /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated).
-    pub fn new(params: &Params, loops: &[&[u32]], site_count: usize) -> Units {
-        let mut site_loops = vec![Vec::new(); site_count];
+    pub fn new(params: &Params, loops: &[&[u32]], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
+        let mut site_loops: Vec<Vec<(u32, u32)>> = vec![Vec::new(); site_count];
         for (l, calls) in loops.iter().enumerate() {
             for &s in calls.iter() {
-                let owners: &mut Vec<u32> = &mut site_loops[s as usize];
-                if owners.last() != Some(&(l as u32)) {
-                    owners.push(l as u32);
+                let owners = &mut site_loops[s as usize];
+                match owners.last_mut() {
+                    Some((last, n)) if *last == l as u32 => *n += 1,
+                    _ => owners.push((l as u32, 1)),
                 }
             }
         }
@@ -113,7 +123,15 @@ impl Units {
             events: vec![Unit::new(); EventCode::ALL.len()],
             deopts: Vec::new(),
             open: vec![None; loops.len()],
+            bodies,
+            site_body: vec![0.0; site_count],
+            loop_body: vec![0.0; loops.len()],
         }
+    }
+
+    /// The declared body cost of `method` (a site method id) on `class`.
+    fn body(&self, class: ClassId, method: u32) -> f64 {
+        self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
     }
 
     /// The method holding loop `l` is invoked (the loop is entered).
@@ -124,6 +142,7 @@ impl Units {
     /// `n` iterations of loop `l`, calling `calls` sites each: what the calls add for the tiers
     /// the loop's code runs in (C2 adds nothing: the site costs are C2 costs).
     pub fn segment(&mut self, l: usize, n: u64, calls: usize, now: u64, p: &Params) -> f64 {
+        let body = self.loop_body[l];
         let spans = self.loops[l].run_loop(n, &self.thresholds);
         if let Some(r) = self.open[l] {
             if self.loops[l].tier() == Tier::C2 {
@@ -134,7 +153,12 @@ impl Units {
                 self.open[l] = None;
             }
         }
-        calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>()
+        let dispatch = calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>();
+        if body == 0.0 {
+            return dispatch;
+        }
+        // Bodies: `cost` is the compiled figure; interpreted they run `interpreter_slowdown` times slower.
+        dispatch + body * ((spans.c1 + spans.c2) as f64 + spans.interpreter as f64 * p.interpreter_slowdown)
     }
 
     /// An event's code runs once: what it adds while still cold (interpreted).
@@ -150,7 +174,7 @@ impl Units {
     pub fn invalidate(&mut self, sites: impl Iterator<Item = u32>, event: usize, now: u64) -> u64 {
         let mut deopts = 0;
         for s in sites {
-            for &l in &self.site_loops[s as usize] {
+            for &(l, _) in &self.site_loops[s as usize] {
                 let l = l as usize;
                 let outcome = self.loops[l].invalidate(&self.thresholds);
                 if outcome == Deopt::Nothing {
@@ -179,5 +203,42 @@ impl Units {
         let loops = self.loops.iter().zip(&self.loop_names).map(|(u, name)| (name.clone(), u));
         let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
         loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
+    }
+}
+
+/// The declared body costs of a scenario, keyed by class and site method id.
+pub(super) fn body_table(scenario: &Scenario, world: &World, methods: &[String]) -> Vec<(ClassId, u32, f64)> {
+    let mut out = Vec::new();
+    for c in &scenario.classes {
+        for cost in &c.costs {
+            if let (Some(class), Some(m)) = (world.class_id(&c.name), methods.iter().position(|m| *m == cost.method)) {
+                out.push((class, m as u32, cost.ns as f64));
+            }
+        }
+    }
+    out
+}
+
+impl Simulation {
+    /// Sites whose target may have changed: their bodies, and the sums of the loops calling
+    /// them, follow the new target (a redefined method is a closure without a declared cost).
+    /// O(1) per site and loop calling it, so it adds nothing to what the event already walked.
+    pub(super) fn refresh_bodies(&mut self, sites: impl Iterator<Item = usize>) {
+        if self.units.bodies.is_empty() {
+            return;
+        }
+        for s in sites {
+            let body = match self.sites[s].true_target {
+                Target::Method { owner, version: 0 } => self.units.body(owner, self.sites[s].method),
+                _ => 0.0,
+            };
+            let u = &mut self.units;
+            let old = std::mem::replace(&mut u.site_body[s], body);
+            if body != old {
+                for &(l, times) in &u.site_loops[s] {
+                    u.loop_body[l as usize] += f64::from(times) * (body - old);
+                }
+            }
+        }
     }
 }
