@@ -268,6 +268,19 @@ impl Unit {
         self.make_not_entrant(t)
     }
 
+    /// One activation of the unit's compiled code is deoptimized in place
+    /// (`Deoptimization::deoptimize(thread, frame)`, as the shared-arena close handshake does in
+    /// `prims/scopedMemoryAccess.cpp`): the frame finishes in the interpreter, but the code stays
+    /// valid, so the tier, the decompile count and the cutoffs are untouched. Returns whether
+    /// there was a compiled frame to deoptimize.
+    pub fn deoptimize_frame(&mut self) -> bool {
+        if self.tier == Tier::Interpreter {
+            return false;
+        }
+        self.stats.deopts += 1;
+        true
+    }
+
     fn make_not_entrant(&mut self, t: &Thresholds) -> Deopt {
         self.stats.deopts += 1;
         self.decompiles += 1;
@@ -379,6 +392,16 @@ mod tests {
         assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 940_000, c2: 0 }, "C2 gave up: the unit stays in C1");
         assert_eq!(u.invalidate(&T), Deopt::Nothing, "C1 code holds no call-site dependency: no more deopt storms");
         assert_eq!(u.stats.deopts, 401);
+    }
+
+    #[test]
+    fn a_frame_deopt_leaves_the_code_and_its_counts_alone() {
+        let mut u = Unit::compiled();
+        for _ in 0..1_000 {
+            assert!(u.deoptimize_frame());
+        }
+        assert_eq!((u.tier(), u.decompiles(), u.past_cutoff(), u.stats.deopts), (Tier::C2, 0, false, 1_000));
+        assert!(!Unit::new().deoptimize_frame(), "an interpreted frame has nothing to deoptimize");
     }
 
     #[test]
