@@ -1,7 +1,7 @@
 // Blast Radius sweeps for Groovy 2.4 with invokedynamic call sites (`groovy --indy`): the shapes
 // the simulator's JIT tier layer must reproduce under the `global` policy (issue 9).
 //
-//     groovy --indy probes/groovy/sweeps.groovy SWEEP [--reps N] [--warmup N] [--iterations N]
+//     groovy --indy probes/groovy/sweeps.groovy SWEEP [--reps N] [--warmup N] [--iterations N] [--times]
 //
 // SWEEP is one of (param = what the sweep varies):
 //   density   write Hot.dyn0 every `param` iterations (10 .. 100000), the loop calling Hot.compute
@@ -132,8 +132,10 @@ def rows = plan.withIndex().collect { p, k ->
     List<Long> t = times[k].sort()
     double median = quantile(t, 0.5)
     double iqr = median ? (quantile(t, 0.75) - quantile(t, 0.25)) / median : 0
-    [workload: sweep, param: p[0], iterations: N, reps: reps, warmup: warmup,
-     min_ns: t.first(), median_ns: median, max_ns: t.last(), iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25]
+    def row = [workload: sweep, param: p[0], iterations: N, reps: reps, warmup: warmup,
+               min_ns: t.first(), median_ns: median, max_ns: t.last(), iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25]
+    if (args.contains('--times')) row.times_ns = t   // every timed op, for pooling forks
+    row
 }
 def doc = [
     schema : 'blast-radius-probe/1',

@@ -23,9 +23,14 @@
 //!   i.e. C2 gives up on it and it stays in C1, whose code does not inline through call sites and
 //!   so holds no dependency that a later invalidation could break.
 //!
-//! Simplification (said in docs/CALIBRATION.md): after a deoptimization a unit re-earns its tiers
-//! by count from the interpreter; HotSpot keeps the method's counters and instead waits for a
-//! background compile, which a count-only model cannot express.
+//! - `compiler/compiler_globals.hpp`: `Tier0BackedgeNotifyFreqLog` 10: the interpreter reports a
+//!   loop to the compilation policy every 2^10 back-edges. A deoptimized method keeps its counters
+//!   and profile, so at that report `CompilationPolicy::common` (`compiler/compilationPolicy.cpp`)
+//!   finds it already past the C2 thresholds and compiles it at C2 directly: a unit that has been
+//!   in C2 before comes back after `2^Tier0BackedgeNotifyFreqLog` interpreted back-edges.
+//!
+//! Simplification (said in docs/CALIBRATION.md): the background compile's own latency is not
+//! modelled; a recompiled unit is in C2 at the notification.
 
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +65,10 @@ pub struct Thresholds {
     pub tier3_back_edges: u64,
     pub tier4_invocations: u64,
     pub tier4_back_edges: u64,
+    /// Back-edges between the interpreter's reports to the policy (2^`Tier0BackedgeNotifyFreqLog`).
+    pub back_edge_notify: u64,
+    /// Invocations between the interpreter's reports (2^`Tier0InvokeNotifyFreqLog`, 7).
+    pub tier0_invoke_notify: u64,
     pub recompilation_cutoff: u32,
     pub bytecode_recompilation_cutoff: u32,
     pub method_trap_limit: u32,
@@ -73,6 +82,8 @@ impl Default for Thresholds {
             tier3_back_edges: 60_000,
             tier4_invocations: 5_000,
             tier4_back_edges: 40_000,
+            back_edge_notify: 1 << 10,
+            tier0_invoke_notify: 1 << 7,
             recompilation_cutoff: 400,
             bytecode_recompilation_cutoff: 200,
             method_trap_limit: 100,
@@ -215,6 +226,8 @@ impl Unit {
     /// The next tier and how many back-edges until it (`None`: the unit stays where it is).
     fn next(&self, t: &Thresholds) -> Option<(Tier, u64)> {
         match self.tier {
+            // A hot method back in the interpreter: C2 at the next report, with its old profile.
+            Tier::Interpreter if self.reached_c2 && !self.c2_disabled => Some((Tier::C2, t.back_edge_notify.saturating_sub(self.back_edges))),
             Tier::Interpreter => Some((Tier::C1, t.tier3_back_edges.saturating_sub(self.back_edges))),
             Tier::C1 if !self.c2_disabled => Some((Tier::C2, t.tier4_back_edges.saturating_sub(self.back_edges))),
             _ => None,
@@ -228,6 +241,7 @@ impl Unit {
         let ran = self.tier;
         self.invocations += 1;
         match self.tier {
+            Tier::Interpreter if self.reached_c2 && !self.c2_disabled && self.invocations >= t.tier0_invoke_notify => self.promote(Tier::C2),
             Tier::Interpreter if self.invocations >= t.tier3_invocations => self.promote(Tier::C1),
             Tier::C1 if !self.c2_disabled && self.invocations >= t.tier4_invocations => self.promote(Tier::C2),
             _ => {}
@@ -336,6 +350,8 @@ mod tests {
         tier3_back_edges: 60_000,
         tier4_invocations: 5_000,
         tier4_back_edges: 40_000,
+        back_edge_notify: 1024,
+        tier0_invoke_notify: 128,
         recompilation_cutoff: 400,
         bytecode_recompilation_cutoff: 200,
         method_trap_limit: 100,
@@ -377,9 +393,9 @@ mod tests {
         assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
         assert_eq!((u.tier(), u.decompiles()), (Tier::Interpreter, 1));
         let spans = u.run_loop(100_000, &T);
-        assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 40_000, c2: 0 }, "recompiled after re-earning both thresholds");
+        assert_eq!(spans, TierSpans { interpreter: 1_024, c1: 0, c2: 98_976 }, "hot already: C2 again at the next back-edge report");
         assert_eq!(u.tier(), Tier::C2);
-        assert_eq!(u.stats.recompiles, 2, "C1 and C2 again");
+        assert_eq!(u.stats.recompiles, 1);
         // 399 more storms: still recompiled each time.
         for _ in 0..399 {
             assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
@@ -389,7 +405,7 @@ mod tests {
         assert_eq!(u.invalidate(&T), Deopt::DeoptimizedPastCutoff, "the 401st decompile passes PerMethodRecompilationCutoff");
         assert!(u.past_cutoff());
         let spans = u.run_loop(1_000_000, &T);
-        assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 940_000, c2: 0 }, "C2 gave up: the unit stays in C1");
+        assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 940_000, c2: 0 }, "C2 gave up: the unit climbs to C1 and stays there");
         assert_eq!(u.invalidate(&T), Deopt::Nothing, "C1 code holds no call-site dependency: no more deopt storms");
         assert_eq!(u.stats.deopts, 401);
     }

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod dsl;
 pub mod fingerprint;
 pub mod fxhash;
+pub mod groovy24;
 pub mod jit;
 pub mod model;
 pub mod models;

@@ -31,15 +31,16 @@ fn a_loop_starts_interpreted_and_reaches_c2_by_back_edges() {
 
 #[test]
 fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
-    // Four ops of a loop that writes at its first iteration: C2 at the end of each op, so each
-    // op's write deoptimizes it once (the first op's write finds it interpreted).
+    // Four ops of a loop that writes at its first iteration: the first op climbs to C2 by its
+    // last back-edge; each later op's write deoptimizes it, and being hot it is back in C2 at the
+    // interpreter's next back-edge report (2^Tier0BackedgeNotifyFreqLog = 1024).
     let p = Params::default().groovy_2_4();
     let r = report(&density(100_000, 4), Policy::Global, &p);
     let u = loop_unit(&r);
     assert_eq!(u.stats.deopts, 3, "{u:?}");
-    assert_eq!(u.stats.recompiles, 6, "C1 and C2 again after each deopt");
+    assert_eq!(u.stats.recompiles, 3, "C2 again after each deopt");
     assert_eq!(r.deopts.len(), 3);
-    assert!(r.deopts.iter().all(|d| d.recompiled_after == Some(100_000)), "{:?}", r.deopts);
+    assert!(r.deopts.iter().all(|d| d.recompiled_after == Some(1_024)), "{:?}", r.deopts);
     // Under exact a write to an unrelated class leaves the loop's dependencies alone.
     let unrelated = density(100_000, 4).replace("class Hot { compute }", "class Hot { compute }\nclass Other").replace("write Hot.dyn0", "write Other.dyn0");
     assert_eq!(loop_unit(&report(&unrelated, Policy::Exact, &p)).stats.deopts, 0);
@@ -59,14 +60,21 @@ fn past_the_recompilation_cutoff_the_loop_stays_in_c1_and_stops_deoptimizing() {
 }
 
 #[test]
-fn dense_writes_keep_the_loop_below_c2_and_pay_no_deopt_storm() {
-    // Every 10 iterations: the loop never runs 60 000 back-edges without a write, but the
-    // write only deoptimizes C2 code, so it just stays interpreted, then C1, and is deoptimized
-    // once per op at most.
+fn dense_writes_deoptimize_until_the_cutoff_then_the_loop_stays_in_c1() {
+    // Every 10 iterations: interpreted code depends on nothing, so writes cost no deopt until
+    // the loop is hot; then it is back in C2 after each 1024 back-edges and the next write
+    // deoptimizes it again, until the 401st decompile passes PerMethodRecompilationCutoff.
+    // From then on the loop runs C1 code, which no write can deoptimize.
     let p = Params::default().groovy_2_4();
-    let r = report(&density(10, 4), Policy::Global, &p);
-    assert!(loop_unit(&r).stats.deopts <= 3, "{:?}", loop_unit(&r));
-    assert_eq!(r.events_total, 40_000);
+    let r = report(&density(10, 8), Policy::Global, &p);
+    let u = loop_unit(&r);
+    assert_eq!((u.stats.deopts, u.tier, u.past_cutoff), (401, Tier::C1, true), "{u:?}");
+    assert_eq!(r.events_total, 80_000);
+    // Every 2000: the first op climbs (no C2 code until its end), then every write of the
+    // three later ops finds C2 code: 50 deopts an op, each back in C2 after 1024 iterations.
+    let sparse = report(&density(2_000, 4), Policy::Global, &p);
+    assert_eq!(loop_unit(&sparse).stats.deopts, 3 * 50, "{:?}", loop_unit(&sparse));
+    assert!(sparse.deopts.iter().all(|d| d.recompiled_after == Some(1_024)));
 }
 
 #[test]
@@ -76,6 +84,7 @@ fn cold_event_code_pays_until_it_is_compiled() {
     let ms = |writes, p: &Params| report(&text(writes), Policy::Exact, p).ms_per_op;
     p.metaclass_install_ns = 0.0;
     p.domain_retire_ns = 0.0;
+    p.metaclass_write_per_method_ns = 0.0;
     let cold = ms(200, &p) - ms(100, &p);
     let warm = ms(400, &p) - ms(300, &p);
     let per_write = |d: f64| d * 1e6 / 100.0;

@@ -48,7 +48,7 @@ impl Simulation {
             Event::Write { class, method } => {
                 let c = self.class(class);
                 let scope = policy::write_scope(self.policy, &self.world, c);
-                let mut cost = p.metaclass_write_ns;
+                let mut cost = p.metaclass_write_ns + self.world.classes[c].own.len() as f64 * p.metaclass_write_per_method_ns;
                 if self.world.classes[c].meta != MetaKind::Expando {
                     // `C.metaClass` hands out a fresh ExpandoMetaClass first.
                     cost += p.metaclass_install_ns;
