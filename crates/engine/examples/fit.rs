@@ -11,7 +11,7 @@ use blast_engine::Params;
 
 // Costs the published rows do not pin (installs happen once per run, category bookkeeping is
 // dwarfed by the uncached calls inside the block) keep their documented estimates.
-const FITTED: [Param; 11] = [
+const FITTED: [Param; 10] = [
     Param::FastCallNs,
     Param::PicCallNs,
     Param::SelectionNs,
@@ -19,7 +19,6 @@ const FITTED: [Param; 11] = [
     Param::InterpreterCallNs,
     Param::C1CallNs,
     Param::DeoptNs,
-    Param::ColdEventNs,
     Param::InterpreterSlowdown,
     Param::Selection24Ns,
     Param::MetaclassWrite24Ns,

@@ -112,13 +112,10 @@ pub struct Params {
     /// interpreter frame. An estimate: the fit over every row drives it toward zero (the time
     /// below C2 that follows a deoptimization is what the Groovy 2.4 sweeps see, not the event).
     pub deopt_ns: f64,
-    /// What event code (a metaclass write, a category switch) costs on top of its compiled cost
-    /// while it is still interpreted (its first `tier3_invocation_threshold` firings): the
-    /// cold path of code that runs rarely. An estimate: no measured row resolves it (the fit
-    /// drives it toward zero; the published runs fire far more than 200 writes of each kind).
-    pub cold_event_ns: f64,
-    /// How much slower a method body runs interpreted than compiled at C2 (`cost` in the DSL is
-    /// the C2 figure; C1 is taken as compiled). Pinned by the Groovy 2.4 body rows.
+    /// How much slower code runs interpreted than compiled at C2: a method body (`cost` in the
+    /// DSL is the C2 figure; C1 is taken as compiled), and event code (a metaclass write, a
+    /// category switch) during its first `tier3_invocation_threshold` firings, its cold path.
+    /// Pinned by the Groovy 2.4 density and body sweeps.
     pub interpreter_slowdown: f64,
     /// Groovy 2.4's method selection (`IndyInterface.selectMethod`: a `Selector` and a guarded
     /// handle, no cache to fill): different code from Groovy 5's `selection_ns`. Pinned by the
@@ -168,7 +165,6 @@ impl Default for Params {
             interpreter_call_ns: 19.0,
             c1_call_ns: 2.5,
             deopt_ns: 2_000.0,
-            cold_event_ns: 2_000.0,
             interpreter_slowdown: 3.2,
             selection_2_4_ns: 130.0,
             metaclass_write_2_4_ns: 500.0,
@@ -207,7 +203,6 @@ pub enum Param {
     InterpreterCallNs,
     C1CallNs,
     DeoptNs,
-    ColdEventNs,
     InterpreterSlowdown,
     Selection24Ns,
     MetaclassWrite24Ns,
@@ -223,7 +218,7 @@ enum Slot<'a> {
 }
 
 impl Param {
-    pub const ALL: [Param; 32] = [
+    pub const ALL: [Param; 31] = [
         Param::PicCapacity,
         Param::OptimizeThreshold,
         Param::FallbackThreshold,
@@ -251,7 +246,6 @@ impl Param {
         Param::InterpreterCallNs,
         Param::C1CallNs,
         Param::DeoptNs,
-        Param::ColdEventNs,
         Param::InterpreterSlowdown,
         Param::Selection24Ns,
         Param::MetaclassWrite24Ns,
@@ -288,7 +282,6 @@ impl Param {
             Param::InterpreterCallNs => "interpreter_call_ns",
             Param::C1CallNs => "c1_call_ns",
             Param::DeoptNs => "deopt_ns",
-            Param::ColdEventNs => "cold_event_ns",
             Param::InterpreterSlowdown => "interpreter_slowdown",
             Param::Selection24Ns => "selection_2_4_ns",
             Param::MetaclassWrite24Ns => "metaclass_write_2_4_ns",
@@ -326,7 +319,6 @@ impl Param {
             Param::InterpreterCallNs => "ns a dynamic call adds when its method runs interpreted",
             Param::C1CallNs => "ns a dynamic call adds when its method runs in C1 code",
             Param::DeoptNs => "ns per deoptimization (code made not entrant, frame converted)",
-            Param::ColdEventNs => "ns event code adds while it still runs interpreted",
             Param::InterpreterSlowdown => "how much slower a method body runs interpreted than in C2 code",
             Param::Selection24Ns => "ns per method selection in Groovy 2.4 (IndyInterface.selectMethod)",
             Param::MetaclassWrite24Ns => "ns per method written onto an ExpandoMetaClass in Groovy 2.4",
@@ -439,7 +431,6 @@ impl Params {
             Param::InterpreterCallNs => Slot::Nanos(&mut self.interpreter_call_ns),
             Param::C1CallNs => Slot::Nanos(&mut self.c1_call_ns),
             Param::DeoptNs => Slot::Nanos(&mut self.deopt_ns),
-            Param::ColdEventNs => Slot::Nanos(&mut self.cold_event_ns),
             Param::InterpreterSlowdown => Slot::Nanos(&mut self.interpreter_slowdown),
             Param::Selection24Ns => Slot::Nanos(&mut self.selection_2_4_ns),
             Param::MetaclassWrite24Ns => Slot::Nanos(&mut self.metaclass_write_2_4_ns),

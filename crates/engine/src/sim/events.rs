@@ -16,7 +16,7 @@ use super::Simulation;
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
         let label = format!("{} {}", if enter { "enter" } else { "leave" }, self.world.category_names[cat]);
-        let mut cost = self.params.category_switch_ns + self.units.fire(EventCode::Category, &self.params);
+        let mut cost = self.params.category_switch_ns * self.units.fire(EventCode::Category, &self.params);
         if enter {
             self.world.active_categories.push(cat);
         } else if let Some(pos) = self.world.active_categories.iter().rposition(|&c| c == cat) {
@@ -94,8 +94,9 @@ impl Simulation {
             }
             Event::InvalidateAll | Event::Unattributed => (Some(Scope::bulk()), Affected::Nothing, self.bulk_scan_cost()),
         };
-        let cold = self.units.fire(EventCode::of(ev), &p);
-        self.finish_event(label, scope, affected, cost + cold)
+        // The event's own code, interpreted while cold.
+        let tier_factor = self.units.fire(EventCode::of(ev), &p);
+        self.finish_event(label, scope, affected, cost * tier_factor)
     }
 
     /// A new metaclass object for `c`: expando-added methods are gone, the snapshot is retaken.

@@ -4,7 +4,7 @@
 //! it has run often enough).
 //!
 //! The simulation asks three things: what the calls of a loop segment add for the tier the
-//! loop's code is in, what an event's code adds while it is cold, and which units a retirement
+//! loop's code is in, what an event's code costs while it is cold, and which units a retirement
 //! deoptimizes (a C2 unit depends on every site it calls that sits on a linked fast chain).
 
 use serde::Serialize;
@@ -161,11 +161,12 @@ impl Units {
         dispatch + body * ((spans.c1 + spans.c2) as f64 + spans.interpreter as f64 * p.interpreter_slowdown)
     }
 
-    /// An event's code runs once: what it adds while still cold (interpreted).
+    /// An event's code runs once: the factor its compiled cost takes in the tier it ran in
+    /// (interpreted while cold: `interpreter_slowdown`).
     pub fn fire(&mut self, code: EventCode, p: &Params) -> f64 {
         match self.events[code as usize].invoke(&self.thresholds) {
-            Tier::Interpreter => p.cold_event_ns,
-            _ => 0.0,
+            Tier::Interpreter => p.interpreter_slowdown,
+            _ => 1.0,
         }
     }
 
