@@ -152,3 +152,19 @@ fn the_body_preset_is_dominated_by_bodies_under_exact_and_not_under_global() {
     assert!(bodies_ms / global.ms_per_op < 0.5, "{}", global.ms_per_op);
     assert!(loop_unit(&global).stats.deopts > 0 && loop_unit(&exact).stats.deopts == 0);
 }
+
+#[test]
+fn a_running_simulation_shows_its_units_and_new_deopts_between_steps() {
+    let p = Params::default().groovy_2_4();
+    let mut sim = blast_engine::Simulation::new(&dsl::parse(&density(100_000, 3)).unwrap(), Policy::Global, &p).unwrap();
+    let mut seen = 0;
+    let mut deopts = Vec::new();
+    while sim.step() != blast_engine::sim::StepOutcome::Finished {
+        let new = sim.deopts_since(seen);
+        seen += new.len();
+        deopts.extend(new.iter().map(|d| d.at_iteration));
+    }
+    assert_eq!(deopts, vec![100_000, 200_000], "ops 2 and 3 each open with a write that finds C2 code");
+    assert_eq!(sim.units_now().iter().find(|u| u.name == "loop 1").map(|u| u.stats.deopts), Some(2));
+    assert!(sim.deopts_since(99).is_empty());
+}

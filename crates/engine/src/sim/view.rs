@@ -4,6 +4,7 @@
 use crate::policy::{self, Policy};
 use crate::report::{EventRecord, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, SiteState, TimelinePoint};
 
+use super::units::{DeoptRecord, UnitReport};
 use super::Simulation;
 
 impl Simulation {
@@ -110,6 +111,16 @@ impl Simulation {
             units: self.units.report(),
             deopts: self.units.deopts.clone(),
         }
+    }
+
+    /// The compilation units right now (loops' methods, event code that ran), for the blast view.
+    pub fn units_now(&self) -> Vec<UnitReport> {
+        self.units.report()
+    }
+
+    /// Deoptimization records from index `from` on (the UI polls with the count it has seen).
+    pub fn deopts_since(&self, from: usize) -> &[DeoptRecord] {
+        self.units.deopts.get(from..).unwrap_or(&[])
     }
 
     /// The visible state of a site right now (for the blast view).
