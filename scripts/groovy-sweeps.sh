@@ -20,12 +20,12 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift ;;
     --warmup) warmup=$2; shift ;;
     --out) out=$2; shift ;;
-    density|sites|burst|body|poly) sweeps+=("$1") ;;
-    *) echo "usage: bash scripts/groovy-sweeps.sh [--install] [--forks N] [--reps N] [--warmup N] [--out FILE] [density|sites|burst|body|poly..]" >&2; exit 2 ;;
+    density|sites|burst|body|poly|length) sweeps+=("$1") ;;
+    *) echo "usage: bash scripts/groovy-sweeps.sh [--install] [--forks N] [--reps N] [--warmup N] [--out FILE] [density|sites|burst|body|poly|length..]" >&2; exit 2 ;;
   esac
   shift
 done
-[ ${#sweeps[@]} -gt 0 ] || sweeps=(density sites burst body poly)
+[ ${#sweeps[@]} -gt 0 ] || sweeps=(density sites burst body poly length)
 if [ "$install" = 1 ]; then bash scripts/install-runtimes.sh; fi
 command -v groovy >/dev/null || { echo "groovy-sweeps: groovy is not installed (--install installs it)" >&2; exit 1; }
 

@@ -8,6 +8,8 @@
 //   sites     `param` hot sites (1 .. 16) on as many classes, an unrelated write every 1000
 //   burst     `param` writes to an unrelated class before each op, then a steady loop (0 .. 3000)
 //   body      Hot.describe builds a string (a real body); param = write period (0 = no writes)
+//   length    `param` warm-up ops (0 .. 30) on fresh classes before the timed ops, a write to
+//             Hot every 1000 (run length: how long the JIT takes to settle)
 //   poly      one site whose receiver cycles through `param` classes (1 .. 12), unrelated
 //             write every 1000 (how 2.4 relinks a site whose receiver changes: docs/CALIBRATION.md)
 //
@@ -85,6 +87,11 @@ switch (sweep) {
     case 'body':
         plan = [0, 1000].collect { p -> [p, build('', '', writeOn('Unrelated'), p, ['o.describe(i)'], 'def o = new W_Hot()')] }
         break
+    case 'length':
+        // Run length: `param` warm-up ops on fresh classes, then the timed ops, in one pass (so
+        // no pass adds warm-up): how long the JIT takes to settle under a write every 1000.
+        plan = [0, 1, 3, 10, 30].collect { w -> [w, build('', '', writeOn('Hot'), 1000, ['o.compute(i)'], 'def o = new W_Hot()'), w] }
+        break
     case 'poly':
         plan = [1, 2, 4, 8, 12].collect { k ->
             String classes = (0..<k).collect { j -> "class W_R${j} { int m(int i) { (i + ${j}) & 1 } }" }.join('\n')
@@ -93,7 +100,7 @@ switch (sweep) {
         }
         break
     default:
-        System.err.println("unknown sweep `${sweep}`: density, sites, burst, body or poly")
+        System.err.println("unknown sweep `${sweep}`: density, sites, burst, body, poly or length")
         System.exit(2)
 }
 
@@ -106,13 +113,13 @@ Closure buildSites(String classes, String objs, int k) {
 }
 
 // Three passes; within a pass each param runs its warm-up and then its timed reps back to back.
-final int ROUNDS = 3
+final int ROUNDS = sweep == 'length' ? 1 : 3
 List<List<Long>> times = plan.collect { [] }
 ROUNDS.times { r ->
     int share = reps.intdiv(ROUNDS) + (r < reps % ROUNDS ? 1 : 0)
     plan.eachWithIndex { p, k ->
         Closure op = p[1]
-        (r == 0 ? warmup : 1).times { op() }
+        (p.size() > 2 ? p[2] : (r == 0 ? warmup : 1)).times { op() }
         share.times {
             long t0 = System.nanoTime()
             op()
@@ -132,7 +139,7 @@ def rows = plan.withIndex().collect { p, k ->
     List<Long> t = times[k].sort()
     double median = quantile(t, 0.5)
     double iqr = median ? (quantile(t, 0.75) - quantile(t, 0.25)) / median : 0
-    def row = [workload: sweep, param: p[0], iterations: N, reps: reps, warmup: warmup,
+    def row = [workload: sweep, param: p[0], iterations: N, reps: reps, warmup: p.size() > 2 ? p[2] : warmup,
                min_ns: t.first(), median_ns: median, max_ns: t.last(), iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25]
     if (args.contains('--times')) row.times_ns = t   // every timed op, for pooling forks
     row

@@ -19,6 +19,7 @@ fn title(sweep: &str) -> &'static str {
         "density" => "Write density: one write to the called class every N iterations",
         "sites" => "Hot sites: N sites per iteration, an unrelated write every 1000 calls",
         "burst" => "Burst: N unrelated writes before a steady loop of 100 000 iterations",
+        "length" => "Run length: N warm-up ops, then timed ops (a write every 1000)",
         _ => "A method with a body (describe): no writes vs an unrelated write every 1000",
     }
 }
@@ -28,6 +29,7 @@ fn xlabel(sweep: &str) -> &'static str {
         "density" => "iterations between writes",
         "sites" => "hot sites",
         "burst" => "writes before the loop",
+        "length" => "warm-up ops before timing",
         _ => "iterations between writes (0 = none)",
     }
 }

@@ -27,7 +27,7 @@ pub const MIRROR_WARMUP_OPS: u32 = 15;
 pub const MIRROR_OPS: u32 = 5;
 
 /// The sweeps the engine mirrors, in the order they are reported.
-pub const SIMULATED: [&str; 4] = ["density", "sites", "burst", "body"];
+pub const SIMULATED: [&str; 5] = ["density", "sites", "burst", "body", "length"];
 
 /// The probe loop's own work per iteration in C2 code (`acc += ..`: unbox, add, box the `Long`),
 /// declared as the body of `Long.plus`: read off the rows without writes (`burst` 0, `density`
@@ -52,6 +52,10 @@ pub fn scenario(row: &SweepRow) -> Option<Scenario> {
         row.reps.min(MIRROR_OPS)
     );
     let text = match row.sweep.as_str() {
+        // Run length: the density loop at a write every 1000 after `param` warm-up ops.
+        "length" => {
+            format!("{common}class Hot {{ compute }}\nsite hot = Hot.compute\nop {{ loop {n} {{ every 1000 {{ write Hot.dyn0 }} call hot call acc }} }}")
+        }
         "density" => {
             format!("{common}class Hot {{ compute }}\nsite hot = Hot.compute\nop {{ loop {n} {{ every {p} {{ write Hot.dyn0 }} call hot call acc }} }}")
         }
