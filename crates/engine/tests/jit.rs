@@ -2,6 +2,11 @@
 //! (deoptimized by a retired fast chain, recompiled, C2 given up past the cutoff), method body
 //! costs (DSL, validation, the body-dominated preset), all by counting.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
 use blast_engine::jit::Tier;
 use blast_engine::{dsl, presets, run, Params, Policy};
 
