@@ -55,8 +55,11 @@ fn check_one(s: &Scenario, e: &Expectation, path: &str, names: &Declared) -> Res
         Expectation::Value { policies, metric, site, value, per_event, .. } => {
             check_policies(policies, path)?;
             if *metric == Metric::Ops && (site.is_some() || *per_event) {
-                let what = if site.is_some() { "`at SITE`" } else { "`per event`" };
-                return err(format!("{path}.value"), format!("`ops` is one figure per run; {what} goes with a count (relinks, necessary, collateral, missed)"));
+                let (what, field) = if site.is_some() { ("`at SITE`", "site") } else { ("`per event`", "value") };
+                return err(
+                    format!("{path}.{field}"),
+                    format!("`ops` is one figure per run; {what} goes with a count (relinks, necessary, collateral, missed)"),
+                );
             }
             if let Some(site) = site {
                 if !names.sites.contains(site.as_str()) {
@@ -99,7 +102,7 @@ fn check_one(s: &Scenario, e: &Expectation, path: &str, names: &Declared) -> Res
 }
 
 fn is_whole(d: Decimal) -> bool {
-    d.units % 10u64.pow(d.scale as u32) == 0
+    d.units.is_multiple_of(10u64.pow(d.scale as u32))
 }
 
 fn check_policies(policies: &[Policy], path: &str) -> Result<(), ScenarioError> {

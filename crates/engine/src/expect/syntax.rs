@@ -34,10 +34,8 @@ impl Parser {
         let Tok::Ident(word) = &t.tok else {
             return self.error(&t, format!("expected `under POLICY:` or a comparison of two policies after `expect`, found {}", describe(&t.tok)));
         };
-        if word.parse::<Policy>().is_err() {
-            if EVENT_KINDS.contains(&word.as_str()) || word.parse::<Metric>().is_ok() {
-                return self.error(&t, format!("say which policy's run this is about: `expect under exact: {word} ...`"));
-            }
+        if word.parse::<Policy>().is_err() && (EVENT_KINDS.contains(&word.as_str()) || word.parse::<Metric>().is_ok()) {
+            return self.error(&t, format!("say which policy's run this is about: `expect under exact: {word} ...`"));
         }
         let (a, _) = self.policy(path, "a")?;
         if self.at_sym('/') {
