@@ -379,3 +379,40 @@ impl Expectation {
         }
     }
 }
+
+/// Edits that follow the rest of the scenario (the playground's form renames and deletes).
+impl Expectation {
+    /// The class a pattern names, if any (`write C.*`, `remove C`, ...).
+    fn pattern_class(&mut self) -> Option<&mut String> {
+        match self {
+            Expectation::Relinks { event, .. } => match event {
+                EventPattern::Write { class, .. }
+                | EventPattern::Replace { class }
+                | EventPattern::Remove { class }
+                | EventPattern::Instance { class }
+                | EventPattern::Load { class } => Some(class),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    pub fn rename_class(&mut self, from: &str, to: &str) {
+        if let Some(class) = self.pattern_class().filter(|c| c.as_str() == from) {
+            *class = to.to_string();
+        }
+    }
+
+    /// Drop a deleted site from the expectation; `false` when nothing of it is left to check
+    /// (its only listed site, or the site its count is about), so it goes too.
+    pub fn forget_site(&mut self, name: &str) -> bool {
+        match self {
+            Expectation::Relinks { sites: SiteClaim::All(l) | SiteClaim::NoneOf(l) | SiteClaim::Only(l), .. } => {
+                l.retain(|s| s != name);
+                !l.is_empty()
+            }
+            Expectation::Value { site: Some(s), .. } => s != name,
+            _ => true,
+        }
+    }
+}
