@@ -242,7 +242,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool, expect_line
                             error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
                         <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
-                            failed_lines={if s.text_error.is_none() { failed_lines(&s.expectations, &expect_lines) } else { Vec::new() }} />
+                            failed_lines={if s.text_error.is_none() { failed_lines(&s.expectations, expect_lines) } else { Vec::new() }} />
                     </div>
                 </section>
             }

@@ -385,14 +385,15 @@ impl Expectation {
     /// The class a pattern names, if any (`write C.*`, `remove C`, ...).
     fn pattern_class(&mut self) -> Option<&mut String> {
         match self {
-            Expectation::Relinks { event, .. } => match event {
-                EventPattern::Write { class, .. }
-                | EventPattern::Replace { class }
-                | EventPattern::Remove { class }
-                | EventPattern::Instance { class }
-                | EventPattern::Load { class } => Some(class),
-                _ => None,
-            },
+            Expectation::Relinks {
+                event:
+                    EventPattern::Write { class, .. }
+                    | EventPattern::Replace { class }
+                    | EventPattern::Remove { class }
+                    | EventPattern::Instance { class }
+                    | EventPattern::Load { class },
+                ..
+            } => Some(class),
             _ => None,
         }
     }
