@@ -140,6 +140,19 @@ mod tests {
     }
 
     #[test]
+    fn share_links_and_autosave_carry_the_expectations() {
+        use crate::share::{self, Link};
+        use crate::state::{Action, AppState};
+        let preset = presets::find("oracle_liveParentRedefine").unwrap();
+        let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]))) else { panic!("not a scenario link") };
+        assert_eq!(shared.scenario.expectations, preset.scenario().expectations);
+        // The autosave keeps the text as typed, `expect` lines and all.
+        let mut state = AppState::new();
+        state.reduce(Action::LoadPreset { id: preset.id.into(), run: false });
+        assert_eq!(crate::storage::decode(&crate::storage::encode(&state.saved()).unwrap()).unwrap().scenario_text, preset.text);
+    }
+
+    #[test]
     fn the_missing_lanes_are_the_policies_read_but_not_running() {
         let s = presets::find("oracle_liveParentRedefine").unwrap().scenario();
         assert_eq!(missing_policies(&s.expectations, &[Policy::Global, Policy::Exact]), vec![Policy::Hierarchy, Policy::Ideal]);
