@@ -1,5 +1,11 @@
 //! Expectations (issue 12): the syntax round trips, malformed lines are refused with their
 //! `line:col`, every preset's expectations pass, and live evaluation decides what it can early.
+//! The same tests run natively and in headless Chromium (wasm32).
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::expect::{self, Cause, Observed, RunView, Status};
 use blast_engine::policy::Policy;
