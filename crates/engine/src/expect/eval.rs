@@ -158,7 +158,7 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
                     out.wait(p);
                     continue;
                 };
-                let mut by_site: Vec<(String, u64)> = Vec::new();
+                let mut by_site: Vec<(&str, u64)> = Vec::new();
                 let mut attributed: Vec<(&str, u64)> = Vec::new();
                 let mut offending = Vec::new();
                 for f in run.relinks().filter(|f| f.verdict != Verdict::Missed) {
@@ -167,7 +167,7 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
                     if !matches(event, label) {
                         continue;
                     }
-                    bump_owned(&mut by_site, f.site);
+                    bump(&mut by_site, f.site);
                     let forbidden = match sites {
                         SiteClaim::All(_) => false,
                         SiteClaim::NoneOf(l) => l.iter().any(|x| x == f.site),
@@ -208,7 +208,8 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
                 };
                 out.add_causes(p, offending.into_iter());
                 out.status = out.status.and(status);
-                out.observed.push(Observed::Relinked { policy: p, sites: by_site, unattributed });
+                let sites = by_site.into_iter().map(|(s, n)| (s.to_string(), n)).collect();
+                out.observed.push(Observed::Relinked { policy: p, sites, unattributed });
             }
         }
         Expectation::Value { policies, metric, site, cmp, value, per_event } => {
@@ -308,13 +309,6 @@ fn bump<'a>(counts: &mut Vec<(&'a str, u64)>, site: &'a str) {
     match counts.iter_mut().find(|(n, _)| *n == site) {
         Some((_, c)) => *c += 1,
         None => counts.push((site, 1)),
-    }
-}
-
-fn bump_owned(counts: &mut Vec<(String, u64)>, site: &str) {
-    match counts.iter_mut().find(|(n, _)| n == site) {
-        Some((_, c)) => *c += 1,
-        None => counts.push((site.to_string(), 1)),
     }
 }
 
