@@ -88,7 +88,7 @@ pub const PRESETS: &[Preset] = &[
         description: "100 000 calls of hot.compute() per op and nothing else. Every policy links the site once and stays on the fast chain: this is the ceiling the churn rows fall from.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_baseline\"\nop { loop 100000 { call hot ", harness!(), " } }\n",
             "expect under global, exact: relinks == 0\n",
-            "expect exact / global ops within 10% of published\n"),
+            "expect exact / global ops within 10% of published hotLoop_baseline\n"),
     },
     Preset {
         id: "hotLoop_afterUnrelatedBurst",
@@ -97,7 +97,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Setup writes 50 methods onto Unrelated's metaclass, then the loop runs clean. The burst happens before measurement, so every policy recovers; under exact it never touched Hot at all.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_afterUnrelatedBurst\"\nsetup { remove Hot remove Unrelated remove HierParent remove HierChild repeat 50 { write Unrelated.dyn0 } }\nop { loop 100000 { call hot ", harness!(), " } }\n",
             "expect under global, exact: write Unrelated.* relinks nothing\n",
-            "expect under global, exact: ops within 20% of published\n"),
+            "expect under global, exact: ops within 20% of published hotLoop_afterUnrelatedBurst\n"),
     },
     Preset {
         id: "hotLoop_unrelatedMetaClassChurn",
@@ -108,7 +108,7 @@ pub const PRESETS: &[Preset] = &[
             "expect under exact: write Unrelated.* relinks nothing\n",
             "expect under global: write Unrelated.* relinks [hot, loopTest, sink]\n",
             "expect exact / global >= 100x ops\n",
-            "expect exact / global ops within 50% of published\n"),
+            "expect exact / global ops within 50% of published hotLoop_unrelatedMetaClassChurn\n"),
     },
     Preset {
         id: "hotLoop_sameTypeMetaClassChurn",
@@ -119,7 +119,7 @@ pub const PRESETS: &[Preset] = &[
             "expect under exact: write Hot.* relinks only [hot]\n",
             "expect under global: write Hot.* relinks [hot, loopTest, sink]\n",
             "expect exact / global >= 3x ops\n",
-            "expect exact / global ops within 50% of published\n"),
+            "expect exact / global ops within 50% of published hotLoop_sameTypeMetaClassChurn\n"),
     },
     Preset {
         id: "hotLoop_categoryEnterLeave",
@@ -128,7 +128,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Ten use(HotCategory) blocks of 10 000 calls per op. Entering and leaving a category retires every domain under both policies, and inside the block the category method cannot be cached: both policies sit on the same floor, by design.",
         text: concat!(groovy_world!(), "scenario \"hotLoop_categoryEnterLeave\"\nop { repeat 10 { use HotCategory { loop 10000 { call hot ", harness!(), " } } } }\n",
             "expect under global, exact: use HotCategory relinks [loopTest, sink]\n",
-            "expect exact / global ops within 10% of published\n"),
+            "expect exact / global ops within 10% of published hotLoop_categoryEnterLeave\n"),
     },
     Preset {
         id: "parentChild_baseline",
@@ -137,7 +137,7 @@ pub const PRESETS: &[Preset] = &[
         description: "Two sites per iteration on a HierChild receiver: child.leaf() (own method) and child.base() (inherited from HierParent).",
         text: concat!(groovy_world!(), "scenario \"parentChild_baseline\"\nop { loop 100000 { call leaf call base ", harness!(), " } }\n",
             "expect under global, exact: relinks == 0\n",
-            "expect exact / global ops within 15% of published\n"),
+            "expect exact / global ops within 15% of published parentChild_baseline\n"),
     },
     Preset {
         id: "parentChild_parentMetaClassChurn",
@@ -149,7 +149,7 @@ pub const PRESETS: &[Preset] = &[
             "expect under hierarchy: write HierParent.* relinks only [leaf, base]\n",
             "expect under hierarchy: necessary == 0\n",
             "expect exact / global >= 100x ops\n",
-            "expect exact / global ops within 50% of published\n"),
+            "expect exact / global ops within 50% of published parentChild_parentMetaClassChurn\n"),
     },
     Preset {
         id: "oracle_liveParentRedefine",

@@ -30,12 +30,12 @@ pub fn check(s: &Scenario, names: &Declared) -> Result<(), ScenarioError> {
         return err("expectations".into(), format!("{} expectations; at most {MAX_EXPECTATIONS} are supported", s.expectations.len()));
     }
     for (i, e) in s.expectations.iter().enumerate() {
-        check_one(s, e, &format!("expectations[{i}]"), names)?;
+        check_one(e, &format!("expectations[{i}]"), names)?;
     }
     Ok(())
 }
 
-fn check_one(s: &Scenario, e: &Expectation, path: &str, names: &Declared) -> Result<(), ScenarioError> {
+fn check_one(e: &Expectation, path: &str, names: &Declared) -> Result<(), ScenarioError> {
     match e {
         Expectation::Relinks { policies, event, sites } => {
             check_policies(policies, path)?;
@@ -94,7 +94,7 @@ fn check_one(s: &Scenario, e: &Expectation, path: &str, names: &Declared) -> Res
             match reference {
                 FigureRef::Given(d) if d.units == 0 => return err(format!("{path}.reference"), "a reference figure must be greater than 0"),
                 FigureRef::Given(_) => {}
-                FigureRef::Published => check_published(s, *metric, &policies, path)?,
+                FigureRef::Published(row) => check_published(row, *metric, &policies, path)?,
             }
         }
     }
@@ -153,15 +153,16 @@ fn check_pattern(p: &EventPattern, path: &str, names: &Declared) -> Result<(), S
     Ok(())
 }
 
-/// `of published` needs a published row named like the scenario, a policy that was measured,
-/// and the throughput (the rows give nothing else).
-fn check_published(s: &Scenario, metric: Metric, policies: &[Policy], path: &str) -> Result<(), ScenarioError> {
+/// `of published ROW` needs a published row of that name, a policy that was measured, and the
+/// throughput (the rows give nothing else).
+fn check_published(row_name: &str, metric: Metric, policies: &[Policy], path: &str) -> Result<(), ScenarioError> {
     let reference = format!("{path}.reference");
     if metric != Metric::Ops {
         return err(reference, format!("the published rows give throughput only; compare `ops`, not `{metric}`"));
     }
-    let Some(row) = Reference::get().groovy_row(&s.name) else {
-        return err(reference, format!("no published row is named `{}` (the scenario's name); name the scenario after one, or give the figure", s.name));
+    let Some(row) = Reference::get().groovy_row(row_name) else {
+        let rows: Vec<&str> = Reference::get().groovy.iter().map(|r| r.benchmark.as_str()).collect();
+        return err(format!("{reference}.row"), format!("no published row `{row_name}` (rows: {})", rows.join(", ")));
     };
     if let Some(p) = policies.iter().find(|p| row.for_policy(**p).is_none()) {
         return err(reference, format!("no published figure for `{p}`: only global (before GROOVY-12191) and exact (after) were measured"));

@@ -109,7 +109,7 @@ pub struct Outcome {
 
 /// Every expectation of `s` against the runs at hand (any policies, finished or not).
 pub fn evaluate(s: &Scenario, runs: &[RunView]) -> Vec<Outcome> {
-    s.expectations.iter().enumerate().map(|(index, e)| evaluate_one(s, index, e, runs)).collect()
+    s.expectations.iter().enumerate().map(|(index, e)| evaluate_one(index, e, runs)).collect()
 }
 
 /// The policies whose runs the scenario's expectations read, in first-mention order.
@@ -149,7 +149,7 @@ fn find<'r, 'a>(runs: &'r [RunView<'a>], p: Policy) -> Option<&'r RunView<'a>> {
     runs.iter().find(|r| r.policy == p)
 }
 
-fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -> Outcome {
+fn evaluate_one(index: usize, e: &Expectation, runs: &[RunView]) -> Outcome {
     let mut out = Outcome { index, status: Status::Pass, observed: Vec::new(), causes: Vec::new() };
     match e {
         Expectation::Relinks { policies, event, sites } => {
@@ -256,7 +256,6 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
             }
         }
         Expectation::Figure { subject, metric, tolerance_pct, reference } => {
-            let published = Reference::get().groovy_row(&s.name);
             let tolerance = tolerance_pct.value();
             match subject {
                 Subject::Run { policies } => {
@@ -268,7 +267,7 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
                         let value = run.metric(*metric, None);
                         let Some(reference) = (match reference {
                             FigureRef::Given(d) => Some(d.value()),
-                            FigureRef::Published => published.and_then(|row| row.for_policy(p)).map(|(v, _)| v),
+                            FigureRef::Published(row) => Reference::get().groovy_row(row).and_then(|row| row.for_policy(p)).map(|(v, _)| v),
                         }) else {
                             continue; // validation refuses a policy without a published figure
                         };
@@ -280,7 +279,7 @@ fn evaluate_one(s: &Scenario, index: usize, e: &Expectation, runs: &[RunView]) -
                         let value = ra.metric(*metric, None) / rb.metric(*metric, None);
                         let reference = match reference {
                             FigureRef::Given(d) => Some(d.value()),
-                            FigureRef::Published => published.and_then(|row| Some(row.for_policy(*a)?.0 / row.for_policy(*b)?.0)),
+                            FigureRef::Published(row) => Reference::get().groovy_row(row).and_then(|row| Some(row.for_policy(*a)?.0 / row.for_policy(*b)?.0)),
                         };
                         if let Some(reference) = reference {
                             out.compare_with(value, reference, tolerance, *metric, &[ra, rb]);

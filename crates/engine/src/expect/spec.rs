@@ -186,8 +186,9 @@ pub enum Subject {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "source", content = "value", rename_all = "kebab-case")]
 pub enum FigureRef {
-    /// The published row named like the scenario (`crates/engine/data/`, via `reference`).
-    Published,
+    /// The published row of this benchmark (`crates/engine/data/`, via `reference`), named
+    /// explicitly so a copied and renamed scenario keeps its reference.
+    Published(String),
     /// A figure the author measured or read elsewhere, written into the expectation.
     Given(Decimal),
 }
@@ -318,7 +319,7 @@ impl fmt::Display for Expectation {
                 }
                 write!(f, " within {tolerance_pct}% of ")?;
                 match reference {
-                    FigureRef::Published => f.write_str("published"),
+                    FigureRef::Published(row) => write!(f, "published {row}"),
                     FigureRef::Given(d) => write!(f, "{d}"),
                 }
             }
@@ -371,7 +372,7 @@ impl Expectation {
                     Subject::Ratio { a, b } => format!("{metric} {a} / {b}"),
                 };
                 let reference = match reference {
-                    FigureRef::Published => "the published figure".to_string(),
+                    FigureRef::Published(row) => format!("the published {row}"),
                     FigureRef::Given(d) => d.to_string(),
                 };
                 format!("{of} within {tolerance_pct}% of {reference}")

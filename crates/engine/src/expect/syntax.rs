@@ -8,7 +8,7 @@
 //! expect under global: relinks <= 8 per event
 //! expect exact / global >= 10x ops
 //! expect ideal <= exact relinks
-//! expect under exact: ops within 30% of published
+//! expect under exact: ops within 30% of published hotLoop_unrelatedMetaClassChurn
 //! expect exact / global ops within 50% of 210.5
 //! ```
 //! Every name is checked by `validate` (via `expect::check`), which places its errors through
@@ -147,7 +147,9 @@ impl Parser {
         self.mark(|| format!("{path}.reference"), &t);
         if self.at_keyword("published") {
             self.next();
-            return Ok((pct, FigureRef::Published));
+            let (row, rt) = self.ident("the published row's benchmark name (`published hotLoop_baseline`)")?;
+            self.mark(|| format!("{path}.reference.row"), &rt);
+            return Ok((pct, FigureRef::Published(row)));
         }
         if !matches!(t.tok, Tok::Num(_) | Tok::Dec(_)) {
             return self.error(&t, format!("expected `published` or a figure after `of`, found {}", describe(&t.tok)));
