@@ -139,7 +139,7 @@ fn malformed_expectations_name_line_and_column() {
         assert_eq!(err, message, "for `{line}`");
     }
     // The row is named, not implied by the scenario's name: a renamed copy keeps its reference.
-    let renamed = with(&format!("expect under exact: ops within 30% of published hotLoop_unrelatedMetaClassChurn"))
+    let renamed = with("expect under exact: ops within 30% of published hotLoop_unrelatedMetaClassChurn")
         .replace("scenario \"hotLoop_unrelatedMetaClassChurn\"", "scenario \"my copy\"");
     assert!(dsl::parse(&renamed).is_ok());
     assert_eq!(
