@@ -70,6 +70,8 @@ lint() {
 
 native_tests() {
   cargo test --workspace --all-targets
+  # Every preset's expectations (issue 12), the way a runtime project's CI would run them.
+  cargo run -q -p blast-cli -- check all
 }
 
 # `--lib --tests` (or just `--tests` without a lib); empty when the package has neither

@@ -122,7 +122,7 @@ impl Gen<'_, '_> {
         // The op must measure something: one loop over the sites at the end.
         let calls = self.sites.iter().map(|s| Stmt::Call { site: s.clone() }).collect();
         op.push(Stmt::Loop { count: self.u.int_in_range(1..=60)?, body: calls });
-        Ok(Scenario { name: "fuzz".into(), semantics, measure, classes, categories, sites, setup, before_op, op })
+        Ok(Scenario { name: "fuzz".into(), semantics, measure, classes, categories, sites, setup, before_op, op, expectations: Vec::new() })
     }
 }
 

@@ -7,6 +7,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::expect::{self, Outcome, RunView};
 use blast_engine::model::{Event, Scenario};
 use blast_engine::report::{RelinkRecord, RelinkTotals, SiteReport, TimelinePoint};
 use blast_engine::sim::{Phase, StepOutcome};
@@ -310,6 +311,13 @@ impl Runner {
     /// For each lane: the sites a write on `class` would retire right now.
     pub fn what_if(&self, class: &str) -> Vec<(Policy, Vec<String>)> {
         self.lanes.iter().map(|l| (l.sim.policy(), l.sim.what_if_write(class))).collect()
+    }
+
+    /// The scenario's expectations against the lanes as they stand: pending where a run is
+    /// missing or still going (`blast_engine::expect`).
+    pub fn expectations(&self, scenario: &Scenario) -> Vec<Outcome> {
+        let views: Vec<RunView> = self.lanes.iter().map(|l| RunView::of_simulation(&l.sim)).collect();
+        expect::evaluate(scenario, &views)
     }
 
     /// The site whose history the views carry.

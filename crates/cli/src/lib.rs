@@ -1,6 +1,7 @@
 //! Argument handling and output formatting for the `blast` binary, kept as a library so it is
 //! tested without spawning processes.
 
+mod check;
 mod error;
 mod options;
 
@@ -60,7 +61,11 @@ pub fn usage() -> String {
         ("blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]", SWEEP_FORMATS, "throughput per policy across a parameter"),
         ("blast calibrate", CALIBRATE_FORMATS, "compare with the published figures; exit 1 if any row is outside tolerance"),
         ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
-        ("blast check <file>", TEXT_ONLY, "parse and validate a scenario"),
+        (
+            "blast check <file|preset|all>... [--param name=value ...]",
+            check::CHECK_FORMATS,
+            "validate scenarios and evaluate their `expect` lines; exit 1 if any expectation fails",
+        ),
         (
             "blast fingerprint <probe-result.json>...",
             FINGERPRINT_FORMATS,
@@ -115,7 +120,7 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
         }
         "run" => cmd_run(&opts)?,
         "show" => cmd_show(&opts)?,
-        "check" => cmd_check(&opts)?,
+        "check" => return check::cmd_check(&opts),
         "calibrate" => return cmd_calibrate(&opts),
         "sweep" => cmd_sweep(&opts)?,
         "fingerprint" => cmd_fingerprint(&opts)?,
@@ -312,13 +317,6 @@ fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialize") + "\n"
 }
 
-fn cmd_check(opts: &Options) -> Result<String, CliError> {
-    opts.format_for("check", TEXT_ONLY)?;
-    let t = opts.one_target()?;
-    let loaded = load(t)?;
-    Ok(format!("{t}: ok ({} scenario)\n", loaded.len()))
-}
-
 fn cmd_show(opts: &Options) -> Result<String, CliError> {
     let format = opts.format_for("show", SHOW_FORMATS)?;
     let (_, s) = load(opts.one_target()?)?.remove(0);
@@ -352,7 +350,7 @@ fn cmd_run(opts: &Options) -> Result<String, CliError> {
 }
 
 /// The scenario and engine params after applying every `--param name=value`.
-fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
+pub(crate) fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
     let mut cur = (s.clone(), Params::default());
     for (name, value) in &opts.sets {
         cur = set(&cur.0, &cur.1, name, value)?;

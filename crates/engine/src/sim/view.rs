@@ -89,15 +89,33 @@ impl Simulation {
         self.report_with(events, relinks)
     }
 
-    fn report_with(&self, events: Vec<EventRecord>, relinks: Vec<RelinkRecord>) -> RunReport {
+    /// Mean virtual ms per measured op so far (NaN before the first).
+    fn ms_per_op(&self) -> f64 {
         let measured_ms: f64 = self.op_ms.iter().sum();
         let ops = self.op_ms.len() as f64;
-        let ms_per_op = if ops > 0.0 { measured_ms / ops } else { f64::NAN };
+        if ops > 0.0 {
+            measured_ms / ops
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Mean throughput over the measured ops so far (the report's figure once finished).
+    pub fn ops_per_ms(&self) -> f64 {
+        let ms_per_op = self.ms_per_op();
+        if ms_per_op > 0.0 {
+            1.0 / ms_per_op
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    fn report_with(&self, events: Vec<EventRecord>, relinks: Vec<RelinkRecord>) -> RunReport {
         RunReport {
             scenario: self.name.clone(),
             policy: self.policy,
-            ops_per_ms: if ms_per_op > 0.0 { 1.0 / ms_per_op } else { f64::INFINITY },
-            ms_per_op,
+            ops_per_ms: self.ops_per_ms(),
+            ms_per_op: self.ms_per_op(),
             op_ms: self.op_ms.clone(),
             iterations_per_op: self.iterations_per_op,
             virtual_ms: self.now_ns / 1e6,
