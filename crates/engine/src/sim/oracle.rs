@@ -30,7 +30,7 @@ impl Simulation {
         let mut classes: Vec<ClassId> = roots.iter().flat_map(|&c| self.world.subtree(c)).collect();
         classes.sort_unstable();
         classes.dedup();
-        let mut candidates: Vec<usize> = classes.iter().filter_map(|&c| self.sites_by_class.get(c)).flatten().map(|&s| s as usize).collect();
+        let mut candidates: Vec<usize> = classes.iter().flat_map(|&c| self.sites_by_class.get(c)).map(|&s| s as usize).collect();
         candidates.sort_unstable();
         self.work += (classes.len() + candidates.len()) as u64;
         let mut changed = Vec::new();
@@ -40,7 +40,7 @@ impl Simulation {
             let c = self.world.cacheable(site.receiver, &t);
             if t != site.true_target || c != site.true_cacheable {
                 changed.push(s);
-                site.true_changed_by = Some(cause);
+                site.true_changed_by = Some(cause as u32);
             }
             site.true_target = t;
             site.true_cacheable = c;
@@ -60,7 +60,7 @@ impl Simulation {
             retired.sort();
             retired.dedup();
         }
-        let names = |list: &mut dyn Iterator<Item = usize>| list.take(RECORDED_NAMES).map(|s| self.site_names[s].clone()).collect();
+        let names = |list: &mut dyn Iterator<Item = usize>| list.take(RECORDED_NAMES).map(|s| self.site_names.get(s).to_string()).collect();
         self.events.push(EventRecord {
             id,
             phase: self.phase,
@@ -81,7 +81,7 @@ impl Simulation {
             DomainKey::Global => "global".into(),
             DomainKey::Pending(c) => format!("pending:{}", self.world.classes[c].name),
             DomainKey::Class(c) => format!("class:{}", self.world.classes[c].name),
-            DomainKey::Site(s) => format!("site:{}", self.site_names[s]),
+            DomainKey::Site(s) => format!("site:{}", self.site_names.get(s)),
         }
     }
 }

@@ -69,7 +69,7 @@ impl Simulation {
     fn site_report(&self, i: usize) -> SiteReport {
         let st = &self.sites[i];
         SiteReport {
-            name: self.site_names[i].clone(),
+            name: self.site_names.get(i).to_string(),
             class: self.world.classes[st.receiver].name.clone(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
@@ -128,6 +128,6 @@ impl Simulation {
             .collect();
         hit.sort_unstable();
         hit.dedup();
-        hit.into_iter().map(|s| self.site_names[s].clone()).collect()
+        hit.into_iter().map(|s| self.site_names.get(s).to_string()).collect()
     }
 }
