@@ -112,6 +112,12 @@ fn chain_text(depth: usize) -> String {
 /// scenario_bytes`: the time, peak RSS and work of the simulation, and the peak RSS before it
 /// started (the scenario model the caller holds, which is not the engine's).
 fn child(job: &str) {
+    if let Some(sites) = job.strip_prefix("bulk:") {
+        // For profiling (`valgrind --tool=callgrind`): the bulk event row at another size.
+        let sites: usize = sites.parse().unwrap();
+        println!("{} 0 0 0", per_event(&world(sites / 10, sites, 10, Event::Unattributed), Policy::Exact));
+        return;
+    }
     let (scenario, policy) = match job.split_once(':') {
         Some(("new", n)) => (world(n.parse::<usize>().unwrap() / 10, n.parse().unwrap(), 1, Event::Unattributed), None),
         Some((gen, policy)) => {

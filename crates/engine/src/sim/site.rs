@@ -211,19 +211,16 @@ impl Simulation {
         counts[verdict as usize] = 1;
         self.timeline.add(self.iterations, 0.0, 0, counts);
         if self.relinks.len() < MAX_RELINK_RECORDS {
-            let new = self.world.describe(&self.sites[s].true_target);
             self.relinks.push(RelinkRecord {
-                site: self.site_names.get(s).to_string(),
+                site: s,
                 phase: self.phase,
                 op: self.op_index,
                 t_ms: self.now_ns / 1e6,
                 event,
-                // Records are kept in id order from 0 (then capped), so an id is its index.
-                event_label: event.and_then(|e| self.events.get(e)).map(|r| r.label.clone()),
-                domain: self.domain_label(domain),
+                domain,
                 verdict,
-                old_target: self.world.describe(old),
-                new_target: new,
+                old_target: old.clone(),
+                new_target: self.sites[s].true_target.clone(),
             });
         }
     }
