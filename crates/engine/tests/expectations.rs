@@ -9,6 +9,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::expect::{self, Cause, Observed, RunView, Status};
 use blast_engine::policy::Policy;
+use blast_engine::report::Naming;
 use blast_engine::{dsl, presets, Params, Scenario, Simulation};
 
 /// A small world with the churn of the headline row.
@@ -181,7 +182,7 @@ fn a_failure_names_what_was_observed_and_the_relinks_that_caused_it() {
     assert_eq!(causes.len(), 1, "{causes:?}");
     assert_eq!((causes[0].site.as_str(), causes[0].event_label.as_deref()), ("hot", Some("write Unrelated.dyn0")));
     let global = blast_engine::run(&dsl::parse(WORLD).unwrap(), Policy::Global, &Params::default()).unwrap();
-    assert_eq!(global.relinks[causes[0].record].site, "hot", "the cause points at the relink record");
+    assert_eq!(global.site_name(global.relinks[causes[0].record].site), "hot", "the cause points at the relink record");
 }
 
 #[test]

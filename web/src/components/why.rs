@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use blast_engine::expect::Cause;
-use blast_engine::report::{RelinkRecord, Verdict};
+use blast_engine::report::{RelinkText, Verdict};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -110,7 +110,7 @@ fn domain_note(v: Verdict) -> &'static str {
     }
 }
 
-fn history_row(r: &RelinkRecord) -> Html {
+fn history_row(r: &RelinkText) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {

@@ -5,7 +5,7 @@
 //! records change shape (typed site ids, event indices) only this file changes.
 
 use crate::policy::Policy;
-use crate::report::{EventRecord, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, Verdict};
+use crate::report::{Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, Verdict};
 use crate::sim::Simulation;
 
 use super::spec::{EventPattern, Metric, ANY_NAME};
@@ -36,7 +36,8 @@ pub struct RunView<'a> {
     pub events_total: usize,
     pub sites: Vec<SiteReport>,
     records: &'a [RelinkRecord],
-    events: &'a [EventRecord],
+    /// Turns the records' site ids and event indexes into the names expectations use.
+    names: &'a dyn Naming,
 }
 
 impl<'a> RunView<'a> {
@@ -49,7 +50,7 @@ impl<'a> RunView<'a> {
             events_total: r.events_total,
             sites: r.sites.clone(),
             records: &r.relinks,
-            events: &r.events,
+            names: r,
         }
     }
 
@@ -64,18 +65,18 @@ impl<'a> RunView<'a> {
             events_total: sim.events_total(),
             sites: sim.sites_now(),
             records: sim.relinks_since(0),
-            events: sim.events_since(0),
+            names: sim,
         }
     }
 
     /// Every recorded relink (necessary, collateral and missed), in record order.
     pub fn relinks(&self) -> impl Iterator<Item = RelinkFact<'a>> + '_ {
-        let events = self.events;
+        let names = self.names;
         self.records.iter().enumerate().map(move |(record, r)| RelinkFact {
             record,
-            site: &r.site,
+            site: names.site_name(r.site),
             event: r.event,
-            event_label: r.event_label.as_deref().or_else(|| r.event.and_then(|e| events.get(e)).map(|e| e.label.as_str())),
+            event_label: r.event.and_then(|e| names.event_label(e)),
             verdict: r.verdict,
             phase: r.phase,
             op: r.op,
