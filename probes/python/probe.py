@@ -59,13 +59,16 @@ def world():
 
 
 def loop(name, n, period, write, calls, scope):
-    """The op: `n` iterations of `calls` (source lines), `write` every `period` iterations."""
+    """The op: `n` iterations of `calls` (source lines), `write` every `period` iterations. The
+    branch also counts into `acc`, so that a JIT (PyPy) keeps the period check in a write-free
+    baseline too, and a churn row does not pay for the modulo as if it were the write."""
     body = "\n".join(f"        acc += {c}" for c in calls)
     src = (
         "def op():\n"
         "    acc = 0\n"
         f"    for i in range({n}):\n"
         f"        if i % {period} == 0:\n"
+        "            acc += 1\n"
         f"            {write}\n"
         f"{body}\n"
         "    return acc\n"
