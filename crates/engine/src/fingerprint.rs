@@ -195,13 +195,15 @@ impl Fingerprint {
     }
 }
 
-const LOOP: u64 = 100_000;
+/// Calls per simulated op: the CPython probe's loop (probes/python/probe.py); slowdowns are per call, so the
+/// other probes' longer loops compare with it, and the in-browser fit stays short.
+const LOOP: u64 = 20_000;
 
 /// The DSL of one workload: the probe's loop, `calls` sites per iteration, `write` every
 /// `period` iterations (none for a baseline).
 fn workload_text(receiver_sites: usize, write: Option<(&str, u64)>, burst: u64, child_site: bool) -> String {
     let mut s = String::from(
-        "semantics live\nmeasure warmup 1 ops 3\nclass Hot { compute }\nclass Unrelated\nclass Parent { base }\nclass Child extends Parent { leaf }\n",
+        "semantics live\nmeasure warmup 1 ops 1\nclass Hot { compute }\nclass Unrelated\nclass Parent { base }\nclass Child extends Parent { leaf }\n",
     );
     let calls: Vec<String> = if child_site {
         s.push_str("site s0 = Child.base\n");
@@ -260,7 +262,7 @@ pub fn fanout_spec() -> Fanout {
 /// A fanout scenario: Root, `sites` subclasses with their own `m` and one site each, Other, and
 /// `write` every `period` iterations.
 fn fanout_text(sites: u64, period: u64, write: Option<&str>) -> String {
-    let mut s = String::from("semantics live\nmeasure warmup 1 ops 3\nclass Root { base }\nclass Other\n");
+    let mut s = String::from("semantics live\nmeasure warmup 1 ops 1\nclass Root { base }\nclass Other\n");
     for k in 0..sites {
         s.push_str(&format!("class L{k} extends Root {{ m }}\nsite s{k} = L{k}.m\n"));
     }
