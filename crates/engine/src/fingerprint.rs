@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::dsl;
+use crate::model::Semantics;
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::sim::run;
@@ -260,9 +261,9 @@ pub fn fanout_spec() -> Fanout {
 }
 
 /// A fanout scenario: Root, `sites` subclasses with their own `m` and one site each, Other, and
-/// `write` every `period` iterations.
-fn fanout_text(sites: u64, period: u64, write: Option<&str>) -> String {
-    let mut s = String::from("semantics live\nmeasure warmup 1 ops 1\nclass Root { base }\nclass Other\n");
+/// `write` every `period` iterations; `ops` measured ops after one warm-up op.
+pub(crate) fn fanout_text(sites: u64, period: u64, write: Option<&str>, semantics: Semantics, ops: u32) -> String {
+    let mut s = format!("semantics {semantics}\nmeasure warmup 1 ops {ops}\nclass Root {{ base }}\nclass Other\n");
     for k in 0..sites {
         s.push_str(&format!("class L{k} extends Root {{ m }}\nsite s{k} = L{k}.m\n"));
     }
@@ -291,8 +292,8 @@ fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
         let class = row.write.as_deref()?;
         let base = spec.rows.iter().find(|r| r.write.is_none())?;
         return Some(PairTexts {
-            churn: fanout_text(sites, spec.period, Some(class)),
-            base: fanout_text(sites, spec.period, None),
+            churn: fanout_text(sites, spec.period, Some(class), Semantics::Live, 1),
+            base: fanout_text(sites, spec.period, None, Semantics::Live, 1),
             base_row: (base.workload.clone(), Some(sites)),
         });
     }
