@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::Policy;
+use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
@@ -27,7 +27,7 @@ use crate::export;
 use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_once, use_shortcuts, use_theme};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
-use crate::share;
+use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
 
@@ -71,7 +71,10 @@ pub fn app() -> Html {
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
-        None => s.preset.map(|p| AttrValue::from(p.id)),
+        None => s.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
+            // A runtime's scenario, as long as it is unedited.
+            runtimes::by_preset_id(&s.scenario.name).filter(|r| r.scenario_text() == s.text).map(|r| AttrValue::from(r.preset_id()))
+        }),
     };
     let html = html! {
         <div class="app">
@@ -279,7 +282,23 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
 fn load_preset(store: &Store) -> Callback<(String, bool)> {
     let store = store.clone();
     Callback::from(move |(id, run): (String, bool)| {
-        store.dispatch(Action::LoadPreset { id, run });
+        match runtimes::by_preset_id(&id) {
+            // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
+            Some(runtime) => {
+                let text = runtime.scenario_text();
+                match dsl::parse(&text) {
+                    Ok(scenario) => {
+                        let shared = Shared { text, scenario, policies: runtime.lanes() };
+                        store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
+                        if run {
+                            store.dispatch(Action::Play);
+                        }
+                    }
+                    Err(e) => store.dispatch(Action::ShowError(format!("The {} scenario does not parse: {e}", runtime.name))),
+                }
+            }
+            None => store.dispatch(Action::LoadPreset { id, run }),
+        }
         if run {
             browser::scroll_into_view("blast-view");
         }
