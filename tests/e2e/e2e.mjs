@@ -21,6 +21,7 @@ import { chromium } from 'playwright-core';
 import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
+import { checks as expectationChecks } from './checks/expectations.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -85,6 +86,12 @@ for (const c of modelChecks) {
 
 // Issue #15: the first-visit bugs and rough edges (each check on a fresh page).
 for (const c of issue15Checks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Issue #12: the expectations panel (each check on a fresh page).
+for (const c of expectationChecks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }

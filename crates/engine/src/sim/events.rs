@@ -123,7 +123,7 @@ impl Simulation {
         self.walk_retired(&retirement, &mut hit);
         // Compiled loops that inlined a retired fast chain lose their C2 code.
         let sites = &self.sites;
-        let inlined = hit.iter().copied().filter(|&s| matches!(sites[s as usize].mode, Mode::Fast(_)));
+        let inlined = hit.iter().copied().filter(|&s| matches!(sites[s as usize].mode, Mode::Fast));
         let deopts = self.units.invalidate(inlined, id, self.iterations);
         if deopts > 0 {
             self.advance(deopts as f64 * self.params.deopt_ns, 0);
