@@ -8,6 +8,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::jit::Tier;
+use blast_engine::report::Naming;
 use blast_engine::{dsl, presets, run, Params, Policy};
 
 fn report(text: &str, policy: Policy, params: &Params) -> blast_engine::RunReport {
@@ -46,6 +47,14 @@ fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
     assert_eq!(u.stats.recompiles, 3, "C2 again after each deopt");
     assert_eq!(r.deopts.len(), 3);
     assert!(r.deopts.iter().all(|d| d.recompiled_after == Some(1_024)), "{:?}", r.deopts);
+    // Each record names the chain: the write event, the global domain it retired, the hot
+    // site whose fast chain the loop had inlined; as text through Naming (what exports show).
+    let first = &r.deopts[0];
+    assert_eq!((first.unit, first.site, first.domain), (0, 0, blast_engine::policy::DomainKey::Global), "{first:?}");
+    let text = r.deopt_text(first);
+    assert_eq!((text.unit.as_str(), text.site.as_str(), text.domain.as_str()), ("loop 1", "hot", "global"));
+    assert_eq!(r.events[first.event].label, text.event_label.clone().unwrap(), "the event that retired the chain");
+    assert!(text.event_label.unwrap().contains("Hot.dyn0"));
     // Under exact a write to an unrelated class leaves the loop's dependencies alone.
     let unrelated = density(100_000, 4).replace("class Hot { compute }", "class Hot { compute }\nclass Other").replace("write Hot.dyn0", "write Other.dyn0");
     assert_eq!(loop_unit(&report(&unrelated, Policy::Exact, &p)).stats.deopts, 0);

@@ -9,7 +9,6 @@ use crate::policy::{self, DomainKey, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
-use super::site::Mode;
 use super::units::EventCode;
 use super::Simulation;
 
@@ -123,7 +122,7 @@ impl Simulation {
         self.walk_retired(&retirement, &mut hit);
         // Compiled loops that inlined a retired fast chain lose their C2 code.
         let sites = &self.sites;
-        let inlined = hit.iter().copied().filter(|&s| matches!(sites[s as usize].mode, Mode::Fast));
+        let inlined = hit.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
         let deopts = self.units.invalidate(inlined, id, self.iterations);
         if deopts > 0 {
             self.advance(deopts as f64 * self.params.deopt_ns, 0);

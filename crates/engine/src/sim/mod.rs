@@ -34,7 +34,7 @@ use site::SiteRt;
 
 pub use crate::report::Phase;
 pub use program::{estimate, estimate_work, iterations_in, thousands, Estimate};
-pub use units::{DeoptRecord, UnitReport};
+pub use units::{loop_name, DeoptRecord, UnitReport};
 
 /// Upper bound on the work a run may take (the units of [`estimate`]), so no input can hang.
 pub const MAX_WORK: u64 = 200_000_000;

@@ -12,6 +12,8 @@ use serde::Serialize;
 use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
 use crate::model::{Event, Scenario};
 use crate::params::Params;
+use crate::policy::DomainKey;
+use crate::report::SiteId;
 use crate::world::{ClassId, Target, World};
 
 use super::Simulation;
@@ -69,12 +71,19 @@ pub struct UnitReport {
     pub stats: UnitStats,
 }
 
-/// One deoptimization of a loop's code by an event, and when the loop was back in C2.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One deoptimization of a loop's code by an event, and when the loop was back in C2. Typed
+/// like the relink records (text through [`crate::report::Naming::deopt_text`]): the chain
+/// event -> domain -> site -> loop reads off it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct DeoptRecord {
-    pub unit: String,
+    /// The loop whose compiled method was deoptimized (its index in the program, from 0).
+    pub unit: usize,
     /// The event whose retirement broke the dependency.
     pub event: usize,
+    /// The site whose retired fast chain the loop's code had inlined (the first, in site order).
+    pub site: SiteId,
+    /// The domain that guarded that chain (the one the event retired).
+    pub domain: DomainKey,
     /// Loop iterations (of the whole run) when it happened.
     pub at_iteration: u64,
     /// Iterations the unit ran below C2 before it was recompiled there (`None`: not yet, or never).
@@ -118,7 +127,7 @@ impl Units {
         Units {
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],
-            loop_names: (0..loops.len()).map(|l| format!("loop {}", l + 1)).collect(),
+            loop_names: (0..loops.len()).map(loop_name).collect(),
             site_loops,
             events: vec![Unit::new(); EventCode::ALL.len()],
             deopts: Vec::new(),
@@ -170,11 +179,12 @@ impl Units {
         }
     }
 
-    /// Event `event` retired links that `sites` (each on a fast chain) were inlined through:
-    /// every C2 loop calling one of them is deoptimized. Returns how many were.
-    pub fn invalidate(&mut self, sites: impl Iterator<Item = u32>, event: usize, now: u64) -> u64 {
+    /// Event `event` retired links that `sites` (each on a fast chain, with the domain that
+    /// guarded it) were inlined through: every C2 loop calling one of them is deoptimized.
+    /// Returns how many were.
+    pub fn invalidate(&mut self, sites: impl Iterator<Item = (u32, DomainKey)>, event: usize, now: u64) -> u64 {
         let mut deopts = 0;
-        for s in sites {
+        for (s, domain) in sites {
             for &(l, _) in &self.site_loops[s as usize] {
                 let l = l as usize;
                 let outcome = self.loops[l].invalidate(&self.thresholds);
@@ -185,8 +195,10 @@ impl Units {
                 if self.deopts.len() < MAX_DEOPT_RECORDS {
                     self.open[l] = Some(self.deopts.len());
                     self.deopts.push(DeoptRecord {
-                        unit: self.loop_names[l].clone(),
+                        unit: l,
                         event,
+                        site: s as SiteId,
+                        domain,
                         at_iteration: now,
                         recompiled_after: None,
                         past_cutoff: outcome == Deopt::DeoptimizedPastCutoff,
@@ -205,6 +217,11 @@ impl Units {
         let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
         loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
     }
+}
+
+/// How a loop's unit is named in reports and the UI (`loop 1` is the program's first loop).
+pub fn loop_name(l: usize) -> String {
+    format!("loop {}", l + 1)
 }
 
 /// The declared body costs of a scenario, keyed by class and site method id.
