@@ -194,6 +194,10 @@ site format = Report.format
 site footer = Report.footer
 site flush = Report.flush
 op { loop 100000 { every 10000 { write Unrelated.dyn0 } call header call total call format call footer call flush } }
+
+expect under exact: write Unrelated.* relinks nothing
+expect under global: write Unrelated.* relinks [header, total, format, footer, flush]
+expect exact / global >= 5x ops
 ",
     },
 ];
