@@ -8,6 +8,7 @@
 pub mod app;
 pub mod browser;
 pub mod charts;
+pub mod compiled;
 pub mod components;
 pub mod editor;
 pub mod export;

@@ -182,3 +182,13 @@ fn a_running_simulation_shows_its_units_and_new_deopts_between_steps() {
     assert_eq!(sim.units_now().iter().find(|u| u.name == "loop 1").map(|u| u.stats.deopts), Some(2));
     assert!(sim.deopts_since(99).is_empty());
 }
+
+#[test]
+fn a_loop_unit_names_the_sites_its_compiled_code_inlines() {
+    let text = "measure warmup 0 ops 1\nclass A { m n }\nsite a = A.m\nsite b = A.n\nsite c = A.m\nop { loop 10 { call c call a call c } loop 10 { call b } }";
+    let sim = blast_engine::Simulation::new(&dsl::parse(text).unwrap(), Policy::Exact, &Params::default()).unwrap();
+    let units = sim.units_now();
+    let loops: Vec<(Option<usize>, Vec<usize>)> = units.iter().filter(|u| u.loop_index.is_some()).map(|u| (u.loop_index, u.calls.clone())).collect();
+    assert_eq!(loops, vec![(Some(0), vec![0, 2]), (Some(1), vec![1])], "site order, no repeats: {units:?}");
+    assert!(units.iter().filter(|u| u.loop_index.is_none()).all(|u| u.calls.is_empty()), "event code inlines no site");
+}

@@ -1,5 +1,7 @@
 //! The why panel: one site's relink history under each policy — which event retired which
-//! domain, and whether the oracle calls the relink necessary, collateral or missed.
+//! domain, and whether the oracle calls the relink necessary, collateral or missed — and, where
+//! a compiled unit inlined the site, the rest of the chain: that unit deoptimized, recompiled
+//! after N iterations (`crate::compiled`).
 
 use std::rc::Rc;
 
@@ -8,6 +10,7 @@ use blast_engine::report::{RelinkText, Verdict};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use crate::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::format;
@@ -88,13 +91,14 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
                     <span class="muted">{ format!(" · showing the latest {shown}") }</span>
                 }
             </p>
+            { compiled_summary(&lane.compiled, site) }
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>
             } else {
                 <div class="table-scroll history-scroll">
                     <table class="history">
-                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
-                        <tbody>{ for lane.history.iter().rev().map(history_row) }</tbody>
+                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th><th>{ "compiled code" }</th></tr></thead>
+                        <tbody>{ for lane.history.iter().rev().map(|r| history_row(r, &lane.compiled)) }</tbody>
                     </table>
                 </div>
             }
@@ -110,7 +114,45 @@ fn domain_note(v: Verdict) -> &'static str {
     }
 }
 
-fn history_row(r: &RelinkText) -> Html {
+/// The units whose C2 code inlines `site`: what its relinks can cost beyond the relink.
+fn compiled_summary(c: &CompiledView, site: &str) -> Html {
+    let units: Vec<_> = c.units.iter().filter(|u| u.inlines_site(site)).collect();
+    if units.is_empty() {
+        return html! {};
+    }
+    html! {
+        <p class="why-compiled">
+            { "Compiled code inlining this site: " }
+            { for units.iter().map(|u| {
+                let st = &u.report.stats;
+                let cutoff = if u.report.past_cutoff { ", C2 gave up on it" } else { "" };
+                html! { <span class="why-unit" data-unit={u.report.name.clone()}>
+                    <strong>{ &u.report.name }</strong>
+                    { format!(" ({} now, {}, {}{cutoff}) ", tier_label(u.report.tier), plural(st.deopts, "deopt"), plural(st.recompiles, "recompile")) }
+                </span> }
+            }) }
+        </p>
+    }
+}
+
+fn plural(n: u64, what: &str) -> String {
+    format!("{} {what}{}", format::count(n), if n == 1 { "" } else { "s" })
+}
+
+/// The deoptimizations the row's event caused in code that inlined the row's site.
+fn deopt_cell(r: &RelinkText, c: &CompiledView) -> Html {
+    let deopts = r.event.map(|e| c.deopts_by(e, &r.site)).unwrap_or_default();
+    if deopts.is_empty() {
+        return html! { <span class="muted">{ "—" }</span> };
+    }
+    html! {
+        <>{ for deopts.iter().map(|d| html! {
+            <span class="deopt-chain" title={chain_text(d)}>{ deopt_short(d) }</span>
+        }) }</>
+    }
+}
+
+fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {
@@ -122,6 +164,7 @@ fn history_row(r: &RelinkText) -> Html {
             <td data-label="domain"><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
             <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
             <td data-label="target"><code>{ target }</code></td>
+            <td data-label="compiled code">{ deopt_cell(r, c) }</td>
         </tr>
     }
 }

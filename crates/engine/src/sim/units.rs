@@ -65,6 +65,13 @@ impl EventCode {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UnitReport {
     pub name: String,
+    /// The loop this unit is the method of (`None`: event code).
+    #[serde(skip)]
+    pub loop_index: Option<usize>,
+    /// The sites its C2 code would inline, in site order (its possible dependencies; none for
+    /// event code). Ids into the scenario's sites, for a UI drawing the dependency.
+    #[serde(skip)]
+    pub calls: Vec<SiteId>,
     pub tier: Tier,
     /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
     pub past_cutoff: bool,
@@ -97,6 +104,8 @@ pub(crate) struct Units {
     thresholds: Thresholds,
     loops: Vec<Unit>,
     loop_names: Vec<String>,
+    /// Per loop: the sites it calls, in site order without repeats.
+    loop_sites: Vec<Vec<SiteId>>,
     /// The loops whose body calls each site, with how many times per iteration (a site's
     /// dependents among the compiled units).
     site_loops: Vec<Vec<(u32, u32)>>,
@@ -124,7 +133,14 @@ impl Units {
                 }
             }
         }
+        let mut loop_sites = vec![Vec::new(); loops.len()];
+        for (s, owners) in site_loops.iter().enumerate() {
+            for &(l, _) in owners {
+                loop_sites[l as usize].push(s);
+            }
+        }
         Units {
+            loop_sites,
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],
             loop_names: (0..loops.len()).map(loop_name).collect(),
@@ -213,9 +229,17 @@ impl Units {
 
     /// Every unit that ran, loops first.
     pub fn report(&self) -> Vec<UnitReport> {
-        let loops = self.loops.iter().zip(&self.loop_names).map(|(u, name)| (name.clone(), u));
-        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
-        loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
+        let unit = |name: String, loop_index: Option<usize>, u: &Unit| UnitReport {
+            name,
+            loop_index,
+            calls: loop_index.map(|l| self.loop_sites[l].clone()).unwrap_or_default(),
+            tier: u.tier(),
+            past_cutoff: u.past_cutoff(),
+            stats: u.stats,
+        };
+        let loops = self.loops.iter().zip(&self.loop_names).enumerate().map(|(l, (u, name))| unit(name.clone(), Some(l), u));
+        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| unit(c.name().to_string(), None, u));
+        loops.chain(events).collect()
     }
 }
 
