@@ -55,6 +55,11 @@ fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
     assert_eq!((text.unit.as_str(), text.site.as_str(), text.domain.as_str()), ("loop 1", "hot", "global"));
     assert_eq!(r.events[first.event].label, text.event_label.clone().unwrap(), "the event that retired the chain");
     assert!(text.event_label.unwrap().contains("Hot.dyn0"));
+    // Exports carry the records as that text, as they do relinks.
+    let json = serde_json::to_value(&r).unwrap();
+    let exported = &json["deopts"][0];
+    assert_eq!((exported["unit"].as_str(), exported["site"].as_str(), exported["domain"].as_str()), (Some("loop 1"), Some("hot"), Some("global")), "{exported}");
+    assert_eq!(exported["recompiled_after"].as_u64(), Some(1_024));
     // Under exact a write to an unrelated class leaves the loop's dependencies alone.
     let unrelated = density(100_000, 4).replace("class Hot { compute }", "class Hot { compute }\nclass Other").replace("write Hot.dyn0", "write Other.dyn0");
     assert_eq!(loop_unit(&report(&unrelated, Policy::Exact, &p)).stats.deopts, 0);
