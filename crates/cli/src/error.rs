@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use blast_engine::fingerprint::FingerprintError;
 use blast_engine::expect::model::ModelExpectError;
+use blast_engine::fingerprint::FingerprintError;
 use blast_engine::models::ModelError;
 use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;

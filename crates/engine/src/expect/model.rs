@@ -295,11 +295,25 @@ impl LineParser<'_> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum ModelObserved {
-    Figure { variant: String, metric: ModelMetric, value: f64, unit: String },
+    Figure {
+        variant: String,
+        metric: ModelMetric,
+        value: f64,
+        unit: String,
+    },
     /// `ratio` = a / b.
-    Pair { metric: ModelMetric, a: String, a_value: f64, b: String, b_value: f64, ratio: f64 },
+    Pair {
+        metric: ModelMetric,
+        a: String,
+        a_value: f64,
+        b: String,
+        b_value: f64,
+        ratio: f64,
+    },
     /// That variant has not run (yet).
-    Waiting { variant: String },
+    Waiting {
+        variant: String,
+    },
 }
 
 impl fmt::Display for ModelObserved {
