@@ -243,7 +243,7 @@ impl LineParser<'_> {
             let cmp = self.cmp()?;
             let vt = self.next("a number")?.clone();
             let value: Decimal = vt.text.parse().map_err(|e: String| vt.error(e))?;
-            if metric != ModelMetric::Time && value.units % 10u64.pow(value.scale as u32) != 0 {
+            if metric != ModelMetric::Time && !value.is_whole() {
                 return Err(vt.error(format!("`{metric}` is a count; {value} is not a whole number")));
             }
             return Ok(ModelExpectation::Value { variants, metric, cmp, value });
