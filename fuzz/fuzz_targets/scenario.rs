@@ -102,7 +102,7 @@ impl Gen<'_, '_> {
             let parent = if i > 0 && self.u.arbitrary()? { Some(format!("C{}", self.u.int_in_range(0..=i - 1)?)) } else { None };
             let methods = (0..self.u.int_in_range(0..=3)?).map(|_| self.method()).collect::<Result<BTreeSet<_>>>()?;
             let metaclass = *self.u.choose(&MetaKind::ALL)?;
-            classes.push(ClassDecl { name: format!("C{i}"), parent, methods: methods.into_iter().collect(), metaclass });
+            classes.push(ClassDecl { name: format!("C{i}"), parent, methods: methods.into_iter().collect(), metaclass, costs: vec![] });
         }
         self.classes = classes.iter().map(|c| c.name.clone()).collect();
         let mut categories = Vec::new();

@@ -39,7 +39,7 @@ fn one_pass_one_fail_exits_1_and_prints_the_failure_with_its_place_and_cause() {
     assert_eq!(lines[2], "       expected: none of [hot] relinked by `write Unrelated.*` under global");
     assert_eq!(lines[3], "       observed: under global the matching events relinked hot (799)");
     // Events 0 and 1 are the setup's removes, event 2 the write before the first call.
-    assert_eq!(lines[4], "       caused by: `write Unrelated.dyn0` (event 3) relinked hot (collateral) under global, warm-up op 0, t = 0.6755 ms");
+    assert_eq!(lines[4], "       caused by: `write Unrelated.dyn0` (event 3) relinked hot (collateral) under global, warm-up op 0, t = 0.8331 ms");
     assert_eq!(lines.last().unwrap(), &"2 expectation(s) in 1 scenario(s): 1 passed, 1 failed");
     assert_eq!(out.stderr, format!("check FAILED: 1 expectation(s) at {file}:11:1\n"));
 }
