@@ -48,10 +48,21 @@ pub struct Totals {
 /// One row of the aggregated drawing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Row {
-    Class { id: usize, depth: usize, open: bool, has_more: bool },
-    Site { site: usize, depth: usize },
+    Class {
+        id: usize,
+        depth: usize,
+        open: bool,
+        has_more: bool,
+    },
+    Site {
+        site: usize,
+        depth: usize,
+    },
     /// `hidden` rows of the opened class `parent` (or of the roots) not shown.
-    More { depth: usize, hidden: usize },
+    More {
+        depth: usize,
+        hidden: usize,
+    },
 }
 
 /// A search result.
@@ -70,7 +81,8 @@ impl Forest {
         for (i, (name, _)) in classes.iter().enumerate() {
             index.entry(name.clone()).or_insert(i);
         }
-        let mut parent: Vec<Option<usize>> = classes.iter().enumerate().map(|(i, (_, p))| p.as_ref().and_then(|p| index.get(p).copied()).filter(|&p| p != i)).collect();
+        let mut parent: Vec<Option<usize>> =
+            classes.iter().enumerate().map(|(i, (_, p))| p.as_ref().and_then(|p| index.get(p).copied()).filter(|&p| p != i)).collect();
         // Break cycles: walk each class's parent chain once, marking as we go (linear overall).
         let mut state = vec![0u8; n]; // 0 unseen, 1 on the current walk, 2 done
         for start in 0..n {
@@ -224,7 +236,8 @@ impl Forest {
         let push_level = |stack: &mut Vec<Job>, ids: &[usize], depth: usize| {
             let mut ids: Vec<usize> = ids.to_vec();
             ids.sort_by(|&a, &b| totals[b].relinks.cmp(&totals[a].relinks).then(a.cmp(&b)));
-            let (mut shown, rest): (Vec<usize>, Vec<usize>) = (ids.iter().take(ROWS_PER_LEVEL).copied().collect(), ids.iter().skip(ROWS_PER_LEVEL).copied().collect());
+            let (mut shown, rest): (Vec<usize>, Vec<usize>) =
+                (ids.iter().take(ROWS_PER_LEVEL).copied().collect(), ids.iter().skip(ROWS_PER_LEVEL).copied().collect());
             let extra: Vec<usize> = rest.iter().copied().filter(|i| show.classes.contains(i)).collect();
             shown.extend(&extra);
             let hidden = rest.len() - extra.len();
