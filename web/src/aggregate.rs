@@ -195,9 +195,10 @@ impl Forest {
         path
     }
 
-    /// Classes and sites whose name contains `query` (case-insensitive), exact matches first.
+    /// Classes and sites whose name contains `query` (ASCII case-insensitive: names are
+    /// identifiers), exact matches first.
     pub fn search(&self, query: &str) -> Vec<Hit> {
-        let q = query.trim().to_lowercase();
+        let q = query.trim().to_ascii_lowercase();
         if q.is_empty() {
             return Vec::new();
         }
@@ -208,8 +209,8 @@ impl Forest {
         if let Some(s) = self.site_names.iter().position(|n| n == query.trim()) {
             hits.push(Hit::Site(s));
         }
-        let classes = self.names.iter().enumerate().filter(|(_, n)| n.to_lowercase().contains(&q)).map(|(i, _)| Hit::Class(i));
-        let sites = self.site_names.iter().enumerate().filter(|(_, n)| n.to_lowercase().contains(&q)).map(|(s, _)| Hit::Site(s));
+        let classes = self.names.iter().enumerate().filter(|(_, n)| n.to_ascii_lowercase().contains(&q)).map(|(i, _)| Hit::Class(i));
+        let sites = self.site_names.iter().enumerate().filter(|(_, n)| n.to_ascii_lowercase().contains(&q)).map(|(s, _)| Hit::Site(s));
         for h in classes.chain(sites) {
             if hits.len() >= MAX_HITS {
                 break;

@@ -36,7 +36,7 @@ pub struct NamePickerProps {
 
 /// The first `limit` names containing `query` (case-insensitive), names starting with it first.
 pub fn matches<'a>(names: &'a [String], query: &str, exclude: Option<&str>, limit: usize) -> Vec<&'a str> {
-    let q = query.trim().to_lowercase();
+    let q = query.trim().to_ascii_lowercase();
     let candidates = names.iter().map(String::as_str).filter(|n| Some(*n) != exclude);
     let mut prefix: Vec<&str> = Vec::new();
     let mut inner: Vec<&str> = Vec::new();
@@ -44,7 +44,7 @@ pub fn matches<'a>(names: &'a [String], query: &str, exclude: Option<&str>, limi
         if prefix.len() >= limit {
             break;
         }
-        let lower = n.to_lowercase();
+        let lower = n.to_ascii_lowercase();
         if lower.starts_with(&q) {
             prefix.push(n);
         } else if inner.len() < limit && lower.contains(&q) {
