@@ -186,20 +186,17 @@ pub fn use_theme(theme: Theme) {
 #[hook]
 pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
     let store = store.clone();
+    // Per page instance: the start-up opening ends at this instance's first paint.
+    let booted = use_mut_ref(|| false);
     use_effect_with((key, painted), move |(_, painted)| {
         if !*painted {
             return;
         }
-        if !BOOTED.with(|b| b.replace(true)) {
+        if !std::mem::replace(&mut *booted.borrow_mut(), true) {
             browser::opened();
         }
         if !browser::is_opening() {
             save_now(&store);
         }
     });
-}
-
-thread_local! {
-    /// The start-up opening has painted (a hash link opened later has its own `after_paint`).
-    static BOOTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
