@@ -48,6 +48,7 @@ if [ ${#quick[@]} -gt 0 ]; then budget=180; fi
 raw="$(mktemp)"
 trap 'rm -f "$raw"' EXIT
 start=$(date +%s)
+load_start=$(cut -d' ' -f1 /proc/loadavg)
 if ! timeout "$budget" "${cmd[@]}" "${quick[@]}" >"$raw"; then
   echo "probe: ${cmd[*]} failed or ran past its ${budget} s budget" >&2
   exit 1
@@ -55,10 +56,10 @@ fi
 seconds=$(($(date +%s) - start))
 
 # Machine facts and the wall time, added to the probe's own document (and its schema checked).
-python3 - "$raw" "$seconds" "$out" <<'PY'
+python3 - "$raw" "$seconds" "$out" "$load_start" <<'PY'
 import json, os, platform, sys
 
-raw, seconds, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+raw, seconds, out, load_start = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 doc = json.load(open(raw))
 for key in ("schema", "runtime", "version", "command", "mode", "rows"):
     if key not in doc:
@@ -70,9 +71,17 @@ doc["machine"] = {
     "cpu_model": model,
     "memory_gib": round(mem_kb / 2**20, 1),
     "os": f"{platform.system()} {platform.release()}",
+    # At the start and at the end of the run: other work on the machine slows some reps.
+    "load_average_1min_start": load_start,
     "load_average_1min": round(os.getloadavg()[0], 2),
 }
 doc["wall_seconds"] = seconds
+unreadable = [f"{r['workload']}@{r['param']}" for r in doc["rows"] if r.get("low_wide")]
+if unreadable:
+    # The probe marks each row; this says it where the person running the probe looks. The
+    # fingerprint reads each row's fastest rep, so what matters is how far the fastest quarter
+    # of the reps spread (`low_rel`), not the interquartile range a busy machine widens.
+    print(f"probe: {len(unreadable)} of {len(doc['rows'])} rows too wide to read (fastest quarter of reps spread > 10%; rerun on a quieter machine): {' '.join(unreadable)}", file=sys.stderr)
 text = json.dumps(doc, indent=1) + "\n"
 if out:
     with open(out, "w") as f:

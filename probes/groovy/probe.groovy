@@ -20,11 +20,13 @@
 // site in the process falls back to method selection. GROOVY-12191 scopes this per class.
 
 import groovy.json.JsonOutput
+import groovy.json.JsonSlurper
 import org.codehaus.groovy.control.CompilerConfiguration
 
 final int PERIOD = 1000   // iterations between writes, as in ScopedInvalidationBench
 final int BURST = 50      // writes before the steady loop in `burst_then_steady`
 final int ROUNDS = 3      // passes over the workloads (see `measure`)
+final double LOW_WIDE = 0.1 // the fastest quarter of reps spread wider than this: the minimum is not readable
 final List<Integer> DENSITIES = [10, 100, 1000, 10000]
 final List<Integer> SITE_COUNTS = [1, 8, 64]
 
@@ -72,6 +74,21 @@ def hotSites = { int n, int sites, String write ->
     build(n.intdiv(sites), PERIOD, write, (0..<sites).collect { k -> "o${k}.m(i)".toString() }, classes, '')
 }
 
+// The fanout workload (probes/workloads.json): `sites` subclasses of Root, each with its own
+// method m and one call site, and `write` (a class name, or null) every `period` iterations.
+def fanout = { int n, int sites, int period, String write ->
+    String classes = "class W_Root { int base(int i) { i & 2 } }\nclass W_Other {}\n" +
+        (0..<sites).collect { k -> "class W_L${k} extends W_Root { int m(int i) { (i + ${k}) & 1 } }\ndef o${k} = new W_L${k}()" }.join('\n')
+    build(n.intdiv(sites), period, write ? writeOn(write) : '', (0..<sites).collect { k -> "o${k}.m(i)".toString() }, classes, '')
+}
+
+// [workload, param, iterations, op] of every fanout row, in the shared definition's order.
+// Read from the repository root, where scripts/probe.sh runs every probe.
+def fanoutPlan = { int n ->
+    def spec = new JsonSlurper().parse(new File('probes/workloads.json')).fanout
+    spec.sites.collectMany { int sites -> spec.rows.collect { r -> [r.workload, sites, n.intdiv(sites) * sites, fanout(n, sites, spec.period as int, r.write as String)] } }
+}
+
 def burstThenSteady = { int n ->
     String setup = "(0..<${BURST}).each { k -> W_Unrelated.metaClass.\"dyn\${k}\" = { int x -> 0 } }"
     build(n, PERIOD, '', ['o0.compute(i)'], 'def o0 = new W_Hot()', setup)
@@ -106,7 +123,7 @@ def quantile = { List<Long> values, double q ->
 
 boolean quick = args.contains('--quick')
 int n = quick ? 50000 : 200000
-int reps = quick ? 9 : 21
+int reps = quick ? 9 : 45
 int warmup = quick ? 5 : 20   // C2 compiles the loop after ~10^4 back-edges; warm up past it
 List plan = [
     ['baseline', null, n, workload(n)],
@@ -121,13 +138,16 @@ SITE_COUNTS.each { sites ->
     plan << ['hot_sites_baseline', sites, iterations, hotSites(n, sites, '')]
     plan << ['hot_sites', sites, iterations, hotSites(n, sites, writeOn('Unrelated'))]
 }
+plan.addAll(fanoutPlan(n))
 def times = measure(plan.collect { it[3] }, reps, warmup)
 def rows = plan.withIndex().collect { p, k ->
     List<Long> t = times[k]
     double median = quantile(t, 0.5)
     double iqr = median ? (quantile(t, 0.75) - quantile(t, 0.25)) / median : 0
+    double low = t.first() ? (quantile(t, 0.25) - t.first()) / t.first() : 0
     [workload: p[0], param: p[1], iterations: p[2], reps: reps, warmup: warmup,
-     min_ns: t.first(), median_ns: median, max_ns: t.last(), iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25]
+     min_ns: t.first(), median_ns: median, max_ns: t.last(), iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25,
+     low_rel: Math.round(low * 1e4) / 1e4, low_wide: low > LOW_WIDE]
 }
 def doc = [
     schema : 'blast-radius-probe/1',

@@ -18,11 +18,13 @@
 // invalidates the cells of that prototype and of the maps that have it on their chain
 // (src/objects/js-objects.cc, JSObject::InvalidatePrototypeChains), deoptimizing dependent code.
 
+import { readFileSync } from 'node:fs';
 import { execPath, argv, version, stdout } from 'node:process';
 
 const PERIOD = 1000; // iterations between writes, as in ScopedInvalidationBench
 const BURST = 50; // writes before the steady loop in `burst_then_steady`
 const ROUNDS = 3; // passes over the workloads (see `measure`)
+const LOW_WIDE = 0.1; // the fastest quarter of reps spread wider than this: the minimum is not readable
 const DENSITIES = [10, 100, 1000, 10000];
 const SITE_COUNTS = [1, 8, 64];
 
@@ -39,13 +41,16 @@ function world() {
   return { Hot, Unrelated, Parent, Child, dyn };
 }
 
-/** The op: `n` iterations of `calls` (source lines), `write` every `period` iterations. */
+/** The op: `n` iterations of `calls` (source lines), `write` every `period` iterations. The
+ * branch also counts into `acc`, so that TurboFan keeps the period check (a modulo) in a
+ * write-free baseline too: otherwise it drops the empty branch and every churn row pays for the
+ * modulo, about 0.5 ns an iteration, as if it were the write. */
 function loop(n, period, write, calls, scope) {
   const names = Object.keys(scope);
   const src = `return function op() {
     let acc = 0;
     for (let i = 0; i < ${n}; i++) {
-      if (i % ${period} === 0) { ${write} }
+      if (i % ${period} === 0) { acc += 1; ${write} }
       ${calls.map((c) => `acc += ${c};`).join('\n      ')}
     }
     return acc;
@@ -68,6 +73,26 @@ function hotSites(n, sites, write) {
   }
   const calls = Array.from({ length: sites }, (_, k) => `o${k}.m(i)`);
   return loop(Math.floor(n / sites), PERIOD, write, calls, scope);
+}
+
+/** The fanout workload (probes/workloads.json): `sites` subclasses of Root, each with its own
+ * method m and one call site, and `write` (a class name, or null) every `period` iterations. */
+function fanout(n, sites, period, write) {
+  const scope = world();
+  scope.Root = class Root { base(i) { return i & 2; } };
+  scope.Other = class Other {};
+  for (let k = 0; k < sites; k++) {
+    scope[`L${k}`] = class extends scope.Root { m(i) { return (i + k) & 1; } };
+    scope[`o${k}`] = new scope[`L${k}`]();
+  }
+  const calls = Array.from({ length: sites }, (_, k) => `o${k}.m(i)`);
+  return loop(Math.floor(n / sites), period, write ? `${write}.prototype.dyn0 = dyn;` : '', calls, scope);
+}
+
+/** [workload, param, iterations, op] of every fanout row, in the shared definition's order. */
+function fanoutPlan(n) {
+  const spec = JSON.parse(readFileSync(new URL('../workloads.json', import.meta.url), 'utf8')).fanout;
+  return spec.sites.flatMap((sites) => spec.rows.map((r) => [r.workload, sites, Math.floor(n / sites) * sites, fanout(n, sites, spec.period, r.write)]));
 }
 
 function burstThenSteady(n) {
@@ -107,17 +132,21 @@ function quantile(values, q) {
 function row(workload, param, iterations, t, reps, warmup) {
   const median = quantile(t, 0.5);
   const iqr = median ? (quantile(t, 0.75) - quantile(t, 0.25)) / median : 0;
+  const low = t[0] ? (quantile(t, 0.25) - t[0]) / t[0] : 0;
   return {
     workload, param, iterations, reps, warmup,
     min_ns: t[0], median_ns: median, max_ns: t[t.length - 1],
     iqr_rel: Math.round(iqr * 1e4) / 1e4, wide: iqr > 0.25,
+    low_rel: Math.round(low * 1e4) / 1e4, low_wide: low > LOW_WIDE,
   };
 }
 
 const quick = argv.includes('--quick');
 const n = quick ? 200_000 : 1_000_000;
 // V8 tiers up (Ignition -> Sparkplug -> Maglev -> TurboFan) over the first ops: warm up longer.
-const [reps, warmup] = quick ? [15, 10] : [21, 30];
+// Many reps of short ops: on a shared machine a short op often runs undisturbed, and the
+// fingerprint reads each row's fastest rep.
+const [reps, warmup] = quick ? [15, 10] : [101, 30];
 const plan = [
   ['baseline', null, n, workload(n)],
   ['unrelated_churn', PERIOD, n, workload(n, { write: 'Unrelated.prototype.dyn0 = dyn;' })],
@@ -131,6 +160,7 @@ for (const sites of SITE_COUNTS) {
   plan.push(['hot_sites_baseline', sites, iterations, hotSites(n, sites, '')]);
   plan.push(['hot_sites', sites, iterations, hotSites(n, sites, 'Unrelated.prototype.dyn0 = dyn;')]);
 }
+plan.push(...fanoutPlan(n));
 const times = measure(plan.map((p) => p[3]), reps, warmup);
 const doc = {
   schema: 'blast-radius-probe/1',

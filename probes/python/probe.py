@@ -20,6 +20,7 @@ subclasses, so specialized instructions guarded on those tags miss and re-specia
 """
 
 import json
+import os
 import platform
 import sys
 import time
@@ -27,6 +28,7 @@ import time
 PERIOD = 1000  # iterations between writes, as in ScopedInvalidationBench
 BURST = 50  # writes before the steady loop in `burst_then_steady`
 ROUNDS = 3  # passes over the workloads (see `measure`)
+LOW_WIDE = 0.10  # the fastest quarter of reps spread wider than this: the minimum is not readable
 DENSITIES = (10, 100, 1000, 10000)
 SITE_COUNTS = (1, 8, 64)
 
@@ -57,13 +59,16 @@ def world():
 
 
 def loop(name, n, period, write, calls, scope):
-    """The op: `n` iterations of `calls` (source lines), `write` every `period` iterations."""
+    """The op: `n` iterations of `calls` (source lines), `write` every `period` iterations. The
+    branch also counts into `acc`, so that a JIT (PyPy) keeps the period check in a write-free
+    baseline too, and a churn row does not pay for the modulo as if it were the write."""
     body = "\n".join(f"        acc += {c}" for c in calls)
     src = (
         "def op():\n"
         "    acc = 0\n"
         f"    for i in range({n}):\n"
         f"        if i % {period} == 0:\n"
+        "            acc += 1\n"
         f"            {write}\n"
         f"{body}\n"
         "    return acc\n"
@@ -87,6 +92,31 @@ def hot_sites(n, sites, write):
         scope[f"o{k}"] = type(f"C{k}", (), {"m": lambda self, i, k=k: (i + k) & 1})()
     calls = [f"o{k}.m(i)" for k in range(sites)]
     return loop(f"hot_sites_{sites}", n // sites, PERIOD, write, calls, scope)
+
+
+def fanout(n, sites, period, write):
+    """The fanout workload (probes/workloads.json): `sites` subclasses of Root, each with its
+    own method m and one call site, and `write` (a class name, or None) every `period`
+    iterations."""
+    scope = world()
+    root = type("Root", (), {"base": lambda self, i: i & 2})
+    scope["Root"], scope["Other"] = root, type("Other", (), {})
+    for k in range(sites):
+        leaf = type(f"L{k}", (root,), {"m": lambda self, i, k=k: (i + k) & 1})
+        scope[f"L{k}"], scope[f"o{k}"] = leaf, leaf()
+    statement = f"{write}.dyn0 = dyn" if write else "pass"
+    return loop(f"fanout_{write}_{sites}", n // sites, period, statement, [f"o{k}.m(i)" for k in range(sites)], scope)
+
+
+def fanout_plan(n):
+    """(workload, param, iterations, op) of every fanout row, in the shared definition's order."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "workloads.json")) as f:
+        spec = json.load(f)["fanout"]
+    return [
+        (r["workload"], sites, (n // sites) * sites, fanout(n, sites, spec["period"], r["write"]))
+        for sites in spec["sites"]
+        for r in spec["rows"]
+    ]
 
 
 def burst_then_steady(n):
@@ -126,6 +156,7 @@ def quantile(values, q):
 def row(workload_name, param, iterations, t, reps, warmup):
     median = quantile(t, 0.5)
     iqr = (quantile(t, 0.75) - quantile(t, 0.25)) / median if median else 0.0
+    low = (quantile(t, 0.25) - t[0]) / t[0] if t[0] else 0.0
     return {
         "workload": workload_name,
         "param": param,
@@ -137,14 +168,18 @@ def row(workload_name, param, iterations, t, reps, warmup):
         "max_ns": t[-1],
         "iqr_rel": round(iqr, 4),
         "wide": iqr > 0.25,
+        "low_rel": round(low, 4),
+        "low_wide": low > LOW_WIDE,
     }
 
 
 def main(argv):
     quick = "--quick" in argv
     runtime = argv[argv.index("--runtime") + 1] if "--runtime" in argv else platform.python_implementation().lower()
-    n = 50_000 if quick else 100_000
-    reps, warmup = (15, 2) if quick else (21, 4)
+    # Short ops and many reps: on a shared machine a short op often runs undisturbed, and the
+    # fingerprint reads each row's fastest rep.
+    n = 20_000
+    reps, warmup = (21, 2) if quick else (101, 3)
     if hasattr(sys, "pypy_version_info"):
         warmup *= 4  # the tracing JIT compiles the loop, then recompiles bridges: let it settle
     plan = [
@@ -159,6 +194,7 @@ def main(argv):
         iterations = (n // sites) * sites
         plan.append(("hot_sites_baseline", sites, iterations, hot_sites(n, sites, "pass")))
         plan.append(("hot_sites", sites, iterations, hot_sites(n, sites, "Unrelated.dyn0 = dyn")))
+    plan += fanout_plan(n)
     times = measure([op for *_, op in plan], reps, warmup)
     rows = [row(name, param, iterations, t, reps, warmup) for (name, param, iterations, _), t in zip(plan, times)]
     pypy = getattr(sys, "pypy_version_info", None)

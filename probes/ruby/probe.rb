@@ -26,6 +26,7 @@ require 'json'
 PERIOD = 1000 # iterations between writes, as in ScopedInvalidationBench
 BURST = 50 # writes before the steady loop in `burst_then_steady`
 ROUNDS = 3 # passes over the workloads (see `measure`)
+LOW_WIDE = 0.1 # the fastest quarter of reps spread wider than this: the minimum is not readable
 DENSITIES = [10, 100, 1000, 10_000].freeze
 SITE_COUNTS = [1, 8, 64].freeze
 DYN = proc { |_i| 0 }
@@ -54,7 +55,10 @@ def loop_op(mod, n, period, write, calls, receivers)
       acc = 0
       i = 0
       while i < #{n}
-        #{write} if i % #{period} == 0
+        if i % #{period} == 0
+          acc += 1 # so a JIT (JRuby) keeps the period check in a write-free baseline too
+          #{write}
+        end
     #{body}
         i += 1
       end
@@ -84,6 +88,29 @@ def hot_sites(n, sites, write)
     Class.new { define_method(:m) { |i| (i + k) & 1 } }.new
   end
   loop_op(mod, n / sites, PERIOD, write, (0...sites).map { |k| "o#{k}.m(i)" }, receivers)
+end
+
+# The fanout workload (probes/workloads.json): `sites` subclasses of Root, each with its own
+# method m and one call site, and `write` (a class name, or nil) every `period` iterations.
+def fanout(n, sites, period, write)
+  mod = world
+  root = Class.new { define_method(:base) { |i| i & 2 } }
+  mod.const_set(:Root, root)
+  mod.const_set(:Other, Class.new)
+  receivers = (0...sites).map do |k|
+    leaf = Class.new(root) { define_method(:m) { |i| (i + k) & 1 } }
+    mod.const_set(:"L#{k}", leaf)
+    leaf.new
+  end
+  loop_op(mod, n / sites, period, write ? write_on(write) : 'nil', (0...sites).map { |k| "o#{k}.m(i)" }, receivers)
+end
+
+# [workload, param, iterations, op] of every fanout row, in the shared definition's order.
+def fanout_plan(n)
+  spec = JSON.parse(File.read(File.join(__dir__, '..', 'workloads.json')))['fanout']
+  spec['sites'].flat_map do |sites|
+    spec['rows'].map { |r| [r['workload'], sites, (n / sites) * sites, fanout(n, sites, spec['period'], r['write'])] }
+  end
 end
 
 def burst_then_steady(n)
@@ -126,14 +153,18 @@ end
 def row(name, param, iterations, t, reps, warmup)
   median = quantile(t, 0.5)
   iqr = median.zero? ? 0.0 : (quantile(t, 0.75) - quantile(t, 0.25)) / median.to_f
+  low = t.first.zero? ? 0.0 : (quantile(t, 0.25) - t.first) / t.first.to_f
   { workload: name, param: param, iterations: iterations, reps: reps, warmup: warmup,
-    min_ns: t.first, median_ns: median, max_ns: t.last, iqr_rel: iqr.round(4), wide: iqr > 0.25 }
+    min_ns: t.first, median_ns: median, max_ns: t.last, iqr_rel: iqr.round(4), wide: iqr > 0.25,
+    low_rel: low.round(4), low_wide: low > LOW_WIDE }
 end
 
 quick = ARGV.include?('--quick')
 runtime = ARGV.include?('--runtime') ? ARGV[ARGV.index('--runtime') + 1] : (RUBY_ENGINE == 'jruby' ? 'jruby' : 'ruby')
-n = quick ? 50_000 : 200_000
-reps, warmup = quick ? [9, 3] : [21, 5]
+# Short ops and many reps: on a shared machine a short op often runs undisturbed, and the
+# fingerprint reads each row's fastest rep.
+n = quick ? 20_000 : 40_000
+reps, warmup = quick ? [15, 3] : [101, 5]
 warmup *= 4 if RUBY_ENGINE == 'jruby' # the JVM compiles the loop after some thousands of calls
 plan = [
   ['baseline', nil, n, workload(n)],
@@ -148,6 +179,7 @@ SITE_COUNTS.each do |sites|
   plan << ['hot_sites_baseline', sites, iterations, hot_sites(n, sites, 'nil')]
   plan << ['hot_sites', sites, iterations, hot_sites(n, sites, write_on('Unrelated'))]
 end
+plan.concat(fanout_plan(n))
 times = measure(plan.map(&:last), reps, warmup)
 version = RUBY_ENGINE == 'jruby' ? "JRuby #{JRUBY_VERSION} (Ruby #{RUBY_VERSION}, JVM #{ENV_JAVA['java.version']})" : "Ruby #{RUBY_VERSION}p#{RUBY_PATCHLEVEL} (#{RUBY_ENGINE})"
 doc = {

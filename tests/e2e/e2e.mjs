@@ -22,6 +22,7 @@ import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as scaleChecks } from './checks/scale.mjs';
+import { checks as expectationChecks } from './checks/expectations.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -93,6 +94,12 @@ for (const c of issue15Checks) {
 // Big and hostile scenarios (issues #8 item 5, #11, #13 item 5), each on its own page.
 for (const c of scaleChecks) {
   check(c.name, ({ browser, url }) => c.run({ browser, baseUrl: url, log }));
+}
+
+// Issue #12: the expectations panel (each check on a fresh page).
+for (const c of expectationChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
 
 // Keep these two last: they cover everything the checks above did.

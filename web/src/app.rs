@@ -3,7 +3,7 @@
 use std::rc::Rc;
 
 use blast_engine::model::Scenario;
-use blast_engine::Policy;
+use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
@@ -13,6 +13,7 @@ use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
+use crate::components::expectations::{expectation_lines, failed_lines, Expectations};
 use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
@@ -28,7 +29,7 @@ use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_onc
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::runner::ClassEntry;
-use crate::share;
+use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
 
@@ -64,11 +65,23 @@ pub fn app() -> Html {
     use_hash_links(&store);
     use_theme(theme);
     use_autosave(&store, save_key, below_fold);
+    // Where each `expect` line is in the text: re-read only when the text or model changed.
+    let expect_lines = {
+        let deps = {
+            let s = store.read();
+            (s.scenario_rev, s.edit_epoch)
+        };
+        let store = store.clone();
+        use_memo(deps, move |_| expectation_lines(&store.read().text))
+    };
 
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
-        None => s.preset.map(|p| AttrValue::from(p.id)),
+        None => s.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
+            // A runtime's scenario, as long as it is unedited.
+            runtimes::by_preset_id(&s.scenario.name).filter(|r| r.scenario_text() == s.text).map(|r| AttrValue::from(r.preset_id()))
+        }),
     };
     let html = html! {
         <div class="app">
@@ -84,7 +97,7 @@ pub fn app() -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, below_fold),
-                        None => call_site_sections(&store, &s, &shared, below_fold),
+                        None => call_site_sections(&store, &s, &shared, below_fold, &expect_lines),
                     }
                 }
             </main>
@@ -209,7 +222,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
 
 /// `below_fold`: whether the panels under the blast view (charts, comparison, why, editor)
 /// are mounted yet; see `use_painted_once`.
-fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below_fold: bool) -> Html {
+fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below_fold: bool, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
     let lanes = s.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
@@ -245,8 +258,11 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
                         <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                        <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
+                            lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                         <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
-                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)} />
+                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
+                            focus={s.focused_cause.clone()} />
                     </div>
                 </div>
                 <section id="editor" class="panel" aria-labelledby="editor-title">
@@ -267,7 +283,8 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
                         <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
                             error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
                         <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)} />
+                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
+                            failed_lines={if s.text_error.is_none() { failed_lines(&s.expectations, expect_lines) } else { Vec::new() }} />
                     </div>
                 </section>
             }
@@ -304,7 +321,23 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
 fn load_preset(store: &Store) -> Callback<(String, bool)> {
     let store = store.clone();
     Callback::from(move |(id, run): (String, bool)| {
-        store.dispatch(Action::LoadPreset { id, run });
+        match runtimes::by_preset_id(&id) {
+            // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
+            Some(runtime) => {
+                let text = runtime.scenario_text();
+                match dsl::parse(&text) {
+                    Ok(scenario) => {
+                        let shared = Shared { text, scenario, policies: runtime.lanes() };
+                        store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
+                        if run {
+                            store.dispatch(Action::Play);
+                        }
+                    }
+                    Err(e) => store.dispatch(Action::ShowError(format!("The {} scenario does not parse: {e}", runtime.name))),
+                }
+            }
+            None => store.dispatch(Action::LoadPreset { id, run }),
+        }
         if run {
             browser::scroll_into_view("blast-view");
         }

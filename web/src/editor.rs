@@ -248,6 +248,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
                 return Err(EditError::Missing { what: "site", name: name.clone() });
             }
             s.sites.retain(|x| &x.name != name);
+            s.expectations.retain_mut(|e| e.forget_site(name));
             // A deleted site's calls go with it; the loops themselves stay.
             for b in Block::ALL {
                 remove_calls(s.block_mut(b), name);
@@ -410,6 +411,7 @@ fn event_class_refs(ev: &Event) -> Vec<&str> {
 }
 
 fn rename_class(s: &mut Scenario, from: &str, to: &str) {
+    s.expectations.iter_mut().for_each(|e| e.rename_class(from, to));
     let swap = |name: &mut String| {
         if name == from {
             *name = to.to_string();

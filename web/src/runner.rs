@@ -7,8 +7,9 @@
 
 use std::rc::Rc;
 
+use blast_engine::expect::{self, Outcome, RunView};
 use blast_engine::model::{Event, Scenario};
-use blast_engine::report::{RelinkRecord, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::report::{Naming, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
@@ -49,7 +50,7 @@ pub struct LaneView {
     pub timeline: Rc<Vec<TimelinePoint>>,
     pub result: Option<RunResult>,
     /// The selected site's latest relinks, oldest first.
-    pub history: Rc<Vec<RelinkRecord>>,
+    pub history: Rc<Vec<RelinkText>>,
     pub events_recorded: usize,
     pub last_event: Option<String>,
     /// Classes of the runner's list that are not loaded now in this lane (the program or a
@@ -120,7 +121,7 @@ struct Lane {
     flash: Vec<u64>,
     result: Option<RunResult>,
     /// The selected site's history and the (site, relink total) it was built for.
-    history: Rc<Vec<RelinkRecord>>,
+    history: Rc<Vec<RelinkText>>,
     history_key: Option<(String, u64)>,
 }
 
@@ -312,6 +313,13 @@ impl Runner {
         self.lanes.iter().map(|l| (l.sim.policy(), l.sim.what_if_write(class))).collect()
     }
 
+    /// The scenario's expectations against the lanes as they stand: pending where a run is
+    /// missing or still going (`blast_engine::expect`).
+    pub fn expectations(&self, scenario: &Scenario) -> Vec<Outcome> {
+        let views: Vec<RunView> = self.lanes.iter().map(|l| RunView::of_simulation(&l.sim)).collect();
+        expect::evaluate(scenario, &views)
+    }
+
     /// The site whose history the views carry.
     pub fn select(&mut self, site: Option<String>) {
         self.selected = site;
@@ -344,8 +352,12 @@ impl Runner {
                 let key = selected.map(|name| (name.to_string(), sites.iter().find(|s| s.report.name == name).map_or(0, |s| s.relinks)));
                 if key != lane.history_key {
                     // Only rebuilt when the selection or that site's relink count changed.
-                    let mut h: Vec<RelinkRecord> = match selected {
-                        Some(name) => lane.sim.relinks_since(0).iter().rev().filter(|r| r.site == name).take(HISTORY_LIMIT).cloned().collect(),
+                    // Records carry site ids; the rows shown are made as text here, at the edge.
+                    let id = selected.and_then(|name| lane.sim.site_id(name));
+                    let mut h: Vec<RelinkText> = match id {
+                        Some(id) => {
+                            lane.sim.relinks_since(0).iter().rev().filter(|r| r.site == id).take(HISTORY_LIMIT).map(|r| lane.sim.relink_text(r)).collect()
+                        }
                         None => Vec::new(),
                     };
                     h.reverse();

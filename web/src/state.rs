@@ -7,6 +7,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::expect::{Cause, Outcome};
 use blast_engine::model::{Event, Scenario};
 use blast_engine::models;
 use blast_engine::presets::{self, Preset};
@@ -256,6 +257,10 @@ pub enum Action {
         enter: bool,
     },
     SelectSite(Option<String>),
+    /// Add these policies' lanes (the expectations panel: runs an expectation reads).
+    AddPolicies(Vec<Policy>),
+    /// Show the relink behind a failed expectation in the why panel.
+    ShowCause(Cause),
     HoverClass(Option<String>),
     CycleTheme,
     ToggleHelp,
@@ -339,6 +344,10 @@ pub struct AppState {
     pub slow_lanes: Vec<Rc<LaneView>>,
     last_slow_ms: f64,
     pub selected_site: Option<String>,
+    /// Each expectation's outcome against the lanes, refreshed with `slow_lanes`.
+    pub expectations: Rc<Vec<Outcome>>,
+    /// The relink a click on a failed expectation asked the why panel to show.
+    pub focused_cause: Option<Cause>,
     pub hovered_class: Option<String>,
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
@@ -388,6 +397,8 @@ impl AppState {
             slow_lanes: Vec::new(),
             last_slow_ms: f64::NEG_INFINITY,
             selected_site: None,
+            expectations: Rc::default(),
+            focused_cause: None,
             hovered_class: None,
             what_if: Vec::new(),
             editor_error: None,
@@ -661,7 +672,7 @@ impl AppState {
                     self.playing = false;
                 }
                 if slow_views_due(self.playing, wall_ms, &mut self.last_slow_ms) {
-                    self.slow_lanes = self.runner.views().to_vec();
+                    self.refresh_slow_views();
                 }
                 self.refresh_what_if();
             }
@@ -682,6 +693,17 @@ impl AppState {
                 self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
                 self.runner.select(self.selected_site.clone());
                 self.after_commands();
+            }
+            Action::AddPolicies(add) => {
+                let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
+                if policies != self.policies {
+                    self.policies = policies;
+                    self.rebuild();
+                }
+            }
+            Action::ShowCause(cause) => {
+                self.reduce(Action::SelectSite(Some(cause.site.clone())));
+                self.focused_cause = Some(cause);
             }
             Action::HoverClass(class) => {
                 self.hovered_class = class;
@@ -795,6 +817,7 @@ impl AppState {
     fn rebuild(&mut self) {
         self.playing = false;
         self.step_note = None;
+        self.focused_cause = None;
         let looped = self.loop_mode.then(|| looping(&self.scenario));
         match Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params) {
             Ok(r) => {
@@ -825,14 +848,20 @@ impl AppState {
 
     fn pause(&mut self) {
         self.playing = false;
-        self.slow_lanes = self.runner.views().to_vec();
+        self.refresh_slow_views();
     }
 
     /// After anything that changed the simulations outside the frame loop.
     fn after_commands(&mut self) {
         self.runner.refresh();
-        self.slow_lanes = self.runner.views().to_vec();
+        self.refresh_slow_views();
         self.refresh_what_if();
+    }
+
+    /// The costly panels' views: lanes for charts, comparison and why; the expectations.
+    fn refresh_slow_views(&mut self) {
+        self.slow_lanes = self.runner.views().to_vec();
+        self.expectations = Rc::new(self.runner.expectations(&self.scenario));
     }
 
     fn refresh_what_if(&mut self) {
@@ -1329,6 +1358,29 @@ mod tests {
         s.reduce(Action::CycleTheme);
         s.reduce(Action::CycleTheme);
         assert_eq!(s.theme, Theme::Dark);
+    }
+
+    #[test]
+    fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
+        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
+        // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
+        s.reduce(Action::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
+        assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        run_to_end(&mut s);
+        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
+        // A failing expectation typed into the text fails, with a cause the why panel can show.
+        let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
+        s.reduce(Action::EditText(text));
+        run_to_end(&mut s);
+        let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
+        let cause = failed.causes[0].clone();
+        s.reduce(Action::ShowCause(cause.clone()));
+        assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
+        assert_eq!(s.focused_cause, Some(cause));
+        s.reduce(Action::Reset);
+        assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
     }
 
     #[test]

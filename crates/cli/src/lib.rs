@@ -1,6 +1,7 @@
 //! Argument handling and output formatting for the `blast` binary, kept as a library so it is
 //! tested without spawning processes.
 
+mod check;
 mod error;
 mod options;
 
@@ -60,7 +61,11 @@ pub fn usage() -> String {
         ("blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]", SWEEP_FORMATS, "throughput per policy across a parameter"),
         ("blast calibrate", CALIBRATE_FORMATS, "compare with the published figures; exit 1 if any row is outside tolerance"),
         ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
-        ("blast check <file>", TEXT_ONLY, "parse and validate a scenario"),
+        (
+            "blast check <file|preset|all>... [--param name=value ...]",
+            check::CHECK_FORMATS,
+            "validate scenarios and evaluate their `expect` lines; exit 1 if any expectation fails",
+        ),
         (
             "blast fingerprint <probe-result.json>...",
             FINGERPRINT_FORMATS,
@@ -115,7 +120,7 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
         }
         "run" => cmd_run(&opts)?,
         "show" => cmd_show(&opts)?,
-        "check" => cmd_check(&opts)?,
+        "check" => return check::cmd_check(&opts),
         "calibrate" => return cmd_calibrate(&opts),
         "sweep" => cmd_sweep(&opts)?,
         "fingerprint" => cmd_fingerprint(&opts)?,
@@ -259,7 +264,7 @@ pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
     for p in &PROFILES {
         let _ = writeln!(s, "| {} | `{}` | {} | {} | {} |", p.name, p.policy, p.semantics, p.invalidates, p.source);
     }
-    s.push_str("\n### What the measurements fit\n\n| runtime | version | policy from source | its rms log10 (rank) | best fit | its rms log10 | write ns | relink ns |\n|---|---|---|---:|---|---:|---:|---:|\n");
+    s.push_str("\n### What the measurements fit\n\n| runtime | version | load (start-end) | policy from source | its rms log10 (rank) | best fit | its rms log10 | next shape's / best's | write ns | relink ns | rows too wide to read |\n|---|---|---|---|---:|---|---:|---:|---:|---:|---:|\n");
     for f in prints {
         let best = f.best();
         let claimed = runtimes::profile(&f.runtime).map(|p| p.policy);
@@ -267,56 +272,91 @@ pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
             Some((c, rank)) => (format!("`{c}`"), format!("{:.3} ({})", f.fits[rank].rms_log10, rank + 1)),
             None => ("–".to_string(), "–".to_string()),
         };
+        let unreadable = f.pairs.iter().filter(|p| !p.readable).count();
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | **`{}`** | {:.3} | {:.0} | {:.0} |",
-            f.runtime, f.version, claim.0, claim.1, best.policy, best.rms_log10, best.write_ns, best.relink_ns
+            "| {} | {} | {} | {} | {} | **{}** | {:.3} | {:.1}x | {:.0} | {:.0} | {unreadable} of {} |",
+            f.runtime,
+            f.version,
+            load_label(f),
+            claim.0,
+            claim.1,
+            best_label(f),
+            best.rms_log10,
+            f.margin(),
+            best.write_ns,
+            best.relink_ns,
+            f.pairs.len()
         );
     }
     for f in prints {
-        let _ = writeln!(s, "\n**{}**: measured slowdown over the no-write baseline, and what each policy simulates at its fitted costs\n", f.runtime);
-        let _ = writeln!(s, "| | {} |", f.pairs.iter().map(pair_label).collect::<Vec<_>>().join(" | "));
-        let _ = writeln!(s, "|---|{}", "---:|".repeat(f.pairs.len()));
-        let _ = writeln!(s, "| measured | {} |", f.pairs.iter().map(|p| format!("{:.2}", p.measured)).collect::<Vec<_>>().join(" | "));
-        for fit in &f.fits {
-            let _ = writeln!(s, "| {} | {} |", fit.policy, fit.simulated.iter().map(|v| format!("{v:.2}")).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(
+            s,
+            "\n**{}**: measured slowdown over the no-write baseline (spread: how far the fastest quarter of reps spread, the larger of the two rows; * too wide to read), and what each policy simulates at its fitted costs\n",
+            f.runtime
+        );
+        let _ = writeln!(s, "| workload | measured | spread | {} |", f.fits.iter().map(|fit| fit.policy.name()).collect::<Vec<_>>().join(" | "));
+        let _ = writeln!(s, "|---|---:|---:|{}", "---:|".repeat(f.fits.len()));
+        for (k, p) in f.pairs.iter().enumerate() {
+            let sims = f.fits.iter().map(|fit| format!("{:.2}", fit.simulated[k])).collect::<Vec<_>>().join(" | ");
+            let _ = writeln!(s, "| {} | {:.2} | {:.0}%{} | {sims} |", pair_label(p), p.measured, p.spread * 100.0, if p.readable { "" } else { "*" });
         }
     }
     s
 }
 
+/// The best policy and the ones the workloads cannot tell from it.
+fn best_label(f: &Fingerprint) -> String {
+    std::iter::once(f.best().policy).chain(f.tied()).map(|p| p.name()).collect::<Vec<_>>().join(" = ")
+}
+
+/// The machine's load average at the start and the end of the probe run, when recorded.
+fn load_label(f: &Fingerprint) -> String {
+    match (f.load_start, f.load_end) {
+        (Some(a), Some(b)) => format!("{a:.1}-{b:.1}"),
+        (None, Some(b)) => format!("{b:.1} (end)"),
+        _ => "–".into(),
+    }
+}
+
 fn fingerprint_table(f: &Fingerprint) -> String {
-    let mut s = format!("{} ({})\n", f.runtime, f.version);
-    let _ = write!(s, "{:<14} {:>10} {:>10} {:>8}", "policy", "write ns", "relink ns", "rms log");
-    for p in &f.pairs {
-        let _ = write!(s, " {:>22}", pair_label(p));
-    }
-    let _ = write!(s, "\n{:<14} {:>10} {:>10} {:>8}", "measured", "", "", "");
-    for p in &f.pairs {
-        let _ = write!(s, " {:>21.2}x", p.measured);
-    }
-    s.push('\n');
+    let mut s = format!("{} ({}), load {}\n", f.runtime, f.version, load_label(f));
+    let _ = write!(s, "{:<24} {:>9} {:>7}", "workload", "measured", "spread");
     for fit in &f.fits {
-        let _ = write!(s, "{:<14} {:>10.0} {:>10.0} {:>8.3}", fit.policy.name(), fit.write_ns, fit.relink_ns, fit.rms_log10);
-        for v in &fit.simulated {
-            let _ = write!(s, " {v:>21.2}x");
-        }
-        s.push('\n');
+        let _ = write!(s, " {:>12}", fit.policy.name());
     }
-    let _ = writeln!(s, "best: {} (the runner-up's residual is {:.1}x larger)", f.best().policy, f.margin());
+    for (k, p) in f.pairs.iter().enumerate() {
+        let _ = write!(s, "\n{:<24} {:>8.2}x {:>6.0}%{}", pair_label(p), p.measured, p.spread * 100.0, if p.readable { " " } else { "*" });
+        for fit in &f.fits {
+            let _ = write!(s, " {:>11.2}x", fit.simulated[k]);
+        }
+    }
+    let _ = write!(s, "\n{:<24} {:>9} {:>7}", "write ns", "", "");
+    for fit in &f.fits {
+        let _ = write!(s, " {:>12.0}", fit.write_ns);
+    }
+    let _ = write!(s, "\n{:<24} {:>9} {:>7}", "relink ns", "", "");
+    for fit in &f.fits {
+        let _ = write!(s, " {:>12.0}", fit.relink_ns);
+    }
+    let _ = write!(s, "\n{:<24} {:>9} {:>7}", "rms log10", "", "");
+    for fit in &f.fits {
+        let _ = write!(s, " {:>12.3}", fit.rms_log10);
+    }
+    let unreadable = f.pairs.iter().filter(|p| !p.readable).count();
+    let _ = writeln!(
+        s,
+        "\nbest: {} (the next different shape's residual is {:.1}x larger); {unreadable} of {} rows too wide to read (*)",
+        best_label(f),
+        f.margin(),
+        f.pairs.len()
+    );
     s
 }
 
 fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     // The engine's reports are plain structs with string keys: serializing them cannot fail.
     serde_json::to_string_pretty(value).expect("reports serialize") + "\n"
-}
-
-fn cmd_check(opts: &Options) -> Result<String, CliError> {
-    opts.format_for("check", TEXT_ONLY)?;
-    let t = opts.one_target()?;
-    let loaded = load(t)?;
-    Ok(format!("{t}: ok ({} scenario)\n", loaded.len()))
 }
 
 fn cmd_show(opts: &Options) -> Result<String, CliError> {
@@ -352,7 +392,7 @@ fn cmd_run(opts: &Options) -> Result<String, CliError> {
 }
 
 /// The scenario and engine params after applying every `--param name=value`.
-fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
+pub(crate) fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
     let mut cur = (s.clone(), Params::default());
     for (name, value) in &opts.sets {
         cur = set(&cur.0, &cur.1, name, value)?;

@@ -15,10 +15,12 @@ pub enum Format {
     Csv,
     Markdown,
     Dsl,
+    /// JUnit XML (`blast check`), for CI systems that show test failures natively.
+    Junit,
 }
 
 impl Format {
-    pub const ALL: [Format; 5] = [Format::Table, Format::Json, Format::Csv, Format::Markdown, Format::Dsl];
+    pub const ALL: [Format; 6] = [Format::Table, Format::Json, Format::Csv, Format::Markdown, Format::Dsl, Format::Junit];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -27,6 +29,7 @@ impl Format {
             Format::Csv => "csv",
             Format::Markdown => "markdown",
             Format::Dsl => "dsl",
+            Format::Junit => "junit",
         }
     }
 }

@@ -108,8 +108,16 @@ fn chain_text(depth: usize) -> String {
     t
 }
 
-/// Child jobs: build (and run) one scenario in a fresh process and print `seconds bytes work`.
+/// Child jobs: build (and run) one scenario in a fresh process and print `seconds bytes work
+/// scenario_bytes`: the time, peak RSS and work of the simulation, and the peak RSS before it
+/// started (the scenario model the caller holds, which is not the engine's).
 fn child(job: &str) {
+    if let Some(sites) = job.strip_prefix("bulk:") {
+        // For profiling (`valgrind --tool=callgrind`): the bulk event row at another size.
+        let sites: usize = sites.parse().unwrap();
+        println!("{} 0 0 0", per_event(&world(sites / 10, sites, 10, Event::Unattributed), Policy::Exact));
+        return;
+    }
     let (scenario, policy) = match job.split_once(':') {
         Some(("new", n)) => (world(n.parse::<usize>().unwrap() / 10, n.parse().unwrap(), 1, Event::Unattributed), None),
         Some((gen, policy)) => {
@@ -118,6 +126,7 @@ fn child(job: &str) {
         }
         None => panic!("bad job {job}"),
     };
+    let before = peak_rss();
     let start = Instant::now();
     let mut sim = Simulation::new(&scenario, policy.unwrap_or(Policy::Exact), &Params::default()).unwrap();
     if policy.is_some() {
@@ -125,15 +134,15 @@ fn child(job: &str) {
             sim.step();
         }
     }
-    println!("{} {} {}", start.elapsed().as_secs_f64(), peak_rss(), sim.work_done());
+    println!("{} {} {} {before}", start.elapsed().as_secs_f64(), peak_rss(), sim.work_done());
 }
 
-fn in_child(job: &str) -> (f64, u64, u64) {
+fn in_child(job: &str) -> (f64, u64, u64, u64) {
     let out = std::process::Command::new(std::env::current_exe().unwrap()).env("BLAST_BENCH_CHILD", job).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<&str> = text.split_whitespace().collect();
-    assert!(v.len() == 3, "child {job}: {text} {}", String::from_utf8_lossy(&out.stderr));
-    (v[0].parse().unwrap(), v[1].parse().unwrap(), v[2].parse().unwrap())
+    assert!(v.len() == 4, "child {job}: {text} {}", String::from_utf8_lossy(&out.stderr));
+    (v[0].parse().unwrap(), v[1].parse().unwrap(), v[2].parse().unwrap(), v[3].parse().unwrap())
 }
 
 /// The generators at the caps: as big as the limits let each be.
@@ -164,9 +173,11 @@ fn main() {
     let global = per_event(&world(100_000, 1_000_000, 10, Event::Write { class: "K0".into(), method: "x".into() }), Policy::Global);
     row("global write retiring all 10^6 sites (ms/event)", format!("{:.1}", global * 1e3), "< 50 ms");
 
-    let (t_new, rss_new, _) = in_child("new:1000000");
+    let (t_new, rss_new, _, rss_scenario) = in_child("new:1000000");
     row("Simulation::new at 10^6 sites (s)", format!("{t_new:.3}"), "< 1 s");
     row("  peak memory per site at 10^6 sites (bytes, VmHWM)", format!("{}", rss_new / 1_000_000), "<= 300");
+    row("    of which the scenario model, before new (bytes/site)", format!("{}", rss_scenario / 1_000_000), "");
+    row("    of which the engine, growth over it (bytes/site)", format!("{}", rss_new.saturating_sub(rss_scenario) / 1_000_000), "");
 
     let text = big_text(1_300_000.min(blast_engine::validate::MAX_SITES));
     let mb = text.len() as f64 / 1e6;
@@ -199,7 +210,7 @@ fn main() {
         let policies = g.policies.clone();
         drop(g.scenario);
         for p in &policies {
-            let (t, rss, work) = in_child(&format!("{key}:{p}"));
+            let (t, rss, work, _) = in_child(&format!("{key}:{p}"));
             worst_t = worst_t.max(t);
             worst_m = worst_m.max(rss);
             println!("{:<42} {:<13} {:>9.2} {:>10.0} {:>15} {:>15}", g.name, p.name(), t, rss as f64 / 1e6, est, work);

@@ -25,10 +25,17 @@ use std::fmt::Write as _;
 use crate::model::*;
 use crate::validate::{validate, Location, ScenarioError};
 
+// The `expect` lines: their parser extends `Parser` from a file of the expectations module.
+#[path = "expect/syntax.rs"]
+mod expect_syntax;
+use expect_syntax::EXPECT_SYMBOLS;
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Ident(String),
     Num(u64),
+    /// A number with a decimal point (`1.5`), as written; only expectations take one.
+    Dec(String),
     Str(String),
     Sym(char),
     Eof,
@@ -89,6 +96,16 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
                 i += 1;
             }
+            if chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
+                i += 1;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                let text: String = chars[start..i].iter().filter(|c| **c != '_').collect();
+                col += i - start;
+                out.push(Token { tok: Tok::Dec(text), line: tl, col: tc });
+                continue;
+            }
             let digits: String = chars[start..i].iter().filter(|c| **c != '_').collect();
             col += i - start;
             let n = digits.parse::<u64>().map_err(|_| ScenarioError::at_text(tl, tc, format!("number `{digits}` is too large")))?;
@@ -110,7 +127,7 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
                 }
             }
             out.push(Token { tok: Tok::Str(s), line: tl, col: tc });
-        } else if "{}=.".contains(c) {
+        } else if "{}=.".contains(c) || EXPECT_SYMBOLS.contains(c) {
             out.push(Token { tok: Tok::Sym(c), line: tl, col: tc });
             advance(&mut i, 1, &mut line, &mut col);
         } else {
@@ -135,6 +152,7 @@ fn describe(t: &Tok) -> String {
     match t {
         Tok::Ident(s) => format!("`{s}`"),
         Tok::Num(n) => format!("number {n}"),
+        Tok::Dec(d) => format!("number {d}"),
         Tok::Str(s) => format!("string \"{s}\""),
         Tok::Sym(c) => format!("`{c}`"),
         Tok::Eof => "end of input".into(),
@@ -300,10 +318,17 @@ impl Parser {
                     self.mark(|| "op".into(), &t);
                     s.op = self.block("op")?;
                 }
+                "expect" => {
+                    self.next();
+                    let path = self.sub(|| format!("expectations[{}]", s.expectations.len()));
+                    self.mark(|| path.clone(), &t);
+                    let e = self.expectation(&path)?;
+                    s.expectations.push(e);
+                }
                 other => {
                     return self.error(
                         &t,
-                        format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op or op)"),
+                        format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op, op or expect)"),
                     )
                 }
             }
@@ -530,6 +555,9 @@ pub fn print(s: &Scenario) -> String {
     out.push_str("op ");
     print_block(&s.op, 0, &mut out);
     out.push('\n');
+    for e in &s.expectations {
+        let _ = writeln!(out, "{e}");
+    }
     out
 }
 

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::dsl;
+use crate::model::Semantics;
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::sim::run;
@@ -36,6 +37,23 @@ pub struct ProbeResult {
     pub command: String,
     pub mode: String,
     pub rows: Vec<ProbeRow>,
+    /// Added by `scripts/probe.sh`; absent when a probe's own output is read.
+    #[serde(default)]
+    pub machine: Option<Machine>,
+}
+
+/// The machine a probe ran on, as `scripts/probe.sh` records it.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+pub struct Machine {
+    #[serde(default)]
+    pub cpus: Option<u32>,
+    #[serde(default)]
+    pub cpu_model: Option<String>,
+    /// The 1-minute load average when the probe started and when it ended.
+    #[serde(default)]
+    pub load_average_1min_start: Option<f64>,
+    #[serde(default)]
+    pub load_average_1min: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -48,6 +66,13 @@ pub struct ProbeRow {
     pub median_ns: f64,
     pub max_ns: f64,
     pub wide: bool,
+    /// How far the fastest quarter of the reps spread above the fastest, over it: the spread of
+    /// the statistic the fingerprint reads. Absent in results from before it was recorded.
+    #[serde(default)]
+    pub low_rel: Option<f64>,
+    /// `low_rel` above the probe's limit (10%): the fastest rep is not readable.
+    #[serde(default)]
+    pub low_wide: bool,
 }
 
 pub const SCHEMA: &str = "blast-radius-probe/1";
@@ -55,7 +80,12 @@ pub const SCHEMA: &str = "blast-radius-probe/1";
 /// Why a probe result cannot be fingerprinted.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FingerprintError {
-    NotJson(String),
+    /// Not JSON, or not the probe schema's shape: where (1-based line and column) and why.
+    NotJson {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
     WrongSchema(String),
     /// A churn workload has no matching baseline row, or no row has a churn workload at all.
     Missing(String),
@@ -66,7 +96,7 @@ pub enum FingerprintError {
 impl std::fmt::Display for FingerprintError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FingerprintError::NotJson(e) => write!(f, "not a probe result ({e})"),
+            FingerprintError::NotJson { line, column, reason } => write!(f, "{line}:{column}: not a probe result ({reason})"),
             FingerprintError::WrongSchema(s) => write!(f, "schema `{s}`; this version reads `{SCHEMA}`"),
             FingerprintError::Missing(what) => write!(f, "the result has no {what}"),
             FingerprintError::Scenario(e) => write!(f, "{e}"),
@@ -78,7 +108,12 @@ impl std::error::Error for FingerprintError {}
 
 impl ProbeResult {
     pub fn parse(json: &str) -> Result<ProbeResult, FingerprintError> {
-        let r: ProbeResult = serde_json::from_str(json).map_err(|e| FingerprintError::NotJson(e.to_string()))?;
+        let r: ProbeResult = serde_json::from_str(json).map_err(|e| {
+            // serde_json's message ends with its own " at line L column C"; the location is kept as numbers.
+            let reason = e.to_string();
+            let reason = reason.split(" at line ").next().unwrap_or(&reason).to_string();
+            FingerprintError::NotJson { line: e.line(), column: e.column(), reason }
+        })?;
         if r.schema != SCHEMA {
             return Err(FingerprintError::WrongSchema(r.schema));
         }
@@ -91,8 +126,9 @@ impl ProbeResult {
 }
 
 impl ProbeRow {
-    /// Fastest rep per loop iteration: the statistic a busy machine disturbs least.
-    fn ns_per_iteration(&self) -> f64 {
+    /// Fastest rep per call: the statistic a busy machine disturbs least. A probe's `iterations`
+    /// counts calls (loop iterations x sites per iteration).
+    fn ns_per_call(&self) -> f64 {
         self.min_ns / self.iterations as f64
     }
 }
@@ -103,6 +139,10 @@ pub struct Pair {
     pub workload: String,
     pub param: Option<u64>,
     pub measured: f64,
+    /// The larger `low_rel` of the two rows (0 when the result does not record it).
+    pub spread: f64,
+    /// Neither row is marked too wide to read.
+    pub readable: bool,
 }
 
 /// How well one policy explains the measurements, at its best-fitting costs.
@@ -123,6 +163,9 @@ pub struct PolicyFit {
 pub struct Fingerprint {
     pub runtime: String,
     pub version: String,
+    /// The machine's load average at the probe's start and end, when recorded.
+    pub load_start: Option<f64>,
+    pub load_end: Option<f64>,
     pub pairs: Vec<Pair>,
     /// Best fit first.
     pub fits: Vec<PolicyFit>,
@@ -133,22 +176,35 @@ impl Fingerprint {
         &self.fits[0]
     }
 
-    /// How many times larger the runner-up's residual is than the best one's.
+    /// The policies whose simulated slowdowns equal the best fit's on every workload (the
+    /// workloads cannot tell them apart: hierarchy-v3 scopes a plain write like hierarchy).
+    pub fn tied(&self) -> Vec<Policy> {
+        self.fits[1..].iter().filter(|f| self.same_shape(f)).map(|f| f.policy).collect()
+    }
+
+    /// How many times larger the residual of the best policy with a different shape is than
+    /// the best one's: how clearly the measurements pick the best shape.
     pub fn margin(&self) -> f64 {
-        match self.fits.get(1) {
+        match self.fits[1..].iter().find(|f| !self.same_shape(f)) {
             Some(second) => second.rms_log10 / self.fits[0].rms_log10.max(1e-9),
             None => f64::INFINITY,
         }
     }
+
+    fn same_shape(&self, fit: &PolicyFit) -> bool {
+        fit.simulated.iter().zip(&self.fits[0].simulated).all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs())
+    }
 }
 
-const LOOP: u64 = 100_000;
+/// Calls per simulated op: the CPython probe's loop (probes/python/probe.py); slowdowns are per call, so the
+/// other probes' longer loops compare with it, and the in-browser fit stays short.
+const LOOP: u64 = 20_000;
 
 /// The DSL of one workload: the probe's loop, `calls` sites per iteration, `write` every
 /// `period` iterations (none for a baseline).
 fn workload_text(receiver_sites: usize, write: Option<(&str, u64)>, burst: u64, child_site: bool) -> String {
     let mut s = String::from(
-        "semantics live\nmeasure warmup 1 ops 3\nclass Hot { compute }\nclass Unrelated\nclass Parent { base }\nclass Child extends Parent { leaf }\n",
+        "semantics live\nmeasure warmup 1 ops 1\nclass Hot { compute }\nclass Unrelated\nclass Parent { base }\nclass Child extends Parent { leaf }\n",
     );
     let calls: Vec<String> = if child_site {
         s.push_str("site s0 = Child.base\n");
@@ -174,17 +230,74 @@ fn workload_text(receiver_sites: usize, write: Option<(&str, u64)>, burst: u64, 
     s
 }
 
+/// The fanout workloads as `probes/workloads.json` defines them for every probe: the same file,
+/// so the simulated loops are the measured ones.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Fanout {
+    /// Loop iterations between writes.
+    pub period: u64,
+    /// The site counts measured.
+    pub sites: Vec<u64>,
+    /// Baseline first: one row per written class (`None` for the baseline).
+    pub rows: Vec<FanoutRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct FanoutRow {
+    pub workload: String,
+    pub write: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Workloads {
+    fanout: Fanout,
+}
+
+const WORKLOADS_JSON: &str = include_str!("../../../probes/workloads.json");
+
+/// The shared fanout definition (the file is part of the build, so a bad edit fails the tests).
+pub fn fanout_spec() -> Fanout {
+    serde_json::from_str::<Workloads>(WORKLOADS_JSON).expect("probes/workloads.json is the shared workload definition").fanout
+}
+
+/// A fanout scenario: Root, `sites` subclasses with their own `m` and one site each, Other, and
+/// `write` every `period` iterations; `ops` measured ops after one warm-up op.
+pub(crate) fn fanout_text(sites: u64, period: u64, write: Option<&str>, semantics: Semantics, ops: u32) -> String {
+    let mut s = format!("semantics {semantics}\nmeasure warmup 1 ops {ops}\nclass Root {{ base }}\nclass Other\n");
+    for k in 0..sites {
+        s.push_str(&format!("class L{k} extends Root {{ m }}\nsite s{k} = L{k}.m\n"));
+    }
+    // As in `workload_text`: the expando is installed once, so the loop's writes are plain writes.
+    s.push_str(&format!("setup {{ write {}.dyn0 }}\n", write.unwrap_or("Other")));
+    let every = write.map(|class| format!("every {period} {{ write {class}.dyn0 }} ")).unwrap_or_default();
+    let calls: Vec<String> = (0..sites).map(|k| format!("call s{k}")).collect();
+    s.push_str(&format!("op {{ loop {} {{ {every}{} }} }}\n", LOOP / sites.max(1), calls.join(" ")));
+    s
+}
+
 /// A churn workload's scenario, its no-write baseline's scenario, and the probe row of that
 /// baseline (workload, param).
 struct PairTexts {
     churn: String,
     base: String,
-    base_row: (&'static str, Option<u64>),
+    base_row: (String, Option<u64>),
 }
 
 /// The scenarios that simulate a probe row; `None` for a row that is itself a baseline.
 fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
-    let plain = |churn: String| PairTexts { churn, base: workload_text(0, None, 0, false), base_row: ("baseline", None) };
+    if workload.starts_with("fanout_") {
+        let spec = fanout_spec();
+        let sites = param.filter(|k| (1..=4096).contains(k))?;
+        let row = spec.rows.iter().find(|r| r.workload == workload)?;
+        let class = row.write.as_deref()?;
+        let base = spec.rows.iter().find(|r| r.write.is_none())?;
+        return Some(PairTexts {
+            churn: fanout_text(sites, spec.period, Some(class), Semantics::Live, 1),
+            base: fanout_text(sites, spec.period, None, Semantics::Live, 1),
+            base_row: (base.workload.clone(), Some(sites)),
+        });
+    }
+    let plain = |churn: String| PairTexts { churn, base: workload_text(0, None, 0, false), base_row: ("baseline".into(), None) };
     Some(match (workload, param) {
         ("unrelated_churn", Some(p)) => plain(workload_text(0, Some(("Unrelated", p)), 0, false)),
         ("same_class_churn" | "density", Some(p)) => plain(workload_text(0, Some(("Hot", p)), 0, false)),
@@ -195,7 +308,7 @@ fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
             PairTexts {
                 churn: workload_text(sites, Some(("Unrelated", 1000)), 0, false),
                 base: workload_text(sites, None, 0, false),
-                base_row: ("hot_sites_baseline", Some(k)),
+                base_row: ("hot_sites_baseline".into(), Some(k)),
             }
         }
         _ => return None,
@@ -256,13 +369,20 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
     let mut cases = Vec::new();
     for row in &result.rows {
         let Some(PairTexts { churn, base, base_row: (base_workload, base_param) }) = pair_texts(&row.workload, row.param) else { continue };
-        let base_row = result.row(base_workload, base_param).ok_or_else(|| FingerprintError::Missing(format!("{base_workload} row for {}", row.workload)))?;
-        let calls_per_iteration = if row.workload == "hot_sites" { row.param.unwrap_or(1) as f64 } else { 1.0 };
+        let base_row = result.row(&base_workload, base_param).ok_or_else(|| FingerprintError::Missing(format!("{base_workload} row for {}", row.workload)))?;
         cases.push(Case {
-            pair: Pair { workload: row.workload.clone(), param: row.param, measured: row.ns_per_iteration() / base_row.ns_per_iteration() },
+            pair: Pair {
+                workload: row.workload.clone(),
+                param: row.param,
+                measured: row.ns_per_call() / base_row.ns_per_call(),
+                spread: row.low_rel.unwrap_or(0.0).max(base_row.low_rel.unwrap_or(0.0)),
+                readable: !row.low_wide && !base_row.low_wide,
+            },
             churn,
             base,
-            call_ns: base_row.ns_per_iteration() / calls_per_iteration,
+            // A many-site probe row counts every call as an iteration (`iterations` = loop
+            // iterations x sites), so this is already the time of one call.
+            call_ns: base_row.ns_per_call(),
         });
     }
     if cases.is_empty() {
@@ -302,7 +422,15 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
         fits.extend(best);
     }
     fits.sort_by(|a, b| a.rms_log10.total_cmp(&b.rms_log10));
-    Ok(Fingerprint { runtime: result.runtime.clone(), version: result.version.clone(), pairs: cases.into_iter().map(|c| c.pair).collect(), fits })
+    let machine = result.machine.as_ref();
+    Ok(Fingerprint {
+        runtime: result.runtime.clone(),
+        version: result.version.clone(),
+        load_start: machine.and_then(|m| m.load_average_1min_start),
+        load_end: machine.and_then(|m| m.load_average_1min),
+        pairs: cases.into_iter().map(|c| c.pair).collect(),
+        fits,
+    })
 }
 
 #[cfg(test)]
@@ -312,44 +440,47 @@ mod tests {
     /// A result whose slowdowns are what `policy` simulates at the given costs.
     fn synthetic(policy: Policy, write_ns: f64, relink_ns: f64) -> ProbeResult {
         let call_ns = 50.0;
-        let mut rows = vec![ProbeRow {
-            workload: "baseline".into(),
-            param: None,
-            iterations: LOOP,
-            reps: 9,
-            min_ns: call_ns * LOOP as f64,
-            median_ns: 0.0,
-            max_ns: 0.0,
-            wide: false,
-        }];
-        let mut add = |workload: &str, param: Option<u64>, calls: f64| {
-            let PairTexts { churn, base, .. } = pair_texts(workload, param).unwrap();
-            let per_call = call_ns;
-            let (c, b) = (linear(&churn, policy, per_call).unwrap(), linear(&base, policy, per_call).unwrap());
+        let mut rows: Vec<ProbeRow> = Vec::new();
+        let mut add = |workload: &str, param: Option<u64>| {
+            let PairTexts { churn, base, base_row } = pair_texts(workload, param).unwrap();
+            let (c, b) = (linear(&churn, policy, call_ns).unwrap(), linear(&base, policy, call_ns).unwrap());
             let ratio = c.at(write_ns, relink_ns) / b.at(write_ns, relink_ns);
-            let iterations = LOOP;
-            let base_ns = per_call * calls * iterations as f64;
-            if workload == "hot_sites" {
-                rows.push(ProbeRow {
-                    workload: "hot_sites_baseline".into(),
-                    param,
-                    iterations,
-                    reps: 9,
-                    min_ns: base_ns,
-                    median_ns: 0.0,
-                    max_ns: 0.0,
-                    wide: false,
-                });
+            let row = |workload: &str, param, min_ns: f64| ProbeRow {
+                workload: workload.into(),
+                param,
+                iterations: LOOP,
+                reps: 9,
+                min_ns,
+                median_ns: 0.0,
+                max_ns: 0.0,
+                wide: false,
+                low_rel: None,
+                low_wide: false,
+            };
+            if !rows.iter().any(|r| (r.workload.as_str(), r.param) == (base_row.0.as_str(), base_row.1)) {
+                rows.push(row(&base_row.0, base_row.1, call_ns * LOOP as f64));
             }
-            let reference = if workload == "hot_sites" { base_ns } else { call_ns * iterations as f64 };
-            rows.push(ProbeRow { workload: workload.into(), param, iterations, reps: 9, min_ns: ratio * reference, median_ns: 0.0, max_ns: 0.0, wide: false });
+            rows.push(row(workload, param, ratio * call_ns * LOOP as f64));
         };
-        add("unrelated_churn", Some(1000), 1.0);
-        add("same_class_churn", Some(1000), 1.0);
-        add("parent_churn", Some(1000), 1.0);
-        add("hot_sites", Some(8), 8.0);
-        add("hot_sites", Some(64), 64.0);
-        ProbeResult { schema: SCHEMA.into(), runtime: "synthetic".into(), version: "0".into(), command: String::new(), mode: "quick".into(), rows }
+        add("unrelated_churn", Some(1000));
+        add("same_class_churn", Some(1000));
+        add("parent_churn", Some(1000));
+        add("hot_sites", Some(8));
+        add("hot_sites", Some(64));
+        for sites in fanout_spec().sites {
+            for workload in ["fanout_other", "fanout_leaf", "fanout_root"] {
+                add(workload, Some(sites));
+            }
+        }
+        ProbeResult {
+            schema: SCHEMA.into(),
+            runtime: "synthetic".into(),
+            version: "0".into(),
+            command: String::new(),
+            mode: "quick".into(),
+            rows,
+            machine: None,
+        }
     }
 
     #[test]
@@ -372,7 +503,9 @@ mod tests {
 
     #[test]
     fn bad_results_are_typed_errors() {
-        assert!(matches!(ProbeResult::parse("{"), Err(FingerprintError::NotJson(_))));
+        assert!(matches!(ProbeResult::parse("{"), Err(FingerprintError::NotJson { line: 1, column: 1, .. })));
+        let Err(e) = ProbeResult::parse("{\n \"schema\": 3\n}") else { panic!("a number is not a schema") };
+        assert_eq!(e.to_string(), "2:12: not a probe result (invalid type: integer `3`, expected a string)");
         let wrong = r#"{"schema":"other/2","runtime":"x","version":"1","command":"","mode":"quick","rows":[]}"#;
         assert_eq!(ProbeResult::parse(wrong), Err(FingerprintError::WrongSchema("other/2".into())));
         let empty = ProbeResult::parse(&wrong.replace("other/2", SCHEMA)).unwrap();

@@ -8,6 +8,7 @@
 pub mod calibrate;
 pub mod compare;
 pub mod dsl;
+pub mod expect;
 pub mod fingerprint;
 pub mod fxhash;
 pub mod model;

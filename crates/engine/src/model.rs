@@ -228,6 +228,10 @@ pub struct Scenario {
     pub before_op: Vec<Stmt>,
     #[serde(default)]
     pub op: Vec<Stmt>,
+    /// What the author expects of the runs (`expect ...` lines; `crate::expect`). Absent in
+    /// older scenarios and share links, which load with none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expectations: Vec<crate::expect::Expectation>,
 }
 
 /// The three programs of a scenario, in the order they run.

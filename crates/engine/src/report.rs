@@ -1,9 +1,18 @@
 //! What a run produces: throughput, per-site outcomes, the relink log and a timeline.
+//!
+//! Event and relink records carry typed keys (site ids, [`DomainKey`]s, [`Target`]s, event
+//! indexes), so a consumer (expectations, the why panel) compares ids, not text. Text is made
+//! at the edge through [`Naming`], which both a running [`crate::Simulation`] and a finished
+//! [`RunReport`] implement; a report serializes its records as that text.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::names::named;
-use crate::policy::Policy;
+use crate::policy::{DomainKey, Policy};
+use crate::world::{ClassId, Target};
+
+/// A call site's dense id: its index in the scenario's `sites` (and in [`RunReport::sites`]).
+pub type SiteId = usize;
 
 /// Where the program counter is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -113,7 +122,8 @@ pub struct SiteReport {
     pub stats: SiteStats,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One fired event. `id` is its index among the events fired (the index relink records name).
+#[derive(Clone, Debug, PartialEq)]
 pub struct EventRecord {
     pub id: usize,
     pub phase: Phase,
@@ -121,27 +131,120 @@ pub struct EventRecord {
     pub t_ms: f64,
     pub label: String,
     pub domains_retired: usize,
-    /// The retired domains (first few).
-    pub domains: Vec<String>,
+    /// The retired domains (first few, in key order).
+    pub domains: Vec<DomainKey>,
     /// Sites whose cached links this event retired (the first hundred, in site order).
-    pub sites_hit: Vec<String>,
+    pub sites_hit: Vec<SiteId>,
     pub sites_hit_total: usize,
     /// Sites whose true target changed (what the ideal policy retires; the first hundred).
+    pub targets_changed: Vec<SiteId>,
+    pub targets_changed_total: usize,
+}
+
+/// One relink (or, for `missed`, one stale dispatch), attributed to the event that caused it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelinkRecord {
+    pub site: SiteId,
+    pub phase: Phase,
+    pub op: u32,
+    pub t_ms: f64,
+    /// The index of the event that retired the domain (for `missed`: the event that changed
+    /// the target); `None` when nothing did (a link made stale by nothing recorded).
+    pub event: Option<usize>,
+    /// The domain that guarded the old link: retired for necessary and collateral relinks,
+    /// still live for a missed one (which is why the stale link kept dispatching).
+    pub domain: DomainKey,
+    pub verdict: Verdict,
+    pub old_target: Target,
+    pub new_target: Target,
+}
+
+/// Names for the ids in records: implemented by a running simulation and by a report.
+pub trait Naming {
+    fn site_name(&self, s: SiteId) -> &str;
+    fn class_name(&self, c: ClassId) -> &str;
+    fn category_name(&self, c: usize) -> &str;
+    /// The label of event `e`, if it is among the recorded events (the first few thousand).
+    fn event_label(&self, e: usize) -> Option<&str>;
+
+    /// `global`, `pending:A`, `class:A`, `site:a`.
+    fn domain_label(&self, k: DomainKey) -> String {
+        match k {
+            DomainKey::Global => "global".into(),
+            DomainKey::Pending(c) => format!("pending:{}", self.class_name(c)),
+            DomainKey::Class(c) => format!("class:{}", self.class_name(c)),
+            DomainKey::Site(s) => format!("site:{}", self.site_name(s)),
+        }
+    }
+
+    /// `A#v2`, `category Hot`, ... (what the UI and exports show for a dispatch target).
+    fn target_text(&self, t: &Target) -> String {
+        match t {
+            Target::Method { owner, version } => format!("{}#v{version}", self.class_name(*owner)),
+            Target::Category { category } => format!("category {}", self.category_name(*category)),
+            Target::Dynamic => "invokeMethod (missing-method path)".into(),
+            Target::Missing => "MissingMethodException".into(),
+        }
+    }
+
+    fn relink_text(&self, r: &RelinkRecord) -> RelinkText {
+        RelinkText {
+            site: self.site_name(r.site).to_string(),
+            phase: r.phase,
+            op: r.op,
+            t_ms: r.t_ms,
+            event: r.event,
+            event_label: r.event.and_then(|e| self.event_label(e)).map(str::to_string),
+            domain: self.domain_label(r.domain),
+            verdict: r.verdict,
+            old_target: self.target_text(&r.old_target),
+            new_target: self.target_text(&r.new_target),
+        }
+    }
+
+    fn event_text(&self, e: &EventRecord) -> EventText {
+        let names = |ids: &[SiteId]| ids.iter().map(|&s| self.site_name(s).to_string()).collect();
+        EventText {
+            id: e.id,
+            phase: e.phase,
+            op: e.op,
+            t_ms: e.t_ms,
+            label: e.label.clone(),
+            domains_retired: e.domains_retired,
+            domains: e.domains.iter().map(|&k| self.domain_label(k)).collect(),
+            sites_hit: names(&e.sites_hit),
+            sites_hit_total: e.sites_hit_total,
+            targets_changed: names(&e.targets_changed),
+            targets_changed_total: e.targets_changed_total,
+        }
+    }
+}
+
+/// An [`EventRecord`] as text (exports, JSON).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EventText {
+    pub id: usize,
+    pub phase: Phase,
+    pub op: u32,
+    pub t_ms: f64,
+    pub label: String,
+    pub domains_retired: usize,
+    pub domains: Vec<String>,
+    pub sites_hit: Vec<String>,
+    pub sites_hit_total: usize,
     pub targets_changed: Vec<String>,
     pub targets_changed_total: usize,
 }
 
+/// A [`RelinkRecord`] as text (the why panel, exports, JSON).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RelinkRecord {
+pub struct RelinkText {
     pub site: String,
     pub phase: Phase,
     pub op: u32,
     pub t_ms: f64,
-    /// The event that retired the domain (for `missed`: the event that changed the target).
     pub event: Option<usize>,
     pub event_label: Option<String>,
-    /// The domain that guarded the old link: retired for necessary and collateral relinks,
-    /// still live for a missed one (which is why the stale link kept dispatching).
     pub domain: String,
     pub verdict: Verdict,
     pub old_target: String,
@@ -174,7 +277,7 @@ pub struct TimelinePoint {
     pub events: Vec<usize>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunReport {
     pub scenario: String,
     pub policy: Policy,
@@ -190,6 +293,70 @@ pub struct RunReport {
     pub relinks: Vec<RelinkRecord>,
     pub relink_totals: RelinkTotals,
     pub timeline: Vec<TimelinePoint>,
+    /// Class and category names as the run ended (for [`Naming`]; the records serialize as
+    /// text, so these are not serialized themselves).
+    pub names: WorldNames,
+}
+
+/// The class and category names a report's records refer to by id.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorldNames {
+    pub classes: Vec<String>,
+    pub categories: Vec<String>,
+}
+
+impl Naming for RunReport {
+    fn site_name(&self, s: SiteId) -> &str {
+        &self.sites[s].name
+    }
+    fn class_name(&self, c: ClassId) -> &str {
+        &self.names.classes[c]
+    }
+    fn category_name(&self, c: usize) -> &str {
+        &self.names.categories[c]
+    }
+    fn event_label(&self, e: usize) -> Option<&str> {
+        // Records are kept in id order from 0 (then capped), so an id is its index.
+        self.events.get(e).map(|r| r.label.as_str())
+    }
+}
+
+/// The records serialize as text ([`Naming`]), so exports read as they always did.
+impl Serialize for RunReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct AsText<'a> {
+            scenario: &'a str,
+            policy: Policy,
+            ops_per_ms: f64,
+            ms_per_op: f64,
+            op_ms: &'a [f64],
+            iterations_per_op: u64,
+            virtual_ms: f64,
+            sites: &'a [SiteReport],
+            events: Vec<EventText>,
+            events_total: usize,
+            relinks: Vec<RelinkText>,
+            relink_totals: RelinkTotals,
+            timeline: &'a [TimelinePoint],
+        }
+        AsText {
+            scenario: &self.scenario,
+            policy: self.policy,
+            ops_per_ms: self.ops_per_ms,
+            ms_per_op: self.ms_per_op,
+            op_ms: &self.op_ms,
+            iterations_per_op: self.iterations_per_op,
+            virtual_ms: self.virtual_ms,
+            sites: &self.sites,
+            events: self.events.iter().map(|e| self.event_text(e)).collect(),
+            events_total: self.events_total,
+            relinks: self.relinks.iter().map(|r| self.relink_text(r)).collect(),
+            relink_totals: self.relink_totals,
+            timeline: &self.timeline,
+        }
+        .serialize(serializer)
+    }
 }
 
 impl RunReport {

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::fingerprint;
 use crate::model::Semantics;
 use crate::policy::Policy;
 
@@ -80,6 +81,44 @@ pub fn profile(id: &str) -> Option<&'static RuntimeProfile> {
     PROFILES.iter().find(|p| p.id == id)
 }
 
+/// The probe row a runtime's gallery scenario simulates: a write to the parent of eight sites'
+/// classes every ten iterations, the fanout row that tells global, exact and hierarchy apart.
+pub const PRESET_WORKLOAD: (&str, u64) = ("fanout_root", 8);
+
+impl RuntimeProfile {
+    /// The id of its scenario in the gallery's Runtimes group (also the scenario's name).
+    pub fn preset_id(&self) -> String {
+        format!("runtime_{}", self.id)
+    }
+
+    /// Its gallery scenario: the `PRESET_WORKLOAD` loop of `probes/workloads.json`, as the
+    /// fingerprint simulates it, under the runtime's lookup semantics.
+    pub fn scenario_text(&self) -> String {
+        let spec = fingerprint::fanout_spec();
+        let (workload, sites) = PRESET_WORKLOAD;
+        let write = spec.rows.iter().find(|r| r.workload == workload).and_then(|r| r.write.as_deref());
+        format!(
+            "scenario \"{}\"\n# {}: a class write throws away {}.\n# Source: {}.\n# Closest policy: {}. Measured by probes/ as {workload}@{sites} (docs/RUNTIMES.md).\n{}",
+            self.preset_id(),
+            self.name,
+            self.invalidates,
+            self.source,
+            self.policy,
+            fingerprint::fanout_text(sites, spec.period, write, self.semantics, 5)
+        )
+    }
+
+    /// The lanes its scenario opens with: its closest policy beside global, exact and hierarchy.
+    pub fn lanes(&self) -> Vec<Policy> {
+        Policy::ALL.iter().copied().filter(|&p| p == self.policy || matches!(p, Policy::Global | Policy::Exact | Policy::Hierarchy)).collect()
+    }
+}
+
+/// The profile whose gallery scenario has this id.
+pub fn by_preset_id(id: &str) -> Option<&'static RuntimeProfile> {
+    PROFILES.iter().find(|p| p.preset_id() == id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,5 +131,26 @@ mod tests {
         }
         assert_eq!(PROFILES.iter().filter(|p| p.policy == Policy::Global).count(), 1, "only Groovy 2.4 is global");
         assert!(profile("cobol").is_none());
+    }
+
+    #[test]
+    fn every_runtime_scenario_parses_and_its_closest_policy_has_a_lane() {
+        for p in &PROFILES {
+            let s = crate::dsl::parse(&p.scenario_text()).unwrap_or_else(|e| panic!("{}: {e}", p.id));
+            assert_eq!(s.name, p.preset_id());
+            assert_eq!(s.semantics, p.semantics);
+            assert!(p.lanes().contains(&p.policy));
+            assert_eq!(by_preset_id(&p.preset_id()), Some(p));
+        }
+    }
+
+    #[test]
+    fn the_runtime_scenario_retires_what_its_policy_says() {
+        // Writes to the parent of eight sites' classes: hierarchy relinks them, exact does not.
+        let s = crate::dsl::parse(&profile("cpython").unwrap().scenario_text()).unwrap();
+        let relinks = |policy| crate::sim::run(&s, policy, &crate::params::Params::default()).unwrap().relink_totals.relinks();
+        assert!(relinks(Policy::Hierarchy) > 0);
+        assert_eq!(relinks(Policy::Exact), 0);
+        assert!(relinks(Policy::Global) >= relinks(Policy::Hierarchy));
     }
 }

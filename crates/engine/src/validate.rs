@@ -152,7 +152,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     if !contains_loop(&s.op) {
         return err("op", "the op has no `loop`: nothing would be measured");
     }
-    Ok(())
+    crate::expect::validate(s, &crate::expect::Declared { classes: &known, sites: &sites, categories: &categories })
 }
 
 /// Each class is followed up its parent chain once: a chain that reaches a class already

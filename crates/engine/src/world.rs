@@ -255,13 +255,4 @@ impl World {
     pub fn cacheable(&self, receiver: ClassId, target: &Target) -> bool {
         !self.classes[receiver].per_instance && !matches!(target, Target::Category { .. })
     }
-
-    pub fn describe(&self, t: &Target) -> String {
-        match t {
-            Target::Method { owner, version } => format!("{}#v{version}", self.classes[*owner].name),
-            Target::Category { category } => format!("category {}", self.category_names[*category]),
-            Target::Dynamic => "invokeMethod (missing-method path)".into(),
-            Target::Missing => "MissingMethodException".into(),
-        }
-    }
 }

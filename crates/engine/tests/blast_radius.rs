@@ -5,6 +5,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use blast_engine::policy::DomainKey;
+use blast_engine::report::{EventText, Naming};
 use blast_engine::{dsl, presets, run, Event, Params, Policy, Simulation};
 
 const THREE_CLASSES: &str = "
@@ -28,11 +30,11 @@ fn linked_three_classes(policy: Policy) -> Simulation {
     sim
 }
 
-/// Inject `ev` and return its record.
-fn fire(sim: &mut Simulation, ev: Event) -> blast_engine::report::EventRecord {
+/// Inject `ev` and return its record, as text.
+fn fire(sim: &mut Simulation, ev: Event) -> EventText {
     let n = sim.events_total();
     sim.inject(&ev).unwrap();
-    sim.events_since(n)[0].clone()
+    sim.event_text(&sim.events_since(n)[0])
 }
 
 /// Sites whose links a write on `class` retires, after the loop has linked every site.
@@ -79,7 +81,10 @@ fn live_lookup_under_exact_dispatches_stale_targets() {
     let site = r.site("childBase").unwrap();
     assert!(site.stats.stale_calls > 0, "{:?}", site.stats);
     assert!(r.relink_totals.missed > 0);
-    assert!(r.relinks.iter().any(|x| x.verdict == blast_engine::report::Verdict::Missed && x.event_label.as_deref() == Some("write Parent.base")));
+    assert!(r
+        .relinks
+        .iter()
+        .any(|x| x.verdict == blast_engine::report::Verdict::Missed && r.relink_text(x).event_label.as_deref() == Some("write Parent.base")));
     // The unrelated site is never affected.
     assert_eq!(r.site("other").unwrap().stats.stale_calls, 0);
 }
@@ -135,11 +140,18 @@ fn ideal_never_retires_more_than_a_correct_policy() {
 #[test]
 fn relinks_name_the_event_and_domain_that_caused_them() {
     let r = preset_run("hotLoop_sameTypeMetaClassChurn", Policy::Exact);
-    let hot: Vec<_> = r.relinks.iter().filter(|x| x.site == "hot").collect();
+    let hot_id = r.sites.iter().position(|s| s.name == "hot").unwrap();
+    let hot: Vec<_> = r.relinks.iter().filter(|x| x.site == hot_id).collect();
     assert!(!hot.is_empty());
     for x in hot {
-        assert_eq!(x.domain, "class:Hot");
-        assert_eq!(x.event_label.as_deref(), Some("write Hot.dyn0"));
+        // Typed: the record names the event by index and the domain by key ...
+        let event = x.event.expect("a relink is attributed to the event that retired its link");
+        assert_eq!(r.events[event].label, "write Hot.dyn0");
+        assert!(matches!(x.domain, DomainKey::Class(c) if r.names.classes[c] == "Hot"), "{:?}", x.domain);
+        // ... and reads as text at the edge.
+        let text = r.relink_text(x);
+        assert_eq!((text.site.as_str(), text.domain.as_str()), ("hot", "class:Hot"));
+        assert_eq!(text.event_label.as_deref(), Some("write Hot.dyn0"));
         // Adding dyn0 never changes what compute() dispatches to.
         assert_eq!(x.verdict, blast_engine::report::Verdict::Collateral);
     }
@@ -205,7 +217,7 @@ fn categories_entered_by_hand_retire_everything_and_redirect_dispatch() {
     let n = sim.events_total();
     sim.inject_category("HotCategory", true).unwrap();
     assert_eq!(sim.active_categories(), vec!["HotCategory"]);
-    let enter = &sim.events_since(n)[0];
+    let enter = sim.event_text(&sim.events_since(n)[0]);
     assert_eq!(enter.label, "enter HotCategory");
     assert_eq!(enter.targets_changed, vec!["hot"]);
     assert!(enter.sites_hit.len() >= 6, "bulk: {:?}", enter.sites_hit);

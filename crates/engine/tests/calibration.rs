@@ -8,6 +8,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::calibrate::{calibrate, throughput, RATIO_TOLERANCE};
 use blast_engine::model::MetaKind;
+use blast_engine::report::Naming;
 use blast_engine::{dsl, presets, sweep, Event, Params, Policy, Simulation};
 
 fn ops(id: &str, policy: Policy) -> f64 {
@@ -101,7 +102,7 @@ fn hierarchy_v3_fans_out_expando_changes_but_not_stock_replaces() {
         }
         let n = sim.events_since(0).len();
         sim.inject(&ev).unwrap();
-        sim.events_since(n)[0].sites_hit.clone()
+        sim.event_text(&sim.events_since(n)[0]).sites_hit
     };
     let write = || Event::Write { class: "P".into(), method: "x".into() };
     let replace = || Event::Replace { class: "P".into(), kind: MetaKind::Stock };

@@ -66,6 +66,11 @@ const KEYWORDS: &[&str] = &[
     "all",
     "instance",
     "unattributed",
+    "expect",
+    "under",
+    "relinks",
+    "within",
+    "published",
 ];
 
 /// Splits the text into coloured stretches the way the DSL's lexer reads it (words with
@@ -143,6 +148,9 @@ pub struct DslEditorProps {
     pub error: Option<TextError>,
     pub on_input: Callback<String>,
     pub on_revert: Callback<()>,
+    /// Lines of failed expectations (marked in the gutter).
+    #[prop_or_default]
+    pub failed_lines: Vec<usize>,
 }
 
 #[function_component(DslEditor)]
@@ -177,7 +185,11 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
             <div class={classes!("dsl-editor", p.error.is_some().then_some("has-error"))}>
                 <div class="gutter" aria-hidden="true">
                     <div class="gutter-lines" style={format!("transform: translateY({}px)", -scroll.0)}>
-                        { for (1..=lines).map(|n| html! { <div class={classes!((Some(n) == error_line).then_some("error-line"))}>{ n }</div> }) }
+                        { for (1..=lines).map(|n| {
+                            let failed = p.failed_lines.contains(&n);
+                            html! { <div class={classes!((Some(n) == error_line).then_some("error-line"), failed.then_some("failed-line"))}
+                                title={failed.then_some("this expectation fails")}>{ n }</div> }
+                        }) }
                     </div>
                 </div>
                 <div class="text-wrap">

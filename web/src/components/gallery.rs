@@ -1,8 +1,10 @@
 //! The preset gallery: every shipped scenario, the Groovy benchmark workloads first, then the
-//! other models of the family (shape cache, shared arena, descriptor cache), grouped.
+//! other models of the family (shape cache, shared arena, descriptor cache), then one scenario
+//! per probed runtime (`runtimes::PROFILES`), grouped.
 
 use blast_engine::models::{ModelPreset, MODEL_PRESETS};
 use blast_engine::presets::{self, Preset};
+use blast_engine::runtimes::{RuntimeProfile, PRESET_WORKLOAD, PROFILES};
 use yew::prelude::*;
 
 use crate::format;
@@ -83,6 +85,37 @@ fn row(p: &GalleryProps, preset: Row) -> Html {
     }
 }
 
+/// A runtime's row: its closest policy highlighted, what a write throws away and where its
+/// source says so. Its id (`runtime_<probe id>`) goes to `on_load` like a preset's.
+fn runtime_row(p: &GalleryProps, runtime: &RuntimeProfile) -> Html {
+    let id = runtime.preset_id();
+    let current = p.current.as_deref() == Some(id.as_str());
+    let emit = |run: bool| {
+        let (cb, id) = (p.on_load.clone(), id.clone());
+        Callback::from(move |_: MouseEvent| cb.emit((id.clone(), run)))
+    };
+    let (workload, sites) = PRESET_WORKLOAD;
+    html! {
+        <tr data-preset={id.clone()} data-runtime={runtime.id} class={classes!("runtime-row", current.then_some("current"))} aria-current={current.then_some("true")}>
+            <td class="preset-name">
+                <strong>{ runtime.name }</strong>
+                <div><code>{ id.clone() }</code>{ " " }<span class="family family-runtime">{ "runtime" }</span></div>
+            </td>
+            <td class="preset-description" colspan="2">
+                { "Closest policy: " }
+                <span class={classes!("policy-badge", format!("policy-{}", runtime.policy.name()))} title="The simulator’s policy whose scope is closest to what the runtime’s source invalidates">{ runtime.policy.name() }</span>
+                { format!(" ({} lookup). A class write throws away {}. ", runtime.semantics, runtime.invalidates) }
+                <span class="source">{ "Source: " }<code>{ runtime.source }</code>{ "." }</span>
+                { format!(" The scenario is the probes’ {workload}@{sites} loop; import a probe result to set the measured slowdown beside the policies.") }
+            </td>
+            <td class="actions">
+                <button class="load" onclick={emit(false)} title="Load without running" aria-label={format!("Load {id}")}>{ "Load" }</button>
+                <button class="run primary" onclick={emit(true)} title="Load and run" aria-label={format!("Run {id}")}>{ "Run" }</button>
+            </td>
+        </tr>
+    }
+}
+
 fn group_heading(title: &str) -> Html {
     html! { <tr class="group-row"><th colspan="4" scope="rowgroup">{ title }</th></tr> }
 }
@@ -96,7 +129,7 @@ pub fn gallery(p: &GalleryProps) -> Html {
         <section id="gallery" class="panel" aria-labelledby="gallery-title">
             <header class="panel-head">
                 <h2 id="gallery-title">{ "Presets" }</h2>
-                <p class="hint">{ "The GROOVY-12191 benchmark workloads, scenarios that show the oracle at work, then the same story in other runtimes’ caches. Run loads one and starts it." }</p>
+                <p class="hint">{ "The GROOVY-12191 benchmark workloads, scenarios that show the oracle at work, then the same story in other runtimes’ caches, then the workload the probes measure on six real runtimes. Run loads one and starts it." }</p>
             </header>
             <div class="table-scroll gallery-scroll">
                 <table id="preset-table" class="presets">
@@ -117,6 +150,8 @@ pub fn gallery(p: &GalleryProps) -> Html {
                                 { for MODEL_PRESETS.iter().filter(|m| m.family == family.name()).map(|m| row(p, Row::model(m))) }
                             </>
                         }) }
+                        { group_heading("Runtimes: the same workload on six real runtimes (probes/, docs/RUNTIMES.md)") }
+                        { for PROFILES.iter().map(|runtime| runtime_row(p, runtime)) }
                     </tbody>
                 </table>
             </div>

@@ -9,6 +9,7 @@ pub mod class_tree;
 pub mod comparison;
 pub mod descriptor_slot;
 pub mod dsl_editor;
+pub mod expectations;
 pub mod files;
 pub mod gallery;
 pub mod help;

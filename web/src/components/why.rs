@@ -3,10 +3,12 @@
 
 use std::rc::Rc;
 
-use blast_engine::report::{RelinkRecord, Verdict};
+use blast_engine::expect::Cause;
+use blast_engine::report::{RelinkText, Verdict};
 use yew::prelude::*;
 
 use crate::components::blast_view::shown_look;
+use crate::components::expectations::cause_text;
 use crate::components::name_picker::NamePicker;
 use crate::format;
 use crate::runner::{phase_name, LaneView};
@@ -18,6 +20,9 @@ pub struct WhyProps {
     pub sites: Rc<Vec<String>>,
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
+    /// The relink behind a failed expectation that the user asked to see.
+    #[prop_or_default]
+    pub focus: Option<Cause>,
 }
 
 fn verdict_name(v: Verdict) -> &'static str {
@@ -43,6 +48,11 @@ pub fn why(p: &WhyProps) -> Html {
                         none_label="— pick a site —" on_pick={on_change} />
                 </label>
             </header>
+            if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {
+                <p id="why-focus" class={classes!("why-focus", format!("verdict-{}", verdict_name(c.verdict)))} role="status">
+                    <strong>{ "Behind the failed expectation: " }</strong>{ cause_text(c) }
+                </p>
+            }
             {
                 match p.selected.as_deref() {
                     None => html! { <p class="hint">{ "Click a call site in the blast view (or pick one above) to see each relink: the event, the domain it retired, and the oracle’s verdict." }</p> },
@@ -95,7 +105,7 @@ fn domain_note(v: Verdict) -> &'static str {
     }
 }
 
-fn history_row(r: &RelinkRecord) -> Html {
+fn history_row(r: &RelinkText) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {

@@ -12,6 +12,7 @@
 
 mod domains;
 mod events;
+mod interned;
 mod oracle;
 mod program;
 mod site;
@@ -58,11 +59,11 @@ pub struct Simulation {
     world: World,
     domains: Domains,
     sites: Vec<SiteRt>,
-    site_names: Vec<String>,
+    site_names: interned::Names,
     /// Method names the sites call, interned.
     methods: Vec<String>,
     /// Sites by receiver class: what the oracle re-resolves when a class changes.
-    sites_by_class: Vec<Vec<u32>>,
+    sites_by_class: interned::Groups,
     serial: u64,
     now_ns: f64,
     phase: Phase,
@@ -102,19 +103,20 @@ impl Simulation {
         let mut site_index: FxMap<&str, u32> = FxMap::default();
         site_index.reserve(scenario.sites.len());
         let mut sites = Vec::with_capacity(scenario.sites.len());
-        let mut sites_by_class = vec![Vec::new(); world.classes.len()];
+        let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
         let mut methods: Vec<String> = Vec::new();
         let mut method_index: FxMap<&str, u32> = FxMap::default();
         for (i, s) in scenario.sites.iter().enumerate() {
             let receiver = world.class_id(&s.class).expect("validated");
             site_index.insert(&s.name, i as u32);
-            sites_by_class[receiver].push(i as u32);
+            site_names.push(&s.name);
             let method = *method_index.entry(&s.method).or_insert_with(|| {
                 methods.push(s.method.clone());
                 methods.len() as u32 - 1
             });
             sites.push(SiteRt::new(receiver, method, world.resolve(receiver, &s.method)));
         }
+        let sites_by_class = interned::Groups::by_key(world.classes.len(), sites.iter().map(|s: &SiteRt| s.receiver));
         let program = Program::compile(scenario, &site_index, &|name| world.category_id(name).expect("validated"));
         let iterations_per_op = iterations_in(&scenario.op);
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
@@ -129,9 +131,9 @@ impl Simulation {
             world,
             domains,
             sites,
-            site_names: scenario.sites.iter().map(|s| s.name.clone()).collect(),
-            methods,
             sites_by_class,
+            site_names,
+            methods,
             serial: 0,
             now_ns: 0.0,
             phase: Phase::Setup,

@@ -30,7 +30,7 @@ impl Simulation {
         let mut classes: Vec<ClassId> = roots.iter().flat_map(|&c| self.world.subtree(c)).collect();
         classes.sort_unstable();
         classes.dedup();
-        let mut candidates: Vec<usize> = classes.iter().filter_map(|&c| self.sites_by_class.get(c)).flatten().map(|&s| s as usize).collect();
+        let mut candidates: Vec<usize> = classes.iter().flat_map(|&c| self.sites_by_class.get(c)).map(|&s| s as usize).collect();
         candidates.sort_unstable();
         self.work += (classes.len() + candidates.len()) as u64;
         let mut changed = Vec::new();
@@ -40,7 +40,7 @@ impl Simulation {
             let c = self.world.cacheable(site.receiver, &t);
             if t != site.true_target || c != site.true_cacheable {
                 changed.push(s);
-                site.true_changed_by = Some(cause);
+                site.true_changed_by = Some(cause as u32);
             }
             site.true_target = t;
             site.true_cacheable = c;
@@ -60,7 +60,6 @@ impl Simulation {
             retired.sort();
             retired.dedup();
         }
-        let names = |list: &mut dyn Iterator<Item = usize>| list.take(RECORDED_NAMES).map(|s| self.site_names[s].clone()).collect();
         self.events.push(EventRecord {
             id,
             phase: self.phase,
@@ -68,21 +67,12 @@ impl Simulation {
             t_ms: self.now_ns / 1e6,
             label,
             domains_retired: live_retired,
-            domains: retired.iter().take(RECORDED_DOMAINS).map(|&k| self.domain_label(k)).collect(),
-            sites_hit: names(&mut hit.iter().map(|&s| s as usize)),
+            domains: retired.into_iter().take(RECORDED_DOMAINS).collect(),
+            sites_hit: hit.iter().take(RECORDED_NAMES).map(|&s| s as usize).collect(),
             sites_hit_total: hit.len(),
-            targets_changed: names(&mut changed.iter().copied()),
+            targets_changed: changed.iter().take(RECORDED_NAMES).copied().collect(),
             targets_changed_total: changed.len(),
         });
-    }
-
-    pub(super) fn domain_label(&self, k: DomainKey) -> String {
-        match k {
-            DomainKey::Global => "global".into(),
-            DomainKey::Pending(c) => format!("pending:{}", self.world.classes[c].name),
-            DomainKey::Class(c) => format!("class:{}", self.world.classes[c].name),
-            DomainKey::Site(s) => format!("site:{}", self.site_names[s]),
-        }
     }
 }
 
@@ -122,6 +112,7 @@ mod tests {
         }
         let last = sim.events_since(0).last().unwrap();
         assert_eq!((last.sites_hit_total, last.targets_changed_total), (2, 2));
-        assert_eq!(last.sites_hit, vec!["a0", "a1"]);
+        assert_eq!(last.sites_hit, vec![0, 1]);
+        assert_eq!(crate::report::Naming::event_text(&sim, last).sites_hit, vec!["a0", "a1"]);
     }
 }

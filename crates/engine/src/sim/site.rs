@@ -23,7 +23,6 @@ pub(crate) struct Link {
 
 #[derive(Clone, Debug)]
 pub(crate) struct PicEntry {
-    receiver: ClassId,
     link: Link,
     /// `false` = the "uncacheable" sentinel: every hit re-selects.
     cacheable: bool,
@@ -31,10 +30,13 @@ pub(crate) struct PicEntry {
     hits: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
     Default,
-    Fast(Link),
+    /// On the fast chain. Its link is the PIC entry's: a site is promoted to the entry it hit,
+    /// and its PIC is replaced only after it is back on the default target, so the link is
+    /// kept once.
+    Fast,
 }
 
 /// A site on a valid fast chain to its true target, inside the running loop: each of its calls
@@ -56,20 +58,24 @@ pub(crate) struct SiteRt {
     /// Index into `Simulation::methods` (method names interned once).
     pub method: u32,
     pub mode: Mode,
-    /// LRU order: most recently used last.
-    pic: Vec<PicEntry>,
-    latest_serial: Option<u64>,
+    /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
+    /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
+    pic: Option<PicEntry>,
+    /// Serial of the latest link selected for the site; 0 before any (serials start at 1).
+    latest_serial: u64,
     fallback_count: u64,
     rounds: u32,
     given_up: bool,
     pub true_target: Target,
     pub true_cacheable: bool,
-    pub true_changed_by: Option<usize>,
+    /// The event that last changed the true target (event ids fit in 32 bits: the work cap).
+    pub true_changed_by: Option<u32>,
     last_relink_recorded: Option<(DomainKey, u32)>,
-    last_missed_recorded: Option<(u64, Option<usize>)>,
+    last_missed_recorded: Option<(u64, Option<u32>)>,
     pub stats: SiteStats,
-    /// Domains whose dependents list holds this site (at most two: pending and class).
-    registered: Vec<DomainKey>,
+    /// Domains whose dependents list holds this site: at most two over its life (pending and
+    /// class; or global; or its own), so inline.
+    registered: [Option<DomainKey>; 2],
     pub steady: Option<Steady>,
 }
 
@@ -79,8 +85,8 @@ impl SiteRt {
             receiver,
             method,
             mode: Mode::Default,
-            pic: Vec::new(),
-            latest_serial: None,
+            pic: None,
+            latest_serial: 0,
             fallback_count: 0,
             rounds: 0,
             given_up: false,
@@ -90,24 +96,41 @@ impl SiteRt {
             last_relink_recorded: None,
             last_missed_recorded: None,
             stats: SiteStats::default(),
-            registered: Vec::new(),
+            registered: [None; 2],
             steady: None,
         }
     }
 
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
     pub fn holds(&self, k: DomainKey) -> bool {
-        matches!(&self.mode, Mode::Fast(l) if l.domain == k) || self.pic.iter().any(|e| e.link.domain == k)
+        self.pic.as_ref().is_some_and(|e| e.link.domain == k)
+    }
+
+    /// The fast chain's link, when the site is on it (see [`Mode::Fast`]).
+    pub fn fast_link(&self) -> Option<&Link> {
+        match self.mode {
+            Mode::Fast => self.pic.as_ref().map(|e| &e.link),
+            Mode::Default => None,
+        }
+    }
+
+    /// The PIC entry, on the paths that just found one.
+    fn entry(&mut self) -> &mut PicEntry {
+        self.pic.as_mut().expect("the PIC holds an entry on this path")
     }
 
     /// Called when a walk of `k`'s dependents finds the site no longer holds it.
     pub fn unregister(&mut self, k: DomainKey) {
-        self.registered.retain(|&d| d != k);
+        for r in &mut self.registered {
+            if *r == Some(k) {
+                *r = None;
+            }
+        }
     }
 
     /// See [`Steady`].
     pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
-        world.classes[self.receiver].loaded && matches!(&self.mode, Mode::Fast(l) if domains.valid(l) && l.target == self.true_target)
+        world.classes[self.receiver].loaded && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
     }
 
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
@@ -128,13 +151,13 @@ impl SiteRt {
 
     /// The visible state of the site (for the blast view).
     pub fn state(&self, domains: &Domains) -> SiteState {
-        match &self.mode {
-            Mode::Fast(l) if domains.valid(l) && l.target != self.true_target => SiteState::Stale,
-            Mode::Fast(l) if domains.valid(l) => SiteState::Linked,
-            Mode::Fast(_) => SiteState::FallingBack,
-            Mode::Default if !self.true_cacheable => SiteState::Uncached,
-            Mode::Default if self.given_up => SiteState::GivenUp,
-            Mode::Default => SiteState::Pic,
+        match self.fast_link() {
+            Some(l) if domains.valid(l) && l.target != self.true_target => SiteState::Stale,
+            Some(l) if domains.valid(l) => SiteState::Linked,
+            Some(_) => SiteState::FallingBack,
+            None if !self.true_cacheable => SiteState::Uncached,
+            None if self.given_up => SiteState::GivenUp,
+            None => SiteState::Pic,
         }
     }
 }
@@ -188,19 +211,16 @@ impl Simulation {
         counts[verdict as usize] = 1;
         self.timeline.add(self.iterations, 0.0, 0, counts);
         if self.relinks.len() < MAX_RELINK_RECORDS {
-            let new = self.world.describe(&self.sites[s].true_target);
             self.relinks.push(RelinkRecord {
-                site: self.site_names[s].clone(),
+                site: s,
                 phase: self.phase,
                 op: self.op_index,
                 t_ms: self.now_ns / 1e6,
                 event,
-                // Records are kept in id order from 0 (then capped), so an id is its index.
-                event_label: event.and_then(|e| self.events.get(e)).map(|r| r.label.clone()),
-                domain: self.domain_label(domain),
+                domain,
                 verdict,
-                old_target: self.world.describe(old),
-                new_target: new,
+                old_target: old.clone(),
+                new_target: self.sites[s].true_target.clone(),
             });
         }
     }
@@ -215,29 +235,23 @@ impl Simulation {
         let cause = self.sites[s].true_changed_by;
         if self.sites[s].last_missed_recorded != Some((link.serial, cause)) {
             self.sites[s].last_missed_recorded = Some((link.serial, cause));
+            let cause = cause.map(|e| e as usize);
             self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
         }
     }
 
     fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
-        let cap = self.params.pic_capacity;
         let site = &mut self.sites[s];
-        let receiver = site.receiver;
-        site.pic.retain(|e| e.receiver != receiver);
-        if cap == 0 {
+        // The new entry evicts the one for the same receiver, the only one there is.
+        site.pic = None;
+        if self.params.pic_capacity == 0 {
             return;
         }
         let domain = link.domain;
-        // A site has one receiver class, so its PIC holds one entry: no room for more.
-        site.pic.reserve_exact(1);
-        site.pic.push(PicEntry { receiver, link, cacheable, hits: 0 });
-        while site.pic.len() > cap {
-            site.pic.remove(0);
-        }
-        if !site.registered.contains(&domain) {
-            // At most a pending and a class domain over a site's life.
-            site.registered.reserve_exact(2);
-            site.registered.push(domain);
+        site.pic = Some(PicEntry { link, cacheable, hits: 0 });
+        if !site.registered.contains(&Some(domain)) {
+            let free = site.registered.iter_mut().find(|r| r.is_none()).expect("a site registers with at most two domains");
+            *free = Some(domain);
             self.domains.depend(domain, s as u32);
         }
     }
@@ -251,8 +265,8 @@ impl Simulation {
         while left > 0 {
             steps += 1;
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
-            match self.sites[s].mode.clone() {
-                Mode::Fast(link) => {
+            match self.sites[s].fast_link().cloned() {
+                Some(link) => {
                     if self.domains.valid(&link) {
                         cost += left as f64 * p.fast_call_ns;
                         self.sites[s].stats.fast_calls += left;
@@ -279,19 +293,19 @@ impl Simulation {
                         }
                     }
                 }
-                Mode::Default if p.pic_capacity == 0 => {
+                None if p.pic_capacity == 0 => {
                     // No inline cache: every call is a miss that selects (closed form of the
                     // PIC-miss path below, taken `left` times).
                     let (fresh, _) = self.select(s);
                     self.serial += left - 1;
                     let site = &mut self.sites[s];
-                    site.latest_serial = Some(fresh.serial + left - 1);
+                    site.latest_serial = fresh.serial + left - 1;
                     site.stats.selections += left;
                     site.stats.pic_calls += left;
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
                     left = 0;
                 }
-                Mode::Default => cost += self.run_default(s, &mut left, &p),
+                None => cost += self.run_default(s, &mut left, &p),
             }
         }
         cost
@@ -299,24 +313,18 @@ impl Simulation {
 
     /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
     fn run_default(&mut self, s: usize, left: &mut u64, p: &Params) -> f64 {
-        let receiver = self.sites[s].receiver;
-        let Some(pos) = self.sites[s].pic.iter().position(|e| e.receiver == receiver) else {
+        let Some(entry) = self.sites[s].pic.clone() else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
             let serial = fresh.serial;
             self.pic_put(s, fresh, cacheable);
             let site = &mut self.sites[s];
-            site.latest_serial = Some(serial);
+            site.latest_serial = serial;
             site.stats.selections += 1;
             site.stats.pic_calls += 1;
             *left -= 1;
             return p.selection_ns + p.pic_call_ns;
         };
-        // Touch for LRU.
-        let entry = self.sites[s].pic.remove(pos);
-        self.sites[s].pic.push(entry);
-        let idx = self.sites[s].pic.len() - 1;
-        let entry = self.sites[s].pic[idx].clone();
         let valid = self.domains.valid(&entry.link);
         if !entry.cacheable {
             if valid {
@@ -328,13 +336,13 @@ impl Simulation {
                 return k as f64 * (p.pic_call_ns + p.selection_ns);
             }
             // A stale sentinel is a miss.
-            self.sites[s].pic.pop();
+            self.sites[s].pic = None;
             return self.run_default(s, left, p);
         }
         let site = &mut self.sites[s];
-        if site.latest_serial != Some(entry.link.serial) {
-            site.latest_serial = Some(entry.link.serial);
-            site.pic[idx].hits = 0;
+        if site.latest_serial != entry.link.serial {
+            site.latest_serial = entry.link.serial;
+            site.entry().hits = 0;
             if valid {
                 site.stats.pic_calls += 1;
                 *left -= 1;
@@ -343,13 +351,13 @@ impl Simulation {
             }
         } else if valid {
             // Hits until promotion (consecutive-hit count passes the threshold).
-            let hits = site.pic[idx].hits;
+            let hits = site.entry().hits;
             let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
             let k = (*left).min(need);
             site.stats.pic_calls += k;
             *left -= k;
             let promoted = hits + k > p.optimize_threshold;
-            site.pic[idx].hits = if promoted { 0 } else { hits + k };
+            site.entry().hits = if promoted { 0 } else { hits + k };
             if promoted {
                 if site.rounds > p.fallback_cutoff {
                     // Give up for good: the default target keeps serving from the PIC.
@@ -360,21 +368,21 @@ impl Simulation {
                     self.served(s, &entry.link, k + rest);
                     return (k + rest) as f64 * p.pic_call_ns;
                 }
-                site.mode = Mode::Fast(entry.link.clone());
+                site.mode = Mode::Fast;
             }
             self.served(s, &entry.link, k);
             return k as f64 * p.pic_call_ns;
         } else {
-            site.pic[idx].hits += 1;
+            site.entry().hits += 1;
         }
         // A stale PIC entry: promotion may still install its (stale) chain, then the guard fails.
         let site = &mut self.sites[s];
-        if site.pic[idx].hits > p.optimize_threshold {
-            site.pic[idx].hits = 0;
+        if site.entry().hits > p.optimize_threshold {
+            site.entry().hits = 0;
             if site.rounds > p.fallback_cutoff {
                 site.given_up = true;
             } else {
-                site.mode = Mode::Fast(entry.link.clone());
+                site.mode = Mode::Fast;
             }
         }
         self.relink_from(s, &entry.link);
@@ -384,12 +392,12 @@ impl Simulation {
         site.stats.fallback_calls += 1;
         site.stats.pic_calls += 1;
         *left -= 1;
-        if site.fallback_count > p.fallback_threshold && matches!(site.mode, Mode::Fast(_)) {
+        if site.fallback_count > p.fallback_threshold && site.mode == Mode::Fast {
             site.mode = Mode::Default;
             site.fallback_count = 0;
             site.rounds += 1;
         }
-        if matches!(self.sites[s].mode, Mode::Default) {
+        if self.sites[s].mode == Mode::Default {
             let (fresh, cacheable) = self.select(s);
             self.pic_put(s, fresh, cacheable);
         }

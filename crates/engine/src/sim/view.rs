@@ -2,7 +2,8 @@
 //! the what-if preview, and the final report.
 
 use crate::policy::{self, Policy};
-use crate::report::{EventRecord, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, SiteState, TimelinePoint};
+use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, TimelinePoint, WorldNames};
+use crate::world::ClassId;
 
 use super::Simulation;
 
@@ -69,11 +70,11 @@ impl Simulation {
     fn site_report(&self, i: usize) -> SiteReport {
         let st = &self.sites[i];
         SiteReport {
-            name: self.site_names[i].clone(),
+            name: self.site_names.get(i).to_string(),
             class: self.world.classes[st.receiver].name.clone(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
-            target: self.world.describe(&st.true_target),
+            target: self.target_text(&st.true_target),
             stats: st.stats_at(self.iterations),
         }
     }
@@ -89,15 +90,33 @@ impl Simulation {
         self.report_with(events, relinks)
     }
 
-    fn report_with(&self, events: Vec<EventRecord>, relinks: Vec<RelinkRecord>) -> RunReport {
+    /// Mean virtual ms per measured op so far (NaN before the first).
+    fn ms_per_op(&self) -> f64 {
         let measured_ms: f64 = self.op_ms.iter().sum();
         let ops = self.op_ms.len() as f64;
-        let ms_per_op = if ops > 0.0 { measured_ms / ops } else { f64::NAN };
+        if ops > 0.0 {
+            measured_ms / ops
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// Mean throughput over the measured ops so far (the report's figure once finished).
+    pub fn ops_per_ms(&self) -> f64 {
+        let ms_per_op = self.ms_per_op();
+        if ms_per_op > 0.0 {
+            1.0 / ms_per_op
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    fn report_with(&self, events: Vec<EventRecord>, relinks: Vec<RelinkRecord>) -> RunReport {
         RunReport {
             scenario: self.name.clone(),
             policy: self.policy,
-            ops_per_ms: if ms_per_op > 0.0 { 1.0 / ms_per_op } else { f64::INFINITY },
-            ms_per_op,
+            ops_per_ms: self.ops_per_ms(),
+            ms_per_op: self.ms_per_op(),
             op_ms: self.op_ms.clone(),
             iterations_per_op: self.iterations_per_op,
             virtual_ms: self.now_ns / 1e6,
@@ -107,7 +126,13 @@ impl Simulation {
             relinks,
             relink_totals: self.relink_totals(),
             timeline: self.timeline.points(),
+            names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.clone()).collect(), categories: self.world.category_names.clone() },
         }
+    }
+
+    /// The id of the site named `name` (a scan over the names: for the UI's selection, not loops).
+    pub fn site_id(&self, name: &str) -> Option<SiteId> {
+        (0..self.sites.len()).find(|&s| self.site_names.get(s) == name)
     }
 
     /// The visible state of a site right now (for the blast view).
@@ -128,6 +153,24 @@ impl Simulation {
             .collect();
         hit.sort_unstable();
         hit.dedup();
-        hit.into_iter().map(|s| self.site_names[s].clone()).collect()
+        hit.into_iter().map(|s| self.site_names.get(s).to_string()).collect()
+    }
+}
+
+/// Names for the ids in this simulation's records, as the world is now (a class loaded by hand
+/// has its name from then on).
+impl Naming for Simulation {
+    fn site_name(&self, s: SiteId) -> &str {
+        self.site_names.get(s)
+    }
+    fn class_name(&self, c: ClassId) -> &str {
+        &self.world.classes[c].name
+    }
+    fn category_name(&self, c: usize) -> &str {
+        &self.world.category_names[c]
+    }
+    fn event_label(&self, e: usize) -> Option<&str> {
+        // Records are kept in id order from 0 (then capped), so an id is its index.
+        self.events.get(e).map(|r| r.label.as_str())
     }
 }

@@ -1,0 +1,217 @@
+//! `blast check FILE...`: parse and validate each scenario, run it under every policy its
+//! expectations read, and report each expectation as a table (failures with `line:col`, the
+//! expected and the observed value, and the relinks that caused them), as JSON, or as JUnit XML
+//! for CI systems. Exits 1 when any expectation fails.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use blast_engine::dsl;
+use blast_engine::expect::{self, Cause, CheckReport, Observed, Status};
+use blast_engine::{presets, Scenario};
+
+use crate::error::CliError;
+use crate::options::{Format, Options};
+use crate::Output;
+
+pub const CHECK_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Junit];
+
+/// One scenario to check: where it came from and the text it was read from (for places).
+struct Source {
+    /// The file path or preset id, as printed in front of every place.
+    target: String,
+    text: String,
+}
+
+/// The sources `targets` name: preset ids, `all` (every preset), or files (DSL or JSON).
+fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
+    let mut out = Vec::new();
+    for t in targets {
+        if t == "all" {
+            out.extend(presets::all().iter().map(|p| Source { target: p.id.to_string(), text: p.text.to_string() }));
+        } else if let Some(p) = presets::find(t) {
+            out.push(Source { target: p.id.to_string(), text: p.text.to_string() });
+        } else {
+            let text = std::fs::read_to_string(t).map_err(|e| CliError::Unreadable { target: t.clone(), reason: e.to_string() })?;
+            out.push(Source { target: t.clone(), text });
+        }
+    }
+    Ok(out)
+}
+
+/// One expectation's result, as reported.
+#[derive(Serialize)]
+struct Line {
+    /// `FILE:line:col`, or `FILE: expectations[i]` for JSON input.
+    at: String,
+    line: Option<usize>,
+    col: Option<usize>,
+    expectation: String,
+    status: Status,
+    expected: String,
+    observed: Vec<Observed>,
+    /// `observed`, as printed.
+    observed_text: Vec<String>,
+    causes: Vec<Cause>,
+}
+
+#[derive(Serialize)]
+struct Checked {
+    target: String,
+    scenario: String,
+    expectations: Vec<Line>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    passed: usize,
+    failed: usize,
+    scenarios: Vec<Checked>,
+}
+
+fn place(target: &str, text: &str, index: usize) -> (String, Option<(usize, usize)>) {
+    let path = format!("expectations[{index}]");
+    if !text.trim_start().starts_with('{') {
+        if let Ok((_, spans)) = dsl::parse_unchecked(text) {
+            if let Some(&(line, col)) = spans.get(&path) {
+                return (format!("{target}:{line}:{col}"), Some((line, col)));
+            }
+        }
+    }
+    (format!("{target}: {path}"), None)
+}
+
+fn check_one(src: &Source, opts: &Options) -> Result<Checked, CliError> {
+    let s: Scenario = dsl::parse_any(&src.text).map_err(|error| CliError::Scenario { target: src.target.clone(), error })?;
+    let (s, params) = crate::settings(&s, opts)?;
+    let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: src.target.clone(), error })?;
+    let expectations = report
+        .outcomes
+        .into_iter()
+        .map(|o| {
+            let e = &s.expectations[o.index];
+            let (at, pos) = place(&src.target, &src.text, o.index);
+            Line {
+                at,
+                line: pos.map(|p| p.0),
+                col: pos.map(|p| p.1),
+                expectation: e.to_string(),
+                status: o.status,
+                expected: e.expected(),
+                observed_text: o.observed.iter().map(|x| x.to_string()).collect(),
+                observed: o.observed,
+                causes: o.causes,
+            }
+        })
+        .collect();
+    Ok(Checked { target: src.target.clone(), scenario: s.name.clone(), expectations })
+}
+
+pub fn cmd_check(opts: &Options) -> Result<Output, CliError> {
+    let format = opts.format_for("check", CHECK_FORMATS)?;
+    if opts.positional.is_empty() {
+        return Err(CliError::MissingTarget);
+    }
+    let checked = sources(&opts.positional)?.iter().map(|src| check_one(src, opts)).collect::<Result<Vec<_>, _>>()?;
+    let count = |st: Status| checked.iter().flat_map(|c| &c.expectations).filter(|l| l.status == st).count();
+    let summary = Summary { passed: count(Status::Pass), failed: count(Status::Fail), scenarios: checked };
+    let stdout = match format {
+        Format::Json => serde_json::to_string_pretty(&summary).expect("reports serialize") + "\n",
+        Format::Junit => junit(&summary),
+        _ => table(&summary),
+    };
+    if summary.failed == 0 {
+        return Ok(Output { code: 0, stdout, stderr: String::new() });
+    }
+    let failures: Vec<&str> = summary.scenarios.iter().flat_map(|c| &c.expectations).filter(|l| l.status == Status::Fail).map(|l| l.at.as_str()).collect();
+    Ok(Output { code: 1, stdout, stderr: format!("check FAILED: {} expectation(s) at {}\n", summary.failed, failures.join(", ")) })
+}
+
+fn table(summary: &Summary) -> String {
+    let mut s = String::new();
+    for c in &summary.scenarios {
+        if c.expectations.is_empty() {
+            let _ = writeln!(s, "{}: ok (valid; no expectations)", c.target);
+            continue;
+        }
+        for l in &c.expectations {
+            let mark = match l.status {
+                Status::Pass => "pass",
+                Status::Fail => "FAIL",
+                Status::Pending => "pending",
+            };
+            let _ = writeln!(s, "{mark:<4} {}: {}", l.at, l.expectation);
+            if l.status == Status::Pass {
+                continue;
+            }
+            let _ = writeln!(s, "       expected: {}", l.expected);
+            for o in &l.observed_text {
+                let _ = writeln!(s, "       observed: {o}");
+            }
+            for cause in &l.causes {
+                let _ = writeln!(s, "       caused by: {cause}");
+            }
+        }
+    }
+    let scenarios = summary.scenarios.len();
+    let _ = writeln!(s, "{} expectation(s) in {scenarios} scenario(s): {} passed, {} failed", summary.passed + summary.failed, summary.passed, summary.failed);
+    s
+}
+
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JUnit XML: one suite per scenario, one test case per expectation, named by its place.
+fn junit(summary: &Summary) -> String {
+    let total = summary.passed + summary.failed;
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(s, "<testsuites name=\"blast check\" tests=\"{total}\" failures=\"{}\">", summary.failed);
+    for c in &summary.scenarios {
+        let failed = c.expectations.iter().filter(|l| l.status == Status::Fail).count();
+        let _ = writeln!(s, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failed}\">", xml(&c.target), c.expectations.len());
+        for l in &c.expectations {
+            let _ = write!(
+                s,
+                "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\"",
+                xml(&c.target),
+                xml(&format!("{}: {}", l.at, l.expectation)),
+                xml(&c.target)
+            );
+            if let Some(line) = l.line {
+                let _ = write!(s, " line=\"{line}\"");
+            }
+            if l.status != Status::Fail {
+                s.push_str("/>\n");
+                continue;
+            }
+            s.push_str(">\n");
+            let mut body = format!("{}: {}\nexpected: {}\n", l.at, l.expectation, l.expected);
+            for o in &l.observed_text {
+                let _ = writeln!(body, "observed: {o}");
+            }
+            for cause in &l.causes {
+                let _ = writeln!(body, "caused by: {cause}");
+            }
+            let message = format!("expected {}; observed {}", l.expected, l.observed_text.join("; "));
+            let _ = writeln!(s, "      <failure type=\"expectation\" message=\"{}\">{}</failure>", xml(&message), xml(&body));
+            s.push_str("    </testcase>\n");
+        }
+        s.push_str("  </testsuite>\n");
+    }
+    s.push_str("</testsuites>\n");
+    s
+}

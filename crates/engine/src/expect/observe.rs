@@ -1,0 +1,145 @@
+//! The evaluator's one window on a run: a finished `RunReport` or a `Simulation` part-way.
+//!
+//! Everything the evaluator reads about relinks goes through [`RunView::relinks`], which turns
+//! the engine's records into [`RelinkFact`]s (site, attributed event, verdict). When the
+//! records change shape (typed site ids, event indices) only this file changes.
+
+use crate::policy::Policy;
+use crate::report::{Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, Verdict};
+use crate::sim::Simulation;
+
+use super::spec::{EventPattern, Metric, ANY_NAME};
+
+/// One relink as the evaluator reads it.
+#[derive(Clone, Copy, Debug)]
+pub struct RelinkFact<'a> {
+    /// Index in the run's relink records (what the why panel and reports point at).
+    pub record: usize,
+    pub site: &'a str,
+    /// The event that retired the link (for a missed one: that changed the target), if the
+    /// records still attribute it.
+    pub event: Option<usize>,
+    pub event_label: Option<&'a str>,
+    pub verdict: Verdict,
+    pub phase: Phase,
+    pub op: u32,
+    pub t_ms: f64,
+}
+
+/// One policy's run, finished or not.
+pub struct RunView<'a> {
+    pub policy: Policy,
+    pub finished: bool,
+    /// Mean measured throughput; meaningful only when `finished`.
+    pub ops_per_ms: f64,
+    pub totals: RelinkTotals,
+    pub events_total: usize,
+    pub sites: Vec<SiteReport>,
+    records: &'a [RelinkRecord],
+    /// Turns the records' site ids and event indexes into the names expectations use.
+    names: &'a dyn Naming,
+}
+
+impl<'a> RunView<'a> {
+    pub fn of_report(r: &'a RunReport) -> RunView<'a> {
+        RunView {
+            policy: r.policy,
+            finished: true,
+            ops_per_ms: r.ops_per_ms,
+            totals: r.relink_totals,
+            events_total: r.events_total,
+            sites: r.sites.clone(),
+            records: &r.relinks,
+            names: r,
+        }
+    }
+
+    /// A run in progress (or finished): reads the records in place, copies only the per-site
+    /// figures.
+    pub fn of_simulation(sim: &'a Simulation) -> RunView<'a> {
+        RunView {
+            policy: sim.policy(),
+            finished: sim.is_finished(),
+            ops_per_ms: sim.ops_per_ms(),
+            totals: sim.relink_totals(),
+            events_total: sim.events_total(),
+            sites: sim.sites_now(),
+            records: sim.relinks_since(0),
+            names: sim,
+        }
+    }
+
+    /// Every recorded relink (necessary, collateral and missed), in record order.
+    pub fn relinks(&self) -> impl Iterator<Item = RelinkFact<'a>> + '_ {
+        let names = self.names;
+        self.records.iter().enumerate().map(move |(record, r)| RelinkFact {
+            record,
+            site: names.site_name(r.site),
+            event: r.event,
+            event_label: r.event.and_then(|e| names.event_label(e)),
+            verdict: r.verdict,
+            phase: r.phase,
+            op: r.op,
+            t_ms: r.t_ms,
+        })
+    }
+
+    /// A run-wide figure (`site`: one site's count instead).
+    pub fn metric(&self, metric: Metric, site: Option<&str>) -> f64 {
+        if metric == Metric::Ops {
+            return self.ops_per_ms;
+        }
+        let (n, c, m) = match site {
+            Some(name) => match self.sites.iter().find(|s| s.name == name) {
+                Some(s) => (s.stats.necessary, s.stats.collateral, s.stats.missed),
+                None => (0, 0, 0),
+            },
+            None => (self.totals.necessary, self.totals.collateral, self.totals.missed),
+        };
+        (match metric {
+            Metric::Relinks => n + c,
+            Metric::Necessary => n,
+            Metric::Collateral => c,
+            Metric::Missed => m,
+            Metric::Ops => unreachable!("handled above"),
+        }) as f64
+    }
+
+    /// Relinks (necessary + collateral) of `site` in the whole run, recorded or not.
+    pub fn site_relinks(&self, site: &str) -> u64 {
+        self.sites.iter().find(|s| s.name == site).map_or(0, |s| s.stats.relinks())
+    }
+}
+
+/// Does a relink of this verdict count toward `metric`?
+pub fn counts_toward(metric: Metric, v: Verdict) -> bool {
+    match metric {
+        Metric::Ops | Metric::Relinks => v != Verdict::Missed,
+        Metric::Necessary => v == Verdict::Necessary,
+        Metric::Collateral => v == Verdict::Collateral,
+        Metric::Missed => v == Verdict::Missed,
+    }
+}
+
+/// Does the event labelled `label` (the engine's `dsl::event_text`, or `enter Cat` / `leave
+/// Cat`) match the pattern?
+pub fn matches(p: &EventPattern, label: &str) -> bool {
+    let mut words = label.split_whitespace();
+    let kind = words.next().unwrap_or("");
+    let arg = words.next().unwrap_or("");
+    let name = |want: &str, got: &str| want == ANY_NAME || want == got;
+    match p {
+        EventPattern::Any => true,
+        EventPattern::Write { class, method } => kind == "write" && arg.split_once('.').is_some_and(|(c, m)| name(class, c) && name(method, m)),
+        EventPattern::Replace { class } => kind == "replace" && name(class, arg),
+        EventPattern::Remove { class } => kind == "remove" && name(class, arg),
+        EventPattern::Instance { class } => kind == "instance" && name(class, arg),
+        // `load class C ...`
+        EventPattern::Load { class } => kind == "load" && name(class, words.next().unwrap_or("")),
+        EventPattern::Use { category } => (kind == "enter" || kind == "leave") && name(category, arg),
+        EventPattern::Enter { category } => kind == "enter" && name(category, arg),
+        EventPattern::Leave { category } => kind == "leave" && name(category, arg),
+        EventPattern::InvalidateAll => label == "invalidate all",
+        EventPattern::Unattributed => label == "unattributed",
+    }
+}

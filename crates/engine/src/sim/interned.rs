@@ -1,0 +1,84 @@
+//! Flat tables for what there is one of per site: a million site names cost their bytes plus
+//! four bytes each (not a heap allocation and a 24-byte `String` each), and the sites of each
+//! class are one array sliced by offsets (not a `Vec` per class).
+
+/// Names by dense id, `0..len()`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Names {
+    text: String,
+    /// Where each name ends in `text` (names start where the previous one ends).
+    ends: Vec<u32>,
+}
+
+impl Names {
+    pub fn with_capacity(names: usize, bytes: usize) -> Names {
+        Names { text: String::with_capacity(bytes), ends: Vec::with_capacity(names) }
+    }
+
+    /// Append a name; its id is the count before. Scenario text is capped far below 4 GB.
+    pub fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(u32::try_from(self.text.len()).expect("names fit in 4 GB"));
+    }
+
+    pub fn get(&self, id: usize) -> &str {
+        let start = if id == 0 { 0 } else { self.ends[id - 1] as usize };
+        &self.text[start..self.ends[id] as usize]
+    }
+}
+
+/// Ids grouped by a key `0..keys`: group `k` is a slice of one array (compressed rows).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Groups {
+    /// Group `k` is `items[starts[k]..starts[k + 1]]`.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Groups {
+    /// Group the ids `0..keys_of.len()` by their key, each group in id order.
+    pub fn by_key(keys: usize, keys_of: impl Iterator<Item = usize> + Clone) -> Groups {
+        let mut starts = vec![0u32; keys + 1];
+        for k in keys_of.clone() {
+            starts[k + 1] += 1;
+        }
+        for k in 0..keys {
+            starts[k + 1] += starts[k];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![0u32; starts[keys] as usize];
+        for (id, k) in keys_of.enumerate() {
+            items[next[k] as usize] = id as u32;
+            next[k] += 1;
+        }
+        Groups { starts, items }
+    }
+
+    /// The ids with key `k` (none for a key past the end: a class loaded after the start).
+    pub fn get(&self, k: usize) -> &[u32] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Groups, Names};
+
+    #[test]
+    fn groups_hold_each_id_under_its_key_in_id_order() {
+        let g = Groups::by_key(3, [2, 0, 2, 2].into_iter());
+        assert_eq!((g.get(0), g.get(1), g.get(2), g.get(3)), (&[1u32][..], &[][..], &[0u32, 2, 3][..], &[][..]));
+    }
+
+    #[test]
+    fn names_come_back_by_id_including_empty_ones() {
+        let mut n = Names::with_capacity(3, 8);
+        for name in ["a0", "", "site_b"] {
+            n.push(name);
+        }
+        assert_eq!((n.get(0), n.get(1), n.get(2)), ("a0", "", "site_b"));
+    }
+}

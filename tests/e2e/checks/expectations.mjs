@@ -1,0 +1,101 @@
+// End-to-end checks for issue #12: the expectations panel.
+//
+//   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
+//
+// Each check opens its own page (fresh storage). `E2E_ONLY=expectations` runs just these.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, freshPage, waitFinished } from './common.mjs';
+
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+const CHURN = 'hotLoop_unrelatedMetaClassChurn';
+/** Call-site presets (the families whose scenarios carry `expect` lines). */
+const CALL_SITE_ROWS = 'tr[data-preset]:has(.family-groovy), tr[data-preset]:has(.family-oracle)';
+
+/** Statuses of the panel's expectations, in order. */
+async function statuses(page) {
+  return page.$$eval('#expectations li.expectation', (items) => items.map((li) => li.dataset.status));
+}
+
+/** Click Run in the top bar and wait until every lane has finished. */
+async function runToEnd(page) {
+  await page.click('#run');
+  await waitFinished(page);
+  // The panel refreshes with the slow views, at once when the run stops.
+  await page.waitForFunction(() => !document.querySelector('#expectations li[data-status="pending"]'), null, { timeout: 30_000 });
+}
+
+async function withPage(browser, baseUrl, body) {
+  const fresh = await freshPage(browser, baseUrl, async (p) => p.waitForSelector('#expectations', { timeout: 30_000 }));
+  try {
+    await body(fresh.page);
+    expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
+  } finally {
+    await fresh.context.close();
+  }
+}
+
+export const checks = [
+  {
+    name: 'expectations: every call-site preset states expectations and all pass in Chromium',
+    run: async ({ browser, baseUrl, log }) =>
+      withPage(browser, baseUrl, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        const ids = await page.$$eval(CALL_SITE_ROWS, (rows) => rows.map((r) => r.dataset.preset));
+        expect(ids.length >= 9, `expected the 9 call-site presets, found ${ids.length}`);
+        for (const id of ids) {
+          await page.click(`tr[data-preset="${id}"] button.load`);
+          await page.waitForFunction((want) => document.querySelector('#dsl-text').value.includes(`scenario "${want}"`), id);
+          // Runs the expectations read but no lane shows yet: one click adds them.
+          if (await page.locator('#expect-add-lanes').count()) await page.click('#expect-add-lanes');
+          expect((await page.locator('#expect-add-lanes').count()) === 0, `${id}: lanes still missing after adding them`);
+          await runToEnd(page);
+          const got = await statuses(page);
+          expect(got.length > 0, `${id}: no expectation in the panel`);
+          expect(got.every((s) => s === 'pass'), `${id}: ${JSON.stringify(got)}`);
+          log(`# ${id}: ${got.length} expectations pass`);
+        }
+      }),
+  },
+  {
+    name: 'expectations: a failing expectation is marked in the gutter and its cause opens in the why panel',
+    run: async ({ browser, baseUrl }) =>
+      withPage(browser, baseUrl, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${CHURN}"] button.load`);
+        await page.waitForFunction((want) => document.querySelector('#dsl-text').value.includes(want), CHURN);
+        const text = await page.inputValue('#dsl-text');
+        const failing = 'expect under global: write Unrelated.* relinks none of [hot]';
+        const edited = `${text.trimEnd()}\n${failing}\n`;
+        await page.fill('#dsl-text', edited);
+        const failingLine = edited.split('\n').indexOf(failing) + 1;
+        await page.waitForSelector('#expectations li.expectation >> nth=4');
+        await runToEnd(page);
+        const got = await statuses(page);
+        expect(got.filter((s) => s === 'fail').length === 1 && got.filter((s) => s === 'pass').length === got.length - 1, JSON.stringify(got));
+        const failed = page.locator('#expectations li[data-status="fail"]');
+        expect((await failed.locator('.expect-text').innerText()).includes('write Unrelated.* relinks none of [hot]'), 'the failing row names its line');
+        expect((await failed.locator('.expect-line').innerText()) === `line ${failingLine}`, 'the failing row shows its line');
+        const gutter = await page.$$eval('.gutter .failed-line', (els) => els.map((e) => e.textContent.trim()));
+        expect(JSON.stringify(gutter) === JSON.stringify([String(failingLine)]), `gutter marks ${JSON.stringify(gutter)}, expected line ${failingLine}`);
+        // The cause: the unrelated write relinking the hot site under global.
+        const cause = failed.locator('button.expect-cause').first();
+        expect((await cause.getAttribute('data-site')) === 'hot', 'the cause is a relink of hot');
+        await cause.click();
+        await page.waitForSelector('#why-focus', { timeout: 10_000 });
+        expect((await page.inputValue('#why-site')) === 'hot', 'the why panel shows the hot site');
+        const focus = await page.locator('#why-focus').innerText();
+        expect(focus.includes('write Unrelated.dyn0') && focus.includes('global'), `why panel focus: ${focus}`);
+        fs.mkdirSync(ARTIFACTS, { recursive: true });
+        await page.locator('.side').screenshot({ path: path.join(ARTIFACTS, 'expectations-failing.png'), timeout: 15_000 });
+        await page.locator('.dsl-editor').scrollIntoViewIfNeeded();
+        await page.locator('.dsl-panel').screenshot({ path: path.join(ARTIFACTS, 'expectations-gutter.png'), timeout: 15_000 });
+        // The expectation travels with the scenario: a reload restores it from the autosave.
+        await page.waitForTimeout(1500);
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForSelector('#expectations li.expectation');
+        expect((await page.inputValue('#dsl-text')).includes(failing), 'the autosave kept the expectation');
+      }),
+  },
+];
