@@ -20,8 +20,9 @@ use crate::format;
 #[derive(Clone, Debug, PartialEq)]
 pub struct UnitView {
     pub report: UnitReport,
-    /// The sites its C2 code inlines (by name), for the chip and the why panel.
-    pub inlines: Vec<String>,
+    /// The sites its C2 code inlines (by name), for the chip and the why panel; none for
+    /// event code. Named once per lane: a loop may call thousands of sites.
+    pub inlines: Rc<Vec<String>>,
     /// Frame number of its latest deoptimization; a new value restarts the flash (0: never).
     pub flash: u64,
 }
@@ -62,6 +63,7 @@ pub struct CompiledTracker {
     /// Deoptimizations per unit at the last refresh.
     seen: Vec<u64>,
     flash: Vec<u64>,
+    inlines: Vec<Rc<Vec<String>>>,
     deopts: Rc<Vec<DeoptText>>,
     /// Indexes of the records whose unit was not back in C2 at the last refresh.
     open: Vec<usize>,
@@ -73,9 +75,14 @@ impl CompiledTracker {
     pub fn refresh(&mut self, sim: &Simulation, frame: u64) -> CompiledView {
         let reports = sim.units_now();
         if self.seen.len() < reports.len() {
-            // Event code joins the list the first time it runs.
+            // Event code joins the list (after the loops, whose places never change) the first
+            // time it runs; it inlines no site and is never deoptimized, so its place may shift.
             self.seen.resize(reports.len(), 0);
             self.flash.resize(reports.len(), 0);
+            for r in &reports[self.inlines.len()..] {
+                let names = r.loop_index.map(|l| sim.loop_calls(l).iter().map(|&s| sim.site_name(s).to_string()).collect());
+                self.inlines.push(Rc::new(names.unwrap_or_default()));
+            }
         }
         let units = reports
             .into_iter()
@@ -85,8 +92,7 @@ impl CompiledTracker {
                     self.flash[i] = frame;
                 }
                 self.seen[i] = report.stats.deopts;
-                let inlines = report.calls.iter().map(|&s| sim.site_name(s).to_string()).collect();
-                UnitView { report, inlines, flash: self.flash[i] }
+                UnitView { report, inlines: self.inlines[i].clone(), flash: self.flash[i] }
             })
             .collect();
         // Records only ever grow, except that an open one (below C2, at most one per loop)
@@ -177,7 +183,7 @@ mod tests {
             let out = s.step();
             let v = t.refresh(&s, frame);
             let lp = v.units.iter().find(|u| u.is_loop()).expect("the loop is a unit");
-            assert_eq!(lp.inlines, ["hot"]);
+            assert_eq!(*lp.inlines, ["hot"]);
             if lp.flash == frame {
                 flashes.push(frame);
             }

@@ -187,11 +187,17 @@ fn model_csv_row(lead: &[&str], variant: &str, r: &ModelReport) -> String {
     cells.join(",") + "\n"
 }
 
-fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<String, CliError> {
+/// A model preset's configuration with the command line's `--param` knobs applied.
+fn model_config(preset: &models::ModelPreset, opts: &Options) -> Result<ModelConfig, CliError> {
     let mut config = preset.config();
     for (name, value) in &opts.sets {
         config = models::apply(&config, name, value)?;
     }
+    Ok(config)
+}
+
+fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<String, CliError> {
+    let config = model_config(preset, opts)?;
     let variants = model_variants(&config, opts)?;
     let header = format!("{:<16} {:>12} {:<6} {:>9} {:>10} {:>7}   roles\n", "variant", "value", "unit", "necessary", "collateral", "missed");
     match (cmd, &opts.sweep) {

@@ -104,3 +104,17 @@ fn a_scenario_without_expectations_is_still_just_validated() {
     assert_eq!(run(&["check"]).code, 2);
     assert_eq!(run(&["check", &file, "--format", "csv"]).code, 2);
 }
+
+#[test]
+fn model_presets_are_checked_by_variant_and_fail_when_a_knob_breaks_their_claim() {
+    let out = run(&["check", "all"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    for p in blast_engine::models::MODEL_PRESETS {
+        assert!(out.stdout.contains(&format!("pass {}:1:1: expect ", p.id)), "{} not checked:\n{}", p.id, out.stdout);
+    }
+    // Ten shapes fit FIFO's ten entries: nothing is evicted, so "FIFO keeps rebuilding" fails.
+    let out = run(&["check", "records_rotating11", "--param", "shapes=10"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.starts_with("FAIL records_rotating11:1:1: expect under fifo, lru: collateral > 0\n       expected: collateral > 0 under fifo, lru\n       observed: fifo: collateral 0\n"), "{}", out.stdout);
+    assert_eq!(out.stderr, "check FAILED: 2 expectation(s) at records_rotating11:1:1, records_rotating11:3:1\n");
+}

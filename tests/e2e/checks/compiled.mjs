@@ -77,7 +77,7 @@ export const checks = [
         for (let i = 0; i < 5 && (await chain.count()) === 0; i++) await page.click('#step');
         await chain.waitFor({ timeout: 10_000 });
         const text = await chain.innerText();
-        expect(/^loop 1 deoptimized, (C2 again after [\d\u2009]+ iterations|below C2 so far)$/.test(text), `chain cell: ${text}`);
+        expect(/^↳ loop 1 deoptimized, (C2 again after [\d\u2009]+ iterations|below C2 so far)$/.test(text), `chain cell: ${text}`);
         const title = await chain.getAttribute('title');
         expect(/`write Unrelated\.dyn0` retired global → \w+’s fast chain was inlined in loop 1 → loop 1 deoptimized at iteration/.test(title), `chain: ${title}`);
         const summary = await page.innerText('#why .why-lane[data-policy="global"] .why-compiled');

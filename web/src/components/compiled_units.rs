@@ -10,6 +10,9 @@ use yew::prelude::*;
 use crate::compiled::{tier_label, CompiledView, UnitView};
 use crate::format;
 
+/// Sites named in a chip's tooltip (a loop in a big world calls thousands).
+const MAX_NAMED: usize = 8;
+
 #[derive(Properties, PartialEq)]
 pub struct CompiledUnitsProps {
     pub compiled: Rc<CompiledView>,
@@ -35,7 +38,11 @@ fn chip(u: &UnitView, selected: Option<&str>) -> Html {
     let st = &r.stats;
     let tier = tier_label(r.tier);
     let state = if r.past_cutoff { "given-up" } else { tier };
-    let inlines = if u.inlines.is_empty() { String::new() } else { format!("; its C2 code inlines {}", u.inlines.join(", ")) };
+    let inlines = match u.inlines.len() {
+        0 => String::new(),
+        n if n <= MAX_NAMED => format!("; its C2 code inlines {}", u.inlines.join(", ")),
+        n => format!("; its C2 code inlines {} and {} more", u.inlines[..MAX_NAMED].join(", "), n - MAX_NAMED),
+    };
     let cutoff = if r.past_cutoff { "; C2 gave up on it (PerMethodRecompilationCutoff), so it stays in C1" } else { "" };
     let tip = format!("{}: {tier} now; {} deopts, {} recompiles, {} compiles{inlines}{cutoff}", r.name, st.deopts, st.recompiles, st.compiles);
     let inlines_selected = selected.is_some_and(|s| u.inlines_site(s));

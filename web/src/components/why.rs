@@ -7,12 +7,12 @@ use std::rc::Rc;
 
 use blast_engine::expect::Cause;
 use blast_engine::report::{RelinkText, Verdict};
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
+use crate::components::name_picker::NamePicker;
 use crate::format;
 use crate::runner::{phase_name, LaneView};
 
@@ -20,7 +20,7 @@ use crate::runner::{phase_name, LaneView};
 pub struct WhyProps {
     pub lanes: Vec<Rc<LaneView>>,
     /// Every site of the scenario, in declaration order.
-    pub sites: Vec<String>,
+    pub sites: Rc<Vec<String>>,
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
     /// The relink behind a failed expectation that the user asked to see.
@@ -40,20 +40,15 @@ fn verdict_name(v: Verdict) -> &'static str {
 pub fn why(p: &WhyProps) -> Html {
     let on_change = {
         let cb = p.on_select.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            cb.emit(if v.is_empty() { None } else { Some(v) })
-        })
+        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
     };
     html! {
         <section id="why" class="panel" aria-labelledby="why-title">
             <header class="panel-head">
                 <h2 id="why-title">{ "Why did it relink?" }</h2>
                 <label>{ "Site " }
-                    <select id="why-site" onchange={on_change}>
-                        <option value="" selected={p.selected.is_none()}>{ "— pick a site —" }</option>
-                        { for p.sites.iter().map(|s| html! { <option value={s.clone()} selected={p.selected.as_deref() == Some(s.as_str())}>{ s }</option> }) }
-                    </select>
+                    <NamePicker id="why-site" label="Site whose relinks to explain" names={p.sites.clone()} value={p.selected.clone().unwrap_or_default()}
+                        none_label="— pick a site —" on_pick={on_change} />
                 </label>
             </header>
             if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {
@@ -97,7 +92,7 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             } else {
                 <div class="table-scroll history-scroll">
                     <table class="history">
-                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th><th>{ "compiled code" }</th></tr></thead>
+                        <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
                         <tbody>{ for lane.history.iter().rev().map(|r| history_row(r, &lane.compiled)) }</tbody>
                     </table>
                 </div>
@@ -139,15 +134,15 @@ fn plural(n: u64, what: &str) -> String {
     format!("{} {what}{}", format::count(n), if n == 1 { "" } else { "s" })
 }
 
-/// The deoptimizations the row's event caused in code that inlined the row's site.
-fn deopt_cell(r: &RelinkText, c: &CompiledView) -> Html {
+/// The deoptimizations the row's event caused in code that inlined the row's site: the rest
+/// of the chain, on a row of its own under the relink (a column would widen the table).
+fn deopt_rows(r: &RelinkText, c: &CompiledView) -> Html {
     let deopts = r.event.map(|e| c.deopts_by(e, &r.site)).unwrap_or_default();
-    if deopts.is_empty() {
-        return html! { <span class="muted">{ "—" }</span> };
-    }
     html! {
         <>{ for deopts.iter().map(|d| html! {
-            <span class="deopt-chain" title={chain_text(d)}>{ deopt_short(d) }</span>
+            <tr class="deopt-row">
+                <td colspan="6" data-label="compiled code"><span class="deopt-chain" title={chain_text(d)}>{ format!("↳ {}", deopt_short(d)) }</span></td>
+            </tr>
         }) }</>
     }
 }
@@ -157,6 +152,7 @@ fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {
         // `data-label`: the column's name, shown before each cell where the rows stack (phones).
+        <>
         <tr class={format!("verdict-{verdict}")}>
             <td class="num" data-label="virtual time">{ format::duration_ms(r.t_ms) }</td>
             <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
@@ -164,7 +160,8 @@ fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
             <td data-label="domain"><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
             <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
             <td data-label="target"><code>{ target }</code></td>
-            <td data-label="compiled code">{ deopt_cell(r, c) }</td>
         </tr>
+        { deopt_rows(r, c) }
+        </>
     }
 }

@@ -5,7 +5,7 @@
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
-use crate::policy::{self, DomainKey, Retirement, Scope};
+use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
@@ -113,7 +113,12 @@ impl Simulation {
         self.events_total += 1;
         let changed = self.refresh_truth(id, affected);
         self.work += 1 + scope.as_ref().map_or(0, |s| s.visited as u64);
-        let retirement = policy::retirement(self.policy, &scope, &changed);
+        // `ideal` retires the sites whose cached decision the change made wrong. A site that
+        // stays uncacheable caches only the sentinel "select on every call", which stays right
+        // whatever its target becomes (fuzz finding fuzz/regressions/scenario/ideal-vs-exact).
+        let outdated: Vec<usize> =
+            if self.policy == Policy::Ideal { changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache()).collect() } else { Vec::new() };
+        let retirement = policy::retirement(self.policy, &scope, &outdated);
         let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
         self.advance(cost, 0);

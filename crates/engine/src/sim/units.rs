@@ -68,10 +68,6 @@ pub struct UnitReport {
     /// The loop this unit is the method of (`None`: event code).
     #[serde(skip)]
     pub loop_index: Option<usize>,
-    /// The sites its C2 code would inline, in site order (its possible dependencies; none for
-    /// event code). Ids into the scenario's sites, for a UI drawing the dependency.
-    #[serde(skip)]
-    pub calls: Vec<SiteId>,
     pub tier: Tier,
     /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
     pub past_cutoff: bool,
@@ -159,6 +155,12 @@ impl Units {
         self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
     }
 
+    /// The sites loop `l`'s C2 code would inline, in site order without repeats (its possible
+    /// dependencies).
+    pub fn loop_sites(&self, l: usize) -> &[SiteId] {
+        &self.loop_sites[l]
+    }
+
     /// The method holding loop `l` is invoked (the loop is entered).
     pub fn enter_loop(&mut self, l: usize) {
         self.loops[l].invoke(&self.thresholds);
@@ -229,14 +231,8 @@ impl Units {
 
     /// Every unit that ran, loops first.
     pub fn report(&self) -> Vec<UnitReport> {
-        let unit = |name: String, loop_index: Option<usize>, u: &Unit| UnitReport {
-            name,
-            loop_index,
-            calls: loop_index.map(|l| self.loop_sites[l].clone()).unwrap_or_default(),
-            tier: u.tier(),
-            past_cutoff: u.past_cutoff(),
-            stats: u.stats,
-        };
+        let unit =
+            |name: String, loop_index: Option<usize>, u: &Unit| UnitReport { name, loop_index, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats };
         let loops = self.loops.iter().zip(&self.loop_names).enumerate().map(|(l, (u, name))| unit(name.clone(), Some(l), u));
         let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| unit(c.name().to_string(), None, u));
         loops.chain(events).collect()
