@@ -442,9 +442,13 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
             chart.draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width))).map_err(err)?
         };
         series.label(legend).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
-        // Deopts: a hollow triangle on the line where the compiled code was thrown away.
+        // Deopts: a "v" on the line where the compiled code was thrown away (a path, like the
+        // event ticks: one more marker type costs the bundle its drawing code).
+        let (dx, dy) = (x_hi * 0.004, 1.25);
         let on_line = line.deopts.iter().filter_map(|&x| line.value_at(x).map(|y| (x, y)));
-        chart.draw_series(on_line.map(|p| TriangleMarker::new(p, px(5.0) as i32, colour.stroke_width(px(1.5))))).map_err(err)?;
+        chart
+            .draw_series(on_line.map(|(x, y)| PathElement::new(vec![(x - dx, y * dy), (x, y), (x + dx, y * dy)], colour.stroke_width(px(1.5)))))
+            .map_err(err)?;
     }
     chart
         .configure_series_labels()

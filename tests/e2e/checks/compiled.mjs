@@ -97,7 +97,7 @@ export const checks = [
         const recompiles = await page.$eval('#blast-view figure.lane[data-policy="global"] .unit[data-unit="loop 1"] .unit-deopts', (e) => e.textContent);
         expect(recompiles === `${global.deopts} / ${global.deopts}`, `every deopt recompiled: ${recompiles}`);
         const caption = await page.innerText('#charts');
-        expect(caption.includes('triangles on a line mark deopts'), 'the chart says what its triangles are');
+        expect(caption.includes('on a line marks a deopt'), 'the chart says what its deopt marks are');
         await showSection(page, '#charts');
         await shoot(page, 'compiled-charts');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
