@@ -262,3 +262,45 @@ fn ideal_keeps_the_sentinel_of_a_site_that_stays_uncacheable() {
     assert_eq!(ideal, ["s0"], "ideal retires only the cacheable site whose target changed");
     assert!(ideal.iter().all(|s| exact.contains(s)), "ideal {ideal:?} retires more than exact {exact:?}");
 }
+
+/// Fuzz finding (fuzz/regressions/scenario/ideal-undone-change): `write C0.m0` gives s1 (a C1
+/// site) a target and `remove C0` takes it away again before s1 is next called. `ideal` retires
+/// eagerly, when the target changes, as a switch point would, so s1 re-selects the target it
+/// already had (collateral). `exact` never retires s1 and misses nothing: no call saw the change.
+const UNDONE_CHANGE: &str = "scenario \"fuzz\"
+semantics snapshot
+measure warmup 2 ops 3
+class C0 { m1 m2 }
+class C1 extends C0 metaclass custom { m2 }
+class C2 extends C0 { m0 m1 m2 }
+site s0 = C2.m0
+site s1 = C1.m0
+site s2 = C0.m0
+setup { remove C1 }
+before-op { write C0.m0 }
+op {
+  write C0.m0
+  instance C2
+  remove C0
+  loop 1 { call s0 call s1 call s2 }
+}
+";
+
+#[test]
+fn ideal_retires_eagerly_so_a_change_undone_before_the_next_call_is_collateral() {
+    let s = dsl::parse(UNDONE_CHANGE).unwrap();
+    let exact = run(&s, Policy::Exact, &Params::default()).unwrap();
+    let ideal = run(&s, Policy::Ideal, &Params::default()).unwrap();
+    let s1 = ideal.sites.iter().position(|x| x.name == "s1").unwrap();
+    assert_eq!(exact.relink_totals.missed, 0);
+    assert!(exact.events.iter().all(|e| !e.sites_hit.contains(&s1)), "exact never retires s1");
+    let s1_relinks: Vec<_> = ideal.relinks.iter().filter(|r| r.site == s1).collect();
+    assert!(!s1_relinks.is_empty(), "ideal retires s1 at each change");
+    for r in s1_relinks {
+        assert_eq!(r.verdict, blast_engine::report::Verdict::Collateral, "the change was undone before the call");
+        assert_eq!(r.old_target, r.new_target);
+    }
+    // What ideal relinks as necessary, exact (no missed dispatch) retires too.
+    let necessary: Vec<usize> = ideal.relinks.iter().filter(|r| r.verdict == blast_engine::report::Verdict::Necessary).map(|r| r.site).collect();
+    assert!(necessary.iter().all(|s| exact.events.iter().any(|e| e.sites_hit.contains(s))));
+}
