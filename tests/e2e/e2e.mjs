@@ -23,6 +23,7 @@ import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
+import { checks as compiledChecks } from './checks/compiled.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -98,6 +99,12 @@ for (const c of scaleChecks) {
 
 // Issue #12: the expectations panel (each check on a fresh page).
 for (const c of expectationChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Issue #9: compiled code and its deopts (each check on a fresh page).
+for (const c of compiledChecks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }

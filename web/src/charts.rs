@@ -100,6 +100,34 @@ pub fn event_marks(lane: &LaneView, axis: XAxis) -> Vec<f64> {
     x_ends(lane, axis).into_iter().zip(lane.timeline.iter()).filter(|(_, p)| !p.events.is_empty()).map(|(x, _)| x).collect()
 }
 
+/// x positions of intervals in which compiled code was deoptimized (the triangles on the
+/// throughput lines). Deopt records carry the loop iteration they happened at; an interval
+/// holds the iterations from the previous one's end to its own.
+pub fn deopt_marks(lane: &LaneView, axis: XAxis) -> Vec<f64> {
+    let mut at = lane.compiled.deopts.iter().map(|d| d.at_iteration).peekable();
+    let mut end = 0u64;
+    let mut out = Vec::new();
+    for (x, p) in x_ends(lane, axis).into_iter().zip(lane.timeline.iter()) {
+        end += p.iterations;
+        let mut hit = false;
+        while at.next_if(|&a| a < end).is_some() {
+            hit = true;
+        }
+        if hit {
+            out.push(x);
+        }
+    }
+    // A deopt at the very last iteration count lands in the last interval.
+    if at.next().is_some() {
+        if let Some(&x) = x_ends(lane, axis).last() {
+            if out.last() != Some(&x) {
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
 pub fn x_max(lanes: &[Rc<LaneView>], axis: XAxis) -> f64 {
     match axis {
         XAxis::Time => lanes.iter().filter_map(|l| l.timeline.last().map(|p| p.t_ms)).fold(0.0, f64::max),
@@ -128,6 +156,8 @@ pub struct Line {
     pub colour: usize,
     pub points: Vec<(f64, f64)>,
     pub marks: Vec<f64>,
+    /// x positions where the lane's compiled code was deoptimized (drawn on the line).
+    pub deopts: Vec<f64>,
     /// The label of an earlier line with exactly these points: this one is drawn dashed over
     /// it and its legend says so (identical series would otherwise hide each other).
     pub same_as: Option<String>,
@@ -135,7 +165,7 @@ pub struct Line {
 
 impl Line {
     fn new(label: impl Into<String>, colour: usize, points: Vec<(f64, f64)>, marks: Vec<f64>) -> Line {
-        Line { label: label.into(), colour, points, marks, same_as: None }
+        Line { label: label.into(), colour, points, marks, deopts: Vec::new(), same_as: None }
     }
 
     /// The legend text.
@@ -219,7 +249,13 @@ impl ChartLanes {
                 y_desc: "ops/ms (log scale)".into(),
                 y_unit: "ops/ms".into(),
                 x_max: x_max(lanes, axis),
-                lines: lanes.iter().map(|l| Line::new(l.policy.name(), policy_colour(l.policy), throughput_series(l, axis), event_marks(l, axis))).collect(),
+                lines: lanes
+                    .iter()
+                    .map(|l| Line {
+                        deopts: deopt_marks(l, axis),
+                        ..Line::new(l.policy.name(), policy_colour(l.policy), throughput_series(l, axis), event_marks(l, axis))
+                    })
+                    .collect(),
                 panels: lanes.iter().map(|l| BarPanel { label: l.policy.name().into(), bars: relink_bars(l, axis) }).collect(),
             },
             ChartLanes::Models(views) => model_chart(views, axis),
@@ -406,6 +442,13 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
             chart.draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width))).map_err(err)?
         };
         series.label(legend).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
+        // Deopts: a "v" on the line where the compiled code was thrown away (a path, like the
+        // event ticks: one more marker type costs the bundle its drawing code).
+        let (dx, dy) = (x_hi * 0.004, 1.25);
+        let on_line = line.deopts.iter().filter_map(|&x| line.value_at(x).map(|y| (x, y)));
+        chart
+            .draw_series(on_line.map(|(x, y)| PathElement::new(vec![(x - dx, y * dy), (x, y), (x + dx, y * dy)], colour.stroke_width(px(1.5)))))
+            .map_err(err)?;
     }
     chart
         .configure_series_labels()
@@ -488,6 +531,27 @@ mod tests {
         while !r.work(10_000) {}
         r.refresh();
         r.views().to_vec()
+    }
+
+    #[test]
+    fn deopts_are_marked_on_the_lines_where_they_happened() {
+        let lanes = finished("fidelity_methodBodies", &[Policy::Global, Policy::Exact]);
+        let (global, exact) = (&lanes[0], &lanes[1]);
+        let deopts = global.compiled.total_deopts();
+        assert!(deopts > 0, "global deoptimizes the loop's code");
+        for axis in [XAxis::Time, XAxis::Progress] {
+            let marks = deopt_marks(global, axis);
+            assert!(!marks.is_empty() && marks.len() as u64 <= deopts, "one mark per interval with deopts: {} for {deopts}", marks.len());
+            assert!(marks.windows(2).all(|w| w[0] < w[1]), "one mark per interval, in order");
+            let line = &ChartLanes::CallSites(lanes.clone()).data(axis).lines[0];
+            assert_eq!(line.deopts, marks);
+            assert!(marks.iter().all(|&x| line.value_at(x).is_some()), "every mark sits on the line");
+            assert!(deopt_marks(exact, axis).is_empty(), "exact leaves the loop's dependencies alone");
+        }
+        // Every mark is an interval whose events include the write that caused a deopt: the
+        // writes come every 10 000 iterations, the deopts with some of them.
+        let events = event_marks(global, XAxis::Progress);
+        assert!(deopt_marks(global, XAxis::Progress).iter().all(|x| events.contains(x)));
     }
 
     #[test]

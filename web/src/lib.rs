@@ -9,6 +9,7 @@ pub mod aggregate;
 pub mod app;
 pub mod browser;
 pub mod charts;
+pub mod compiled;
 pub mod components;
 pub mod editor;
 pub mod export;

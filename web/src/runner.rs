@@ -13,6 +13,8 @@ use blast_engine::report::{Naming, RelinkText, RelinkTotals, SiteReport, Timelin
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
+use crate::compiled::{CompiledTracker, CompiledView};
+
 /// Engine steps one "step" button press may take before giving up (keeps it under a frame).
 const STEP_LIMIT: usize = 20_000;
 /// Relinks of the selected site kept for the why panel, per lane.
@@ -58,6 +60,8 @@ pub struct LaneView {
     pub unloaded: Vec<String>,
     /// Categories active now, innermost last.
     pub active_categories: Vec<String>,
+    /// Compilation units and their deoptimizations (`crate::compiled`).
+    pub compiled: Rc<CompiledView>,
 }
 
 impl LaneView {
@@ -123,6 +127,7 @@ struct Lane {
     /// The selected site's history and the (site, relink total) it was built for.
     history: Rc<Vec<RelinkText>>,
     history_key: Option<(String, u64)>,
+    compiled: CompiledTracker,
 }
 
 impl Lane {
@@ -163,7 +168,15 @@ impl Runner {
         let n = scenario.sites.len();
         let lanes: Vec<Lane> = Simulation::for_policies(scenario, policies, params)?
             .into_iter()
-            .map(|sim| Lane { sim, seen: vec![0; n], flash: vec![0; n], result: None, history: Rc::default(), history_key: None })
+            .map(|sim| Lane {
+                sim,
+                seen: vec![0; n],
+                flash: vec![0; n],
+                result: None,
+                history: Rc::default(),
+                history_key: None,
+                compiled: CompiledTracker::default(),
+            })
             .collect();
         let per_op = blast_engine::sim::iterations_in(&scenario.op);
         let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
@@ -380,6 +393,7 @@ impl Runner {
                     last_event: events.last().map(|e| e.label.clone()),
                     unloaded: classes.iter().filter(|(c, _)| !lane.sim.is_loaded(c)).map(|(c, _)| c.clone()).collect(),
                     active_categories: lane.sim.active_categories(),
+                    compiled: Rc::new(lane.compiled.refresh(&lane.sim, frame)),
                 })
             })
             .collect();

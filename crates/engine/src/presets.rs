@@ -198,6 +198,9 @@ op { loop 100000 { every 10000 { write Unrelated.dyn0 } call header call total c
 expect under exact: write Unrelated.* relinks nothing
 expect under global: write Unrelated.* relinks [header, total, format, footer, flush]
 expect exact / global >= 5x ops
+expect under exact: deopts == 0
+expect under global: deopts >= 50
+expect under global: deopts <= 1 per event
 ",
     },
 ];

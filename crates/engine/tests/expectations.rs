@@ -68,10 +68,12 @@ expect exact > global ops
 expect under exact: ops within 30% of published hotLoop_unrelatedMetaClassChurn
 expect exact / global ops within 50.5% of published hotLoop_unrelatedMetaClassChurn
 expect exact / global ops within 25% of 210.7
-expect under global: collateral within 10% of 4794",
+expect under global: collateral within 10% of 4794
+expect under global: deopts <= 2 per event
+expect global > exact deopts",
     );
     let s = dsl::parse(&text).unwrap();
-    assert_eq!(s.expectations.len(), 26);
+    assert_eq!(s.expectations.len(), 28);
     let printed = dsl::print(&s);
     assert_eq!(dsl::parse(&printed).unwrap(), s, "DSL round trip of\n{printed}");
     let json = serde_json::to_string(&s).unwrap();
@@ -112,7 +114,12 @@ fn malformed_expectations_name_line_and_column() {
         ("expect write Unrelated.* relinks nothing", "10:8: say which policy's run this is about: `expect under exact: write ...`"),
         ("expect under exact: missed = 0", "10:28: `=` is not a comparison; write `==`, `!=`, `<`, `<=`, `>` or `>=`"),
         ("expect under exact: missed == 1.5", "10:31: `missed` is a count; 1.5 is not a whole number (a fraction goes with `per event`)"),
-        ("expect under exact: ops at hot >= 1", "10:28: `ops` is one figure per run; `at SITE` goes with a count (relinks, necessary, collateral, missed)"),
+        ("expect under exact: ops at hot >= 1", "10:28: `ops` is one figure per run; `at SITE` goes with a count (relinks, necessary, collateral, missed, deopts)"),
+        (
+            "expect under global: deopts at hot <= 2",
+            "10:32: `deopts` counts compiled code of the whole run (a loop's method deoptimized), not a site's; drop `at SITE`",
+        ),
+        ("expect under global: deopts == 0.5", "10:32: `deopts` is a count; 0.5 is not a whole number (a fraction goes with `per event`)"),
         ("expect exact / exact >= 2x ops", "10:16: comparing `exact` with itself says nothing"),
         ("expect exact / global >= 10 ops", "10:29: expected `x` after the factor (`10x ops`), found `ops`"),
         ("expect exact / global >= 0x ops", "10:26: a ratio bound must be greater than 0"),
@@ -125,14 +132,14 @@ fn malformed_expectations_name_line_and_column() {
         ("expect under exact, exact: missed == 0", "10:21: policy `exact` is named twice"),
         (
             "expect under exact: speed >= 1",
-            "10:21: unknown event pattern or metric `speed` (expected write, replace, remove, instance, load, use, enter, leave, invalidate all, unattributed, any event, or ops, relinks, necessary, collateral, missed)",
+            "10:21: unknown event pattern or metric `speed` (expected write, replace, remove, instance, load, use, enter, leave, invalidate all, unattributed, any event, or ops, relinks, necessary, collateral, missed, deopts)",
         ),
         ("expect under exact: use Nope relinks nothing", "10:25: unknown category `Nope`"),
         ("expect under exact: ops within 30 of published hotLoop_unrelatedMetaClassChurn", "10:35: expected `%`, found `of`"),
         ("expect under exact: missed <= 0.1234567890123", "10:31: `0.1234567890123` has more than 12 digits after the point"),
         ("expect under exact: write Unrelated.* relinks [hot, hot]", "10:53: site `hot` is listed twice"),
         ("expect under exact: relinks at nope == 0", "10:32: unknown site `nope`"),
-        ("expect exact >= global", "11:1: expected a metric (ops, relinks, necessary, collateral or missed), found end of input"),
+        ("expect exact >= global", "11:1: expected a metric (ops, relinks, necessary, collateral, missed or deopts), found end of input"),
         ("expect", "11:1: expected `under POLICY:` or a comparison of two policies after `expect`, found end of input"),
     ];
     for (line, message) in cases {
@@ -204,6 +211,42 @@ expect under exact: ops within 1% of 1000000",
     assert!(!r.outcomes[2].causes.is_empty());
     assert!(matches!(r.outcomes[4].observed[0], Observed::Pair { a: Policy::Exact, b: Policy::Global, ratio, .. } if ratio > 2.0 && ratio < 1e6));
     assert!(matches!(r.outcomes[7].observed[0], Observed::Deviation { deviation_pct, .. } if deviation_pct > 1.0));
+}
+
+#[test]
+fn deopts_count_the_compiled_code_a_policy_throws_away() {
+    // The loop reaches C2 in its first op; from then on each unrelated write that global turns
+    // into a retirement of the hot site's chain deoptimizes it. Exact retires nothing it inlined.
+    let text = "measure warmup 0 ops 4
+class Hot { compute }
+class Unrelated
+site hot = Hot.compute
+op { loop 100000 { every 10000 { write Unrelated.dyn0 } call hot } }
+expect under exact: deopts == 0
+expect under global: deopts >= 1
+expect under global: deopts == 0
+expect under global: deopts <= 1 per event
+expect global > exact deopts
+expect exact / global >= 2x deopts
+";
+    let r = check(text);
+    let status: Vec<Status> = r.outcomes.iter().map(|o| o.status).collect();
+    use Status::*;
+    assert_eq!(status, vec![Pass, Pass, Fail, Pass, Pass, Fail]);
+    let global = blast_engine::run(&dsl::parse(text).unwrap(), Policy::Global, &Params::default()).unwrap();
+    let deopts: u64 = global.units.iter().map(|u| u.stats.deopts).sum();
+    assert!(deopts >= 20, "a deopt at most writes of ops 2..4: {deopts}");
+    assert_eq!(r.outcomes[2].observed, vec![Observed::Figure { policy: Policy::Global, metric: expect::Metric::Deopts, value: deopts as f64 }]);
+    assert!(r.outcomes[2].causes.is_empty(), "a deopt is not a relink: no relink is named as its cause");
+    // Live: the lower bound passes at the first deopt, before the run ends.
+    let s = dsl::parse(text).unwrap();
+    let mut sim = Simulation::new(&s, Policy::Global, &Params::default()).unwrap();
+    while sim.units_now().iter().all(|u| u.stats.deopts == 0) {
+        assert!(!sim.is_finished(), "global never deoptimized");
+        sim.step();
+    }
+    let live = expect::evaluate(&s, &[RunView::of_simulation(&sim)]);
+    assert_eq!((live[1].status, live[2].status, live[3].status), (Pass, Fail, Pending), "per event waits for the end");
 }
 
 #[test]

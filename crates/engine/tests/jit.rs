@@ -55,6 +55,15 @@ fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
     assert_eq!((text.unit.as_str(), text.site.as_str(), text.domain.as_str()), ("loop 1", "hot", "global"));
     assert_eq!(r.events[first.event].label, text.event_label.clone().unwrap(), "the event that retired the chain");
     assert!(text.event_label.unwrap().contains("Hot.dyn0"));
+    // Exports carry the records as that text, as they do relinks.
+    let json = serde_json::to_value(&r).unwrap();
+    let exported = &json["deopts"][0];
+    assert_eq!(
+        (exported["unit"].as_str(), exported["site"].as_str(), exported["domain"].as_str()),
+        (Some("loop 1"), Some("hot"), Some("global")),
+        "{exported}"
+    );
+    assert_eq!(exported["recompiled_after"].as_u64(), Some(1_024));
     // Under exact a write to an unrelated class leaves the loop's dependencies alone.
     let unrelated = density(100_000, 4).replace("class Hot { compute }", "class Hot { compute }\nclass Other").replace("write Hot.dyn0", "write Other.dyn0");
     assert_eq!(loop_unit(&report(&unrelated, Policy::Exact, &p)).stats.deopts, 0);
@@ -181,4 +190,14 @@ fn a_running_simulation_shows_its_units_and_new_deopts_between_steps() {
     assert_eq!(deopts, vec![100_000, 200_000], "ops 2 and 3 each open with a write that finds C2 code");
     assert_eq!(sim.units_now().iter().find(|u| u.name == "loop 1").map(|u| u.stats.deopts), Some(2));
     assert!(sim.deopts_since(99).is_empty());
+}
+
+#[test]
+fn a_loop_unit_names_the_sites_its_compiled_code_inlines() {
+    let text = "measure warmup 0 ops 1\nclass A { m n }\nsite a = A.m\nsite b = A.n\nsite c = A.m\nop { loop 10 { call c call a call c } loop 10 { call b } }";
+    let sim = blast_engine::Simulation::new(&dsl::parse(text).unwrap(), Policy::Exact, &Params::default()).unwrap();
+    let units = sim.units_now();
+    let loops: Vec<usize> = units.iter().filter_map(|u| u.loop_index).collect();
+    assert_eq!(loops, [0, 1], "{units:?}");
+    assert_eq!((sim.loop_calls(0), sim.loop_calls(1)), (&[0, 2][..], &[1][..]), "site order, no repeats");
 }

@@ -12,6 +12,7 @@ use yew::prelude::*;
 
 use crate::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
 use crate::components::blast_view::{shown_look, BlastViewProps};
+use crate::components::compiled_units::CompiledUnits;
 use crate::format;
 use crate::runner::LaneView;
 use crate::state::RunState;
@@ -179,6 +180,7 @@ fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], total
             <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
                 { for rows.iter().map(|r| agg_row(ctx, lane, r, relinks, totals, hottest)) }
             </ul>
+            <CompiledUnits compiled={lane.compiled.clone()} selected={ctx.p.selected.clone()} />
         </figure>
     }
 }

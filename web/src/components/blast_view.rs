@@ -1,7 +1,7 @@
 //! The blast view: the class hierarchy per policy, call sites on their receiver class,
 //! coloured by state, heated by relinks, flashing when they relink; classes not loaded (yet)
 //! in a lane are drawn dashed; hovering a class shows which sites a write there would retire
-//! under each policy.
+//! under each policy. Under each lane, its compiled code (`compiled_units`).
 
 use std::rc::Rc;
 
@@ -11,6 +11,7 @@ use yew::prelude::*;
 
 use crate::aggregate;
 use crate::components::blast_aggregate::AggregatedBlast;
+use crate::components::compiled_units::CompiledUnits;
 use crate::format;
 use crate::layout::{self, Graph, CHAR_W};
 use crate::runner::{ClassEntry, LaneView, SiteView};
@@ -132,6 +133,7 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
                 { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| site_node(p, b, s, retire.contains(&b.name)))) }
             </svg>
+            <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
         </figure>
     }
 }
@@ -251,6 +253,7 @@ fn legend() -> Html {
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
             <li><span class="legend-unloaded"></span>{ "dashed, faded class: not loaded yet" }</li>
             <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
+            <li><span class="legend-unit">{ "loop 1" }</span>{ "compiled code (tier; deopts / recompiles), flashing when deoptimized" }</li>
         </ul>
     }
 }

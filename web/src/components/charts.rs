@@ -30,7 +30,7 @@ struct Captions {
 fn captions(lanes: &ChartLanes) -> Captions {
     match lanes {
         ChartLanes::CallSites(_) => Captions {
-            lines: "Throughput per policy (ops/ms, log scale); ticks in the strip under the lowest gridline mark intervals with events; point at the chart for values",
+            lines: "Throughput per policy (ops/ms, log scale); ticks in the strip under the lowest gridline mark intervals with events; a “v” on a line marks a deopt of its compiled code; point at the chart for values",
             lines_empty: "Press Run (or Step) to draw throughput as the simulations advance.",
             bars: "Relinks per interval, by the oracle’s verdict: ",
             bars_empty: "Relinks appear here per policy as the simulations run.",

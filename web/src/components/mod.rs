@@ -7,6 +7,7 @@ pub mod blast_view;
 pub mod charts;
 pub mod class_tree;
 pub mod comparison;
+pub mod compiled_units;
 pub mod descriptor_slot;
 pub mod dsl_editor;
 pub mod expectations;

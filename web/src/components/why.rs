@@ -1,5 +1,7 @@
 //! The why panel: one site's relink history under each policy — which event retired which
-//! domain, and whether the oracle calls the relink necessary, collateral or missed.
+//! domain, and whether the oracle calls the relink necessary, collateral or missed — and, where
+//! a compiled unit inlined the site, the rest of the chain: that unit deoptimized, recompiled
+//! after N iterations (`crate::compiled`).
 
 use std::rc::Rc;
 
@@ -7,6 +9,7 @@ use blast_engine::expect::Cause;
 use blast_engine::report::{RelinkText, Verdict};
 use yew::prelude::*;
 
+use crate::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::NamePicker;
@@ -83,13 +86,14 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
                     <span class="muted">{ format!(" · showing the latest {shown}") }</span>
                 }
             </p>
+            { compiled_summary(&lane.compiled, site) }
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>
             } else {
                 <div class="table-scroll history-scroll">
                     <table class="history">
                         <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
-                        <tbody>{ for lane.history.iter().rev().map(history_row) }</tbody>
+                        <tbody>{ for lane.history.iter().rev().map(|r| history_row(r, &lane.compiled)) }</tbody>
                     </table>
                 </div>
             }
@@ -105,11 +109,50 @@ fn domain_note(v: Verdict) -> &'static str {
     }
 }
 
-fn history_row(r: &RelinkText) -> Html {
+/// The units whose C2 code inlines `site`: what its relinks can cost beyond the relink.
+fn compiled_summary(c: &CompiledView, site: &str) -> Html {
+    let units: Vec<_> = c.units.iter().filter(|u| u.inlines_site(site)).collect();
+    if units.is_empty() {
+        return html! {};
+    }
+    html! {
+        <p class="why-compiled">
+            { "Compiled code inlining this site: " }
+            { for units.iter().map(|u| {
+                let st = &u.report.stats;
+                let cutoff = if u.report.past_cutoff { ", C2 gave up on it" } else { "" };
+                html! { <span class="why-unit" data-unit={u.report.name.clone()}>
+                    <strong>{ &u.report.name }</strong>
+                    { format!(" ({} now, {}, {}{cutoff}) ", tier_label(u.report.tier), plural(st.deopts, "deopt"), plural(st.recompiles, "recompile")) }
+                </span> }
+            }) }
+        </p>
+    }
+}
+
+fn plural(n: u64, what: &str) -> String {
+    format!("{} {what}{}", format::count(n), if n == 1 { "" } else { "s" })
+}
+
+/// The deoptimizations the row's event caused in code that inlined the row's site: the rest
+/// of the chain, on a row of its own under the relink (a column would widen the table).
+fn deopt_rows(r: &RelinkText, c: &CompiledView) -> Html {
+    let deopts = r.event.map(|e| c.deopts_by(e, &r.site)).unwrap_or_default();
+    html! {
+        <>{ for deopts.iter().map(|d| html! {
+            <tr class="deopt-row">
+                <td colspan="6" data-label="compiled code"><span class="deopt-chain" title={chain_text(d)}>{ format!("↳ {}", deopt_short(d)) }</span></td>
+            </tr>
+        }) }</>
+    }
+}
+
+fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     html! {
         // `data-label`: the column's name, shown before each cell where the rows stack (phones).
+        <>
         <tr class={format!("verdict-{verdict}")}>
             <td class="num" data-label="virtual time">{ format::duration_ms(r.t_ms) }</td>
             <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
@@ -118,5 +161,7 @@ fn history_row(r: &RelinkText) -> Html {
             <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
             <td data-label="target"><code>{ target }</code></td>
         </tr>
+        { deopt_rows(r, c) }
+        </>
     }
 }

@@ -58,7 +58,13 @@ fn check_one(e: &Expectation, path: &str, names: &Declared) -> Result<(), Scenar
                 let (what, field) = if site.is_some() { ("`at SITE`", "site") } else { ("`per event`", "value") };
                 return err(
                     format!("{path}.{field}"),
-                    format!("`ops` is one figure per run; {what} goes with a count (relinks, necessary, collateral, missed)"),
+                    format!("`ops` is one figure per run; {what} goes with a count (relinks, necessary, collateral, missed, deopts)"),
+                );
+            }
+            if *metric == Metric::Deopts && site.is_some() {
+                return err(
+                    format!("{path}.site"),
+                    "`deopts` counts compiled code of the whole run (a loop's method deoptimized), not a site's; drop `at SITE`",
                 );
             }
             if let Some(site) = site {

@@ -34,6 +34,8 @@ pub struct RunView<'a> {
     pub ops_per_ms: f64,
     pub totals: RelinkTotals,
     pub events_total: usize,
+    /// Deoptimizations of compiled code so far (every unit's count, recorded or not).
+    pub deopts: u64,
     pub sites: Vec<SiteReport>,
     records: &'a [RelinkRecord],
     /// Turns the records' site ids and event indexes into the names expectations use.
@@ -48,6 +50,7 @@ impl<'a> RunView<'a> {
             ops_per_ms: r.ops_per_ms,
             totals: r.relink_totals,
             events_total: r.events_total,
+            deopts: r.units.iter().map(|u| u.stats.deopts).sum(),
             sites: r.sites.clone(),
             records: &r.relinks,
             names: r,
@@ -63,6 +66,7 @@ impl<'a> RunView<'a> {
             ops_per_ms: sim.ops_per_ms(),
             totals: sim.relink_totals(),
             events_total: sim.events_total(),
+            deopts: sim.units_now().iter().map(|u| u.stats.deopts).sum(),
             sites: sim.sites_now(),
             records: sim.relinks_since(0),
             names: sim,
@@ -86,8 +90,11 @@ impl<'a> RunView<'a> {
 
     /// A run-wide figure (`site`: one site's count instead).
     pub fn metric(&self, metric: Metric, site: Option<&str>) -> f64 {
-        if metric == Metric::Ops {
-            return self.ops_per_ms;
+        match metric {
+            Metric::Ops => return self.ops_per_ms,
+            // Validation refuses `at SITE` with deopts: a deopt belongs to a compiled unit.
+            Metric::Deopts => return self.deopts as f64,
+            _ => {}
         }
         let (n, c, m) = match site {
             Some(name) => match self.sites.iter().find(|s| s.name == name) {
@@ -101,7 +108,7 @@ impl<'a> RunView<'a> {
             Metric::Necessary => n,
             Metric::Collateral => c,
             Metric::Missed => m,
-            Metric::Ops => unreachable!("handled above"),
+            Metric::Ops | Metric::Deopts => unreachable!("handled above"),
         }) as f64
     }
 
@@ -118,6 +125,8 @@ pub fn counts_toward(metric: Metric, v: Verdict) -> bool {
         Metric::Necessary => v == Verdict::Necessary,
         Metric::Collateral => v == Verdict::Collateral,
         Metric::Missed => v == Verdict::Missed,
+        // A deopt is not a relink (its cause is the event, through the unit's dependency).
+        Metric::Deopts => false,
     }
 }
 

@@ -111,10 +111,13 @@ pub enum Metric {
     Collateral,
     /// Stale dispatches the oracle saw (a link whose target changed but whose guard held).
     Missed,
+    /// Deoptimizations of compiled loop code: a retirement broke a dependency of C2 code that
+    /// had inlined a site's fast chain (`crate::jit`). A count of the run, not of a site.
+    Deopts,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 5] = [Metric::Ops, Metric::Relinks, Metric::Necessary, Metric::Collateral, Metric::Missed];
+    pub const ALL: [Metric; 6] = [Metric::Ops, Metric::Relinks, Metric::Necessary, Metric::Collateral, Metric::Missed, Metric::Deopts];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -123,6 +126,7 @@ impl Metric {
             Metric::Necessary => "necessary",
             Metric::Collateral => "collateral",
             Metric::Missed => "missed",
+            Metric::Deopts => "deopts",
         }
     }
 

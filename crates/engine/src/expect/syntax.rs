@@ -130,7 +130,7 @@ impl Parser {
     }
 
     fn metric(&mut self) -> PResult<Metric> {
-        let (m, mt) = self.ident("a metric (ops, relinks, necessary, collateral or missed)")?;
+        let (m, mt) = self.ident("a metric (ops, relinks, necessary, collateral, missed or deopts)")?;
         match m.parse() {
             Ok(metric) => Ok(metric),
             Err(e) => self.error(&mt, e.to_string()),
@@ -248,7 +248,7 @@ impl Parser {
                 return self.error(
                     &kt,
                     format!(
-                        "unknown event pattern or metric `{other}` (expected write, replace, remove, instance, load, use, enter, leave, invalidate all, unattributed, any event, or ops, relinks, necessary, collateral, missed)"
+                        "unknown event pattern or metric `{other}` (expected write, replace, remove, instance, load, use, enter, leave, invalidate all, unattributed, any event, or ops, relinks, necessary, collateral, missed, deopts)"
                     ),
                 )
             }

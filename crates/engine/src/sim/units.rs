@@ -65,6 +65,9 @@ impl EventCode {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct UnitReport {
     pub name: String,
+    /// The loop this unit is the method of (`None`: event code).
+    #[serde(skip)]
+    pub loop_index: Option<usize>,
     pub tier: Tier,
     /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
     pub past_cutoff: bool,
@@ -97,6 +100,8 @@ pub(crate) struct Units {
     thresholds: Thresholds,
     loops: Vec<Unit>,
     loop_names: Vec<String>,
+    /// Per loop: the sites it calls, in site order without repeats.
+    loop_sites: Vec<Vec<SiteId>>,
     /// The loops whose body calls each site, with how many times per iteration (a site's
     /// dependents among the compiled units).
     site_loops: Vec<Vec<(u32, u32)>>,
@@ -124,7 +129,14 @@ impl Units {
                 }
             }
         }
+        let mut loop_sites = vec![Vec::new(); loops.len()];
+        for (s, owners) in site_loops.iter().enumerate() {
+            for &(l, _) in owners {
+                loop_sites[l as usize].push(s);
+            }
+        }
         Units {
+            loop_sites,
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],
             loop_names: (0..loops.len()).map(loop_name).collect(),
@@ -141,6 +153,12 @@ impl Units {
     /// The declared body cost of `method` (a site method id) on `class`.
     fn body(&self, class: ClassId, method: u32) -> f64 {
         self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
+    }
+
+    /// The sites loop `l`'s C2 code would inline, in site order without repeats (its possible
+    /// dependencies).
+    pub fn loop_sites(&self, l: usize) -> &[SiteId] {
+        &self.loop_sites[l]
     }
 
     /// The method holding loop `l` is invoked (the loop is entered).
@@ -213,9 +231,11 @@ impl Units {
 
     /// Every unit that ran, loops first.
     pub fn report(&self) -> Vec<UnitReport> {
-        let loops = self.loops.iter().zip(&self.loop_names).map(|(u, name)| (name.clone(), u));
-        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
-        loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
+        let unit =
+            |name: String, loop_index: Option<usize>, u: &Unit| UnitReport { name, loop_index, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats };
+        let loops = self.loops.iter().zip(&self.loop_names).enumerate().map(|(l, (u, name))| unit(name.clone(), Some(l), u));
+        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| unit(c.name().to_string(), None, u));
+        loops.chain(events).collect()
     }
 }
 

@@ -138,6 +138,12 @@ impl Simulation {
         self.units.report()
     }
 
+    /// The sites loop `l`'s compiled code would inline (see [`UnitReport::loop_index`]), in
+    /// site order: what a UI draws as the unit's dependencies. Fixed for the run.
+    pub fn loop_calls(&self, l: usize) -> &[SiteId] {
+        self.units.loop_sites(l)
+    }
+
     /// Deoptimization records from index `from` on (the UI polls with the count it has seen).
     pub fn deopts_since(&self, from: usize) -> &[DeoptRecord] {
         self.units.deopts.get(from..).unwrap_or(&[])

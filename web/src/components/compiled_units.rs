@@ -1,0 +1,64 @@
+//! The compiled code under a lane's blast graph: one chip per compilation unit (each loop's
+//! method, then the event code that ran), its tier, deopts and recompiles, the sites its C2 code
+//! inlines; a chip flashes when a retirement deoptimizes it. A chip whose unit inlines the
+//! selected site is outlined, since that site's relinks can cost the unit its code.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::compiled::{tier_label, CompiledView, UnitView};
+use crate::format;
+
+/// Sites named in a chip's tooltip (a loop in a big world calls thousands).
+const MAX_NAMED: usize = 8;
+
+#[derive(Properties, PartialEq)]
+pub struct CompiledUnitsProps {
+    pub compiled: Rc<CompiledView>,
+    pub selected: Option<AttrValue>,
+}
+
+#[function_component(CompiledUnits)]
+pub fn compiled_units(p: &CompiledUnitsProps) -> Html {
+    if p.compiled.units.is_empty() {
+        return html! {};
+    }
+    let deopts = p.compiled.total_deopts();
+    html! {
+        <div class="compiled-units" role="group" aria-label="Compiled code" data-deopts={deopts.to_string()}>
+            <span class="compiled-title muted">{ "compiled code" }</span>
+            { for p.compiled.units.iter().map(|u| chip(u, p.selected.as_deref())) }
+        </div>
+    }
+}
+
+fn chip(u: &UnitView, selected: Option<&str>) -> Html {
+    let r = &u.report;
+    let st = &r.stats;
+    let tier = tier_label(r.tier);
+    let state = if r.past_cutoff { "given-up" } else { tier };
+    let inlines = match u.inlines.len() {
+        0 => String::new(),
+        n if n <= MAX_NAMED => format!("; its C2 code inlines {}", u.inlines.join(", ")),
+        n => format!("; its C2 code inlines {} and {} more", u.inlines[..MAX_NAMED].join(", "), n - MAX_NAMED),
+    };
+    let cutoff = if r.past_cutoff { "; C2 gave up on it (PerMethodRecompilationCutoff), so it stays in C1" } else { "" };
+    let tip = format!("{}: {tier} now; {} deopts, {} recompiles, {} compiles{inlines}{cutoff}", r.name, st.deopts, st.recompiles, st.compiles);
+    let inlines_selected = selected.is_some_and(|s| u.inlines_site(s));
+    html! {
+        <span class={classes!("unit", format!("tier-{}", state.to_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
+            data-unit={r.name.clone()} data-tier={tier} data-deopts={st.deopts.to_string()} title={tip.clone()} aria-label={tip}>
+            <span class="flash-layer">
+                if u.flash > 0 {
+                    <span key={u.flash.to_string()} class="flash-box"></span>
+                }
+            </span>
+            <span class="unit-name">{ &r.name }</span>
+            <span class="unit-tier">{ if r.past_cutoff { "C1 (C2 gave up)" } else { tier } }</span>
+            if u.is_loop() {
+                <span class="unit-deopts" title="deopts / recompiles">{ format!("{} / {}", format::count(st.deopts), format::count(st.recompiles)) }</span>
+            }
+        </span>
+    }
+}
