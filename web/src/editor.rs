@@ -517,6 +517,7 @@ mod tests {
                 parent: (i > 0).then(|| format!("A{}", i - 1)),
                 methods: vec![format!("m{}", i % 3)],
                 metaclass: MetaKind::default(),
+                costs: Vec::new(),
             })
             .collect();
         let mut s = Scenario { classes, ..Scenario::default() };
