@@ -10,7 +10,7 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=460          # gzipped .wasm + .js in dist/; 456.7 KB after merging main into `worker` (big-world views, pickers); issue 11 asks for 250
+SIZE_BUDGET_KB=475          # gzipped .wasm + .js in dist/; 473.5 KB on `worker` after merging main with the jit tier layer and the model expectations panel (456.7 KB before); issue 11 asks for 250
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
