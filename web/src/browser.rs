@@ -81,7 +81,7 @@ pub fn boot() -> Boot {
     if let Some(o) = opening {
         set_marker(o);
     }
-    let shared = fragment.and_then(|f| share::decode(&f).transpose());
+    let shared = fragment.and_then(|f| f.decode().transpose());
     Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()) }
 }
 
@@ -91,22 +91,47 @@ pub fn boot() -> Boot {
 pub fn read_fragment() -> Option<Result<share::Link, share::LinkError>> {
     let fragment = take_fragment()?;
     set_marker(storage::Opening::Link);
-    let link = share::decode(&fragment).transpose();
+    let link = fragment.decode().transpose();
     if link.is_none() {
         opened();
     }
     link
 }
 
+/// A fragment that may carry a link, as taken from the address bar.
+enum Fragment {
+    Text(String),
+    /// Over `share::MAX_FRAGMENT`: refused from its length, never copied into wasm (a 5,000-deep
+    /// chain is 170 KB, and the copy alone was a 40 ms task on a loaded machine).
+    Oversize(share::LinkError),
+}
+
+impl Fragment {
+    fn decode(&self) -> Result<Option<share::Link>, share::LinkError> {
+        match self {
+            Fragment::Text(text) => share::decode(text),
+            Fragment::Oversize(refusal) => Err(refusal.clone()),
+        }
+    }
+}
+
 /// The fragment if it may carry a link (anything but empty), removed from the address bar.
-fn take_fragment() -> Option<String> {
-    let hash = window()?.location().hash().ok()?;
-    let fragment = hash.strip_prefix('#').unwrap_or(&hash);
-    if !(fragment.contains("s=") || fragment.contains("m=")) {
+/// Its length and part prefixes are read on the JS side first.
+fn take_fragment() -> Option<Fragment> {
+    let location = window()?.location();
+    let hash: js_sys::JsString = js_sys::Reflect::get(&location, &JsValue::from_str("hash")).ok()?.dyn_into().ok()?;
+    let has = |needle: &str| hash.index_of(needle, 0) >= 0;
+    if !(has("s=") || has("m=")) {
         return None;
     }
     replace_url("");
-    Some(hash)
+    // Without the `#`; a URL's fragment is ASCII (percent-encoded), so UTF-16 units are bytes.
+    let bytes = (hash.length() as usize).saturating_sub(1);
+    if bytes > share::MAX_FRAGMENT {
+        let part_starts = |prefix: &str| hash.starts_with(&format!("#{prefix}"), 0) || has(&format!("&{prefix}"));
+        return Some(Fragment::Oversize(share::refuse_oversize(bytes, part_starts("s="), part_starts("m="))));
+    }
+    Some(Fragment::Text(String::from(hash)))
 }
 
 fn take_marker() -> Option<storage::Opening> {

@@ -7,6 +7,7 @@
 
 use blast_engine::model::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Why an edit was refused. The scenario is unchanged.
@@ -343,33 +344,37 @@ fn class_mut<'a>(s: &'a mut Scenario, name: &str) -> Result<&'a mut ClassDecl, E
     s.classes.iter_mut().find(|c| c.name == name).ok_or_else(|| no_class(name))
 }
 
-/// Ancestors of `class`, nearest first; stops at a repeated name so a cycle cannot hang it.
-pub fn ancestors(s: &Scenario, class: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut cur = s.classes.iter().find(|c| c.name == class).and_then(|c| c.parent.clone());
-    while let Some(p) = cur {
-        if out.contains(&p) || p == class {
+/// `class`'s declaration and its ancestors', nearest first; stops at a repeated name so a
+/// cycle cannot hang it. Linear in classes + depth (a name index, not a scan per level: a
+/// 1,900-deep chain from a share link took 35 ms per receiver that way).
+fn lineage<'a>(s: &'a Scenario, class: &str) -> Vec<&'a ClassDecl> {
+    let mut by_name: HashMap<&str, &ClassDecl> = HashMap::with_capacity(s.classes.len());
+    for c in &s.classes {
+        // The first declaration wins, as a scan would find it.
+        by_name.entry(c.name.as_str()).or_insert(c);
+    }
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut out = Vec::new();
+    let mut cur = by_name.get(class).copied();
+    while let Some(c) = cur {
+        if !seen.insert(c.name.as_str()) {
             break;
         }
-        cur = s.classes.iter().find(|c| c.name == p).and_then(|c| c.parent.clone());
-        out.push(p);
+        out.push(c);
+        cur = c.parent.as_deref().and_then(|p| by_name.get(p).copied());
     }
     out
 }
 
+/// Ancestors of `class`, nearest first (declared ones; a cycle stops at the repeat).
+pub fn ancestors(s: &Scenario, class: &str) -> Vec<String> {
+    lineage(s, class).iter().skip(1).map(|c| c.name.clone()).collect()
+}
+
 /// Methods a receiver of `class` can call: its own, then inherited, without repeats.
 pub fn callable_methods(s: &Scenario, class: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for c in std::iter::once(class.to_string()).chain(ancestors(s, class)) {
-        if let Some(decl) = s.classes.iter().find(|d| d.name == c) {
-            for m in &decl.methods {
-                if !out.contains(m) {
-                    out.push(m.clone());
-                }
-            }
-        }
-    }
-    out
+    let mut seen: HashSet<&str> = HashSet::new();
+    lineage(s, class).iter().flat_map(|c| &c.methods).filter(|m| seen.insert(m.as_str())).cloned().collect()
 }
 
 /// Classes the program loads while it runs (`load class …`), with their parents.
@@ -499,6 +504,28 @@ mod tests {
         assert!(matches!(err, EditError::Cycle { .. }), "{err}");
         let ok = apply(&groovy(), &EditOp::Reparent { class: "Unrelated".into(), parent: Some("HierChild".into()) }).unwrap();
         assert_eq!(ancestors(&ok, "Unrelated"), ["HierChild", "HierParent"]);
+    }
+
+    /// A chain 100,000 deep: a scan per level (the old walk) is 10^10 name comparisons and
+    /// never finishes here; the indexed walk is linear.
+    #[test]
+    fn lineage_of_a_very_deep_chain_and_of_a_cycle() {
+        let n = 100_000;
+        let classes = (0..n)
+            .map(|i| ClassDecl {
+                name: format!("A{i}"),
+                parent: (i > 0).then(|| format!("A{}", i - 1)),
+                methods: vec![format!("m{}", i % 3)],
+                metaclass: MetaKind::default(),
+                costs: Vec::new(),
+            })
+            .collect();
+        let mut s = Scenario { classes, ..Scenario::default() };
+        let up = ancestors(&s, &format!("A{}", n - 1));
+        assert_eq!((up.len(), up.first().map(String::as_str), up.last().map(String::as_str)), (n - 1, Some("A99998"), Some("A0")));
+        assert_eq!(callable_methods(&s, &format!("A{}", n - 1)), ["m0", "m2", "m1"]);
+        s.classes[0].parent = Some(format!("A{}", n - 1));
+        assert_eq!(ancestors(&s, "A0").len(), n - 1, "the cycle stops at the repeat");
     }
 
     #[test]

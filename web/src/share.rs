@@ -119,6 +119,22 @@ impl fmt::Display for LinkError {
     }
 }
 
+/// A scenario wins when a fragment carries both; policies belong to scenarios.
+fn link_kind(has_scenario: bool, has_model: bool) -> LinkKind {
+    if !has_scenario && has_model {
+        LinkKind::Model
+    } else {
+        LinkKind::Scenario
+    }
+}
+
+/// What `decode` says of a fragment (without `#`) longer than `MAX_FRAGMENT`, from what the
+/// page learns without copying it into wasm: its length and whether one of its `&` parts
+/// starts with `s=` or `m=`.
+pub fn refuse_oversize(bytes: usize, has_scenario: bool, has_model: bool) -> LinkError {
+    LinkError { kind: link_kind(has_scenario, has_model), problem: LinkProblem::TooLong { bytes } }
+}
+
 /// Decode a location hash (with or without the leading `#`).
 /// `Ok(None)` means the fragment carries no scenario at all (e.g. empty).
 pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
@@ -135,8 +151,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
             policies = Some(v);
         }
     }
-    // A scenario wins when a fragment carries both; policies belong to scenarios.
-    let kind = if scenario.is_none() && model.is_some() { LinkKind::Model } else { LinkKind::Scenario };
+    let kind = link_kind(scenario.is_some(), model.is_some());
     let refuse = |problem: LinkProblem| LinkError { kind, problem };
     if fragment.len() > MAX_FRAGMENT {
         return Err(refuse(LinkProblem::TooLong { bytes: fragment.len() }));
@@ -290,5 +305,15 @@ mod tests {
     fn oversized_fragments_are_refused_before_decoding() {
         let huge = format!("#s=1.{}", "A".repeat(MAX_FRAGMENT + 1));
         assert_eq!(problem(&huge), LinkProblem::TooLong { bytes: huge.len() - 1 });
+        // The page refuses these from their length and part prefixes alone: the same error.
+        let body = "A".repeat(MAX_FRAGMENT + 1);
+        for (fragment, has_s, has_m) in [
+            (format!("s=1.{body}"), true, false),
+            (format!("m=1.{body}"), false, true),
+            (format!("m=1.{body}&s=1.AA"), true, true),
+            (format!("p=global&m=1.{body}"), false, true),
+        ] {
+            assert_eq!(decode(&format!("#{fragment}")).unwrap_err(), refuse_oversize(fragment.len(), has_s, has_m), "{}", &fragment[..8]);
+        }
     }
 }

@@ -93,8 +93,8 @@ export const checks = [
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
         expect(nodes < 20_000, `${nodes} DOM elements: the editor or blast view renders every row`);
         expect(firstPaintMs < 1000, `first paint ${firstPaintMs} ms after the paste (goal < 1 s)`);
-        // Not yet asserted: no long task > 50 ms (measured ~300 ms: parse, Simulation::new and
-        // the first render run on the main thread; the engine worker is not built yet).
+        // Not yet asserted: no long task > 50 ms (measured 83-434 ms on a loaded 2-core machine:
+        // parse, Simulation::new and the first views run on the main thread; no engine worker yet).
       } finally {
         await context.close();
       }
@@ -114,13 +114,17 @@ export const checks = [
         await page.keyboard.press('Enter');
         await page.waitForSelector('.lane.aggregated .agg-site[data-site="s99999"]', { timeout: 10_000 });
         await page.evaluate(() => document.querySelector('#blast-view')?.scrollIntoView());
-        log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms`);
+        const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+        log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms, ${nodes} DOM elements`);
         await shoot(page, 'scale-1e5-aggregated');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
-        // Goal < 3 s and no long task > 50 ms, not met yet (measured ~17 s, longest task ~3.5 s:
-        // parsing, Simulation::new and per-frame views of 10^5 sites on the main thread). This
-        // bound only guards against the old behaviour (no paint at all, a dead tab).
-        expect(firstPaintMs < 40_000, `first paint ${firstPaintMs} ms after the paste`);
+        // 110,000 lines of text: the DSL view draws only the lines in view (a gutter div per
+        // line and a span per token were ~20 s of DOM work and layout).
+        expect(nodes < 20_000, `${nodes} DOM elements: the DSL view, editor or blast view renders every line or row`);
+        // Goal < 3 s and no long task > 50 ms, not met yet (measured 6.2 s, longest task 1.4 s:
+        // parse, validation, Simulation::new and the views of 10^5 sites on the main thread; no
+        // engine worker yet). This bound guards against the old behaviour (17-37 s).
+        expect(firstPaintMs < 20_000, `first paint ${firstPaintMs} ms after the paste`);
       } finally {
         await context.close();
       }
@@ -160,7 +164,8 @@ export const checks = [
         expect(after.includes(`class A${depth - 1} extends`), 'after a reload the loaded chain is not there');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
         expect(longestDeep <= 50, `the refused link blocked the page ${Math.round(longestDeep)} ms`);
-        // Not yet asserted: the accepted ${depth}-deep link's load (~260 ms measured) <= 50 ms.
+        // Not yet asserted: the accepted ${depth}-deep link's load <= 50 ms (measured 219 ms: decode,
+        // parse, validation and Simulation::new on the main thread; no engine worker yet).
       } finally {
         await context.close();
       }
