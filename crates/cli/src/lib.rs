@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
-use blast_engine::fingerprint::{fingerprint, Fingerprint, Pair, ProbeResult};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
@@ -249,13 +249,6 @@ fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
     })
 }
 
-fn pair_label(p: &Pair) -> String {
-    match p.param {
-        Some(v) => format!("{}@{v}", p.workload),
-        None => p.workload.clone(),
-    }
-}
-
 /// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
 /// (`runtimes::PROFILES`), then how the measured fingerprints compare with that, then each
 /// runtime's measured and simulated slowdowns.
@@ -299,7 +292,7 @@ pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
         let _ = writeln!(s, "|---|---:|---:|{}", "---:|".repeat(f.fits.len()));
         for (k, p) in f.pairs.iter().enumerate() {
             let sims = f.fits.iter().map(|fit| format!("{:.2}", fit.simulated[k])).collect::<Vec<_>>().join(" | ");
-            let _ = writeln!(s, "| {} | {:.2} | {:.0}%{} | {sims} |", pair_label(p), p.measured, p.spread * 100.0, if p.readable { "" } else { "*" });
+            let _ = writeln!(s, "| {} | {:.2} | {:.0}%{} | {sims} |", p.label(), p.measured, p.spread * 100.0, if p.readable { "" } else { "*" });
         }
     }
     s
@@ -326,7 +319,7 @@ fn fingerprint_table(f: &Fingerprint) -> String {
         let _ = write!(s, " {:>12}", fit.policy.name());
     }
     for (k, p) in f.pairs.iter().enumerate() {
-        let _ = write!(s, "\n{:<24} {:>8.2}x {:>6.0}%{}", pair_label(p), p.measured, p.spread * 100.0, if p.readable { " " } else { "*" });
+        let _ = write!(s, "\n{:<24} {:>8.2}x {:>6.0}%{}", p.label(), p.measured, p.spread * 100.0, if p.readable { " " } else { "*" });
         for fit in &f.fits {
             let _ = write!(s, " {:>11.2}x", fit.simulated[k]);
         }
