@@ -66,6 +66,10 @@ pub enum CliError {
         file: String,
         error: FingerprintError,
     },
+    /// `--plot` could not draw or write its chart (no font, an unwritable file).
+    Plot(String),
+    /// `--plot` given to a command that draws nothing.
+    PlotNotSupported(String),
 }
 
 impl CliError {
@@ -84,13 +88,15 @@ impl CliError {
             | CliError::TooManyTargets(_)
             | CliError::SweepInRun
             | CliError::SweepNeedsParam
-            | CliError::Policy(_) => 2,
+            | CliError::Policy(_)
+            | CliError::PlotNotSupported(_) => 2,
             CliError::Unreadable { .. }
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
             | CliError::Model(_)
             | CliError::Run { .. }
-            | CliError::Fingerprint { .. } => 1,
+            | CliError::Fingerprint { .. }
+            | CliError::Plot(_) => 1,
         }
     }
 }
@@ -124,6 +130,8 @@ impl fmt::Display for CliError {
             CliError::Model(e) => write!(f, "{e}"),
             CliError::Run { scenario, error } => write!(f, "{scenario}: {error}"),
             CliError::Fingerprint { file, error } => write!(f, "{file}: {error}"),
+            CliError::Plot(reason) => write!(f, "cannot draw the chart: {reason}"),
+            CliError::PlotNotSupported(command) => write!(f, "--plot draws `blast fingerprint`'s chart; `blast {command}` has none"),
         }
     }
 }

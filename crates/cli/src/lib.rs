@@ -4,6 +4,7 @@
 mod check;
 mod error;
 mod options;
+pub mod plot;
 
 use std::fmt::Write as _;
 
@@ -67,9 +68,9 @@ pub fn usage() -> String {
             "validate scenarios and evaluate their `expect` lines; exit 1 if any expectation fails",
         ),
         (
-            "blast fingerprint <probe-result.json>...",
+            "blast fingerprint <probe-result.json>... [--plot chart.png]",
             FINGERPRINT_FORMATS,
-            "name the policy that explains a real runtime's probe results best (probes/README.md)",
+            "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
         ),
     ];
     for (synopsis, formats, what) in commands {
@@ -108,6 +109,9 @@ pub fn main_with_args(args: &[String]) -> Output {
 fn dispatch(args: &[String]) -> Result<Output, CliError> {
     let cmd = args.first().ok_or(CliError::NoCommand)?;
     let opts = parse_options(&args[1..])?;
+    if opts.plot.is_some() && cmd != "fingerprint" {
+        return Err(CliError::PlotNotSupported(cmd.clone()));
+    }
     if matches!(cmd.as_str(), "run" | "sweep") {
         if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
             return cmd_model(cmd, preset, &opts).map(Output::ok);
@@ -241,6 +245,10 @@ fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
         let text = std::fs::read_to_string(path).map_err(|e| CliError::Unreadable { target: path.clone(), reason: e.to_string() })?;
         let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
         prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
+    }
+    if let Some(png) = &opts.plot {
+        let bytes = plot::fingerprint_png(&prints)?;
+        std::fs::write(png, bytes).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
     }
     Ok(match format {
         Format::Json => json(&prints),
