@@ -22,6 +22,7 @@ import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
+import { checks as runtimeChecks } from './checks/runtimes.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -92,6 +93,12 @@ for (const c of issue15Checks) {
 
 // Issue #12: the expectations panel (each check on a fresh page).
 for (const c of expectationChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Issue #10: the Runtimes gallery and the measured-runtime panel (each check on a fresh page).
+for (const c of runtimeChecks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }

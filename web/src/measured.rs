@@ -140,6 +140,79 @@ impl Axis {
     }
 }
 
+const CHART_W: f64 = 640.0;
+const LABEL_W: f64 = 150.0;
+const ROW_H: f64 = 18.0;
+const AXIS_H: f64 = 22.0;
+
+/// Text for SVG content and attribute values: workload names come from an imported file.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// The strip chart as SVG markup: one line per workload on a shared log axis, the measured
+/// slowdown as a dot with its spread as a whisker (hollow when too wide to read), each policy's
+/// simulated slowdown as a tick in its colour (CSS classes `policy-*`), stacked so that ties
+/// stay visible. The row the loaded scenario simulates (`highlight`) is marked `current`.
+pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
+    use std::fmt::Write;
+    let axis = Axis::covering(f);
+    let plot_w = CHART_W - LABEL_W - 12.0;
+    let x = |v: f64| LABEL_W + axis.x(v, plot_w);
+    let height = AXIS_H + ROW_H * f.pairs.len() as f64 + 4.0;
+    let mut s = format!(
+        r#"<svg id="measured-chart" viewBox="0 0 {CHART_W} {height}" role="img" aria-label="Measured slowdown of {} per workload beside each policy's simulated slowdown">"#,
+        escape(&f.runtime)
+    );
+    for t in axis.ticks() {
+        let class = if t == 1.0 { "tick one" } else { "tick" };
+        let _ = write!(
+            s,
+            r#"<g class="{class}"><line x1="{0:.1}" x2="{0:.1}" y1="{1}" y2="{height}"/><text x="{0:.1}" y="{2}" text-anchor="middle">{t}x</text></g>"#,
+            x(t),
+            AXIS_H - 4.0,
+            AXIS_H - 8.0
+        );
+    }
+    let centre = (f.fits.len() as f64 - 1.0) / 2.0;
+    for (k, pair) in f.pairs.iter().enumerate() {
+        let y = AXIS_H + ROW_H * (k as f64 + 0.5);
+        let label = escape(&pair.label());
+        let current = if highlight == Some(pair.label().as_str()) { " current" } else { "" };
+        let _ = write!(
+            s,
+            r#"<g class="strip{current}" data-workload="{label}"><text class="label" x="{}" y="{:.1}" text-anchor="end">{label}</text><line class="baseline" x1="{LABEL_W}" x2="{}" y1="{y:.1}" y2="{y:.1}"/>"#,
+            LABEL_W - 8.0,
+            y + 4.0,
+            LABEL_W + plot_w
+        );
+        for (j, fit) in f.fits.iter().enumerate() {
+            let dy = (j as f64 - centre) * 2.5;
+            let _ = write!(
+                s,
+                r#"<line class="sim policy-{}" x1="{2:.1}" x2="{2:.1}" y1="{3:.1}" y2="{4:.1}"><title>{1}: {5:.2}x</title></line>"#,
+                fit.policy.name(),
+                fit.policy,
+                x(fit.simulated[k]),
+                y + dy - 5.0,
+                y + dy + 5.0,
+                fit.simulated[k]
+            );
+        }
+        let (dot, note) = if pair.readable { ("measured-dot", "") } else { ("measured-dot wide", " (too wide to read)") };
+        let _ = write!(
+            s,
+            r#"<line class="whisker" x1="{0:.1}" x2="{1:.1}" y1="{y:.1}" y2="{y:.1}"/><circle class="{dot}" cx="{0:.1}" cy="{y:.1}" r="4"><title>measured {2:.2}x, spread {3:.0}%{note}</title></circle></g>"#,
+            x(pair.measured),
+            x(pair.measured * (1.0 + pair.spread)),
+            pair.measured,
+            pair.spread * 100.0
+        );
+    }
+    s.push_str("</svg>");
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +270,23 @@ mod tests {
         assert_eq!(axis.x(f64::NAN, 100.0), 0.0);
         let ticks = axis.ticks();
         assert!(ticks.contains(&1.0) && ticks.len() <= 8, "{ticks:?}");
+    }
+
+    #[test]
+    fn the_strip_chart_has_a_line_per_workload_and_escapes_imported_names() {
+        let mut m = reference("jruby").unwrap();
+        let f = blast_engine::fingerprint::fingerprint(&m.result).unwrap();
+        let svg = strip_chart_svg(&f, Some("fanout_root@8"));
+        assert_eq!(svg.matches("<g class=\"strip").count(), f.pairs.len());
+        assert_eq!(svg.matches("<g class=\"strip current\" data-workload=\"fanout_root@8\"").count(), 1);
+        assert_eq!(svg.matches("<line class=\"sim policy-").count(), f.pairs.len() * f.fits.len());
+        let wide = f.pairs.iter().filter(|p| !p.readable).count();
+        assert!(wide > 0, "JRuby's result has rows too wide to read (docs/RUNTIMES.md)");
+        assert_eq!(svg.matches("measured-dot wide").count(), wide);
+        // A hostile runtime name in a stranger's file stays text.
+        m.result.runtime = "<script>alert(1)</script>".into();
+        let hostile = blast_engine::fingerprint::fingerprint(&m.result).unwrap();
+        let svg = strip_chart_svg(&hostile, None);
+        assert!(!svg.contains("<script>") && svg.contains("&lt;script&gt;"));
     }
 }

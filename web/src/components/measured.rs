@@ -16,7 +16,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::format;
-use crate::measured::{self, Axis, FitState, ImportError, Measured};
+use crate::measured::{self, FitState, ImportError, Measured};
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {
@@ -346,56 +346,12 @@ fn table(f: &Fingerprint, highlight: Option<&str>) -> Html {
     }
 }
 
-const CHART_W: f64 = 640.0;
-const LABEL_W: f64 = 150.0;
-const ROW_H: f64 = 18.0;
-const AXIS_H: f64 = 22.0;
-
-/// One line per workload on a shared log axis: the measured slowdown as a dot with its spread
-/// as a whisker (hollow when too wide to read), each policy's simulated slowdown as a tick in
-/// its colour, stacked so that ties stay visible.
+/// The strip chart (`measured::strip_chart_svg`, built as text: one string is far less code in
+/// the bundle than a virtual node per mark) and its legend.
 fn strip_chart(f: &Fingerprint, highlight: Option<&str>) -> Html {
-    let axis = Axis::covering(f);
-    let plot_w = CHART_W - LABEL_W - 12.0;
-    let x = |v: f64| LABEL_W + axis.x(v, plot_w);
-    let height = AXIS_H + ROW_H * f.pairs.len() as f64 + 4.0;
-    let policies = f.fits.len() as f64;
     html! {
         <figure class="measured-chart">
-            <svg id="measured-chart" viewBox={format!("0 0 {CHART_W} {height}")} role="img"
-                aria-label={format!("Measured slowdown of {} per workload beside each policy's simulated slowdown", f.runtime)}>
-                { for axis.ticks().into_iter().map(|t| html! {
-                    <g class={classes!("tick", (t == 1.0).then_some("one"))}>
-                        <line x1={x(t).to_string()} x2={x(t).to_string()} y1={(AXIS_H - 4.0).to_string()} y2={height.to_string()} />
-                        <text x={x(t).to_string()} y={(AXIS_H - 8.0).to_string()} text-anchor="middle">{ format!("{t}x") }</text>
-                    </g>
-                }) }
-                { for f.pairs.iter().enumerate().map(|(k, pair)| {
-                    let y = AXIS_H + ROW_H * (k as f64 + 0.5);
-                    let label = pair.label();
-                    let current = highlight == Some(label.as_str());
-                    html! {
-                        <g class={classes!("strip", current.then_some("current"))} data-workload={label.clone()}>
-                            <text class="label" x={(LABEL_W - 8.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end">{ label }</text>
-                            <line class="baseline" x1={LABEL_W.to_string()} x2={(LABEL_W + plot_w).to_string()} y1={y.to_string()} y2={y.to_string()} />
-                            { for f.fits.iter().enumerate().map(|(j, fit)| {
-                                let dy = (j as f64 - (policies - 1.0) / 2.0) * 2.5;
-                                let xv = x(fit.simulated[k]);
-                                html! {
-                                    <line class={classes!("sim", format!("policy-{}", fit.policy.name()))} x1={xv.to_string()} x2={xv.to_string()}
-                                        y1={(y + dy - 5.0).to_string()} y2={(y + dy + 5.0).to_string()}>
-                                        <title>{ format!("{}: {:.2}x", fit.policy, fit.simulated[k]) }</title>
-                                    </line>
-                                }
-                            }) }
-                            <line class="whisker" x1={x(pair.measured).to_string()} x2={x(pair.measured * (1.0 + pair.spread)).to_string()} y1={y.to_string()} y2={y.to_string()} />
-                            <circle class={classes!("measured-dot", (!pair.readable).then_some("wide"))} cx={x(pair.measured).to_string()} cy={y.to_string()} r="4">
-                                <title>{ format!("measured {:.2}x, spread {:.0}%{}", pair.measured, pair.spread * 100.0, if pair.readable { "" } else { " (too wide to read)" }) }</title>
-                            </circle>
-                        </g>
-                    }
-                }) }
-            </svg>
+            { Html::from_html_unchecked(AttrValue::from(measured::strip_chart_svg(f, highlight))) }
             <figcaption class="hint">
                 <span class="legend-dot" aria-hidden="true"></span>{ " measured (whisker: spread; hollow: too wide to read); " }
                 { for f.fits.iter().map(|fit| html! {
