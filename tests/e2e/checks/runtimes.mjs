@@ -80,11 +80,19 @@ export const checks = [
         const lanes = await page.$$eval('#comparison-table tbody tr[data-policy]', (trs) => trs.map((tr) => tr.dataset.policy));
         expect(['global', 'exact', 'hierarchy'].every((p) => lanes.includes(p)), `lanes: ${JSON.stringify(lanes)}`);
 
+        // Tall enough that the panel fits below the sticky top bar, which would cover its head.
+        await page.setViewportSize({ width: 1440, height: 2400 });
         for (const scheme of ['light', 'dark']) {
           await page.emulateMedia({ colorScheme: scheme });
           await page.locator('#measured').scrollIntoViewIfNeeded();
           await shoot(page.locator('#measured'), `runtimes-measured-cpython-${scheme}`);
-          await shoot(page.locator('tr[data-runtime="groovy"]').locator('xpath=..'), `runtimes-gallery-${scheme}`);
+          // The gallery scrolls inside its panel: bring the Runtimes group up, then shoot the panel.
+          await page.$eval('tr.runtime-row', (tr) => {
+            const box = tr.closest('.gallery-scroll');
+            box.scrollTop = tr.offsetTop - 80;
+          });
+          await page.locator('#gallery').scrollIntoViewIfNeeded();
+          await shoot(page.locator('#gallery'), `runtimes-gallery-${scheme}`);
         }
         await page.emulateMedia({ colorScheme: 'light' });
 
@@ -124,6 +132,7 @@ export const checks = [
         await page.waitForFunction(() => document.querySelector('#measured-error')?.textContent.includes('pasted text'));
         const pasteError = await page.innerText('#measured-error');
         expect(pasteError.includes('3:12') && pasteError.includes('"rows": [,]') && pasteError.includes('^'), `paste error: ${pasteError}`);
+        await page.setViewportSize({ width: 1440, height: 2400 });
         await shoot(page.locator('#measured'), 'runtimes-import-error-light');
 
         // A good paste replaces the result and clears the refusal.
