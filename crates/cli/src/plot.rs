@@ -60,7 +60,7 @@ fn register_font(path: &str) -> Result<(), CliError> {
                 .map_err(|_| format!("{path} is not a TrueType font"))
         })
         .clone()
-        .map_err(|reason| CliError::Plot(reason))
+        .map_err(CliError::Plot)
 }
 
 /// The chart as PNG bytes.
