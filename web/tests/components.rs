@@ -35,6 +35,7 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load, on_measured }).render();
     yew::scheduler::flush().await;
     assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len() + PROFILES.len()) as u32);
+    assert_eq!(count(&root, "table#preset-table tbody tr[data-runtime]"), PROFILES.len() as u32);
     assert_eq!(attr(&root, "table#preset-table tbody tr[data-preset]", "data-preset").split('_').next(), Some("hotLoop"), "Groovy workloads come first");
     assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 5, "call sites, one heading per model family, then the runtimes");
     click(&root, r#"tr[data-preset="hotLoop_sameTypeMetaClassChurn"] button.run"#);
