@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::fingerprint::{Fingerprint, FingerprintError, ProbeResult};
+use blast_engine::fingerprint::{Fingerprint, FingerprintError, Pair, ProbeResult};
 use blast_engine::runtimes::{self, RuntimeProfile};
 
 /// Files larger than this are refused before reading: a probe result is about 7 KB.
@@ -113,8 +113,7 @@ pub struct Axis {
 impl Axis {
     /// Covers every value (and the spread above each measurement) and 1x, with a little room.
     pub fn covering(f: &Fingerprint) -> Axis {
-        let values =
-            f.pairs.iter().flat_map(|p| [p.measured, p.measured * (1.0 + p.spread)]).chain(f.fits.iter().flat_map(|fit| fit.simulated.iter().copied()));
+        let values = f.pairs.iter().flat_map(|p| [p.measured, whisker_end(p)]).chain(f.fits.iter().flat_map(|fit| fit.simulated.iter().copied()));
         let (mut lo, mut hi) = (1.0f64, 1.0f64);
         for v in values.filter(|v| v.is_finite() && *v > 0.0) {
             lo = lo.min(v);
@@ -130,14 +129,26 @@ impl Axis {
         (v / self.lo).ln() / (self.hi / self.lo).ln() * width
     }
 
-    /// Gridline values inside the axis: 1x and the round ratios around it.
-    pub fn ticks(&self) -> Vec<f64> {
-        let candidates = [0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0];
-        let inside: Vec<f64> = candidates.into_iter().filter(|v| (self.lo..=self.hi).contains(v)).collect();
-        // At most seven labels fit; keep 1x and thin the rest evenly.
-        let step = inside.len().div_ceil(7).max(1);
-        inside.iter().enumerate().filter(|(k, v)| k % step == 0 || **v == 1.0).map(|(_, v)| *v).collect()
+    /// Gridline values inside the axis, at least `min_gap` px apart on a `width` px axis: 1x
+    /// first, then the round ratios around it that do not crowd a kept one.
+    pub fn ticks(&self, width: f64, min_gap: f64) -> Vec<f64> {
+        let candidates = [1.0, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0];
+        let mut kept: Vec<f64> = Vec::new();
+        for v in candidates.into_iter().filter(|v| (self.lo..=self.hi).contains(v)) {
+            if kept.iter().all(|k| (self.x(*k, width) - self.x(v, width)).abs() >= min_gap) {
+                kept.push(v);
+            }
+        }
+        kept.sort_by(f64::total_cmp);
+        kept
     }
+}
+
+/// Where a measurement's spread whisker ends: at most 1.5x the measurement, so that one very
+/// noisy row (Groovy's 400%) does not squeeze every other row into a few pixels (as in
+/// docs/runtimes.png).
+pub fn whisker_end(p: &Pair) -> f64 {
+    p.measured * (1.0 + p.spread.clamp(0.0, 0.5))
 }
 
 const CHART_W: f64 = 640.0;
@@ -164,7 +175,7 @@ pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
         r#"<svg id="measured-chart" viewBox="0 0 {CHART_W} {height}" role="img" aria-label="Measured slowdown of {} per workload beside each policy's simulated slowdown">"#,
         escape(&f.runtime)
     );
-    for t in axis.ticks() {
+    for t in axis.ticks(plot_w, 40.0) {
         let class = if t == 1.0 { "tick one" } else { "tick" };
         let _ = write!(
             s,
@@ -204,7 +215,7 @@ pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
             s,
             r#"<line class="whisker" x1="{0:.1}" x2="{1:.1}" y1="{y:.1}" y2="{y:.1}"/><circle class="{dot}" cx="{0:.1}" cy="{y:.1}" r="4"><title>measured {2:.2}x, spread {3:.0}%{note}</title></circle></g>"#,
             x(pair.measured),
-            x(pair.measured * (1.0 + pair.spread)),
+            x(whisker_end(pair)),
             pair.measured,
             pair.spread * 100.0
         );
@@ -268,8 +279,13 @@ mod tests {
         }
         assert!(axis.x(0.5, 100.0) < axis.x(1.0, 100.0) && axis.x(1.0, 100.0) < axis.x(1.2, 100.0));
         assert_eq!(axis.x(f64::NAN, 100.0), 0.0);
-        let ticks = axis.ticks();
-        assert!(ticks.contains(&1.0) && ticks.len() <= 8, "{ticks:?}");
+        let ticks = axis.ticks(100.0, 10.0);
+        assert!(ticks.contains(&1.0) && ticks.len() <= 10, "{ticks:?}");
+        assert!(ticks.windows(2).all(|w| axis.x(w[1], 100.0) - axis.x(w[0], 100.0) >= 10.0), "{ticks:?} crowd each other");
+        // Groovy's 400% spreads are cut at 1.5x: the axis stays readable.
+        let groovy = blast_engine::fingerprint::fingerprint(&reference("groovy").unwrap().result).unwrap();
+        let wide = Axis::covering(&groovy);
+        assert!(wide.hi < 20.0, "{wide:?}");
     }
 
     #[test]

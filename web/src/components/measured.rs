@@ -353,7 +353,7 @@ fn strip_chart(f: &Fingerprint, highlight: Option<&str>) -> Html {
         <figure class="measured-chart">
             { Html::from_html_unchecked(AttrValue::from(measured::strip_chart_svg(f, highlight))) }
             <figcaption class="hint">
-                <span class="legend-dot" aria-hidden="true"></span>{ " measured (whisker: spread; hollow: too wide to read); " }
+                <span class="legend-dot" aria-hidden="true"></span>{ " measured (whisker: spread, cut at 50%; hollow: too wide to read); " }
                 { for f.fits.iter().map(|fit| html! {
                     <span class="legend-item"><span class={classes!("swatch", format!("policy-{}", fit.policy.name()))} aria-hidden="true"></span>{ fit.policy.name() }{ " " }</span>
                 }) }
