@@ -78,6 +78,19 @@ if [ "${BLAST_NO_BROWSER:-0}" != 1 ] && { [ ! -x /usr/bin/chromium ] || [ ! -x /
   rm -f "$log"
 fi
 
+# --- The font the docs/RUNTIMES.md chart is drawn with (blast fingerprint --plot; its test
+# redraws the committed PNG and compares the bytes) ----------------------------------
+if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]; then
+  say "installing fonts-dejavu-core (apt-get)"
+  log="$(mktemp)"
+  if ! { "${SUDO[@]}" apt-get update -q &&
+         "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q fonts-dejavu-core; } >"$log" 2>&1; then
+    cat "$log" >&2
+    die "apt-get install fonts-dejavu-core failed"
+  fi
+  rm -f "$log"
+fi
+
 # --- npm packages for the end-to-end test (playwright-core, binaryen/wasm-opt) ----
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   die "node and npm (Node.js >= 20) are required"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The runtime lab: runs every probe in full mode on this machine, keeps the results in
-# probes/results/, and regenerates the fingerprint tables in docs/RUNTIMES.md from them.
+# probes/results/, and regenerates the fingerprint tables in docs/RUNTIMES.md and its chart
+# (docs/runtimes.png) from them.
 #
 #   bash scripts/lab.sh            # all six runtimes (installs the missing ones first)
-#   bash scripts/lab.sh --docs     # only regenerate docs/RUNTIMES.md from the kept results
+#   bash scripts/lab.sh --docs     # only regenerate docs/RUNTIMES.md and the chart from the kept results
 #
 # Measure on a quiet machine: every result records the load average it was taken under.
 set -euo pipefail
@@ -29,7 +30,7 @@ done
 [ ${#files[@]} -gt 0 ] || { echo "lab: no results in $RESULTS" >&2; exit 1; }
 table="$(mktemp)"
 trap 'rm -f "$table"' EXIT
-cargo run -q -p blast-cli -- fingerprint "${files[@]}" --format markdown >"$table"
+cargo run -q -p blast-cli -- fingerprint "${files[@]}" --format markdown --plot docs/runtimes.png >"$table"
 python3 - docs/RUNTIMES.md "$table" <<'PY'
 import sys
 doc_path, table_path = sys.argv[1], sys.argv[2]
@@ -39,4 +40,4 @@ head, rest = doc.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(doc_path, "w").write(head + begin + "\n" + open(table_path).read() + end + tail)
 PY
-echo "lab: wrote docs/RUNTIMES.md"
+echo "lab: wrote docs/RUNTIMES.md and docs/runtimes.png"

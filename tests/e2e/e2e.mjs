@@ -24,6 +24,7 @@ import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
 import { checks as compiledChecks } from './checks/compiled.mjs';
+import { checks as runtimeChecks } from './checks/runtimes.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -74,20 +75,16 @@ check('row for preset hotLoop_unrelatedMetaClassChurn exists', async ({ page }) 
   expect(n >= 1, 'no tr[data-preset="hotLoop_unrelatedMetaClassChurn"]');
 });
 
-// The playground's own checks (issue #3): run a preset, fire a mutation, reload, share links.
-for (const c of playgroundChecks) {
-  check(c.name, ({ page, url, context, browser }) =>
-    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name) }));
-}
-
-// Model mode (issue #5): the shape cache, shared-arena and descriptor models.
-for (const c of modelChecks) {
-  check(c.name, ({ page, url, context, browser }) =>
-    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
-}
-
-// Issue #15: the first-visit bugs and rough edges (each check on a fresh page).
-for (const c of issue15Checks) {
+// Check groups that run on the shared page (each check gets a fresh page from `check`).
+const pageCheckGroups = [
+  playgroundChecks, // the playground's own checks (issue #3): run a preset, fire a mutation, reload, share links
+  modelChecks, // model mode (issue #5): the shape cache, shared-arena and descriptor models
+  issue15Checks, // the first-visit bugs and rough edges (issue #15)
+  expectationChecks, // the expectations panel (issue #12)
+  compiledChecks, // compiled code and its deopts (issue #9)
+  runtimeChecks, // the Runtimes gallery and the measured-runtime panel (issue #10)
+];
+for (const c of pageCheckGroups.flat()) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
@@ -95,18 +92,6 @@ for (const c of issue15Checks) {
 // Big and hostile scenarios (issues #8 item 5, #11, #13 item 5), each on its own page.
 for (const c of scaleChecks) {
   check(c.name, ({ browser, url }) => c.run({ browser, baseUrl: url, log }));
-}
-
-// Issue #12: the expectations panel (each check on a fresh page).
-for (const c of expectationChecks) {
-  check(c.name, ({ page, url, context, browser }) =>
-    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
-}
-
-// Issue #9: compiled code and its deopts (each check on a fresh page).
-for (const c of compiledChecks) {
-  check(c.name, ({ page, url, context, browser }) =>
-    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
 
 // Keep these two last: they cover everything the checks above did.

@@ -18,6 +18,7 @@ use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::Knobs;
+use crate::components::measured::MeasuredPanel;
 use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
 use crate::components::model_expectations::ModelExpectations;
@@ -27,6 +28,7 @@ use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
 use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_once, use_shortcuts, use_theme};
+use crate::measured::{self, Measured};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::runner::ClassEntry;
@@ -85,6 +87,10 @@ pub fn app() -> Html {
         })
     };
 
+    // The imported probe result (components/measured.rs) is not part of the scenario: it stays
+    // while scenarios change, so a runtime's measurement can be compared with edits of its loop.
+    let measured = use_state(|| None::<Rc<Measured>>);
+
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
@@ -103,11 +109,11 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
-                <Gallery {current} on_load={load_preset(&store)} />
+                <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, below_fold),
-                        None => call_site_sections(&store, &s, &shared, below_fold, &expect_lines),
+                        None => call_site_sections(&store, &s, &shared, below_fold, &expect_lines, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -232,7 +238,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
 
 /// `below_fold`: whether the panels under the blast view (charts, comparison, why, editor)
 /// are mounted yet; see `use_painted_once`.
-fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below_fold: bool, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
+fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below_fold: bool, expect_lines: &Rc<Vec<Option<usize>>>, measured: Html) -> Html {
     let lanes = s.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
@@ -275,6 +281,7 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
                             focus={s.focused_cause.clone()} />
                     </div>
                 </div>
+                { measured }
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
@@ -325,6 +332,30 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: boo
             }
         </>
     }
+}
+
+/// The measured-runtime panel; while a runtime's gallery scenario is loaded unedited, its row
+/// (the workload the scenario simulates) is marked.
+fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Option<&str>) -> Html {
+    let (workload, sites) = runtimes::PRESET_WORKLOAD;
+    let highlight = current.and_then(runtimes::by_preset_id).map(|_| AttrValue::from(format!("{workload}@{sites}")));
+    let (set, clear) = (measured.clone(), measured.clone());
+    html! {
+        <MeasuredPanel measured={(**measured).clone()} {highlight}
+            on_import={Callback::from(move |m| set.set(Some(m)))} on_clear={Callback::from(move |()| clear.set(None))} />
+    }
+}
+
+/// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
+/// result shown in the measured panel, which is brought into sight once it is on the page.
+fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
+    let (load, measured) = (load_preset(store), measured.clone());
+    Callback::from(move |runtime_id: &'static str| {
+        let Some(runtime) = runtimes::profile(runtime_id) else { return };
+        load.emit((runtime.preset_id(), false));
+        measured.set(measured::reference(runtime_id).map(Rc::new));
+        gloo::timers::callback::Timeout::new(0, || browser::scroll_into_view("measured")).forget();
+    })
 }
 
 /// Load a preset; Run also brings the blast view into sight, since the run happens there

@@ -18,6 +18,7 @@ pub mod history;
 pub mod hooks;
 pub mod keys;
 pub mod layout;
+pub mod measured;
 pub mod model_entities;
 pub mod model_knobs;
 pub mod model_mode;

@@ -9,7 +9,9 @@ use blast_engine::models::MODEL_PRESETS;
 use blast_engine::runtimes::PROFILES;
 use blast_engine::{presets, Policy};
 use blast_web::components::gallery::{Gallery, GalleryProps};
+use blast_web::components::measured::{MeasuredPanel, MeasuredProps};
 use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
+use blast_web::measured::{self, Measured};
 use blast_web::state::{RunState, Speed, Theme};
 use common::*;
 use wasm_bindgen_test::*;
@@ -25,7 +27,12 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
         let seen = seen.clone();
         Callback::from(move |e: (String, bool)| seen.borrow_mut().push(e))
     };
-    yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load }).render();
+    let measured = Rc::new(RefCell::new(Vec::new()));
+    let on_measured = {
+        let measured = measured.clone();
+        Callback::from(move |id: &'static str| measured.borrow_mut().push(id))
+    };
+    yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load, on_measured }).render();
     yew::scheduler::flush().await;
     assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len() + PROFILES.len()) as u32);
     assert_eq!(count(&root, "table#preset-table tbody tr[data-runtime]"), PROFILES.len() as u32);
@@ -33,7 +40,64 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 5, "call sites, one heading per model family, then the runtimes");
     click(&root, r#"tr[data-preset="hotLoop_sameTypeMetaClassChurn"] button.run"#);
     click(&root, r#"tr[data-preset="oracle_liveParentRedefine"] button.load"#);
-    assert_eq!(*seen.borrow(), vec![("hotLoop_sameTypeMetaClassChurn".to_string(), true), ("oracle_liveParentRedefine".to_string(), false)]);
+    click(&root, r#"tr[data-preset="runtime_cpython"] button.run"#);
+    assert_eq!(
+        *seen.borrow(),
+        vec![("hotLoop_sameTypeMetaClassChurn".to_string(), true), ("oracle_liveParentRedefine".to_string(), false), ("runtime_cpython".to_string(), true)]
+    );
+    assert_eq!(count(&root, "tr.runtime-row button.measured-link"), PROFILES.len() as u32, "every runtime row links to its measured result");
+    click(&root, r#"tr[data-runtime="jruby"] button.measured-link"#);
+    assert_eq!(*measured.borrow(), vec!["jruby"]);
+}
+
+/// Wait (a timer task at a time, as the fit runs) until `selector` is on the page.
+async fn until_present(root: &web_sys::Element, selector: &str) {
+    for _ in 0..200 {
+        if exists(root, selector) {
+            return;
+        }
+        gloo::timers::future::TimeoutFuture::new(5).await;
+        yew::scheduler::flush().await;
+    }
+    panic!("{selector} never appeared");
+}
+
+#[wasm_bindgen_test]
+async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
+    let root = fresh_root();
+    let imported = Rc::new(RefCell::new(Vec::<Rc<Measured>>::new()));
+    let on_import = {
+        let imported = imported.clone();
+        Callback::from(move |m: Rc<Measured>| imported.borrow_mut().push(m))
+    };
+    let reference = Rc::new(measured::reference("cpython").unwrap());
+    let props = MeasuredProps { measured: Some(reference.clone()), highlight: Some("fanout_root@8".into()), on_import, on_clear: Callback::noop() };
+    yew::Renderer::<MeasuredPanel>::with_root_and_props(root.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert!(exists(&root, "#measured-fitting"), "the fit runs a policy per task, with progress");
+    until_present(&root, "#measured-verdict").await;
+    let expected = blast_engine::fingerprint::fingerprint(&reference.result).unwrap();
+    assert_eq!(attr(&root, "#measured-verdict", "data-best"), expected.best().policy.name());
+    assert_eq!(count(&root, "#measured-table tbody tr"), expected.pairs.len() as u32);
+    assert_eq!(count(&root, "#measured-table thead th"), 3 + Policy::ALL.len() as u32, "workload, measured, spread, then every policy");
+    assert!(exists(&root, r#"#measured-table tr.current[data-workload="fanout_root@8"]"#));
+    assert_eq!(count(&root, "#measured-chart g.strip"), expected.pairs.len() as u32);
+    assert!(find(&root, "#measured-summary").text_content().unwrap_or_default().contains("CPython 3.11"));
+
+    click(&root, "#measured-paste-toggle");
+    yew::scheduler::flush().await;
+    type_into(&root, "#measured-paste-text", "{\n  \"schema\": \"blast-radius-probe/1\",\n  \"rows\": [,]\n}");
+    click(&root, "#measured-read");
+    yew::scheduler::flush().await;
+    let error = find(&root, "#measured-error").text_content().unwrap_or_default();
+    assert!(error.contains("pasted text") && error.contains("3:12"), "{error}");
+    assert!(exists(&root, "#measured-error pre.excerpt .caret"));
+    assert!(imported.borrow().is_empty(), "a refused paste replaces nothing");
+
+    select(&root, "#measured-reference", "node");
+    yew::scheduler::flush().await;
+    assert_eq!(imported.borrow().last().map(|m| m.result.runtime.clone()), Some("node".to_string()));
+    assert!(!exists(&root, "#measured-error"), "a good import clears the refusal");
 }
 
 #[wasm_bindgen_test]

@@ -72,6 +72,10 @@ pub enum CliError {
         file: String,
         error: FingerprintError,
     },
+    /// `--plot` could not draw or write its chart (no font, an unwritable file).
+    Plot(String),
+    /// `--plot` given to a command that draws nothing.
+    PlotNotSupported(String),
 }
 
 impl CliError {
@@ -90,14 +94,16 @@ impl CliError {
             | CliError::TooManyTargets(_)
             | CliError::SweepInRun
             | CliError::SweepNeedsParam
-            | CliError::Policy(_) => 2,
+            | CliError::Policy(_)
+            | CliError::PlotNotSupported(_) => 2,
             CliError::Unreadable { .. }
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
             | CliError::Model(_)
             | CliError::ModelExpectations { .. }
             | CliError::Run { .. }
-            | CliError::Fingerprint { .. } => 1,
+            | CliError::Fingerprint { .. }
+            | CliError::Plot(_) => 1,
         }
     }
 }
@@ -132,6 +138,8 @@ impl fmt::Display for CliError {
             CliError::ModelExpectations { preset, error } => write!(f, "{preset}: expectations: {error}"),
             CliError::Run { scenario, error } => write!(f, "{scenario}: {error}"),
             CliError::Fingerprint { file, error } => write!(f, "{file}: {error}"),
+            CliError::Plot(reason) => write!(f, "cannot draw the chart: {reason}"),
+            CliError::PlotNotSupported(command) => write!(f, "--plot draws `blast fingerprint`'s chart; `blast {command}` has none"),
         }
     }
 }

@@ -4,12 +4,13 @@
 mod check;
 mod error;
 mod options;
+pub mod plot;
 
 use std::fmt::Write as _;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
-use blast_engine::fingerprint::{fingerprint, Fingerprint, Pair, ProbeResult};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
@@ -67,9 +68,9 @@ pub fn usage() -> String {
             "validate scenarios and evaluate their `expect` lines; exit 1 if any expectation fails",
         ),
         (
-            "blast fingerprint <probe-result.json>...",
+            "blast fingerprint <probe-result.json>... [--plot chart.png]",
             FINGERPRINT_FORMATS,
-            "name the policy that explains a real runtime's probe results best (probes/README.md)",
+            "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
         ),
     ];
     for (synopsis, formats, what) in commands {
@@ -108,6 +109,9 @@ pub fn main_with_args(args: &[String]) -> Output {
 fn dispatch(args: &[String]) -> Result<Output, CliError> {
     let cmd = args.first().ok_or(CliError::NoCommand)?;
     let opts = parse_options(&args[1..])?;
+    if opts.plot.is_some() && cmd != "fingerprint" {
+        return Err(CliError::PlotNotSupported(cmd.clone()));
+    }
     if matches!(cmd.as_str(), "run" | "sweep") {
         if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
             return cmd_model(cmd, preset, &opts).map(Output::ok);
@@ -248,18 +252,15 @@ fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
         let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
         prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
     }
+    if let Some(png) = &opts.plot {
+        let bytes = plot::fingerprint_png(&prints)?;
+        std::fs::write(png, bytes).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
+    }
     Ok(match format {
         Format::Json => json(&prints),
         Format::Markdown => fingerprint_markdown(&prints),
         _ => prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"),
     })
-}
-
-fn pair_label(p: &Pair) -> String {
-    match p.param {
-        Some(v) => format!("{}@{v}", p.workload),
-        None => p.workload.clone(),
-    }
 }
 
 /// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
@@ -305,7 +306,7 @@ pub fn fingerprint_markdown(prints: &[Fingerprint]) -> String {
         let _ = writeln!(s, "|---|---:|---:|{}", "---:|".repeat(f.fits.len()));
         for (k, p) in f.pairs.iter().enumerate() {
             let sims = f.fits.iter().map(|fit| format!("{:.2}", fit.simulated[k])).collect::<Vec<_>>().join(" | ");
-            let _ = writeln!(s, "| {} | {:.2} | {:.0}%{} | {sims} |", pair_label(p), p.measured, p.spread * 100.0, if p.readable { "" } else { "*" });
+            let _ = writeln!(s, "| {} | {:.2} | {:.0}%{} | {sims} |", p.label(), p.measured, p.spread * 100.0, if p.readable { "" } else { "*" });
         }
     }
     s
@@ -332,7 +333,7 @@ fn fingerprint_table(f: &Fingerprint) -> String {
         let _ = write!(s, " {:>12}", fit.policy.name());
     }
     for (k, p) in f.pairs.iter().enumerate() {
-        let _ = write!(s, "\n{:<24} {:>8.2}x {:>6.0}%{}", pair_label(p), p.measured, p.spread * 100.0, if p.readable { " " } else { "*" });
+        let _ = write!(s, "\n{:<24} {:>8.2}x {:>6.0}%{}", p.label(), p.measured, p.spread * 100.0, if p.readable { " " } else { "*" });
         for fit in &f.fits {
             let _ = write!(s, " {:>11.2}x", fit.simulated[k]);
         }

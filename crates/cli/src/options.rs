@@ -56,6 +56,8 @@ pub struct Options {
     /// `--param name=v1,v2,..`: the swept parameter (at most one).
     pub sweep: Option<(String, Vec<String>)>,
     pub positional: Vec<String>,
+    /// `--plot FILE.png`: where `blast fingerprint` draws its chart.
+    pub plot: Option<String>,
 }
 
 impl Options {
@@ -94,6 +96,7 @@ pub fn parse_options(args: &[String]) -> Result<Options, CliError> {
         match a.as_str() {
             "--policy" | "--policies" => o.policy_list = Some(value(a)?),
             "--format" => o.format = Some(value(a)?.parse()?),
+            "--plot" => o.plot = Some(value(a)?),
             "--param" => {
                 let v = value(a)?;
                 let (name, val) = v.split_once('=').ok_or_else(|| CliError::BadParam { given: v.clone() })?;

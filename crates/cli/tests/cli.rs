@@ -177,6 +177,10 @@ fn runtimes_doc_is_generated_from_the_kept_probe_results() {
     }
     assert!(!prints.is_empty(), "probes/results/ holds no result");
     assert!(block == blast_cli::fingerprint_markdown(&prints), "docs/RUNTIMES.md is stale: run `bash scripts/lab.sh --docs`");
+    // Its chart is drawn from the same results: redrawn here, it must be the committed bytes.
+    let png = std::fs::read(format!("{root}/docs/runtimes.png")).expect("docs/runtimes.png");
+    assert!(doc.contains("](runtimes.png)"), "docs/RUNTIMES.md shows the chart");
+    assert!(png == blast_cli::plot::fingerprint_png(&prints).unwrap(), "docs/runtimes.png is stale: run `bash scripts/lab.sh --docs`");
 }
 
 #[test]
@@ -189,6 +193,26 @@ fn fingerprint_refuses_what_is_not_a_probe_result() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("bad.json"), "{}", out.stderr);
     assert_eq!(blast(&["fingerprint"]).code, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plot_writes_a_png_for_fingerprint_only() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let result = format!("{root}/probes/results/cpython.json");
+    let dir = std::env::temp_dir().join(format!("blast-cli-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png = dir.join("chart.png");
+    let out = blast(&["fingerprint", &result, "--plot", png.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("best: hierarchy"), "the table is still printed");
+    assert_eq!(&std::fs::read(&png).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
+    let unwritable = blast(&["fingerprint", &result, "--plot", dir.join("no/such/dir.png").to_str().unwrap()]);
+    assert_eq!(unwritable.code, 1);
+    assert!(unwritable.stderr.contains("cannot draw the chart") && unwritable.stderr.contains("dir.png"), "{}", unwritable.stderr);
+    let elsewhere = blast(&["run", "hotLoop_baseline", "--plot", "x.png"]);
+    assert_eq!(elsewhere.code, 2);
+    assert!(elsewhere.stderr.contains("--plot"), "{}", elsewhere.stderr);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -87,6 +87,14 @@ pub enum FingerprintError {
         reason: String,
     },
     WrongSchema(String),
+    /// A row the fit cannot read: its index in `rows`, its workload, and why.
+    BadRow {
+        index: usize,
+        workload: String,
+        reason: String,
+    },
+    /// More rows than any probe writes.
+    TooManyRows(usize),
     /// A churn workload has no matching baseline row, or no row has a churn workload at all.
     Missing(String),
     /// A workload's simulation was refused (a bug: the workloads are fixed).
@@ -98,6 +106,8 @@ impl std::fmt::Display for FingerprintError {
         match self {
             FingerprintError::NotJson { line, column, reason } => write!(f, "{line}:{column}: not a probe result ({reason})"),
             FingerprintError::WrongSchema(s) => write!(f, "schema `{s}`; this version reads `{SCHEMA}`"),
+            FingerprintError::BadRow { index, workload, reason } => write!(f, "rows[{index}] ({workload}): {reason}"),
+            FingerprintError::TooManyRows(n) => write!(f, "{n} rows; a probe result has at most {MAX_ROWS}"),
             FingerprintError::Missing(what) => write!(f, "the result has no {what}"),
             FingerprintError::Scenario(e) => write!(f, "{e}"),
         }
@@ -117,6 +127,14 @@ impl ProbeResult {
         if r.schema != SCHEMA {
             return Err(FingerprintError::WrongSchema(r.schema));
         }
+        if r.rows.len() > MAX_ROWS {
+            return Err(FingerprintError::TooManyRows(r.rows.len()));
+        }
+        for (index, row) in r.rows.iter().enumerate() {
+            if let Some(reason) = row.problem() {
+                return Err(FingerprintError::BadRow { index, workload: row.label(), reason });
+            }
+        }
         Ok(r)
     }
 
@@ -125,11 +143,56 @@ impl ProbeResult {
     }
 }
 
+/// A probe writes about 25 rows; a file with thousands is not one, and each row is simulated.
+pub const MAX_ROWS: usize = 200;
+/// The largest site count a many-site row may ask the simulator for.
+const MAX_SITES: u64 = 4096;
+/// The largest write period or burst length a row may carry.
+const MAX_PARAM: u64 = 1_000_000_000;
+
 impl ProbeRow {
+    /// `workload@param`, as the tables print a row.
+    pub fn label(&self) -> String {
+        row_label(&self.workload, self.param)
+    }
+
+    /// Why the fit cannot use this row, if it cannot: the numbers it divides by and the sizes
+    /// it simulates are checked before anything runs.
+    fn problem(&self) -> Option<String> {
+        let sites = self.workload.starts_with("fanout_") || self.workload.starts_with("hot_sites");
+        if self.iterations == 0 {
+            Some("iterations is 0; it counts the calls one op makes".into())
+        } else if !(self.min_ns.is_finite() && self.min_ns > 0.0) {
+            Some(format!("min_ns is {}; it must be a positive time in ns", self.min_ns))
+        } else if !self.low_rel.is_none_or(|s| s.is_finite() && s >= 0.0) {
+            Some("low_rel must be a fraction of at least 0".into())
+        } else if let Some(p) = self.param.filter(|&p| p == 0 && sites) {
+            Some(format!("{p} sites; a many-site row has at least one"))
+        } else if let Some(p) = self.param.filter(|&p| sites && p > MAX_SITES) {
+            Some(format!("{p} sites; the simulator takes at most {MAX_SITES} here"))
+        } else {
+            self.param.filter(|&p| p > MAX_PARAM).map(|p| format!("param {p} is above {MAX_PARAM}"))
+        }
+    }
+
     /// Fastest rep per call: the statistic a busy machine disturbs least. A probe's `iterations`
     /// counts calls (loop iterations x sites per iteration).
     fn ns_per_call(&self) -> f64 {
         self.min_ns / self.iterations as f64
+    }
+}
+
+fn row_label(workload: &str, param: Option<u64>) -> String {
+    match param {
+        Some(v) => format!("{workload}@{v}"),
+        None => workload.to_string(),
+    }
+}
+
+impl Pair {
+    /// `workload@param`, as the tables print a pair.
+    pub fn label(&self) -> String {
+        row_label(&self.workload, self.param)
     }
 }
 
@@ -287,7 +350,7 @@ struct PairTexts {
 fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
     if workload.starts_with("fanout_") {
         let spec = fanout_spec();
-        let sites = param.filter(|k| (1..=4096).contains(k))?;
+        let sites = param.filter(|k| (1..=MAX_SITES).contains(k))?;
         let row = spec.rows.iter().find(|r| r.workload == workload)?;
         let class = row.write.as_deref()?;
         let base = spec.rows.iter().find(|r| r.write.is_none())?;
@@ -367,42 +430,96 @@ fn grid() -> impl Iterator<Item = f64> + Clone {
     (0..=48).map(|k| 10f64.powf(k as f64 / 8.0))
 }
 
-/// Fingerprint one probe result against every policy.
-pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError> {
-    struct Case {
-        pair: Pair,
-        churn: String,
-        base: String,
-        call_ns: f64,
+/// A churn workload's pair, its two scenarios, and the measured time of one call.
+struct Case {
+    pair: Pair,
+    churn: String,
+    base: String,
+    call_ns: f64,
+}
+
+/// A fingerprint in progress, one policy per [`Fitting::step`]: the browser fits a result a
+/// policy per task, so the page never waits for the whole fit at once.
+pub struct Fitting {
+    runtime: String,
+    version: String,
+    load_start: Option<f64>,
+    load_end: Option<f64>,
+    cases: Vec<Case>,
+    fits: Vec<PolicyFit>,
+}
+
+impl Fitting {
+    /// Pairs every churn row with its baseline; fails when a baseline is missing or no row is a
+    /// churn workload.
+    pub fn new(result: &ProbeResult) -> Result<Fitting, FingerprintError> {
+        let mut cases = Vec::new();
+        for row in &result.rows {
+            let Some(PairTexts { churn, base, base_row: (base_workload, base_param) }) = pair_texts(&row.workload, row.param) else { continue };
+            let base_row =
+                result.row(&base_workload, base_param).ok_or_else(|| FingerprintError::Missing(format!("{base_workload} row for {}", row.workload)))?;
+            cases.push(Case {
+                pair: Pair {
+                    workload: row.workload.clone(),
+                    param: row.param,
+                    measured: row.ns_per_call() / base_row.ns_per_call(),
+                    spread: row.low_rel.unwrap_or(0.0).max(base_row.low_rel.unwrap_or(0.0)),
+                    readable: !row.low_wide && !base_row.low_wide,
+                },
+                churn,
+                base,
+                // A many-site probe row counts every call as an iteration (`iterations` = loop
+                // iterations x sites), so this is already the time of one call.
+                call_ns: base_row.ns_per_call(),
+            });
+        }
+        if cases.is_empty() {
+            return Err(FingerprintError::Missing("churn workload".into()));
+        }
+        let machine = result.machine.as_ref();
+        Ok(Fitting {
+            runtime: result.runtime.clone(),
+            version: result.version.clone(),
+            load_start: machine.and_then(|m| m.load_average_1min_start),
+            load_end: machine.and_then(|m| m.load_average_1min),
+            cases,
+            fits: Vec::with_capacity(Policy::ALL.len()),
+        })
     }
-    let mut cases = Vec::new();
-    for row in &result.rows {
-        let Some(PairTexts { churn, base, base_row: (base_workload, base_param) }) = pair_texts(&row.workload, row.param) else { continue };
-        let base_row = result.row(&base_workload, base_param).ok_or_else(|| FingerprintError::Missing(format!("{base_workload} row for {}", row.workload)))?;
-        cases.push(Case {
-            pair: Pair {
-                workload: row.workload.clone(),
-                param: row.param,
-                measured: row.ns_per_call() / base_row.ns_per_call(),
-                spread: row.low_rel.unwrap_or(0.0).max(base_row.low_rel.unwrap_or(0.0)),
-                readable: !row.low_wide && !base_row.low_wide,
-            },
-            churn,
-            base,
-            // A many-site probe row counts every call as an iteration (`iterations` = loop
-            // iterations x sites), so this is already the time of one call.
-            call_ns: base_row.ns_per_call(),
-        });
+
+    /// How many policies are fitted so far, of `Policy::ALL.len()`.
+    pub fn done(&self) -> usize {
+        self.fits.len()
     }
-    if cases.is_empty() {
-        return Err(FingerprintError::Missing("churn workload".into()));
+
+    /// Fits the next policy; the fingerprint once every policy is fitted.
+    pub fn step(&mut self) -> Result<Option<Fingerprint>, FingerprintError> {
+        if let Some(&policy) = Policy::ALL.get(self.fits.len()) {
+            let fit = self.fit(policy)?;
+            self.fits.push(fit);
+        }
+        if self.fits.len() < Policy::ALL.len() {
+            return Ok(None);
+        }
+        let mut fits = self.fits.clone();
+        fits.sort_by(|a, b| a.rms_log10.total_cmp(&b.rms_log10));
+        Ok(Some(Fingerprint {
+            runtime: self.runtime.clone(),
+            version: self.version.clone(),
+            load_start: self.load_start,
+            load_end: self.load_end,
+            pairs: self.cases.iter().map(|c| c.pair.clone()).collect(),
+            fits,
+        }))
     }
-    let mut fits = Vec::new();
-    for policy in Policy::ALL {
+
+    /// One policy at its best-fitting (write, relink) costs on the grid.
+    fn fit(&self, policy: Policy) -> Result<PolicyFit, FingerprintError> {
+        let cases = &self.cases;
         // Most churn workloads share one baseline (same scenario, same call time): simulate it once.
         let mut bases: BTreeMap<(&str, u64), Linear> = BTreeMap::new();
         let mut lines = Vec::with_capacity(cases.len());
-        for c in &cases {
+        for c in cases {
             let base = match bases.get(&(c.base.as_str(), c.call_ns.to_bits())) {
                 Some(&l) => l,
                 None => {
@@ -415,7 +532,7 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
         }
         let ratios = |w: f64, r: f64| -> Vec<f64> { lines.iter().map(|(churn, base)| churn.at(w, r) / base.at(w, r)).collect() };
         let rms = |sim: &[f64]| -> f64 {
-            let sum: f64 = sim.iter().zip(&cases).map(|(s, c)| (s / c.pair.measured).log10().powi(2)).sum();
+            let sum: f64 = sim.iter().zip(cases).map(|(s, c)| (s / c.pair.measured).log10().powi(2)).sum();
             (sum / cases.len() as f64).sqrt()
         };
         let mut best: Option<PolicyFit> = None;
@@ -428,18 +545,18 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
                 }
             }
         }
-        fits.extend(best);
+        Ok(best.expect("the cost grid is not empty"))
     }
-    fits.sort_by(|a, b| a.rms_log10.total_cmp(&b.rms_log10));
-    let machine = result.machine.as_ref();
-    Ok(Fingerprint {
-        runtime: result.runtime.clone(),
-        version: result.version.clone(),
-        load_start: machine.and_then(|m| m.load_average_1min_start),
-        load_end: machine.and_then(|m| m.load_average_1min),
-        pairs: cases.into_iter().map(|c| c.pair).collect(),
-        fits,
-    })
+}
+
+/// Fingerprint one probe result against every policy.
+pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError> {
+    let mut fitting = Fitting::new(result)?;
+    loop {
+        if let Some(f) = fitting.step()? {
+            return Ok(f);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -519,5 +636,49 @@ mod tests {
         assert_eq!(ProbeResult::parse(wrong), Err(FingerprintError::WrongSchema("other/2".into())));
         let empty = ProbeResult::parse(&wrong.replace("other/2", SCHEMA)).unwrap();
         assert_eq!(fingerprint(&empty), Err(FingerprintError::Missing("churn workload".into())));
+    }
+
+    #[test]
+    fn rows_the_fit_cannot_read_are_refused_by_index_before_anything_runs() {
+        let good = synthetic(Policy::Exact, 1_000.0, 1_000.0);
+        let refused = |edit: &dyn Fn(&mut ProbeRow)| {
+            let mut r = good.clone();
+            edit(&mut r.rows[3]);
+            let text = serde_json::to_string(&r).unwrap();
+            match ProbeResult::parse(&text) {
+                Err(FingerprintError::BadRow { index: 3, reason, .. }) => reason,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert!(refused(&|row| row.iterations = 0).contains("iterations is 0"));
+        assert!(refused(&|row| row.min_ns = 0.0).contains("min_ns is 0"));
+        assert!(refused(&|row| row.min_ns = -5.0).contains("positive"));
+        assert!(refused(&|row| row.low_rel = Some(-1.0)).contains("low_rel"));
+        assert!(refused(&|row| {
+            row.workload = "hot_sites".into();
+            row.param = Some(1 << 40);
+        })
+        .contains("sites"));
+        assert!(refused(&|row| row.param = Some(u64::MAX)).contains("above"));
+        let mut many = good.clone();
+        many.rows = vec![good.rows[0].clone(); MAX_ROWS + 1];
+        assert_eq!(ProbeResult::parse(&serde_json::to_string(&many).unwrap()), Err(FingerprintError::TooManyRows(MAX_ROWS + 1)));
+        assert!(ProbeResult::parse(&serde_json::to_string(&good).unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_fit_stepped_one_policy_at_a_time_ends_in_the_whole_fingerprint() {
+        let result = synthetic(Policy::Hierarchy, 10_000.0, 2_000.0);
+        let mut fitting = Fitting::new(&result).unwrap();
+        let mut steps = 0;
+        let stepped = loop {
+            steps += 1;
+            if let Some(f) = fitting.step().unwrap() {
+                break f;
+            }
+            assert_eq!(fitting.done(), steps);
+        };
+        assert_eq!(steps, Policy::ALL.len());
+        assert_eq!(stepped, fingerprint(&result).unwrap());
     }
 }

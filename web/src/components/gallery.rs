@@ -16,6 +16,8 @@ pub struct GalleryProps {
     pub current: Option<AttrValue>,
     /// (preset id, run right away)
     pub on_load: Callback<(String, bool)>,
+    /// A runtime row's Measured button: the probe's runtime id, whose reference result to show.
+    pub on_measured: Callback<&'static str>,
 }
 
 fn family_rank(family: &str) -> u8 {
@@ -95,6 +97,10 @@ fn runtime_row(p: &GalleryProps, runtime: &RuntimeProfile) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit((id.clone(), run)))
     };
     let (workload, sites) = PRESET_WORKLOAD;
+    let measured = {
+        let (cb, runtime_id) = (p.on_measured.clone(), runtime.id);
+        Callback::from(move |_: MouseEvent| cb.emit(runtime_id))
+    };
     html! {
         <tr data-preset={id.clone()} data-runtime={runtime.id} class={classes!("runtime-row", current.then_some("current"))} aria-current={current.then_some("true")}>
             <td class="preset-name">
@@ -106,9 +112,11 @@ fn runtime_row(p: &GalleryProps, runtime: &RuntimeProfile) -> Html {
                 <span class={classes!("policy-badge", format!("policy-{}", runtime.policy.name()))} title="The simulator’s policy whose scope is closest to what the runtime’s source invalidates">{ runtime.policy.name() }</span>
                 { format!(" ({} lookup). A class write throws away {}. ", runtime.semantics, runtime.invalidates) }
                 <span class="source">{ "Source: " }<code>{ runtime.source }</code>{ "." }</span>
-                { format!(" The scenario is the probes’ {workload}@{sites} loop; import a probe result to set the measured slowdown beside the policies.") }
+                { format!(" The scenario is the probes’ {workload}@{sites} loop; Measured loads it and shows this runtime’s measured slowdowns beside the policies.") }
             </td>
             <td class="actions">
+                <button class="measured-link" onclick={measured} title="Load the scenario and show the runtime’s measured result (probes/results) beside the policies"
+                    aria-label={format!("Measured result of {}", runtime.id)}>{ "Measured" }</button>
                 <button class="load" onclick={emit(false)} title="Load without running" aria-label={format!("Load {id}")}>{ "Load" }</button>
                 <button class="run primary" onclick={emit(true)} title="Load and run" aria-label={format!("Run {id}")}>{ "Run" }</button>
             </td>

@@ -1,0 +1,169 @@
+//! `blast fingerprint --plot FILE.png`: the chart in docs/RUNTIMES.md. One panel per runtime,
+//! the fanout workloads along x (the rows that tell the policies' scopes apart), the measured
+//! slowdown as a dot with its spread as a bar (hollow when too wide to read), and every
+//! policy's simulated slowdown at its fitted costs as a line in the playground's policy colour.
+//!
+//! Text is set in a TrueType font read at run time (`FONT_PATH`, Debian's fonts-dejavu-core,
+//! installed by scripts/install-tools.sh): the bitmap has no font of its own, and the same
+//! font, crates and data give the same bytes, which is how the committed PNG is guarded.
+
+use blast_engine::fingerprint::{fanout_spec, Fingerprint, Pair};
+use blast_engine::Policy;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use crate::error::CliError;
+
+pub const FONT_PATH: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+const PANEL: (u32, u32) = (560, 300);
+const COLUMNS: u32 = 2;
+
+/// The playground's light-theme policy colours (assets/style.css `--policy-*`).
+fn colour(p: Policy) -> RGBColor {
+    match p {
+        Policy::Global => RGBColor(0xd9, 0x48, 0x0f),
+        Policy::Exact => RGBColor(0x1c, 0x7e, 0xd6),
+        Policy::Hierarchy => RGBColor(0x9c, 0x36, 0xb5),
+        Policy::HierarchyV3 => RGBColor(0x0b, 0x8a, 0x6a),
+        Policy::Ideal => RGBColor(0x5c, 0x5f, 0x66),
+    }
+}
+
+/// The fanout pairs of a fingerprint, in `probes/workloads.json` order (sites, then row), with
+/// their index into the fit's `simulated`.
+fn fanout_pairs(f: &Fingerprint) -> Vec<(usize, &Pair)> {
+    let spec = fanout_spec();
+    let mut out = Vec::new();
+    for sites in &spec.sites {
+        for row in spec.rows.iter().filter(|r| r.write.is_some()) {
+            if let Some(k) = f.pairs.iter().position(|p| p.workload == row.workload && p.param == Some(*sites)) {
+                out.push((k, &f.pairs[k]));
+            }
+        }
+    }
+    out
+}
+
+/// Short x labels: `root@8` for `fanout_root@8`.
+fn short_label(p: &Pair) -> String {
+    p.label().trim_start_matches("fanout_").to_string()
+}
+
+/// Register the font once per process (plotters keeps registered fonts for the process).
+fn register_font(path: &str) -> Result<(), CliError> {
+    static REGISTERED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e} (Debian: apt-get install fonts-dejavu-core)"))?;
+            plotters::style::register_font("sans-serif", FontStyle::Normal, Box::leak(bytes.into_boxed_slice()))
+                .map_err(|_| format!("{path} is not a TrueType font"))
+        })
+        .clone()
+        .map_err(CliError::Plot)
+}
+
+/// The chart as PNG bytes.
+pub fn fingerprint_png(prints: &[Fingerprint]) -> Result<Vec<u8>, CliError> {
+    register_font(FONT_PATH)?;
+    let rows = (prints.len() as u32).div_ceil(COLUMNS).max(1);
+    let legend_h = 34;
+    let (w, h) = (PANEL.0 * COLUMNS, PANEL.1 * rows + legend_h);
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let plot = |e: DrawingAreaErrorKind<_>| CliError::Plot(e.to_string());
+        root.fill(&WHITE).map_err(plot)?;
+        let (legend, panels) = root.split_vertically(legend_h);
+        draw_legend(&legend).map_err(plot)?;
+        for (f, area) in prints.iter().zip(panels.split_evenly((rows as usize, COLUMNS as usize))) {
+            draw_panel(&area, f).map_err(plot)?;
+        }
+        root.present().map_err(plot)?;
+    }
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, w, h);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| CliError::Plot(e.to_string()))?;
+    writer.write_image_data(&rgb).map_err(|e| CliError::Plot(e.to_string()))?;
+    writer.finish().map_err(|e| CliError::Plot(e.to_string()))?;
+    Ok(out)
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+type Drawn<'a> = Result<(), DrawingAreaErrorKind<<BitMapBackend<'a> as DrawingBackend>::ErrorType>>;
+
+fn draw_legend<'a>(area: &Area<'a>) -> Drawn<'a> {
+    let text = ("sans-serif", 14).into_font();
+    let mut x = 12;
+    let y = 17;
+    area.draw(&Circle::new((x + 5, y), 5, BLACK.filled()))?;
+    area.draw(&Text::new("measured (bar: spread, cut at 50%; hollow: too wide to read)", (x + 16, y - 8), text.clone()))?;
+    x += 430;
+    for p in Policy::ALL {
+        area.draw(&PathElement::new(vec![(x, y), (x + 22, y)], colour(p).stroke_width(3)))?;
+        area.draw(&Text::new(p.name(), (x + 27, y - 8), text.clone()))?;
+        x += 34 + 8 * p.name().len() as i32;
+    }
+    Ok(())
+}
+
+fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
+    let pairs = fanout_pairs(f);
+    let n = pairs.len().max(1);
+    let values = pairs.iter().flat_map(|(k, p)| {
+        let sims = f.fits.iter().map(move |fit| fit.simulated[*k]);
+        // A spread bar is drawn to at most 1.5x its dot: Groovy's 400% spreads would flatten the rest.
+        [p.measured, p.measured * (1.0 + p.spread.min(0.5))].into_iter().chain(sims)
+    });
+    let (lo, hi) = values.filter(|v| v.is_finite()).fold((0.95f64, 1.3f64), |(lo, hi), v| (lo.min(v / 1.03), hi.max(v * 1.03)));
+    let best = std::iter::once(f.best().policy).chain(f.tied()).map(|p| p.name()).collect::<Vec<_>>().join(" = ");
+    let title = format!("{}: best {best} (rms {:.3})", f.version, f.best().rms_log10);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .caption(title, ("sans-serif", 15))
+        .x_label_area_size(28)
+        .y_label_area_size(46)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..hi)?;
+    let labels: Vec<String> = pairs.iter().map(|(_, p)| short_label(p)).collect();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x| labels.get(x.round() as usize).filter(|_| (x - x.round()).abs() < 1e-6).cloned().unwrap_or_default())
+        .y_labels(6)
+        .y_label_formatter(&|y| format!("{y:.2}x"))
+        .label_style(("sans-serif", 12))
+        .max_light_lines(1)
+        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
+        .draw()?;
+    // 1x: a write that costs nothing.
+    chart.draw_series(std::iter::once(PathElement::new(vec![(-0.5, 1.0), (n as f64 - 0.5, 1.0)], RGBColor(0x99, 0x99, 0x99))))?;
+    // Best fit last, so it is drawn on top.
+    for fit in f.fits.iter().rev() {
+        let points: Vec<(f64, f64)> = pairs.iter().enumerate().map(|(x, (k, _))| (x as f64, fit.simulated[*k])).collect();
+        let width = if fit.policy == f.best().policy { 3 } else { 2 };
+        chart.draw_series(LineSeries::new(points, colour(fit.policy).stroke_width(width)))?;
+    }
+    for (x, (_, p)) in pairs.iter().enumerate() {
+        let x = x as f64;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, p.measured), (x, p.measured * (1.0 + p.spread.min(0.5)))], BLACK.stroke_width(2))))?;
+        let style = if p.readable { BLACK.filled() } else { BLACK.stroke_width(2) };
+        chart.draw_series(std::iter::once(Circle::new((x, p.measured), 5, style)))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_x_axis_is_the_fanout_rows_in_the_shared_order() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../probes/results/cpython.json")).unwrap();
+        let f = blast_engine::fingerprint::fingerprint(&blast_engine::fingerprint::ProbeResult::parse(&text).unwrap()).unwrap();
+        let labels: Vec<String> = fanout_pairs(&f).iter().map(|(_, p)| short_label(p)).collect();
+        assert_eq!(labels, ["other@8", "leaf@8", "root@8", "other@64", "leaf@64", "root@64"]);
+    }
+}

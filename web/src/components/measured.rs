@@ -1,0 +1,364 @@
+//! The measured-runtime panel: import a probe result (file, paste, or a reference result),
+//! fit it against every policy one policy per task (the page stays responsive), and set the
+//! measured slowdowns beside what each policy simulates at its fitted costs: the fingerprint
+//! (closest shape, margin, spread flags), a "measured" column next to the policies' columns,
+//! and a strip chart of the same values.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use blast_engine::fingerprint::{Fingerprint, Fitting, PolicyFit};
+use blast_engine::runtimes;
+use blast_engine::Policy;
+use gloo::file::callbacks::FileReader;
+use gloo::timers::callback::Timeout;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::format;
+use crate::measured::{self, FitState, ImportError, Measured};
+
+#[derive(Properties, PartialEq)]
+pub struct MeasuredProps {
+    pub measured: Option<Rc<Measured>>,
+    /// The row (`workload@param`) the loaded scenario simulates, when it is a runtime's.
+    pub highlight: Option<AttrValue>,
+    pub on_import: Callback<Rc<Measured>>,
+    pub on_clear: Callback<()>,
+}
+
+/// A refused import: what was being read and why, with the offending line when there is one.
+#[derive(Clone, PartialEq)]
+struct Refusal {
+    origin: String,
+    message: String,
+    excerpt: Option<(usize, String, usize)>,
+}
+
+impl Refusal {
+    fn of(origin: String, e: ImportError) -> Refusal {
+        Refusal { origin, message: e.to_string(), excerpt: e.excerpt }
+    }
+}
+
+/// The fit of one imported result: shown only while that result is the one on screen.
+type Fit = (Rc<Measured>, FitState);
+
+/// Fit `m` one policy per timer task; `generation` moves on when another result arrives, and
+/// a step of an older fit then stops without touching the state.
+fn start_fit(m: Rc<Measured>, fit: UseStateHandle<Option<Fit>>, generation: Rc<RefCell<u64>>) {
+    *generation.borrow_mut() += 1;
+    match Fitting::new(&m.result) {
+        Err(e) => fit.set(Some((m, FitState::Failed(e.to_string())))),
+        Ok(fitting) => {
+            fit.set(Some((m.clone(), FitState::Fitting(0))));
+            let mine = *generation.borrow();
+            step_later(m, Rc::new(RefCell::new(fitting)), fit, generation, mine);
+        }
+    }
+}
+
+fn step_later(m: Rc<Measured>, fitting: Rc<RefCell<Fitting>>, fit: UseStateHandle<Option<Fit>>, generation: Rc<RefCell<u64>>, mine: u64) {
+    // Forgotten: a timer that replaced itself from its own callback would drop the running closure.
+    Timeout::new(0, move || {
+        if *generation.borrow() != mine {
+            return;
+        }
+        let step = fitting.borrow_mut().step();
+        match step {
+            Ok(Some(f)) => fit.set(Some((m, FitState::Done(Rc::new(f))))),
+            Ok(None) => {
+                fit.set(Some((m.clone(), FitState::Fitting(fitting.borrow().done()))));
+                step_later(m, fitting, fit, generation, mine);
+            }
+            Err(e) => fit.set(Some((m, FitState::Failed(e.to_string())))),
+        }
+    })
+    .forget();
+}
+
+#[function_component(MeasuredPanel)]
+pub fn measured_panel(p: &MeasuredProps) -> Html {
+    let fit = use_state(|| None::<Fit>);
+    let generation = use_mut_ref(|| 0u64);
+    let refusal = use_state(|| None::<Refusal>);
+    let paste_open = use_state(|| false);
+    let reader = use_mut_ref(|| None::<FileReader>);
+    let paste_ref = use_node_ref();
+
+    {
+        let (fit, generation) = (fit.clone(), generation.clone());
+        use_effect_with(p.measured.clone(), move |m| {
+            match m {
+                Some(m) => start_fit(m.clone(), fit, generation),
+                None => *generation.borrow_mut() += 1,
+            }
+            || ()
+        });
+    }
+
+    // Every way in ends here: a result replaces the last one, a refusal is shown and the last
+    // good result stays.
+    let accept = {
+        let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
+        Callback::from(move |(text, origin): (String, String)| match measured::import(&text, &origin) {
+            Ok(m) => {
+                refusal.set(None);
+                on_import.emit(Rc::new(m));
+            }
+            Err(error) => refusal.set(Some(Refusal::of(origin, error))),
+        })
+    };
+    let on_file = {
+        let (accept, refusal, reader) = (accept.clone(), refusal.clone(), reader.clone());
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+            input.set_value("");
+            let name = file.name();
+            if file.size() > measured::MAX_IMPORT_BYTES {
+                refusal.set(Some(Refusal { origin: name, message: "it is over 1 MB; a probe result is about 7 KB".into(), excerpt: None }));
+                return;
+            }
+            let (accept, refusal) = (accept.clone(), refusal.clone());
+            let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| match text {
+                Ok(text) => accept.emit((text, name)),
+                Err(e) => refusal.set(Some(Refusal { origin: name, message: format!("it could not be read: {e}"), excerpt: None })),
+            });
+            *reader.borrow_mut() = Some(task);
+        })
+    };
+    let on_read_paste = {
+        let (accept, paste_ref) = (accept.clone(), paste_ref.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(area) = paste_ref.cast::<HtmlTextAreaElement>() {
+                accept.emit((area.value(), "pasted text".into()));
+            }
+        })
+    };
+    let on_reference = {
+        let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
+        Callback::from(move |e: Event| {
+            let select = e.target_unchecked_into::<HtmlSelectElement>();
+            if let Some(m) = measured::reference(&select.value()) {
+                refusal.set(None);
+                on_import.emit(Rc::new(m));
+            }
+            select.set_value("");
+        })
+    };
+    let toggle_paste = {
+        let paste_open = paste_open.clone();
+        Callback::from(move |_: MouseEvent| paste_open.set(!*paste_open))
+    };
+    let clear = {
+        let (cb, refusal) = (p.on_clear.clone(), refusal.clone());
+        Callback::from(move |_: MouseEvent| {
+            refusal.set(None);
+            cb.emit(());
+        })
+    };
+
+    html! {
+        <section id="measured" class="panel" aria-labelledby="measured-title">
+            <header class="panel-head">
+                <h2 id="measured-title">{ "Measured runtime" }</h2>
+                <div class="measured-tools" role="group" aria-label="Probe results">
+                    <label class="button-like small" for="measured-file">{ "Import probe result…" }</label>
+                    <input id="measured-file" class="visually-hidden" type="file" accept=".json,application/json" onchange={on_file} />
+                    <button id="measured-paste-toggle" class="small" aria-expanded={paste_open.to_string()} onclick={toggle_paste}>{ "Paste…" }</button>
+                    <select id="measured-reference" class="small" aria-label="Show a reference result measured for docs/RUNTIMES.md" onchange={on_reference}>
+                        <option value="" selected=true>{ "Reference results…" }</option>
+                        { for measured::reference_ids().map(|id| html! {
+                            <option value={id}>{ runtimes::profile(id).map_or(id, |p| p.name) }</option>
+                        }) }
+                    </select>
+                    if p.measured.is_some() {
+                        <button id="measured-clear" class="small" onclick={clear}>{ "Clear" }</button>
+                    }
+                </div>
+            </header>
+            if *paste_open {
+                <div class="measured-paste">
+                    <label for="measured-paste-text">{ "The JSON that " }<code>{ "bash scripts/probe.sh RUNTIME" }</code>{ " writes:" }</label>
+                    <textarea id="measured-paste-text" ref={paste_ref} rows="6" spellcheck="false" placeholder="{ \"schema\": \"blast-radius-probe/1\", … }" />
+                    <button id="measured-read" class="small primary" onclick={on_read_paste}>{ "Read" }</button>
+                </div>
+            }
+            if let Some(r) = &*refusal {
+                { refusal_view(r) }
+            }
+            {
+                match &p.measured {
+                    None => html! {
+                        <p class="hint">{ "Measure a runtime with " }<code>{ "bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy" }</code>
+                            { " and import the JSON it writes, or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named." }</p>
+                    },
+                    Some(m) => html! {
+                        <>
+                            { summary(m) }
+                            {
+                                match &*fit {
+                                    Some((fitted, state)) if Rc::ptr_eq(fitted, m) => fit_view(state, p.highlight.as_deref()),
+                                    _ => fit_view(&FitState::Fitting(0), None),
+                                }
+                            }
+                        </>
+                    },
+                }
+            }
+        </section>
+    }
+}
+
+fn refusal_view(r: &Refusal) -> Html {
+    html! {
+        <div id="measured-error" class="measured-error" role="alert">
+            <p><strong>{ format!("{} is not a probe result we can read: ", r.origin) }</strong>{ &r.message }</p>
+            if let Some((line, text, column)) = &r.excerpt {
+                <pre class="excerpt"><span class="line-no">{ format!("{line:>4} | ") }</span>{ text }{ "\n" }<span class="line-no">{ "     | " }</span><span class="caret">{ format!("{}^", " ".repeat(column.saturating_sub(1))) }</span></pre>
+            }
+        </div>
+    }
+}
+
+fn summary(m: &Measured) -> Html {
+    let r = &m.result;
+    let reps = r.rows.iter().map(|row| row.reps).max().unwrap_or(0);
+    let machine = r.machine.as_ref().map(|mc| {
+        let load = match (mc.load_average_1min_start, mc.load_average_1min) {
+            (Some(a), Some(b)) => format!(", load {a:.1} → {b:.1}"),
+            (None, Some(b)) => format!(", load {b:.1}"),
+            _ => String::new(),
+        };
+        format!("; machine: {} CPUs, {}{load}", mc.cpus.map_or("?".into(), |c| c.to_string()), mc.cpu_model.as_deref().unwrap_or("?"))
+    });
+    html! {
+        <div id="measured-summary" class="measured-summary" data-runtime={r.runtime.clone()}>
+            <p><strong>{ &r.version }</strong>{ format!(" ({}), {}", r.runtime, m.origin) }</p>
+            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {} rows{}. ", r.mode, r.rows.len(), machine.unwrap_or_default()) }
+                { "Command: " }<code>{ &r.command }</code></p>
+        </div>
+    }
+}
+
+fn policy_badge(policy: Policy) -> Html {
+    html! { <span class={classes!("policy-badge", format!("policy-{}", policy.name()))}>{ policy.name() }</span> }
+}
+
+fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
+    match fit {
+        FitState::Fitting(done) => html! {
+            <p id="measured-fitting" class="hint" aria-live="polite">
+                { format!("Fitting the policies to the measurements: {done} of {} done…", Policy::ALL.len()) }
+                <progress max={Policy::ALL.len().to_string()} value={done.to_string()}></progress>
+            </p>
+        },
+        FitState::Failed(e) => html! { <p id="measured-fit-error" class="measured-error" role="alert">{ format!("The fit failed: {e}") }</p> },
+        FitState::Done(f) => html! {
+            <>
+                { verdict(f) }
+                { table(f, highlight) }
+                { strip_chart(f, highlight) }
+            </>
+        },
+    }
+}
+
+/// The fingerprint in words: the closest shape and its ties, how clearly it wins, what the
+/// runtime's source says, and how many rows were too noisy to read.
+fn verdict(f: &Fingerprint) -> Html {
+    let best = f.best();
+    let margin = f.margin();
+    let next = f.fits.iter().find(|fit| !fit.simulated.iter().zip(&best.simulated).all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs()));
+    let unreadable = f.pairs.iter().filter(|p| !p.readable).count();
+    let claim = runtimes::profile(&f.runtime).map(|p| (p, f.fits.iter().position(|fit| fit.policy == p.policy).map_or(0, |k| k + 1)));
+    html! {
+        <div id="measured-verdict" class="measured-verdict" data-best={best.policy.name()}>
+            <p>
+                { "Closest shape: " }{ policy_badge(best.policy) }
+                { for f.tied().into_iter().map(|p| html! { <>{ " = " }{ policy_badge(p) }</> }) }
+                { format!(" (rms log10 {:.3} at a write of {} ns and a relink of {} ns). ", best.rms_log10, format::sig3(best.write_ns), format::sig3(best.relink_ns)) }
+                {
+                    match next {
+                        Some(n) if margin < 1.15 => html! { <span class="weak">{ format!("Not discriminated: the next different shape, {}, fits only {margin:.2}x worse.", n.policy) }</span> },
+                        Some(n) => html! { <>{ format!("The next different shape, {}, fits {margin:.1}x worse.", n.policy) }</> },
+                        None => html! { <>{ "Every policy simulates the same slowdowns here." }</> },
+                    }
+                }
+            </p>
+            if let Some((profile, rank)) = claim {
+                <p class="hint">{ "Its source says " }{ policy_badge(profile.policy) }{ format!(", ranked {rank} of {} by fit (", f.fits.len()) }<code>{ profile.source }</code>{ ")." }</p>
+            }
+            if unreadable > 0 {
+                <p class="hint wide-note">{ format!("{unreadable} of {} rows are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", f.pairs.len()) }</p>
+            }
+        </div>
+    }
+}
+
+fn table(f: &Fingerprint, highlight: Option<&str>) -> Html {
+    let best = f.best().policy;
+    let head = |fit: &PolicyFit| {
+        html! {
+            <th scope="col" class={classes!("num", (fit.policy == best).then_some("best"))} title={format!("{}: slowdown simulated at its fitted costs", fit.policy)}>
+                <span class={classes!("swatch", format!("policy-{}", fit.policy.name()))} aria-hidden="true"></span>{ fit.policy.name() }
+            </th>
+        }
+    };
+    let foot = |label: &str, cell: &dyn Fn(&PolicyFit) -> String| {
+        html! {
+            <tr class="fit-row"><th scope="row" colspan="3">{ label }</th>{ for f.fits.iter().map(|fit| html! { <td class="num">{ cell(fit) }</td> }) }</tr>
+        }
+    };
+    html! {
+        <div class="table-scroll">
+            <table id="measured-table" class="comparison measured-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Workload" }</th>
+                        <th scope="col" class="num measured" title="Measured: the fastest rep per call over the no-write baseline's">{ "measured" }</th>
+                        <th scope="col" class="num" title="How far the fastest quarter of reps spread above the fastest (the larger of the two rows); * too wide to read">{ "spread" }</th>
+                        { for f.fits.iter().map(head) }
+                    </tr>
+                </thead>
+                <tbody>
+                    { for f.pairs.iter().enumerate().map(|(k, pair)| {
+                        let label = pair.label();
+                        let current = highlight == Some(label.as_str());
+                        html! {
+                            <tr data-workload={label.clone()} class={classes!(current.then_some("current"), (!pair.readable).then_some("wide"))}>
+                                <th scope="row">{ label }</th>
+                                <td class="num measured" data-value={pair.measured.to_string()}>{ format!("{:.2}x", pair.measured) }</td>
+                                <td class="num spread">{ format!("{:.0}%{}", pair.spread * 100.0, if pair.readable { "" } else { "*" }) }</td>
+                                { for f.fits.iter().map(|fit| html! { <td class={classes!("num", (fit.policy == best).then_some("best"))}>{ format!("{:.2}x", fit.simulated[k]) }</td> }) }
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+                <tfoot>
+                    { foot("fitted write ns", &|fit| format::sig3(fit.write_ns)) }
+                    { foot("fitted relink ns", &|fit| format::sig3(fit.relink_ns)) }
+                    { foot("rms log10 (lower fits better)", &|fit| format!("{:.3}", fit.rms_log10)) }
+                </tfoot>
+            </table>
+        </div>
+    }
+}
+
+/// The strip chart (`measured::strip_chart_svg`, built as text: one string is far less code in
+/// the bundle than a virtual node per mark) and its legend.
+fn strip_chart(f: &Fingerprint, highlight: Option<&str>) -> Html {
+    html! {
+        <figure class="measured-chart">
+            { Html::from_html_unchecked(AttrValue::from(measured::strip_chart_svg(f, highlight))) }
+            <figcaption class="hint">
+                <span class="legend-dot" aria-hidden="true"></span>{ " measured (whisker: spread, cut at 50%; hollow: too wide to read); " }
+                { for f.fits.iter().map(|fit| html! {
+                    <span class="legend-item"><span class={classes!("swatch", format!("policy-{}", fit.policy.name()))} aria-hidden="true"></span>{ fit.policy.name() }{ " " }</span>
+                }) }
+                { " simulated at fitted costs. Slowdown = a churn workload's time per call over its no-write baseline's, log scale." }
+            </figcaption>
+        </figure>
+    }
+}
