@@ -24,7 +24,7 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
-use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_once, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
 use crate::share::{self, Shared};
@@ -52,7 +52,7 @@ pub fn app() -> Html {
             }
         });
     }
-    let below_fold = use_painted_once();
+    let below_fold = use_mount_stages(3);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -186,9 +186,9 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
     }
 }
 
-/// `below_fold`: whether the panels under the blast view (charts, comparison, why, editor)
-/// are mounted yet; see `use_painted_once`.
-fn call_site_sections(store: &Store, s: &AppState, below_fold: bool, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
+/// `below_fold`: how many parts under the gallery are mounted yet (1: the blast view; 2: also
+/// charts, comparison, expectations, why; 3: also the editor); see `use_mount_stages`.
+fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
     let lanes = s.runner.views().to_vec();
     let classes = Rc::new(s.runner.classes().to_vec());
     let class_names: Vec<String> = classes.iter().map(|(name, _)| name.clone()).collect();
@@ -197,24 +197,26 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool, expect_line
     let error_cb = store.callback(Action::ShowError);
     html! {
         <>
-            <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
-                <header class="panel-head">
-                    <h2 id="blast-title">{ "Blast view" }</h2>
-                    <p class="hint">{ scenario_caption(s) }</p>
-                </header>
-                if let Some((n, note)) = &s.step_note {
-                    <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
-                }
-                <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
-                    last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
-                    categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                    loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
-                <BlastView {lanes} {classes} sites={sites} playing={s.playing}
-                    hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
-                    what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-            </section>
-            if below_fold {
+            if below_fold >= 1 {
+                <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
+                    <header class="panel-head">
+                        <h2 id="blast-title">{ "Blast view" }</h2>
+                        <p class="hint">{ scenario_caption(s) }</p>
+                    </header>
+                    if let Some((n, note)) = &s.step_note {
+                        <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                    }
+                    <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
+                        last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                        categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                        on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                        loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                    <BlastView {lanes} {classes} sites={sites} playing={s.playing}
+                        hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
+                        what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                </section>
+            }
+            if below_fold >= 2 {
                 <div class="analysis">
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
@@ -226,6 +228,8 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool, expect_line
                             focus={s.focused_cause.clone()} />
                     </div>
                 </div>
+            }
+            if below_fold >= 3 {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
@@ -253,21 +257,23 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: bool, expect_line
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: bool) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: usize) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
-                <header class="panel-head">
-                    <h2 id="blast-title">{ "Blast view" }</h2>
-                    <p class="hint">{ caption }</p>
-                </header>
-                <p class="model-description">{ m.preset.description }</p>
-                <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
-                <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
-            </section>
-            if below_fold {
+            if below_fold >= 1 {
+                <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
+                    <header class="panel-head">
+                        <h2 id="blast-title">{ "Blast view" }</h2>
+                        <p class="hint">{ caption }</p>
+                    </header>
+                    <p class="model-description">{ m.preset.description }</p>
+                    <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
+                    <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
+                </section>
+            }
+            if below_fold >= 2 {
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
