@@ -22,6 +22,7 @@ import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
+import { checks as issue11Checks } from './checks/issue11.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -92,6 +93,12 @@ for (const c of issue15Checks) {
 
 // Issue #12: the expectations panel (each check on a fresh page).
 for (const c of expectationChecks) {
+  check(c.name, ({ page, url, context, browser }) =>
+    c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Issue #11: load figures, axe-core, keyboard alone, the 390 px layout (each on a fresh page).
+for (const c of issue11Checks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
 }
