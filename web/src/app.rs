@@ -19,6 +19,7 @@ use crate::components::help::Help;
 use crate::components::knobs::Knobs;
 use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
+use crate::components::model_expectations::ModelExpectations;
 use crate::components::model_view::ModelView;
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
@@ -275,6 +276,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: usi
             }
             if below_fold >= 2 {
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
+                <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
                 </div>

@@ -185,7 +185,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
             if let Some(p) = parent {
                 require_class(&s, p)?;
             }
-            s.classes.push(ClassDecl { name: name.clone(), parent: parent.clone(), methods: Vec::new(), metaclass: MetaKind::None });
+            s.classes.push(ClassDecl { name: name.clone(), parent: parent.clone(), methods: Vec::new(), metaclass: MetaKind::None, costs: Vec::new() });
         }
         EditOp::RenameClass { from, to } => {
             require_class(&s, from)?;
@@ -227,7 +227,12 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
             }
             c.methods.push(method.clone());
         }
-        EditOp::RemoveMethod { class, method } => class_mut(&mut s, class)?.methods.retain(|m| m != method),
+        EditOp::RemoveMethod { class, method } => {
+            let c = class_mut(&mut s, class)?;
+            c.methods.retain(|m| m != method);
+            // A body cost goes with its method (a cost for an undeclared method is invalid).
+            c.costs.retain(|b| &b.method != method);
+        }
         EditOp::AddSite(site) => {
             check_name("site", &site.name)?;
             if s.sites.iter().any(|x| x.name == site.name) {
@@ -555,5 +560,13 @@ mod tests {
         assert_eq!(workload_of(&cat), None, "a use block is not the form's shape");
         let bad = Workload { iterations: 10, calls: vec![], churn: Some(Churn { period: 100, class: "Hot".into(), method: "x".into() }) };
         assert_eq!(apply(&groovy(), &EditOp::SetWorkload(bad)), Err(EditError::BadPeriod));
+    }
+
+    #[test]
+    fn removing_a_method_removes_its_body_cost() {
+        let s = blast_engine::dsl::parse("class A { m n cost 50ns }\nsite a = A.m\nop { loop 1 { call a } }").unwrap();
+        let s = apply(&s, &EditOp::RemoveMethod { class: "A".into(), method: "n".into() }).unwrap();
+        assert!(s.classes[0].costs.is_empty());
+        assert!(blast_engine::validate::validate(&s).is_ok());
     }
 }

@@ -169,6 +169,21 @@ impl ModelSession {
     }
 
     /// The run controls in model mode. Returns `false` for actions that are not run controls.
+    /// Play at full speed, frame by frame as the page does, until the replays end (tests).
+    #[cfg(test)]
+    pub fn play_to_end(&mut self) {
+        self.control(&Action::SetSpeed(Speed::Max));
+        self.control(&Action::Play);
+        for frame in 0..1000 {
+            self.control(&Action::FrameStart { wall_dt_ms: 16.0 });
+            while self.control(&Action::Work { max_steps: 64 }) && self.is_behind() {}
+            self.control(&Action::FrameEnd { wall_ms: f64::from(frame) * 16.0 });
+            if !self.playing {
+                break;
+            }
+        }
+    }
+
     pub fn control(&mut self, action: &Action) -> bool {
         match action {
             Action::Play => self.play(),
@@ -319,16 +334,7 @@ mod tests {
     #[test]
     fn play_runs_the_frames_to_the_end_and_reset_rewinds() {
         let mut s = session("arena_closeGroup");
-        s.control(&Action::SetSpeed(Speed::Max));
-        s.control(&Action::Play);
-        for frame in 0..1000 {
-            s.control(&Action::FrameStart { wall_dt_ms: 16.0 });
-            while s.control(&Action::Work { max_steps: 64 }) && s.is_behind() {}
-            s.control(&Action::FrameEnd { wall_ms: f64::from(frame) * 16.0 });
-            if !s.playing {
-                break;
-            }
-        }
+        s.play_to_end();
         assert!(s.runner.finished());
         assert!(s.slow_views.iter().all(|v| v.result().is_some()));
         s.control(&Action::Reset);

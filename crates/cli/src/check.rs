@@ -1,14 +1,17 @@
 //! `blast check FILE...`: parse and validate each scenario, run it under every policy its
 //! expectations read, and report each expectation as a table (failures with `line:col`, the
 //! expected and the observed value, and the relinks that caused them), as JSON, or as JUnit XML
-//! for CI systems. Exits 1 when any expectation fails.
+//! for CI systems. Exits 1 when any expectation fails. Model presets (`records_*`, `arena_*`,
+//! `descriptor_*`) carry expectations about their variants, checked the same way.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
 use blast_engine::dsl;
+use blast_engine::expect::model::ModelObserved;
 use blast_engine::expect::{self, Cause, CheckReport, Observed, Status};
+use blast_engine::models::{self, ModelPreset};
 use blast_engine::{presets, Scenario};
 
 use crate::error::CliError;
@@ -17,27 +20,50 @@ use crate::Output;
 
 pub const CHECK_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Junit];
 
-/// One scenario to check: where it came from and the text it was read from (for places).
-struct Source {
-    /// The file path or preset id, as printed in front of every place.
-    target: String,
-    text: String,
+/// One thing to check.
+enum Source {
+    /// A scenario: where it came from (file path or preset id, printed in front of every
+    /// place) and the text it was read from (for places).
+    Scenario { target: String, text: String },
+    /// A model preset and its expectations about its variants.
+    Model(&'static ModelPreset),
 }
 
-/// The sources `targets` name: preset ids, `all` (every preset), or files (DSL or JSON).
+/// The sources `targets` name: preset ids, `all` (every preset, models too), or files (DSL or JSON).
 fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
+    let scenario = |p: &presets::Preset| Source::Scenario { target: p.id.to_string(), text: p.text.to_string() };
     let mut out = Vec::new();
     for t in targets {
         if t == "all" {
-            out.extend(presets::all().iter().map(|p| Source { target: p.id.to_string(), text: p.text.to_string() }));
+            out.extend(presets::all().iter().map(scenario));
+            out.extend(models::MODEL_PRESETS.iter().map(Source::Model));
         } else if let Some(p) = presets::find(t) {
-            out.push(Source { target: p.id.to_string(), text: p.text.to_string() });
+            out.push(scenario(p));
+        } else if let Some(p) = models::find(t) {
+            out.push(Source::Model(p));
         } else {
             let text = std::fs::read_to_string(t).map_err(|e| CliError::Unreadable { target: t.clone(), reason: e.to_string() })?;
-            out.push(Source { target: t.clone(), text });
+            out.push(Source::Scenario { target: t.clone(), text });
         }
     }
     Ok(out)
+}
+
+/// What a scenario's or a model's run showed.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AnyObserved {
+    Scenario(Observed),
+    Model(ModelObserved),
+}
+
+impl std::fmt::Display for AnyObserved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AnyObserved::Scenario(o) => o.fmt(f),
+            AnyObserved::Model(o) => o.fmt(f),
+        }
+    }
 }
 
 /// One expectation's result, as reported.
@@ -50,7 +76,7 @@ struct Line {
     expectation: String,
     status: Status,
     expected: String,
-    observed: Vec<Observed>,
+    observed: Vec<AnyObserved>,
     /// `observed`, as printed.
     observed_text: Vec<String>,
     causes: Vec<Cause>,
@@ -83,15 +109,47 @@ fn place(target: &str, text: &str, index: usize) -> (String, Option<(usize, usiz
 }
 
 fn check_one(src: &Source, opts: &Options) -> Result<Checked, CliError> {
-    let s: Scenario = dsl::parse_any(&src.text).map_err(|error| CliError::Scenario { target: src.target.clone(), error })?;
+    match src {
+        Source::Scenario { target, text } => check_scenario(target, text, opts),
+        Source::Model(preset) => check_model(preset, opts),
+    }
+}
+
+fn check_model(preset: &ModelPreset, opts: &Options) -> Result<Checked, CliError> {
+    let config = crate::model_config(preset, opts)?;
+    let placed = preset.expectations().map_err(|error| CliError::ModelExpectations { preset: preset.id, error })?;
+    let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
+    let outcomes = expect::model::check(&config, &exps)?;
+    let expectations = outcomes
+        .into_iter()
+        .map(|o| {
+            let p = &placed[o.index];
+            Line {
+                at: format!("{}:{}:{}", preset.id, p.line, p.col),
+                line: Some(p.line),
+                col: Some(p.col),
+                expectation: p.expectation.to_string(),
+                status: o.status,
+                expected: p.expectation.expected(),
+                observed_text: o.observed.iter().map(|x| x.to_string()).collect(),
+                observed: o.observed.into_iter().map(AnyObserved::Model).collect(),
+                causes: Vec::new(),
+            }
+        })
+        .collect();
+    Ok(Checked { target: preset.id.to_string(), scenario: preset.title.to_string(), expectations })
+}
+
+fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, CliError> {
+    let s: Scenario = dsl::parse_any(text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let (s, params) = crate::settings(&s, opts)?;
-    let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: src.target.clone(), error })?;
+    let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
     let expectations = report
         .outcomes
         .into_iter()
         .map(|o| {
             let e = &s.expectations[o.index];
-            let (at, pos) = place(&src.target, &src.text, o.index);
+            let (at, pos) = place(target, text, o.index);
             Line {
                 at,
                 line: pos.map(|p| p.0),
@@ -100,12 +158,12 @@ fn check_one(src: &Source, opts: &Options) -> Result<Checked, CliError> {
                 status: o.status,
                 expected: e.expected(),
                 observed_text: o.observed.iter().map(|x| x.to_string()).collect(),
-                observed: o.observed,
+                observed: o.observed.into_iter().map(AnyObserved::Scenario).collect(),
                 causes: o.causes,
             }
         })
         .collect();
-    Ok(Checked { target: src.target.clone(), scenario: s.name.clone(), expectations })
+    Ok(Checked { target: target.to_string(), scenario: s.name.clone(), expectations })
 }
 
 pub fn cmd_check(opts: &Options) -> Result<Output, CliError> {

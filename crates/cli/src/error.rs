@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use blast_engine::expect::model::ModelExpectError;
 use blast_engine::fingerprint::FingerprintError;
 use blast_engine::models::ModelError;
 use blast_engine::policy::PolicyError;
@@ -56,6 +57,11 @@ pub enum CliError {
         error: SweepError,
     },
     Model(ModelError),
+    /// A model preset's expectations do not parse (a bug in the preset, caught by tests).
+    ModelExpectations {
+        preset: &'static str,
+        error: ModelExpectError,
+    },
     /// The scenario was refused when its run was set up.
     Run {
         scenario: String,
@@ -89,6 +95,7 @@ impl CliError {
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
             | CliError::Model(_)
+            | CliError::ModelExpectations { .. }
             | CliError::Run { .. }
             | CliError::Fingerprint { .. } => 1,
         }
@@ -122,6 +129,7 @@ impl fmt::Display for CliError {
             CliError::Scenario { target, error } => write!(f, "{target}: {error}"),
             CliError::Setting { name, value, error } => write!(f, "--param {name}={value}: {error}"),
             CliError::Model(e) => write!(f, "{e}"),
+            CliError::ModelExpectations { preset, error } => write!(f, "{preset}: expectations: {error}"),
             CliError::Run { scenario, error } => write!(f, "{scenario}: {error}"),
             CliError::Fingerprint { file, error } => write!(f, "{file}: {error}"),
         }

@@ -39,7 +39,7 @@ fn one_pass_one_fail_exits_1_and_prints_the_failure_with_its_place_and_cause() {
     assert_eq!(lines[2], "       expected: none of [hot] relinked by `write Unrelated.*` under global");
     assert_eq!(lines[3], "       observed: under global the matching events relinked hot (799)");
     // Events 0 and 1 are the setup's removes, event 2 the write before the first call.
-    assert_eq!(lines[4], "       caused by: `write Unrelated.dyn0` (event 3) relinked hot (collateral) under global, warm-up op 0, t = 0.6755 ms");
+    assert_eq!(lines[4], "       caused by: `write Unrelated.dyn0` (event 3) relinked hot (collateral) under global, warm-up op 0, t = 0.8331 ms");
     assert_eq!(lines.last().unwrap(), &"2 expectation(s) in 1 scenario(s): 1 passed, 1 failed");
     assert_eq!(out.stderr, format!("check FAILED: 1 expectation(s) at {file}:11:1\n"));
 }
@@ -103,4 +103,18 @@ fn a_scenario_without_expectations_is_still_just_validated() {
     assert_eq!(out.stderr, format!("error: {bad}:4:32: unknown site `t`\n"));
     assert_eq!(run(&["check"]).code, 2);
     assert_eq!(run(&["check", &file, "--format", "csv"]).code, 2);
+}
+
+#[test]
+fn model_presets_are_checked_by_variant_and_fail_when_a_knob_breaks_their_claim() {
+    let out = run(&["check", "all"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    for p in blast_engine::models::MODEL_PRESETS {
+        assert!(out.stdout.contains(&format!("pass {}:1:1: expect ", p.id)), "{} not checked:\n{}", p.id, out.stdout);
+    }
+    // Ten shapes fit FIFO's ten entries: nothing is evicted, so "FIFO keeps rebuilding" fails.
+    let out = run(&["check", "records_rotating11", "--param", "shapes=10"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.starts_with("FAIL records_rotating11:1:1: expect under fifo, lru: collateral > 0\n       expected: collateral > 0 under fifo, lru\n       observed: fifo: collateral 0\n"), "{}", out.stdout);
+    assert_eq!(out.stderr, "check FAILED: 2 expectation(s) at records_rotating11:1:1, records_rotating11:3:1\n");
 }

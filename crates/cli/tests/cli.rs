@@ -191,3 +191,20 @@ fn fingerprint_refuses_what_is_not_a_probe_result() {
     assert_eq!(blast(&["fingerprint"]).code, 2);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_reports_deopts_and_recompiles_per_policy() {
+    // Under global every write retires the linked sites of the body preset's loop, whose C2
+    // code inlined them; under exact the writes go to a class the loop never calls.
+    let out = blast(&["run", "fidelity_methodBodies", "--policy", "global,exact"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let section = out.stdout.split("Compiled code over the whole run").nth(1).expect("a compiled-code section");
+    let counts = |policy: &str| -> (u64, u64) {
+        let line = section.lines().find(|l| l.trim_start().starts_with(policy)).unwrap_or_else(|| panic!("{policy} in {section}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        (cells[1].parse().unwrap(), cells[3].parse().unwrap())
+    };
+    let (global_deopts, global_recompiles) = counts("global");
+    assert!(global_deopts > 0 && global_recompiles >= global_deopts, "{section}");
+    assert_eq!(counts("exact"), (0, 0), "{section}");
+}

@@ -343,7 +343,7 @@ impl Parser {
     fn class_body(&mut self, path: &str) -> PResult<ClassDecl> {
         let (name, nt) = self.ident("a class name")?;
         self.mark(|| path.to_string(), &nt);
-        let mut c = ClassDecl { name, parent: None, methods: vec![], metaclass: MetaKind::None };
+        let mut c = ClassDecl { name, parent: None, methods: vec![], metaclass: MetaKind::None, costs: vec![] };
         if self.at_keyword("extends") {
             self.next();
             let (p, pt) = self.ident("a parent class")?;
@@ -359,11 +359,31 @@ impl Parser {
             while !self.at_sym('}') {
                 let (m, mt) = self.ident("a method name or `}`")?;
                 self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
+                // `cost` followed by a number is a body cost; alone it is a method named `cost`.
+                if self.at_keyword("cost") && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Num(_))) {
+                    self.body_cost(path, &m, &mut c.costs)?;
+                }
                 c.methods.push(m);
             }
             self.sym('}')?;
         }
         Ok(c)
+    }
+
+    /// `cost 180ns` (or `us`) after a method name in a class body.
+    fn body_cost(&mut self, path: &str, method: &str, costs: &mut Vec<BodyCost>) -> PResult<()> {
+        self.next();
+        let (n, nt) = self.num("a cost such as `180ns`")?;
+        let (unit, ut) = self.ident("a time unit (`ns` or `us`)")?;
+        let scale = match unit.as_str() {
+            "ns" => 1,
+            "us" => 1_000,
+            other => return self.error(&ut, format!("unknown time unit `{other}` (expected ns or us)")),
+        };
+        self.mark(|| format!("{path}.costs[{}]", costs.len()), &nt);
+        let Some(ns) = n.checked_mul(scale) else { return self.error(&nt, format!("cost {n}{unit} is too large")) };
+        costs.push(BodyCost { method: method.to_string(), ns });
+        Ok(())
     }
 
     fn meta_kind(&mut self) -> PResult<MetaKind> {
@@ -533,7 +553,7 @@ pub fn print(s: &Scenario) -> String {
     let _ = writeln!(out, "measure warmup {} ops {}", s.measure.warmup_ops, s.measure.ops);
     for c in &s.classes {
         out.push_str("class ");
-        out.push_str(&class_text(&c.name, c.parent.as_deref(), c.metaclass, &c.methods));
+        out.push_str(&class_text(&c.name, c.parent.as_deref(), c.metaclass, &method_texts(c)));
         out.push('\n');
     }
     for cat in &s.categories {
@@ -559,6 +579,11 @@ pub fn print(s: &Scenario) -> String {
         let _ = writeln!(out, "{e}");
     }
     out
+}
+
+/// A class's methods as printed: each with its body cost, if it has one.
+fn method_texts(c: &ClassDecl) -> Vec<String> {
+    c.methods.iter().map(|m| c.body_ns(m).map_or_else(|| m.clone(), |ns| format!("{m} cost {ns}ns"))).collect()
 }
 
 fn class_text(name: &str, parent: Option<&str>, meta: MetaKind, methods: &[String]) -> String {

@@ -329,8 +329,17 @@ impl Linear {
     }
 }
 
+/// The simulator at one runtime's fitted costs. The fitted call, write and relink costs stand
+/// for whatever that runtime's code costs in whatever tier it runs (CPython has no JIT, PyPy's
+/// and V8's are not HotSpot's), so HotSpot's tier costs, deoptimization and Groovy's per-method
+/// write cost are off: only the policy's retirement scope tells the workloads apart.
 fn params(call_ns: f64, write_ns: f64, relink_ns: f64) -> Params {
     Params {
+        interpreter_call_ns: 0.0,
+        c1_call_ns: 0.0,
+        deopt_ns: 0.0,
+        interpreter_slowdown: 1.0,
+        metaclass_write_per_method_ns: 0.0,
         fast_call_ns: call_ns,
         pic_call_ns: call_ns,
         selection_ns: relink_ns,

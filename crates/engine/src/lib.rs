@@ -11,6 +11,8 @@ pub mod dsl;
 pub mod expect;
 pub mod fingerprint;
 pub mod fxhash;
+pub mod groovy24;
+pub mod jit;
 pub mod model;
 pub mod models;
 pub mod names;

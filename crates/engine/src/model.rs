@@ -78,6 +78,25 @@ pub struct ClassDecl {
     pub methods: Vec<String>,
     #[serde(default)]
     pub metaclass: MetaKind,
+    /// What some of its declared methods' bodies cost (`class Hot { describe cost 180ns }`);
+    /// a method without one costs nothing beyond its call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub costs: Vec<BodyCost>,
+}
+
+/// The cost of a declared method's body when run in C2 code (`cost 180ns` in the DSL). The
+/// simulator scales it for the tier the calling loop runs in (`interpreter_slowdown`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BodyCost {
+    pub method: String,
+    pub ns: u64,
+}
+
+impl ClassDecl {
+    /// The body cost declared for `method`, if any.
+    pub fn body_ns(&self, method: &str) -> Option<u64> {
+        self.costs.iter().find(|c| c.method == method).map(|c| c.ns)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

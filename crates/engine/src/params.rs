@@ -79,6 +79,56 @@ pub struct Params {
     pub bulk_scan: BulkScan,
     /// Classes loaded in the process (the JVM has thousands), scanned under `BulkScan::AllLoaded`.
     pub loaded_classes: u32,
+
+    // The JIT tier layer (`jit`): HotSpot's flags, cited in `jit`'s module header.
+    /// `Tier3InvocationThreshold` (compiler_globals.hpp): invocations before C1 compiles a method.
+    pub tier3_invocation_threshold: u64,
+    /// `Tier3BackEdgeThreshold` (compiler_globals.hpp): interpreted loop back-edges before the C1 OSR compile.
+    pub tier3_back_edge_threshold: u64,
+    /// `Tier4InvocationThreshold` (compiler_globals.hpp): C1 invocations before C2 compiles a method.
+    pub tier4_invocation_threshold: u64,
+    /// `Tier4BackEdgeThreshold` (compiler_globals.hpp): C1 loop back-edges before the C2 OSR compile.
+    pub tier4_back_edge_threshold: u64,
+    /// `Tier0BackedgeNotifyFreqLog` (compiler_globals.hpp): the interpreter reports a loop every
+    /// 2^this back-edges; a deoptimized hot method is compiled at C2 again at the next report.
+    pub tier0_backedge_notify_freq_log: u32,
+    /// `PerMethodRecompilationCutoff` (globals.hpp): C2 deoptimizations before C2 gives up on a method.
+    pub per_method_recompilation_cutoff: u32,
+    /// `PerBytecodeRecompilationCutoff` (globals.hpp): recompilations for one trap site before C2 gives up.
+    pub per_bytecode_recompilation_cutoff: u32,
+    /// `PerMethodTrapLimit` (globals.hpp): uncommon traps in a method before C2 stops speculating in it.
+    pub per_method_trap_limit: u32,
+    /// `PerBytecodeTrapLimit` (globals.hpp): uncommon traps at one site before C2 stops speculating there.
+    pub per_bytecode_trap_limit: u32,
+    /// What a dynamic call costs on top of its path (`fast_call_ns`, `pic_call_ns`, selection)
+    /// when the method holding it runs in the interpreter: the `invokedynamic` bytecode
+    /// interpreted, its method-handle chain entered instead of inlined. Pinned by the global
+    /// churn rows (the loop method spends most of each op interpreted) and the Groovy 2.4 density
+    /// sweep.
+    pub interpreter_call_ns: f64,
+    /// The same for C1 code (tier 3, profiling): the linked chain is called, not inlined.
+    pub c1_call_ns: f64,
+    /// One deoptimization: making the C2 code not entrant and converting its frame to an
+    /// interpreter frame. An estimate: the fit over every row drives it toward zero (the time
+    /// below C2 that follows a deoptimization is what the Groovy 2.4 sweeps see, not the event).
+    pub deopt_ns: f64,
+    /// How much slower code runs interpreted than compiled at C2: a method body (`cost` in the
+    /// DSL is the C2 figure; C1 is taken as compiled), and event code (a metaclass write, a
+    /// category switch) during its first `tier3_invocation_threshold` firings, its cold path.
+    /// Pinned by the Groovy 2.4 density and body sweeps.
+    pub interpreter_slowdown: f64,
+    /// Groovy 2.4's method selection (`IndyInterface.selectMethod`: a `Selector` and a guarded
+    /// handle, no cache to fill): different code from Groovy 5's `selection_ns`. Pinned by the
+    /// Groovy 2.4 density sweep (every write relinks the loop's sites), used by [`Params::groovy_2_4`].
+    pub selection_2_4_ns: f64,
+    /// Groovy 2.4's `C.metaClass.m = {..}` on an existing ExpandoMetaClass. Pinned by the
+    /// Groovy 2.4 density and burst sweeps, used by [`Params::groovy_2_4`].
+    pub metaclass_write_2_4_ns: f64,
+    /// What a metaclass write adds per method the class's metaclass already holds. Pinned by the
+    /// Groovy 2.4 burst sweep, where a write's cost grows with the methods written before it
+    /// (3000 writes cost 8.6x what 1000 do: about 23 us and 7 us a write, 7.5 ns per method held);
+    /// the code responsible was not traced in Groovy's source. Negligible for the published rows, which write one method again and again.
+    pub metaclass_write_per_method_ns: f64,
 }
 
 impl Default for Params {
@@ -103,6 +153,22 @@ impl Default for Params {
             // The published "after" build is the merge, before the live-only follow-up.
             bulk_scan: BulkScan::AllLoaded,
             loaded_classes: 3_000,
+            tier3_invocation_threshold: 200,
+            tier3_back_edge_threshold: 60_000,
+            tier4_invocation_threshold: 5_000,
+            tier4_back_edge_threshold: 40_000,
+            tier0_backedge_notify_freq_log: 10,
+            per_method_recompilation_cutoff: 400,
+            per_bytecode_recompilation_cutoff: 200,
+            per_method_trap_limit: 100,
+            per_bytecode_trap_limit: 4,
+            interpreter_call_ns: 19.0,
+            c1_call_ns: 2.5,
+            deopt_ns: 2_000.0,
+            interpreter_slowdown: 3.2,
+            selection_2_4_ns: 130.0,
+            metaclass_write_2_4_ns: 500.0,
+            metaclass_write_per_method_ns: 7.5,
         }
     }
 }
@@ -125,6 +191,22 @@ pub enum Param {
     BulkScanPerClassNs,
     ClassLoadNs,
     LoadedClasses,
+    Tier3InvocationThreshold,
+    Tier3BackEdgeThreshold,
+    Tier4InvocationThreshold,
+    Tier4BackEdgeThreshold,
+    Tier0BackedgeNotifyFreqLog,
+    PerMethodRecompilationCutoff,
+    PerBytecodeRecompilationCutoff,
+    PerMethodTrapLimit,
+    PerBytecodeTrapLimit,
+    InterpreterCallNs,
+    C1CallNs,
+    DeoptNs,
+    InterpreterSlowdown,
+    Selection24Ns,
+    MetaclassWrite24Ns,
+    MetaclassWritePerMethodNs,
 }
 
 /// Where a parameter's value lives in [`Params`], with its type.
@@ -136,7 +218,7 @@ enum Slot<'a> {
 }
 
 impl Param {
-    pub const ALL: [Param; 15] = [
+    pub const ALL: [Param; 31] = [
         Param::PicCapacity,
         Param::OptimizeThreshold,
         Param::FallbackThreshold,
@@ -152,6 +234,22 @@ impl Param {
         Param::BulkScanPerClassNs,
         Param::ClassLoadNs,
         Param::LoadedClasses,
+        Param::Tier3InvocationThreshold,
+        Param::Tier3BackEdgeThreshold,
+        Param::Tier4InvocationThreshold,
+        Param::Tier4BackEdgeThreshold,
+        Param::Tier0BackedgeNotifyFreqLog,
+        Param::PerMethodRecompilationCutoff,
+        Param::PerBytecodeRecompilationCutoff,
+        Param::PerMethodTrapLimit,
+        Param::PerBytecodeTrapLimit,
+        Param::InterpreterCallNs,
+        Param::C1CallNs,
+        Param::DeoptNs,
+        Param::InterpreterSlowdown,
+        Param::Selection24Ns,
+        Param::MetaclassWrite24Ns,
+        Param::MetaclassWritePerMethodNs,
     ];
 
     /// The parameter's name: the field of [`Params`] it sets.
@@ -172,6 +270,22 @@ impl Param {
             Param::BulkScanPerClassNs => "bulk_scan_per_class_ns",
             Param::ClassLoadNs => "class_load_ns",
             Param::LoadedClasses => "loaded_classes",
+            Param::Tier3InvocationThreshold => "tier3_invocation_threshold",
+            Param::Tier3BackEdgeThreshold => "tier3_back_edge_threshold",
+            Param::Tier4InvocationThreshold => "tier4_invocation_threshold",
+            Param::Tier4BackEdgeThreshold => "tier4_back_edge_threshold",
+            Param::Tier0BackedgeNotifyFreqLog => "tier0_backedge_notify_freq_log",
+            Param::PerMethodRecompilationCutoff => "per_method_recompilation_cutoff",
+            Param::PerBytecodeRecompilationCutoff => "per_bytecode_recompilation_cutoff",
+            Param::PerMethodTrapLimit => "per_method_trap_limit",
+            Param::PerBytecodeTrapLimit => "per_bytecode_trap_limit",
+            Param::InterpreterCallNs => "interpreter_call_ns",
+            Param::C1CallNs => "c1_call_ns",
+            Param::DeoptNs => "deopt_ns",
+            Param::InterpreterSlowdown => "interpreter_slowdown",
+            Param::Selection24Ns => "selection_2_4_ns",
+            Param::MetaclassWrite24Ns => "metaclass_write_2_4_ns",
+            Param::MetaclassWritePerMethodNs => "metaclass_write_per_method_ns",
         }
     }
 
@@ -193,6 +307,22 @@ impl Param {
             Param::BulkScanPerClassNs => "ns per class visited by a bulk retirement",
             Param::ClassLoadNs => "ns to load one class",
             Param::LoadedClasses => "classes loaded in the process, scanned by an all-loaded bulk retirement",
+            Param::Tier3InvocationThreshold => "invocations before C1 compiles a method (HotSpot Tier3InvocationThreshold)",
+            Param::Tier3BackEdgeThreshold => "interpreted back-edges before the C1 OSR compile (HotSpot Tier3BackEdgeThreshold)",
+            Param::Tier4InvocationThreshold => "C1 invocations before C2 compiles a method (HotSpot Tier4InvocationThreshold)",
+            Param::Tier4BackEdgeThreshold => "C1 back-edges before the C2 OSR compile (HotSpot Tier4BackEdgeThreshold)",
+            Param::Tier0BackedgeNotifyFreqLog => "log2 of the interpreter's back-edges between compile-policy reports (HotSpot Tier0BackedgeNotifyFreqLog)",
+            Param::PerMethodRecompilationCutoff => "C2 deoptimizations before C2 gives up on a method (HotSpot PerMethodRecompilationCutoff)",
+            Param::PerBytecodeRecompilationCutoff => "recompilations for one trap site before C2 gives up (HotSpot PerBytecodeRecompilationCutoff)",
+            Param::PerMethodTrapLimit => "uncommon traps before C2 stops speculating in a method (HotSpot PerMethodTrapLimit)",
+            Param::PerBytecodeTrapLimit => "uncommon traps before C2 stops speculating at one site (HotSpot PerBytecodeTrapLimit)",
+            Param::InterpreterCallNs => "ns a dynamic call adds when its method runs interpreted",
+            Param::C1CallNs => "ns a dynamic call adds when its method runs in C1 code",
+            Param::DeoptNs => "ns per deoptimization (code made not entrant, frame converted)",
+            Param::InterpreterSlowdown => "how much slower a method body runs interpreted than in C2 code",
+            Param::Selection24Ns => "ns per method selection in Groovy 2.4 (IndyInterface.selectMethod)",
+            Param::MetaclassWrite24Ns => "ns per method written onto an ExpandoMetaClass in Groovy 2.4",
+            Param::MetaclassWritePerMethodNs => "ns a metaclass write adds per method the metaclass already holds",
         }
     }
 
@@ -203,6 +333,11 @@ impl Param {
             Param::PicCapacity => 1024.0,
             Param::FallbackCutoff => f64::from(u32::MAX),
             Param::LoadedClasses => 10_000_000.0,
+            Param::PerMethodRecompilationCutoff | Param::PerBytecodeRecompilationCutoff | Param::PerMethodTrapLimit | Param::PerBytecodeTrapLimit => {
+                f64::from(u32::MAX)
+            }
+            Param::InterpreterSlowdown => 1e4,
+            Param::Tier0BackedgeNotifyFreqLog => 30.0,
             _ => 1e12,
         }
     }
@@ -284,6 +419,22 @@ impl Params {
             Param::BulkScanPerClassNs => Slot::Nanos(&mut self.bulk_scan_per_class_ns),
             Param::ClassLoadNs => Slot::Nanos(&mut self.class_load_ns),
             Param::LoadedClasses => Slot::Rounds(&mut self.loaded_classes),
+            Param::Tier3InvocationThreshold => Slot::Count(&mut self.tier3_invocation_threshold),
+            Param::Tier3BackEdgeThreshold => Slot::Count(&mut self.tier3_back_edge_threshold),
+            Param::Tier4InvocationThreshold => Slot::Count(&mut self.tier4_invocation_threshold),
+            Param::Tier4BackEdgeThreshold => Slot::Count(&mut self.tier4_back_edge_threshold),
+            Param::Tier0BackedgeNotifyFreqLog => Slot::Rounds(&mut self.tier0_backedge_notify_freq_log),
+            Param::PerMethodRecompilationCutoff => Slot::Rounds(&mut self.per_method_recompilation_cutoff),
+            Param::PerBytecodeRecompilationCutoff => Slot::Rounds(&mut self.per_bytecode_recompilation_cutoff),
+            Param::PerMethodTrapLimit => Slot::Rounds(&mut self.per_method_trap_limit),
+            Param::PerBytecodeTrapLimit => Slot::Rounds(&mut self.per_bytecode_trap_limit),
+            Param::InterpreterCallNs => Slot::Nanos(&mut self.interpreter_call_ns),
+            Param::C1CallNs => Slot::Nanos(&mut self.c1_call_ns),
+            Param::DeoptNs => Slot::Nanos(&mut self.deopt_ns),
+            Param::InterpreterSlowdown => Slot::Nanos(&mut self.interpreter_slowdown),
+            Param::Selection24Ns => Slot::Nanos(&mut self.selection_2_4_ns),
+            Param::MetaclassWrite24Ns => Slot::Nanos(&mut self.metaclass_write_2_4_ns),
+            Param::MetaclassWritePerMethodNs => Slot::Nanos(&mut self.metaclass_write_per_method_ns),
         }
     }
 
@@ -313,6 +464,54 @@ impl Params {
             Slot::Entries(v) => *v = whole(name, value, 0.0, p.max())? as usize,
         }
         Ok(())
+    }
+
+    /// These costs with Groovy 2.4's call sites (`groovy --indy`, the runtime measured in
+    /// `data/groovy24_sweeps.csv`): a site is a plain `MutableCallSite` with no inline cache and
+    /// no thresholds; every guard failure selects again and links the result at once
+    /// (`IndyInterface.selectMethod` -> `Selector.setCallSiteTarget` -> `setTarget`), forever.
+    /// Here: a cache of one entry promoted on its first hit, reset on the first guard failure,
+    /// never given up. Groovy's own code differs too: 2.4's selection and metaclass write are
+    /// their own parameters (`selection_2_4_ns`, `metaclass_write_2_4_ns`); the JVM's costs (the
+    /// tiers, deoptimization, bodies) are shared with Groovy 5.
+    pub fn groovy_2_4(&self) -> Params {
+        Params {
+            pic_capacity: 1,
+            optimize_threshold: 0,
+            fallback_threshold: 0,
+            fallback_cutoff: u32::MAX,
+            selection_ns: self.selection_2_4_ns,
+            metaclass_write_ns: self.metaclass_write_2_4_ns,
+            // No cache path: a linked site's call is its chain, the relink's extra calls go
+            // through the freshly linked handle.
+            pic_call_ns: self.fast_call_ns,
+            ..self.clone()
+        }
+    }
+
+    /// HotSpot's tier thresholds and deoptimization limits, for [`crate::jit`].
+    pub fn thresholds(&self) -> crate::jit::Thresholds {
+        crate::jit::Thresholds {
+            tier3_invocations: self.tier3_invocation_threshold,
+            tier3_back_edges: self.tier3_back_edge_threshold,
+            tier4_invocations: self.tier4_invocation_threshold,
+            tier4_back_edges: self.tier4_back_edge_threshold,
+            back_edge_notify: 1 << self.tier0_backedge_notify_freq_log.min(30),
+            tier0_invoke_notify: 1 << 7,
+            recompilation_cutoff: self.per_method_recompilation_cutoff,
+            bytecode_recompilation_cutoff: self.per_bytecode_recompilation_cutoff,
+            method_trap_limit: self.per_method_trap_limit,
+            bytecode_trap_limit: self.per_bytecode_trap_limit,
+        }
+    }
+
+    /// What a dynamic call adds in code of tier `t` over C2 code that inlined it.
+    pub fn tier_call_ns(&self, t: crate::jit::Tier) -> f64 {
+        match t {
+            crate::jit::Tier::Interpreter => self.interpreter_call_ns,
+            crate::jit::Tier::C1 => self.c1_call_ns,
+            crate::jit::Tier::C2 => 0.0,
+        }
     }
 
     /// Set a parameter given by name and text, as a user types them.

@@ -197,11 +197,12 @@ pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<
 }
 
 /// The one place that decides what an event retires under `policy`: `global` retires its one
-/// domain whenever the event retires anything, `ideal` the sites whose target changed (even
-/// for events that retire nothing by themselves), the class policies the event's own scope.
-pub fn retirement(policy: Policy, scope: &Option<Scope>, changed: &[usize]) -> Retirement {
+/// domain whenever the event retires anything, `ideal` the sites `outdated` (those whose cached
+/// decision the event made wrong, even for events that retire nothing by themselves), the class
+/// policies the event's own scope.
+pub fn retirement(policy: Policy, scope: &Option<Scope>, outdated: &[usize]) -> Retirement {
     let mut r = match (policy, scope) {
-        (Policy::Ideal, _) => Retirement { keys: changed.iter().map(|&s| DomainKey::Site(s)).collect(), bulk: false },
+        (Policy::Ideal, _) => Retirement { keys: outdated.iter().map(|&s| DomainKey::Site(s)).collect(), bulk: false },
         (_, None) => Retirement::default(),
         (Policy::Global, Some(_)) => Retirement { keys: vec![DomainKey::Global], bulk: false },
         (Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3, Some(s)) => Retirement { keys: s.keys.clone(), bulk: s.bulk },

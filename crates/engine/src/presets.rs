@@ -179,6 +179,27 @@ pub const PRESETS: &[Preset] = &[
             "expect under hierarchy: necessary == 0\n"
         ),
     },
+    Preset {
+        id: "fidelity_methodBodies",
+        title: "Methods with real bodies: cost in the bodies, not the dispatch",
+        family: "fidelity",
+        description: "Five calls per iteration, one of which builds a string (Report.format, 180 ns in C2 code) and one sums a small list (40 ns): 22 ms of bodies per op. Under exact an unrelated write every 10 000 iterations costs almost nothing and the bodies are nearly the whole op. Under global each write sends all five sites through Groovy's fallback storm and deoptimizes the loop's C2 code, whose bodies then run interpreted until it is recompiled: dispatch and the lost compiled code dominate again.",
+        text: "scenario \"fidelity_methodBodies\"
+measure warmup 3 ops 5
+class Report { header total cost 40ns format cost 180ns footer flush }
+class Unrelated
+site header = Report.header
+site total = Report.total
+site format = Report.format
+site footer = Report.footer
+site flush = Report.flush
+op { loop 100000 { every 10000 { write Unrelated.dyn0 } call header call total call format call footer call flush } }
+
+expect under exact: write Unrelated.* relinks nothing
+expect under global: write Unrelated.* relinks [header, total, format, footer, flush]
+expect exact / global >= 5x ops
+",
+    },
 ];
 
 pub fn all() -> &'static [Preset] {

@@ -88,6 +88,24 @@ pub struct DescriptorFixedRow {
     pub fixed_get: f64,
 }
 
+/// A row of `groovy24_sweeps.csv`: Groovy 2.4 (`--indy`) measured on this project's machine,
+/// ns per op (one loop of `iterations` iterations) over every timed op of every JVM fork.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SweepRow {
+    /// `density`, `sites`, `burst`, `body` or `poly` (see `probes/groovy/sweeps.groovy`).
+    pub sweep: String,
+    pub param: u64,
+    pub iterations: u64,
+    pub forks: u32,
+    /// Timed ops over all forks, each fork after `warmup` untimed ops.
+    pub reps: u32,
+    pub warmup: u32,
+    pub min_ns: f64,
+    pub median_ns: f64,
+    pub max_ns: f64,
+    pub iqr_rel: f64,
+}
+
 /// Every shipped table, parsed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Reference {
@@ -97,16 +115,18 @@ pub struct Reference {
     pub arena_scaling: Vec<ArenaScalingRow>,
     pub descriptor: Vec<DescriptorRow>,
     pub descriptor_fixed: Vec<DescriptorFixedRow>,
+    pub groovy24_sweeps: Vec<SweepRow>,
 }
 
 /// The data files, by name, as compiled in.
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 7] = [
     ("groovy_scoped_invalidation_bench.csv", include_str!("../data/groovy_scoped_invalidation_bench.csv")),
     ("jdk_record_deserialization.csv", include_str!("../data/jdk_record_deserialization.csv")),
     ("jdk_shared_arena_close.csv", include_str!("../data/jdk_shared_arena_close.csv")),
     ("jdk_shared_arena_scaling.csv", include_str!("../data/jdk_shared_arena_scaling.csv")),
     ("ignite_descriptor_cache.csv", include_str!("../data/ignite_descriptor_cache.csv")),
     ("ignite_descriptor_cache_fixed.csv", include_str!("../data/ignite_descriptor_cache_fixed.csv")),
+    ("groovy24_sweeps.csv", include_str!("../data/groovy24_sweeps.csv")),
 ];
 
 /// What is wrong with a data file, and where.
@@ -249,6 +269,20 @@ impl Reference {
                     fixed_get: c.number("fixed_get")?,
                 })
             })?,
+            groovy24_sweeps: table(6)?.rows(|c| {
+                Ok(SweepRow {
+                    sweep: c.text("sweep")?,
+                    param: c.number("param")?,
+                    iterations: c.number("iterations")?,
+                    forks: c.number("forks")?,
+                    reps: c.number("reps")?,
+                    warmup: c.number("warmup")?,
+                    min_ns: c.number("min_ns")?,
+                    median_ns: c.number("median_ns")?,
+                    max_ns: c.number("max_ns")?,
+                    iqr_rel: c.number("iqr_rel")?,
+                })
+            })?,
         })
     }
 
@@ -278,6 +312,10 @@ mod tests {
         assert_eq!(r.arena_scaling.len(), 8);
         assert_eq!(r.descriptor.len(), 5);
         assert_eq!(r.descriptor_fixed.len(), 1);
+        for sweep in ["density", "sites", "burst", "body", "poly"] {
+            assert!(r.groovy24_sweeps.iter().filter(|s| s.sweep == sweep).count() >= 2, "{sweep}");
+        }
+        assert!(r.groovy24_sweeps.iter().all(|s| s.min_ns <= s.median_ns && s.median_ns <= s.max_ns && s.forks >= 1));
         let base = r.groovy_row("hotLoop_baseline").unwrap();
         assert_eq!((base.before, base.after), (3.847, 4.017));
         assert!(r.groovy.iter().all(|g| g.published.before > 0.0 && g.published.after > 0.0));

@@ -202,6 +202,19 @@ pub trait Naming {
         }
     }
 
+    fn deopt_text(&self, d: &crate::sim::DeoptRecord) -> DeoptText {
+        DeoptText {
+            unit: crate::sim::loop_name(d.unit),
+            event: d.event,
+            event_label: self.event_label(d.event).map(str::to_string),
+            site: self.site_name(d.site).to_string(),
+            domain: self.domain_label(d.domain),
+            at_iteration: d.at_iteration,
+            recompiled_after: d.recompiled_after,
+            past_cutoff: d.past_cutoff,
+        }
+    }
+
     fn event_text(&self, e: &EventRecord) -> EventText {
         let names = |ids: &[SiteId]| ids.iter().map(|&s| self.site_name(s).to_string()).collect();
         EventText {
@@ -234,6 +247,19 @@ pub struct EventText {
     pub sites_hit_total: usize,
     pub targets_changed: Vec<String>,
     pub targets_changed_total: usize,
+}
+
+/// A [`crate::sim::DeoptRecord`] as text (the why panel, exports, JSON).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeoptText {
+    pub unit: String,
+    pub event: usize,
+    pub event_label: Option<String>,
+    pub site: String,
+    pub domain: String,
+    pub at_iteration: u64,
+    pub recompiled_after: Option<u64>,
+    pub past_cutoff: bool,
 }
 
 /// A [`RelinkRecord`] as text (the why panel, exports, JSON).
@@ -293,6 +319,10 @@ pub struct RunReport {
     pub relinks: Vec<RelinkRecord>,
     pub relink_totals: RelinkTotals,
     pub timeline: Vec<TimelinePoint>,
+    /// Compilation units (loops' methods, event code): tier at the end, deopts, recompiles.
+    pub units: Vec<crate::sim::UnitReport>,
+    /// Deoptimizations of loop code, in order (bounded; the unit stats count every one).
+    pub deopts: Vec<crate::sim::DeoptRecord>,
     /// Class and category names as the run ended (for [`Naming`]; the records serialize as
     /// text, so these are not serialized themselves).
     pub names: WorldNames,
@@ -339,6 +369,8 @@ impl Serialize for RunReport {
             relinks: Vec<RelinkText>,
             relink_totals: RelinkTotals,
             timeline: &'a [TimelinePoint],
+            units: &'a [crate::sim::UnitReport],
+            deopts: Vec<DeoptText>,
         }
         AsText {
             scenario: &self.scenario,
@@ -354,6 +386,8 @@ impl Serialize for RunReport {
             relinks: self.relinks.iter().map(|r| self.relink_text(r)).collect(),
             relink_totals: self.relink_totals,
             timeline: &self.timeline,
+            units: &self.units,
+            deopts: self.deopts.iter().map(|d| self.deopt_text(d)).collect(),
         }
         .serialize(serializer)
     }

@@ -7,7 +7,7 @@
 use crate::fxhash::{FxMap as HashMap, FxSet as HashSet};
 use std::fmt;
 
-use crate::model::{Event, Scenario, Stmt};
+use crate::model::{ClassDecl, Event, Scenario, Stmt};
 
 pub const MAX_CLASSES: usize = 100_000;
 pub const MAX_SITES: usize = 1_000_000;
@@ -83,6 +83,26 @@ fn check_ident(path: Path, what: &str, name: &str) -> Result<(), ScenarioError> 
 }
 
 /// Validate a scenario. On success the simulator may index every name it meets.
+/// The largest body cost a method may declare (one second of virtual time per call).
+pub const MAX_BODY_NS: u64 = 1_000_000_000;
+
+/// Body costs name a declared method once each, and stay bounded.
+fn check_body_costs(c: &ClassDecl, path: &dyn Fn() -> String) -> Result<(), ScenarioError> {
+    for (j, cost) in c.costs.iter().enumerate() {
+        let at = || format!("{}.costs[{j}]", path());
+        if !c.methods.contains(&cost.method) {
+            return err(at(), format!("a cost for `{}.{}`, which the class does not declare", c.name, cost.method));
+        }
+        if c.costs[..j].iter().any(|o| o.method == cost.method) {
+            return err(at(), format!("`{}.{}` has two costs", c.name, cost.method));
+        }
+        if cost.ns > MAX_BODY_NS {
+            return err(at(), format!("`{}.{}` costs {} ns; at most {MAX_BODY_NS} ns (one second) per call", c.name, cost.method, cost.ns));
+        }
+    }
+    Ok(())
+}
+
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     if s.classes.len() > MAX_CLASSES {
         return err("classes", format!("{} classes; at most {MAX_CLASSES} are supported", s.classes.len()));
@@ -103,6 +123,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         for (j, m) in c.methods.iter().enumerate() {
             check_ident(&|| format!("{}.methods[{j}]", path()), "method", m)?;
         }
+        check_body_costs(c, &path)?;
     }
     for (i, c) in s.classes.iter().enumerate() {
         if let Some(p) = &c.parent {

@@ -226,3 +226,39 @@ fn categories_entered_by_hand_retire_everything_and_redirect_dispatch() {
     assert!(sim.inject_category("Nope", true).is_err());
     assert!(sim.is_loaded("Hot") && !sim.is_loaded("Nope"));
 }
+
+/// Fuzz finding (fuzz/regressions/scenario/ideal-vs-exact): C1 has a per-instance
+/// metaclass, so its sites cache only the "select on every call" sentinel. Parent writes change
+/// their target but not that decision; `ideal` used to retire them anyway, more than `exact`,
+/// which misses nothing here.
+const UNCACHEABLE_CHILD: &str = "scenario \"fuzz\"
+semantics live
+measure warmup 2 ops 1
+class C0 metaclass expando
+class C1 extends C0 metaclass expando
+site s0 = C0.m0
+site s1 = C1.m0
+site s2 = C1.m0
+setup { instance C1 write C0.m1 write C1.m2 }
+before-op { write C0.m0 write C0.m0 write C0.m0 }
+op {
+  loop 1 { call s0 call s1 call s2 }
+}
+";
+
+#[test]
+fn ideal_keeps_the_sentinel_of_a_site_that_stays_uncacheable() {
+    let s = dsl::parse(UNCACHEABLE_CHILD).unwrap();
+    let retired = |p: Policy| {
+        let r = run(&s, p, &Params::default()).unwrap();
+        let mut names: Vec<String> = r.events.iter().flat_map(|e| e.sites_hit.iter().map(|&id| r.sites[id].name.clone())).collect();
+        names.sort();
+        names.dedup();
+        (names, r.relink_totals.missed)
+    };
+    let (exact, exact_missed) = retired(Policy::Exact);
+    let (ideal, _) = retired(Policy::Ideal);
+    assert_eq!(exact_missed, 0);
+    assert_eq!(ideal, ["s0"], "ideal retires only the cacheable site whose target changed");
+    assert!(ideal.iter().all(|s| exact.contains(s)), "ideal {ideal:?} retires more than exact {exact:?}");
+}

@@ -142,3 +142,59 @@ fn calibration_compares_with_exactly_the_shipped_figures() {
         }
     }
 }
+
+/// The Groovy 2.4 sweeps measured here, beside their simulation.
+fn sweep(name: &str) -> Vec<blast_engine::groovy24::SweepPoint> {
+    calibrate(&Params::default()).sweeps.into_iter().filter(|p| p.sweep == name).collect()
+}
+
+#[test]
+fn groovy24_density_falls_steeply_then_flattens_as_measured() {
+    // Measured: one write every 10 iterations costs several times every 100; from 1000 on the
+    // writes hardly matter. The simulation must fall at the same step and not rise anywhere.
+    let pts = sweep("density");
+    assert_eq!(pts.iter().map(|p| p.param).collect::<Vec<_>>(), vec![10, 100, 1_000, 10_000, 100_000]);
+    for values in [pts.iter().map(|p| p.measured_ns).collect::<Vec<_>>(), pts.iter().map(|p| p.simulated_ns).collect()] {
+        let shape = blast_engine::groovy24::shape(&values);
+        assert_eq!(shape.steepest, Some(0), "the knee is between 10 and 100: {values:?}");
+        assert!(values[0] / values[1] > 2.0, "{values:?}");
+        assert!(values.windows(2).all(|w| w[1] <= w[0] * blast_engine::groovy24::FLAT), "never rises: {values:?}");
+    }
+    // At the densest point the loop is deoptimized until C2 gives up on it.
+    assert!(pts[0].deopts > 400, "{:?}", pts[0]);
+}
+
+#[test]
+fn groovy24_a_real_body_hides_the_writes_as_measured() {
+    let pts = sweep("body");
+    let (quiet, churn) = (&pts[0], &pts[1]);
+    assert_eq!((quiet.param, churn.param), (0, 1_000));
+    for (a, b) in [(quiet.measured_ns, churn.measured_ns), (quiet.simulated_ns, churn.simulated_ns)] {
+        assert!(b / a < 1.3, "an unrelated write every 1000 iterations adds under 30% to a 200 ns body: {a} vs {b}");
+    }
+}
+
+#[test]
+fn groovy24_tracked_gaps_are_reported_not_hidden() {
+    let cal = calibrate(&Params::default());
+    for sweep in blast_engine::groovy24::SIMULATED {
+        let enforced = blast_engine::groovy24::ENFORCED.contains(&sweep);
+        let in_checks = cal.checks.iter().any(|c| c.name.starts_with(&format!("groovy 2.4 {sweep}:")));
+        let in_tracked = cal.tracked.iter().any(|c| c.name.starts_with(&format!("groovy 2.4 {sweep}:")));
+        assert_eq!((in_checks, in_tracked), (enforced, !enforced), "{sweep}");
+    }
+    assert!(cal.sweeps.iter().all(|p| p.simulated_ns.is_finite()), "every mirror runs");
+}
+
+#[test]
+fn groovy24_a_burst_costs_more_per_write_the_bigger_it_is_as_measured() {
+    // Measured: up to 100 writes before the loop hardly show; 3000 cost 8.6x what 1000 do,
+    // because each write costs more the more methods the metaclass already holds.
+    let pts = sweep("burst");
+    assert_eq!(pts.iter().map(|p| p.param).collect::<Vec<_>>(), vec![0, 10, 100, 1_000, 3_000]);
+    for values in [pts.iter().map(|p| p.measured_ns).collect::<Vec<_>>(), pts.iter().map(|p| p.simulated_ns).collect()] {
+        assert!(values[2] / values[0] < 2.0, "{values:?}");
+        assert!(values[4] / values[3] > 5.0, "superlinear in the burst size: {values:?}");
+        assert_eq!(blast_engine::groovy24::shape(&values).steepest, Some(3), "the knee is between 1000 and 3000: {values:?}");
+    }
+}

@@ -12,6 +12,8 @@ const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 /** Call-site presets (the families whose scenarios carry `expect` lines). */
 const CALL_SITE_ROWS = 'tr[data-preset]:has(.family-groovy), tr[data-preset]:has(.family-oracle)';
+/** Model presets: their expectations are about variants (`expect before-fix / fifo >= 10x time`). */
+const MODEL_ROWS = 'tr[data-preset^="records_"], tr[data-preset^="arena_"], tr[data-preset^="descriptor_"]';
 
 /** Statuses of the panel's expectations, in order. */
 async function statuses(page) {
@@ -50,6 +52,24 @@ export const checks = [
           // Runs the expectations read but no lane shows yet: one click adds them.
           if (await page.locator('#expect-add-lanes').count()) await page.click('#expect-add-lanes');
           expect((await page.locator('#expect-add-lanes').count()) === 0, `${id}: lanes still missing after adding them`);
+          await runToEnd(page);
+          const got = await statuses(page);
+          expect(got.length > 0, `${id}: no expectation in the panel`);
+          expect(got.every((s) => s === 'pass'), `${id}: ${JSON.stringify(got)}`);
+          log(`# ${id}: ${got.length} expectations pass`);
+        }
+      }),
+  },
+  {
+    name: 'expectations: every model preset states expectations about its variants and all pass in Chromium',
+    run: async ({ browser, baseUrl, log }) =>
+      withPage(browser, baseUrl, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        const ids = await page.$$eval(MODEL_ROWS, (rows) => rows.map((r) => r.dataset.preset));
+        expect(ids.length >= 7, `expected the 7 model presets, found ${ids.length}`);
+        for (const id of ids) {
+          await page.click(`tr[data-preset="${id}"] button.load`);
+          await page.waitForFunction((p) => document.querySelector('#blast-view')?.dataset.model && document.querySelector(`tr[data-preset="${p}"][aria-current="true"]`), id);
           await runToEnd(page);
           const got = await statuses(page);
           expect(got.length > 0, `${id}: no expectation in the panel`);

@@ -150,7 +150,7 @@ mod tests {
     use super::*;
 
     fn decl(name: &str, parent: Option<&str>) -> ClassDecl {
-        ClassDecl { name: name.into(), parent: parent.map(Into::into), methods: vec![], metaclass: MetaKind::None }
+        ClassDecl { name: name.into(), parent: parent.map(Into::into), methods: vec![], metaclass: MetaKind::None, costs: vec![] }
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod help;
 pub mod knobs;
 pub mod model_comparison;
 pub mod model_editor;
+pub mod model_expectations;
 pub mod model_view;
 pub mod mutations;
 pub mod shape_slots;

@@ -7,7 +7,7 @@ use crate::policy::Policy;
 use crate::reference::Reference;
 use crate::validate::ScenarioError;
 
-use super::spec::{Decimal, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
+use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
 
 /// At most this many `expect` lines (each may run the scenario under up to every policy).
 pub const MAX_EXPECTATIONS: usize = 10_000;
@@ -66,7 +66,7 @@ fn check_one(e: &Expectation, path: &str, names: &Declared) -> Result<(), Scenar
                     return err(format!("{path}.site"), format!("unknown site `{site}`"));
                 }
             }
-            if metric.is_count() && !per_event && !is_whole(*value) {
+            if metric.is_count() && !per_event && !value.is_whole() {
                 return err(format!("{path}.value"), format!("`{metric}` is a count; {value} is not a whole number (a fraction goes with `per event`)"));
             }
         }
@@ -99,10 +99,6 @@ fn check_one(e: &Expectation, path: &str, names: &Declared) -> Result<(), Scenar
         }
     }
     Ok(())
-}
-
-fn is_whole(d: Decimal) -> bool {
-    d.units.is_multiple_of(10u64.pow(d.scale as u32))
 }
 
 fn check_policies(policies: &[Policy], path: &str) -> Result<(), ScenarioError> {

@@ -6,9 +6,11 @@
 //! `expect` lines are parsed by `syntax` (a child of `dsl`), `check` validates their names and
 //! numbers, `observe` is the one adapter from the engine's runs and records, and `eval` decides
 //! pass / fail / pending with the observed values and the relinks that caused a failure.
+//! `model` states the same kind of claims about the other models' runs, per variant.
 
 mod check;
 pub mod eval;
+pub mod model;
 pub mod observe;
 pub mod spec;
 

@@ -213,6 +213,11 @@ impl Decimal {
     pub fn value(self) -> f64 {
         self.units as f64 / 10f64.powi(self.scale as i32)
     }
+
+    /// No fraction (`3`, `3.0`): what a count can be compared with.
+    pub fn is_whole(self) -> bool {
+        self.units.is_multiple_of(10u64.pow(self.scale as u32))
+    }
 }
 
 impl fmt::Display for Decimal {

@@ -6,14 +6,18 @@
 //! - `session-live`: only frames holding the closing session (the later follow-up);
 //! - `no-deopt`: the experiment that removed deoptimization (unsafe in general).
 //!
-//! Threads run ops concurrently in virtual time. A deoptimized frame runs interpreted until it
-//! is recompiled, which costs its op `deopt_penalty_us`. Oracle: a deopt of a frame that holds
+//! Threads run ops concurrently in virtual time. Each thread's op method is a compilation unit
+//! of the shared JIT layer ([`crate::jit::Unit`], compiled before the measurement starts); the
+//! handshake deoptimizes its top frame in place (`Unit::deoptimize_frame`: the code stays valid,
+//! so no recompilation and no cutoff), and the frame finishes interpreted, which costs its op
+//! `deopt_penalty_us`. Oracle: a deopt of a frame that holds
 //! the closing session is necessary, any other deopt is collateral, and a frame that holds it
 //! but is left compiled is missed (a use after close).
 
 use serde::{Deserialize, Serialize};
 
 use super::{check_variant, thin, Entity, EntityState, ModelError, ModelReport, OpPoint, MAX_MODEL_OPS};
+use crate::jit::Unit;
 use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["always", "scoped-access", "session-live", "no-deopt"];
@@ -110,7 +114,8 @@ struct Thread {
     op_end: f64,
     done: u64,
     measured_us: f64,
-    deopts: u64,
+    /// The op method's compiled code; its stats count the frames deoptimized.
+    code: Unit,
     handshakes: u64,
 }
 
@@ -145,8 +150,11 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
                 Role::AccessAndClose => p.segment_sum_us + p.arena_lifecycle_us + n as f64 * p.handshake_per_thread_us,
             }
     };
-    let mut threads: Vec<Thread> =
-        c.threads.iter().map(|&role| Thread { role, op_start: 0.0, op_end: work(role), done: 0, measured_us: 0.0, deopts: 0, handshakes: 0 }).collect();
+    let mut threads: Vec<Thread> = c
+        .threads
+        .iter()
+        .map(|&role| Thread { role, op_start: 0.0, op_end: work(role), done: 0, measured_us: 0.0, code: Unit::compiled(), handshakes: 0 })
+        .collect();
     let mut verdicts = RelinkTotals::default();
     let mut timeline = Vec::new();
     // Every thread keeps running until all have finished their measured ops, so the
@@ -166,8 +174,7 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
                 t.handshakes += 1;
                 t.op_end += stretch * p.handshake_pause_us;
                 let holds = t.role.holds_closing_session();
-                if deopts(gate, t.role) {
-                    t.deopts += 1;
+                if deopts(gate, t.role) && t.code.deoptimize_frame() {
                     t.op_end += stretch * p.deopt_penalty_us;
                     marked += p.deopt_mark_us;
                     if holds {
@@ -215,7 +222,13 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
         .enumerate()
         .map(|(i, t)| Entity {
             name: format!("thread {i}"),
-            state: EntityState::Thread { role: t.role, scoped_access: t.role.scoped_access(), ops: t.done, handshakes: t.handshakes, deopts: t.deopts },
+            state: EntityState::Thread {
+                role: t.role,
+                scoped_access: t.role.scoped_access(),
+                ops: t.done,
+                handshakes: t.handshakes,
+                deopts: t.code.stats.deopts,
+            },
         })
         .collect();
     Ok(ModelReport {

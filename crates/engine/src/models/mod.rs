@@ -198,12 +198,20 @@ pub struct ModelPreset {
     /// `shape-cache`, `arena` or `descriptor`.
     pub family: &'static str,
     pub description: &'static str,
+    /// What the published row shows, as `expect` lines about the variants
+    /// ([`crate::expect::model`]): the gallery doubles as a test suite.
+    pub expectations: &'static str,
     build: fn() -> ModelConfig,
 }
 
 impl ModelPreset {
     pub fn config(&self) -> ModelConfig {
         (self.build)()
+    }
+
+    /// The preset's expectations, parsed against its configuration.
+    pub fn expectations(&self) -> Result<Vec<crate::expect::model::Placed>, crate::expect::model::ModelExpectError> {
+        crate::expect::model::parse(self.expectations, &self.config())
     }
 }
 
@@ -241,6 +249,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "Record deserialization: 100 lines per stream",
         family: "shape-cache",
         description: "Each op reads 100 line records (each holding two point records) from a new stream. Before JDK-8247532 the constructor handle was rebuilt for every record: about 16x the cost of plain classes. The per-class shape cache brings records back to parity; with its capacity forced to 0 every new stream misses once per class and runs a handle the JIT never inlines.",
+        expectations: "expect before-fix / fifo >= 10x time\nexpect under fifo, lru, unbounded: collateral == 0\nexpect capacity-0 / fifo >= 2x time",
         build: || shape(Objects::Records, 100, 1),
     },
     ModelPreset {
@@ -248,6 +257,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "Eleven stream shapes through a cache of ten",
         family: "shape-cache",
         description: "Streams rotate through 11 shapes of the same record classes. A FIFO (as shipped) or LRU cache of 10 sees each shape evicted just before it comes back: the hit rate falls from 100% to 0% at capacity + 1, and every op rebuilds. Only an unbounded cache keeps hitting. The blast radius is the record classes; plain classes never notice.",
+        expectations: "expect under fifo, lru: collateral > 0\nexpect under unbounded: collateral == 0\nexpect fifo / unbounded >= 3x time",
         build: || shape(Objects::Records, 100, 11),
     },
     ModelPreset {
@@ -255,6 +265,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "Closing shared arenas next to two busy threads",
         family: "arena",
         description: "One thread creates and closes shared arenas in a loop; one sums a segment of a never-closed arena in compiled code; one sums a byte[]. Every close handshakes all three. Under JDK-8335480's gate the segment thread's frame is deoptimized at every close (about 6x slower) although it never touched the closing arena; the byte[] thread only pays the handshake. Gating on the live session removes the collateral deopts.",
+        expectations: "expect under always, scoped-access: collateral > 0\nexpect under session-live: collateral == 0\nexpect scoped-access / session-live >= 5x time\nexpect under always, scoped-access, session-live: missed == 0",
         build: || arena_group(vec![Role::Closing, Role::SegmentAccess, Role::ArrayAccess], Role::SegmentAccess),
     },
     ModelPreset {
@@ -262,6 +273,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "A thread that really uses the arena being closed",
         family: "arena",
         description: "The same group, but the access thread reads the very arena being closed. Its deopt (and async exception) is necessary; the `no-deopt` experiment misses it: the oracle reports a use after close.",
+        expectations: "expect under scoped-access, session-live: necessary > 0\nexpect under session-live: collateral == 0\nexpect under no-deopt: missed > 0",
         build: || arena_group(vec![Role::Closing, Role::UsesClosingArena, Role::ArrayAccess], Role::UsesClosingArena),
     },
     ModelPreset {
@@ -269,6 +281,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "Sixteen threads each accessing and closing",
         family: "arena",
         description: "Every thread accesses a shared segment and closes its own arena. Each close handshakes every thread and, under the scoped-access gate, deoptimizes each of them: the cost per op grows with the square of the thread count once threads outnumber cores.",
+        expectations: "expect scoped-access / session-live >= 3x time\nexpect under session-live: collateral == 0",
         build: || arena_scaling(16),
     },
     ModelPreset {
@@ -276,6 +289,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "A descriptor cache that never fills: TreeMap",
         family: "descriptor",
         description: "Ignite 2.18 pre-seeded the descriptor cache with an unregistered TreeMap entry. Every write builds a registered descriptor by reflection, offers it with put-if-absent, loses, and throws it away: ~24x slower per write. The fix caches the registered descriptor once.",
+        expectations: "expect broken / fixed >= 10x time\nexpect under broken: collateral > 0\nexpect under good, fixed: collateral == 0",
         build: || descriptor("TreeMap", 0, Operation::ToBinary),
     },
     ModelPreset {
@@ -283,6 +297,7 @@ pub const MODEL_PRESETS: &[ModelPreset] = &[
         title: "The same cache for HashMap: unaffected",
         family: "descriptor",
         description: "HashMap was never pre-seeded, so its descriptor is built once and cached in every version: the blast radius of the bug is exactly the pre-seeded classes.",
+        expectations: "expect broken / good <= 1x time\nexpect under good, broken, fixed: collateral == 0",
         build: || descriptor("HashMap", 0, Operation::ToBinary),
     },
 ];

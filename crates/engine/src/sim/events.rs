@@ -5,16 +5,17 @@
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
-use crate::policy::{self, DomainKey, Retirement, Scope};
+use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
+use super::units::EventCode;
 use super::Simulation;
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
         let label = format!("{} {}", if enter { "enter" } else { "leave" }, self.world.category_names[cat]);
-        let mut cost = self.params.category_switch_ns;
+        let mut cost = self.params.category_switch_ns * self.units.fire(EventCode::Category, &self.params);
         if enter {
             self.world.active_categories.push(cat);
         } else if let Some(pos) = self.world.active_categories.iter().rposition(|&c| c == cat) {
@@ -46,7 +47,7 @@ impl Simulation {
             Event::Write { class, method } => {
                 let c = self.class(class);
                 let scope = policy::write_scope(self.policy, &self.world, c);
-                let mut cost = p.metaclass_write_ns;
+                let mut cost = p.metaclass_write_ns + self.world.classes[c].own.len() as f64 * p.metaclass_write_per_method_ns;
                 if self.world.classes[c].meta != MetaKind::Expando {
                     // `C.metaClass` hands out a fresh ExpandoMetaClass first.
                     cost += p.metaclass_install_ns;
@@ -92,7 +93,9 @@ impl Simulation {
             }
             Event::InvalidateAll | Event::Unattributed => (Some(Scope::bulk()), Affected::Nothing, self.bulk_scan_cost()),
         };
-        self.finish_event(label, scope, affected, cost)
+        // The event's own code, interpreted while cold.
+        let tier_factor = self.units.fire(EventCode::of(ev), &p);
+        self.finish_event(label, scope, affected, cost * tier_factor)
     }
 
     /// A new metaclass object for `c`: expando-added methods are gone, the snapshot is retaken.
@@ -110,19 +113,32 @@ impl Simulation {
         self.events_total += 1;
         let changed = self.refresh_truth(id, affected);
         self.work += 1 + scope.as_ref().map_or(0, |s| s.visited as u64);
-        let retirement = policy::retirement(self.policy, &scope, &changed);
+        // `ideal` retires the sites whose cached decision the change made wrong. A site that
+        // stays uncacheable caches only the sentinel "select on every call", which stays right
+        // whatever its target becomes (fuzz finding fuzz/regressions/scenario/ideal-vs-exact).
+        let outdated: Vec<usize> =
+            if self.policy == Policy::Ideal { changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache()).collect() } else { Vec::new() };
+        let retirement = policy::retirement(self.policy, &scope, &outdated);
         let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
         self.advance(cost, 0);
         self.work += retirement.keys.len() as u64;
         let mut hit = std::mem::take(&mut self.hits);
         self.walk_retired(&retirement, &mut hit);
+        // Compiled loops that inlined a retired fast chain lose their C2 code.
+        let sites = &self.sites;
+        let inlined = hit.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
+        let deopts = self.units.invalidate(inlined, id, self.iterations);
+        if deopts > 0 {
+            self.advance(deopts as f64 * self.params.deopt_ns, 0);
+        }
         for &s in &hit {
             self.unsettle(s as usize);
         }
         for &s in &changed {
             self.unsettle(s);
         }
+        self.refresh_bodies(changed.iter().copied());
         self.record_event(id, label, live_retired, &retirement, &hit, &changed);
         self.hits = hit;
         self.timeline.mark(self.iterations, id);

@@ -16,6 +16,7 @@ mod interned;
 mod oracle;
 mod program;
 mod site;
+mod units;
 mod view;
 mod vsum;
 
@@ -33,6 +34,7 @@ use site::SiteRt;
 
 pub use crate::report::Phase;
 pub use program::{estimate, estimate_work, iterations_in, thousands, Estimate};
+pub use units::{loop_name, DeoptRecord, UnitReport};
 
 /// Upper bound on the work a run may take (the units of [`estimate`]), so no input can hang.
 pub const MAX_WORK: u64 = 200_000_000;
@@ -84,6 +86,8 @@ pub struct Simulation {
     /// big events allocate nothing.
     scratch: Vec<u32>,
     hits: Vec<u32>,
+    /// Compilation units: the loops' methods and the event code (`units`, `crate::jit`).
+    units: units::Units,
 }
 
 impl Simulation {
@@ -122,6 +126,8 @@ impl Simulation {
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
         let domains = Domains::new(world.classes.len(), if policy == Policy::Ideal { sites.len() } else { 0 });
+        let loop_calls: Vec<&[u32]> = program.loops.iter().map(|l| l.calls.as_slice()).collect();
+        let units = units::Units::new(params, &loop_calls, sites.len(), units::body_table(scenario, &world, &methods));
         let mut sim = Simulation {
             name: scenario.name.clone(),
             measure: scenario.measure,
@@ -151,11 +157,13 @@ impl Simulation {
             work: 0,
             scratch: Vec::new(),
             hits: Vec::new(),
+            units,
         };
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
         for s in 0..sim.sites.len() {
             sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
         }
+        sim.refresh_bodies(0..sim.sites.len());
         sim.stack.push(Frame::List { list: SETUP, idx: 0 });
         sim
     }
@@ -195,6 +203,7 @@ impl Simulation {
                         let calls = self.program.loops[node].calls.len() as u32;
                         self.work += u64::from(calls);
                         let dirty = program::Bits::full(calls as usize);
+                        self.units.enter_loop(node);
                         self.stack.push(Frame::Loop(LoopRun { node, i: 0, fired_at_i: false, dirty }));
                         StepOutcome::Progress
                     }
@@ -335,6 +344,8 @@ impl Simulation {
             next = pos + 1;
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
+        // The tier the loop's code runs in: what its calls add over C2 code that inlined them.
+        cost += self.units.segment(node, n, calls as usize, self.iterations, &self.params);
         // One unit per site run: each takes at most `STEPS_PER_SITE_SEGMENT` steps.
         self.work += 1 + dirty.len() as u64;
         self.advance(cost, n);

@@ -106,6 +106,13 @@ impl SiteRt {
         self.pic.as_ref().is_some_and(|e| e.link.domain == k)
     }
 
+    /// Whether a change of the site's true target or cacheability (just refreshed) makes what
+    /// it caches wrong: any cached link does, and so does the uncacheable sentinel once the
+    /// receiver is cacheable again; a sentinel for a receiver that stays uncacheable does not.
+    pub fn change_outdates_cache(&self) -> bool {
+        self.true_cacheable || self.pic.as_ref().is_some_and(|e| e.cacheable)
+    }
+
     /// The fast chain's link, when the site is on it (see [`Mode::Fast`]).
     pub fn fast_link(&self) -> Option<&Link> {
         match self.mode {

@@ -5,6 +5,7 @@ use crate::policy::{self, Policy};
 use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, TimelinePoint, WorldNames};
 use crate::world::ClassId;
 
+use super::units::{DeoptRecord, UnitReport};
 use super::Simulation;
 
 impl Simulation {
@@ -126,8 +127,20 @@ impl Simulation {
             relinks,
             relink_totals: self.relink_totals(),
             timeline: self.timeline.points(),
+            units: self.units.report(),
+            deopts: self.units.deopts.clone(),
             names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.clone()).collect(), categories: self.world.category_names.clone() },
         }
+    }
+
+    /// The compilation units right now (loops' methods, event code that ran), for the blast view.
+    pub fn units_now(&self) -> Vec<UnitReport> {
+        self.units.report()
+    }
+
+    /// Deoptimization records from index `from` on (the UI polls with the count it has seen).
+    pub fn deopts_since(&self, from: usize) -> &[DeoptRecord] {
+        self.units.deopts.get(from..).unwrap_or(&[])
     }
 
     /// The id of the site named `name` (a scan over the names: for the UI's selection, not loops).

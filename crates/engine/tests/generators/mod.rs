@@ -24,7 +24,7 @@ pub struct Generator {
 }
 
 fn class(name: String, parent: Option<String>, methods: Vec<String>) -> ClassDecl {
-    ClassDecl { name, parent, methods, metaclass: MetaKind::None }
+    ClassDecl { name, parent, methods, metaclass: MetaKind::None, costs: vec![] }
 }
 
 fn sites_over(classes: &[ClassDecl], n: usize) -> Vec<SiteDecl> {

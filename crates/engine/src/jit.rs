@@ -1,0 +1,441 @@
+//! The JIT tier layer: compilation units climbing HotSpot's tiers (interpreter -> C1 -> C2) by
+//! counting invocations and loop back-edges, losing their compiled code when a dependency is
+//! invalidated, and giving up on C2 after too many recompilations. Shared by the call-site
+//! simulation (`sim`: the method holding the benchmark loop, the event code) and the arena model
+//! (`models::arena`: a thread's compiled top frame).
+//!
+//! Everything here is counting, never timing: a unit's state after a given sequence of
+//! invocations, back-edges and deoptimizations is exact, so the transitions are tested by
+//! counting. Costs are the caller's business ([`Tier`] says which cost applies).
+//!
+//! The HotSpot facts this follows (OpenJDK 17, the JVM the Groovy 2.4 rows were measured on):
+//! - `compiler/compiler_globals.hpp`: `Tier3InvocationThreshold` 200 and
+//!   `Tier3BackEdgeThreshold` 60000 (interpreter -> C1 with profiling), `Tier4InvocationThreshold`
+//!   5000 and `Tier4BackEdgeThreshold` 40000 (C1 -> C2, OSR for loops).
+//! - `runtime/globals.hpp`: `PerMethodRecompilationCutoff` 400 ("after recompiling N times, stay
+//!   in the interpreter"), `PerBytecodeRecompilationCutoff` 200, `PerMethodTrapLimit` 100,
+//!   `PerBytecodeTrapLimit` 4.
+//! - `code/nmethod.cpp`, `nmethod::make_not_entrant`: invalidating a dependency (a `CallSite`
+//!   target, which is what `SwitchPoint.invalidateAll` changes) marks the nmethod for
+//!   deoptimization with recompile counts updated, so `inc_decompile_count` runs (C2 code only);
+//!   `oops/methodData.hpp`, `MethodData::inc_decompile_count`: past
+//!   `PerMethodRecompilationCutoff` the method is `set_not_compilable(.., CompLevel_full_optimization)`,
+//!   i.e. C2 gives up on it and it stays in C1, whose code does not inline through call sites and
+//!   so holds no dependency that a later invalidation could break.
+//!
+//! - `compiler/compiler_globals.hpp`: `Tier0BackedgeNotifyFreqLog` 10: the interpreter reports a
+//!   loop to the compilation policy every 2^10 back-edges. A deoptimized method keeps its counters
+//!   and profile, so at that report `CompilationPolicy::common` (`compiler/compilationPolicy.cpp`)
+//!   finds it already past the C2 thresholds and compiles it at C2 directly: a unit that has been
+//!   in C2 before comes back after `2^Tier0BackedgeNotifyFreqLog` interpreted back-edges.
+//!
+//! Simplification (said in docs/CALIBRATION.md): the background compile's own latency is not
+//! modelled; a recompiled unit is in C2 at the notification.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a compilation unit's code runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tier {
+    Interpreter,
+    /// C1 with full profiling (tier 3): compiled, calls through call sites not inlined.
+    C1,
+    /// C2 (tier 4): inlines through linked call sites, holding a dependency on each.
+    C2,
+}
+
+impl Tier {
+    pub const ALL: [Tier; 3] = [Tier::Interpreter, Tier::C1, Tier::C2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Interpreter => "interpreter",
+            Tier::C1 => "C1",
+            Tier::C2 => "C2",
+        }
+    }
+}
+
+/// HotSpot's tiered-compilation and deoptimization limits (see the module header for the source
+/// of each default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Thresholds {
+    pub tier3_invocations: u64,
+    pub tier3_back_edges: u64,
+    pub tier4_invocations: u64,
+    pub tier4_back_edges: u64,
+    /// Back-edges between the interpreter's reports to the policy (2^`Tier0BackedgeNotifyFreqLog`).
+    pub back_edge_notify: u64,
+    /// Invocations between the interpreter's reports (2^`Tier0InvokeNotifyFreqLog`, 7).
+    pub tier0_invoke_notify: u64,
+    pub recompilation_cutoff: u32,
+    pub bytecode_recompilation_cutoff: u32,
+    pub method_trap_limit: u32,
+    pub bytecode_trap_limit: u32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            tier3_invocations: 200,
+            tier3_back_edges: 60_000,
+            tier4_invocations: 5_000,
+            tier4_back_edges: 40_000,
+            back_edge_notify: 1 << 10,
+            tier0_invoke_notify: 1 << 7,
+            recompilation_cutoff: 400,
+            bytecode_recompilation_cutoff: 200,
+            method_trap_limit: 100,
+            bytecode_trap_limit: 4,
+        }
+    }
+}
+
+/// How many loop iterations (back-edges) of a run went by in each tier.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TierSpans {
+    pub interpreter: u64,
+    pub c1: u64,
+    pub c2: u64,
+}
+
+impl TierSpans {
+    pub fn get(&self, t: Tier) -> u64 {
+        match t {
+            Tier::Interpreter => self.interpreter,
+            Tier::C1 => self.c1,
+            Tier::C2 => self.c2,
+        }
+    }
+    fn add(&mut self, t: Tier, n: u64) {
+        match t {
+            Tier::Interpreter => self.interpreter += n,
+            Tier::C1 => self.c1 += n,
+            Tier::C2 => self.c2 += n,
+        }
+    }
+}
+
+/// What a deoptimization request did to a unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deopt {
+    /// The unit held no compiled code depending on what was invalidated (interpreted, or C1).
+    Nothing,
+    /// Its C2 code was made not entrant; it runs interpreted and climbs again.
+    Deoptimized,
+    /// As `Deoptimized`, and this one passed `PerMethodRecompilationCutoff`: C2 gave up, the
+    /// unit stays in C1 from now on.
+    DeoptimizedPastCutoff,
+}
+
+/// Counts a unit reports (`blast run`, the why panel, the blast view).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnitStats {
+    /// C2 code made not entrant because a dependency was invalidated, or by an uncommon trap.
+    pub deopts: u64,
+    /// Compilations after the first at each tier (C1 or C2 again after a deoptimization).
+    pub recompiles: u64,
+    /// Compilations in all.
+    pub compiles: u64,
+    /// Uncommon traps taken (a guard failed in C2 code whose failure path was left out).
+    pub traps: u64,
+}
+
+/// One compilation unit (a method, with its OSR entries): its tier and HotSpot's counters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unit {
+    tier: Tier,
+    /// Invocations and back-edges counted toward the next tier since the unit last changed tier.
+    invocations: u64,
+    back_edges: u64,
+    /// `MethodData::decompile_count`: C2 deoptimizations so far.
+    decompiles: u32,
+    /// C2 gave up on the unit (`set_not_compilable` at full optimization).
+    c2_disabled: bool,
+    /// Uncommon traps per trap site (a call site's index in the unit), and in the whole unit.
+    traps_at: Vec<(u32, u32)>,
+    method_traps: u32,
+    /// Tiers reached at least once (a later compile there is a recompile).
+    reached_c1: bool,
+    reached_c2: bool,
+    pub stats: UnitStats,
+}
+
+impl Default for Unit {
+    fn default() -> Self {
+        Unit::new()
+    }
+}
+
+impl Unit {
+    /// A unit never run: interpreted, counters at zero.
+    pub fn new() -> Unit {
+        Unit {
+            tier: Tier::Interpreter,
+            invocations: 0,
+            back_edges: 0,
+            decompiles: 0,
+            c2_disabled: false,
+            traps_at: Vec::new(),
+            method_traps: 0,
+            reached_c1: false,
+            reached_c2: false,
+            stats: UnitStats::default(),
+        }
+    }
+
+    /// A unit that is already compiled at C2 (code warmed up before the simulation starts).
+    pub fn compiled() -> Unit {
+        let mut u = Unit::new();
+        u.tier = Tier::C2;
+        u.reached_c1 = true;
+        u.reached_c2 = true;
+        u
+    }
+
+    pub fn tier(&self) -> Tier {
+        self.tier
+    }
+
+    /// C2 gave up on the unit after `PerMethodRecompilationCutoff` deoptimizations.
+    pub fn past_cutoff(&self) -> bool {
+        self.c2_disabled
+    }
+
+    /// C2 deoptimizations so far (`MethodData::decompile_count`).
+    pub fn decompiles(&self) -> u32 {
+        self.decompiles
+    }
+
+    fn promote(&mut self, to: Tier) {
+        self.tier = to;
+        self.invocations = 0;
+        self.back_edges = 0;
+        self.stats.compiles += 1;
+        let again = match to {
+            Tier::C1 => std::mem::replace(&mut self.reached_c1, true),
+            Tier::C2 => std::mem::replace(&mut self.reached_c2, true),
+            Tier::Interpreter => false,
+        };
+        if again {
+            self.stats.recompiles += 1;
+        }
+    }
+
+    /// The next tier and how many back-edges until it (`None`: the unit stays where it is).
+    fn next(&self, t: &Thresholds) -> Option<(Tier, u64)> {
+        match self.tier {
+            // A hot method back in the interpreter: C2 at the next report, with its old profile.
+            Tier::Interpreter if self.reached_c2 && !self.c2_disabled => Some((Tier::C2, t.back_edge_notify.saturating_sub(self.back_edges))),
+            Tier::Interpreter => Some((Tier::C1, t.tier3_back_edges.saturating_sub(self.back_edges))),
+            Tier::C1 if !self.c2_disabled => Some((Tier::C2, t.tier4_back_edges.saturating_sub(self.back_edges))),
+            _ => None,
+        }
+    }
+
+    /// One invocation (a call of the method, or one firing of event code): counted, and the
+    /// unit compiled at the next tier if the invocation threshold is crossed. Returns the tier
+    /// the invocation ran in (the tier before any compile it triggers).
+    pub fn invoke(&mut self, t: &Thresholds) -> Tier {
+        let ran = self.tier;
+        self.invocations += 1;
+        match self.tier {
+            Tier::Interpreter if self.reached_c2 && !self.c2_disabled && self.invocations >= t.tier0_invoke_notify => self.promote(Tier::C2),
+            Tier::Interpreter if self.invocations >= t.tier3_invocations => self.promote(Tier::C1),
+            Tier::C1 if !self.c2_disabled && self.invocations >= t.tier4_invocations => self.promote(Tier::C2),
+            _ => {}
+        }
+        ran
+    }
+
+    /// `n` loop iterations (back-edges) inside one invocation, in closed form: OSR compiles
+    /// the loop at C1 after `Tier3BackEdgeThreshold` interpreted back-edges and at C2 after
+    /// `Tier4BackEdgeThreshold` more. Returns the iterations run in each tier.
+    pub fn run_loop(&mut self, n: u64, t: &Thresholds) -> TierSpans {
+        let mut spans = TierSpans::default();
+        let mut left = n;
+        while left > 0 {
+            match self.next(t) {
+                Some((to, need)) if need <= left => {
+                    spans.add(self.tier, need);
+                    left -= need;
+                    self.promote(to);
+                }
+                _ => {
+                    spans.add(self.tier, left);
+                    self.back_edges += left;
+                    left = 0;
+                }
+            }
+        }
+        spans
+    }
+
+    /// A dependency of the unit's compiled code was invalidated (`CodeCache` marked it for
+    /// deoptimization with recompile counts updated). Only C2 code inlines through call sites,
+    /// so only C2 code has such dependencies.
+    pub fn invalidate(&mut self, t: &Thresholds) -> Deopt {
+        if self.tier != Tier::C2 {
+            return Deopt::Nothing;
+        }
+        self.make_not_entrant(t)
+    }
+
+    /// One activation of the unit's compiled code is deoptimized in place
+    /// (`Deoptimization::deoptimize(thread, frame)`, as the shared-arena close handshake does in
+    /// `prims/scopedMemoryAccess.cpp`): the frame finishes in the interpreter, but the code stays
+    /// valid, so the tier, the decompile count and the cutoffs are untouched. Returns whether
+    /// there was a compiled frame to deoptimize.
+    pub fn deoptimize_frame(&mut self) -> bool {
+        if self.tier == Tier::Interpreter {
+            return false;
+        }
+        self.stats.deopts += 1;
+        true
+    }
+
+    fn make_not_entrant(&mut self, t: &Thresholds) -> Deopt {
+        self.stats.deopts += 1;
+        self.decompiles += 1;
+        self.tier = Tier::Interpreter;
+        self.invocations = 0;
+        self.back_edges = 0;
+        if self.decompiles > t.recompilation_cutoff && !self.c2_disabled {
+            self.c2_disabled = true;
+            return Deopt::DeoptimizedPastCutoff;
+        }
+        Deopt::Deoptimized
+    }
+
+    /// A guard at trap site `site` failed in C2 code that left the failure path out (an
+    /// uncommon trap). The trap deoptimizes the unit unless C2 already stopped speculating
+    /// there: after `PerBytecodeTrapLimit` traps at one site, or `PerMethodTrapLimit` in the
+    /// unit, C2 compiles the failure path in and the guard failure costs no deoptimization.
+    /// Returns whether the trap deoptimized the unit.
+    pub fn trap(&mut self, site: u32, t: &Thresholds) -> Deopt {
+        if self.tier != Tier::C2 || !self.speculates_at(site, t) {
+            return Deopt::Nothing;
+        }
+        self.stats.traps += 1;
+        self.method_traps += 1;
+        match self.traps_at.iter_mut().find(|(s, _)| *s == site) {
+            Some((_, n)) => *n += 1,
+            None => self.traps_at.push((site, 1)),
+        }
+        let at = self.traps_at.iter().find(|(s, _)| *s == site).map_or(0, |&(_, n)| n);
+        let deopt = self.make_not_entrant(t);
+        // `PerBytecodeRecompilationCutoff`: recompiling for one trap site this often disables C2
+        // for the method, whatever the method-wide count says.
+        if at > t.bytecode_recompilation_cutoff && !self.c2_disabled {
+            self.c2_disabled = true;
+            return Deopt::DeoptimizedPastCutoff;
+        }
+        deopt
+    }
+
+    /// Whether C2 still compiles the guard at `site` with its failure path left out.
+    pub fn speculates_at(&self, site: u32, t: &Thresholds) -> bool {
+        let at = self.traps_at.iter().find(|(s, _)| *s == site).map_or(0, |&(_, n)| n);
+        at < t.bytecode_trap_limit && self.method_traps < t.method_trap_limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: Thresholds = Thresholds {
+        tier3_invocations: 200,
+        tier3_back_edges: 60_000,
+        tier4_invocations: 5_000,
+        tier4_back_edges: 40_000,
+        back_edge_notify: 1024,
+        tier0_invoke_notify: 128,
+        recompilation_cutoff: 400,
+        bytecode_recompilation_cutoff: 200,
+        method_trap_limit: 100,
+        bytecode_trap_limit: 4,
+    };
+
+    #[test]
+    fn the_defaults_are_hotspots() {
+        assert_eq!(Thresholds::default(), T);
+    }
+
+    #[test]
+    fn a_loop_climbs_interpreter_c1_c2_by_back_edges() {
+        let mut u = Unit::new();
+        assert_eq!(u.run_loop(59_999, &T), TierSpans { interpreter: 59_999, c1: 0, c2: 0 });
+        assert_eq!(u.tier(), Tier::Interpreter);
+        assert_eq!(u.run_loop(1, &T), TierSpans { interpreter: 1, c1: 0, c2: 0 });
+        assert_eq!(u.tier(), Tier::C1, "the 60000th back-edge triggers the C1 OSR compile");
+        assert_eq!(u.run_loop(100_000, &T), TierSpans { interpreter: 0, c1: 40_000, c2: 60_000 });
+        assert_eq!(u.tier(), Tier::C2);
+        assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 2, traps: 0 });
+    }
+
+    #[test]
+    fn event_code_climbs_by_invocations() {
+        let mut u = Unit::new();
+        let tiers: Vec<Tier> = (0..5_201).map(|_| u.invoke(&T)).collect();
+        assert_eq!(tiers.iter().filter(|&&t| t == Tier::Interpreter).count(), 200);
+        assert_eq!(tiers.iter().filter(|&&t| t == Tier::C1).count(), 5_000);
+        assert_eq!(tiers.last(), Some(&Tier::C2));
+    }
+
+    #[test]
+    fn interpreted_c1_c2_deopt_recompile_cutoff() {
+        let mut u = Unit::new();
+        assert_eq!(u.invalidate(&T), Deopt::Nothing, "interpreted code depends on nothing");
+        u.run_loop(100_000, &T);
+        assert_eq!(u.tier(), Tier::C2);
+        assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
+        assert_eq!((u.tier(), u.decompiles()), (Tier::Interpreter, 1));
+        let spans = u.run_loop(100_000, &T);
+        assert_eq!(spans, TierSpans { interpreter: 1_024, c1: 0, c2: 98_976 }, "hot already: C2 again at the next back-edge report");
+        assert_eq!(u.tier(), Tier::C2);
+        assert_eq!(u.stats.recompiles, 1);
+        // 399 more storms: still recompiled each time.
+        for _ in 0..399 {
+            assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
+            u.run_loop(100_000, &T);
+        }
+        assert_eq!((u.tier(), u.decompiles()), (Tier::C2, 400));
+        assert_eq!(u.invalidate(&T), Deopt::DeoptimizedPastCutoff, "the 401st decompile passes PerMethodRecompilationCutoff");
+        assert!(u.past_cutoff());
+        let spans = u.run_loop(1_000_000, &T);
+        assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 940_000, c2: 0 }, "C2 gave up: the unit climbs to C1 and stays there");
+        assert_eq!(u.invalidate(&T), Deopt::Nothing, "C1 code holds no call-site dependency: no more deopt storms");
+        assert_eq!(u.stats.deopts, 401);
+    }
+
+    #[test]
+    fn a_frame_deopt_leaves_the_code_and_its_counts_alone() {
+        let mut u = Unit::compiled();
+        for _ in 0..1_000 {
+            assert!(u.deoptimize_frame());
+        }
+        assert_eq!((u.tier(), u.decompiles(), u.past_cutoff(), u.stats.deopts), (Tier::C2, 0, false, 1_000));
+        assert!(!Unit::new().deoptimize_frame(), "an interpreted frame has nothing to deoptimize");
+    }
+
+    #[test]
+    fn traps_stop_deoptimizing_past_the_bytecode_and_method_limits() {
+        let mut u = Unit::compiled();
+        for _ in 0..4 {
+            assert_eq!(u.trap(7, &T), Deopt::Deoptimized);
+            u.run_loop(100_000, &T);
+        }
+        assert!(!u.speculates_at(7, &T));
+        assert_eq!(u.trap(7, &T), Deopt::Nothing, "PerBytecodeTrapLimit: the failure path is compiled in");
+        // Other sites trap until the unit's limit.
+        let mut site = 100;
+        while u.trap(site, &T) == Deopt::Deoptimized {
+            u.run_loop(100_000, &T);
+            site += 1;
+        }
+        assert_eq!(u.stats.traps, 100, "PerMethodTrapLimit");
+        assert_eq!(u.stats.deopts, 100);
+    }
+}

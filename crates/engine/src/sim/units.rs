@@ -1,0 +1,262 @@
+//! The simulation's compilation units ([`crate::jit`]): one per `loop` (the benchmark method
+//! holding it, whose C2 code inlines the sites it calls), and one per kind of event code (the
+//! runtime's code a metaclass write or a category switch runs, compiled as any other code once
+//! it has run often enough).
+//!
+//! The simulation asks three things: what the calls of a loop segment add for the tier the
+//! loop's code is in, what an event's code costs while it is cold, and which units a retirement
+//! deoptimizes (a C2 unit depends on every site it calls that sits on a linked fast chain).
+
+use serde::Serialize;
+
+use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
+use crate::model::{Event, Scenario};
+use crate::params::Params;
+use crate::policy::DomainKey;
+use crate::report::SiteId;
+use crate::world::{ClassId, Target, World};
+
+use super::Simulation;
+
+/// Deoptimization records kept (the unit stats count every one).
+const MAX_DEOPT_RECORDS: usize = 2_000;
+
+/// The runtime code an event runs, one compilation unit per kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EventCode {
+    Write,
+    Replace,
+    Remove,
+    PerInstance,
+    Load,
+    Category,
+    Bulk,
+}
+
+impl EventCode {
+    const ALL: [EventCode; 7] =
+        [EventCode::Write, EventCode::Replace, EventCode::Remove, EventCode::PerInstance, EventCode::Load, EventCode::Category, EventCode::Bulk];
+
+    pub fn of(ev: &Event) -> EventCode {
+        match ev {
+            Event::Write { .. } => EventCode::Write,
+            Event::Replace { .. } => EventCode::Replace,
+            Event::Remove { .. } => EventCode::Remove,
+            Event::PerInstance { .. } => EventCode::PerInstance,
+            Event::Load { .. } => EventCode::Load,
+            Event::InvalidateAll | Event::Unattributed => EventCode::Bulk,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            EventCode::Write => "metaclass write code",
+            EventCode::Replace => "metaclass install code",
+            EventCode::Remove => "metaclass removal code",
+            EventCode::PerInstance => "per-instance metaclass code",
+            EventCode::Load => "class loading code",
+            EventCode::Category => "category switch code",
+            EventCode::Bulk => "bulk invalidation code",
+        }
+    }
+}
+
+/// A compilation unit as reported: its name, tier at the end, and counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnitReport {
+    pub name: String,
+    pub tier: Tier,
+    /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
+    pub past_cutoff: bool,
+    pub stats: UnitStats,
+}
+
+/// One deoptimization of a loop's code by an event, and when the loop was back in C2. Typed
+/// like the relink records (text through [`crate::report::Naming::deopt_text`]): the chain
+/// event -> domain -> site -> loop reads off it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeoptRecord {
+    /// The loop whose compiled method was deoptimized (its index in the program, from 0).
+    pub unit: usize,
+    /// The event whose retirement broke the dependency.
+    pub event: usize,
+    /// The site whose retired fast chain the loop's code had inlined (the first, in site order).
+    pub site: SiteId,
+    /// The domain that guarded that chain (the one the event retired).
+    pub domain: DomainKey,
+    /// Loop iterations (of the whole run) when it happened.
+    pub at_iteration: u64,
+    /// Iterations the unit ran below C2 before it was recompiled there (`None`: not yet, or never).
+    pub recompiled_after: Option<u64>,
+    /// This deoptimization passed `PerMethodRecompilationCutoff`: no more C2 for the unit.
+    pub past_cutoff: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Units {
+    thresholds: Thresholds,
+    loops: Vec<Unit>,
+    loop_names: Vec<String>,
+    /// The loops whose body calls each site, with how many times per iteration (a site's
+    /// dependents among the compiled units).
+    site_loops: Vec<Vec<(u32, u32)>>,
+    events: Vec<Unit>,
+    pub deopts: Vec<DeoptRecord>,
+    /// Per loop: the record of its open deoptimization (below C2, not yet recompiled).
+    open: Vec<Option<usize>>,
+    /// Declared body costs by (class, site method id); empty for most scenarios.
+    bodies: Vec<(ClassId, u32, f64)>,
+    /// What each site's current target's body costs, and per loop the sum over its calls.
+    site_body: Vec<f64>,
+    loop_body: Vec<f64>,
+}
+
+impl Units {
+    /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated).
+    pub fn new(params: &Params, loops: &[&[u32]], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
+        let mut site_loops: Vec<Vec<(u32, u32)>> = vec![Vec::new(); site_count];
+        for (l, calls) in loops.iter().enumerate() {
+            for &s in calls.iter() {
+                let owners = &mut site_loops[s as usize];
+                match owners.last_mut() {
+                    Some((last, n)) if *last == l as u32 => *n += 1,
+                    _ => owners.push((l as u32, 1)),
+                }
+            }
+        }
+        Units {
+            thresholds: params.thresholds(),
+            loops: vec![Unit::new(); loops.len()],
+            loop_names: (0..loops.len()).map(loop_name).collect(),
+            site_loops,
+            events: vec![Unit::new(); EventCode::ALL.len()],
+            deopts: Vec::new(),
+            open: vec![None; loops.len()],
+            bodies,
+            site_body: vec![0.0; site_count],
+            loop_body: vec![0.0; loops.len()],
+        }
+    }
+
+    /// The declared body cost of `method` (a site method id) on `class`.
+    fn body(&self, class: ClassId, method: u32) -> f64 {
+        self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
+    }
+
+    /// The method holding loop `l` is invoked (the loop is entered).
+    pub fn enter_loop(&mut self, l: usize) {
+        self.loops[l].invoke(&self.thresholds);
+    }
+
+    /// `n` iterations of loop `l`, calling `calls` sites each: what the calls add for the tiers
+    /// the loop's code runs in (C2 adds nothing: the site costs are C2 costs).
+    pub fn segment(&mut self, l: usize, n: u64, calls: usize, now: u64, p: &Params) -> f64 {
+        let body = self.loop_body[l];
+        let spans = self.loops[l].run_loop(n, &self.thresholds);
+        if let Some(r) = self.open[l] {
+            if self.loops[l].tier() == Tier::C2 {
+                // Recompiled at C2 inside this segment, after its lower-tier iterations.
+                let below = spans.interpreter + spans.c1;
+                let rec = &mut self.deopts[r];
+                rec.recompiled_after = Some(now + below - rec.at_iteration);
+                self.open[l] = None;
+            }
+        }
+        let dispatch = calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>();
+        if body == 0.0 {
+            return dispatch;
+        }
+        // Bodies: `cost` is the compiled figure; interpreted they run `interpreter_slowdown` times slower.
+        dispatch + body * ((spans.c1 + spans.c2) as f64 + spans.interpreter as f64 * p.interpreter_slowdown)
+    }
+
+    /// An event's code runs once: the factor its compiled cost takes in the tier it ran in
+    /// (interpreted while cold: `interpreter_slowdown`).
+    pub fn fire(&mut self, code: EventCode, p: &Params) -> f64 {
+        match self.events[code as usize].invoke(&self.thresholds) {
+            Tier::Interpreter => p.interpreter_slowdown,
+            _ => 1.0,
+        }
+    }
+
+    /// Event `event` retired links that `sites` (each on a fast chain, with the domain that
+    /// guarded it) were inlined through: every C2 loop calling one of them is deoptimized.
+    /// Returns how many were.
+    pub fn invalidate(&mut self, sites: impl Iterator<Item = (u32, DomainKey)>, event: usize, now: u64) -> u64 {
+        let mut deopts = 0;
+        for (s, domain) in sites {
+            for &(l, _) in &self.site_loops[s as usize] {
+                let l = l as usize;
+                let outcome = self.loops[l].invalidate(&self.thresholds);
+                if outcome == Deopt::Nothing {
+                    continue;
+                }
+                deopts += 1;
+                if self.deopts.len() < MAX_DEOPT_RECORDS {
+                    self.open[l] = Some(self.deopts.len());
+                    self.deopts.push(DeoptRecord {
+                        unit: l,
+                        event,
+                        site: s as SiteId,
+                        domain,
+                        at_iteration: now,
+                        recompiled_after: None,
+                        past_cutoff: outcome == Deopt::DeoptimizedPastCutoff,
+                    });
+                } else {
+                    self.open[l] = None;
+                }
+            }
+        }
+        deopts
+    }
+
+    /// Every unit that ran, loops first.
+    pub fn report(&self) -> Vec<UnitReport> {
+        let loops = self.loops.iter().zip(&self.loop_names).map(|(u, name)| (name.clone(), u));
+        let events = self.events.iter().zip(EventCode::ALL).filter(|(u, _)| **u != Unit::new()).map(|(u, c)| (c.name().to_string(), u));
+        loops.chain(events).map(|(name, u)| UnitReport { name, tier: u.tier(), past_cutoff: u.past_cutoff(), stats: u.stats }).collect()
+    }
+}
+
+/// How a loop's unit is named in reports and the UI (`loop 1` is the program's first loop).
+pub fn loop_name(l: usize) -> String {
+    format!("loop {}", l + 1)
+}
+
+/// The declared body costs of a scenario, keyed by class and site method id.
+pub(super) fn body_table(scenario: &Scenario, world: &World, methods: &[String]) -> Vec<(ClassId, u32, f64)> {
+    let mut out = Vec::new();
+    for c in &scenario.classes {
+        for cost in &c.costs {
+            if let (Some(class), Some(m)) = (world.class_id(&c.name), methods.iter().position(|m| *m == cost.method)) {
+                out.push((class, m as u32, cost.ns as f64));
+            }
+        }
+    }
+    out
+}
+
+impl Simulation {
+    /// Sites whose target may have changed: their bodies, and the sums of the loops calling
+    /// them, follow the new target (a redefined method is a closure without a declared cost).
+    /// O(1) per site and loop calling it, so it adds nothing to what the event already walked.
+    pub(super) fn refresh_bodies(&mut self, sites: impl Iterator<Item = usize>) {
+        if self.units.bodies.is_empty() {
+            return;
+        }
+        for s in sites {
+            let body = match self.sites[s].true_target {
+                Target::Method { owner, version: 0 } => self.units.body(owner, self.sites[s].method),
+                _ => 0.0,
+            };
+            let u = &mut self.units;
+            let old = std::mem::replace(&mut u.site_body[s], body);
+            if body != old {
+                for &(l, times) in &u.site_loops[s] {
+                    u.loop_body[l as usize] += f64::from(times) * (body - old);
+                }
+            }
+        }
+    }
+}
