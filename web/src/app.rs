@@ -53,7 +53,7 @@ pub fn app() -> Html {
             }
         });
     }
-    let below_fold = use_mount_stages(3);
+    let mounted = use_mount_stages(4);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -87,11 +87,13 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
-                <Gallery {current} on_load={load_preset(&store)} />
+                if mounted >= 1 {
+                    <Gallery {current} on_load={load_preset(&store)} />
+                }
                 {
                     match &s.model {
-                        Some(m) => model_sections(&store, &s, m, below_fold),
-                        None => call_site_sections(&store, &s, below_fold, &expect_lines),
+                        Some(m) => model_sections(&store, &s, m, mounted),
+                        None => call_site_sections(&store, &s, mounted, &expect_lines),
                     }
                 }
             </main>
@@ -187,9 +189,10 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
     }
 }
 
-/// `below_fold`: how many parts under the gallery are mounted yet (1: the blast view; 2: also
-/// charts, comparison, expectations, why; 3: also the editor); see `use_mount_stages`.
-fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
+/// `mounted`: how many parts of the page under the top bar are mounted yet (1: the gallery; 2:
+/// also the blast view; 3: also charts, comparison, expectations, why; 4: also the editor); see
+/// `use_mount_stages`.
+fn call_site_sections(store: &Store, s: &AppState, mounted: usize, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
     let lanes = s.runner.views().to_vec();
     let classes = Rc::new(s.runner.classes().to_vec());
     let class_names: Vec<String> = classes.iter().map(|(name, _)| name.clone()).collect();
@@ -198,7 +201,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lin
     let error_cb = store.callback(Action::ShowError);
     html! {
         <>
-            if below_fold >= 1 {
+            if mounted >= 2 {
                 <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
                     <header class="panel-head">
                         <h2 id="blast-title">{ "Blast view" }</h2>
@@ -217,7 +220,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lin
                         what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
                 </section>
             }
-            if below_fold >= 2 {
+            if mounted >= 3 {
                 <div class="analysis">
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
@@ -230,7 +233,7 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lin
                     </div>
                 </div>
             }
-            if below_fold >= 3 {
+            if mounted >= 4 {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
@@ -258,12 +261,12 @@ fn call_site_sections(store: &Store, s: &AppState, below_fold: usize, expect_lin
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: usize) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            if below_fold >= 1 {
+            if mounted >= 2 {
                 <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
                     <header class="panel-head">
                         <h2 id="blast-title">{ "Blast view" }</h2>
@@ -274,7 +277,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: usi
                     <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
                 </section>
             }
-            if below_fold >= 2 {
+            if mounted >= 3 {
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">

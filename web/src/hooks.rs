@@ -115,9 +115,9 @@ pub fn use_shortcuts(store: &Store) {
 /// How many of the page's deferred parts are mounted: 0 at first, then one more after each
 /// painted frame, up to `parts`, and it stays there.
 ///
-/// The first render builds the top bar and the gallery; each part below them (the blast view,
-/// the analysis panels, the editor) mounts in a task of its own after the previous frame is
-/// painted, so building and laying out the whole page never adds up to one
+/// The first render builds the top bar (and the state: the engine's lanes for the scenario);
+/// each part below it (the gallery, the blast view, the analysis panels, the editor) mounts in
+/// a task of its own after the previous frame is painted, so building and laying out the whole page never adds up to one
 /// long task during load (issue 11: none over 50 ms).
 #[hook]
 pub fn use_mount_stages(parts: usize) -> usize {
