@@ -261,6 +261,13 @@ export const checks = [
           expect(layout.over.length === 0, `past the edge: ${layout.over.slice(0, 10).join(', ')}`);
           expect(layout.scrollWidth <= layout.vw, `the page scrolls sideways: ${layout.scrollWidth} px in ${layout.vw} px`);
           await shot(page, `issue11-390-${scheme}`, true);
+          // What a phone shows, screen by screen: the top, the blast view, the charts, the why panel.
+          await page.selectOption('#why-site', 'hot');
+          for (const [part, selector] of [['top', 'body'], ['blast-view', '#blast-view'], ['charts', '.analysis'], ['why', '#why']]) {
+            await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), selector);
+            await page.waitForTimeout(100);
+            await shot(page, `issue11-390-${scheme}-${part}`);
+          }
         });
       }
     },
