@@ -21,6 +21,7 @@ import { chromium } from 'playwright-core';
 import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
 import { checks as issue15Checks } from './checks/issue15.mjs';
+import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
 import { checks as issue11Checks } from './checks/issue11.mjs';
 
@@ -89,6 +90,11 @@ for (const c of modelChecks) {
 for (const c of issue15Checks) {
   check(c.name, ({ page, url, context, browser }) =>
     c.run({ page, context, browser, baseUrl: url, screenshot: (name) => shot(page, name), log }));
+}
+
+// Big and hostile scenarios (issues #8 item 5, #11, #13 item 5), each on its own page.
+for (const c of scaleChecks) {
+  check(c.name, ({ browser, url }) => c.run({ browser, baseUrl: url, log }));
 }
 
 // Issue #12: the expectations panel (each check on a fresh page).

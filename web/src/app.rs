@@ -2,6 +2,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::model::Scenario;
 use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
@@ -28,18 +29,28 @@ use crate::export;
 use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
+use crate::runner::ClassEntry;
 use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
+
+/// The parts of the page that mount one painted frame after another (gallery, blast view,
+/// analysis panels, editor); see `use_mount_stages`.
+const PAGE_PARTS: usize = 4;
 
 #[function_component(App)]
 pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, saved, fragment) = {
+    let (playing, theme, save_key, scenario_rev) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.saved(), s.share_fragment())
+        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev)
+    };
+    // Shared with the components, copied once per scenario change rather than per frame.
+    let shared = {
+        let store = store.clone();
+        use_memo(scenario_rev, move |_| ScenarioParts::of(&store.read()))
     };
     // The strip closes, rather than following along, when what it encodes changes: its note
     // says the link was copied, and the clipboard (and address bar) still hold the old link.
@@ -47,18 +58,20 @@ pub fn app() -> Html {
     // fresh one.
     {
         let share_link = share_link.clone();
-        use_effect_with(fragment, move |_| {
+        use_effect_with(save_key.clone(), move |_| {
             if share_link.is_some() {
                 share_link.set(None);
             }
         });
     }
-    let mounted = use_mount_stages(4);
+    let mounted = use_mount_stages(PAGE_PARTS);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
-    use_autosave(&store, saved);
+    // The whole page has been built around what was opened (a link that kills the page does so
+    // by then), so it may be saved.
+    use_autosave(&store, save_key, mounted == PAGE_PARTS);
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
@@ -93,7 +106,7 @@ pub fn app() -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted),
-                        None => call_site_sections(&store, &s, mounted, &expect_lines),
+                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines),
                     }
                 }
             </main>
@@ -107,6 +120,33 @@ pub fn app() -> Html {
     };
     drop(s);
     html
+}
+
+/// The scenario's parts the components read, built once per scenario change: a 100,000-site
+/// world is not copied (nor its props compared element by element) every frame.
+#[derive(PartialEq)]
+struct ScenarioParts {
+    scenario: Rc<Scenario>,
+    /// Declared classes and those the program loads (the runner's list at the last rebuild).
+    classes: Rc<Vec<ClassEntry>>,
+    /// (site, receiver class)
+    sites: Rc<Vec<(String, String)>>,
+    site_names: Rc<Vec<String>>,
+    class_names: Rc<Vec<String>>,
+    methods: Rc<Vec<String>>,
+}
+
+impl ScenarioParts {
+    fn of(s: &AppState) -> ScenarioParts {
+        ScenarioParts {
+            scenario: Rc::new(s.scenario.clone()),
+            classes: Rc::new(s.runner.classes().to_vec()),
+            sites: Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect()),
+            site_names: Rc::new(s.scenario.sites.iter().map(|x| x.name.clone()).collect()),
+            class_names: Rc::new(s.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
+            methods: Rc::new(method_suggestions(&s.scenario)),
+        }
+    }
 }
 
 /// What the top bar shows of the lanes on screen, whichever mode.
@@ -192,11 +232,16 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
 /// `mounted`: how many parts of the page under the top bar are mounted yet (1: the gallery; 2:
 /// also the blast view; 3: also charts, comparison, expectations, why; 4: also the editor); see
 /// `use_mount_stages`.
-fn call_site_sections(store: &Store, s: &AppState, mounted: usize, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
+fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, mounted: usize, expect_lines: &Rc<Vec<Option<usize>>>) -> Html {
     let lanes = s.runner.views().to_vec();
-    let classes = Rc::new(s.runner.classes().to_vec());
-    let class_names: Vec<String> = classes.iter().map(|(name, _)| name.clone()).collect();
-    let sites = Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect::<Vec<_>>());
+    // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
+    let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
+        (shared.classes.clone(), shared.class_names.clone())
+    } else {
+        (Rc::new(s.runner.classes().to_vec()), Rc::new(s.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
+    };
+    let sites = shared.sites.clone();
+    let shared_scenario = shared.scenario.clone();
     let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
     let error_cb = store.callback(Action::ShowError);
     html! {
@@ -210,7 +255,7 @@ fn call_site_sections(store: &Store, s: &AppState, mounted: usize, expect_lines:
                     if let Some((n, note)) = &s.step_note {
                         <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                     }
-                    <Mutations classes={class_names} methods={method_suggestions(s)} running={!s.runner.finished()}
+                    <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
                         last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                         categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                         on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
@@ -227,7 +272,7 @@ fn call_site_sections(store: &Store, s: &AppState, mounted: usize, expect_lines:
                         <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
                         <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
                             lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
-                        <Why lanes={s.slow_lanes.clone()} sites={s.scenario.sites.iter().map(|x| x.name.clone()).collect::<Vec<_>>()}
+                        <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
                             selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
                             focus={s.focused_cause.clone()} />
                     </div>
@@ -249,7 +294,7 @@ fn call_site_sections(store: &Store, s: &AppState, mounted: usize, expect_lines:
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
-                        <ModelEditor scenario={s.scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
+                        <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
                             error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
                         <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
@@ -326,14 +371,17 @@ fn skip_to_blast_view() -> Callback<MouseEvent> {
     })
 }
 
-fn method_suggestions(s: &AppState) -> Vec<String> {
-    let mut out = vec!["dyn0".to_string()];
-    for m in s.scenario.classes.iter().flat_map(|c| c.methods.iter()) {
-        if !out.contains(m) {
-            out.push(m.clone());
-        }
-    }
-    out
+/// Method names for the write field: `dyn0` and the scenario's methods, first seen first,
+/// at most `METHOD_SUGGESTIONS` (a datalist of every method of a big world helps no one).
+fn method_suggestions(scenario: &Scenario) -> Vec<String> {
+    const METHOD_SUGGESTIONS: usize = 200;
+    let mut seen = std::collections::HashSet::new();
+    std::iter::once("dyn0")
+        .chain(scenario.classes.iter().flat_map(|c| c.methods.iter().map(String::as_str)))
+        .filter(|m| seen.insert(*m))
+        .take(METHOD_SUGGESTIONS)
+        .map(String::from)
+        .collect()
 }
 
 fn scenario_caption(s: &AppState) -> String {

@@ -64,20 +64,74 @@ pub fn focus_by_id(id: &str) {
 }
 
 /// What the page starts from: the autosave (a corrupt one is moved aside) and the fragment.
+///
+/// Crash-loop proof: the fragment leaves the address bar *before* it is decoded, and an
+/// "opening" marker (`storage::OPENING_KEY`) spans decoding, loading and the first paint
+/// (`opened` clears it). A marker left by the last visit means that visit died opening a link
+/// (then the autosave, which was not overwritten, comes back) or the autosave (then it is set
+/// aside); either way this visit does not open the same thing again.
 pub fn boot() -> Boot {
-    Boot { saved: load_autosave(), shared: read_fragment() }
+    let interrupted = take_marker();
+    let fragment = take_fragment();
+    let saved = match interrupted {
+        Some(storage::Opening::Autosave) => set_aside_autosave("it stopped the page on the last visit"),
+        _ => load_autosave(),
+    };
+    let opening = if fragment.is_some() { Some(storage::Opening::Link) } else { saved.as_ref().filter(|s| s.is_ok()).map(|_| storage::Opening::Autosave) };
+    if let Some(o) = opening {
+        set_marker(o);
+    }
+    let shared = fragment.and_then(|f| share::decode(&f).transpose());
+    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()) }
 }
 
-/// The URL fragment's scenario or model session, if the fragment carries one. The fragment is
-/// consumed: it leaves the address bar, so a later reload restores the autosave (with the
-/// user's edits since) instead of opening the link again.
+/// The URL fragment's scenario or model session, if the fragment carries one (a link pasted
+/// into the address bar of an open page). The fragment leaves the address bar before it is
+/// decoded, and the opening marker covers the load until `opened` after the next paint.
 pub fn read_fragment() -> Option<Result<share::Link, share::LinkError>> {
-    let hash = window()?.location().hash().ok()?;
-    let link = share::decode(&hash).transpose();
-    if link.is_some() {
-        replace_url("");
+    let fragment = take_fragment()?;
+    set_marker(storage::Opening::Link);
+    let link = share::decode(&fragment).transpose();
+    if link.is_none() {
+        opened();
     }
     link
+}
+
+/// The fragment if it may carry a link (anything but empty), removed from the address bar.
+fn take_fragment() -> Option<String> {
+    let hash = window()?.location().hash().ok()?;
+    let fragment = hash.strip_prefix('#').unwrap_or(&hash);
+    if !(fragment.contains("s=") || fragment.contains("m=")) {
+        return None;
+    }
+    replace_url("");
+    Some(hash)
+}
+
+fn take_marker() -> Option<storage::Opening> {
+    let store = local_storage()?;
+    let raw = store.get_item(storage::OPENING_KEY).ok().flatten()?;
+    let _ = store.remove_item(storage::OPENING_KEY);
+    Some(storage::Opening::parse(&raw))
+}
+
+fn set_marker(o: storage::Opening) {
+    if let Some(store) = local_storage() {
+        let _ = store.set_item(storage::OPENING_KEY, o.name());
+    }
+}
+
+/// What was being opened has painted: the marker goes (see `boot`).
+pub fn opened() {
+    if let Some(store) = local_storage() {
+        let _ = store.remove_item(storage::OPENING_KEY);
+    }
+}
+
+/// Whether a link or the autosave is being opened (autosave waits: it writes only what loaded).
+pub fn is_opening() -> bool {
+    local_storage().and_then(|s| s.get_item(storage::OPENING_KEY).ok().flatten()).is_some()
 }
 
 /// Rewrite the address bar's fragment without a history entry or a `hashchange`.
@@ -95,14 +149,19 @@ fn load_autosave() -> Option<Result<Saved, String>> {
     let raw = store.get_item(storage::KEY).ok().flatten()?;
     match storage::decode(&raw) {
         Ok(saved) => Some(Ok(saved)),
-        Err(why) => {
-            let aside = storage::quarantine_key(js_sys::Date::now());
-            let moved = store.set_item(&aside, &raw).is_ok();
-            let _ = store.remove_item(storage::KEY);
-            let where_ = if moved { format!("kept under localStorage key “{aside}”") } else { "it could not be kept".into() };
-            Some(Err(format!("{why}; {where_}")))
-        }
+        Err(why) => set_aside_autosave(&why.to_string()),
     }
+}
+
+/// Move the autosave under a quarantine key (the user can still recover it by hand).
+fn set_aside_autosave(why: &str) -> Option<Result<Saved, String>> {
+    let store = local_storage()?;
+    let raw = store.get_item(storage::KEY).ok().flatten()?;
+    let aside = storage::quarantine_key(js_sys::Date::now());
+    let moved = store.set_item(&aside, &raw).is_ok();
+    let _ = store.remove_item(storage::KEY);
+    let where_ = if moved { format!("kept under localStorage key “{aside}”") } else { "it could not be kept".into() };
+    Some(Err(format!("{why}; {where_}")))
 }
 
 pub fn save(saved: &Saved) -> Result<(), String> {

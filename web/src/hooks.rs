@@ -13,8 +13,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::keys;
-use crate::state::{Action, AppState, Theme};
-use crate::storage::Saved;
+use crate::state::{Action, AppState, SaveKey, Theme};
 use crate::store::Store;
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
@@ -143,20 +142,44 @@ pub fn use_mount_stages(parts: usize) -> usize {
     *mounted
 }
 
-/// A share link pasted into the address bar of an open page loads without a reload.
+/// A share link pasted into the address bar of an open page loads without a reload. Once it
+/// has painted, the opening marker goes and the session is saved (see `browser::boot`).
 #[hook]
 pub fn use_hash_links(store: &Store) {
     let store = store.clone();
     use_effect_with((), move |_| {
         let listener = web_sys::window().map(|w| {
-            EventListener::new(&w, "hashchange", move |_| match browser::read_fragment() {
-                Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
-                Some(Err(refusal)) => store.dispatch(Action::ShowError(refusal.to_string())),
-                None => {}
+            EventListener::new(&w, "hashchange", move |_| {
+                match browser::read_fragment() {
+                    Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
+                    Some(Err(refusal)) => store.dispatch(Action::ShowError(refusal.to_string())),
+                    None => return,
+                }
+                let store = store.clone();
+                after_paint(move || {
+                    browser::opened();
+                    save_now(&store);
+                });
             })
         });
         move || drop(listener)
     });
+}
+
+/// Run `f` once the next frame has painted (a timer set from an animation frame fires after it).
+fn after_paint(f: impl FnOnce() + 'static) {
+    let frame = request_animation_frame(move |_| {
+        Timeout::new(0, f).forget();
+    });
+    // The handle cancels the frame when dropped; this one must outlive the event handler.
+    std::mem::forget(frame);
+}
+
+fn save_now(store: &Store) {
+    let saved = store.read().saved();
+    if let Err(why) = browser::save(&saved) {
+        store.dispatch(Action::ShowError(format!("Autosave is off: {why}.")));
+    }
 }
 
 #[hook]
@@ -164,13 +187,23 @@ pub fn use_theme(theme: Theme) {
     use_effect_with(theme, |t| browser::apply_theme(*t));
 }
 
-/// Save the session whenever what it holds changes.
+/// Save the session whenever what it holds changes (`key`), but only once the page has
+/// painted what it opened: a link or autosave that kills the page is never written over the
+/// last good session. `painted` turning true ends the start-up opening (`browser::opened`).
 #[hook]
-pub fn use_autosave(store: &Store, saved: Saved) {
+pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
     let store = store.clone();
-    use_effect_with(saved, move |saved| {
-        if let Err(why) = browser::save(saved) {
-            store.dispatch(Action::ShowError(format!("Autosave is off: {why}.")));
+    // Per page instance: the start-up opening ends at this instance's first paint.
+    let booted = use_mut_ref(|| false);
+    use_effect_with((key, painted), move |(_, painted)| {
+        if !*painted {
+            return;
+        }
+        if !std::mem::replace(&mut *booted.borrow_mut(), true) {
+            browser::opened();
+        }
+        if !browser::is_opening() {
+            save_now(&store);
         }
     });
 }

@@ -5,6 +5,7 @@
 //! tested natively;
 //! `components` renders it and `browser` wraps the few web APIs used.
 
+pub mod aggregate;
 pub mod app;
 pub mod browser;
 pub mod charts;

@@ -197,6 +197,9 @@ pub struct Boot {
     pub saved: Option<Result<Saved, String>>,
     /// The URL fragment's scenario or model, or why it could not be used.
     pub shared: Option<Result<Link, LinkError>>,
+    /// The last visit died opening a link or the autosave (see `browser::boot`): why this
+    /// visit did not open it again.
+    pub notice: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -312,6 +315,17 @@ impl Action {
     }
 }
 
+/// What the autosave and the share link depend on, without the text itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SaveKey {
+    text_rev: u64,
+    policies: Vec<Policy>,
+    speed: Speed,
+    theme: Theme,
+    preset: Option<&'static str>,
+    model: Option<ModelLink>,
+}
+
 pub struct AppState {
     pub scenario: Scenario,
     pub text: String,
@@ -350,6 +364,9 @@ pub struct AppState {
     next_banner: u64,
     /// Bumps whenever the scenario changes.
     pub scenario_rev: u64,
+    /// Bumps whenever the text changes (what autosave and share links carry is derived from
+    /// it: comparing a key is cheap where copying a 3 MB text per frame is not).
+    pub text_rev: u64,
     /// Bumps on every model edit attempt, accepted or refused.
     pub edit_epoch: u64,
     /// The last `Work` ran out of steps before the lanes reached the clock.
@@ -394,6 +411,7 @@ impl AppState {
             banners: Vec::new(),
             next_banner: 1,
             scenario_rev: 0,
+            text_rev: 0,
             edit_epoch: 0,
             behind: false,
             model: None,
@@ -411,6 +429,9 @@ impl AppState {
                 state.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh."))
             }
             None => {}
+        }
+        if let Some(notice) = boot.notice {
+            state.banner(BannerKind::Error, notice);
         }
         match boot.shared {
             Some(Ok(link)) => state.reduce(Action::open_link(link, "the link")),
@@ -438,6 +459,7 @@ impl AppState {
             Err(e) => self.text_error = Some(e.into()),
         }
         self.text = saved.scenario_text;
+        self.text_rev += 1;
         self.rebuild();
         if let Some(link) = saved.model {
             match model_mode::resolve(&link) {
@@ -462,6 +484,18 @@ impl AppState {
         match &self.model {
             Some(m) => share::encode_model(&m.link()),
             None => share::encode(&self.shareable_text(), &self.policies),
+        }
+    }
+
+    /// Changes whenever `saved()` or `share_fragment()` would (cheap to compare per frame).
+    pub fn save_key(&self) -> SaveKey {
+        SaveKey {
+            text_rev: self.text_rev,
+            policies: self.policies.clone(),
+            speed: self.speed,
+            theme: self.theme,
+            preset: self.preset.map(|p| p.id),
+            model: self.model.as_ref().map(ModelSession::link),
         }
     }
 
@@ -579,6 +613,7 @@ impl AppState {
                 let text = dsl::print(&self.scenario);
                 self.history.record(&self.text, &text, false);
                 self.text = text;
+                self.text_rev += 1;
                 self.text_error = None;
             }
             Action::Edit(op) => {
@@ -712,6 +747,7 @@ impl AppState {
             Err(e) => self.text_error = Some(e.into()),
         }
         self.text = text;
+        self.text_rev += 1;
         // The form shows the model again (and drops a refused edit's message).
         self.editor_error = None;
         self.edit_epoch += 1;
@@ -763,6 +799,7 @@ impl AppState {
         self.scenario = scenario;
         self.scenario_rev += 1;
         self.text = text;
+        self.text_rev += 1;
         self.text_error = None;
         self.editor_error = None;
         self.preset = preset;
@@ -970,18 +1007,19 @@ mod tests {
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None });
+        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None });
         assert!(s.model.is_none() && s.banners[0].text.contains("could not be reopened"));
 
         let s = AppState::boot(Boot {
             saved: Some(Ok(saved)),
             shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
+            notice: None,
         });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
@@ -1202,21 +1240,21 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None });
         assert_eq!(s.scenario.name, "hotLoop_baseline");
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)) });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)) });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None });
         assert_eq!(s.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None });
+        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None });
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         assert!(s.banners[0].text.contains("set aside"));
     }
@@ -1224,7 +1262,7 @@ mod tests {
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)) });
+        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None });
         let banner = &s.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -1261,7 +1299,7 @@ mod tests {
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None });
         assert_eq!(s.text, "class A {\n  oops");
         assert!(s.text_error.is_some());
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model falls back to the default");

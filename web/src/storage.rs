@@ -95,6 +95,48 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     Ok(saved)
 }
 
+/// The key of the "opening" marker: set before the page opens a link or the autosave, cleared
+/// once that has painted. Found set at start-up, it means the last visit died (or was closed
+/// frozen) while opening it, so this visit must not open the same thing again: no crash loop.
+pub const OPENING_KEY: &str = "blast-radius.opening";
+
+/// What the page was opening when the marker was set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Opening {
+    Link,
+    Autosave,
+}
+
+impl Opening {
+    pub fn name(self) -> &'static str {
+        match self {
+            Opening::Link => "link",
+            Opening::Autosave => "autosave",
+        }
+    }
+
+    /// A marker's stored value; anything unknown counts as an interrupted autosave (the safe side).
+    pub fn parse(raw: &str) -> Opening {
+        if raw == "link" {
+            Opening::Link
+        } else {
+            Opening::Autosave
+        }
+    }
+
+    /// What the page says on the visit after an interrupted opening.
+    pub fn notice(self) -> &'static str {
+        match self {
+            Opening::Link => {
+                "The link opened on your last visit stopped the page before it finished loading, so it was not opened again; your previous scenario is back."
+            }
+            Opening::Autosave => {
+                "Your autosaved session stopped the page before it finished loading on your last visit; it was set aside and the page started fresh."
+            }
+        }
+    }
+}
+
 /// Where a corrupt entry is moved so the user can still recover it by hand.
 pub fn quarantine_key(now_ms: f64) -> String {
     format!("{KEY}.corrupt-{}", now_ms.max(0.0).round() as u64)
@@ -167,6 +209,15 @@ mod tests {
         let mut s = sample();
         s.scenario_text = "x".repeat(MAX_TEXT + 1);
         assert_eq!(encode(&s), Err(SaveError::TooLarge { bytes: MAX_TEXT + 1 }));
+    }
+
+    #[test]
+    fn opening_markers_round_trip_and_unknown_ones_are_treated_as_the_autosave() {
+        for o in [Opening::Link, Opening::Autosave] {
+            assert_eq!(Opening::parse(o.name()), o);
+        }
+        assert_eq!(Opening::parse("garbage"), Opening::Autosave);
+        assert_ne!(OPENING_KEY, KEY);
     }
 
     #[test]

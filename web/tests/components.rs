@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use blast_engine::models::MODEL_PRESETS;
+use blast_engine::runtimes::PROFILES;
 use blast_engine::{presets, Policy};
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
@@ -26,9 +27,10 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     };
     yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load }).render();
     yew::scheduler::flush().await;
-    assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len()) as u32);
+    assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len() + PROFILES.len()) as u32);
+    assert_eq!(count(&root, "table#preset-table tbody tr[data-runtime]"), PROFILES.len() as u32);
     assert_eq!(attr(&root, "table#preset-table tbody tr[data-preset]", "data-preset").split('_').next(), Some("hotLoop"), "Groovy workloads come first");
-    assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 4, "call sites, then one heading per model family");
+    assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 5, "call sites, one heading per model family, then the runtimes");
     click(&root, r#"tr[data-preset="hotLoop_sameTypeMetaClassChurn"] button.run"#);
     click(&root, r#"tr[data-preset="oracle_liveParentRedefine"] button.load"#);
     assert_eq!(*seen.borrow(), vec![("hotLoop_sameTypeMetaClassChurn".to_string(), true), ("oracle_liveParentRedefine".to_string(), false)]);

@@ -86,6 +86,8 @@ async fn a_model_session_is_autosaved_and_restored() {
     change_input(&root, "#knob-entries", "10");
     yew::scheduler::flush().await;
     let saved = browser::boot().saved.expect("saved").expect("readable");
+    // `boot` marks the autosave as being opened; a page clears that once it has painted.
+    browser::opened();
     let model = saved.model.expect("the model session is saved");
     assert_eq!((model.preset.as_str(), model.knobs.as_slice()), ("descriptor_treeMap", &[("entries".to_string(), "10".to_string())][..]));
     let again = render_app().await;
@@ -108,4 +110,25 @@ async fn a_model_link_opens_and_a_hostile_one_is_an_error() {
     assert!(find(&hostile, ".banner-error").text_content().unwrap_or_default().contains("no model preset"));
     step(&hostile, 1).await;
     assert!(exists(&hostile, "#blast-view"), "the page still works");
+}
+
+#[wasm_bindgen_test]
+async fn a_visit_that_died_opening_a_link_or_the_autosave_does_not_open_it_again() {
+    local_storage().clear().unwrap();
+    set_hash("");
+    let text = presets::find("hotLoop_baseline").unwrap().text;
+    browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
+    // Died opening a link: the autosave (never overwritten by the link) comes back.
+    local_storage().set_item(storage::OPENING_KEY, "link").unwrap();
+    let root = render_app().await;
+    assert!(find(&root, ".banner-error").text_content().unwrap_or_default().contains("was not opened again"));
+    assert_eq!(textarea_value(&root, "#dsl-text"), text);
+    assert!(local_storage().get_item(storage::OPENING_KEY).unwrap().is_none(), "the marker goes once the page painted");
+    // Died opening the autosave: it is set aside, the page starts fresh.
+    local_storage().set_item(storage::OPENING_KEY, "autosave").unwrap();
+    let root = render_app().await;
+    assert!(find(&root, ".banner-error").text_content().unwrap_or_default().contains("set aside"));
+    assert_ne!(textarea_value(&root, "#dsl-text"), text);
+    step(&root, 1).await;
+    assert!(exists(&root, "#blast-view figure.lane"), "the page still works");
 }

@@ -123,8 +123,10 @@ pub struct SiteReport {
 }
 
 /// One fired event. `id` is its index among the events fired (the index relink records name).
-#[derive(Clone, Debug, PartialEq)]
-pub struct EventRecord {
+/// Typed (`SiteId`, `DomainKey`) in the engine; [`EventText`] is the same record with names,
+/// made at the edge by [`Naming::event_text`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EventRecord<Site = SiteId, Domain = DomainKey> {
     pub id: usize,
     pub phase: Phase,
     pub op: u32,
@@ -132,13 +134,35 @@ pub struct EventRecord {
     pub label: String,
     pub domains_retired: usize,
     /// The retired domains (first few, in key order).
-    pub domains: Vec<DomainKey>,
+    pub domains: Vec<Domain>,
     /// Sites whose cached links this event retired (the first hundred, in site order).
-    pub sites_hit: Vec<SiteId>,
+    pub sites_hit: Vec<Site>,
     pub sites_hit_total: usize,
     /// Sites whose true target changed (what the ideal policy retires; the first hundred).
-    pub targets_changed: Vec<SiteId>,
+    pub targets_changed: Vec<Site>,
     pub targets_changed_total: usize,
+}
+
+/// An [`EventRecord`] as text (exports, JSON).
+pub type EventText = EventRecord<String, String>;
+
+impl<S, D> EventRecord<S, D> {
+    /// The same record with its sites and domains mapped (ids to names).
+    pub fn map<S2, D2>(&self, site: impl Fn(&S) -> S2, domain: impl Fn(&D) -> D2) -> EventRecord<S2, D2> {
+        EventRecord {
+            id: self.id,
+            phase: self.phase,
+            op: self.op,
+            t_ms: self.t_ms,
+            label: self.label.clone(),
+            domains_retired: self.domains_retired,
+            domains: self.domains.iter().map(domain).collect(),
+            sites_hit: self.sites_hit.iter().map(&site).collect(),
+            sites_hit_total: self.sites_hit_total,
+            targets_changed: self.targets_changed.iter().map(&site).collect(),
+            targets_changed_total: self.targets_changed_total,
+        }
+    }
 }
 
 /// One relink (or, for `missed`, one stale dispatch), attributed to the event that caused it.
@@ -216,37 +240,8 @@ pub trait Naming {
     }
 
     fn event_text(&self, e: &EventRecord) -> EventText {
-        let names = |ids: &[SiteId]| ids.iter().map(|&s| self.site_name(s).to_string()).collect();
-        EventText {
-            id: e.id,
-            phase: e.phase,
-            op: e.op,
-            t_ms: e.t_ms,
-            label: e.label.clone(),
-            domains_retired: e.domains_retired,
-            domains: e.domains.iter().map(|&k| self.domain_label(k)).collect(),
-            sites_hit: names(&e.sites_hit),
-            sites_hit_total: e.sites_hit_total,
-            targets_changed: names(&e.targets_changed),
-            targets_changed_total: e.targets_changed_total,
-        }
+        e.map(|&s| self.site_name(s).to_string(), |&k| self.domain_label(k))
     }
-}
-
-/// An [`EventRecord`] as text (exports, JSON).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct EventText {
-    pub id: usize,
-    pub phase: Phase,
-    pub op: u32,
-    pub t_ms: f64,
-    pub label: String,
-    pub domains_retired: usize,
-    pub domains: Vec<String>,
-    pub sites_hit: Vec<String>,
-    pub sites_hit_total: usize,
-    pub targets_changed: Vec<String>,
-    pub targets_changed_total: usize,
 }
 
 /// A [`crate::sim::DeoptRecord`] as text (the why panel, exports, JSON).

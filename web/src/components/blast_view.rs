@@ -9,12 +9,14 @@ use blast_engine::report::{SiteReport, SiteState};
 use blast_engine::Policy;
 use yew::prelude::*;
 
+use crate::aggregate;
+use crate::components::blast_aggregate::AggregatedBlast;
 use crate::format;
 use crate::layout::{self, Graph, CHAR_W};
 use crate::runner::{ClassEntry, LaneView, SiteView};
 use crate::state::RunState;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties, PartialEq, Clone)]
 pub struct BlastViewProps {
     pub lanes: Vec<Rc<LaneView>>,
     /// Every class the scenario declares or loads (by the program or by hand).
@@ -75,7 +77,24 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
         2 => 660.0,
         _ => 440.0,
     };
-    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32), |(classes, sites, w)| layout::layout(classes, sites, f64::from(*w)));
+    let aggregated = aggregate::aggregates(p.classes.len(), p.sites.len());
+    // Big worlds skip the card layout altogether (its cost and size grow with the world).
+    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32, aggregated), |(classes, sites, w, aggregated)| {
+        if *aggregated {
+            Graph::default()
+        } else {
+            layout::layout(classes, sites, f64::from(*w))
+        }
+    });
+    if aggregated {
+        return html! {
+            <>
+                <AggregatedBlast ..p.clone() />
+                { what_if_panel(p) }
+                { legend() }
+            </>
+        };
+    }
     html! {
         <>
             <div class="lanes">
@@ -205,7 +224,7 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
                             } else if sites.is_empty() {
                                 "no linked site would be retired".to_string()
                             } else {
-                                format!("{} site{}: {}", sites.len(), if sites.len() == 1 { "" } else { "s" }, sites.join(", "))
+                                format!("{} site{}: {}", sites.len(), if sites.len() == 1 { "" } else { "s" }, listed(sites))
                             }
                         }
                     </li>
@@ -213,6 +232,16 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
             </ul>
         </div>
     }
+}
+
+/// Site names for the what-if line: a big world's bulk retirement lists the first few.
+fn listed(sites: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let mut out = sites.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if sites.len() > SHOWN {
+        out.push_str(&format!(" and {} more", format::count((sites.len() - SHOWN) as u64)));
+    }
+    out
 }
 
 fn legend() -> Html {

@@ -2,6 +2,7 @@
 
 pub mod arena_threads;
 pub mod banners;
+pub mod blast_aggregate;
 pub mod blast_view;
 pub mod charts;
 pub mod class_tree;
@@ -18,8 +19,10 @@ pub mod model_editor;
 pub mod model_expectations;
 pub mod model_view;
 pub mod mutations;
+pub mod name_picker;
 pub mod shape_slots;
 pub mod site_list;
 pub mod topbar;
+pub mod virtual_rows;
 pub mod why;
 pub mod workload_form;

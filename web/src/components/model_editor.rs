@@ -1,5 +1,7 @@
 //! The structured editor: scenario settings, class tree, call sites, workload.
 
+use std::rc::Rc;
+
 use blast_engine::model::{Scenario, Semantics};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -12,7 +14,8 @@ use crate::editor::EditOp;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelEditorProps {
-    pub scenario: Scenario,
+    /// Shared with the page: a big world is not copied per render.
+    pub scenario: Rc<Scenario>,
     /// Bumps when the scenario changes (remounts forms that copy it).
     pub scenario_rev: u64,
     /// Bumps on every edit attempt (resets inputs after a refused edit).
@@ -24,6 +27,7 @@ pub struct ModelEditorProps {
 #[function_component(ModelEditor)]
 pub fn model_editor(p: &ModelEditorProps) -> Html {
     let s = &p.scenario;
+    let names = use_memo(p.scenario.clone(), |s| Rc::new(s.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>()));
     let on_name = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| cb.emit(EditOp::SetName(e.target_unchecked_into::<HtmlInputElement>().value())))
@@ -59,10 +63,10 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
                 <label>{ "Warm-up ops " }<input type="number" min="0" value={s.measure.warmup_ops.to_string()} onchange={measure(true)} size="4" /></label>
                 <label>{ "Measured ops " }<input type="number" min="1" value={s.measure.ops.to_string()} onchange={measure(false)} size="4" /></label>
             </div>
-            <ClassTree classes={s.classes.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
-            <SiteList scenario={s.clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <ClassTree scenario={s.clone()} names={(*names).clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <SiteList scenario={s.clone()} names={(*names).clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
             <p class="hint form-scope">{ "The form edits the settings, classes, call sites and a one-loop workload. Categories, setup events and richer programs (before-op, repeat, every … offset) are edited in the scenario text; both stay in step." }</p>
-            <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} on_edit={p.on_edit.clone()} />
+            <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} names={(*names).clone()} on_edit={p.on_edit.clone()} />
         </div>
     }
 }

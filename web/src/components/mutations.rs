@@ -1,20 +1,23 @@
 //! Hand-fired mutations: each button fires one event into every running simulation at once.
 
+use std::rc::Rc;
+
 use blast_engine::model::{Event as Mutation, MetaKind};
 use blast_engine::Policy;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::components::banners::message;
+use crate::components::name_picker::NamePicker;
 use crate::editor::is_name;
 use crate::state::FireOutcome;
 
 #[derive(Properties, PartialEq)]
 pub struct MutationsProps {
     /// Classes an event may target (declared, loaded by the program, or loaded by hand).
-    pub classes: Vec<String>,
+    pub classes: Rc<Vec<String>>,
     /// Method names worth suggesting for writes.
-    pub methods: Vec<String>,
+    pub methods: Rc<Vec<String>>,
     pub running: bool,
     pub last: Option<FireOutcome>,
     pub on_fire: Callback<Mutation>,
@@ -56,7 +59,7 @@ pub fn mutations(p: &MutationsProps) -> Html {
 
     let on_class = {
         let class = class.clone();
-        Callback::from(move |e: Event| class.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        Callback::from(move |v: String| class.set(v))
     };
     let on_method = {
         let method = method.clone();
@@ -92,9 +95,7 @@ pub fn mutations(p: &MutationsProps) -> Html {
             <h3 id="mutations-title">{ "Fire a mutation" }</h3>
             <div class="mutation-row">
                 <label>{ "on class " }
-                    <select id="fire-class" onchange={on_class}>
-                        { for p.classes.iter().map(|c| html! { <option value={c.clone()} selected={*c == current}>{ c }</option> }) }
-                    </select>
+                    <NamePicker id="fire-class" label="Class the mutation targets" names={p.classes.clone()} value={AttrValue::from(current.clone())} on_pick={on_class} />
                 </label>
                 <label>{ "method " }
                     <input id="fire-method" list="fire-method-names" value={(*method).clone()} oninput={on_method} size="10"

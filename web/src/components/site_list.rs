@@ -1,14 +1,21 @@
 //! Call sites: a receiver class and a method each; add, retarget, delete.
 
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
 use blast_engine::model::{Scenario, SiteDecl};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use super::name_picker::NamePicker;
+use super::virtual_rows::use_window;
 use crate::editor::{callable_methods, EditOp};
 
 #[derive(Properties, PartialEq)]
 pub struct SiteListProps {
-    pub scenario: Scenario,
+    pub scenario: Rc<Scenario>,
+    /// Every class name (the receiver pickers' list).
+    pub names: Rc<Vec<String>>,
     pub epoch: u64,
     pub on_edit: Callback<EditOp>,
 }
@@ -18,8 +25,13 @@ pub fn site_list(p: &SiteListProps) -> Html {
     let name = use_state(String::new);
     let class = use_state(String::new);
     let method = use_state(String::new);
-    let class_names: Vec<String> = p.scenario.classes.iter().map(|c| c.name.clone()).collect();
+    let class_names = &p.names;
     let chosen_class = if class_names.contains(&class) { (*class).clone() } else { class_names.first().cloned().unwrap_or_default() };
+    let window = use_window(p.scenario.sites.len());
+    let span = window.span;
+    let shown = &p.scenario.sites[span.start..span.end];
+    // Method suggestions only for the receivers on screen (one list per class, not per row).
+    let receivers: BTreeSet<&str> = shown.iter().map(|s| s.class.as_str()).chain([chosen_class.as_str()]).collect();
     let add = {
         let (cb, name, method, chosen) = (p.on_edit.clone(), name.clone(), method.clone(), chosen_class.clone());
         Callback::from(move |e: SubmitEvent| {
@@ -35,22 +47,25 @@ pub fn site_list(p: &SiteListProps) -> Html {
     html! {
         <div class="site-list">
             <h3>{ "Call sites" }</h3>
-            <table class="sites">
-                <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th></th></tr></thead>
-                <tbody>
-                    { for p.scenario.sites.iter().map(|s| site_row(p, s, &class_names)) }
-                </tbody>
-            </table>
-            { for p.scenario.classes.iter().map(|c| html! {
-                <datalist id={format!("methods-of-{}", c.name)}>
-                    { for callable_methods(&p.scenario, &c.name).into_iter().map(|m| html! { <option value={m} /> }) }
+            <div class={classes!("sites-box", window.virtualized.then_some("virtual"))} style={window.style.clone()} onscroll={window.onscroll.clone()}>
+                <table class="sites">
+                    <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th></th></tr></thead>
+                    <tbody>
+                        if span.before_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="4" style={format!("height: {}px", span.before_px)}></td></tr> }
+                        { for shown.iter().map(|s| site_row(p, s)) }
+                        if span.after_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="4" style={format!("height: {}px", span.after_px)}></td></tr> }
+                    </tbody>
+                </table>
+            </div>
+            { for receivers.into_iter().map(|c| html! {
+                <datalist id={format!("methods-of-{c}")}>
+                    { for callable_methods(&p.scenario, c).into_iter().map(|m| html! { <option value={m} /> }) }
                 </datalist>
             }) }
             <form class="add-row" onsubmit={add}>
                 <input id="new-site-name" placeholder="site name" size="10" value={(*name).clone()} oninput={text(&name)} spellcheck="false" aria-label="New site name" />
-                <select aria-label="Receiver class of the new site" onchange={let s = class.clone(); Callback::from(move |e: Event| s.set(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
-                    { for class_names.iter().map(|c| html! { <option value={c.clone()} selected={*c == chosen_class}>{ c }</option> }) }
-                </select>
+                <NamePicker label="Receiver class of the new site" names={p.names.clone()} value={AttrValue::from(chosen_class.clone())}
+                    on_pick={let s = class.clone(); Callback::from(move |v: String| s.set(v))} />
                 <input placeholder="method" size="10" value={(*method).clone()} oninput={text(&method)} list={format!("methods-of-{chosen_class}")} spellcheck="false" aria-label="Method of the new site" />
                 <button id="add-site" type="submit">{ "Add site" }</button>
             </form>
@@ -58,7 +73,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
     }
 }
 
-fn site_row(p: &SiteListProps, s: &SiteDecl, class_names: &[String]) -> Html {
+fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
     let retarget = |field: fn(&mut SiteDecl, String)| {
         let (cb, site) = (p.on_edit.clone(), s.clone());
         move |value: String| {
@@ -77,9 +92,8 @@ fn site_row(p: &SiteListProps, s: &SiteDecl, class_names: &[String]) -> Html {
         <tr data-site={s.name.clone()} key={format!("{}#{}", s.name, p.epoch)}>
             <td><code>{ &s.name }</code></td>
             <td>
-                <select aria-label={format!("Receiver class of {}", s.name)} onchange={Callback::from(move |e: Event| set_class(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
-                    { for class_names.iter().map(|c| html! { <option value={c.clone()} selected={*c == s.class}>{ c }</option> }) }
-                </select>
+                <NamePicker label={format!("Receiver class of {}", s.name)} names={p.names.clone()} value={AttrValue::from(s.class.clone())}
+                    on_pick={Callback::from(set_class)} />
             </td>
             <td>
                 <input value={s.method.clone()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}

@@ -5,11 +5,11 @@ use std::rc::Rc;
 
 use blast_engine::expect::Cause;
 use blast_engine::report::{RelinkText, Verdict};
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
+use crate::components::name_picker::NamePicker;
 use crate::format;
 use crate::runner::{phase_name, LaneView};
 
@@ -17,7 +17,7 @@ use crate::runner::{phase_name, LaneView};
 pub struct WhyProps {
     pub lanes: Vec<Rc<LaneView>>,
     /// Every site of the scenario, in declaration order.
-    pub sites: Vec<String>,
+    pub sites: Rc<Vec<String>>,
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
     /// The relink behind a failed expectation that the user asked to see.
@@ -37,20 +37,15 @@ fn verdict_name(v: Verdict) -> &'static str {
 pub fn why(p: &WhyProps) -> Html {
     let on_change = {
         let cb = p.on_select.clone();
-        Callback::from(move |e: Event| {
-            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            cb.emit(if v.is_empty() { None } else { Some(v) })
-        })
+        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
     };
     html! {
         <section id="why" class="panel" aria-labelledby="why-title">
             <header class="panel-head">
                 <h2 id="why-title">{ "Why did it relink?" }</h2>
                 <label>{ "Site " }
-                    <select id="why-site" onchange={on_change}>
-                        <option value="" selected={p.selected.is_none()}>{ "— pick a site —" }</option>
-                        { for p.sites.iter().map(|s| html! { <option value={s.clone()} selected={p.selected.as_deref() == Some(s.as_str())}>{ s }</option> }) }
-                    </select>
+                    <NamePicker id="why-site" label="Site whose relinks to explain" names={p.sites.clone()} value={p.selected.clone().unwrap_or_default()}
+                        none_label="— pick a site —" on_pick={on_change} />
                 </label>
             </header>
             if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {

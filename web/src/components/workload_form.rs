@@ -1,15 +1,21 @@
 //! The workload program in form: one loop calling chosen sites, optionally writing to a
 //! metaclass every N iterations. Richer programs are edited in the text view.
 
+use std::rc::Rc;
+
 use blast_engine::model::Scenario;
-use web_sys::{HtmlInputElement, HtmlSelectElement};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use super::name_picker::NamePicker;
+use super::virtual_rows::VIRTUAL_ABOVE;
 use crate::editor::{workload_of, Churn, EditOp, Workload};
 
 #[derive(Properties, PartialEq)]
 pub struct WorkloadFormProps {
-    pub scenario: Scenario,
+    pub scenario: Rc<Scenario>,
+    /// Every class name (the written class's picker).
+    pub names: Rc<Vec<String>>,
     pub on_edit: Callback<EditOp>,
 }
 
@@ -74,6 +80,13 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                     { " iterations, calling:" }
                 </label>
             </div>
+            if p.scenario.sites.len() > VIRTUAL_ABOVE {
+                // One checkbox per site stops being a form at this size (and the membership
+                // test per chip was quadratic): say what the loop calls instead.
+                <p class="form-row calls hint" id="workload-calls-summary">{ format!(
+                    "calls {} of the {} sites (too many to tick one by one here: edit the op in the scenario text to call others)",
+                    crate::format::count(form.calls.len() as u64), crate::format::count(p.scenario.sites.len() as u64)) }</p>
+            } else {
             <div class="form-row calls">
                 { for p.scenario.sites.iter().map(|s| {
                     let (form, name) = (form.clone(), s.name.clone());
@@ -90,6 +103,7 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                     }
                 }) }
             </div>
+            }
             <div class="form-row">
                 <label>
                     <input type="checkbox" id="workload-churn" checked={form.churn.is_some()}
@@ -100,9 +114,8 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                     value={form.churn.as_ref().map(|c| c.period.to_string()).unwrap_or_else(|| "1000".into())}
                     onchange={Callback::from(move |e: Event| on_period(e.target_unchecked_into::<HtmlInputElement>().value()))} />
                 { " iterations write " }
-                <select aria-label="Class written" disabled={form.churn.is_none()} onchange={Callback::from(move |e: Event| on_class(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
-                    { for p.scenario.classes.iter().map(|c| html! { <option value={c.name.clone()} selected={churn_class.as_deref() == Some(c.name.as_str())}>{ &c.name }</option> }) }
-                </select>
+                <NamePicker label="Class written" disabled={form.churn.is_none()} names={p.names.clone()}
+                    value={AttrValue::from(churn_class.clone().unwrap_or_default())} on_pick={Callback::from(on_class)} />
                 { "." }
                 <input aria-label="Method written" disabled={form.churn.is_none()} size="8" spellcheck="false"
                     value={form.churn.as_ref().map(|c| c.method.clone()).unwrap_or_else(|| "dyn0".into())}

@@ -1,0 +1,179 @@
+// Big and hostile scenarios (issues #8 item 5, #11 items 1-2, #13 item 5): paste a 10^5-site
+// world and a 2,000 x 2,000 one, open a share link with a 5,000-deep class chain and one with
+// the deepest chain a link may carry, then reload. A PerformanceObserver records long tasks
+// in the page; each check prints its figures (longest task, first paint after the paste).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, freshPage } from './common.mjs';
+
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+/** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
+const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
+
+const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')}`;
+
+/** `sites` sites over `classes` classes, all called in one loop. */
+function world(classes, sites) {
+  const t = ['measure warmup 0 ops 1'];
+  for (let i = 0; i < classes; i++) t.push(`class K${i} { m }`);
+  for (let i = 0; i < sites; i++) t.push(`site s${i} = K${i % classes}.m`);
+  const calls = [];
+  for (let i = 0; i < sites; i++) calls.push(`call s${i}`);
+  t.push(`op { loop 10 { ${calls.join(' ')} } }`);
+  return t.join('\n') + '\n';
+}
+
+/** A chain K0 <- K1 <- ... of `depth` classes with one site on the deepest. */
+function chain(depth) {
+  const t = ['class A0 { m }'];
+  for (let i = 1; i < depth; i++) t.push(`class A${i} extends A${i - 1}`);
+  t.push(`site a = A${depth - 1}.m`, 'op { loop 10 { call a } }');
+  return t.join('\n') + '\n';
+}
+
+/** Long tasks are recorded from the start of every document of the context. */
+async function observe(context) {
+  await context.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}
+
+const longestSince = (page, t0) => page.evaluate((t0) => Math.max(0, ...window.__longTasks.filter((e) => e.start + e.ms >= t0).map((e) => e.ms)), t0);
+
+/** Paste `text` into the scenario text and wait for the aggregated blast view of `sites` sites. */
+async function paste(page, text, sites) {
+  const t0 = await page.evaluate(() => performance.now());
+  await page.evaluate((text) => {
+    const area = document.querySelector('#dsl-text');
+    area.value = text;
+    area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+  }, text);
+  await page.waitForSelector(`.aggregate[data-sites="${sites}"] .agg-class`, { timeout: 60_000 });
+  const painted = await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0))));
+  return { t0, firstPaintMs: Math.round(painted - t0) };
+}
+
+/** The page answers a click: a class row opens within a second. */
+async function answersClick(page) {
+  const row = page.locator('.lane.aggregated').first().locator('.agg-class').first();
+  const before = await row.getAttribute('aria-expanded');
+  const t0 = Date.now();
+  await row.locator('.agg-toggle').click({ timeout: 5_000 });
+  await page.waitForFunction((b) => document.querySelector('.lane.aggregated .agg-class')?.getAttribute('aria-expanded') !== b, before, { timeout: 5_000 });
+  return Date.now() - t0;
+}
+
+async function openEditor(browser, url, log) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  await observe(context);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+  await page.waitForSelector('#dsl-text', { timeout: 30_000 });
+  return { context, page, errors, log };
+}
+
+export const checks = [
+  {
+    name: 'scale: a pasted 2,000 classes x 2,000 sites world paints in < 1 s and answers clicks (long tasks printed)',
+    async run({ browser, baseUrl, log }) {
+      const { context, page, errors } = await openEditor(browser, baseUrl, log);
+      try {
+        const { t0, firstPaintMs } = await paste(page, world(2000, 2000), 2000);
+        await page.waitForTimeout(500);
+        const longest = await longestSince(page, t0);
+        const clickMs = await answersClick(page);
+        const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+        log(`# 2000x2000 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms, ${nodes} DOM elements`);
+        await shoot(page, 'scale-2000x2000');
+        expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+        expect(nodes < 20_000, `${nodes} DOM elements: the editor or blast view renders every row`);
+        expect(firstPaintMs < 1000, `first paint ${firstPaintMs} ms after the paste (goal < 1 s)`);
+        // Not yet asserted: no long task > 50 ms (measured ~300 ms: parse, Simulation::new and
+        // the first render run on the main thread; the engine worker is not built yet).
+      } finally {
+        await context.close();
+      }
+    },
+  },
+  {
+    name: 'scale: a pasted 10^5-site world paints and answers clicks (first paint and long tasks printed)',
+    async run({ browser, baseUrl, log }) {
+      const { context, page, errors } = await openEditor(browser, baseUrl, log);
+      try {
+        const { t0, firstPaintMs } = await paste(page, world(10_000, 100_000), 100_000);
+        await page.waitForTimeout(500);
+        const longest = await longestSince(page, t0);
+        const clickMs = await answersClick(page);
+        // The search opens the path to one site among 10^5.
+        await page.fill('#blast-search', 's99999');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.lane.aggregated .agg-site[data-site="s99999"]', { timeout: 10_000 });
+        await page.evaluate(() => document.querySelector('#blast-view')?.scrollIntoView());
+        log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms`);
+        await shoot(page, 'scale-1e5-aggregated');
+        expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+        // Goal < 3 s and no long task > 50 ms, not met yet (measured ~17 s, longest task ~3.5 s:
+        // parsing, Simulation::new and per-frame views of 10^5 sites on the main thread). This
+        // bound only guards against the old behaviour (no paint at all, a dead tab).
+        expect(firstPaintMs < 40_000, `first paint ${firstPaintMs} ms after the paste`);
+      } finally {
+        await context.close();
+      }
+    },
+  },
+  {
+    name: 'scale: a 5,000-deep link is refused without blocking the page, the deepest link that fits opens, and reloads keep the scenario',
+    async run({ browser, baseUrl, log }) {
+      const { context, page, errors } = await freshPage(browser, baseUrl, (p) => p.waitForSelector('#dsl-text', { timeout: 30_000 }));
+      try {
+        await page.waitForTimeout(300);
+        const before = await page.inputValue('#dsl-text');
+        await observeNow(page);
+        // 5,000 deep does not fit a link (64 KB): refused with a message before any work.
+        const deep = fragment(chain(5000));
+        const t0 = await page.evaluate(() => performance.now());
+        await page.goto(baseUrl + deep, { waitUntil: 'load' });
+        await page.waitForSelector('.banner-text', { timeout: 10_000 });
+        const refused = await page.locator('.banner-text').allTextContents();
+        expect(refused.some((t) => t.includes('was not loaded')), `no refusal shown: ${refused.join(' | ')}`);
+        const longestDeep = await longestSince(page, t0);
+        expect((await page.inputValue('#dsl-text')) === before, 'the refused link replaced the scenario');
+        // The deepest chain a link can carry opens, draws aggregated, and answers clicks.
+        let depth = 5000;
+        while (fragment(chain(depth)).length > 64 * 1024) depth -= 100;
+        const t1 = await page.evaluate(() => performance.now());
+        await page.goto(baseUrl + fragment(chain(depth)), { waitUntil: 'load' });
+        await page.waitForSelector(`.aggregate[data-classes="${depth}"]`, { timeout: 20_000 });
+        await page.waitForTimeout(300);
+        const longestFit = await longestSince(page, t1);
+        const clickMs = await answersClick(page);
+        await shoot(page, 'scale-deep-chain');
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForSelector(`.aggregate[data-classes="${depth}"]`, { timeout: 20_000 });
+        const after = await page.inputValue('#dsl-text');
+        log(`# deep links: 5,000 deep refused (${deep.length} B), longest task ${Math.round(longestDeep)} ms; ${depth} deep opened, longest task ${Math.round(longestFit)} ms, click ${clickMs} ms; reload keeps it`);
+        expect(after.includes(`class A${depth - 1} extends`), 'after a reload the loaded chain is not there');
+        expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+        expect(longestDeep <= 50, `the refused link blocked the page ${Math.round(longestDeep)} ms`);
+        // Not yet asserted: the accepted ${depth}-deep link's load (~260 ms measured) <= 50 ms.
+      } finally {
+        await context.close();
+      }
+    },
+  },
+];
+
+/** For a page opened without `observe`: start recording long tasks now. */
+async function observeNow(page) {
+  await page.evaluate(() => {
+    window.__longTasks = window.__longTasks || [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}

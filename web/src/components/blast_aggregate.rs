@@ -1,0 +1,247 @@
+//! The blast view for big worlds (`aggregate::aggregates`): one row per class with its
+//! subtree's counts and heat, opened level by level, plus a search that opens the path to a
+//! class or site. Lanes sit side by side with the same rows, so policies compare row by row.
+//! Site rows select the site (the why panel follows) and class rows drive the what-if preview,
+//! as the card drawing does.
+
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+use crate::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
+use crate::components::blast_view::{shown_look, BlastViewProps};
+use crate::format;
+use crate::runner::LaneView;
+use crate::state::RunState;
+
+/// Per lane: each scenario site's relinks, by the index of `forest.site_names`.
+fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
+    // The runner reports sites in the scenario's order; fall back to names if it ever does not.
+    if lane.sites.len() == forest.site_names.len() && lane.sites.iter().zip(&forest.site_names).all(|(s, n)| s.report.name == *n) {
+        return lane.sites.iter().map(|s| s.relinks).collect();
+    }
+    let by_name: std::collections::HashMap<&str, u64> = lane.sites.iter().map(|s| (s.report.name.as_str(), s.relinks)).collect();
+    forest.site_names.iter().map(|n| by_name.get(n.as_str()).copied().unwrap_or(0)).collect()
+}
+
+fn heat_class(relinks: u64, hottest: u64) -> &'static str {
+    if relinks == 0 || hottest == 0 {
+        return "heat-0";
+    }
+    match relinks * 4 / hottest.max(1) {
+        0 => "heat-1",
+        1 => "heat-2",
+        2 => "heat-3",
+        _ => "heat-4",
+    }
+}
+
+#[function_component(AggregatedBlast)]
+pub fn aggregated_blast(p: &BlastViewProps) -> Html {
+    let forest = use_memo((p.classes.clone(), p.sites.clone()), |(classes, sites)| Forest::new(classes, sites));
+    let open = use_state(HashSet::<usize>::new);
+    let query = use_state(String::new);
+    let found = use_state(|| None::<Hit>);
+
+    let hits = forest.search(&query);
+    let reveal = {
+        let (forest, open, found) = (forest.clone(), open.clone(), found.clone());
+        Callback::from(move |hit: Hit| {
+            let class = match hit {
+                Hit::Class(c) => forest.path_to(c).split_last().map(|(_, up)| up.to_vec()).unwrap_or_default(),
+                Hit::Site(s) => forest.site_class(s).map(|c| forest.path_to(c)).unwrap_or_default(),
+            };
+            let mut next = (*open).clone();
+            next.extend(class);
+            open.set(next);
+            found.set(Some(hit));
+        })
+    };
+    let mut show = ShowAlso::default();
+    match *found {
+        Some(Hit::Class(c)) => show.classes.extend(forest.path_to(c)),
+        Some(Hit::Site(s)) => {
+            show.sites.insert(s);
+            if let Some(c) = forest.site_class(s) {
+                show.classes.extend(forest.path_to(c));
+            }
+        }
+        None => {}
+    }
+    if let Some(s) = p.selected.as_deref().and_then(|name| forest.site_names.iter().position(|n| n == name)) {
+        show.sites.insert(s);
+        if let Some(c) = forest.site_class(s) {
+            show.classes.extend(forest.path_to(c));
+        }
+    }
+    // The rows come from the first lane's heat, so every lane shows the same rows in the same order.
+    let per_lane: Vec<(Rc<LaneView>, Vec<u64>, Vec<Totals>)> = p
+        .lanes
+        .iter()
+        .map(|lane| {
+            let relinks = site_relinks(&forest, lane);
+            let totals = forest.totals(&relinks);
+            (lane.clone(), relinks, totals)
+        })
+        .collect();
+    let rows = match per_lane.first() {
+        Some((_, relinks, totals)) => forest.rows(totals, relinks, &open, &show),
+        None => Vec::new(),
+    };
+    let toggle = {
+        let open = open.clone();
+        Callback::from(move |id: usize| {
+            let mut next = (*open).clone();
+            if !next.remove(&id) {
+                next.insert(id);
+            }
+            open.set(next);
+        })
+    };
+    let on_query = {
+        let (query, found) = (query.clone(), found.clone());
+        Callback::from(move |e: InputEvent| {
+            query.set(e.target_unchecked_into::<HtmlInputElement>().value());
+            found.set(None);
+        })
+    };
+    let on_search_key = {
+        let (reveal, first) = (reveal.clone(), hits.first().cloned());
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                e.prevent_default();
+                if let Some(h) = first.clone() {
+                    reveal.emit(h);
+                }
+            }
+        })
+    };
+    let ctx = RowCtx { forest: &forest, p, toggle, found: (*found).clone() };
+    html! {
+        <div class="aggregate" data-classes={forest.len().to_string()} data-sites={forest.site_names.len().to_string()}>
+            <div class="aggregate-tools">
+                <p class="hint">{ format!(
+                    "{} classes and {} sites: each row sums its class's whole subtree (classes · sites · sites hit · relinks); open a row to see its children and sites, hottest first.",
+                    format::count(forest.len() as u64), format::count(forest.site_names.len() as u64)) }</p>
+                <label class="aggregate-search">{ "Find a class or site " }
+                    <input id="blast-search" type="search" value={(*query).clone()} oninput={on_query} onkeydown={on_search_key}
+                        placeholder="name…" spellcheck="false" autocomplete="off" aria-label="Find a class or site in the blast view" />
+                </label>
+                if !query.trim().is_empty() {
+                    <ul class="search-hits" aria-label="Matches">
+                        { for hits.iter().map(|h| {
+                            let (label, kind) = match h {
+                                Hit::Class(c) => (forest.names[*c].clone(), "class"),
+                                Hit::Site(s) => (forest.site_names[*s].clone(), "site"),
+                            };
+                            let (reveal, h2) = (reveal.clone(), h.clone());
+                            html! { <li><button class="link" onclick={Callback::from(move |_: MouseEvent| reveal.emit(h2.clone()))}>
+                                <span class="muted">{ kind }</span>{ " " }{ label }</button></li> }
+                        }) }
+                        if hits.is_empty() { <li class="muted">{ "no class or site has that in its name" }</li> }
+                    </ul>
+                }
+            </div>
+            <div class="lanes">
+                { for per_lane.iter().map(|(lane, relinks, totals)| lane_rows(&ctx, lane, &rows, relinks, totals)) }
+                if p.lanes.is_empty() {
+                    <p class="empty">{ "Nothing to show: the scenario cannot run (see the message above)." }</p>
+                }
+            </div>
+        </div>
+    }
+}
+
+struct RowCtx<'a> {
+    forest: &'a Forest,
+    p: &'a BlastViewProps,
+    toggle: Callback<usize>,
+    found: Option<Hit>,
+}
+
+fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], totals: &[Totals]) -> Html {
+    let status = RunState::of(ctx.p.playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
+    let hottest = rows.iter().filter_map(|r| if let Row::Class { id, .. } = r { Some(totals[*id].relinks) } else { None }).max().unwrap_or(0);
+    html! {
+        <figure class="lane aggregated" data-policy={lane.policy.name()} key={lane.policy.name()}>
+            <figcaption>
+                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
+                <strong>{ lane.policy.name() }</strong>
+                <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
+                <span class="lane-relinks" title="relinks: necessary / collateral / missed">
+                    <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
+                    <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
+                    <span class="v-missed">{ lane.totals.missed }</span>
+                </span>
+            </figcaption>
+            <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
+                { for rows.iter().map(|r| agg_row(ctx, lane, r, relinks, totals, hottest)) }
+            </ul>
+        </figure>
+    }
+}
+
+fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[Totals], hottest: u64) -> Html {
+    match row {
+        Row::Class { id, depth, open, has_more } => {
+            let name = ctx.forest.names[*id].clone();
+            let t = totals[*id];
+            let loaded = lane.is_loaded(&name);
+            let found = ctx.found == Some(Hit::Class(*id));
+            let toggle = {
+                let (cb, id) = (ctx.toggle.clone(), *id);
+                Callback::from(move |_: MouseEvent| cb.emit(id))
+            };
+            let hover = |v: Option<String>| {
+                let cb = ctx.p.on_hover.clone();
+                move |_| cb.emit(v.clone())
+            };
+            let share = if hottest > 0 { (t.relinks as f64 / hottest as f64 * 100.0).min(100.0) } else { 0.0 };
+            html! {
+                <li class={classes!("agg-class", heat_class(t.relinks, hottest), (!loaded).then_some("not-loaded"), found.then_some("found"))}
+                    role="treeitem" aria-level={(depth + 1).to_string()} aria-expanded={has_more.then(|| open.to_string())}
+                    data-class={name.clone()} data-relinks={t.relinks.to_string()} style={format!("--depth: {depth}")}
+                    onmouseenter={Callback::from(hover(Some(name.clone())))} onmouseleave={Callback::from(hover(None))}>
+                    <button class="agg-toggle" disabled={!has_more} onclick={toggle}
+                        aria-label={format!("{} {name}", if *open { "Close" } else { "Open" })}>{ if !has_more { "·" } else if *open { "▾" } else { "▸" } }</button>
+                    <span class="agg-name">{ &name }</span>
+                    <span class="agg-counts muted">{ format!("{} cl · {} sites · {} hit", format::count(t.classes), format::count(t.sites), format::count(t.hit_sites)) }</span>
+                    <span class="agg-heat" aria-hidden="true"><span style={format!("width: {share:.1}%")}></span></span>
+                    <span class="agg-relinks">{ format::count(t.relinks) }</span>
+                </li>
+            }
+        }
+        Row::Site { site, depth } => {
+            let name = ctx.forest.site_names[*site].clone();
+            let view = lane.sites.get(*site).filter(|s| s.report.name == name).or_else(|| lane.site(&name));
+            let (state, state_text) = view.map(|s| shown_look(&s.report)).unwrap_or(("not-called", "not called"));
+            let selected = ctx.p.selected.as_deref() == Some(name.as_str());
+            let found = ctx.found == Some(Hit::Site(*site));
+            let r = relinks.get(*site).copied().unwrap_or(0);
+            let select = {
+                let (cb, name) = (ctx.p.on_select.clone(), name.clone());
+                Callback::from(move |_: MouseEvent| cb.emit(Some(name.clone())))
+            };
+            html! {
+                <li class={classes!("agg-site", format!("state-{state}"), selected.then_some("selected"), found.then_some("found"))}
+                    role="treeitem" aria-level={(depth + 1).to_string()} data-site={name.clone()} data-state={state} data-relinks={r.to_string()}
+                    style={format!("--depth: {depth}")}>
+                    <button class="agg-site-button" aria-pressed={selected.to_string()} onclick={select}
+                        title={format!("{name}: {state_text}; {r} relinks. Click for its history.")}>
+                        <span class="state-dot-html" aria-hidden="true"></span>
+                        <span class="agg-name">{ &name }</span>
+                        <span class="muted">{ state_text }</span>
+                    </button>
+                    <span class="agg-relinks">{ format::count(r) }</span>
+                </li>
+            }
+        }
+        Row::More { depth, hidden } => html! {
+            <li class="agg-more muted" role="treeitem" aria-level={(depth + 1).to_string()} style={format!("--depth: {depth}")}>
+                { format!("+{} more (cooler; find one by name above)", format::count(*hidden as u64)) }
+            </li>
+        },
+    }
+}
