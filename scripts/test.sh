@@ -10,7 +10,7 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=460          # gzipped .wasm + .js in dist/; 456.7 KB after merging main into `worker` (big-world views, pickers); issue 11 asks for 250
+SIZE_BUDGET_KB=435          # gzipped .wasm + .js in dist/; 431.1 KB measured after issue 11 item 4 (JSON import cut, wasm profile; breakdown in notes/issue-11-slim.md); the issue asks for 250
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
