@@ -25,6 +25,7 @@ import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
 import { checks as compiledChecks } from './checks/compiled.mjs';
 import { checks as runtimeChecks } from './checks/runtimes.mjs';
+import { checks as issue11Checks } from './checks/issue11.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -83,6 +84,7 @@ const pageCheckGroups = [
   expectationChecks, // the expectations panel (issue #12)
   compiledChecks, // compiled code and its deopts (issue #9)
   runtimeChecks, // the Runtimes gallery and the measured-runtime panel (issue #10)
+  issue11Checks, // load figures, axe-core, keyboard alone, the 390 px layout (issue #11)
 ];
 for (const c of pageCheckGroups.flat()) {
   check(c.name, ({ page, url, context, browser }) =>

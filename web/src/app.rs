@@ -27,7 +27,7 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
-use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_painted_once, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::measured::{self, Measured};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
@@ -35,6 +35,10 @@ use crate::runner::ClassEntry;
 use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
 use crate::store::{use_store, Store};
+
+/// The parts of the page that mount one painted frame after another (gallery, blast view,
+/// analysis panels, editor); see `use_mount_stages`.
+const PAGE_PARTS: usize = 4;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -62,12 +66,14 @@ pub fn app() -> Html {
             }
         });
     }
-    let below_fold = use_painted_once();
+    let mounted = use_mount_stages(PAGE_PARTS);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
-    use_autosave(&store, save_key, below_fold);
+    // The whole page has been built around what was opened (a link that kills the page does so
+    // by then), so it may be saved.
+    use_autosave(&store, save_key, mounted == PAGE_PARTS);
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
@@ -109,11 +115,13 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             <main class="layout">
-                <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
+                if mounted >= 1 {
+                    <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
+                }
                 {
                     match &s.model {
-                        Some(m) => model_sections(&store, &s, m, below_fold),
-                        None => call_site_sections(&store, &s, &shared, below_fold, &expect_lines, measured_panel(&measured, current.as_deref())),
+                        Some(m) => model_sections(&store, &s, m, mounted),
+                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -236,9 +244,10 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
     }
 }
 
-/// `below_fold`: whether the panels under the blast view (charts, comparison, why, editor)
-/// are mounted yet; see `use_painted_once`.
-fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below_fold: bool, expect_lines: &Rc<Vec<Option<usize>>>, measured: Html) -> Html {
+/// `mounted`: how many parts of the page under the top bar are mounted yet (1: the gallery; 2:
+/// also the blast view; 3: also charts, comparison, expectations, why and the measured-runtime
+/// panel; 4: also the editor); see `use_mount_stages`.
+fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, mounted: usize, expect_lines: &Rc<Vec<Option<usize>>>, measured: Html) -> Html {
     let lanes = s.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
@@ -252,24 +261,26 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
     let error_cb = store.callback(Action::ShowError);
     html! {
         <>
-            <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
-                <header class="panel-head">
-                    <h2 id="blast-title">{ "Blast view" }</h2>
-                    <p class="hint">{ scenario_caption(s) }</p>
-                </header>
-                if let Some((n, note)) = &s.step_note {
-                    <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
-                }
-                <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
-                    last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
-                    categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                    on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                    loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
-                <BlastView {lanes} {classes} sites={sites} playing={s.playing}
-                    hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
-                    what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-            </section>
-            if below_fold {
+            if mounted >= 2 {
+                <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
+                    <header class="panel-head">
+                        <h2 id="blast-title">{ "Blast view" }</h2>
+                        <p class="hint">{ scenario_caption(s) }</p>
+                    </header>
+                    if let Some((n, note)) = &s.step_note {
+                        <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                    }
+                    <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
+                        last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                        categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                        on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                        loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                    <BlastView {lanes} {classes} sites={sites} playing={s.playing}
+                        hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
+                        what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                </section>
+            }
+            if mounted >= 3 {
                 <div class="analysis">
                     <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
                     <div class="side">
@@ -282,6 +293,8 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
                     </div>
                 </div>
                 { measured }
+            }
+            if mounted >= 4 {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
@@ -309,21 +322,23 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, below
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession, below_fold: bool) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
-                <header class="panel-head">
-                    <h2 id="blast-title">{ "Blast view" }</h2>
-                    <p class="hint">{ caption }</p>
-                </header>
-                <p class="model-description">{ m.preset.description }</p>
-                <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
-                <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
-            </section>
-            if below_fold {
+            if mounted >= 2 {
+                <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
+                    <header class="panel-head">
+                        <h2 id="blast-title">{ "Blast view" }</h2>
+                        <p class="hint">{ caption }</p>
+                    </header>
+                    <p class="model-description">{ m.preset.description }</p>
+                    <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
+                    <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
+                </section>
+            }
+            if mounted >= 3 {
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">

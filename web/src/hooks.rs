@@ -111,28 +111,35 @@ pub fn use_shortcuts(store: &Store) {
     });
 }
 
-/// False until the page's first frame is on screen, then true for good.
+/// How many of the page's deferred parts are mounted: 0 at first, then one more after each
+/// painted frame, up to `parts`, and it stays there.
 ///
-/// The first render builds the top bar, gallery and blast view (what a window shows); the
-/// panels below them mount in a task of their own after that frame is painted, so building
-/// and laying out the whole page never adds up to one long task during load.
+/// The first render builds the top bar (and the state: the engine's lanes for the scenario);
+/// each part below it (the gallery, the blast view, the analysis panels, the editor) mounts in
+/// a task of its own after the previous frame is painted, so building and laying out the whole page never adds up to one
+/// long task during load (issue 11: none over 50 ms).
 #[hook]
-pub fn use_painted_once() -> bool {
-    let painted = use_state(|| false);
-    let pending: Slot<Timeout> = use_mut_ref(|| None);
+pub fn use_mount_stages(parts: usize) -> usize {
+    let mounted = use_state(|| 0usize);
+    let pending: Slot<(AnimationFrame, Option<Timeout>)> = use_mut_ref(|| None);
     {
-        let painted = painted.clone();
-        use_effect_with((), move |_| {
-            let after_paint = pending.clone();
-            // Animation-frame callbacks run just before the frame's layout and paint; a timer
-            // set from one fires after them.
-            let frame = request_animation_frame(move |_| {
-                *after_paint.borrow_mut() = Some(Timeout::new(0, move || painted.set(true)));
-            });
-            move || drop((frame, pending.borrow_mut().take()))
+        let mounted = mounted.clone();
+        use_effect_with(*mounted, move |&now| {
+            if now < parts {
+                let after_paint = pending.clone();
+                // Animation-frame callbacks run just before the frame's layout and paint; a timer
+                // set from one fires after them.
+                let frame = request_animation_frame(move |_| {
+                    if let Some((_, timer)) = after_paint.borrow_mut().as_mut() {
+                        *timer = Some(Timeout::new(0, move || mounted.set(now + 1)));
+                    }
+                });
+                *pending.borrow_mut() = Some((frame, None));
+            }
+            move || drop(pending.borrow_mut().take())
         });
     }
-    *painted
+    *mounted
 }
 
 /// A share link pasted into the address bar of an open page loads without a reload. Once it

@@ -36,7 +36,8 @@ pub fn comparison_panel(title: &str, on_export_csv: &Callback<()>, head: Html, r
                 <h2 id="comparison-title">{ title }</h2>
                 <button id="export-csv" class="small" onclick={export}>{ "Export results CSV" }</button>
             </header>
-            <div class="table-scroll">
+            // Focusable: on a phone the table scrolls sideways, and the keyboard must reach that too.
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Comparison table">
                 <table id="comparison-table" class="comparison">
                     <thead><tr>{ head }</tr></thead>
                     <tbody>{ rows }</tbody>

@@ -49,7 +49,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
             <h3>{ "Call sites" }</h3>
             <div class={classes!("sites-box", window.virtualized.then_some("virtual"))} style={window.style.clone()} onscroll={window.onscroll.clone()}>
                 <table class="sites">
-                    <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th></th></tr></thead>
+                    <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th><span class="visually-hidden">{ "delete" }</span></th></tr></thead>
                     <tbody>
                         if span.before_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="4" style={format!("height: {}px", span.before_px)}></td></tr> }
                         { for shown.iter().map(|s| site_row(p, s)) }

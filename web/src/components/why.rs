@@ -90,7 +90,8 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>
             } else {
-                <div class="table-scroll history-scroll">
+                // Focusable, so the keyboard can scroll a long history (WCAG 2.1.1).
+                <div class="table-scroll history-scroll" tabindex="0" role="region" aria-label={format!("Relinks of {site} under {}", lane.policy.name())}>
                     <table class="history">
                         <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
                         <tbody>{ for lane.history.iter().rev().map(|r| history_row(r, &lane.compiled)) }</tbody>

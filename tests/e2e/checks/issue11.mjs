@@ -1,0 +1,275 @@
+// End-to-end checks for issue #11 items 4 and 5: the page starts light and fast, and it is
+// accessible and usable on a phone.
+//
+//   export const checks = [{ name, run: async ({ browser, baseUrl, log }) => … }]
+//
+// Same contract as issue15.mjs: each check opens its own page (fresh storage, its own
+// viewport) and prints its figures as `#` lines.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { expect, ready, waitFinished } from './common.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ARTIFACTS = path.join(HERE, '..', 'artifacts');
+// axe-core from tests/e2e/node_modules (package.json), injected into the page as a script.
+const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const CHURN = 'hotLoop_unrelatedMetaClassChurn';
+const BASELINE = 'hotLoop_baseline';
+
+/** Issue #11's load targets: no long task over this during load, and the gallery (the first
+ *  meaningful paint) on screen within this after navigation starts. Timings on a shared
+ *  machine are figures, printed; what is asserted is the best of three cold loads against the
+ *  paint target, a ceiling on the longest task that a page built in one task exceeds (175-300
+ *  ms measured before the staged mount), and the staging itself, which is counted. */
+const LONG_TASK_TARGET_MS = 50;
+const LONG_TASK_CEILING_MS = 150;
+const FIRST_PAINT_BUDGET_MS = 1000;
+const LOADS = 3;
+
+async function shot(page, name, fullPage = false) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, timeout: 15_000 });
+}
+
+async function withPage(browser, baseUrl, { width = 1280, height = 800, scheme = 'light', init } = {}, body) {
+  const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  if (init) await page.addInitScript(init);
+  try {
+    await page.goto(baseUrl, { waitUntil: 'load', timeout: 60_000 });
+    await ready(page);
+    await body(page);
+    expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+  } finally {
+    await context.close();
+  }
+}
+
+/** Runs in the page before any of its scripts: records long tasks and the moment the gallery's
+ *  first row is painted (the frame after it enters the DOM). */
+function loadProbe() {
+  window.__load = { longTasks: [], galleryPaint: null };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__load.longTasks.push({ start: e.startTime, duration: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+  const watch = new MutationObserver(() => {
+    if (window.__load.galleryPaint === null && document.querySelector('table#preset-table tbody tr')) {
+      watch.disconnect();
+      // What else is on the page when the gallery first shows: the parts below mount later.
+      window.__load.atGallery = { nodes: document.getElementsByTagName('*').length, editor: Boolean(document.querySelector('#editor')), charts: Boolean(document.querySelector('.analysis, .model-charts')) };
+      requestAnimationFrame(() => setTimeout(() => (window.__load.galleryPaint = performance.now()), 0));
+    }
+  });
+  watch.observe(document, { childList: true, subtree: true });
+}
+
+/** One cold load: its figures once the page has settled. */
+async function measureLoad(browser, baseUrl) {
+  let figures;
+  await withPage(browser, baseUrl, { init: loadProbe }, async (page) => {
+    await page.waitForFunction(() => window.__load.galleryPaint !== null, null, { timeout: 30_000 });
+    await page.waitForTimeout(1000); // anything the first render deferred runs now
+    figures = await page.evaluate(() => {
+      const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+      const nav = performance.getEntriesByType('navigation')[0];
+      return {
+        fcp: fcp ? fcp.startTime : null,
+        domContentLoaded: nav ? nav.domContentLoadedEventEnd : null,
+        galleryPaint: window.__load.galleryPaint,
+        longTasks: window.__load.longTasks,
+        atGallery: window.__load.atGallery,
+        nodes: document.getElementsByTagName('*').length,
+      };
+    });
+  });
+  return figures;
+}
+
+/** axe-core over the whole page; the violations that are serious or critical. */
+async function axeSerious(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE_SOURCE });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
+  });
+  return { all: result, serious: result.filter((v) => v.impact === 'serious' || v.impact === 'critical') };
+}
+
+/** `page.waitForFunction` whose timeout says what was awaited. */
+async function waitFor(page, what, fn, arg, timeout = 10_000) {
+  try {
+    await page.waitForFunction(fn, arg, { timeout });
+  } catch (e) {
+    throw new Error(`waiting for ${what}: ${e.message.split('\n')[0]}`);
+  }
+}
+
+const describe = (vs) => vs.map((v) => `${v.impact} ${v.id} (${v.help}): ${v.nodes.length} nodes, e.g. ${v.nodes.slice(0, 3).join(' | ')}`).join('\n');
+
+/** Press Tab (Shift+Tab with `back`) until the focus is on `selector`; returns the focus stops
+ *  passed that show no focus indicator. */
+async function tabTo(page, selector, { back = false, max = 400 } = {}) {
+  const unmarked = [];
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const at = await page.evaluate((sel) => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return { done: false, visible: true, what: 'body' };
+      const s = getComputedStyle(el);
+      const outline = s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0;
+      const ring = s.boxShadow && s.boxShadow !== 'none';
+      // An SVG node shows its focus as its card's stroke in the accent colour.
+      const accent = (() => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--accent)';
+        document.body.append(probe);
+        const c = getComputedStyle(probe).color;
+        probe.remove();
+        return c;
+      })();
+      const card = el instanceof SVGElement && el.querySelector(':scope > rect');
+      const stroke = card && getComputedStyle(card).stroke === accent && parseFloat(getComputedStyle(card).strokeWidth) >= 2;
+      return { done: el.matches(sel), visible: outline || ring || Boolean(stroke), what: `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}.${[...el.classList].join('.')}` };
+    }, selector);
+    if (!at.visible) unmarked.push(at.what);
+    if (at.done) return unmarked;
+  }
+  throw new Error(`${max} Tab presses did not reach ${selector}`);
+}
+
+export const checks = [
+  {
+    name: '#11 load: the page mounts in stages; first paint and long tasks (figures below)',
+    run: async ({ browser, baseUrl, log }) => {
+      const runs = [];
+      for (let i = 0; i < LOADS; i++) runs.push(await measureLoad(browser, baseUrl));
+      const longest = (f) => Math.max(0, ...f.longTasks.map((t) => t.duration));
+      for (const [i, f] of runs.entries()) {
+        log(
+          `# load ${i + 1}: first contentful paint ${f.fcp?.toFixed(0)} ms, DOMContentLoaded ${f.domContentLoaded?.toFixed(0)} ms, ` +
+            `gallery painted ${f.galleryPaint.toFixed(0)} ms (${f.atGallery.nodes} of ${f.nodes} elements mounted), long tasks ${f.longTasks.length} ` +
+            `(longest ${longest(f).toFixed(0)} ms: ${f.longTasks.map((t) => `${t.duration.toFixed(0)} ms at ${t.start.toFixed(0)}`).join(', ') || 'none'})`,
+        );
+      }
+      const paint = Math.min(...runs.map((f) => f.galleryPaint));
+      const task = Math.min(...runs.map(longest));
+      log(`# load best of ${LOADS}: gallery painted ${paint.toFixed(0)} ms (target ${FIRST_PAINT_BUDGET_MS}), longest task ${task.toFixed(0)} ms (target ${LONG_TASK_TARGET_MS}: ${task <= LONG_TASK_TARGET_MS ? 'met' : 'NOT met'})`);
+      for (const f of runs) {
+        expect(!f.atGallery.editor && !f.atGallery.charts, `the editor or the charts were mounted with the gallery: ${JSON.stringify(f.atGallery)}`);
+        expect(f.atGallery.nodes * 2 < f.nodes, `the first paint held ${f.atGallery.nodes} of ${f.nodes} elements: the page is not mounted in stages`);
+      }
+      expect(paint < FIRST_PAINT_BUDGET_MS, `the gallery was painted ${paint.toFixed(0)} ms after navigation at best (target ${FIRST_PAINT_BUDGET_MS} ms)`);
+      expect(task <= LONG_TASK_CEILING_MS, `the longest task during load was ${task.toFixed(0)} ms at best: the page is built in one task again`);
+    },
+  },
+  {
+    name: '#11 axe-core: no serious or critical violations (light 1280 px after a run, dark 390 px, model mode)',
+    run: async ({ browser, baseUrl, log }) => {
+      const report = (look, r) => {
+        log(`# axe ${look}: ${r.all.length} violations, ${r.serious.length} serious or critical${r.all.length ? ': ' + r.all.map((v) => `${v.id} (${v.impact})`).join(', ') : ''}`);
+        expect(r.serious.length === 0, `${look}:\n${describe(r.serious)}`);
+      };
+      await withPage(browser, baseUrl, {}, async (page) => {
+        report('light 1280 px, first screen', await axeSerious(page));
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${CHURN}"] button.run`);
+        await waitFinished(page);
+        await page.selectOption('#why-site', 'hot');
+        await page.waitForSelector('.why-summary');
+        report('light 1280 px, churn run finished, why panel open', await axeSerious(page));
+      });
+      await withPage(browser, baseUrl, { width: 390, height: 844, scheme: 'dark' }, async (page) => {
+        report('dark 390 px, first screen', await axeSerious(page));
+      });
+      await withPage(browser, baseUrl, {}, async (page) => {
+        await page.click('tr[data-preset="records_rotating11"] button.load');
+        await page.waitForSelector('#blast-view.model-mode', { timeout: 30_000 });
+        report('light 1280 px, model mode', await axeSerious(page));
+      });
+    },
+  },
+  {
+    name: '#11 keyboard alone: load a preset, run, fire a mutation, read the why panel; every stop shows its focus',
+    run: async ({ browser, baseUrl, log }) =>
+      withPage(browser, baseUrl, {}, async (page) => {
+        const unmarked = new Set();
+        const go = async (selector, options) => (await tabTo(page, selector, options)).forEach((w) => unmarked.add(w));
+        await go(`tr[data-preset="${BASELINE}"] button.load`);
+        await page.keyboard.press('Enter');
+        await waitFor(page, 'the preset to load', (id) => document.querySelector('#dsl-text').value.includes(id), BASELINE, 30_000);
+        // "Loop until stopped", so the run is still going when the mutation fires; then Run.
+        await go('#loop-mode');
+        await page.keyboard.press('Space');
+        expect(await page.isChecked('#loop-mode'), 'Space did not tick "loop until stopped"');
+        await go('#run', { back: true });
+        await page.keyboard.press('Enter');
+        await waitFor(page, 'the run to start', () => Number(document.querySelector('#virtual-time').dataset.value) > 0, null, 30_000);
+        await go('#fire-invalidate');
+        const before = Number(await page.getAttribute('#relink-count', 'data-value'));
+        await page.keyboard.press('Enter');
+        await waitFor(page, 'the mutation to fire', () => /Fired/.test(document.querySelector('.fire-outcome')?.textContent || ''), null).catch(async (e) => {
+          const outcome = await page.evaluate(() => `${document.querySelector('.fire-outcome')?.textContent} (run ${document.querySelector('#run-state').dataset.state}, focus ${document.activeElement.id})`);
+          throw new Error(`${e.message}; the page says: ${outcome}`);
+        });
+        await waitFor(page, 'the relinks to move', (n) => Number(document.querySelector('#relink-count').dataset.value) > n, before);
+        const after = Number(await page.getAttribute('#relink-count', 'data-value'));
+        // Pause from the top bar.
+        await go('#run', { back: true });
+        await page.keyboard.press('Enter');
+        await waitFor(page, 'the run to pause', () => document.querySelector('#run-state').dataset.state === 'paused', null);
+        // The why panel: choose the hot site from its picker with the arrow keys.
+        await go('#why-site');
+        for (let i = 0; i < 10 && (await page.inputValue('#why-site')) !== 'hot'; i++) await page.keyboard.press('ArrowDown');
+        expect((await page.inputValue('#why-site')) === 'hot', 'the why panel site picker did not reach "hot" with the arrow keys');
+        await page.waitForSelector('#why table.history tbody tr', { timeout: 10_000 });
+        // The relink history scrolls on its own: it must take the focus so arrows can scroll it.
+        await go('#why .history-scroll');
+        const rows = await page.$$eval('#why table.history tbody tr', (trs) => trs.map((tr) => tr.textContent));
+        expect(rows.some((r) => /invalidate all/.test(r)), `the why panel does not show the fired "invalidate all": ${rows.slice(0, 3).join(' | ')}`);
+        log(`# keyboard: relinks ${before} -> ${after}, why panel rows for hot: ${rows.length}; focus stops without a visible indicator: ${unmarked.size}`);
+        expect(unmarked.size === 0, `focus not visible on: ${[...unmarked].join(', ')}`);
+        await shot(page, 'issue11-keyboard-why');
+      }),
+  },
+  {
+    name: '#11 390 px: nothing runs off the side, the controls fit, the blast view and charts are usable (screenshots)',
+    run: async ({ browser, baseUrl, log }) => {
+      for (const scheme of ['light', 'dark']) {
+        await withPage(browser, baseUrl, { width: 390, height: 844, scheme }, async (page) => {
+          await page.selectOption('#speed', { label: 'max' });
+          await page.click(`tr[data-preset="${CHURN}"] button.run`);
+          await waitFinished(page);
+          const layout = await page.evaluate(() => {
+            const vw = document.documentElement.clientWidth;
+            // Inside a box that clips or scrolls, an element's overflow is that box's business.
+            const clipped = (e) => {
+              for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return true;
+              return false;
+            };
+            const over = [...document.querySelectorAll('body *')]
+              .filter((e) => !e.closest('.visually-hidden, svg') && e.getClientRects().length && !clipped(e))
+              .map((e) => [e, e.getBoundingClientRect()])
+              .filter(([, r]) => r.width > 0 && (r.right > vw + 1 || r.left < -1))
+              .map(([e, r]) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} ${Math.round(r.left)}..${Math.round(r.right)}`);
+            return { vw, scrollWidth: document.documentElement.scrollWidth, over };
+          });
+          log(`# 390 px ${scheme}: page ${layout.scrollWidth} px wide in a ${layout.vw} px viewport, ${layout.over.length} elements past the edge`);
+          expect(layout.over.length === 0, `past the edge: ${layout.over.slice(0, 10).join(', ')}`);
+          expect(layout.scrollWidth <= layout.vw, `the page scrolls sideways: ${layout.scrollWidth} px in ${layout.vw} px`);
+          await shot(page, `issue11-390-${scheme}`, true);
+          // What a phone shows, screen by screen: the top, the blast view, the charts, the why panel.
+          await page.selectOption('#why-site', 'hot');
+          for (const [part, selector] of [['top', 'body'], ['blast-view', '#blast-view'], ['charts', '.analysis'], ['why', '#why']]) {
+            await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), selector);
+            await page.waitForTimeout(100);
+            await shot(page, `issue11-390-${scheme}-${part}`);
+          }
+        });
+      }
+    },
+  },
+];
