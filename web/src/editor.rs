@@ -479,7 +479,7 @@ mod tests {
     fn add_class_and_method_then_site() {
         let s = apply(&groovy(), &EditOp::AddClass { name: "Leaf2".into(), parent: Some("HierChild".into()) }).unwrap();
         let s = apply(&s, &EditOp::AddMethod { class: "Leaf2".into(), method: "extra".into() }).unwrap();
-        let s = apply(&s, &EditOp::AddSite(SiteDecl { name: "leaf2".into(), class: "Leaf2".into(), method: "base".into() })).unwrap();
+        let s = apply(&s, &EditOp::AddSite(SiteDecl::mono("leaf2", "Leaf2", "base"))).unwrap();
         assert!(s.classes.iter().any(|c| c.name == "Leaf2" && c.methods == ["extra"]));
         assert_eq!(callable_methods(&s, "Leaf2"), ["extra", "leaf", "base"]);
         reprints(&s);
@@ -553,7 +553,7 @@ mod tests {
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "".into(), parent: None }), Err(EditError::BadName { .. })));
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "Hot".into(), parent: None }), Err(EditError::Exists { what: "class", .. })));
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "X".into(), parent: Some("Nope".into()) }), Err(EditError::Missing { what: "class", .. })));
-        let site = SiteDecl { name: "s".into(), class: "Nope".into(), method: "m".into() };
+        let site = SiteDecl::mono("s", "Nope", "m");
         assert!(matches!(apply(&g, &EditOp::AddSite(site)), Err(EditError::Missing { what: "class", .. })));
         assert!(matches!(apply(&g, &EditOp::RenameClass { from: "Hot".into(), to: "Unrelated".into() }), Err(EditError::Exists { .. })));
         assert_eq!(apply(&g, &EditOp::SetMeasure { warmup_ops: 1, ops: 0 }), Err(EditError::BadMeasure));

@@ -66,10 +66,14 @@ pub enum SiteState {
     Uncached,
     /// Guard valid but the target is stale: dispatching to the wrong method.
     Stale,
+    /// A polymorphic site with more receiver classes than its PIC holds: each miss evicts the
+    /// least recently used entry and selects.
+    Megamorphic,
 }
 
 impl SiteState {
-    pub const ALL: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
+    pub const ALL: [SiteState; 7] =
+        [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale, SiteState::Megamorphic];
 
     /// The name in exports, JSON and CSS classes.
     pub fn name(self) -> &'static str {
@@ -80,6 +84,7 @@ impl SiteState {
             SiteState::GivenUp => "given-up",
             SiteState::Uncached => "uncached",
             SiteState::Stale => "stale",
+            SiteState::Megamorphic => "megamorphic",
         }
     }
 }
@@ -96,6 +101,14 @@ pub struct SiteStats {
     pub necessary: u64,
     pub collateral: u64,
     pub missed: u64,
+    /// PIC entries evicted (least recently used first) to make room for another receiver
+    /// class: only a polymorphic site with more receivers than the PIC holds evicts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub evictions: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// What counts as a relink, everywhere (CLI, web, comparisons): a re-selection after a
@@ -181,6 +194,8 @@ pub struct RelinkRecord {
     pub verdict: Verdict,
     pub old_target: Target,
     pub new_target: Target,
+    /// On a polymorphic site: the receiver class whose PIC entry this was.
+    pub receiver: Option<ClassId>,
 }
 
 /// Names for the ids in records: implemented by a running simulation and by a report.
@@ -223,6 +238,7 @@ pub trait Naming {
             verdict: r.verdict,
             old_target: self.target_text(&r.old_target),
             new_target: self.target_text(&r.new_target),
+            receiver: r.receiver.map(|c| self.class_name(c).to_string()),
         }
     }
 
@@ -270,6 +286,9 @@ pub struct RelinkText {
     pub verdict: Verdict,
     pub old_target: String,
     pub new_target: String,
+    /// On a polymorphic site: the receiver class whose PIC entry was invalidated (or stale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]

@@ -36,7 +36,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
         let (cb, name, method, chosen) = (p.on_edit.clone(), name.clone(), method.clone(), chosen_class.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            cb.emit(EditOp::AddSite(SiteDecl { name: name.trim().to_string(), class: chosen.clone(), method: method.trim().to_string() }));
+            cb.emit(EditOp::AddSite(SiteDecl::mono(name.trim(), chosen.clone(), method.trim())));
             name.set(String::new());
         })
     };
