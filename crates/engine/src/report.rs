@@ -133,6 +133,21 @@ pub struct SiteReport {
     pub state: SiteState,
     pub target: String,
     pub stats: SiteStats,
+    /// A polymorphic site's receivers, `class` first; empty for a monomorphic site.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub receivers: Vec<ReceiverReport>,
+}
+
+/// One receiver class of a polymorphic site.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReceiverReport {
+    pub class: String,
+    /// Its weight in the site's mix.
+    pub weight: u32,
+    /// Whether the site's PIC holds an entry for it now.
+    pub cached: bool,
+    /// Relinks (necessary + collateral) of its entry: re-selections after an invalidation.
+    pub relinks: u64,
 }
 
 /// One fired event. `id` is its index among the events fired (the index relink records name).
@@ -408,11 +423,18 @@ impl Serialize for RunReport {
 }
 
 impl RunReport {
-    /// Relinks (necessary + collateral) per receiver class, sorted by class name.
+    /// Relinks (necessary + collateral) per receiver class, sorted by class name (a polymorphic
+    /// site's per receiver).
     pub fn relinks_by_class(&self) -> Vec<(String, u64)> {
         let mut map = std::collections::BTreeMap::new();
         for s in &self.sites {
-            *map.entry(s.class.clone()).or_insert(0) += s.stats.relinks();
+            if s.receivers.is_empty() {
+                *map.entry(s.class.clone()).or_insert(0) += s.stats.relinks();
+            }
+            // A polymorphic site's relinks go to the receivers whose entries were relinked.
+            for r in &s.receivers {
+                *map.entry(r.class.clone()).or_insert(0) += r.relinks;
+            }
         }
         map.into_iter().collect()
     }

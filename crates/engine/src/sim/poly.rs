@@ -34,8 +34,8 @@
 //! rest as whole cycles.
 
 use crate::policy::DomainKey;
-use crate::report::{SiteState, SiteStats, Verdict};
-use crate::world::{ClassId, Target};
+use crate::report::{ReceiverReport, SiteState, SiteStats, Verdict};
+use crate::world::{ClassId, Target, World};
 
 use super::domains::Domains;
 use super::site::Link;
@@ -72,6 +72,8 @@ pub(crate) struct Poly {
     last_missed_recorded: Vec<Option<(u64, Option<u32>)>>,
     /// Set by the first eviction: the site sees more receiver classes than its PIC holds.
     pub megamorphic: bool,
+    /// Per receiver: relinks (necessary + collateral) of its entry.
+    relinks: Vec<u64>,
 }
 
 /// FNV-1a (64-bit) of the site's name: the seed of its receiver cycle, the same on every platform.
@@ -126,6 +128,7 @@ impl Poly {
             last_relink_recorded: vec![None; n],
             last_missed_recorded: vec![None; n],
             megamorphic: false,
+            relinks: vec![0; n],
         }
     }
 
@@ -135,6 +138,18 @@ impl Poly {
 
     pub fn unregister(&mut self, k: DomainKey) {
         self.registered.retain(|&r| r != k);
+    }
+
+    /// Per receiver: its class, weight, whether it is cached and its relinks.
+    pub fn report(&self, world: &World) -> Vec<ReceiverReport> {
+        (0..self.receivers.len())
+            .map(|r| ReceiverReport {
+                class: world.classes[self.receivers[r]].name.clone(),
+                weight: self.weights[r],
+                cached: self.pic.iter().any(|e| e.receiver as usize == r),
+                relinks: self.relinks[r],
+            })
+            .collect()
     }
 
     /// Receiver classes with an entry in the PIC, least recently used first.
@@ -288,6 +303,7 @@ impl Simulation {
             return;
         }
         poly.last_relink_recorded[r as usize] = Some(key);
+        poly.relinks[r as usize] += 1;
         let now = &poly.targets[r as usize];
         let verdict = if old.target == *now { Verdict::Collateral } else { Verdict::Necessary };
         let (new, class) = (now.clone(), poly.receivers[r as usize]);
