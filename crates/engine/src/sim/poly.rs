@@ -186,7 +186,7 @@ impl Simulation {
         let warm = n.min(to_boundary + len);
         let mut cost = self.poly_calls(s, warm, 0.0);
         let mut left = n - warm;
-        let mut steps = warm + left.min(len);
+        let mut steps = warm;
         if left >= 2 * len {
             // One cycle measured, the ones after it added whole.
             let (stats, serial) = (self.sites[s].stats.clone(), self.serial);
@@ -199,8 +199,9 @@ impl Simulation {
             self.poly_mut(s).cursor += more * len;
             cost = super::vsum::add_repeated(cost, cycle_cost, more);
             left -= (more + 1) * len;
-            steps += left;
+            steps += len;
         }
+        steps += left;
         // Call by call: at most four cycles (`program::estimate` counts them per site run).
         self.work += steps;
         self.poly_calls(s, left, cost)
