@@ -5,26 +5,9 @@
 //   export const checks = [{ name, run: async ({ browser, baseUrl, log }) => … }]
 //
 // `E2E_ONLY=poly` runs just these.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, freshPage } from './common.mjs';
+import { ensurePolicies, expect, freshPage, shoot, showSection } from './common.mjs';
 
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const PRESET = 'fidelity_megamorphicShapes';
-
-async function shoot(page, name) {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
-}
-
-async function showSection(page, id) {
-  await page.evaluate((sel) => {
-    const el = document.querySelector(sel);
-    const bar = document.querySelector('.topbar');
-    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - (bar ? bar.offsetHeight : 0) - 8);
-  }, id);
-}
 
 export const checks = [
   {
@@ -33,10 +16,7 @@ export const checks = [
       const fresh = await freshPage(browser, baseUrl, async (p) => p.waitForSelector('#dsl-text', { timeout: 30_000 }));
       const { page, errors } = fresh;
       try {
-        for (const name of ['global', 'exact', 'hierarchy', 'hierarchy-v3', 'ideal']) {
-          const box = page.locator(`#policy-${name}`);
-          if ((await box.isChecked()) !== ['global', 'exact', 'hierarchy'].includes(name)) await box.click();
-        }
+        await ensurePolicies(page, ['global', 'exact', 'hierarchy']);
         await page.click(`tr[data-preset="${PRESET}"] button.load`);
         await page.waitForFunction((want) => document.querySelector('#dsl-text').value.includes(`scenario "${want}"`), PRESET);
         // Step until the second write has relinked the site under every lane.
