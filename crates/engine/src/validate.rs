@@ -7,7 +7,7 @@
 use crate::fxhash::{FxMap as HashMap, FxSet as HashSet};
 use std::fmt;
 
-use crate::model::{ClassDecl, Event, Scenario, Stmt};
+use crate::model::{ClassDecl, Event, Scenario, SiteDecl, Stmt};
 
 pub const MAX_CLASSES: usize = 100_000;
 pub const MAX_SITES: usize = 1_000_000;
@@ -103,6 +103,49 @@ fn check_body_costs(c: &ClassDecl, path: &dyn Fn() -> String) -> Result<(), Scen
     Ok(())
 }
 
+/// Receiver classes of one polymorphic site (more than the inline cache holds is the point of
+/// a megamorphic site; this only bounds the model's tables).
+pub const MAX_RECEIVERS: usize = 64;
+/// The sum of one site's mix weights: the length of its receiver cycle, which a site run steps
+/// through call by call at most four times (`sim::site`).
+pub const MAX_MIX_PERIOD: u64 = 1_000;
+/// The cycles of all polymorphic sites together (each is a table of that many entries).
+pub const MAX_MIX_TOTAL: u64 = 1_000_000;
+
+/// A polymorphic site's receivers and mix; returns its cycle length (0 for a monomorphic site).
+fn check_receivers(site: &SiteDecl, i: usize, known: &HashSet<&str>) -> Result<u64, ScenarioError> {
+    if !site.is_polymorphic() {
+        if !site.mix.is_empty() {
+            return err(format!("sites[{i}].mix"), format!("site `{}` has one receiver class; a mix needs two or more", site.name));
+        }
+        return Ok(0);
+    }
+    let n = 1 + site.others.len();
+    if n > MAX_RECEIVERS {
+        return err(format!("sites[{i}].others"), format!("site `{}` has {n} receiver classes; at most {MAX_RECEIVERS}", site.name));
+    }
+    for (j, class) in site.others.iter().enumerate() {
+        let path = format!("sites[{i}].others[{j}]");
+        if !known.contains(class.as_str()) {
+            return err(path, format!("site `{}` calls on unknown class `{class}`", site.name));
+        }
+        if site.receivers().take(j + 1).any(|c| c == class) {
+            return err(path, format!("site `{}` names receiver class `{class}` twice", site.name));
+        }
+    }
+    if !site.mix.is_empty() && site.mix.len() != n {
+        return err(format!("sites[{i}].mix"), format!("site `{}` has {n} receiver classes but its mix has {} weights", site.name, site.mix.len()));
+    }
+    if let Some(j) = site.mix.iter().position(|&w| w == 0) {
+        return err(format!("sites[{i}].mix[{j}]"), format!("a mix weight is at least 1 (receiver {} of site `{}` has 0)", j + 1, site.name));
+    }
+    let period: u64 = site.weights().iter().map(|&w| u64::from(w)).sum();
+    if period > MAX_MIX_PERIOD {
+        return err(format!("sites[{i}].mix"), format!("site `{}`'s mix weights add up to {period}; at most {MAX_MIX_PERIOD}", site.name));
+    }
+    Ok(period)
+}
+
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     if s.classes.len() > MAX_CLASSES {
         return err("classes", format!("{} classes; at most {MAX_CLASSES} are supported", s.classes.len()));
@@ -155,6 +198,7 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     let mut sites = HashSet::default();
+    let mut mix_total = 0u64;
     for (i, site) in s.sites.iter().enumerate() {
         let path = || format!("sites[{i}]");
         check_ident(&path, "site", &site.name)?;
@@ -165,6 +209,10 @@ pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
             return err(format!("{}.class", path()), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
         }
         check_ident(&|| format!("{}.method", path()), "method", &site.method)?;
+        mix_total += check_receivers(site, i, &known)?;
+    }
+    if mix_total > MAX_MIX_TOTAL {
+        return err("sites", format!("the polymorphic sites' mixes add up to {mix_total} calls per cycle; at most {MAX_MIX_TOTAL} over all sites"));
     }
     let names = Names { classes: &known, sites: &sites, categories: &categories };
     for (b, block) in s.blocks() {

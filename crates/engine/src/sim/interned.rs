@@ -37,9 +37,16 @@ pub(crate) struct Groups {
 
 impl Groups {
     /// Group the ids `0..keys_of.len()` by their key, each group in id order.
+    #[cfg(test)]
     pub fn by_key(keys: usize, keys_of: impl Iterator<Item = usize> + Clone) -> Groups {
+        Groups::by_pairs(keys, keys_of.enumerate().map(|(id, k)| (k, id)))
+    }
+
+    /// Ids grouped by key from `(key, id)` pairs (an id may have several keys), each group in
+    /// the pairs' order.
+    pub fn by_pairs(keys: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Groups {
         let mut starts = vec![0u32; keys + 1];
-        for k in keys_of.clone() {
+        for (k, _) in pairs.clone() {
             starts[k + 1] += 1;
         }
         for k in 0..keys {
@@ -47,7 +54,7 @@ impl Groups {
         }
         let mut next = starts.clone();
         let mut items = vec![0u32; starts[keys] as usize];
-        for (id, k) in keys_of.enumerate() {
+        for (k, id) in pairs {
             items[next[k] as usize] = id as u32;
             next[k] += 1;
         }
