@@ -384,7 +384,7 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
                 let text = runtime.scenario_text();
                 match dsl::parse(&text) {
                     Ok(scenario) => {
-                        let shared = Shared { text, scenario, policies: runtime.lanes() };
+                        let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
                         store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
                         if run {
                             store.dispatch(Action::Play);

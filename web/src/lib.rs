@@ -23,6 +23,7 @@ pub mod model_entities;
 pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
+pub mod offload;
 pub mod runner;
 pub mod share;
 pub mod state;

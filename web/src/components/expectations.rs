@@ -145,7 +145,7 @@ mod tests {
         use crate::state::{Action, AppState};
         let preset = presets::find("oracle_liveParentRedefine").unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]))) else { panic!("not a scenario link") };
-        assert_eq!(shared.scenario.expectations, preset.scenario().expectations);
+        assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));
         // The autosave keeps the text as typed, `expect` lines and all.
         let mut state = AppState::new();
         state.reduce(Action::LoadPreset { id: preset.id.into(), run: false });
