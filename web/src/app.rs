@@ -27,7 +27,7 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
-use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::measured::{self, Measured};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
@@ -45,9 +45,9 @@ pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, save_key, scenario_rev) = {
+    let (playing, theme, save_key, scenario_rev, loading) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev)
+        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev, s.loading_sites().is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
@@ -71,9 +71,11 @@ pub fn app() -> Html {
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
+    use_engine_worker(&store);
     // The whole page has been built around what was opened (a link that kills the page does so
-    // by then), so it may be saved.
-    use_autosave(&store, save_key, mounted == PAGE_PARTS);
+    // by then), so it may be saved; a large autosave or link is opened once the engine worker
+    // has read it and the page has drawn it.
+    use_autosave(&store, save_key, mounted == PAGE_PARTS && !loading);
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
@@ -111,6 +113,11 @@ pub fn app() -> Html {
             <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
+            if let Some(sites) = s.loading_sites() {
+                <p id="loading" class="loading" role="status">
+                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", crate::format::count(sites as u64)) }
+                </p>
+            }
             if let (Some(e), None) = (&s.run_error, &s.model) {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }

@@ -19,6 +19,9 @@ use crate::state::TextError;
 /// the page), so the bar is low: anything beyond a screenful of hand-written scenario.
 pub const OFFLOAD_BYTES: usize = 8 * 1024;
 
+/// The worker's first message: its handler is installed, jobs may be posted.
+pub const READY: &str = "ready";
+
 /// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Job {
