@@ -13,7 +13,7 @@ use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
-use crate::components::expectations::{expectation_lines, failed_lines, Expectations};
+use crate::components::expectations::{failed_lines, Expectations};
 use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
@@ -31,6 +31,7 @@ use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_lin
 use crate::measured::{self, Measured};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
+use crate::offload;
 use crate::runner::ClassEntry;
 use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
@@ -71,7 +72,7 @@ pub fn app() -> Html {
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
-    use_engine_worker(&store);
+    use_engine_worker(&store, mounted == PAGE_PARTS);
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
     // has read it and the page has drawn it.
@@ -80,17 +81,18 @@ pub fn app() -> Html {
     let expect_lines = {
         let deps = {
             let s = store.read();
-            (s.scenario_rev, s.edit_epoch)
+            (s.scenario_rev, s.edit_epoch, s.text_rev)
         };
         let store = store.clone();
-        use_memo(deps, move |_| {
+        use_memo(deps, move |&(_, _, text_rev)| {
             let s = store.read();
             // A second parse, recording places: half a second at 10^5 sites, so only when
-            // there is an expectation to place.
-            if s.scenario.expectations.is_empty() {
-                Vec::new()
-            } else {
-                expectation_lines(&s.text)
+            // there is an expectation to place, and a large text only in the engine worker.
+            match &s.read_expect_lines {
+                _ if s.scenario.expectations.is_empty() => Vec::new(),
+                Some((rev, lines)) if *rev == text_rev => lines.to_vec(),
+                _ if s.text.len() < offload::OFFLOAD_BYTES => offload::expectation_lines(&s.text),
+                _ => Vec::new(),
             }
         })
     };

@@ -224,13 +224,19 @@ enum Engine {
 /// cannot start leaves the page reading texts itself, with a notice; one that stops while
 /// reading a text answers that job as failed (the text stays on screen) and is replaced for
 /// the next one: a text that stopped the worker is never run on the page.
+///
+/// `warm`: the page has finished loading; the worker starts then if no job started it
+/// earlier, so the first large paste does not wait for its module to load and compile.
 #[hook]
-pub fn use_engine_worker(store: &Store) {
+pub fn use_engine_worker(store: &Store, warm: bool) {
     let engine = use_mut_ref(|| Engine::Idle);
     // Jobs posted and not answered, oldest first (the worker answers in order).
     let in_flight = use_mut_ref(VecDeque::<Job>::new);
     let store = store.clone();
     use_effect(move || {
+        if warm {
+            start(&store, &engine, &in_flight);
+        }
         for job in store.take_jobs() {
             submit(&store, &engine, &in_flight, job);
         }
@@ -239,18 +245,24 @@ pub fn use_engine_worker(store: &Store) {
 
 type Shared<T> = Rc<RefCell<T>>;
 
-fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, job: Job) {
-    if matches!(*engine.borrow(), Engine::Idle) {
-        let (news_store, news_engine, news_in_flight) = (store.clone(), engine.clone(), in_flight.clone());
-        let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_engine, &news_in_flight, news));
-        *engine.borrow_mut() = match spawned {
-            Ok(worker) => Engine::Worker(worker),
-            Err(why) => {
-                store.dispatch(Action::ShowError(no_worker(&why)));
-                Engine::InPage
-            }
-        };
+/// Start the worker unless it runs (or could not start).
+fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>) {
+    if !matches!(*engine.borrow(), Engine::Idle) {
+        return;
     }
+    let (news_store, news_engine, news_in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+    let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_engine, &news_in_flight, news));
+    *engine.borrow_mut() = match spawned {
+        Ok(worker) => Engine::Worker(worker),
+        Err(why) => {
+            store.dispatch(Action::ShowError(no_worker(&why)));
+            Engine::InPage
+        }
+    };
+}
+
+fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, job: Job) {
+    start(store, engine, in_flight);
     match &*engine.borrow() {
         Engine::Worker(worker) => {
             let bytes = offload::encode_job(&job);

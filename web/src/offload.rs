@@ -41,8 +41,9 @@ pub struct Reply {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Verdict {
     /// The text parses and validates; `run_error` is why the engine refuses to run it (the
-    /// work bound), `None` when its simulations were built.
-    Read { scenario: Box<Scenario>, run_error: Option<String> },
+    /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
+    /// each expectation (`expectation_lines`, a second parse that records places).
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>> },
     /// The text does not parse or validate: where, and the whole message (`line:col: …`).
     Invalid { error: TextError, message: String },
     /// The worker failed on this job (it stopped, or the message was unreadable).
@@ -56,10 +57,18 @@ pub fn run(job: &Job) -> Reply {
         Ok(scenario) => {
             let looped = job.looping.then(|| crate::state::looping(&scenario));
             let run_error = Simulation::for_policies(looped.as_ref().unwrap_or(&scenario), &job.policies, &Params::default()).err().map(|e| e.to_string());
-            Verdict::Read { scenario: Box::new(scenario), run_error }
+            let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
+            Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines }
         }
     };
     Reply { id: job.id, verdict }
+}
+
+/// The text line of each expectation (`None` when the text does not parse): the gutter marks
+/// failed ones, the expectations panel shows the number.
+pub fn expectation_lines(text: &str) -> Vec<Option<usize>> {
+    let Ok((s, spans)) = dsl::parse_unchecked(text) else { return Vec::new() };
+    (0..s.expectations.len()).map(|i| spans.get(&format!("expectations[{i}]")).map(|&(line, _)| line)).collect()
 }
 
 /// A job as the page posts it (JSON bytes: the text is most of it).
@@ -107,7 +116,8 @@ mod tests {
         for p in presets::all().iter().take(5) {
             let reply = round_trip(&job(p.text));
             assert_eq!(reply.id, 7);
-            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None }, "{}", p.id);
+            let expect_lines = expectation_lines(p.text);
+            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines }, "{}", p.id);
         }
     }
 

@@ -377,6 +377,9 @@ pub struct AppState {
     behind: bool,
     /// Model mode: a model preset replaces the call-site scenario on screen (which is kept).
     pub model: Option<ModelSession>,
+    /// The expectations' text lines as the engine worker found them, for the text revision it
+    /// read (`app.rs` places them; a small text is placed on the page).
+    pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
     /// Texts being read off the main thread, oldest first (`offload`).
     reading: VecDeque<Reading>,
     /// Jobs for the engine worker, not yet handed to it (`take_jobs`).
@@ -443,6 +446,7 @@ impl AppState {
             edit_epoch: 0,
             behind: false,
             model: None,
+            read_expect_lines: None,
             reading: VecDeque::new(),
             outbox: Vec::new(),
             next_job: 1,
@@ -806,7 +810,8 @@ impl AppState {
         self.reading.drain(..at);
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
         match (reading.purpose, reply.verdict) {
-            (Purpose::Edit, Verdict::Read { scenario, run_error }) => {
+            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines }) => {
+                self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                 self.text_error = None;
                 if *scenario != self.scenario {
                     self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
@@ -830,7 +835,11 @@ impl AppState {
             }
             (Purpose::Open { text, policies, origin }, verdict) => {
                 let refusal = match verdict {
-                    Verdict::Read { scenario, run_error: None } => return self.open(*scenario, text, policies, &origin),
+                    Verdict::Read { scenario, run_error: None, expect_lines } => {
+                        self.open(*scenario, text, policies, &origin);
+                        self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        return;
+                    }
                     Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
                     Verdict::Invalid { message, .. } => format!("it does not parse: {message}"),
                     Verdict::Failed(why) => why,
