@@ -167,6 +167,28 @@ export const checks = [
     },
   },
   {
+    name: 'scale: without the engine worker (its script fails to load) a large paste is read on the page, with a notice',
+    async run({ browser, baseUrl, log }) {
+      const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+      await context.route('**/blast-worker_loader.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      try {
+        await page.goto(baseUrl, { waitUntil: 'load', timeout: 60_000 });
+        await page.waitForSelector('#dsl-text', { timeout: 30_000 });
+        const { firstPaintMs } = await paste(page, world(2000, 2000), 2000);
+        const banners = await page.locator('.banner-text').allTextContents();
+        log(`# no worker: 2000x2000 paste read on the page, painted ${firstPaintMs} ms; notice: ${banners.find((t) => t.includes('worker')) ?? 'none'}`);
+        expect(banners.some((t) => t.includes('engine worker did not start')), `no notice: ${banners.join(' | ')}`);
+        expect((await page.inputValue('#dsl-text')).includes('site s1999 = K1999.m'), 'the pasted text is not in the editor');
+        expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+      } finally {
+        await context.close();
+      }
+    },
+  },
+  {
     name: 'scale: a 5,000-deep link is refused without blocking the page, the deepest link that fits opens, and reloads keep the scenario',
     async run({ browser, baseUrl, log }) {
       const { context, page, errors } = await freshPage(browser, baseUrl, (p) => p.waitForSelector('#dsl-text', { timeout: 30_000 }));
