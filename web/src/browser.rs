@@ -273,9 +273,10 @@ pub fn install_panic_hook() {
     });
 }
 
-/// The engine worker's script: Trunk's loader shim for the `blast-worker` module, named
-/// without a content hash (a worker's file is named at run time), beside the page.
-const WORKER_SCRIPT: &str = "blast-worker_loader.js";
+/// The engine worker's script (`web/worker-loader.js`), beside the page; it loads the
+/// `blast-worker` module, which Trunk names without a content hash (a worker's files are named
+/// at run time).
+const WORKER_SCRIPT: &str = "worker-loader.js";
 /// A worker that has not said it is ready by then is taken as failed to start.
 const WORKER_START_MS: u32 = 15_000;
 

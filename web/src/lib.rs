@@ -29,5 +29,6 @@ pub mod share;
 pub mod state;
 pub mod storage;
 pub mod store;
+pub mod wire;
 
 pub use app::App;

@@ -43,7 +43,14 @@ pub enum Verdict {
     /// The text parses and validates; `run_error` is why the engine refuses to run it (the
     /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
     /// each expectation (`expectation_lines`, a second parse that records places).
-    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>> },
+    ///
+    /// The scenario crosses as `wire` bytes after the JSON of the rest (`answer`).
+    Read {
+        #[serde(skip)]
+        scenario: Box<Scenario>,
+        run_error: Option<String>,
+        expect_lines: Vec<Option<usize>>,
+    },
     /// The text does not parse or validate: where, and the whole message (`line:col: …`).
     Invalid { error: TextError, message: String },
     /// The worker failed on this job (it stopped, or the message was unreadable).
@@ -78,17 +85,38 @@ pub fn encode_job(job: &Job) -> Vec<u8> {
 
 /// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
 /// under id 0, which no job has (`state` numbers them from 1).
+///
+/// A reply is the length of its JSON (4 bytes, little-endian), the JSON (everything but the
+/// scenario), then the scenario as `wire` bytes (empty unless the verdict is `Read`).
 pub fn answer(job: &[u8]) -> Vec<u8> {
     let reply = match serde_json::from_slice::<Job>(job) {
         Ok(job) => run(&job),
         Err(e) => Reply { id: 0, verdict: Verdict::Failed(format!("the engine worker could not read the job ({e})")) },
     };
-    serde_json::to_vec(&reply).unwrap_or_default()
+    let json = serde_json::to_vec(&reply).unwrap_or_default();
+    let scenario = match &reply.verdict {
+        Verdict::Read { scenario, .. } => crate::wire::encode(scenario),
+        _ => Vec::new(),
+    };
+    let mut out = Vec::with_capacity(4 + json.len() + scenario.len());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&scenario);
+    out
 }
 
-/// The page reads the worker's reply.
+/// The page reads the worker's reply (`answer`).
 pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    serde_json::from_slice(bytes).map_err(|e| format!("the engine worker's reply is unreadable ({e})"))
+    let unreadable = |why: String| format!("the engine worker's reply is unreadable ({why})");
+    let (head, rest) = bytes.split_first_chunk::<4>().ok_or_else(|| unreadable("cut short".into()))?;
+    let json_len = u32::from_le_bytes(*head) as usize;
+    let (json, scenario) = (rest.get(..json_len), rest.get(json_len..));
+    let (Some(json), Some(scenario)) = (json, scenario) else { return Err(unreadable("cut short".into())) };
+    let mut reply: Reply = serde_json::from_slice(json).map_err(|e| unreadable(e.to_string()))?;
+    if let Verdict::Read { scenario: slot, .. } = &mut reply.verdict {
+        **slot = crate::wire::decode(scenario).map_err(unreadable)?;
+    }
+    Ok(reply)
 }
 
 /// About how many sites a scenario text declares (for "loading N sites…"): lines that start
