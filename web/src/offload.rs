@@ -10,7 +10,6 @@
 
 use blast_engine::model::Scenario;
 use blast_engine::{dsl, Params, Policy, Simulation};
-use serde::{Deserialize, Serialize};
 
 use crate::state::TextError;
 
@@ -23,7 +22,7 @@ pub const OFFLOAD_BYTES: usize = 8 * 1024;
 pub const READY: &str = "ready";
 
 /// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Job {
     pub id: u64,
     pub text: String,
@@ -32,25 +31,18 @@ pub struct Job {
     pub looping: bool,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
     pub id: u64,
     pub verdict: Verdict,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// The text parses and validates; `run_error` is why the engine refuses to run it (the
     /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
     /// each expectation (`expectation_lines`, a second parse that records places).
-    ///
-    /// The scenario crosses as `wire` bytes after the JSON of the rest (`answer`).
-    Read {
-        #[serde(skip)]
-        scenario: Box<Scenario>,
-        run_error: Option<String>,
-        expect_lines: Vec<Option<usize>>,
-    },
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>> },
     /// The text does not parse or validate: where, and the whole message (`line:col: …`).
     Invalid { error: TextError, message: String },
     /// The worker failed on this job (it stopped, or the message was unreadable).
@@ -78,45 +70,24 @@ pub fn expectation_lines(text: &str) -> Vec<Option<usize>> {
     (0..s.expectations.len()).map(|i| spans.get(&format!("expectations[{i}]")).map(|&(line, _)| line)).collect()
 }
 
-/// A job as the page posts it (JSON bytes: the text is most of it).
+/// A job as the page posts it (`wire`: the text is most of it).
 pub fn encode_job(job: &Job) -> Vec<u8> {
-    serde_json::to_vec(job).unwrap_or_default()
+    crate::wire::encode_job(job)
 }
 
 /// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
 /// under id 0, which no job has (`state` numbers them from 1).
-///
-/// A reply is the length of its JSON (4 bytes, little-endian), the JSON (everything but the
-/// scenario), then the scenario as `wire` bytes (empty unless the verdict is `Read`).
 pub fn answer(job: &[u8]) -> Vec<u8> {
-    let reply = match serde_json::from_slice::<Job>(job) {
+    let reply = match crate::wire::decode_job(job) {
         Ok(job) => run(&job),
         Err(e) => Reply { id: 0, verdict: Verdict::Failed(format!("the engine worker could not read the job ({e})")) },
     };
-    let json = serde_json::to_vec(&reply).unwrap_or_default();
-    let scenario = match &reply.verdict {
-        Verdict::Read { scenario, .. } => crate::wire::encode(scenario),
-        _ => Vec::new(),
-    };
-    let mut out = Vec::with_capacity(4 + json.len() + scenario.len());
-    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&scenario);
-    out
+    crate::wire::encode_reply(&reply)
 }
 
 /// The page reads the worker's reply (`answer`).
 pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    let unreadable = |why: String| format!("the engine worker's reply is unreadable ({why})");
-    let (head, rest) = bytes.split_first_chunk::<4>().ok_or_else(|| unreadable("cut short".into()))?;
-    let json_len = u32::from_le_bytes(*head) as usize;
-    let (json, scenario) = (rest.get(..json_len), rest.get(json_len..));
-    let (Some(json), Some(scenario)) = (json, scenario) else { return Err(unreadable("cut short".into())) };
-    let mut reply: Reply = serde_json::from_slice(json).map_err(|e| unreadable(e.to_string()))?;
-    if let Verdict::Read { scenario: slot, .. } = &mut reply.verdict {
-        **slot = crate::wire::decode(scenario).map_err(unreadable)?;
-    }
-    Ok(reply)
+    crate::wire::decode_reply(bytes).map_err(|e| format!("the engine worker's reply is unreadable ({e})"))
 }
 
 /// About how many sites a scenario text declares (for "loading N sites…"): lines that start
@@ -166,7 +137,7 @@ mod tests {
 
     #[test]
     fn an_unreadable_job_is_answered_not_dropped() {
-        let reply = decode_reply(&answer(b"{not a job")).expect("a reply");
+        let reply = decode_reply(&answer(b"\xff\xff")).expect("a reply");
         assert_eq!(reply.id, 0);
         assert!(matches!(reply.verdict, Verdict::Failed(why) if why.contains("could not read")));
         assert!(decode_reply(b"").is_err());

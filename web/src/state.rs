@@ -168,7 +168,7 @@ pub struct Banner {
 }
 
 /// A DSL error placed in the text.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TextError {
     pub line: usize,
     pub col: usize,

@@ -1,5 +1,5 @@
-//! A scenario as compact bytes, for the engine worker's answer (`offload`): the worker sends
-//! the typed scenario it read, the page rebuilds it without parsing text.
+//! The engine worker's messages as compact bytes (`offload`): a job (the text to read) and
+//! its reply, whose typed scenario the page rebuilds without parsing text.
 //!
 //! Why not serde: the page would then ship serde's derived deserializers for the whole model
 //! (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB. The format is
@@ -7,88 +7,129 @@
 //! destructures every struct, so a new model field does not compile until it is carried.
 //! Expectations, few and rich, travel as their DSL lines and are read with
 //! `dsl::parse_unchecked`, which the page has anyway. Decoding is total: bytes that are not a
-//! scenario give an error, never a panic.
+//! message give an error, never a panic.
 
 use blast_engine::dsl;
 use blast_engine::model::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::MAX_NESTING;
+use blast_engine::Policy;
 
-pub fn encode(s: &Scenario) -> Vec<u8> {
-    let Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations } = s;
-    let mut w = Writer(Vec::with_capacity(sites.len() * 24 + classes.len() * 16));
-    w.str(name);
-    w.num(Semantics::ALL.iter().position(|x| x == semantics).unwrap_or(0) as u64);
-    let Measure { warmup_ops, ops } = measure;
-    w.num(u64::from(*warmup_ops));
-    w.num(u64::from(*ops));
-    w.num(classes.len() as u64);
-    for ClassDecl { name, parent, methods, metaclass, costs } in classes {
-        w.str(name);
-        w.opt(parent);
-        w.strs(methods);
-        w.meta(*metaclass);
-        w.num(costs.len() as u64);
-        for BodyCost { method, ns } in costs {
-            w.str(method);
-            w.num(*ns);
-        }
+use crate::offload::{Job, Reply, Verdict};
+use crate::state::TextError;
+
+pub fn encode_job(job: &Job) -> Vec<u8> {
+    let Job { id, text, policies, looping } = job;
+    let mut w = Writer(Vec::with_capacity(text.len() + 16));
+    w.num(*id);
+    w.num(u64::from(*looping));
+    w.num(policies.len() as u64);
+    for p in policies {
+        w.num(Policy::ALL.iter().position(|x| x == p).unwrap_or(0) as u64);
     }
-    w.num(categories.len() as u64);
-    for CategoryDecl { name, methods } in categories {
-        w.str(name);
-        w.num(methods.len() as u64);
-        for MethodRef { class, method } in methods {
-            w.str(class);
-            w.str(method);
-        }
-    }
-    w.num(sites.len() as u64);
-    for SiteDecl { name, class, method } in sites {
-        w.str(name);
-        w.str(class);
-        w.str(method);
-    }
-    for block in [setup, before_op, op] {
-        w.block(block);
-    }
-    let expectations =
-        if expectations.is_empty() { String::new() } else { dsl::print(&Scenario { expectations: expectations.clone(), ..Scenario::default() }) };
-    w.str(&expectations);
+    w.str(text);
     w.0
 }
 
-pub fn decode(bytes: &[u8]) -> Result<Scenario, String> {
+pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
     let mut r = Reader { bytes, at: 0 };
-    let name = r.str()?;
-    let semantics = *Semantics::ALL.get(r.num()? as usize).ok_or("bad semantics")?;
-    let measure = Measure { warmup_ops: r.u32()?, ops: r.u32()? };
-    let classes = r.list(|r| {
-        Ok(ClassDecl {
-            name: r.str()?,
-            parent: r.opt()?,
-            methods: r.strs()?,
-            metaclass: r.meta()?,
-            costs: r.list(|r| Ok(BodyCost { method: r.str()?, ns: r.num()? }))?,
-        })
-    })?;
-    let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
-    let sites = r.list(|r| Ok(SiteDecl { name: r.str()?, class: r.str()?, method: r.str()? }))?;
-    let setup = r.block(0)?;
-    let before_op = r.block(0)?;
-    let op = r.block(0)?;
-    let expectations = match r.str()? {
-        text if text.is_empty() => Vec::new(),
-        text => dsl::parse_unchecked(&text).map_err(|e| format!("expectations: {e}"))?.0.expectations,
-    };
-    if r.at != bytes.len() {
-        return Err("trailing bytes".into());
+    let id = r.num()?;
+    let looping = r.num()? == 1;
+    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or_else(|| "bad policy".into()))?;
+    let text = r.str()?;
+    r.end()?;
+    Ok(Job { id, text, policies, looping })
+}
+
+pub fn encode_reply(reply: &Reply) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.num(reply.id);
+    match &reply.verdict {
+        Verdict::Read { scenario, run_error, expect_lines } => {
+            w.num(0);
+            w.opt(run_error);
+            w.num(expect_lines.len() as u64);
+            for line in expect_lines {
+                w.num(line.map_or(0, |l| l as u64 + 1));
+            }
+            w.scenario(scenario);
+        }
+        Verdict::Invalid { error: TextError { line, col, message: at }, message } => {
+            w.num(1);
+            w.num(*line as u64);
+            w.num(*col as u64);
+            w.str(at);
+            w.str(message);
+        }
+        Verdict::Failed(why) => {
+            w.num(2);
+            w.str(why);
+        }
     }
-    Ok(Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations })
+    w.0
+}
+
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
+    let mut r = Reader { bytes, at: 0 };
+    let id = r.num()?;
+    let verdict = match r.num()? {
+        0 => {
+            Verdict::Read { run_error: r.opt()?, expect_lines: r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?, scenario: Box::new(r.scenario()?) }
+        }
+        1 => Verdict::Invalid { error: TextError { line: r.num()? as usize, col: r.num()? as usize, message: r.str()? }, message: r.str()? },
+        2 => Verdict::Failed(r.str()?),
+        _ => return Err("bad verdict".into()),
+    };
+    r.end()?;
+    Ok(Reply { id, verdict })
 }
 
 struct Writer(Vec<u8>);
 
 impl Writer {
+    fn scenario(&mut self, s: &Scenario) {
+        let Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations } = s;
+        let w = self;
+        w.0.reserve(sites.len() * 24 + classes.len() * 16);
+        w.str(name);
+        w.num(Semantics::ALL.iter().position(|x| x == semantics).unwrap_or(0) as u64);
+        let Measure { warmup_ops, ops } = measure;
+        w.num(u64::from(*warmup_ops));
+        w.num(u64::from(*ops));
+        w.num(classes.len() as u64);
+        for ClassDecl { name, parent, methods, metaclass, costs } in classes {
+            w.str(name);
+            w.opt(parent);
+            w.strs(methods);
+            w.meta(*metaclass);
+            w.num(costs.len() as u64);
+            for BodyCost { method, ns } in costs {
+                w.str(method);
+                w.num(*ns);
+            }
+        }
+        w.num(categories.len() as u64);
+        for CategoryDecl { name, methods } in categories {
+            w.str(name);
+            w.num(methods.len() as u64);
+            for MethodRef { class, method } in methods {
+                w.str(class);
+                w.str(method);
+            }
+        }
+        w.num(sites.len() as u64);
+        for SiteDecl { name, class, method } in sites {
+            w.str(name);
+            w.str(class);
+            w.str(method);
+        }
+        for block in [setup, before_op, op] {
+            w.block(block);
+        }
+        let expectations =
+            if expectations.is_empty() { String::new() } else { dsl::print(&Scenario { expectations: expectations.clone(), ..Scenario::default() }) };
+        w.str(&expectations);
+    }
+
     fn num(&mut self, mut v: u64) {
         loop {
             let byte = (v & 0x7f) as u8;
@@ -204,6 +245,40 @@ struct Reader<'a> {
 type Read<T> = Result<T, String>;
 
 impl Reader<'_> {
+    fn scenario(&mut self) -> Read<Scenario> {
+        let r = self;
+        let name = r.str()?;
+        let semantics = *Semantics::ALL.get(r.num()? as usize).ok_or("bad semantics")?;
+        let measure = Measure { warmup_ops: r.u32()?, ops: r.u32()? };
+        let classes = r.list(|r| {
+            Ok(ClassDecl {
+                name: r.str()?,
+                parent: r.opt()?,
+                methods: r.strs()?,
+                metaclass: r.meta()?,
+                costs: r.list(|r| Ok(BodyCost { method: r.str()?, ns: r.num()? }))?,
+            })
+        })?;
+        let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
+        let sites = r.list(|r| Ok(SiteDecl { name: r.str()?, class: r.str()?, method: r.str()? }))?;
+        let setup = r.block(0)?;
+        let before_op = r.block(0)?;
+        let op = r.block(0)?;
+        let expectations = match r.str()? {
+            text if text.is_empty() => Vec::new(),
+            text => dsl::parse_unchecked(&text).map_err(|e| format!("expectations: {e}"))?.0.expectations,
+        };
+        Ok(Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations })
+    }
+
+    fn end(&self) -> Read<()> {
+        if self.at == self.bytes.len() {
+            Ok(())
+        } else {
+            Err("trailing bytes".into())
+        }
+    }
+
     fn num(&mut self) -> Read<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
@@ -295,31 +370,42 @@ mod tests {
     use super::*;
     use blast_engine::presets;
 
+    fn read(scenario: Scenario) -> Reply {
+        Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None] } }
+    }
+
     #[test]
     fn every_preset_and_runtime_round_trips() {
         let mut texts: Vec<String> = presets::all().iter().map(|p| p.text.to_string()).collect();
         texts.extend(blast_engine::runtimes::PROFILES.iter().map(|r| r.scenario_text()));
         for text in texts {
-            let s = dsl::parse(&text).expect("parses");
-            assert_eq!(decode(&encode(&s)), Ok(s.clone()), "{}", s.name);
+            let reply = read(dsl::parse(&text).expect("parses"));
+            assert_eq!(decode_reply(&encode_reply(&reply)), Ok(reply.clone()));
         }
+        let invalid = Reply { id: 1, verdict: Verdict::Invalid { error: TextError { line: 2, col: 5, message: "m".into() }, message: "2:5: m".into() } };
+        let failed = Reply { id: u64::MAX, verdict: Verdict::Failed("stopped".into()) };
+        for reply in [invalid, failed] {
+            assert_eq!(decode_reply(&encode_reply(&reply)), Ok(reply.clone()));
+        }
+        let job = Job { id: 9, text: "class é { m }".into(), policies: Policy::ALL.to_vec(), looping: true };
+        assert_eq!(decode_job(&encode_job(&job)), Ok(job));
     }
 
     #[test]
     fn damaged_bytes_are_an_error_not_a_panic() {
-        let bytes = encode(&presets::find("oracle_liveParentRedefine").unwrap().scenario());
+        let bytes = encode_reply(&read(presets::find("oracle_liveParentRedefine").unwrap().scenario()));
         for cut in 0..bytes.len() {
-            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+            assert!(decode_reply(&bytes[..cut]).is_err(), "cut at {cut}");
         }
         let mut flipped = bytes.clone();
         for i in 0..flipped.len() {
             flipped[i] ^= 0xff;
-            let _ = decode(&flipped);
+            let _ = decode_reply(&flipped);
             flipped[i] ^= 0xff;
         }
-        assert!(decode(&[0xff; 16]).is_err());
+        assert!(decode_reply(&[0xff; 16]).is_err() && decode_job(&[0xff; 16]).is_err());
         let mut trailing = bytes;
         trailing.push(0);
-        assert!(decode(&trailing).is_err());
+        assert!(decode_reply(&trailing).is_err());
     }
 }
