@@ -28,5 +28,6 @@ pub mod share;
 pub mod state;
 pub mod storage;
 pub mod store;
+pub mod timeline;
 
 pub use app::App;

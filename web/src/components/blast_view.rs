@@ -1,7 +1,8 @@
 //! The blast view: the class hierarchy per policy, call sites on their receiver class,
 //! coloured by state, heated by relinks, flashing when they relink; classes not loaded (yet)
 //! in a lane are drawn dashed; hovering a class shows which sites a write there would retire
-//! under each policy. Under each lane, its compiled code (`compiled_units`).
+//! under each policy. Under each lane, its compiled code (`compiled_units`). Sites that
+//! relinked in the range selected on the timeline are outlined (`LaneView::in_range`).
 
 use std::rc::Rc;
 
@@ -124,6 +125,11 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
                     <span class="v-missed">{ lane.totals.missed }</span>
                 </span>
+                if let Some(r) = &lane.in_range {
+                    <span class="lane-in-range" data-relinks={r.total.to_string()}>
+                        { format!(" · {} in the selected range", format::count(r.total as u64)) }
+                    </span>
+                }
             </figcaption>
             <svg class="blast-graph" viewBox={format!("0 0 {:.0} {:.0}", g.width, g.height)} width={format!("{:.0}", g.width)}
                 height={format!("{:.0}", g.height)} role="group" aria-label={format!("Class hierarchy under {}", lane.policy.name())}>
@@ -131,7 +137,10 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
-                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| site_node(p, b, s, retire.contains(&b.name)))) }
+                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| {
+                    let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
+                    site_node(p, b, s, retire.contains(&b.name), in_range)
+                })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
         </figure>
@@ -161,7 +170,7 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool) -> Html {
+fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
     let (state, state_text) = shown_look(&s.report);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let st = &s.report.stats;
@@ -191,7 +200,7 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
     let label: String =
         if b.name.chars().count() > max_chars { format!("{}…", b.name.chars().take(max_chars - 1).collect::<String>()) } else { b.name.clone() };
     html! {
-        <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"))}
+        <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"), in_range.then_some("in-range"))}
             data-site={b.name.clone()} data-state={state} data-relinks={s.relinks.to_string()}
             transform={format!("translate({:.1},{:.1})", b.x, b.y)} onclick={select.reform(|_: MouseEvent| ())}
             tabindex="0" role="button" aria-label={name} aria-pressed={selected.to_string()} onkeydown={on_key}>
@@ -256,6 +265,7 @@ fn legend() -> Html {
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
             <li><span class="legend-unloaded"></span>{ "dashed, faded class: not loaded yet" }</li>
             <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
+            <li><span class="legend-in-range"></span>{ "outlined: relinked in the range selected on the charts" }</li>
             <li><span class="legend-unit">{ "loop 1" }</span>{ "compiled code (tier; deopts / recompiles), flashing when deoptimized" }</li>
         </ul>
     }
