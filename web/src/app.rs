@@ -277,9 +277,9 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<crate::runner::LaneView>]) -> (
 }
 
 /// `mounted`: how many parts of the page under the top bar are mounted yet (1: the blast view;
-/// 2: also the charts, beside it: the running comparison, the first screen; 3: also the why
-/// panel, comparison, expectations, the gallery and the measured-runtime panel; 4: also the
-/// editor); see `use_mount_stages`.
+/// 2: also the charts beside it: the running comparison, the first screen; 3: also the why
+/// panel under the charts, comparison, expectations, the gallery and the measured-runtime
+/// panel; 4: also the editor); see `use_mount_stages`.
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
@@ -325,22 +325,26 @@ fn call_site_sections(
                             loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
                     </section>
                 }
-                if mounted >= 2 {
-                    <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()}
-                        axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
-                        on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
-                }
+                // The timeline and the why panel under it: a range brushed on one lists its
+                // relinks in the other, a relink clicked there is marked on the charts.
+                <div class="side">
+                    if mounted >= 2 {
+                        <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()}
+                            axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
+                            on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
+                    }
+                    if mounted >= 3 {
+                        <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
+                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
+                            focus={s.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                    }
+                </div>
             </div>
             if mounted >= 3 {
                 <div class="analysis">
-                    <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
-                        selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
-                        focus={s.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
-                    <div class="side">
-                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
-                        <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
-                            lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
-                    </div>
+                    <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                    <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
+                        lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                 </div>
                 { gallery }
                 { measured }
@@ -455,8 +459,8 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
     })
 }
 
-/// The skip link moves the focus past the 32-row gallery (without leaving `#blast-view` in
-/// the address bar, where the share-link reader would look at it).
+/// The skip link moves the focus past the top bar's controls and the tour (without leaving
+/// `#blast-view` in the address bar, where the share-link reader would look at it).
 fn skip_to_blast_view() -> Callback<MouseEvent> {
     Callback::from(|e: MouseEvent| {
         e.prevent_default();

@@ -73,10 +73,12 @@ fn heat(relinks: u64) -> &'static str {
 
 #[function_component(BlastView)]
 pub fn blast_view(p: &BlastViewProps) -> Html {
-    // Side-by-side lanes share the panel's width; narrower layouts wrap into more rows.
+    // Side-by-side lanes share the panel's width; narrower layouts wrap into more rows. Two
+    // lanes (the headline comparison) stack beside the charts at 1280 px: wide enough for its
+    // five root classes in one band, so both lanes fit the first screen (scaled to the panel).
     let max_width = match p.lanes.len() {
         0 | 1 => 1300.0,
-        2 => 660.0,
+        2 => 700.0,
         _ => 440.0,
     };
     let aggregated = aggregate::aggregates(p.classes.len(), p.sites.len());

@@ -292,7 +292,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 <button id="brush-window" class="small" onclick={emit(&p.on_brush, Some(window))} disabled={!has_data}
                     title="Select the range on screen (drag over a chart to select part of it)">{ "Select shown range" }</button>
                 <button id="brush-clear" class="small" onclick={emit(&p.on_brush, None)} disabled={p.brush.is_none()}>{ "Clear selection" }</button>
-                <output id="timeline-status" class="timeline-status" data-lo={window.0.to_string()} data-hi={window.1.to_string()}>
+                <output id="timeline-status" class="timeline-status" data-lo={window.0.to_string()} data-hi={window.1.to_string()}
+                    data-brush={p.brush.map(|(lo, hi)| format!("{lo} {hi}"))}>
                     { timeline_status(axis, p.view.map(|_| window), p.brush, p.brushed_relinks) }
                 </output>
             </div>

@@ -21,27 +21,26 @@ pub const STEPS: [Step; TOUR_STEPS] = [
     Step {
         target: "relink",
         title: "A relink",
-        text: "Each box in the blast view is a call site, linked to the method it calls. When a class changes, the runtime throws away links \
-               that may have gone stale, and each such site must look its target up again: a relink. The number on a site counts them; it \
-               flashes at each one.",
+        text: "Each box in the blast view is a call site, linked to the method it calls. A class change throws links away; each such site \
+               must look its target up again: a relink. A site counts them and flashes at each one.",
     },
     Step {
         target: "policy",
         title: "A policy",
-        text: "A policy decides which links a change throws away. global (Groovy today) throws away every link on any metaclass change; \
-               exact only the changed class’s. Both lanes run the same program side by side; tick more policies in the top bar.",
+        text: "A policy decides which links a change throws away: global (Groovy today) all of them on any metaclass change, exact only \
+               the changed class’s. The lanes run the same program side by side; tick more policies above.",
     },
     Step {
         target: "verdict",
         title: "The verdict colours",
-        text: "An oracle checks every relink. Green, necessary: the target really changed. Amber, collateral: same target again, wasted \
-               work. Red, missed: a stale link kept dispatching, a bug. The counts are under each lane and in the relinks chart.",
+        text: "An oracle judges every relink. Green, necessary: the target really changed. Amber, collateral: the same target again, \
+               wasted work. Red, missed: a stale link kept dispatching, a bug.",
     },
     Step {
         target: "timeline",
         title: "The timeline",
-        text: "Throughput per policy over virtual time. Wheel over a chart to zoom (Shift+wheel pans), drag to select a range: its relinks \
-               are listed in the why panel and outlined in the blast view. Click a relink’s time there to mark its moment here.",
+        text: "Throughput per policy over virtual time. Wheel to zoom (Shift+wheel pans), drag to select a range: the why panel lists \
+               its relinks, the blast view outlines their sites. Click a relink’s time to mark it here.",
     },
 ];
 

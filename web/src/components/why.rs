@@ -92,7 +92,7 @@ fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
     }
     let shown = if r.total > r.rows.len() { format!(", the first {} listed", r.rows.len()) } else { String::new() };
     html! {
-        <div class="why-lane range-lane" data-policy={lane.policy.name()} data-relinks={r.total.to_string()} key={lane.policy.name()}>
+        <div class="range-lane" data-policy={lane.policy.name()} data-relinks={r.total.to_string()} key={lane.policy.name()}>
             <h4>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 { lane.policy.name() }
