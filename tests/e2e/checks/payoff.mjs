@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, waitFinished } from './common.mjs';
+import { expect, showSection, waitFinished } from './common.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const HEADLINE = 'hotLoop_unrelatedMetaClassChurn';
@@ -176,16 +176,9 @@ export const checks = [
           expect(Math.abs(moment.left + 1 - expected) < 3, `the mark sits at the relink's time (${t} ms): ${moment.left.toFixed(1)} px, expected ${expected.toFixed(1)}`);
           expect((await page.locator('#why-range tr.marked').count()) === 1, 'the clicked row is marked');
           expect((await page.inputValue('#why-site')) !== '', 'the relink\'s site is selected');
-          await page.evaluate(() => {
-            const el = document.querySelector('#charts');
-            window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - document.querySelector('.topbar').offsetHeight - 8);
-          });
-          await page.waitForTimeout(300);
+          await showSection(page, '#charts');
           await shot(page, `timeline-brushed-${scheme}`);
-          await page.evaluate(() => {
-            const el = document.querySelector('#why');
-            window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - document.querySelector('.topbar').offsetHeight - 8);
-          });
+          await showSection(page, '#why');
           await shot(page, `why-range-${scheme}`);
           // From the keyboard: zoom back out, clear the selection.
           await page.click('#zoom-reset');
