@@ -100,7 +100,8 @@ pub fn clip_line(points: &[(f64, f64)], window: Range) -> Vec<(f64, f64)> {
     let (lo, hi) = window;
     let cut = |a: (f64, f64), b: (f64, f64), x: f64| {
         let f = if b.0 > a.0 { (x - a.0) / (b.0 - a.0) } else { 0.0 };
-        (x, (a.1.ln() + f * (b.1.ln() - a.1.ln())).exp())
+        // Geometric, as a straight segment on a log axis (`powf`, which the page has anyway).
+        (x, a.1 * (b.1 / a.1).powf(f))
     };
     let mut out = Vec::new();
     for (i, &p) in points.iter().enumerate() {

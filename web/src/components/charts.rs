@@ -186,6 +186,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let cb = p.on_axis.clone();
         Callback::from(move |_: Event| cb.emit(a))
     };
+    let has_data = p.lanes.has_data();
     let x_max = p.lanes.x_max(axis);
     let window = timeline::shown(p.view, x_max);
     // The pointer's x on a chart canvas (`clamp`: a drag past the plot's edge stops there).
@@ -265,12 +266,21 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let cb = cb.clone();
         Callback::from(move |_: MouseEvent| cb.emit(value))
     };
+    // The toolbar, the keyboard's way to everything the wheel and a drag do:
+    // (id, label, title, enabled, action).
+    let tools = [
+        ("zoom-in", "Zoom in", "Zoom in around the middle (or the wheel over a chart)", has_data, zoom_button(1.0 / ZOOM_STEP)),
+        ("zoom-out", "Zoom out", "Zoom out (or the wheel)", p.view.is_some(), zoom_button(ZOOM_STEP)),
+        ("zoom-reset", "Whole run", "Show the whole run", p.view.is_some(), emit(&p.on_view, None)),
+        ("zoom-brush", "Zoom to selection", "Show just the selected range", p.brush.is_some(), emit(&p.on_view, p.brush)),
+        ("brush-window", "Select shown range", "Select the range on screen (or drag over a chart)", has_data, emit(&p.on_brush, Some(window))),
+        ("brush-clear", "Clear selection", "Forget the selected range", p.brush.is_some(), emit(&p.on_brush, None)),
+    ];
     let dragging = drag.map(|(a, b)| (a.min(b), a.max(b)));
     let shown_brush = dragging.or(p.brush);
     let chart_events = |tooltip: bool| (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone());
     let (down_t, move_t, up_t, leave_t, wheel_t) = chart_events(true);
     let (down_r, move_r, up_r, leave_r, wheel_r) = chart_events(false);
-    let has_data = p.lanes.has_data();
     let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
     html! {
@@ -285,13 +295,9 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 </div>
             </header>
             <div class="timeline-tools" role="toolbar" aria-label="Timeline zoom and selection">
-                <button id="zoom-in" class="small" onclick={zoom_button(1.0 / ZOOM_STEP)} disabled={!has_data} title="Zoom in (or the wheel over a chart)">{ "Zoom in" }</button>
-                <button id="zoom-out" class="small" onclick={zoom_button(ZOOM_STEP)} disabled={p.view.is_none()}>{ "Zoom out" }</button>
-                <button id="zoom-reset" class="small" onclick={emit(&p.on_view, None)} disabled={p.view.is_none()}>{ "Whole run" }</button>
-                <button id="zoom-brush" class="small" onclick={emit(&p.on_view, p.brush)} disabled={p.brush.is_none()}>{ "Zoom to selection" }</button>
-                <button id="brush-window" class="small" onclick={emit(&p.on_brush, Some(window))} disabled={!has_data}
-                    title="Select the range on screen (drag over a chart to select part of it)">{ "Select shown range" }</button>
-                <button id="brush-clear" class="small" onclick={emit(&p.on_brush, None)} disabled={p.brush.is_none()}>{ "Clear selection" }</button>
+                { for tools.into_iter().map(|(id, label, title, enabled, onclick)| html! {
+                    <button {id} class="small" {title} {onclick} disabled={!enabled}>{ label }</button>
+                }) }
                 <output id="timeline-status" class="timeline-status" data-lo={window.0.to_string()} data-hi={window.1.to_string()}
                     data-brush={p.brush.map(|(lo, hi)| format!("{lo} {hi}"))}>
                     { timeline_status(axis, p.view.map(|_| window), p.brush, p.brushed_relinks) }
