@@ -39,8 +39,9 @@ use crate::store::{use_store, Store};
 use crate::timeline;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
-/// the other panels with the gallery, editor); see `use_mount_stages`.
-const PAGE_PARTS: usize = 4;
+/// the why, comparison and expectations panels, the gallery and measured panel, editor); see
+/// `use_mount_stages`.
+const PAGE_PARTS: usize = 5;
 
 #[function_component(App)]
 pub fn app() -> Html {
@@ -82,6 +83,15 @@ pub fn app() -> Html {
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved.
     use_autosave(&store, save_key, mounted == PAGE_PARTS);
+    // A first visit's comparison starts once the page is built (`AppState::autoplay`).
+    {
+        let store = store.clone();
+        use_effect_with(mounted == PAGE_PARTS, move |&done| {
+            if done {
+                store.dispatch(Action::Autoplay);
+            }
+        });
+    }
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
@@ -116,7 +126,7 @@ pub fn app() -> Html {
     // The gallery comes after the running comparison; the top bar's picker and its "All
     // presets" button are one click away from it.
     let gallery = html! {
-        if mounted >= 3 {
+        if mounted >= 4 {
             <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
         }
     };
@@ -278,8 +288,8 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<crate::runner::LaneView>]) -> (
 
 /// `mounted`: how many parts of the page under the top bar are mounted yet (1: the blast view;
 /// 2: also the charts beside it: the running comparison, the first screen; 3: also the why
-/// panel under the charts, comparison, expectations, the gallery and the measured-runtime
-/// panel; 4: also the editor); see `use_mount_stages`.
+/// panel under the charts, comparison and expectations; 4: also the gallery and the
+/// measured-runtime panel; 5: also the editor); see `use_mount_stages`.
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
@@ -346,10 +356,12 @@ fn call_site_sections(
                     <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
                         lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                 </div>
-                { gallery }
+            }
+            { gallery }
+            if mounted >= 4 {
                 { measured }
             }
-            if mounted >= 4 {
+            if mounted >= 5 {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>

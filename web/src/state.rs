@@ -322,6 +322,8 @@ pub enum Action {
     Brush(Option<Range>),
     /// Mark a relink's moment on the charts (a click in the why panel); selects its site.
     MarkRelink(Mark),
+    /// The page is mounted: a first visit's run starts (`AppState::autoplay`).
+    Autoplay,
     TourNext,
     TourBack,
     /// Skip or finish the tour (the page remembers it: `browser::remember_tour_done`).
@@ -425,6 +427,10 @@ pub struct AppState {
     pub timeline: TimelineState,
     /// The guided tour's step on screen, if it is showing.
     pub tour: Option<usize>,
+    /// A first visit: `Action::Autoplay` runs the headline comparison once the page is mounted
+    /// (engine frames during the staged mount would make its tasks long). Anything that starts
+    /// a new run first cancels it.
+    pub autoplay: bool,
 }
 
 impl AppState {
@@ -469,19 +475,18 @@ impl AppState {
             model: None,
             timeline: TimelineState::default(),
             tour: None,
+            autoplay: false,
         };
         state.rebuild();
         state
     }
 
     /// Start-up: a share link wins over the autosave; anything unreadable is reported. A first
-    /// visit (nothing saved, no link) runs the headline comparison at once, with the tour.
+    /// visit (nothing saved, no link) runs the headline comparison once mounted, with the tour.
     pub fn boot(boot: Boot) -> AppState {
         let mut state = AppState::new();
         state.tour = (!boot.tour_done).then_some(0);
-        if boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none() {
-            state.play();
-        }
+        state.autoplay = boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none();
         match boot.saved {
             Some(Ok(saved)) => state.restore(saved),
             Some(Err(why)) => {
@@ -807,6 +812,11 @@ impl AppState {
                 self.reduce(Action::SelectSite(Some(mark.site.clone())));
                 self.timeline.mark = Some(mark);
             }
+            Action::Autoplay => {
+                if std::mem::take(&mut self.autoplay) {
+                    self.play();
+                }
+            }
             Action::TourNext => self.tour = self.tour.map(|s| s + 1).filter(|&s| s < TOUR_STEPS),
             Action::TourBack => self.tour = self.tour.map(|s| s.saturating_sub(1)),
             Action::TourClose => self.tour = None,
@@ -908,6 +918,7 @@ impl AppState {
         self.playing = false;
         self.step_note = None;
         self.focused_cause = None;
+        self.autoplay = false;
         // A new run: the old one's times mean nothing on it (the new runner has no brush).
         self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
         let looped = self.loop_mode.then(|| looping(&self.scenario));
@@ -1478,12 +1489,22 @@ mod tests {
 
     #[test]
     fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
-        let s = AppState::boot(Boot::default());
+        let mut s = AppState::boot(Boot::default());
         assert_eq!((s.scenario.name.as_str(), s.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
-        assert!(s.is_playing(), "the first screen is a running comparison");
         assert_eq!(s.tour, Some(0));
+        assert!(!s.is_playing() && s.autoplay, "it runs once the page is mounted");
+        s.reduce(Action::Autoplay);
+        assert!(s.is_playing(), "the first screen is a running comparison");
+        s.reduce(Action::Pause);
+        s.reduce(Action::Autoplay);
+        assert!(!s.is_playing(), "only once");
+        let mut early = AppState::boot(Boot::default());
+        early.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        early.reduce(Action::Autoplay);
+        assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let mut back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        back.reduce(Action::Autoplay);
         assert!(!back.is_playing() && back.tour.is_none(), "a returning visit opens its session paused, without the tour");
     }
 
