@@ -7,13 +7,15 @@
 //! the blast view), buttons do the same from the keyboard. The range and the relink marked
 //! from the why panel are HTML overlays on the canvas, so brushing never redraws a chart.
 
+use std::rc::Rc;
+
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartLanes, DrawChart, Palette, XAxis};
+use crate::charts::{self, ChartData, ChartLanes, DrawChart, Palette, XAxis};
 use crate::format;
 use crate::state::Theme;
 use crate::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
@@ -147,26 +149,24 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     {
         let (throughput, relinks, on_error) = (throughput.clone(), relinks.clone(), p.on_error.clone());
         use_effect_with((p.lanes.clone(), axis, p.view, p.theme, *redraw), move |(lanes, axis, view, _, _)| {
-            // Draw in a task of its own, after this render is on screen: a frame's engine
-            // work, render and chart drawing never add up to one long task.
-            let (lanes, axis, view) = (lanes.clone(), *axis, *view);
-            let task = Timeout::new(0, move || {
-                let ratio = browser::device_pixel_ratio();
-                let data = lanes.data(axis);
-                let window = timeline::shown(view, data.x_max);
-                let draw = |node: &NodeRef, f: DrawChart| {
+            // Draw after this render is on screen, each chart in a task of its own: a frame's
+            // engine work, render and the two drawings never add up to one long task (while
+            // the first visit's comparison runs, they come every `SLOW_VIEW_INTERVAL_MS`).
+            let data = Rc::new(lanes.data(*axis));
+            let window = timeline::shown(*view, data.x_max);
+            let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
+                Timeout::new(0, move || {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
-                        let scale = charts::fit_canvas(&canvas, ratio);
+                        let scale = charts::fit_canvas(&canvas, browser::device_pixel_ratio());
                         let palette = Palette::from_css(&canvas);
                         if let Err(e) = f(canvas, &data, window, &palette, scale) {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
                     }
-                };
-                draw(&throughput, charts::draw_throughput);
-                draw(&relinks, charts::draw_relinks);
-            });
-            move || drop(task)
+                })
+            };
+            let tasks = [draw(throughput, charts::draw_throughput, data.clone(), on_error.clone()), draw(relinks, charts::draw_relinks, data, on_error)];
+            move || drop(tasks)
         });
     }
     let export = |node: &NodeRef, name: &'static str| {
