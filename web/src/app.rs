@@ -42,7 +42,7 @@ use crate::timeline;
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
 /// `use_mount_stages`.
-const PAGE_PARTS: usize = 5;
+pub const PAGE_PARTS: usize = 5;
 
 #[function_component(App)]
 pub fn app() -> Html {

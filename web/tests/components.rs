@@ -286,16 +286,22 @@ async fn mutations_enter_and_leave_a_category() {
 }
 
 #[wasm_bindgen_test]
-async fn the_panels_below_the_blast_view_mount_after_the_first_paint() {
+async fn the_page_mounts_its_parts_one_painted_frame_after_another() {
     local_storage().clear().unwrap();
     set_hash("");
     let root = fresh_root();
     yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
-    assert!(exists(&root, "#blast-view figure.lane") && exists(&root, "table#preset-table"), "the first render shows the top of the page");
-    assert!(!exists(&root, "#editor") && !exists(&root, "#charts"), "the rest waits for the first frame");
-    after_first_paint().await;
-    assert!(exists(&root, "#editor") && exists(&root, "#charts") && exists(&root, "#comparison"));
+    assert!(exists(&root, ".topbar") && !exists(&root, "#blast-view"), "the first render is the top bar alone");
+    // Each painted frame adds the next part: blast view, charts, why and comparison, gallery, editor.
+    let parts = ["#blast-view figure.lane", "#charts", "#comparison", "table#preset-table", "#editor"];
+    for (mounted, part) in parts.iter().enumerate() {
+        after_first_paint().await;
+        assert!(exists(&root, part), "{part} after frame {}", mounted + 1);
+        if let Some(next) = parts.get(mounted + 1) {
+            assert!(!exists(&root, next), "{next} waits for frame {}", mounted + 2);
+        }
+    }
 }
 
 #[wasm_bindgen_test]

@@ -91,12 +91,20 @@ pub async fn render_app() -> Element {
     let root = fresh_root();
     yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
-    after_first_paint().await;
+    until_mounted().await;
     root
 }
 
-/// The panels below the blast view mount once the first frame is painted: wait for a frame,
-/// then for a timer set after it, then for the render it causes.
+/// The page mounts its parts one painted frame after another (`use_mount_stages`): wait
+/// for all of them.
+pub async fn until_mounted() {
+    for _ in 0..blast_web::app::PAGE_PARTS {
+        after_first_paint().await;
+    }
+}
+
+/// The next part of the page mounts once a frame is painted: wait for a frame, then for a timer
+/// set after it, then for the render it causes.
 pub async fn after_first_paint() {
     let frame = js_sys::Promise::new(&mut |resolve, _| {
         let _ = web_sys::window().expect("a window").request_animation_frame(&resolve);
