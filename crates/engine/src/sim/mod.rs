@@ -403,6 +403,21 @@ impl Simulation {
     }
 }
 
+/// Bytes of the structures the engine keeps per site, by name (the bench prints them: at 10^6
+/// sites each byte here is a megabyte).
+#[doc(hidden)]
+pub fn per_site_layout() -> Vec<(&'static str, usize)> {
+    use std::mem::size_of;
+    vec![
+        ("SiteRt", size_of::<SiteRt>()),
+        ("  site::Link", size_of::<site::Link>()),
+        ("  world::Target", size_of::<crate::world::Target>()),
+        ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
+        ("  report::SiteStats", size_of::<SiteStats>()),
+        ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
+    ]
+}
+
 /// Run a scenario under one policy.
 pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, ScenarioError> {
     Ok(Simulation::new(s, policy, params)?.run())
