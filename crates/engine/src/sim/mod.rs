@@ -25,8 +25,8 @@ use crate::model::{Event, Measure, Scenario};
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::report::*;
-use crate::validate::{validate, ScenarioError};
-use crate::world::World;
+use crate::validate::{validate_indexed, ScenarioError, SiteIndex};
+use crate::world::{ClassId, World};
 
 use domains::Domains;
 use program::{Frame, LoopRun, Program, BEFORE_OP, OP, SETUP};
@@ -97,22 +97,24 @@ impl Simulation {
 
     /// One simulation per policy, the scenario validated and bounded once for all of them.
     pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
-        check(scenario)?;
-        Ok(policies.iter().map(|&p| Simulation::build(scenario, p, params)).collect())
+        let site_index = check(scenario)?;
+        Ok(policies.iter().map(|&p| Simulation::build(scenario, &site_index, p, params)).collect())
     }
 
-    /// Build for a scenario that passed [`check`].
-    fn build(scenario: &Scenario, policy: Policy, params: &Params) -> Simulation {
+    /// Build for a scenario that passed [`check`], which indexed its sites.
+    fn build(scenario: &Scenario, site_index: &SiteIndex, policy: Policy, params: &Params) -> Simulation {
         let world = World::new(scenario);
-        let mut site_index: FxMap<&str, u32> = FxMap::default();
-        site_index.reserve(scenario.sites.len());
         let mut sites = Vec::with_capacity(scenario.sites.len());
         let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
         let mut methods: Vec<String> = Vec::new();
         let mut method_index: FxMap<&str, u32> = FxMap::default();
-        for (i, s) in scenario.sites.iter().enumerate() {
-            let receiver = world.class_id(&s.class).expect("validated");
-            site_index.insert(&s.name, i as u32);
+        // Sites usually come grouped by class or in class order: try the last receiver and the
+        // class after it before the name map (see `SiteIndex`).
+        let mut last: ClassId = 0;
+        for s in &scenario.sites {
+            let near = [last, last + 1].into_iter().find(|&c| world.classes.get(c).is_some_and(|k| k.name == s.class));
+            let receiver = near.or_else(|| world.class_id(&s.class)).expect("validated");
+            last = receiver;
             site_names.push(&s.name);
             let method = *method_index.entry(&s.method).or_insert_with(|| {
                 methods.push(s.method.clone());
@@ -121,7 +123,7 @@ impl Simulation {
             sites.push(SiteRt::new(receiver, method, world.resolve(receiver, &s.method)));
         }
         let sites_by_class = interned::Groups::by_key(world.classes.len(), sites.iter().map(|s: &SiteRt| s.receiver));
-        let program = Program::compile(scenario, &site_index, &|name| world.category_id(name).expect("validated"));
+        let program = Program::compile(scenario, site_index, &|name| world.category_id(name).expect("validated"));
         let iterations_per_op = iterations_in(&scenario.op);
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
@@ -423,9 +425,9 @@ pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, S
     Ok(Simulation::new(s, policy, params)?.run())
 }
 
-/// Valid, and its work bounded (the same for every policy).
-fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
-    validate(scenario)?;
+/// Valid, and its work bounded (the same for every policy); the sites indexed.
+fn check(scenario: &Scenario) -> Result<SiteIndex<'_>, ScenarioError> {
+    let sites = validate_indexed(scenario)?;
     let estimate = estimate(scenario);
     if estimate.total > MAX_WORK {
         return Err(ScenarioError::at_path(
@@ -438,7 +440,7 @@ fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    Ok(())
+    Ok(sites)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use crate::fxhash::FxMap;
 use crate::model::{Event, Scenario, Stmt};
+use crate::validate::SiteIndex;
 
 pub(crate) type ListId = usize;
 pub(crate) type LoopId = usize;
@@ -81,7 +82,7 @@ pub(crate) const OP: ListId = 2;
 
 impl Program {
     /// Compile a validated scenario; `site` and `category` give the dense ids of names.
-    pub fn compile(s: &Scenario, site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> Program {
+    pub fn compile(s: &Scenario, site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> Program {
         // The three blocks take lists 0..3 before any nested body is pushed.
         let mut p = Program { lists: vec![Vec::new(); 3], loops: Vec::new() };
         for (id, block) in [SETUP, BEFORE_OP, OP].into_iter().zip([&s.setup, &s.before_op, &s.op]) {
@@ -90,7 +91,7 @@ impl Program {
         p
     }
 
-    fn compile_list(&mut self, block: &[Stmt], site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> Vec<Node> {
+    fn compile_list(&mut self, block: &[Stmt], site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> Vec<Node> {
         let mut out = Vec::with_capacity(block.len());
         for st in block {
             let node = match st {
@@ -106,18 +107,18 @@ impl Program {
         out
     }
 
-    fn push_list(&mut self, block: &[Stmt], site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> ListId {
+    fn push_list(&mut self, block: &[Stmt], site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> ListId {
         let list = self.compile_list(block, site, category);
         self.lists.push(list);
         self.lists.len() - 1
     }
 
-    fn compile_loop(&mut self, count: u64, body: &[Stmt], site: &FxMap<&str, u32>) -> LoopId {
+    fn compile_loop(&mut self, count: u64, body: &[Stmt], site: &SiteIndex) -> LoopId {
         let mut calls = Vec::with_capacity(body.len());
         let mut every = Vec::new();
         for b in body {
             match b {
-                Stmt::Call { site: name } => calls.push(site[name.as_str()]),
+                Stmt::Call { site: name } => calls.push(site.get(name).expect("validated")),
                 Stmt::Every { period, offset, body } => every.push(Every { period: *period, offset: *offset, events: events_of(body) }),
                 Stmt::Event(ev) => every.push(Every { period: 1, offset: 0, events: vec![ev.clone()] }),
                 _ => {}
