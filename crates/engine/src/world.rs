@@ -13,13 +13,15 @@ use crate::model::{Event, MetaKind, Scenario, Semantics};
 pub type ClassId = usize;
 
 /// What a call resolves to. Equality is "same dispatch": a relink to an equal target was
-/// collateral; a cached target unequal to the fresh one is a stale dispatch.
+/// collateral; a cached target unequal to the fresh one is a stale dispatch. Ids are `u32`
+/// (classes and categories are capped far below 2^32) so a target is 12 bytes: every site
+/// holds two, and every link one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
-    /// A method defined on `owner`, at its `version` (bumped by each redefinition).
-    Method { owner: ClassId, version: u32 },
+    /// A method defined on class `owner`, at its `version` (bumped by each redefinition).
+    Method { owner: u32, version: u32 },
     /// A category method that shadows the class's own.
-    Category { category: usize },
+    Category { category: u32 },
     /// The missing-method path: linked to a generic `invokeMethod` that walks ancestors on every
     /// call, so it never goes stale.
     Dynamic,
@@ -205,7 +207,7 @@ impl World {
         let Some(p) = self.classes[c].parent else { return };
         let parent = &self.classes[p];
         let mut view = parent.view.clone();
-        view.extend(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p, version })));
+        view.extend(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p as u32, version })));
         self.classes[c].view = view;
     }
 
@@ -217,7 +219,7 @@ impl World {
         for a in self.ancestors(c).collect::<Vec<_>>() {
             visited += 1 + self.classes[a].own.len() as u64;
             for (m, &version) in &self.classes[a].own {
-                view.entry(m.clone()).or_insert(Target::Method { owner: a, version });
+                view.entry(m.clone()).or_insert(Target::Method { owner: a as u32, version });
             }
         }
         self.classes[c].view = view;
@@ -229,13 +231,13 @@ impl World {
         for &cat in self.active_categories.iter().rev() {
             for (owner, m) in &self.categories[cat] {
                 if m == method && (*owner == receiver || self.ancestors(receiver).any(|a| a == *owner)) {
-                    return Target::Category { category: cat };
+                    return Target::Category { category: cat as u32 };
                 }
             }
         }
         let cls = &self.classes[receiver];
         if let Some(&version) = cls.own.get(method) {
-            return Target::Method { owner: receiver, version };
+            return Target::Method { owner: receiver as u32, version };
         }
         match self.semantics {
             Semantics::Live => self.walk_ancestors(receiver, method).unwrap_or(Target::Missing),
@@ -248,7 +250,7 @@ impl World {
     }
 
     fn walk_ancestors(&self, receiver: ClassId, method: &str) -> Option<Target> {
-        self.ancestors(receiver).find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a, version }))
+        self.ancestors(receiver).find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a as u32, version }))
     }
 
     /// Whether a selection for this receiver may be cached (class-keyed) at all.
