@@ -97,12 +97,24 @@ impl Simulation {
 
     /// One simulation per policy, the scenario validated and bounded once for all of them.
     pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
-        let site_index = check(scenario)?;
-        Ok(policies.iter().map(|&p| Simulation::build(scenario, &site_index, p, params)).collect())
+        // The program is compiled once, and the site index (a million-entry map at the cap)
+        // dropped before the simulations' per-site tables exist, so the two never add up.
+        let mut program = {
+            let site_index = check(scenario)?;
+            let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+            Program::compile(scenario, &site_index, &|name| categories[name])
+        };
+        let mut sims = Vec::with_capacity(policies.len());
+        for (i, &p) in policies.iter().enumerate() {
+            let program = if i + 1 == policies.len() { std::mem::take(&mut program) } else { program.clone() };
+            sims.push(Simulation::build(scenario, program, p, params));
+        }
+        Ok(sims)
     }
 
-    /// Build for a scenario that passed [`check`], which indexed its sites.
-    fn build(scenario: &Scenario, site_index: &SiteIndex, policy: Policy, params: &Params) -> Simulation {
+    /// Build for a scenario that passed [`check`], its program compiled (category ids are the
+    /// world's: declaration order).
+    fn build(scenario: &Scenario, program: Program, policy: Policy, params: &Params) -> Simulation {
         let world = World::new(scenario);
         let mut sites = Vec::with_capacity(scenario.sites.len());
         let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
@@ -123,7 +135,6 @@ impl Simulation {
             sites.push(SiteRt::new(receiver, method, world.resolve(receiver, &s.method)));
         }
         let sites_by_class = interned::Groups::by_key(world.classes.len(), sites.iter().map(|s: &SiteRt| s.receiver));
-        let program = Program::compile(scenario, site_index, &|name| world.category_id(name).expect("validated"));
         let iterations_per_op = iterations_in(&scenario.op);
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
