@@ -145,11 +145,12 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
     if s.measure.ops == 0 || s.measure.ops > MAX_OPS || s.measure.warmup_ops > MAX_OPS {
         return err("measure", format!("ops must be 1..={MAX_OPS} and warmup at most {MAX_OPS}"));
     }
-    let mut classes: HashMap<&str, Option<&str>> = HashMap::default();
+    // Declared classes by name: their position.
+    let mut classes: HashMap<&str, usize> = HashMap::default();
     for (i, c) in s.classes.iter().enumerate() {
         let path = || format!("classes[{i}]");
         check_ident(&path, "class", &c.name)?;
-        if classes.insert(&c.name, c.parent.as_deref()).is_some() {
+        if classes.insert(&c.name, i).is_some() {
             return err(path(), format!("class `{}` is declared twice", c.name));
         }
         for (j, m) in c.methods.iter().enumerate() {
@@ -199,7 +200,7 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
             return err(path(), format!("site `{}` is declared twice", site.name));
         }
         let near = [last_class, last_class + 1].into_iter().find(|&c| s.classes.get(c).is_some_and(|k| k.name == site.class));
-        if let Some(c) = near {
+        if let Some(c) = near.or_else(|| classes.get(site.class.as_str()).copied()) {
             last_class = c;
         } else if !known.contains(site.class.as_str()) {
             return err(format!("{}.class", path()), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
