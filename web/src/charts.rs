@@ -318,6 +318,29 @@ pub fn parse_hex(s: &str) -> Option<RGBColor> {
     }
 }
 
+/// A stylesheet colour as the page shows it: `#rgb` / `#rrggbb`, or the light or dark half of
+/// `light-dark(light, dark)` (how style.css writes its themed colours).
+pub fn parse_color(s: &str, dark: bool) -> Option<RGBColor> {
+    let s = s.trim();
+    match s.strip_prefix("light-dark(").and_then(|pair| pair.strip_suffix(')')) {
+        Some(pair) => {
+            let (light, dark_half) = pair.split_once(',')?;
+            parse_hex(if dark { dark_half } else { light })
+        }
+        None => parse_hex(s),
+    }
+}
+
+/// Whether an element shows the dark half of its colours: its `color-scheme` is `light` or
+/// `dark` when the user picked a theme, `light dark` when the system's preference decides.
+fn shows_dark(window: &web_sys::Window, style: &web_sys::CssStyleDeclaration) -> bool {
+    let scheme = style.get_property_value("color-scheme").unwrap_or_default();
+    match (scheme.contains("light"), scheme.contains("dark")) {
+        (true, true) => window.match_media("(prefers-color-scheme: dark)").ok().flatten().is_some_and(|mq| mq.matches()),
+        (_, dark) => dark,
+    }
+}
+
 /// Chart colours, read from the stylesheet's variables on the canvas element.
 pub struct Palette {
     pub background: RGBColor,
@@ -332,8 +355,12 @@ pub struct Palette {
 
 impl Palette {
     pub fn from_css(el: &HtmlCanvasElement) -> Palette {
-        let style = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten());
-        let var = |name: &str, fallback: RGBColor| style.as_ref().and_then(|s| s.get_property_value(name).ok()).and_then(|v| parse_hex(&v)).unwrap_or(fallback);
+        let window = web_sys::window();
+        let style = window.as_ref().and_then(|w| w.get_computed_style(el).ok().flatten());
+        let dark = window.as_ref().zip(style.as_ref()).is_some_and(|(w, s)| shows_dark(w, s));
+        let var = |name: &str, fallback: RGBColor| {
+            style.as_ref().and_then(|s| s.get_property_value(name).ok()).and_then(|v| parse_color(&v, dark)).unwrap_or(fallback)
+        };
         Palette {
             background: var("--chart-bg", RGBColor(255, 255, 255)),
             fg: var("--fg", RGBColor(27, 31, 36)),
@@ -634,5 +661,9 @@ mod tests {
         assert_eq!(parse_hex("  #fff "), Some(RGBColor(255, 255, 255)));
         assert_eq!(parse_hex("red"), None);
         assert_eq!(parse_hex("#12345"), None);
+        assert_eq!(parse_color(" light-dark(#f4f6f9, #0f1216)", false), Some(RGBColor(0xf4, 0xf6, 0xf9)));
+        assert_eq!(parse_color("light-dark(#f4f6f9, #0f1216)", true), Some(RGBColor(0x0f, 0x12, 0x16)));
+        assert_eq!(parse_color("#fff", true), Some(RGBColor(255, 255, 255)));
+        assert_eq!(parse_color("light-dark(#fff)", false), None);
     }
 }

@@ -9,21 +9,6 @@ use blast_engine::calibrate::calibrate;
 use blast_engine::params::Param;
 use blast_engine::Params;
 
-// Costs the published rows do not pin (installs happen once per run, category bookkeeping is
-// dwarfed by the uncached calls inside the block) keep their documented estimates.
-const FITTED: [Param; 10] = [
-    Param::FastCallNs,
-    Param::PicCallNs,
-    Param::SelectionNs,
-    Param::MetaclassWriteNs,
-    Param::InterpreterCallNs,
-    Param::C1CallNs,
-    Param::DeoptNs,
-    Param::InterpreterSlowdown,
-    Param::Selection24Ns,
-    Param::MetaclassWrite24Ns,
-];
-
 fn loss(p: &Params) -> f64 {
     let cal = calibrate(p);
     let shape_penalty = cal.checks.iter().filter(|c| !c.ok).count() as f64;
@@ -41,7 +26,7 @@ fn main() {
                            // whole calibration once per parameter and direction.
     while step > 0.06 {
         let mut improved = false;
-        for param in FITTED {
+        for param in Param::ALL.into_iter().filter(|p| p.is_fitted()) {
             for dir in [1.0, -1.0] {
                 let mut p = best.clone();
                 let v = best.get(param) * 10f64.powf(dir * step);
@@ -61,7 +46,7 @@ fn main() {
         }
     }
     println!("final loss {best_loss:.5}");
-    for param in FITTED {
+    for param in Param::ALL.into_iter().filter(|p| p.is_fitted()) {
         println!("{param} = {:.4}", best.get(param));
     }
 }

@@ -32,3 +32,14 @@ export async function waitFinished(page, timeout = 90_000) {
     { timeout },
   );
 }
+
+/** Scroll so `selector` sits just under the sticky top bar (screenshots show the section). */
+export async function showSection(page, selector) {
+  await page.evaluate((sel) => {
+    const el = document.querySelector(sel);
+    const bar = document.querySelector('.topbar');
+    const barHeight = bar && getComputedStyle(bar).position === 'sticky' ? bar.offsetHeight : 0;
+    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - barHeight - 8);
+  }, selector);
+  await page.waitForTimeout(100);
+}

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, freshPage, waitFinished } from './common.mjs';
+import { expect, freshPage, showSection, waitFinished } from './common.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
@@ -33,14 +33,6 @@ async function loopUnit(page, policy) {
     tier: u.dataset.tier,
     flashing: !!u.querySelector('.flash-box'),
   }));
-}
-
-async function showSection(page, id) {
-  await page.evaluate((sel) => {
-    const el = document.querySelector(sel);
-    const bar = document.querySelector('.topbar');
-    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - (bar ? bar.offsetHeight : 0) - 8);
-  }, id);
 }
 
 export const checks = [

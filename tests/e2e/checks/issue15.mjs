@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, ready, waitFinished } from './common.mjs';
+import { expect, ready, showSection, waitFinished } from './common.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const BASELINE = 'hotLoop_baseline';
@@ -50,17 +50,6 @@ async function withPage(browser, baseUrl, options, body) {
 async function shot(page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
-}
-
-/** Scroll so `selector` sits just under the sticky top bar. */
-async function showSection(page, selector) {
-  await page.evaluate((sel) => {
-    const el = document.querySelector(sel);
-    const bar = document.querySelector('.topbar');
-    const barHeight = bar && getComputedStyle(bar).position === 'sticky' ? bar.offsetHeight : 0;
-    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - barHeight - 8);
-  }, selector);
-  await page.waitForTimeout(100);
 }
 
 async function loadPreset(page, id) {

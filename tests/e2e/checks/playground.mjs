@@ -4,7 +4,7 @@
 //
 // `baseUrl` ends in /blast-radius/; `screenshot(name)` saves a PNG of `page`. Checks that need
 // a clean browser (share link, hostile links) open their own context and close it again.
-import { expect, freshPage as freshContextPage, ready as galleryReady, waitFinished } from './common.mjs';
+import { expect, freshPage as freshContextPage, ready as galleryReady, showSection, waitFinished } from './common.mjs';
 
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 const BASELINE = 'hotLoop_baseline';
@@ -32,15 +32,6 @@ async function relinks(page) {
 
 async function opsPerMs(page, policy) {
   return Number(await page.getAttribute(`#comparison-table tr[data-policy="${policy}"] td.ops`, 'data-value'));
-}
-
-/** Bring a section to the top of the viewport so a screenshot shows it. */
-async function showSection(page, id) {
-  await page.evaluate((sel) => {
-    const el = document.querySelector(sel);
-    const bar = document.querySelector('.topbar');
-    if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - (bar ? bar.offsetHeight : 0) - 8);
-  }, id);
 }
 
 async function screenshotsFor(page, scheme, screenshot) {

@@ -11,11 +11,10 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
-use crate::components::blast_view::{shown_look, BlastViewProps};
+use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::CompiledUnits;
 use crate::format;
 use crate::runner::LaneView;
-use crate::state::RunState;
 
 /// Per lane: each scenario site's relinks, by the index of `forest.site_names`.
 fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
@@ -163,20 +162,10 @@ struct RowCtx<'a> {
 }
 
 fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], totals: &[Totals]) -> Html {
-    let status = RunState::of(ctx.p.playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
     let hottest = rows.iter().filter_map(|r| if let Row::Class { id, .. } = r { Some(totals[*id].relinks) } else { None }).max().unwrap_or(0);
     html! {
         <figure class="lane aggregated" data-policy={lane.policy.name()} key={lane.policy.name()}>
-            <figcaption>
-                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
-                <strong>{ lane.policy.name() }</strong>
-                <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
-                <span class="lane-relinks" title="relinks: necessary / collateral / missed">
-                    <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
-                    <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
-                    <span class="v-missed">{ lane.totals.missed }</span>
-                </span>
-            </figcaption>
+            { lane_caption(lane, ctx.p.playing) }
             <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
                 { for rows.iter().map(|r| agg_row(ctx, lane, r, relinks, totals, hottest)) }
             </ul>

@@ -112,19 +112,9 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
 
 fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
     let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
-    let status = RunState::of(p.playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
     html! {
         <figure class="lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
-            <figcaption>
-                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
-                <strong>{ lane.policy.name() }</strong>
-                <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
-                <span class="lane-relinks" title="relinks: necessary / collateral / missed">
-                    <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
-                    <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
-                    <span class="v-missed">{ lane.totals.missed }</span>
-                </span>
-            </figcaption>
+            { lane_caption(lane, p.playing) }
             <svg class="blast-graph" viewBox={format!("0 0 {:.0} {:.0}", g.width, g.height)} width={format!("{:.0}", g.width)}
                 height={format!("{:.0}", g.height)} role="group" aria-label={format!("Class hierarchy under {}", lane.policy.name())}>
                 { for g.edges.iter().map(|e| html! {
@@ -135,6 +125,23 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
         </figure>
+    }
+}
+
+/// A lane's caption, the same drawn or aggregated: policy, clock, run state, verdict counts.
+pub fn lane_caption(lane: &LaneView, playing: bool) -> Html {
+    let status = RunState::of(playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
+    html! {
+        <figcaption>
+            <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
+            <strong>{ lane.policy.name() }</strong>
+            <span class="muted">{ format!(" · {} · ", format::duration_ms(lane.now_ms)) }<span class="lane-state" data-state={status}>{ status }</span></span>
+            <span class="lane-relinks" title="relinks: necessary / collateral / missed">
+                <span class="v-necessary">{ lane.totals.necessary }</span>{ " / " }
+                <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
+                <span class="v-missed">{ lane.totals.missed }</span>
+            </span>
+        </figcaption>
     }
 }
 
