@@ -27,7 +27,8 @@ pub(crate) struct LoopNode {
     pub count: u64,
     pub calls: Vec<u32>,
     pub every: Vec<Every>,
-    /// `(site, position in calls)`, sorted: where an event's hit sites sit in this loop.
+    /// `(site, position in calls)`, sorted: where an event's hit sites sit in this loop. Empty
+    /// when every site is called once (a steady site keeps its one position).
     pub by_site: Vec<(u32, u32)>,
     /// No site is called twice per iteration (the usual case: a site's position is enough).
     pub calls_each_site_once: bool,
@@ -124,9 +125,19 @@ impl Program {
                 _ => {}
             }
         }
-        let mut by_site: Vec<(u32, u32)> = calls.iter().enumerate().map(|(pos, &s)| (s, pos as u32)).collect();
-        by_site.sort_unstable();
-        let calls_each_site_once = by_site.windows(2).all(|w| w[0].0 != w[1].0);
+        // A bitmap over the sites finds a repeat in one pass, without sorting a million pairs.
+        let mut seen = vec![0u64; calls.iter().max().map_or(0, |&m| m as usize / 64 + 1)];
+        let calls_each_site_once = calls.iter().all(|&s| {
+            let (word, bit) = (s as usize / 64, 1u64 << (s % 64));
+            let first = seen[word] & bit == 0;
+            seen[word] |= bit;
+            first
+        });
+        let mut by_site: Vec<(u32, u32)> = Vec::new();
+        if !calls_each_site_once {
+            by_site = calls.iter().enumerate().map(|(pos, &s)| (s, pos as u32)).collect();
+            by_site.sort_unstable();
+        }
         self.loops.push(LoopNode { count, calls, every, by_site, calls_each_site_once });
         self.loops.len() - 1
     }
