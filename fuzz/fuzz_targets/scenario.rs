@@ -112,7 +112,19 @@ impl Gen<'_, '_> {
         self.categories = categories.iter().map(|c| c.name.clone()).collect();
         let mut sites = Vec::new();
         for i in 0..self.u.int_in_range(1..=6)? {
-            sites.push(SiteDecl { name: format!("s{i}"), class: self.class()?, method: self.method()? });
+            let mut site = SiteDecl::mono(format!("s{i}"), self.class()?, self.method()?);
+            // Some sites are polymorphic: other receivers (distinct classes), maybe a mix.
+            if self.u.int_in_range(0..=3u8)? == 0 {
+                for c in self.classes.clone() {
+                    if c != site.class && self.u.arbitrary()? {
+                        site.others.push(c);
+                    }
+                }
+                if !site.others.is_empty() && self.u.arbitrary()? {
+                    site.mix = (0..=site.others.len()).map(|_| self.u.int_in_range(1..=5u32)).collect::<Result<_>>()?;
+                }
+            }
+            sites.push(site);
         }
         self.sites = sites.iter().map(|s| s.name.clone()).collect();
         let setup = self.block(1, false)?;

@@ -24,6 +24,7 @@ import { checks as issue15Checks } from './checks/issue15.mjs';
 import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
 import { checks as compiledChecks } from './checks/compiled.mjs';
+import { checks as polyChecks } from './checks/poly.mjs';
 import { checks as runtimeChecks } from './checks/runtimes.mjs';
 import { checks as issue11Checks } from './checks/issue11.mjs';
 
@@ -83,6 +84,7 @@ const pageCheckGroups = [
   issue15Checks, // the first-visit bugs and rough edges (issue #15)
   expectationChecks, // the expectations panel (issue #12)
   compiledChecks, // compiled code and its deopts (issue #9)
+  polyChecks, // polymorphic sites (issue #9 item 4)
   runtimeChecks, // the Runtimes gallery and the measured-runtime panel (issue #10)
   issue11Checks, // load figures, axe-core, keyboard alone, the 390 px layout (issue #11)
 ];

@@ -13,7 +13,7 @@ use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
-use crate::components::expectations::{expectation_lines, failed_lines, Expectations};
+use crate::components::expectations::{failed_lines, Expectations};
 use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
@@ -27,10 +27,11 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::why::Why;
 use crate::export;
-use crate::hooks::{use_autosave, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::measured::{self, Measured};
 use crate::model_entities::Family;
 use crate::model_mode::ModelSession;
+use crate::offload;
 use crate::runner::ClassEntry;
 use crate::share::{self, Shared};
 use crate::state::{Action, AppState, RunState};
@@ -45,9 +46,9 @@ pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, save_key, scenario_rev) = {
+    let (playing, theme, save_key, scenario_rev, loading) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev)
+        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev, s.loading_sites().is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
@@ -71,24 +72,27 @@ pub fn app() -> Html {
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
+    use_engine_worker(&store, mounted == PAGE_PARTS);
     // The whole page has been built around what was opened (a link that kills the page does so
-    // by then), so it may be saved.
-    use_autosave(&store, save_key, mounted == PAGE_PARTS);
+    // by then), so it may be saved; a large autosave or link is opened once the engine worker
+    // has read it and the page has drawn it.
+    use_autosave(&store, save_key, mounted == PAGE_PARTS && !loading);
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
             let s = store.read();
-            (s.scenario_rev, s.edit_epoch)
+            (s.scenario_rev, s.edit_epoch, s.text_rev)
         };
         let store = store.clone();
-        use_memo(deps, move |_| {
+        use_memo(deps, move |&(_, _, text_rev)| {
             let s = store.read();
             // A second parse, recording places: half a second at 10^5 sites, so only when
-            // there is an expectation to place.
-            if s.scenario.expectations.is_empty() {
-                Vec::new()
-            } else {
-                expectation_lines(&s.text)
+            // there is an expectation to place, and a large text only in the engine worker.
+            match &s.read_expect_lines {
+                _ if s.scenario.expectations.is_empty() => Vec::new(),
+                Some((rev, lines)) if *rev == text_rev => lines.to_vec(),
+                _ if s.text.len() < offload::OFFLOAD_BYTES => offload::expectation_lines(&s.text),
+                _ => Vec::new(),
             }
         })
     };
@@ -111,6 +115,11 @@ pub fn app() -> Html {
             <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
+            if let Some(sites) = s.loading_sites() {
+                <p id="loading" class="loading" role="status">
+                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", crate::format::count(sites as u64)) }
+                </p>
+            }
             if let (Some(e), None) = (&s.run_error, &s.model) {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
@@ -384,7 +393,7 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
                 let text = runtime.scenario_text();
                 match dsl::parse(&text) {
                     Ok(scenario) => {
-                        let shared = Shared { text, scenario, policies: runtime.lanes() };
+                        let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
                         store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
                         if run {
                             store.dispatch(Action::Play);

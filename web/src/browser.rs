@@ -272,3 +272,100 @@ pub fn install_panic_hook() {
         }));
     });
 }
+
+/// The engine worker's script (`web/worker-loader.js`), beside the page; it loads the
+/// `blast-worker` module, which Trunk names without a content hash (a worker's files are named
+/// at run time).
+const WORKER_SCRIPT: &str = "worker-loader.js";
+/// A worker that has not said it is ready by then is taken as failed to start.
+const WORKER_START_MS: u32 = 15_000;
+
+/// What the engine worker tells the page.
+pub enum WorkerNews {
+    /// Its answer to the oldest job not yet answered (`offload::decode_reply` reads it).
+    Reply(Vec<u8>),
+    /// It did not start (`started == false`), or it stopped (a job it was reading is lost).
+    Failed { started: bool, why: String },
+}
+
+/// The engine worker (`src/worker.rs`): a dedicated Web Worker running the engine's wasm.
+/// Jobs posted before it is ready wait here (it has no message handler until its module
+/// runs). Dropping it ends the worker.
+pub struct EngineWorker {
+    worker: web_sys::Worker,
+    started: std::rc::Rc<std::cell::Cell<bool>>,
+    waiting: std::rc::Rc<std::cell::RefCell<Vec<Vec<u8>>>>,
+    _on_message: wasm_bindgen::closure::Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: wasm_bindgen::closure::Closure<dyn FnMut(web_sys::Event)>,
+    _start_timeout: gloo::timers::callback::Timeout,
+}
+
+impl EngineWorker {
+    /// Start the worker; `on_news` hears its answers and failures, always from an event of
+    /// its own (never during `spawn` or `post`).
+    pub fn spawn(on_news: impl Fn(WorkerNews) + 'static) -> Result<EngineWorker, String> {
+        use std::cell::{Cell, RefCell};
+        use std::rc::Rc;
+        use wasm_bindgen::closure::Closure;
+        let worker = web_sys::Worker::new(WORKER_SCRIPT).map_err(|e| js_error(&e))?;
+        let on_news = Rc::new(on_news);
+        let started = Rc::new(Cell::new(false));
+        let waiting: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();
+        let on_message = {
+            let (worker, started, waiting, on_news) = (worker.clone(), started.clone(), waiting.clone(), on_news.clone());
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+                let data = e.data();
+                if data.as_string().as_deref() == Some(crate::offload::READY) {
+                    started.set(true);
+                    for job in waiting.borrow_mut().drain(..) {
+                        post_bytes(&worker, &job);
+                    }
+                } else {
+                    on_news(WorkerNews::Reply(js_sys::Uint8Array::new(&data).to_vec()));
+                }
+            })
+        };
+        let on_error = {
+            let (started, on_news) = (started.clone(), on_news.clone());
+            Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+                let why = e.dyn_ref::<web_sys::ErrorEvent>().map(|e| e.message()).filter(|m| !m.is_empty()).unwrap_or_else(|| "its script did not load".into());
+                on_news(WorkerNews::Failed { started: started.get(), why });
+            })
+        };
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        let start_timeout = {
+            let started = started.clone();
+            gloo::timers::callback::Timeout::new(WORKER_START_MS, move || {
+                if !started.get() {
+                    on_news(WorkerNews::Failed { started: false, why: format!("it did not start within {} s", WORKER_START_MS / 1000) });
+                }
+            })
+        };
+        Ok(EngineWorker { worker, started, waiting, _on_message: on_message, _on_error: on_error, _start_timeout: start_timeout })
+    }
+
+    /// Hand a job (`offload::encode_job`) to the worker; its buffer moves, it is not copied.
+    pub fn post(&self, job: Vec<u8>) {
+        if self.started.get() {
+            post_bytes(&self.worker, &job);
+        } else {
+            self.waiting.borrow_mut().push(job);
+        }
+    }
+}
+
+impl Drop for EngineWorker {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+fn post_bytes(worker: &web_sys::Worker, bytes: &[u8]) {
+    let array = js_sys::Uint8Array::from(bytes);
+    let _ = worker.post_message_with_transfer(&array, &js_sys::Array::of1(&array.buffer()));
+}
+
+fn js_error(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "the browser refused to start it".into())
+}

@@ -48,6 +48,8 @@ pub enum EditError {
     BadIterations,
     /// The write period is 0 or longer than the loop.
     BadPeriod,
+    /// A polymorphic site's receiver list as typed (`Square, Tri mix 60/30/10`) does not read.
+    BadReceivers(String),
     /// The edited scenario does not validate (a bound the form does not check itself).
     Invalid(ScenarioError),
 }
@@ -99,6 +101,9 @@ impl fmt::Display for EditError {
             EditError::MethodExists { class, method } => write!(f, "`{class}` already declares `{method}`"),
             EditError::BadIterations => write!(f, "iterations must be 1..={MAX_LOOP_COUNT}"),
             EditError::BadPeriod => write!(f, "the write period must be between 1 and the number of iterations"),
+            EditError::BadReceivers(text) => {
+                write!(f, "`{text}` is not a receiver list: other receiver classes, then optionally `mix` and one weight per receiver, e.g. `Square, Tri mix 60/30/10`")
+            }
             EditError::Invalid(e) => write!(f, "that edit would make the scenario invalid: {e}"),
         }
     }
@@ -142,6 +147,12 @@ pub enum EditOp {
     AddSite(SiteDecl),
     /// Change the receiver class and method of an existing site.
     RetargetSite(SiteDecl),
+    /// Set a site's other receiver classes and mix from the site list's text
+    /// ([`receivers_text`]; empty = monomorphic).
+    SetReceivers {
+        site: String,
+        text: String,
+    },
     DeleteSite(String),
     SetWorkload(Workload),
 }
@@ -244,10 +255,22 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
             s.sites.push(site.clone());
         }
         EditOp::RetargetSite(site) => {
-            require_class(&s, &site.class)?;
+            for class in site.receivers() {
+                require_class(&s, class)?;
+            }
             check_name("method", &site.method)?;
             let existing = s.sites.iter_mut().find(|x| x.name == site.name).ok_or_else(|| EditError::Missing { what: "site", name: site.name.clone() })?;
             *existing = site.clone();
+        }
+        EditOp::SetReceivers { site, text } => {
+            let existing = s.sites.iter_mut().find(|x| &x.name == site).ok_or_else(|| EditError::Missing { what: "site", name: site.clone() })?;
+            let next = with_receivers(existing, text)?;
+            *existing = next;
+            for class in existing.receivers() {
+                if !s.classes.iter().any(|c| c.name == class) {
+                    return Err(EditError::Missing { what: "class", name: class.to_string() });
+                }
+            }
         }
         EditOp::DeleteSite(name) => {
             if !s.sites.iter().any(|x| &x.name == name) {
@@ -288,6 +311,38 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
     }
     validate(&s).map_err(EditError::Invalid)?;
     Ok(s)
+}
+
+/// A polymorphic site's other receivers and mix as the site list shows them: the DSL's words
+/// after the first `Class.method`, without the method (`Square, Tri mix 60/30/10`).
+pub fn receivers_text(site: &SiteDecl) -> String {
+    let mut text = site.others.join(", ");
+    if !site.mix.is_empty() {
+        let weights: Vec<String> = site.mix.iter().map(u32::to_string).collect();
+        text.push_str(&format!(" mix {}", weights.join("/")));
+    }
+    text
+}
+
+/// [`receivers_text`] read back into `site` (an empty text makes it monomorphic). Class names
+/// and weights are checked by the scenario's validation afterwards.
+fn with_receivers(site: &SiteDecl, text: &str) -> Result<SiteDecl, EditError> {
+    let bad = || EditError::BadReceivers(text.trim().to_string());
+    let words: Vec<&str> = text.split([',', ' ']).filter(|w| !w.is_empty()).collect();
+    let (classes, mix) = match words.iter().position(|&w| w == "mix") {
+        Some(at) => (&words[..at], words[at + 1..].concat()),
+        None => (&words[..], String::new()),
+    };
+    let others: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
+    let mix = if mix.is_empty() && !words.contains(&"mix") {
+        Vec::new()
+    } else {
+        mix.split('/').map(|w| w.parse::<u32>().map_err(|_| bad())).collect::<Result<Vec<_>, _>>()?
+    };
+    if let Some(c) = others.iter().find(|c| !is_name(c)) {
+        return Err(EditError::BadName { what: "class", name: c.clone() });
+    }
+    Ok(SiteDecl { others, mix, ..site.clone() })
 }
 
 /// Read the op back as a workload, when it has exactly the shape the form produces.
@@ -398,7 +453,7 @@ fn class_uses(s: &Scenario, name: &str) -> Vec<ClassUse> {
     for c in s.classes.iter().filter(|c| c.parent.as_deref() == Some(name)) {
         uses.push(ClassUse::Subclass(c.name.clone()));
     }
-    for site in s.sites.iter().filter(|x| x.class == name) {
+    for site in s.sites.iter().filter(|x| x.receivers().any(|c| c == name)) {
         uses.push(ClassUse::Site(site.name.clone()));
     }
     for cat in s.categories.iter().filter(|c| c.methods.iter().any(|m| m.class == name)) {
@@ -440,6 +495,9 @@ fn rename_class(s: &mut Scenario, from: &str, to: &str) {
     }
     for site in &mut s.sites {
         swap(&mut site.class);
+        for other in &mut site.others {
+            swap(other);
+        }
     }
     s.visit_events_mut(|ev| match ev {
         Event::Write { class, .. } | Event::Replace { class, .. } | Event::Remove { class } | Event::PerInstance { class } => swap(class),
@@ -479,7 +537,7 @@ mod tests {
     fn add_class_and_method_then_site() {
         let s = apply(&groovy(), &EditOp::AddClass { name: "Leaf2".into(), parent: Some("HierChild".into()) }).unwrap();
         let s = apply(&s, &EditOp::AddMethod { class: "Leaf2".into(), method: "extra".into() }).unwrap();
-        let s = apply(&s, &EditOp::AddSite(SiteDecl { name: "leaf2".into(), class: "Leaf2".into(), method: "base".into() })).unwrap();
+        let s = apply(&s, &EditOp::AddSite(SiteDecl::mono("leaf2", "Leaf2", "base"))).unwrap();
         assert!(s.classes.iter().any(|c| c.name == "Leaf2" && c.methods == ["extra"]));
         assert_eq!(callable_methods(&s, "Leaf2"), ["extra", "leaf", "base"]);
         reprints(&s);
@@ -553,11 +611,35 @@ mod tests {
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "".into(), parent: None }), Err(EditError::BadName { .. })));
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "Hot".into(), parent: None }), Err(EditError::Exists { what: "class", .. })));
         assert!(matches!(apply(&g, &EditOp::AddClass { name: "X".into(), parent: Some("Nope".into()) }), Err(EditError::Missing { what: "class", .. })));
-        let site = SiteDecl { name: "s".into(), class: "Nope".into(), method: "m".into() };
+        let site = SiteDecl::mono("s", "Nope", "m");
         assert!(matches!(apply(&g, &EditOp::AddSite(site)), Err(EditError::Missing { what: "class", .. })));
         assert!(matches!(apply(&g, &EditOp::RenameClass { from: "Hot".into(), to: "Unrelated".into() }), Err(EditError::Exists { .. })));
         assert_eq!(apply(&g, &EditOp::SetMeasure { warmup_ops: 1, ops: 0 }), Err(EditError::BadMeasure));
         assert_eq!(apply(&g, &EditOp::SetName("a \"quoted\" name".into())), Err(EditError::BadScenarioName));
+    }
+
+    #[test]
+    fn a_site_gets_more_receivers_and_a_mix_and_loses_them() {
+        let s = dsl::parse("class A { m }\nclass B extends A\nclass C { m }\nsite s = A.m\nop { loop 10 { call s } }\n").unwrap();
+        let set = |s: &Scenario, text: &str| apply(s, &EditOp::SetReceivers { site: "s".into(), text: text.into() });
+        let poly = set(&s, "B, C mix 60/30/10").unwrap();
+        let site = &poly.sites[0];
+        assert_eq!((site.others.as_slice(), site.mix.as_slice()), (&["B".to_string(), "C".to_string()][..], &[60, 30, 10][..]));
+        assert_eq!(receivers_text(site), "B, C mix 60/30/10");
+        assert!(dsl::print(&poly).contains("site s = A.m, B.m, C.m mix 60/30/10"));
+        reprints(&poly);
+        // Renames follow the receivers; a receiver keeps its class from being deleted.
+        let renamed = apply(&poly, &EditOp::RenameClass { from: "C".into(), to: "Cee".into() }).unwrap();
+        assert_eq!(renamed.sites[0].others, ["B", "Cee"]);
+        assert!(matches!(apply(&poly, &EditOp::DeleteClass("C".into())), Err(EditError::StillUsed { .. })));
+        // Back to one receiver.
+        assert_eq!(set(&poly, " ").unwrap().sites[0], SiteDecl::mono("s", "A", "m"));
+        // Refusals: an unknown class, a wrong weight count (the engine's validation), bad weights.
+        assert!(matches!(set(&s, "Z"), Err(EditError::Missing { what: "class", .. })));
+        let e = set(&s, "B mix 1/2/3").unwrap_err();
+        assert!(e.to_string().contains("has 2 receiver classes but its mix has 3 weights"), "{e}");
+        assert_eq!(set(&s, "B mix 1/x"), Err(EditError::BadReceivers("B mix 1/x".into())));
+        assert_eq!(set(&s, "B mix"), Err(EditError::BadReceivers("B mix".into())));
     }
 
     #[test]

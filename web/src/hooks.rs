@@ -1,7 +1,8 @@
 //! The App's long-lived effects: the animation-frame loop, keyboard shortcuts, share links
-//! arriving through `hashchange`, theme and autosave.
+//! arriving through `hashchange`, theme, autosave and the engine worker.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use gloo::events::{EventListener, EventListenerOptions};
@@ -13,6 +14,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::keys;
+use crate::offload::{self, Job, Reply, Verdict};
 use crate::state::{Action, AppState, SaveKey, Theme};
 use crate::store::Store;
 
@@ -206,4 +208,108 @@ pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
             save_now(&store);
         }
     });
+}
+
+/// Where large scenario texts are read (`offload`).
+enum Engine {
+    /// No worker yet: one starts with the first job (page load does not pay for it).
+    Idle,
+    Worker(browser::EngineWorker),
+    /// The worker could not start: jobs run on the page, in a task of their own.
+    InPage,
+}
+
+/// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
+/// so the loading note paints first; its answers come back as `Action::Read`. A worker that
+/// cannot start leaves the page reading texts itself, with a notice; one that stops while
+/// reading a text answers that job as failed (the text stays on screen) and is replaced for
+/// the next one: a text that stopped the worker is never run on the page.
+///
+/// `warm`: the page has finished loading; the worker starts then if no job started it
+/// earlier, so the first large paste does not wait for its module to load and compile.
+#[hook]
+pub fn use_engine_worker(store: &Store, warm: bool) {
+    let engine = use_mut_ref(|| Engine::Idle);
+    // Jobs posted and not answered, oldest first (the worker answers in order).
+    let in_flight = use_mut_ref(VecDeque::<Job>::new);
+    let store = store.clone();
+    use_effect(move || {
+        if warm {
+            start(&store, &engine, &in_flight);
+        }
+        for job in store.take_jobs() {
+            submit(&store, &engine, &in_flight, job);
+        }
+    });
+}
+
+type Shared<T> = Rc<RefCell<T>>;
+
+/// Start the worker unless it runs (or could not start).
+fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>) {
+    if !matches!(*engine.borrow(), Engine::Idle) {
+        return;
+    }
+    let (news_store, news_engine, news_in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+    let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_engine, &news_in_flight, news));
+    *engine.borrow_mut() = match spawned {
+        Ok(worker) => Engine::Worker(worker),
+        Err(why) => {
+            store.dispatch(Action::ShowError(no_worker(&why)));
+            Engine::InPage
+        }
+    };
+}
+
+fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, job: Job) {
+    start(store, engine, in_flight);
+    match &*engine.borrow() {
+        Engine::Worker(worker) => {
+            let bytes = offload::encode_job(&job);
+            in_flight.borrow_mut().push_back(job);
+            worker.post(bytes);
+        }
+        _ => run_in_page(store, job),
+    }
+}
+
+fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, news: browser::WorkerNews) {
+    match news {
+        browser::WorkerNews::Reply(bytes) => {
+            let Some(job) = in_flight.borrow_mut().pop_front() else { return };
+            let reply = offload::decode_reply(&bytes).unwrap_or_else(|why| Reply { id: job.id, verdict: Verdict::Failed(why) });
+            store.dispatch(Action::Read(reply));
+        }
+        browser::WorkerNews::Failed { started, why } => {
+            let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+            // Not from inside the worker's own event handler: this drops the worker.
+            Timeout::new(0, move || {
+                let lost: Vec<Job> = in_flight.borrow_mut().drain(..).collect();
+                if started {
+                    *engine.borrow_mut() = Engine::Idle;
+                    for job in lost {
+                        let verdict = Verdict::Failed(format!("the engine stopped while reading it ({why})"));
+                        store.dispatch(Action::Read(Reply { id: job.id, verdict }));
+                    }
+                } else {
+                    *engine.borrow_mut() = Engine::InPage;
+                    store.dispatch(Action::ShowError(no_worker(&why)));
+                    for job in lost {
+                        run_in_page(&store, job);
+                    }
+                }
+            })
+            .forget();
+        }
+    }
+}
+
+fn no_worker(why: &str) -> String {
+    format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them.")
+}
+
+/// The worker's job, done by the page in a task of its own (after the loading note paints).
+fn run_in_page(store: &Store, job: Job) {
+    let store = store.clone();
+    Timeout::new(0, move || store.dispatch(Action::Read(offload::run(&job)))).forget();
 }

@@ -23,10 +23,12 @@ pub mod model_entities;
 pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
+pub mod offload;
 pub mod runner;
 pub mod share;
 pub mod state;
 pub mod storage;
 pub mod store;
+pub mod wire;
 
 pub use app::App;

@@ -24,7 +24,9 @@ pub const MAX_FRAGMENT: usize = 64 * 1024;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shared {
     pub text: String,
-    pub scenario: Scenario,
+    /// `None` for a text of `offload::OFFLOAD_BYTES` or more: the engine worker reads it (and
+    /// refuses it with the same checks) before it replaces anything.
+    pub scenario: Option<Scenario>,
     /// Empty when the link names no policies (the page keeps its own).
     pub policies: Vec<Policy>,
 }
@@ -181,9 +183,12 @@ fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
 
 fn decode_scenario(payload: &str, policies: Vec<Policy>) -> Result<Shared, LinkProblem> {
     let text = payload_text(payload, 's')?;
+    if text.len() >= crate::offload::OFFLOAD_BYTES {
+        return Ok(Shared { text, scenario: None, policies });
+    }
     let scenario = dsl::parse(&text).map_err(LinkProblem::DoesNotParse)?;
     Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(LinkProblem::CannotRun)?;
-    Ok(Shared { text, scenario, policies })
+    Ok(Shared { text, scenario: Some(scenario), policies })
 }
 
 fn decode_model(payload: &str) -> Result<ModelLink, LinkProblem> {
@@ -212,7 +217,7 @@ mod tests {
             let frag = encode(p.text, &[Policy::Global, Policy::Exact]);
             let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).expect("decodes") else { panic!("a scenario link") };
             assert_eq!(shared.text, p.text);
-            assert_eq!(shared.scenario, p.scenario());
+            assert_eq!(shared.scenario, Some(p.scenario()));
             assert_eq!(shared.policies, vec![Policy::Global, Policy::Exact]);
         }
     }

@@ -5,6 +5,7 @@
 //! or autosave that was read). No browser API is touched here, so the page's behaviour is
 //! tested natively; `App` only forwards actions and renders the result.
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::editor::{self, EditOp};
 use crate::history::History;
 use crate::model_mode::{self, ModelLink, ModelSession};
+use crate::offload::{self, Job, Reply, Verdict};
 use crate::runner::{LaneView, Runner};
 use crate::share::{self, Link, LinkError, Shared};
 use crate::storage::Saved;
@@ -277,6 +279,8 @@ pub enum Action {
     ShowError(String),
     ShowInfo(String),
     DismissBanner(u64),
+    /// The engine worker (or the page standing in for it) answered a job (`offload`).
+    Read(Reply),
 }
 
 /// The scenario as "loop until stopped" runs it: the measured op repeated as often as the
@@ -373,6 +377,33 @@ pub struct AppState {
     behind: bool,
     /// Model mode: a model preset replaces the call-site scenario on screen (which is kept).
     pub model: Option<ModelSession>,
+    /// The expectations' text lines as the engine worker found them, for the text revision it
+    /// read (`app.rs` places them; a small text is placed on the page).
+    pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
+    /// Texts being read off the main thread, oldest first (`offload`).
+    reading: VecDeque<Reading>,
+    /// Jobs for the engine worker, not yet handed to it (`take_jobs`).
+    outbox: Vec<Job>,
+    next_job: u64,
+}
+
+/// A text handed to the engine worker, and what its answer is for.
+struct Reading {
+    job: u64,
+    /// About how many sites it declares (`offload::site_count_hint`), for the loading note.
+    sites: usize,
+    /// The policies and loop mode its run check was made for.
+    policies: Vec<Policy>,
+    looping: bool,
+    purpose: Purpose,
+}
+
+enum Purpose {
+    /// Typed, pasted, undone or restored: the text is already on screen; the model follows it
+    /// if it reads.
+    Edit,
+    /// A share link or a file: it replaces the scenario only if it reads and runs.
+    Open { text: String, policies: Vec<Policy>, origin: String },
 }
 
 impl AppState {
@@ -415,6 +446,10 @@ impl AppState {
             edit_epoch: 0,
             behind: false,
             model: None,
+            read_expect_lines: None,
+            reading: VecDeque::new(),
+            outbox: Vec::new(),
+            next_job: 1,
         };
         state.rebuild();
         state
@@ -448,15 +483,17 @@ impl AppState {
         if !policies.is_empty() {
             self.policies = policies;
         }
-        match dsl::parse(&saved.scenario_text) {
-            Ok(s) => {
+        match read_here(&saved.scenario_text) {
+            // A large autosave is read by the engine worker: the default model until it answers.
+            None => self.request(&saved.scenario_text, Purpose::Edit),
+            Some(Ok(s)) => {
                 self.preset = saved.preset.as_deref().and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
                 self.scenario = s;
                 self.scenario_rev += 1;
                 self.text_error = None;
             }
             // Keep what the user typed; the model stays on the default until the text parses.
-            Err(e) => self.text_error = Some(e.into()),
+            Some(Err(e)) => self.text_error = Some(e.into()),
         }
         self.text = saved.scenario_text;
         self.text_rev += 1;
@@ -579,17 +616,13 @@ impl AppState {
                     }
                 }
             },
-            Action::LoadScenario { shared, origin } => {
-                self.model = None;
-                let preset = presets::find(&shared.scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&shared.scenario));
-                if !shared.policies.is_empty() {
-                    self.policies = shared.policies.clone();
+            Action::LoadScenario { shared, origin } => match shared.scenario {
+                Some(scenario) => self.open(scenario, shared.text, shared.policies, &origin),
+                None => {
+                    let text = shared.text.clone();
+                    self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, origin });
                 }
-                let name = if shared.scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", shared.scenario.name) };
-                self.history.clear();
-                self.set_scenario(shared.scenario, shared.text, preset);
-                self.banner(BannerKind::Info, format!("Loaded {name} from {origin}."));
-            }
+            },
             Action::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
@@ -728,14 +761,105 @@ impl AppState {
             Action::ShowError(text) => self.banner(BannerKind::Error, text),
             Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
             Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
+            Action::Read(reply) => self.read(reply),
+        }
+    }
+
+    /// Replace the scenario with one opened from a link, a file or a gallery.
+    fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, origin: &str) {
+        self.model = None;
+        let preset = presets::find(&scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&scenario));
+        if !policies.is_empty() {
+            self.policies = policies;
+        }
+        let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
+        self.history.clear();
+        self.set_scenario(scenario, text, preset);
+        self.banner(BannerKind::Info, format!("Loaded {name} from {origin}."));
+    }
+
+    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
+    fn request(&mut self, text: &str, purpose: Purpose) {
+        let id = self.next_job;
+        self.next_job += 1;
+        // The run check is made for the policies the scenario will run under.
+        let policies = match &purpose {
+            Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
+            _ => self.policies.clone(),
+        };
+        self.outbox.push(Job { id, text: text.to_string(), policies: policies.clone(), looping: self.loop_mode });
+        self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping: self.loop_mode, purpose });
+    }
+
+    /// The jobs to hand to the engine worker now (the page shell posts them after each render).
+    pub fn take_jobs(&mut self) -> Vec<Job> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// About how many sites the text being read declares, while the engine worker reads one.
+    pub fn loading_sites(&self) -> Option<usize> {
+        self.reading.back().map(|r| r.sites)
+    }
+
+    /// An answer from the engine worker. Answers come in the order the jobs were posted; one
+    /// whose job is no longer awaited (a later edit replaced its text) is dropped.
+    fn read(&mut self, reply: Reply) {
+        let Some(at) = self.reading.iter().position(|r| r.job == reply.id) else { return };
+        let reading = self.reading.remove(at).expect("present");
+        // Jobs posted before this one have been answered (or were lost with a stopped worker).
+        self.reading.drain(..at);
+        let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
+        match (reading.purpose, reply.verdict) {
+            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines }) => {
+                self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                self.text_error = None;
+                if *scenario != self.scenario {
+                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
+                    self.scenario = *scenario;
+                    self.scenario_rev += 1;
+                    match run_error.filter(|_| checked_as_now) {
+                        // Refused by the worker's run check: no second check here.
+                        Some(why) => self.install(Err(why)),
+                        None => self.rebuild(),
+                    }
+                }
+                self.edit_epoch += 1;
+            }
+            (Purpose::Edit, Verdict::Invalid { error, .. }) => {
+                self.text_error = Some(error);
+                self.edit_epoch += 1;
+            }
+            (Purpose::Edit, Verdict::Failed(why)) => {
+                self.text_error = Some(TextError { line: 1, col: 1, message: why });
+                self.edit_epoch += 1;
+            }
+            (Purpose::Open { text, policies, origin }, verdict) => {
+                let refusal = match verdict {
+                    Verdict::Read { scenario, run_error: None, expect_lines } => {
+                        self.open(*scenario, text, policies, &origin);
+                        self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        return;
+                    }
+                    Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
+                    Verdict::Invalid { message, .. } => format!("it does not parse: {message}"),
+                    Verdict::Failed(why) => why,
+                };
+                self.banner(BannerKind::Error, format!("The scenario from {origin} was not loaded: {refusal}"));
+            }
         }
     }
 
     /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
     /// with its error while the model stays on the last valid version.
     fn set_text(&mut self, text: String) {
-        match dsl::parse(&text) {
-            Ok(s) => {
+        // This text replaces any edit still being read.
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit));
+        match read_here(&text) {
+            None => {
+                self.text_error = None;
+                self.request(&text, Purpose::Edit);
+            }
+            Some(Ok(s)) => {
                 self.text_error = None;
                 if s != self.scenario {
                     self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
@@ -744,7 +868,7 @@ impl AppState {
                     self.rebuild();
                 }
             }
-            Err(e) => self.text_error = Some(e.into()),
+            Some(Err(e)) => self.text_error = Some(e.into()),
         }
         self.text = text;
         self.text_rev += 1;
@@ -815,18 +939,24 @@ impl AppState {
 
     /// New simulations for the current scenario and policies, at virtual time zero, paused.
     fn rebuild(&mut self) {
+        let looped = self.loop_mode.then(|| looping(&self.scenario));
+        let runner = Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params);
+        self.install(runner.map_err(|e| e.to_string()));
+    }
+
+    /// Put the new simulations (or why there are none) on screen, paused at time zero.
+    fn install(&mut self, runner: Result<Runner, String>) {
         self.playing = false;
         self.step_note = None;
         self.focused_cause = None;
-        let looped = self.loop_mode.then(|| looping(&self.scenario));
-        match Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params) {
+        match runner {
             Ok(r) => {
                 self.runner = r;
                 self.run_error = None;
             }
             Err(e) => {
                 self.runner = Runner::idle();
-                self.run_error = Some(e.to_string());
+                self.run_error = Some(e);
             }
         }
         self.runner.select(self.selected_site.clone());
@@ -888,6 +1018,12 @@ impl AppState {
     }
 }
 
+/// The text read here, at once, if it is small enough (`offload::OFFLOAD_BYTES`); `None`
+/// when the engine worker should read it.
+fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
+    (text.len() < offload::OFFLOAD_BYTES).then(|| dsl::parse(text))
+}
+
 impl Default for AppState {
     fn default() -> Self {
         AppState::new()
@@ -937,6 +1073,90 @@ mod tests {
             }
         }
         panic!("the replay did not finish");
+    }
+
+    /// Stand in for the engine worker: answer every job handed out, in order.
+    fn answer_jobs(s: &mut AppState) -> usize {
+        let jobs = s.take_jobs();
+        for job in &jobs {
+            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&offload::encode_job(job))).expect("a reply")));
+        }
+        jobs.len()
+    }
+
+    /// `sites` sites over `classes` classes, all called in one loop: a text the page hands to
+    /// the engine worker.
+    fn world(classes: usize, sites: usize) -> String {
+        let mut t = String::from("measure warmup 0 ops 1\n");
+        for i in 0..classes {
+            t += &format!("class K{i} {{ m }}\n");
+        }
+        for i in 0..sites {
+            t += &format!("site s{i} = K{}.m\n", i % classes);
+        }
+        let calls: Vec<String> = (0..sites).map(|i| format!("call s{i}")).collect();
+        t + &format!("op {{ loop 10 {{ {} }} }}\n", calls.join(" "))
+    }
+
+    #[test]
+    fn a_large_paste_is_read_off_the_main_thread_and_then_runs() {
+        let mut s = AppState::new();
+        let text = world(50, 1000);
+        assert!(text.len() >= offload::OFFLOAD_BYTES);
+        s.reduce(Action::EditText(text.clone()));
+        assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
+        assert_eq!(answer_jobs(&mut s), 1);
+        assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
+        assert!(s.text_error.is_none() && s.run_error.is_none());
+        s.reduce(Action::Undo);
+        assert_eq!(answer_jobs(&mut s), 0, "a small text is read here, at once");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+    }
+
+    #[test]
+    fn a_large_invalid_or_unrunnable_paste_is_reported_by_the_worker() {
+        let mut s = AppState::new();
+        let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
+        s.reduce(Action::EditText(broken));
+        answer_jobs(&mut s);
+        let e = s.text_error.clone().expect("located error");
+        assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
+        s.reduce(Action::EditText(hostile));
+        answer_jobs(&mut s);
+        assert!(s.run_error.as_deref().is_some_and(|e| e.contains("work units")), "{:?}", s.run_error);
+        assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
+    }
+
+    #[test]
+    fn a_newer_edit_drops_the_answer_for_an_older_one() {
+        let mut s = AppState::new();
+        s.reduce(Action::EditText(world(50, 1000)));
+        let stale = s.take_jobs();
+        let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
+        s.reduce(Action::EditText(small.clone()));
+        assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
+        s.reduce(Action::Read(offload::run(&stale[0])));
+        assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+    }
+
+    #[test]
+    fn a_large_link_replaces_the_scenario_only_once_it_reads() {
+        let mut s = AppState::new();
+        let before = s.text.clone();
+        let open = |text: String| Action::LoadScenario { shared: Shared { text, scenario: None, policies: vec![Policy::Exact] }, origin: "the link".into() };
+        s.reduce(open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
+        assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
+        answer_jobs(&mut s);
+        assert_eq!(s.text, before, "a link that does not read changes nothing");
+        let refusal = &s.banners.last().expect("a banner").text;
+        assert!(refusal.starts_with("The scenario from the link was not loaded: it does not parse: "), "{refusal}");
+        s.reduce(open(world(50, 1000)));
+        answer_jobs(&mut s);
+        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], false));
+        assert_eq!(s.banners.last().map(|b| b.kind), Some(BannerKind::Info));
     }
 
     #[test]

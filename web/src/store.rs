@@ -67,6 +67,11 @@ impl Store {
         self.rerender.force_update();
     }
 
+    /// The jobs the reducer handed out for the engine worker (`AppState::take_jobs`).
+    pub fn take_jobs(&self) -> Vec<crate::offload::Job> {
+        self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
+    }
+
     pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
         let store = self.clone();
         Callback::from(move |e| store.dispatch(f(e)))

@@ -22,7 +22,7 @@ fn share_link_round_trips_through_the_location() {
     set_hash(&format!("#{fragment}"));
     let Ok(share::Link::Scenario(shared)) = browser::read_fragment().expect("a fragment") else { panic!("a scenario link") };
     assert_eq!(shared.text, text);
-    assert_eq!(shared.scenario, dsl::parse(text).unwrap());
+    assert_eq!(shared.scenario, Some(dsl::parse(text).unwrap()));
     assert_eq!(shared.policies, [Policy::Exact, Policy::Hierarchy]);
     // Reading consumes the link, so a reload restores the autosave instead.
     assert_eq!(location_hash(), "");

@@ -108,8 +108,7 @@ fn peak_rss() -> u64 {
 fn world(classes: usize, sites: usize, events: u64, ev: Event) -> Scenario {
     let classes: Vec<ClassDecl> =
         (0..classes).map(|i| ClassDecl { name: format!("K{i}"), parent: None, methods: vec!["m".into()], metaclass: MetaKind::None, costs: vec![] }).collect();
-    let sites: Vec<SiteDecl> =
-        (0..sites).map(|i| SiteDecl { name: format!("s{i}"), class: classes[i % classes.len()].name.clone(), method: "m".into() }).collect();
+    let sites: Vec<SiteDecl> = (0..sites).map(|i| SiteDecl::mono(format!("s{i}"), classes[i % classes.len()].name.clone(), "m")).collect();
     let mut body = vec![Stmt::Every { period: 1000, offset: 999, body: vec![Stmt::Event(ev)] }];
     body.extend(sites.iter().map(|s| Stmt::Call { site: s.name.clone() }));
     Scenario {

@@ -7,6 +7,7 @@
 //! class Child extends Parent { leaf }
 //! category HotCategory { Hot.compute }
 //! site hot = Hot.compute
+//! site shapes = Circle.area, Square.area, Tri.area mix 60/30/10
 //! setup { remove Hot }
 //! before-op { remove Unrelated }
 //! op {
@@ -223,6 +224,38 @@ impl Parser {
         matches!(&self.peek().tok, Tok::Ident(s) if s == kw)
     }
 
+    /// After a site's first `Class.method`: the other receivers of a polymorphic site
+    /// (`, Square.area, Tri.area`, the same method on each) and its mix (`mix 60/30/10`).
+    fn receiver_mix(&mut self, path: &str, method: &str) -> PResult<(Vec<String>, Vec<u32>)> {
+        let mut others = Vec::new();
+        while self.at_sym(',') {
+            self.next();
+            let (class, ct) = self.ident("a receiver class")?;
+            self.mark(|| format!("{path}.others[{}]", others.len()), &ct);
+            self.sym('.')?;
+            let (m, mt) = self.ident("a method name")?;
+            if m != method {
+                return self.error(&mt, format!("a call site calls one method: expected `{class}.{method}`, found `{class}.{m}`"));
+            }
+            others.push(class);
+        }
+        let mut mix = Vec::new();
+        if self.at_keyword("mix") {
+            let t = self.next();
+            self.mark(|| format!("{path}.mix"), &t);
+            loop {
+                let (w, wt) = self.num("a mix weight (`mix 60/30/10`)")?;
+                self.mark(|| format!("{path}.mix[{}]", mix.len()), &wt);
+                mix.push(u32::try_from(w).or_else(|_| self.error(&wt, "mix weight is too large"))?);
+                if !self.at_sym('/') {
+                    break;
+                }
+                self.next();
+            }
+        }
+        Ok((others, mix))
+    }
+
     fn scenario(&mut self) -> PResult<Scenario> {
         let mut s = Scenario::default();
         let mut seen_op = false;
@@ -299,7 +332,8 @@ impl Parser {
                     self.sym('.')?;
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
-                    s.sites.push(SiteDecl { name, class, method });
+                    let (others, mix) = self.receiver_mix(&path, &method)?;
+                    s.sites.push(SiteDecl { name, class, method, others, mix });
                 }
                 "setup" => {
                     self.next();
@@ -561,7 +595,15 @@ pub fn print(s: &Scenario) -> String {
         let _ = writeln!(out, "category {} {{ {} }}", cat.name, methods.join(" "));
     }
     for site in &s.sites {
-        let _ = writeln!(out, "site {} = {}.{}", site.name, site.class, site.method);
+        let _ = write!(out, "site {} = {}.{}", site.name, site.class, site.method);
+        for other in &site.others {
+            let _ = write!(out, ", {other}.{}", site.method);
+        }
+        if !site.mix.is_empty() {
+            let weights: Vec<String> = site.mix.iter().map(u32::to_string).collect();
+            let _ = write!(out, " mix {}", weights.join("/"));
+        }
+        out.push('\n');
     }
     for b in [Block::Setup, Block::BeforeOp] {
         let block = s.block(b);

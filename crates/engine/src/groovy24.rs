@@ -7,8 +7,10 @@
 //!
 //! The mirrored loops: every `acc += o.m(i)` in the probe is two dynamic call sites, the call
 //! and `long + Object` (`Long.plus`); `i < n`, `i++` and `i % p` are primitive `int` code that
-//! Groovy compiles without call sites. `poly` has no mirror yet (the engine's sites have one
-//! receiver class), so its rows are reference data only.
+//! Groovy compiles without call sites. `poly` has no mirror yet: Groovy 2.4 promotes a site on
+//! its first hit and relinks it on every receiver change, and the engine's polymorphic sites
+//! (`sim::poly`) stay on their PIC and refuse parameters that would promote them, so its rows
+//! are reference data only.
 
 use serde::Serialize;
 

@@ -113,12 +113,48 @@ pub struct CategoryDecl {
     pub methods: Vec<MethodRef>,
 }
 
-/// A monomorphic call site: `receiver.method()` with a receiver of one class.
+/// A call site: `receiver.method()`. Monomorphic when its receiver is always of `class`;
+/// polymorphic when `others` lists more receiver classes (`site shapes = Circle.area,
+/// Square.area mix 70/30`), which the site sees in the proportions of `mix`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteDecl {
     pub name: String,
+    /// The first receiver class (the only one of a monomorphic site).
     pub class: String,
     pub method: String,
+    /// The other receiver classes of a polymorphic site, in the order written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub others: Vec<String>,
+    /// Relative weights of the receivers (`class` first, then `others`): the site sees receiver
+    /// `i` `mix[i]` times in every `mix.iter().sum()` calls. Empty = equal weights.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix: Vec<u32>,
+}
+
+impl SiteDecl {
+    /// A monomorphic site `name = class.method`.
+    pub fn mono(name: impl Into<String>, class: impl Into<String>, method: impl Into<String>) -> SiteDecl {
+        SiteDecl { name: name.into(), class: class.into(), method: method.into(), others: Vec::new(), mix: Vec::new() }
+    }
+
+    /// Every receiver class, `class` first.
+    pub fn receivers(&self) -> impl Iterator<Item = &str> + Clone {
+        std::iter::once(self.class.as_str()).chain(self.others.iter().map(String::as_str))
+    }
+
+    /// Whether the site has more than one receiver class.
+    pub fn is_polymorphic(&self) -> bool {
+        !self.others.is_empty()
+    }
+
+    /// The weight of each receiver (equal weights of 1 when `mix` is empty).
+    pub fn weights(&self) -> Vec<u32> {
+        if self.mix.is_empty() {
+            vec![1; 1 + self.others.len()]
+        } else {
+            self.mix.clone()
+        }
+    }
 }
 
 /// A mutation of the runtime: each is one registry or metaclass event.

@@ -203,6 +203,41 @@ expect under global: deopts >= 50
 expect under global: deopts <= 1 per event
 ",
     },
+    Preset {
+        id: "fidelity_megamorphicShapes",
+        title: "A megamorphic site: what one write throws away per policy",
+        family: "fidelity",
+        description: "One call site sees nine shape classes (shape.area(), mix 30/15/5/15/10/10/5/5/5): one more than Groovy's inline cache of 8 holds, so it is megamorphic and keeps evicting its least recently used entry and re-selecting. Every 1000 iterations a method is added to Round, the parent of Circle and Ellipse. Exact invalidates the PIC entry of Round alone, hierarchy those of Round, Circle and Ellipse, global every entry the cache holds and the unrelated sink besides; all of it collateral, since area() does not change.",
+        text: "scenario \"fidelity_megamorphicShapes\"
+measure warmup 3 ops 5
+class Shape { area }
+class Round extends Shape { area }
+class Circle extends Round { area }
+class Ellipse extends Round { area }
+class Square extends Shape { area }
+class Rect extends Shape { area }
+class Tri extends Shape { area }
+class Pent extends Shape { area }
+class Hex extends Shape { area }
+class Star extends Shape { area }
+class Blackhole { consume }
+site shapes = Circle.area, Ellipse.area, Round.area, Square.area, Rect.area, Tri.area, Pent.area, Hex.area, Star.area mix 30/15/5/15/10/10/5/5/5
+site sink = Blackhole.consume
+op { loop 100000 { every 1000 { write Round.dyn0 } call shapes call sink } }
+
+expect under exact, hierarchy: write Round.* relinks only [shapes]
+expect under global: write Round.* relinks [shapes, sink]
+expect under exact: relinks at shapes <= 1 per event
+expect under hierarchy: relinks at shapes <= 3 per event
+expect under hierarchy: relinks at shapes >= 2.5 per event
+expect under global: relinks at shapes >= 6 per event
+expect exact < hierarchy relinks
+expect hierarchy < global relinks
+expect under exact, hierarchy, global: necessary == 0
+expect under exact, hierarchy, global: missed == 0
+expect exact / global >= 1.5x ops
+",
+    },
 ];
 
 pub fn all() -> &'static [Preset] {

@@ -66,10 +66,14 @@ pub enum SiteState {
     Uncached,
     /// Guard valid but the target is stale: dispatching to the wrong method.
     Stale,
+    /// A polymorphic site with more receiver classes than its PIC holds: each miss evicts the
+    /// least recently used entry and selects.
+    Megamorphic,
 }
 
 impl SiteState {
-    pub const ALL: [SiteState; 6] = [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale];
+    pub const ALL: [SiteState; 7] =
+        [SiteState::Linked, SiteState::Pic, SiteState::FallingBack, SiteState::GivenUp, SiteState::Uncached, SiteState::Stale, SiteState::Megamorphic];
 
     /// The name in exports, JSON and CSS classes.
     pub fn name(self) -> &'static str {
@@ -80,6 +84,7 @@ impl SiteState {
             SiteState::GivenUp => "given-up",
             SiteState::Uncached => "uncached",
             SiteState::Stale => "stale",
+            SiteState::Megamorphic => "megamorphic",
         }
     }
 }
@@ -96,6 +101,14 @@ pub struct SiteStats {
     pub necessary: u64,
     pub collateral: u64,
     pub missed: u64,
+    /// PIC entries evicted (least recently used first) to make room for another receiver
+    /// class: only a polymorphic site with more receivers than the PIC holds evicts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub evictions: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// What counts as a relink, everywhere (CLI, web, comparisons): a re-selection after a
@@ -120,6 +133,21 @@ pub struct SiteReport {
     pub state: SiteState,
     pub target: String,
     pub stats: SiteStats,
+    /// A polymorphic site's receivers, `class` first; empty for a monomorphic site.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub receivers: Vec<ReceiverReport>,
+}
+
+/// One receiver class of a polymorphic site.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReceiverReport {
+    pub class: String,
+    /// Its weight in the site's mix.
+    pub weight: u32,
+    /// Whether the site's PIC holds an entry for it now.
+    pub cached: bool,
+    /// Relinks (necessary + collateral) of its entry: re-selections after an invalidation.
+    pub relinks: u64,
 }
 
 /// One fired event. `id` is its index among the events fired (the index relink records name).
@@ -181,6 +209,8 @@ pub struct RelinkRecord {
     pub verdict: Verdict,
     pub old_target: Target,
     pub new_target: Target,
+    /// On a polymorphic site: the receiver class whose PIC entry this was.
+    pub receiver: Option<ClassId>,
 }
 
 /// Names for the ids in records: implemented by a running simulation and by a report.
@@ -223,6 +253,7 @@ pub trait Naming {
             verdict: r.verdict,
             old_target: self.target_text(&r.old_target),
             new_target: self.target_text(&r.new_target),
+            receiver: r.receiver.map(|c| self.class_name(c).to_string()),
         }
     }
 
@@ -270,6 +301,9 @@ pub struct RelinkText {
     pub verdict: Verdict,
     pub old_target: String,
     pub new_target: String,
+    /// On a polymorphic site: the receiver class whose PIC entry was invalidated (or stale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -389,11 +423,18 @@ impl Serialize for RunReport {
 }
 
 impl RunReport {
-    /// Relinks (necessary + collateral) per receiver class, sorted by class name.
+    /// Relinks (necessary + collateral) per receiver class, sorted by class name (a polymorphic
+    /// site's per receiver).
     pub fn relinks_by_class(&self) -> Vec<(String, u64)> {
         let mut map = std::collections::BTreeMap::new();
         for s in &self.sites {
-            *map.entry(s.class.clone()).or_insert(0) += s.stats.relinks();
+            if s.receivers.is_empty() {
+                *map.entry(s.class.clone()).or_insert(0) += s.stats.relinks();
+            }
+            // A polymorphic site's relinks go to the receivers whose entries were relinked.
+            for r in &s.receivers {
+                *map.entry(r.class.clone()).or_insert(0) += r.relinks;
+            }
         }
         map.into_iter().collect()
     }

@@ -129,6 +129,49 @@ fn check_body_costs(c: &ClassDecl, path: &dyn Fn() -> String) -> Result<(), Scen
     Ok(())
 }
 
+/// Receiver classes of one polymorphic site (more than the inline cache holds is the point of
+/// a megamorphic site; this only bounds the model's tables).
+pub const MAX_RECEIVERS: usize = 64;
+/// The sum of one site's mix weights: the length of its receiver cycle, which a site run steps
+/// through call by call at most four times (`sim::site`).
+pub const MAX_MIX_PERIOD: u64 = 1_000;
+/// The cycles of all polymorphic sites together (each is a table of that many entries).
+pub const MAX_MIX_TOTAL: u64 = 1_000_000;
+
+/// A polymorphic site's receivers and mix; returns its cycle length (0 for a monomorphic site).
+fn check_receivers(site: &SiteDecl, i: usize, known: &HashSet<&str>) -> Result<u64, ScenarioError> {
+    if !site.is_polymorphic() {
+        if !site.mix.is_empty() {
+            return err(format!("sites[{i}].mix"), format!("site `{}` has one receiver class; a mix needs two or more", site.name));
+        }
+        return Ok(0);
+    }
+    let n = 1 + site.others.len();
+    if n > MAX_RECEIVERS {
+        return err(format!("sites[{i}].others"), format!("site `{}` has {n} receiver classes; at most {MAX_RECEIVERS}", site.name));
+    }
+    for (j, class) in site.others.iter().enumerate() {
+        let path = format!("sites[{i}].others[{j}]");
+        if !known.contains(class.as_str()) {
+            return err(path, format!("site `{}` calls on unknown class `{class}`", site.name));
+        }
+        if site.receivers().take(j + 1).any(|c| c == class) {
+            return err(path, format!("site `{}` names receiver class `{class}` twice", site.name));
+        }
+    }
+    if !site.mix.is_empty() && site.mix.len() != n {
+        return err(format!("sites[{i}].mix"), format!("site `{}` has {n} receiver classes but its mix has {} weights", site.name, site.mix.len()));
+    }
+    if let Some(j) = site.mix.iter().position(|&w| w == 0) {
+        return err(format!("sites[{i}].mix[{j}]"), format!("a mix weight is at least 1 (receiver {} of site `{}` has 0)", j + 1, site.name));
+    }
+    let period: u64 = site.weights().iter().map(|&w| u64::from(w)).sum();
+    if period > MAX_MIX_PERIOD {
+        return err(format!("sites[{i}].mix"), format!("site `{}`'s mix weights add up to {period}; at most {MAX_MIX_PERIOD}", site.name));
+    }
+    Ok(period)
+}
+
 /// Validate a scenario. On success the simulator may index every name it meets.
 pub fn validate(s: &Scenario) -> Result<(), ScenarioError> {
     validate_indexed(s).map(drop)
@@ -192,6 +235,7 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
     // Sites usually come grouped by class or in class order: the last site's class and the one
     // declared after it are checked by name before the set (see `SiteIndex`).
     let mut last_class = 0;
+    let mut mix_total = 0u64;
     for (i, site) in s.sites.iter().enumerate() {
         let path = || format!("sites[{i}]");
         check_ident(&path, "site", &site.name)?;
@@ -206,6 +250,10 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
             return err(format!("{}.class", path()), format!("site `{}` calls on unknown class `{}`", site.name, site.class));
         }
         check_ident(&|| format!("{}.method", path()), "method", &site.method)?;
+        mix_total += check_receivers(site, i, &known)?;
+    }
+    if mix_total > MAX_MIX_TOTAL {
+        return err("sites", format!("the polymorphic sites' mixes add up to {mix_total} calls per cycle; at most {MAX_MIX_TOTAL} over all sites"));
     }
     let sites = SiteIndex { sites: &s.sites, ids, next: Cell::new(0) };
     let names = Names { classes: &known, sites: &sites, categories: &categories };

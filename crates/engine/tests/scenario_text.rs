@@ -42,6 +42,23 @@ fn errors_name_line_and_column() {
         ("class A\nclass A\nop { loop 1 { } }", "2:7: class `A` is declared twice"),
         ("class A\nop { loop 3 { } use Nope { } }", "2:21: unknown category `Nope`"),
         ("class A", "1:8: missing `op { .. }` block"),
+        // Polymorphic sites: the receivers and the mix.
+        ("class A { m }\nclass B { m n }\nsite s = A.m, B.n\nop { loop 1 { call s } }", "3:17: a call site calls one method: expected `B.m`, found `B.n`"),
+        (
+            "class A { m }\nclass B { m }\nsite s = A.m, B.m mix 1/2/3\nop { loop 1 { call s } }",
+            "3:19: site `s` has 2 receiver classes but its mix has 3 weights",
+        ),
+        (
+            "class A { m }\nclass B { m }\nsite s = A.m, B.m mix 1/0\nop { loop 1 { call s } }",
+            "3:25: a mix weight is at least 1 (receiver 2 of site `s` has 0)",
+        ),
+        ("class A { m }\nclass B { m }\nsite s = A.m, B.m mix 1/\nop { loop 1 { call s } }", "4:1: expected a mix weight (`mix 60/30/10`), found `op`"),
+        ("class A { m }\nclass B { m }\nsite s = A.m, B.m mix 60 30\nop { loop 1 { call s } }", "3:26: expected a declaration, found number 30"),
+        ("class A { m }\nsite s = A.m mix 3\nop { loop 1 { call s } }", "2:14: site `s` has one receiver class; a mix needs two or more"),
+        ("class A { m }\nsite s = A.m, A.m\nop { loop 1 { call s } }", "2:15: site `s` names receiver class `A` twice"),
+        ("class A { m }\nsite s = A.m, Z.m\nop { loop 1 { call s } }", "2:15: site `s` calls on unknown class `Z`"),
+        ("class A { m }\nclass B { m }\nsite s = A.m, B.m mix 999/2\nop { loop 1 { call s } }", "3:19: site `s`'s mix weights add up to 1001; at most 1000"),
+        ("class A { m }\nclass B { m }\nsite s = A.m, B.m mix 1/4294967296\nop { loop 1 { call s } }", "3:25: mix weight is too large"),
     ];
     for (text, want) in cases {
         let got = error_of(text);
@@ -50,7 +67,30 @@ fn errors_name_line_and_column() {
 }
 
 #[test]
+fn polymorphic_sites_round_trip_with_and_without_a_mix() {
+    let text = "class A { m }\nclass B extends A\nclass C { m }\nsite even = A.m, B.m, C.m\nsite mixed = C.m, A.m mix 60/40\nop { loop 10 { call even call mixed } }\n";
+    let s = dsl::parse(text).unwrap();
+    assert_eq!((s.sites[0].others.as_slice(), s.sites[0].mix.as_slice()), (&["B".to_string(), "C".to_string()][..], &[][..]));
+    assert_eq!(s.sites[1].weights(), [60, 40]);
+    let printed = dsl::print(&s);
+    assert!(printed.contains("site even = A.m, B.m, C.m\n") && printed.contains("site mixed = C.m, A.m mix 60/40\n"), "{printed}");
+    assert_eq!(dsl::parse(&printed).unwrap(), s);
+    let json = serde_json::to_string(&s).unwrap();
+    assert!(json.contains(r#""others":["A"],"mix":[60,40]"#), "{json}");
+    assert_eq!(dsl::from_json(&json).unwrap(), s);
+    // A monomorphic site's JSON is what it was before polymorphic sites existed.
+    let mono = dsl::parse("class A { m }\nsite s = A.m\nop { loop 1 { call s } }").unwrap();
+    assert!(serde_json::to_string(&mono).unwrap().contains(r#""sites":[{"name":"s","class":"A","method":"m"}]"#));
+}
+
+#[test]
 fn json_errors_name_the_place() {
+    let e = dsl::from_json(
+        r#"{"classes":[{"name":"A","methods":["m"]},{"name":"B"}],"sites":[{"name":"s","class":"A","method":"m","others":["B"],"mix":[1,0]}],"op":[]}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("sites[0].mix[1]: a mix weight is at least 1"), "{e}");
     let e = dsl::from_json("{\"classes\": [ {\"name\": 3} ]}").unwrap_err().to_string();
     assert!(e.starts_with("1:"), "{e}");
     let e = dsl::from_json(r#"{"classes":[{"name":"A","parent":"B"},{"name":"B","parent":"A"}],"op":[]}"#).unwrap_err().to_string();

@@ -1,4 +1,23 @@
 // Helpers shared by the playground's end-to-end checks.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
+
+/** A PNG of a check's own page in tests/e2e/artifacts (the runner's `screenshot` shoots the shared page). */
+export async function shoot(page, name) {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
+}
+
+/** Exactly the `wanted` policies' lanes selected. */
+export async function ensurePolicies(page, wanted) {
+  for (const name of ['global', 'exact', 'hierarchy', 'hierarchy-v3', 'ideal']) {
+    const box = page.locator(`#policy-${name}`);
+    if ((await box.isChecked()) !== wanted.includes(name)) await box.click();
+  }
+}
 
 export function expect(cond, message) {
   if (!cond) throw new Error(message);

@@ -4,27 +4,9 @@
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
 //
 // Each check opens its own page (fresh storage). `E2E_ONLY=compiled` runs just these.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, freshPage, showSection, waitFinished } from './common.mjs';
-
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
-
-/** A PNG of this check's own page (the runner's `screenshot` shoots the shared page). */
-async function shoot(page, name) {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
-}
+import { ensurePolicies, expect, freshPage, shoot, showSection, waitFinished } from './common.mjs';
 
 const BODIES = 'fidelity_methodBodies';
-
-async function ensurePolicies(page, wanted) {
-  for (const name of ['global', 'exact', 'hierarchy', 'hierarchy-v3', 'ideal']) {
-    const box = page.locator(`#policy-${name}`);
-    if ((await box.isChecked()) !== wanted.includes(name)) await box.click();
-  }
-}
 
 /** The loop's compiled unit in a lane of the blast view: its deopts and tier. */
 async function loopUnit(page, policy) {

@@ -4,7 +4,7 @@
 //
 // `baseUrl` ends in /blast-radius/; `screenshot(name)` saves a PNG of `page`. Checks that need
 // a clean browser (share link, hostile links) open their own context and close it again.
-import { expect, freshPage as freshContextPage, ready as galleryReady, showSection, waitFinished } from './common.mjs';
+import { ensurePolicies, expect, freshPage as freshContextPage, ready as galleryReady, showSection, waitFinished } from './common.mjs';
 
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 const BASELINE = 'hotLoop_baseline';
@@ -17,13 +17,6 @@ const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')
 async function ready(page) {
   await galleryReady(page);
   await page.waitForSelector('#dsl-text', { timeout: 30_000 });
-}
-
-async function ensurePolicies(page, wanted) {
-  for (const name of ['global', 'exact', 'hierarchy', 'hierarchy-v3', 'ideal']) {
-    const box = page.locator(`#policy-${name}`);
-    if ((await box.isChecked()) !== wanted.includes(name)) await box.click();
-  }
 }
 
 async function relinks(page) {

@@ -41,6 +41,7 @@ pub fn state_label(s: SiteState) -> &'static str {
         SiteState::GivenUp => "given up optimizing",
         SiteState::Uncached => "uncacheable",
         SiteState::Stale => "stale target (missed)",
+        SiteState::Megamorphic => "megamorphic (PIC evicting)",
     }
 }
 
@@ -176,9 +177,14 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
     // The accessible name starts with what the node shows ("hot 3": WCAG 2.5.3, so voice
     // control finds it) and says the rest. No SVG `<title>` tooltip: axe counts it as visible
     // text that the name would then have to repeat.
+    // A polymorphic site names all its receivers: `(Circle | Square).area`.
+    let receivers = match s.report.receivers.as_slice() {
+        [] => s.report.class.clone(),
+        rs => format!("({})", rs.iter().map(|r| r.class.as_str()).collect::<Vec<_>>().join(" | ")),
+    };
     let name = format!(
-        "{} {count} relinks: {}.{}, {}; {} necessary, {} collateral, {} missed; target {}. Enter shows its history.",
-        s.report.name, s.report.class, s.report.method, state_text, st.necessary, st.collateral, st.missed, s.report.target
+        "{} {count} relinks: {receivers}.{}, {}; {} necessary, {} collateral, {} missed; target {}. Enter shows its history.",
+        s.report.name, s.report.method, state_text, st.necessary, st.collateral, st.missed, s.report.target
     );
     let select = {
         let cb = p.on_select.clone();

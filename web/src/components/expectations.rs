@@ -4,20 +4,12 @@
 
 use std::rc::Rc;
 
-use blast_engine::dsl;
 use blast_engine::expect::{Cause, Expectation, Outcome, Status};
 use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::format;
 use crate::runner::phase_name;
-
-/// The text line of each expectation (`None` when the text does not parse): the gutter marks
-/// failed ones, the panel shows the number.
-pub fn expectation_lines(text: &str) -> Vec<Option<usize>> {
-    let Ok((s, spans)) = dsl::parse_unchecked(text) else { return Vec::new() };
-    (0..s.expectations.len()).map(|i| spans.get(&format!("expectations[{i}]")).map(|&(line, _)| line)).collect()
-}
 
 /// Text lines of the failed expectations, for the DSL view's gutter.
 pub fn failed_lines(outcomes: &[Outcome], lines: &[Option<usize>]) -> Vec<usize> {
@@ -133,10 +125,10 @@ mod tests {
     #[test]
     fn lines_of_expectations_follow_the_text() {
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-        let lines = expectation_lines(text);
+        let lines = crate::offload::expectation_lines(text);
         let expect_lines: Vec<Option<usize>> = text.lines().enumerate().filter(|(_, l)| l.starts_with("expect")).map(|(i, _)| Some(i + 1)).collect();
         assert_eq!(lines, expect_lines);
-        assert!(expectation_lines("class {").is_empty(), "broken text marks nothing");
+        assert!(crate::offload::expectation_lines("class {").is_empty(), "broken text marks nothing");
     }
 
     #[test]
@@ -145,7 +137,7 @@ mod tests {
         use crate::state::{Action, AppState};
         let preset = presets::find("oracle_liveParentRedefine").unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]))) else { panic!("not a scenario link") };
-        assert_eq!(shared.scenario.expectations, preset.scenario().expectations);
+        assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));
         // The autosave keeps the text as typed, `expect` lines and all.
         let mut state = AppState::new();
         state.reduce(Action::LoadPreset { id: preset.id.into(), run: false });

@@ -33,8 +33,12 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
     if text.trim_start().starts_with('{') {
         return Err("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that".into());
     }
+    // A large file is read by the engine worker, off the main thread (`offload`).
+    if text.len() >= crate::offload::OFFLOAD_BYTES {
+        return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new() });
+    }
     let scenario = dsl::parse(text).map_err(|e| e.to_string())?;
-    Ok(Shared { text: text.to_string(), scenario, policies: Vec::new() })
+    Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new() })
 }
 
 #[function_component(Files)]

@@ -1,4 +1,5 @@
-//! Call sites: a receiver class and a method each; add, retarget, delete.
+//! Call sites: a receiver class and a method each (a polymorphic site more receivers and a
+//! mix); add, retarget, delete.
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -9,7 +10,7 @@ use yew::prelude::*;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
-use crate::editor::{callable_methods, EditOp};
+use crate::editor::{callable_methods, receivers_text, EditOp};
 
 #[derive(Properties, PartialEq)]
 pub struct SiteListProps {
@@ -36,7 +37,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
         let (cb, name, method, chosen) = (p.on_edit.clone(), name.clone(), method.clone(), chosen_class.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            cb.emit(EditOp::AddSite(SiteDecl { name: name.trim().to_string(), class: chosen.clone(), method: method.trim().to_string() }));
+            cb.emit(EditOp::AddSite(SiteDecl::mono(name.trim(), chosen.clone(), method.trim())));
             name.set(String::new());
         })
     };
@@ -49,11 +50,11 @@ pub fn site_list(p: &SiteListProps) -> Html {
             <h3>{ "Call sites" }</h3>
             <div class={classes!("sites-box", window.virtualized.then_some("virtual"))} style={window.style.clone()} onscroll={window.onscroll.clone()}>
                 <table class="sites">
-                    <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th><span class="visually-hidden">{ "delete" }</span></th></tr></thead>
+                    <thead><tr><th>{ "site" }</th><th>{ "receiver class" }</th><th>{ "method" }</th><th>{ "more receivers · mix" }</th><th><span class="visually-hidden">{ "delete" }</span></th></tr></thead>
                     <tbody>
-                        if span.before_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="4" style={format!("height: {}px", span.before_px)}></td></tr> }
+                        if span.before_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="5" style={format!("height: {}px", span.before_px)}></td></tr> }
                         { for shown.iter().map(|s| site_row(p, s)) }
-                        if span.after_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="4" style={format!("height: {}px", span.after_px)}></td></tr> }
+                        if span.after_px > 0.0 { <tr class="spacer" aria-hidden="true"><td colspan="5" style={format!("height: {}px", span.after_px)}></td></tr> }
                     </tbody>
                 </table>
             </div>
@@ -84,6 +85,10 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
     };
     let set_class = retarget(|s, v| s.class = v);
     let set_method = retarget(|s, v| s.method = v);
+    let set_receivers = {
+        let (cb, site) = (p.on_edit.clone(), s.name.clone());
+        move |text: String| cb.emit(EditOp::SetReceivers { site: site.clone(), text })
+    };
     let delete = {
         let (cb, name) = (p.on_edit.clone(), s.name.clone());
         Callback::from(move |_: MouseEvent| cb.emit(EditOp::DeleteSite(name.clone())))
@@ -98,6 +103,10 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
             <td>
                 <input value={s.method.clone()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}
                     onchange={Callback::from(move |e: Event| set_method(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+            </td>
+            <td>
+                <input value={receivers_text(s)} size="16" placeholder="B, C mix 60/30/10" spellcheck="false" aria-label={format!("Other receiver classes and mix of {}", s.name)}
+                    onchange={Callback::from(move |e: Event| set_receivers(e.target_unchecked_into::<HtmlInputElement>().value()))} />
             </td>
             <td><button class="small danger" aria-label={format!("Delete site {}", s.name)} onclick={delete}>{ "Delete" }</button></td>
         </tr>

@@ -6,7 +6,7 @@
 use std::rc::Rc;
 
 use blast_engine::expect::Cause;
-use blast_engine::report::{RelinkText, Verdict};
+use blast_engine::report::{ReceiverReport, RelinkText, Verdict};
 use yew::prelude::*;
 
 use crate::compiled::{chain_text, deopt_short, tier_label, CompiledView};
@@ -86,6 +86,7 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
                     <span class="muted">{ format!(" · showing the latest {shown}") }</span>
                 }
             </p>
+            { receivers_line(&s.report.receivers) }
             { compiled_summary(&lane.compiled, site) }
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>
@@ -100,6 +101,17 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
             }
         </div>
     }
+}
+
+/// A polymorphic site's receivers: weight in the mix, whether the PIC holds an entry for it
+/// now, and its entry's relinks.
+fn receivers_line(receivers: &[ReceiverReport]) -> Html {
+    if receivers.is_empty() {
+        return html! {};
+    }
+    let text: Vec<String> =
+        receivers.iter().map(|r| format!("{} ×{}{} {}", r.class, r.weight, if r.cached { " cached" } else { "" }, plural(r.relinks, "relink"))).collect();
+    html! { <p class="why-receivers muted">{ "Receivers (mix weight, PIC entry, relinks): " }{ text.join(" · ") }</p> }
 }
 
 /// A missed relink's domain guarded the stale link and was *not* retired: that is the miss.
@@ -151,6 +163,11 @@ fn deopt_rows(r: &RelinkText, c: &CompiledView) -> Html {
 fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
+    // On a polymorphic site: whose PIC entry it was.
+    let target = match &r.receiver {
+        Some(class) => format!("{class} entry: {target}"),
+        None => target,
+    };
     html! {
         // `data-label`: the column's name, shown before each cell where the rows stack (phones).
         <>

@@ -66,12 +66,19 @@ impl<T: Copy + Default> Groups<T> {
 
 impl Groups {
     /// Group the ids `0..keys_of.len()` by their key, each group in id order.
+    #[cfg(test)]
     pub fn by_key(keys: usize, keys_of: impl Iterator<Item = usize> + Clone) -> Groups {
+        Groups::by_pairs(keys, keys_of.enumerate().map(|(id, k)| (k, id)))
+    }
+
+    /// Ids grouped by key from `(key, id)` pairs (an id may have several keys), each group in
+    /// the pairs' order.
+    pub fn by_pairs(keys: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Groups {
         let mut sizes = vec![0u32; keys];
-        for k in keys_of.clone() {
+        for (k, _) in pairs.clone() {
             sizes[k] += 1;
         }
-        Groups::build(&sizes, |put| keys_of.enumerate().for_each(|(id, k)| put(k, id as u32)))
+        Groups::build(&sizes, |put| pairs.for_each(|(k, id)| put(k, id as u32)))
     }
 }
 

@@ -14,6 +14,7 @@ mod domains;
 mod events;
 mod interned;
 mod oracle;
+mod poly;
 mod program;
 mod site;
 mod units;
@@ -101,6 +102,7 @@ impl Simulation {
         // dropped before the simulations' per-site tables exist, so the two never add up.
         let mut program = {
             let site_index = check(scenario)?;
+            check_polymorphic(scenario, params)?;
             let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
             Program::compile(scenario, &site_index, &|name| categories[name])
         };
@@ -132,9 +134,20 @@ impl Simulation {
                 methods.push(s.method.clone());
                 methods.len() as u32 - 1
             });
-            sites.push(SiteRt::new(receiver, method, world.resolve(receiver, &s.method)));
+            let mut site = SiteRt::new(receiver, method, world.resolve(receiver, &s.method));
+            if s.is_polymorphic() {
+                let receivers: Vec<_> = s.receivers().map(|c| world.class_id(c).expect("validated")).collect();
+                let targets = receivers.iter().map(|&c| world.resolve(c, &s.method)).collect();
+                site.poly = Some(Box::new(poly::Poly::new(&s.name, receivers, s.weights(), targets)));
+            }
+            sites.push(site);
         }
-        let sites_by_class = interned::Groups::by_key(world.classes.len(), sites.iter().map(|s: &SiteRt| s.receiver));
+        // A polymorphic site is listed under each of its receiver classes.
+        let by_class = sites.iter().enumerate().flat_map(|(i, s): (usize, &SiteRt)| {
+            let poly = s.poly.as_deref().map(|p| p.receivers.as_slice()).unwrap_or_default();
+            std::iter::once(s.receiver).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
+        });
+        let sites_by_class = interned::Groups::by_pairs(world.classes.len(), by_class);
         let iterations_per_op = iterations_in(&scenario.op);
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
@@ -175,6 +188,11 @@ impl Simulation {
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
         for s in 0..sim.sites.len() {
             sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
+            if let Some(poly) = sim.sites[s].poly.as_deref_mut() {
+                for (r, &c) in poly.receivers.iter().enumerate() {
+                    poly.cacheable[r] = sim.world.cacheable(c, &poly.targets[r]);
+                }
+            }
         }
         sim.refresh_bodies(0..sim.sites.len());
         sim.stack.push(Frame::List { list: SETUP, idx: 0 });
@@ -434,6 +452,25 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
 /// Run a scenario under one policy.
 pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, ScenarioError> {
     Ok(Simulation::new(s, policy, params)?.run())
+}
+
+/// The model keeps polymorphic sites on their default target (`poly`): refuse parameters under
+/// which Groovy would promote one, i.e. a receiver coming more than `optimize_threshold` times
+/// in a row.
+fn check_polymorphic(scenario: &Scenario, params: &Params) -> Result<(), ScenarioError> {
+    for (i, site) in scenario.sites.iter().enumerate().filter(|(_, s)| s.is_polymorphic()) {
+        let run = poly::longest_run(&poly::receiver_cycle(&site.name, &site.weights()));
+        if run > params.optimize_threshold {
+            return Err(ScenarioError::at_path(
+                format!("sites[{i}].mix"),
+                format!(
+                    "site `{}` sees one receiver {run} times in a row, more than optimize_threshold ({}): Groovy would promote it to a fast chain, which the model does not simulate for polymorphic sites",
+                    site.name, params.optimize_threshold
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Valid, and its work bounded (the same for every policy); the sites indexed.

@@ -32,10 +32,34 @@ impl Simulation {
         classes.dedup();
         let mut candidates: Vec<usize> = classes.iter().flat_map(|&c| self.sites_by_class.get(c)).map(|&s| s as usize).collect();
         candidates.sort_unstable();
+        // A polymorphic site is listed under each of its receivers.
+        candidates.dedup();
         self.work += (classes.len() + candidates.len()) as u64;
         let mut changed = Vec::new();
         for s in candidates {
             let site = &mut self.sites[s];
+            if let Some(poly) = site.poly.as_deref_mut() {
+                let mut any = false;
+                for (r, &c) in poly.receivers.iter().enumerate() {
+                    let t = self.world.resolve(c, &self.methods[site.method as usize]);
+                    let ok = self.world.cacheable(c, &t);
+                    if t != poly.targets[r] || ok != poly.cacheable[r] {
+                        any = true;
+                        poly.changed_by[r] = Some(cause as u32);
+                    }
+                    poly.targets[r] = t;
+                    poly.cacheable[r] = ok;
+                }
+                self.work += poly.receivers.len() as u64;
+                // The site's own fields follow its first receiver (names and views read them).
+                site.true_target = poly.targets[0].clone();
+                site.true_cacheable = poly.cacheable[0];
+                if any {
+                    changed.push(s);
+                    site.true_changed_by = Some(cause as u32);
+                }
+                continue;
+            }
             let t = self.world.resolve(site.receiver, &self.methods[site.method as usize]);
             let c = self.world.cacheable(site.receiver, &t);
             if t != site.true_target || c != site.true_cacheable {
@@ -85,6 +109,9 @@ mod tests {
     /// Re-resolving only the changed classes' subtrees must agree with re-resolving every site.
     fn truth_is_fresh(sim: &Simulation) -> bool {
         sim.sites.iter().all(|s| {
+            if let Some(poly) = s.poly.as_deref() {
+                return poly.receivers.iter().zip(&poly.targets).all(|(&c, t)| *t == sim.world.resolve(c, &sim.methods[s.method as usize]));
+            }
             let t = sim.world.resolve(s.receiver, &sim.methods[s.method as usize]);
             sim.world.cacheable(s.receiver, &t) == s.true_cacheable && t == s.true_target
         })

@@ -273,14 +273,16 @@ impl Tally {
     }
 }
 
-fn tally(block: &[Stmt]) -> Tally {
+/// `runs(site)`: the work units one run of the site in a segment takes (1; a polymorphic site
+/// steps through up to four cycles of its receivers call by call, `sim::poly`).
+fn tally(block: &[Stmt], runs: &dyn Fn(&str) -> u64) -> Tally {
     block.iter().fold(Tally::default(), |t, st| {
         let here = match st {
             Stmt::Event(_) => Tally { events: 1, ..Tally::default() },
-            Stmt::Use { body, .. } => Tally { events: 2, ..Tally::default() }.plus(tally(body)),
-            Stmt::Repeat { count, body } => tally(body).times(*count),
+            Stmt::Use { body, .. } => Tally { events: 2, ..Tally::default() }.plus(tally(body, runs)),
+            Stmt::Repeat { count, body } => tally(body, runs).times(*count),
             Stmt::Loop { count, body } => {
-                let calls = body.iter().filter(|b| matches!(b, Stmt::Call { .. })).count() as u64;
+                let calls = body.iter().filter_map(|b| if let Stmt::Call { site } = b { Some(runs(site)) } else { None }).fold(0u64, u64::saturating_add);
                 // Segments end at firing iterations: at most one more than the firings.
                 let mut boundaries = 1u64;
                 let mut events = 0u64;
@@ -355,11 +357,20 @@ pub fn estimate(s: &Scenario) -> Estimate {
     let sites = s.sites.len() as u64;
     let w = world_size(s);
     let ops = u64::from(s.measure.warmup_ops) + u64::from(s.measure.ops);
-    let t = tally(&s.setup).plus(tally(&s.op).plus(tally(&s.before_op)).times(ops));
+    let poly: FxMap<&str, u64> =
+        s.sites.iter().filter(|x| x.is_polymorphic()).map(|x| (x.name.as_str(), 4 * x.weights().iter().map(|&w| u64::from(w)).sum::<u64>())).collect();
+    let runs = |site: &str| 1 + poly.get(site).copied().unwrap_or(0);
+    let t = tally(&s.setup, &runs).plus(tally(&s.op, &runs).plus(tally(&s.before_op, &runs)).times(ops));
     // One event: itself, two class walks, the bulk domain list (pending + class per class),
     // the sites re-resolved, the dependents walked (at most two registrations per site), one
     // snapshot rebuild.
-    let per_event = 1u64.saturating_add(w.classes.saturating_mul(4)).saturating_add(sites.saturating_mul(3)).saturating_add(w.rebuild);
+    // A polymorphic site re-resolves, and may be registered with, each of its receivers.
+    let receivers: u64 = s.sites.iter().map(|x| x.others.len() as u64).sum();
+    let per_event = 1u64
+        .saturating_add(w.classes.saturating_mul(4))
+        .saturating_add(sites.saturating_mul(3))
+        .saturating_add(receivers.saturating_mul(2))
+        .saturating_add(w.rebuild);
     let terms = [
         (
             w.classes.saturating_add(sites).saturating_add(w.snapshots),

@@ -77,6 +77,9 @@ pub(crate) struct SiteRt {
     /// class; or global; or its own), so inline.
     registered: [Option<DomainKey>; 2],
     pub steady: Option<Steady>,
+    /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
+    /// so a monomorphic site stays as small as it was.
+    pub poly: Option<Box<super::poly::Poly>>,
 }
 
 impl SiteRt {
@@ -98,11 +101,15 @@ impl SiteRt {
             stats: SiteStats::default(),
             registered: [None; 2],
             steady: None,
+            poly: None,
         }
     }
 
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
     pub fn holds(&self, k: DomainKey) -> bool {
+        if let Some(poly) = &self.poly {
+            return poly.holds(k);
+        }
         self.pic.as_ref().is_some_and(|e| e.link.domain == k)
     }
 
@@ -110,6 +117,9 @@ impl SiteRt {
     /// it caches wrong: any cached link does, and so does the uncacheable sentinel once the
     /// receiver is cacheable again; a sentinel for a receiver that stays uncacheable does not.
     pub fn change_outdates_cache(&self) -> bool {
+        if let Some(poly) = &self.poly {
+            return poly.change_outdates_cache();
+        }
         self.true_cacheable || self.pic.as_ref().is_some_and(|e| e.cacheable)
     }
 
@@ -128,6 +138,9 @@ impl SiteRt {
 
     /// Called when a walk of `k`'s dependents finds the site no longer holds it.
     pub fn unregister(&mut self, k: DomainKey) {
+        if let Some(poly) = &mut self.poly {
+            poly.unregister(k);
+        }
         for r in &mut self.registered {
             if *r == Some(k) {
                 *r = None;
@@ -158,6 +171,9 @@ impl SiteRt {
 
     /// The visible state of the site (for the blast view).
     pub fn state(&self, domains: &Domains) -> SiteState {
+        if let Some(poly) = &self.poly {
+            return poly.state(domains);
+        }
         match self.fast_link() {
             Some(l) if domains.valid(l) && l.target != self.true_target => SiteState::Stale,
             Some(l) if domains.valid(l) => SiteState::Linked,
@@ -178,6 +194,9 @@ impl Domains {
 impl Simulation {
     /// `n` calls of site `s` in a loop segment. Returns virtual ns.
     pub(super) fn run_site(&mut self, s: usize, n: u64) -> f64 {
+        if self.sites[s].poly.is_some() {
+            return self.run_poly(s, n);
+        }
         if !self.world.classes[self.sites[s].receiver].loaded {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.params.selection_ns;
@@ -207,6 +226,23 @@ impl Simulation {
     }
 
     fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, domain: DomainKey, old: &Target) {
+        let new = self.sites[s].true_target.clone();
+        self.record_relink_for(s, verdict, event, domain, old, new, None);
+    }
+
+    /// A relink (or missed dispatch) of site `s`; `receiver` names the receiver class whose
+    /// entry it was on a polymorphic site.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn record_relink_for(
+        &mut self,
+        s: usize,
+        verdict: Verdict,
+        event: Option<usize>,
+        domain: DomainKey,
+        old: &Target,
+        new: Target,
+        receiver: Option<ClassId>,
+    ) {
         let site = &mut self.sites[s];
         match verdict {
             Verdict::Necessary => site.stats.necessary += 1,
@@ -227,7 +263,8 @@ impl Simulation {
                 domain,
                 verdict,
                 old_target: old.clone(),
-                new_target: self.sites[s].true_target.clone(),
+                new_target: new,
+                receiver,
             });
         }
     }

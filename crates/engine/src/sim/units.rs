@@ -278,9 +278,18 @@ impl Simulation {
             return;
         }
         for s in sites {
-            let body = match self.sites[s].true_target {
-                Target::Method { owner, version: 0 } => self.units.body(owner as ClassId, self.sites[s].method),
+            let method = self.sites[s].method;
+            let body_of = |t: &Target| match *t {
+                Target::Method { owner, version: 0 } => self.units.body(owner as ClassId, method),
                 _ => 0.0,
+            };
+            // A polymorphic site's body is its receivers' bodies averaged over the mix.
+            let body = match self.sites[s].poly.as_deref() {
+                Some(poly) => {
+                    let total: f64 = poly.weights.iter().map(|&w| f64::from(w)).sum();
+                    poly.targets.iter().zip(&poly.weights).map(|(t, &w)| body_of(t) * f64::from(w)).sum::<f64>() / total
+                }
+                None => body_of(&self.sites[s].true_target),
             };
             let u = &mut self.units;
             let old = std::mem::replace(&mut u.site_body[s], body);

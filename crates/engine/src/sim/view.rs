@@ -77,6 +77,7 @@ impl Simulation {
             state: self.site_state(i),
             target: self.target_text(&st.true_target),
             stats: st.stats_at(self.iterations),
+            receivers: st.poly.as_deref().map_or_else(Vec::new, |p| p.report(&self.world)),
         }
     }
 

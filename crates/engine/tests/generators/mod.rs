@@ -28,7 +28,7 @@ fn class(name: String, parent: Option<String>, methods: Vec<String>) -> ClassDec
 }
 
 fn sites_over(classes: &[ClassDecl], n: usize) -> Vec<SiteDecl> {
-    (0..n).map(|i| SiteDecl { name: format!("s{i}"), class: classes[i % classes.len()].name.clone(), method: "m".into() }).collect()
+    (0..n).map(|i| SiteDecl::mono(format!("s{i}"), classes[i % classes.len()].name.clone(), "m")).collect()
 }
 
 /// A loop of 100 x `events` iterations calling every site, firing `ev` every 100 iterations.

@@ -1,0 +1,150 @@
+//! Engine work that runs off the page's main thread: reading (parse, validation) and the first
+//! simulation build of a large scenario text (issue 8 item 5: the page never freezes).
+//!
+//! The page hands a [`Job`] to the engine worker (`src/worker.rs`, its own wasm module) and
+//! gets back a [`Reply`] with the typed result: the validated `Scenario`, or where and why it
+//! was refused. Small texts (a preset, a hand-written scenario) are still read in the page,
+//! at once: a round trip to the worker would only add latency. Everything here is plain
+//! Rust, so the protocol and its answers are tested natively; the page runs [`answer`] itself
+//! when the worker cannot start (`hooks::use_engine_worker`).
+
+use blast_engine::model::Scenario;
+use blast_engine::{dsl, Params, Policy, Simulation};
+
+use crate::state::TextError;
+
+/// Texts at least this long are read in the worker. A preset is ~1.5 KB; reading costs grow
+/// with depth as well as length (a 1,900-deep class chain is 45 KB and was a 219 ms task in
+/// the page), so the bar is low: anything beyond a screenful of hand-written scenario.
+pub const OFFLOAD_BYTES: usize = 8 * 1024;
+
+/// The worker's first message: its handler is installed, jobs may be posted.
+pub const READY: &str = "ready";
+
+/// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub id: u64,
+    pub text: String,
+    pub policies: Vec<Policy>,
+    /// Check the "loop until stopped" form (`state::looping`) the page would run.
+    pub looping: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub id: u64,
+    pub verdict: Verdict,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The text parses and validates; `run_error` is why the engine refuses to run it (the
+    /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
+    /// each expectation (`expectation_lines`, a second parse that records places).
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>> },
+    /// The text does not parse or validate: where, and the whole message (`line:col: …`).
+    Invalid { error: TextError, message: String },
+    /// The worker failed on this job (it stopped, or the message was unreadable).
+    Failed(String),
+}
+
+/// What the worker (or the page, when there is no worker) does with a job.
+pub fn run(job: &Job) -> Reply {
+    let verdict = match dsl::parse(&job.text) {
+        Err(e) => Verdict::Invalid { message: e.to_string(), error: e.into() },
+        Ok(scenario) => {
+            let looped = job.looping.then(|| crate::state::looping(&scenario));
+            let run_error = Simulation::for_policies(looped.as_ref().unwrap_or(&scenario), &job.policies, &Params::default()).err().map(|e| e.to_string());
+            let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
+            Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines }
+        }
+    };
+    Reply { id: job.id, verdict }
+}
+
+/// The text line of each expectation (`None` when the text does not parse): the gutter marks
+/// failed ones, the expectations panel shows the number.
+pub fn expectation_lines(text: &str) -> Vec<Option<usize>> {
+    let Ok((s, spans)) = dsl::parse_unchecked(text) else { return Vec::new() };
+    (0..s.expectations.len()).map(|i| spans.get(&format!("expectations[{i}]")).map(|&(line, _)| line)).collect()
+}
+
+/// A job as the page posts it (`wire`: the text is most of it).
+pub fn encode_job(job: &Job) -> Vec<u8> {
+    crate::wire::encode_job(job)
+}
+
+/// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
+/// under id 0, which no job has (`state` numbers them from 1).
+pub fn answer(job: &[u8]) -> Vec<u8> {
+    let reply = match crate::wire::decode_job(job) {
+        Ok(job) => run(&job),
+        Err(e) => Reply { id: 0, verdict: Verdict::Failed(format!("the engine worker could not read the job ({e})")) },
+    };
+    crate::wire::encode_reply(&reply)
+}
+
+/// The page reads the worker's reply (`answer`).
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
+    crate::wire::decode_reply(bytes).map_err(|e| format!("the engine worker's reply is unreadable ({e})"))
+}
+
+/// About how many sites a scenario text declares (for "loading N sites…"): lines that start
+/// with `site`. Cheap (no parse), and only a progress figure.
+pub fn site_count_hint(text: &str) -> usize {
+    text.lines().filter(|l| l.trim_start().strip_prefix("site").is_some_and(|rest| rest.starts_with(char::is_whitespace))).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use blast_engine::presets;
+
+    fn job(text: &str) -> Job {
+        Job { id: 7, text: text.into(), policies: vec![Policy::Global, Policy::Exact], looping: false }
+    }
+
+    /// Through the bytes both sides exchange.
+    fn round_trip(job: &Job) -> Reply {
+        decode_reply(&answer(&encode_job(job))).expect("a readable reply")
+    }
+
+    #[test]
+    fn a_valid_text_comes_back_as_the_typed_scenario() {
+        for p in presets::all().iter().take(5) {
+            let reply = round_trip(&job(p.text));
+            assert_eq!(reply.id, 7);
+            let expect_lines = expectation_lines(p.text);
+            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines }, "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn an_invalid_text_comes_back_located() {
+        let reply = round_trip(&job("class A { m }\nsite s = B.m\nop { loop 1 { call s } }\n"));
+        let Verdict::Invalid { error, message } = reply.verdict else { panic!("{reply:?}") };
+        assert_eq!((error.line, message.starts_with("2:")), (2, true), "{error:?} {message}");
+        assert!(error.message.contains('B'), "{error:?}");
+    }
+
+    #[test]
+    fn a_text_the_engine_refuses_to_run_is_read_but_not_built() {
+        let hostile = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
+        let Verdict::Read { run_error, .. } = round_trip(&job(hostile)).verdict else { panic!("it parses") };
+        assert!(run_error.is_some_and(|e| e.contains("work units")));
+    }
+
+    #[test]
+    fn an_unreadable_job_is_answered_not_dropped() {
+        let reply = decode_reply(&answer(b"\xff\xff")).expect("a reply");
+        assert_eq!(reply.id, 0);
+        assert!(matches!(reply.verdict, Verdict::Failed(why) if why.contains("could not read")));
+        assert!(decode_reply(b"").is_err());
+    }
+
+    #[test]
+    fn site_lines_are_counted_without_parsing() {
+        assert_eq!(site_count_hint("class site { m }\nsite a = A.m\n  site\tb = A.m\nsites\n// site x\n"), 2);
+    }
+}

@@ -1,0 +1,25 @@
+//! The engine worker: a second wasm module, started by the page in a dedicated Web Worker
+//! (Trunk builds it from `index.html`'s `data-type="worker"` link), that reads large scenario
+//! texts off the page's main thread. Each message is one `offload::Job` as bytes; the answer
+//! goes back as bytes, its buffer transferred rather than copied. It links the engine and
+//! `offload` only: no Yew, no charts.
+
+use blast_web::offload;
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::{closure::Closure, JsCast, JsValue};
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn main() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let replies = scope.clone();
+    let on_job = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+        let job = Uint8Array::new(&e.data()).to_vec();
+        let reply = Uint8Array::from(offload::answer(&job).as_slice());
+        let _ = replies.post_message_with_transfer(&reply, &Array::of1(&reply.buffer()));
+    });
+    scope.set_onmessage(Some(on_job.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_job.forget();
+    // Messages posted before this point would have found no handler: the page waits for this.
+    let _ = scope.post_message(&JsValue::from_str(offload::READY));
+}
