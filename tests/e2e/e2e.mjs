@@ -27,6 +27,7 @@ import { checks as compiledChecks } from './checks/compiled.mjs';
 import { checks as polyChecks } from './checks/poly.mjs';
 import { checks as runtimeChecks } from './checks/runtimes.mjs';
 import { checks as issue11Checks } from './checks/issue11.mjs';
+import { checks as payoffChecks } from './checks/payoff.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -87,6 +88,7 @@ const pageCheckGroups = [
   polyChecks, // polymorphic sites (issue #9 item 4)
   runtimeChecks, // the Runtimes gallery and the measured-runtime panel (issue #10)
   issue11Checks, // load figures, axe-core, keyboard alone, the 390 px layout (issue #11)
+  payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline (issue #11 item 3)
 ];
 for (const c of pageCheckGroups.flat()) {
   check(c.name, ({ page, url, context, browser }) =>

@@ -7,7 +7,7 @@ use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::ChartLanes;
+use crate::charts::{self, ChartLanes};
 use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
@@ -25,6 +25,7 @@ use crate::components::model_expectations::ModelExpectations;
 use crate::components::model_view::ModelView;
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
+use crate::components::tour::{self, Tour};
 use crate::components::why::Why;
 use crate::export;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
@@ -34,21 +35,23 @@ use crate::model_mode::ModelSession;
 use crate::offload;
 use crate::runner::ClassEntry;
 use crate::share::{self, Shared};
-use crate::state::{Action, AppState, RunState};
+use crate::state::{Action, AppState, RunState, TimelineState};
 use crate::store::{use_store, Store};
+use crate::timeline;
 
-/// The parts of the page that mount one painted frame after another (gallery, blast view,
-/// analysis panels, editor); see `use_mount_stages`.
-const PAGE_PARTS: usize = 4;
+/// The parts of the page that mount one painted frame after another (blast view, charts,
+/// the why, comparison and expectations panels, the gallery and measured panel, editor); see
+/// `use_mount_stages`.
+const PAGE_PARTS: usize = 5;
 
 #[function_component(App)]
 pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, save_key, scenario_rev, loading) = {
+    let (playing, theme, save_key, scenario_rev, loading, touring) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev, s.loading_sites().is_some())
+        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev, s.loading_sites().is_some(), s.tour.is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
@@ -77,6 +80,21 @@ pub fn app() -> Html {
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
     // has read it and the page has drawn it.
     use_autosave(&store, save_key, mounted == PAGE_PARTS && !loading);
+    // Skipped or finished, the tour stays closed on later visits.
+    use_effect_with(touring, |touring| {
+        if !*touring {
+            browser::remember_tour_done();
+        }
+    });
+    // A first visit's comparison starts once the page is built (`AppState::autoplay`).
+    {
+        let store = store.clone();
+        use_effect_with(mounted == PAGE_PARTS, move |&done| {
+            if done {
+                store.dispatch(Action::Autoplay);
+            }
+        });
+    }
     // Where each `expect` line is in the text: re-read only when the text or model changed.
     let expect_lines = {
         let deps = {
@@ -109,10 +127,17 @@ pub fn app() -> Html {
             runtimes::by_preset_id(&s.scenario.name).filter(|r| r.scenario_text() == s.text).map(|r| AttrValue::from(r.preset_id()))
         }),
     };
+    // The gallery comes after the running comparison; the top bar's picker and its "All
+    // presets" button are one click away from it.
+    let gallery = html! {
+        if mounted >= 4 {
+            <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
+        }
+    };
     let html = html! {
-        <div class="app">
-            <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the presets: go to the blast view" }</a>
-            <TopBar ..top_bar_props(&store, &s, share_link.clone()) />
+        <div class="app" data-tour={tour::target(s.tour)}>
+            <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
+            <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
             { share_strip(&share_link) }
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
             if let Some(sites) = s.loading_sites() {
@@ -123,14 +148,14 @@ pub fn app() -> Html {
             if let (Some(e), None) = (&s.run_error, &s.model) {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
+            if let Some(step) = s.tour {
+                <Tour {step} on_next={store.on(Action::TourNext)} on_back={store.on(Action::TourBack)} on_close={store.on(Action::TourClose)} />
+            }
             <main class="layout">
-                if mounted >= 1 {
-                    <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
-                }
                 {
                     match &s.model {
-                        Some(m) => model_sections(&store, &s, m, mounted),
-                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines, measured_panel(&measured, current.as_deref())),
+                        Some(m) => model_sections(&store, &s, m, mounted, gallery),
+                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -229,7 +254,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
     }
 }
 
-fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>) -> TopBarProps {
+fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>, current: Option<AttrValue>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
         run_state: status.run_state,
@@ -250,13 +275,40 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         on_theme: store.on(Action::CycleTheme),
         on_help: store.on(Action::ToggleHelp),
         on_share: share_callback(store, link),
+        current,
+        on_preset: load_preset(store).reform(|id| (id, true)),
+        on_gallery: Callback::from(|()| {
+            browser::scroll_into_view("gallery");
+            browser::focus_by_id("gallery-title");
+        }),
     }
 }
 
-/// `mounted`: how many parts of the page under the top bar are mounted yet (1: the gallery; 2:
-/// also the blast view; 3: also charts, comparison, expectations, why and the measured-runtime
-/// panel; 4: also the editor); see `use_mount_stages`.
-fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, mounted: usize, expect_lines: &Rc<Vec<Option<usize>>>, measured: Html) -> Html {
+/// The charts' timeline props from the state: the window, the range and the marked relink's
+/// moment on the current axis (`lanes`: the lanes the charts draw, to place the mark).
+fn timeline_props(t: &TimelineState, lanes: &[Rc<crate::runner::LaneView>]) -> (Option<(usize, f64)>, Option<usize>) {
+    let mark = t.mark.as_ref().and_then(|m| {
+        let lane = lanes.iter().find(|l| l.policy == m.policy)?;
+        Some((charts::policy_colour(m.policy), timeline::x_of_time(lane, t.axis, m.t_ms)))
+    });
+    let relinks = t.brush.map(|_| lanes.iter().filter_map(|l| l.in_range.as_ref()).map(|r| r.total).sum());
+    (mark, relinks)
+}
+
+/// `mounted`: how many parts of the page under the top bar are mounted yet (1: the blast view;
+/// 2: also the charts beside it: the running comparison, the first screen; 3: also the why
+/// panel under the charts, comparison and expectations; 4: also the gallery and the
+/// measured-runtime panel; 5: also the editor); see `use_mount_stages`.
+#[allow(clippy::too_many_arguments)]
+fn call_site_sections(
+    store: &Store,
+    s: &AppState,
+    shared: &ScenarioParts,
+    mounted: usize,
+    expect_lines: &Rc<Vec<Option<usize>>>,
+    gallery: Html,
+    measured: Html,
+) -> Html {
     let lanes = s.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
@@ -268,42 +320,57 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, mount
     let shared_scenario = shared.scenario.clone();
     let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
     let error_cb = store.callback(Action::ShowError);
+    let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.slow_lanes);
+    let t = &s.timeline;
     html! {
         <>
-            if mounted >= 2 {
-                <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
-                    <header class="panel-head">
-                        <h2 id="blast-title">{ "Blast view" }</h2>
-                        <p class="hint">{ scenario_caption(s) }</p>
-                    </header>
-                    if let Some((n, note)) = &s.step_note {
-                        <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+            <div class="payoff">
+                if mounted >= 1 {
+                    <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
+                        <header class="panel-head">
+                            <h2 id="blast-title">{ "Blast view" }</h2>
+                            <p class="hint">{ scenario_caption(s) }</p>
+                        </header>
+                        if let Some((n, note)) = &s.step_note {
+                            <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                        }
+                        <BlastView {lanes} {classes} sites={sites} playing={s.playing}
+                            hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
+                            what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
+                            last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                            categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                            on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                            loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                    </section>
+                }
+                // The timeline and the why panel under it: a range brushed on one lists its
+                // relinks in the other, a relink clicked there is marked on the charts.
+                <div class="side">
+                    if mounted >= 2 {
+                        <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()}
+                            axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
+                            on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                     }
-                    <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
-                        last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
-                        categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                        on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                        loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
-                    <BlastView {lanes} {classes} sites={sites} playing={s.playing}
-                        hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
-                        what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-                </section>
-            }
-            if mounted >= 3 {
-                <div class="analysis">
-                    <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()} />
-                    <div class="side">
-                        <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
-                        <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
-                            lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    if mounted >= 3 {
                         <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
                             selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
-                            focus={s.focused_cause.clone()} />
-                    </div>
+                            focus={s.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                    }
                 </div>
+            </div>
+            if mounted >= 3 {
+                <div class="analysis">
+                    <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                    <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
+                        lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                </div>
+            }
+            { gallery }
+            if mounted >= 4 {
                 { measured }
             }
-            if mounted >= 4 {
+            if mounted >= 5 {
                 <section id="editor" class="panel" aria-labelledby="editor-title">
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
@@ -331,12 +398,12 @@ fn call_site_sections(store: &Store, s: &AppState, shared: &ScenarioParts, mount
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize, gallery: Html) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
         <>
-            if mounted >= 2 {
+            if mounted >= 1 {
                 <section id="blast-view" class="panel model-mode" data-model={family.name()} aria-labelledby="blast-title" tabindex="-1">
                     <header class="panel-head">
                         <h2 id="blast-title">{ "Blast view" }</h2>
@@ -347,13 +414,16 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize)
                     <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
                 </section>
             }
-            if mounted >= 3 {
+            if mounted >= 2 {
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">
-                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)} />
+                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)}
+                        axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
+                        on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                 </div>
             }
+            { gallery }
         </>
     }
 }
@@ -410,8 +480,8 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
     })
 }
 
-/// The skip link moves the focus past the 32-row gallery (without leaving `#blast-view` in
-/// the address bar, where the share-link reader would look at it).
+/// The skip link moves the focus past the top bar's controls and the tour (without leaving
+/// `#blast-view` in the address bar, where the share-link reader would look at it).
 fn skip_to_blast_view() -> Callback<MouseEvent> {
     Callback::from(|e: MouseEvent| {
         e.prevent_default();

@@ -82,7 +82,15 @@ pub fn boot() -> Boot {
         set_marker(o);
     }
     let shared = fragment.and_then(|f| f.decode().transpose());
-    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()) }
+    let tour_done = local_storage().and_then(|s| s.get_item(storage::TOUR_KEY).ok().flatten()).is_some();
+    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()), tour_done }
+}
+
+/// The tour was skipped or finished: it stays closed on later visits.
+pub fn remember_tour_done() {
+    if let Some(store) = local_storage() {
+        let _ = store.set_item(storage::TOUR_KEY, "1");
+    }
 }
 
 /// The URL fragment's scenario or model session, if the fragment carries one (a link pasted

@@ -9,6 +9,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::report::TimelinePoint;
 use blast_engine::Policy;
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
@@ -17,6 +18,7 @@ use web_sys::HtmlCanvasElement;
 use crate::format;
 use crate::model_runner::{measured_us, VariantView};
 use crate::runner::LaneView;
+use crate::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX};
 
 /// What the x axis measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,28 +46,26 @@ impl XAxis {
     }
 }
 
-/// Space around the throughput chart's plot area, in CSS px: the drawing uses these, and the
-/// tooltip maps the pointer back to data with them.
-const MARGIN_PX: f64 = 12.0;
-const Y_LABELS_PX: f64 = 64.0;
-
-/// The x value under the pointer at `css_x` on a chart `css_width` wide (`None` outside the
-/// plot area).
-pub fn pointer_x(css_x: f64, css_width: f64, x_max: f64) -> Option<f64> {
-    let (left, right) = (MARGIN_PX + Y_LABELS_PX, css_width - MARGIN_PX);
-    (right > left && (left..=right).contains(&css_x)).then(|| (css_x - left) / (right - left) * x_max)
-}
+/// Space around the plot area, in CSS px: the drawing uses these, and the pointer and the
+/// brush map to data with them (`timeline::x_at`, `timeline::css_span`).
+const MARGIN_PX: f64 = PLOT_RIGHT_PX;
+const Y_LABELS_PX: f64 = PLOT_LEFT_PX - PLOT_RIGHT_PX;
 
 /// Where each timeline interval ends on the x axis, per lane.
 fn x_ends(lane: &LaneView, axis: XAxis) -> Vec<f64> {
+    interval_ends(&lane.timeline, lane.total_iterations, axis)
+}
+
+/// Where each interval of a timeline of `total_iterations` loop iterations ends on the x axis.
+pub(crate) fn interval_ends(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis) -> Vec<f64> {
     let mut done = 0u64;
-    lane.timeline
+    timeline
         .iter()
         .map(|p| match axis {
             XAxis::Time => p.t_ms,
             XAxis::Progress => {
                 done += p.iterations;
-                (100.0 * done as f64 / lane.total_iterations.max(1) as f64).min(100.0)
+                (100.0 * done as f64 / total_iterations.max(1) as f64).min(100.0)
             }
         })
         .collect()
@@ -235,6 +235,14 @@ impl ChartLanes {
         self.len() == 0
     }
 
+    /// Where the x axis ends (cheap for call-site lanes, which redraw every frame).
+    pub fn x_max(&self, axis: XAxis) -> f64 {
+        match self {
+            ChartLanes::CallSites(lanes) => x_max(lanes, axis),
+            ChartLanes::Models(_) => self.data(axis).x_max,
+        }
+    }
+
     pub fn has_data(&self) -> bool {
         match self {
             ChartLanes::CallSites(lanes) => lanes.iter().any(|l| l.timeline.iter().any(|t| t.iterations > 0)),
@@ -391,8 +399,9 @@ pub fn fit_canvas(canvas: &HtmlCanvasElement, ratio: f64) -> f64 {
     ratio
 }
 
-/// A chart drawing function (lines or verdict bars), as the panel calls them.
-pub type DrawChart = fn(HtmlCanvasElement, &ChartData, &Palette, f64) -> Result<(), String>;
+/// A chart drawing function (lines or verdict bars) over the x window shown, as the panel
+/// calls them.
+pub type DrawChart = fn(HtmlCanvasElement, &ChartData, Range, &Palette, f64) -> Result<(), String>;
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -416,14 +425,18 @@ fn whole_tick(v: f64) -> String {
     }
 }
 
-pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&pal.background).map_err(err)?;
-    let Some((lo, hi)) = log_bounds(data.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1))) else {
+    // Plotters does not clip to the plot area: only what is in the window is drawn, and the
+    // y axis fits what is in it (zooming into a slow stretch shows its detail).
+    let lines: Vec<Vec<(f64, f64)>> = data.lines.iter().map(|l| timeline::clip_line(&l.points, window)).collect();
+    let Some((lo, hi)) = log_bounds(lines.iter().flatten().map(|p| p.1)) else {
         return root.present().map_err(err);
     };
-    let x_hi = data.x_max.max(f64::MIN_POSITIVE);
+    let (x_lo, x_hi) = window;
+    let in_window = |x: &f64| (x_lo..=x_hi).contains(x);
     let px = |v: f64| (v * scale).round() as u32;
     let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
     // Room past each decade, so both end decades get a labelled tick; below the lowest one,
@@ -433,7 +446,7 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
         .margin(px(MARGIN_PX))
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(Y_LABELS_PX))
-        .build_cartesian_2d(0f64..x_hi, (strip_lo..hi * 1.25).log_scale())
+        .build_cartesian_2d(x_lo..x_hi, (strip_lo..hi * 1.25).log_scale())
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -455,24 +468,25 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
     for (i, line) in data.lines.iter().enumerate() {
         let colour = pal.series(line.colour);
         let (y0, y1) = (strip_lo * row.powi(i as i32) * 1.02, strip_lo * row.powi(i as i32 + 1) / 1.02);
-        chart.draw_series(line.marks.iter().map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.8).stroke_width(px(1.0))))).map_err(err)?;
+        let marks = line.marks.iter().filter(|x| in_window(x));
+        chart.draw_series(marks.map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.8).stroke_width(px(1.0))))).map_err(err)?;
     }
-    chart.draw_series(std::iter::once(PathElement::new(vec![(0.0, strip_hi), (x_hi, strip_hi)], pal.muted.mix(0.5).stroke_width(px(1.0))))).map_err(err)?;
-    for line in &data.lines {
+    chart.draw_series(std::iter::once(PathElement::new(vec![(x_lo, strip_hi), (x_hi, strip_hi)], pal.muted.mix(0.5).stroke_width(px(1.0))))).map_err(err)?;
+    for (line, points) in data.lines.iter().zip(&lines) {
         let colour = pal.series(line.colour);
         let width = px(2.0);
         let legend = line.legend();
         let series = if line.same_as.is_some() {
             // Dashed over the line it equals: both colours show.
-            chart.draw_series(DashedLineSeries::new(line.points.iter().copied(), px(7.0), px(5.0), colour.stroke_width(width))).map_err(err)?
+            chart.draw_series(DashedLineSeries::new(points.iter().copied(), px(7.0), px(5.0), colour.stroke_width(width))).map_err(err)?
         } else {
-            chart.draw_series(LineSeries::new(line.points.iter().copied(), colour.stroke_width(width))).map_err(err)?
+            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(width))).map_err(err)?
         };
         series.label(legend).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
         // Deopts: a "v" on the line where the compiled code was thrown away (a path, like the
         // event ticks: one more marker type costs the bundle its drawing code).
-        let (dx, dy) = (x_hi * 0.004, 1.25);
-        let on_line = line.deopts.iter().filter_map(|&x| line.value_at(x).map(|y| (x, y)));
+        let (dx, dy) = ((x_hi - x_lo) * 0.004, 1.25);
+        let on_line = line.deopts.iter().filter(|x| in_window(x)).filter_map(|&x| line.value_at(x).map(|y| (x, y)));
         chart
             .draw_series(on_line.map(|(x, y)| PathElement::new(vec![(x - dx, y * dy), (x, y), (x + dx, y * dy)], colour.stroke_width(px(1.5)))))
             .map_err(err)?;
@@ -489,7 +503,7 @@ pub fn draw_throughput(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palett
     root.present().map_err(err)
 }
 
-pub fn draw_relinks(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_relinks(canvas: HtmlCanvasElement, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&pal.background).map_err(err)?;
@@ -498,20 +512,20 @@ pub fn draw_relinks(canvas: HtmlCanvasElement, data: &ChartData, pal: &Palette, 
     }
     let px = |v: f64| (v * scale).round() as u32;
     let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
-    let x_hi = data.x_max.max(f64::MIN_POSITIVE);
+    let (x_lo, x_hi) = window;
     let areas = root.split_evenly((data.panels.len(), 1));
     for (i, (panel, area)) in data.panels.iter().zip(areas.iter()).enumerate() {
-        let bars = &panel.bars;
+        let bars = &timeline::clip_bars(&panel.bars, window);
         let y_hi = (bars.iter().map(|b| b.2 + b.3 + b.4).max().unwrap_or(0) as f64 * 1.15).ceil().max(2.0);
         let last = i + 1 == data.panels.len();
         let mut chart = ChartBuilder::on(area)
-            .margin_left(px(12.0))
-            .margin_right(px(12.0))
+            .margin_left(px(MARGIN_PX))
+            .margin_right(px(MARGIN_PX))
             .margin_top(px(8.0))
             .margin_bottom(px(4.0))
             .x_label_area_size(if last { px(40.0) } else { 0 })
-            .y_label_area_size(px(64.0))
-            .build_cartesian_2d(0f64..x_hi, 0f64..y_hi)
+            .y_label_area_size(px(Y_LABELS_PX))
+            .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)
             .map_err(err)?;
         let mut mesh = chart.configure_mesh();
         mesh.y_labels(3)
@@ -633,9 +647,6 @@ mod tests {
         let (x, y) = line.points[line.points.len() / 2];
         assert_eq!(line.value_at(x - 1e-9), Some(y), "a point ends its interval");
         assert_eq!(line.value_at(101.0), None);
-        assert_eq!(pointer_x(76.0, 588.0, 100.0), Some(0.0));
-        assert_eq!(pointer_x(576.0, 588.0, 100.0), Some(100.0));
-        assert_eq!(pointer_x(20.0, 588.0, 100.0), None, "over the axis labels");
         assert_eq!(XAxis::Time.value_label(1500.0), "1.50 s");
     }
 

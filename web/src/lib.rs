@@ -29,6 +29,7 @@ pub mod share;
 pub mod state;
 pub mod storage;
 pub mod store;
+pub mod timeline;
 pub mod wire;
 
 pub use app::App;

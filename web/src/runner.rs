@@ -9,16 +9,21 @@ use std::rc::Rc;
 
 use blast_engine::expect::{self, Outcome, RunView};
 use blast_engine::model::{Event, Scenario};
-use blast_engine::report::{Naming, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::report::{Naming, RelinkRecord, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
+use crate::charts::XAxis;
 use crate::compiled::{CompiledTracker, CompiledView};
+use crate::timeline::{self, Range};
 
 /// Engine steps one "step" button press may take before giving up (keeps it under a frame).
 const STEP_LIMIT: usize = 20_000;
 /// Relinks of the selected site kept for the why panel, per lane.
 const HISTORY_LIMIT: usize = 100;
+/// Relinks in the brushed range listed in the why panel, per lane (the first ones; the count
+/// and the sites cover them all).
+pub const RANGE_ROWS: usize = 100;
 
 /// A site as the blast view draws it.
 #[derive(Clone, Debug, PartialEq)]
@@ -62,6 +67,50 @@ pub struct LaneView {
     pub active_categories: Vec<String>,
     /// Compilation units and their deoptimizations (`crate::compiled`).
     pub compiled: Rc<CompiledView>,
+    /// The relinks in the brushed range of the timeline, when a range is brushed.
+    pub in_range: Option<Rc<InRange>>,
+}
+
+/// One lane's relinks in a brushed range of the timeline (`Runner::brush`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InRange {
+    /// The range in this lane's virtual time (on the normalized axis it differs per lane).
+    pub t_ms: (f64, f64),
+    /// Relinks of any verdict in it.
+    pub total: usize,
+    /// The first `RANGE_ROWS` of them, oldest first.
+    pub rows: Vec<RelinkText>,
+    /// Every site that relinked in it, in declaration order.
+    pub sites: Vec<String>,
+}
+
+impl InRange {
+    /// `records` (in time order, as the engine keeps them) between `t_ms.0` and `t_ms.1`.
+    fn of(sim: &Simulation, records: &[RelinkRecord], sites: usize, t_ms: (f64, f64)) -> InRange {
+        let from = records.partition_point(|r| r.t_ms < t_ms.0);
+        let to = from + records[from..].partition_point(|r| r.t_ms <= t_ms.1);
+        let hits = &records[from..to];
+        let mut relinked = vec![false; sites];
+        for r in hits {
+            if let Some(seen) = relinked.get_mut(r.site) {
+                *seen = true;
+            }
+        }
+        InRange {
+            t_ms,
+            total: hits.len(),
+            rows: hits.iter().take(RANGE_ROWS).map(|r| sim.relink_text(r)).collect(),
+            sites: relinked.iter().enumerate().filter(|(_, &hit)| hit).map(|(i, _)| sim.site_name(i).to_string()).collect(),
+        }
+    }
+
+    pub fn has_site(&self, site: &str) -> bool {
+        self.sites.iter().any(|s| s == site)
+    }
+
+    pub fn contains(&self, t_ms: f64) -> bool {
+        (self.t_ms.0..=self.t_ms.1).contains(&t_ms)
+    }
 }
 
 impl LaneView {
@@ -128,6 +177,9 @@ struct Lane {
     history: Rc<Vec<RelinkText>>,
     history_key: Option<(String, u64)>,
     compiled: CompiledTracker,
+    /// The brushed range's relinks and the (range, relink records) they were built for.
+    in_range: Option<Rc<InRange>>,
+    in_range_key: Option<((f64, f64), usize)>,
 }
 
 impl Lane {
@@ -152,6 +204,8 @@ pub struct Runner {
     frame: u64,
     total_iterations: u64,
     selected: Option<String>,
+    /// The brushed range of the timeline, on its axis.
+    brush: Option<(XAxis, Range)>,
     /// Declared classes, then classes the program loads, then classes loaded by hand.
     classes: Vec<ClassEntry>,
     views: Vec<Rc<LaneView>>,
@@ -160,7 +214,7 @@ pub struct Runner {
 impl Runner {
     /// A runner with no lanes (nothing selected, or the scenario cannot run).
     pub fn idle() -> Runner {
-        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, classes: Vec::new(), views: Vec::new() }
+        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, brush: None, classes: Vec::new(), views: Vec::new() }
     }
 
     pub fn new(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Runner, ScenarioError> {
@@ -176,6 +230,8 @@ impl Runner {
                 history: Rc::default(),
                 history_key: None,
                 compiled: CompiledTracker::default(),
+                in_range: None,
+                in_range_key: None,
             })
             .collect();
         let per_op = blast_engine::sim::iterations_in(&scenario.op);
@@ -338,11 +394,17 @@ impl Runner {
         self.selected = site;
     }
 
+    /// The timeline range whose relinks the views carry (`LaneView::in_range`).
+    pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
+        self.brush = range;
+    }
+
     /// Rebuild the views from the engine (once per frame or after a command).
     pub fn refresh(&mut self) {
         self.frame += 1;
         let frame = self.frame;
         let selected = self.selected.as_deref();
+        let brush = self.brush;
         let total_iterations = self.total_iterations;
         let classes = &self.classes;
         self.views = self
@@ -377,6 +439,19 @@ impl Runner {
                     lane.history = Rc::new(h);
                     lane.history_key = key;
                 }
+                let timeline = Rc::new(lane.sim.timeline());
+                let records = lane.sim.relinks_since(0);
+                // The brushed range in this lane's time needs its timeline, hence the view.
+                let t_range = brush.map(|(axis, r)| match axis {
+                    XAxis::Time => r,
+                    XAxis::Progress => timeline::time_range(&timeline, total_iterations, axis, r),
+                });
+                let key = t_range.map(|t| (t, records.len()));
+                if key != lane.in_range_key {
+                    // Only rebuilt when the range or the relinks changed.
+                    lane.in_range = t_range.map(|t| Rc::new(InRange::of(&lane.sim, records, lane.seen.len(), t)));
+                    lane.in_range_key = key;
+                }
                 let events = lane.sim.events_since(0);
                 Rc::new(LaneView {
                     policy: lane.sim.policy(),
@@ -386,7 +461,7 @@ impl Runner {
                     phase: lane.sim.phase(),
                     sites,
                     totals: lane.sim.relink_totals(),
-                    timeline: Rc::new(lane.sim.timeline()),
+                    timeline,
                     result: lane.result,
                     history: lane.history.clone(),
                     events_recorded: events.len(),
@@ -394,6 +469,7 @@ impl Runner {
                     unloaded: classes.iter().filter(|(c, _)| !lane.sim.is_loaded(c)).map(|(c, _)| c.clone()).collect(),
                     active_categories: lane.sim.active_categories(),
                     compiled: Rc::new(lane.compiled.refresh(&lane.sim, frame)),
+                    in_range: lane.in_range.clone(),
                 })
             })
             .collect();
@@ -554,6 +630,33 @@ mod tests {
         assert!(!lane.history.is_empty());
         assert!(lane.history.iter().all(|h| h.site == "hot"));
         assert!(lane.history.len() <= HISTORY_LIMIT);
+    }
+
+    #[test]
+    fn a_brushed_range_lists_its_relinks_per_lane() {
+        let mut r = runner("hotLoop_unrelatedMetaClassChurn", &[Policy::Global, Policy::Exact]);
+        run_to_end(&mut r);
+        assert!(r.views().iter().all(|l| l.in_range.is_none()), "nothing brushed");
+        let end = r.views()[0].now_ms;
+        let (t0, t1) = (end * 0.25, end * 0.5);
+        r.brush(Some((XAxis::Time, (t0, t1))));
+        r.refresh();
+        let (global, exact) = (&r.views()[0], &r.views()[1]);
+        let g = global.in_range.as_ref().expect("global lists its range");
+        let all = r.lanes[0].sim.relinks_since(0);
+        assert_eq!(g.total, all.iter().filter(|x| (t0..=t1).contains(&x.t_ms)).count(), "every relink in the range is counted");
+        assert!(g.total > RANGE_ROWS && g.rows.len() == RANGE_ROWS, "global relinks throughout the churn: {}", g.total);
+        assert!(g.rows.iter().all(|x| g.contains(x.t_ms)) && g.rows.windows(2).all(|w| w[0].t_ms <= w[1].t_ms));
+        assert!(g.has_site("hot") && !g.sites.is_empty());
+        assert_eq!(exact.in_range.as_ref().map(|e| e.total), Some(0), "exact does not relink under unrelated churn");
+        // On the normalized axis the same % is a different time range per lane.
+        r.brush(Some((XAxis::Progress, (25.0, 50.0))));
+        r.refresh();
+        let ranges: Vec<(f64, f64)> = r.views().iter().map(|l| l.in_range.as_ref().unwrap().t_ms).collect();
+        assert!(ranges[0].1 > 5.0 * ranges[1].1, "global took far longer to get half-way: {ranges:?}");
+        r.brush(None);
+        r.refresh();
+        assert!(r.views().iter().all(|l| l.in_range.is_none()));
     }
 
     #[test]

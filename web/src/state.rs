@@ -16,6 +16,7 @@ use blast_engine::validate::Location;
 use blast_engine::{dsl, Params, Policy, ScenarioError};
 use serde::{Deserialize, Serialize};
 
+use crate::charts::{self, XAxis};
 use crate::editor::{self, EditOp};
 use crate::history::History;
 use crate::model_mode::{self, ModelLink, ModelSession};
@@ -23,6 +24,7 @@ use crate::offload::{self, Job, Reply, Verdict};
 use crate::runner::{LaneView, Runner};
 use crate::share::{self, Link, LinkError, Shared};
 use crate::storage::Saved;
+use crate::timeline::{self, Range};
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
@@ -32,6 +34,39 @@ pub const SLOW_VIEW_INTERVAL_MS: f64 = 120.0;
 const MAX_BANNERS: usize = 4;
 /// A long pause (tab in the background) must not become one giant virtual-time jump.
 pub(crate) const MAX_FRAME_DT_MS: f64 = 100.0;
+/// Steps of the guided tour (`components::tour` holds their text).
+pub const TOUR_STEPS: usize = 4;
+
+/// A relink's moment, marked on the charts from the why panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub policy: Policy,
+    pub t_ms: f64,
+    pub site: String,
+}
+
+/// The timeline's x axis, zoom window, brushed range and marked relink (`crate::timeline`
+/// has their geometry). Ranges are on `axis`; a new run or a new axis starts unzoomed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineState {
+    pub axis: XAxis,
+    /// The x window shown; `None`: the whole run.
+    pub view: Option<Range>,
+    /// The selected range: its relinks are listed in the why panel and outlined in the blast view.
+    pub brush: Option<Range>,
+    pub mark: Option<Mark>,
+}
+
+impl Default for TimelineState {
+    fn default() -> Self {
+        TimelineState { axis: XAxis::Time, view: None, brush: None, mark: None }
+    }
+}
+
+/// A usable range: finite and wider than nothing.
+fn valid(r: Option<Range>) -> Option<Range> {
+    r.filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo < hi)
+}
 
 /// Virtual milliseconds per wall millisecond.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -202,6 +237,8 @@ pub struct Boot {
     /// The last visit died opening a link or the autosave (see `browser::boot`): why this
     /// visit did not open it again.
     pub notice: Option<String>,
+    /// The guided tour was dismissed (or finished) on an earlier visit.
+    pub tour_done: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -281,6 +318,20 @@ pub enum Action {
     DismissBanner(u64),
     /// The engine worker (or the page standing in for it) answered a job (`offload`).
     Read(Reply),
+    /// The charts' x axis (a new axis starts unzoomed and unbrushed).
+    SetAxis(XAxis),
+    /// Zoom or pan the timeline: the window shown, `None` for the whole run.
+    SetView(Option<Range>),
+    /// Select a range of the timeline, or clear it.
+    Brush(Option<Range>),
+    /// Mark a relink's moment on the charts (a click in the why panel); selects its site.
+    MarkRelink(Mark),
+    /// The page is mounted: a first visit's run starts (`AppState::autoplay`).
+    Autoplay,
+    TourNext,
+    TourBack,
+    /// Skip or finish the tour (the page remembers it: `browser::remember_tour_done`).
+    TourClose,
 }
 
 /// The scenario as "loop until stopped" runs it: the measured op repeated as often as the
@@ -385,6 +436,13 @@ pub struct AppState {
     /// Jobs for the engine worker, not yet handed to it (`take_jobs`).
     outbox: Vec<Job>,
     next_job: u64,
+    pub timeline: TimelineState,
+    /// The guided tour's step on screen, if it is showing.
+    pub tour: Option<usize>,
+    /// A first visit: `Action::Autoplay` runs the headline comparison once the page is mounted
+    /// (engine frames during the staged mount would make its tasks long). Anything that starts
+    /// a new run first cancels it.
+    pub autoplay: bool,
 }
 
 /// A text handed to the engine worker, and what its answer is for.
@@ -450,14 +508,20 @@ impl AppState {
             reading: VecDeque::new(),
             outbox: Vec::new(),
             next_job: 1,
+            timeline: TimelineState::default(),
+            tour: None,
+            autoplay: false,
         };
         state.rebuild();
         state
     }
 
-    /// Start-up: a share link wins over the autosave; anything unreadable is reported.
+    /// Start-up: a share link wins over the autosave; anything unreadable is reported. A first
+    /// visit (nothing saved, no link) runs the headline comparison once mounted, with the tour.
     pub fn boot(boot: Boot) -> AppState {
         let mut state = AppState::new();
+        state.tour = (!boot.tour_done).then_some(0);
+        state.autoplay = boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none();
         match boot.saved {
             Some(Ok(saved)) => state.restore(saved),
             Some(Err(why)) => {
@@ -762,6 +826,34 @@ impl AppState {
             Action::ShowInfo(text) => self.banner(BannerKind::Info, text),
             Action::DismissBanner(id) => self.banners.retain(|b| b.id != id),
             Action::Read(reply) => self.read(reply),
+            Action::SetAxis(axis) => {
+                if axis != self.timeline.axis {
+                    self.timeline = TimelineState { axis, mark: self.timeline.mark.take(), ..TimelineState::default() };
+                    self.apply_brush();
+                }
+            }
+            Action::SetView(view) => self.timeline.view = valid(view),
+            Action::Brush(range) => {
+                self.timeline.brush = valid(range);
+                self.apply_brush();
+            }
+            Action::MarkRelink(mark) => {
+                let axis = self.timeline.axis;
+                if let Some(lane) = self.slow_lanes.iter().find(|l| l.policy == mark.policy) {
+                    let x = timeline::x_of_time(lane, axis, mark.t_ms);
+                    self.timeline.view = timeline::reveal(self.timeline.view, charts::x_max(&self.slow_lanes, axis), x);
+                }
+                self.reduce(Action::SelectSite(Some(mark.site.clone())));
+                self.timeline.mark = Some(mark);
+            }
+            Action::Autoplay => {
+                if std::mem::take(&mut self.autoplay) {
+                    self.play();
+                }
+            }
+            Action::TourNext => self.tour = self.tour.map(|s| s + 1).filter(|&s| s < TOUR_STEPS),
+            Action::TourBack => self.tour = self.tour.map(|s| s.saturating_sub(1)),
+            Action::TourClose => self.tour = None,
         }
     }
 
@@ -849,6 +941,12 @@ impl AppState {
         }
     }
 
+    /// Hand the brushed range to the runner and show its relinks at once (paused or not).
+    fn apply_brush(&mut self) {
+        self.runner.brush(self.timeline.brush.map(|r| (self.timeline.axis, r)));
+        self.after_commands();
+    }
+
     /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
     /// with its error while the model stays on the last valid version.
     fn set_text(&mut self, text: String) {
@@ -890,6 +988,8 @@ impl AppState {
         match model_mode::resolve(link) {
             Ok(resolved) => {
                 self.playing = false;
+                self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
+                self.runner.brush(None);
                 let speed = self.current_speed();
                 Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed)))
             }
@@ -949,6 +1049,9 @@ impl AppState {
         self.playing = false;
         self.step_note = None;
         self.focused_cause = None;
+        self.autoplay = false;
+        // A new run: the old one's times mean nothing on it (the new runner has no brush).
+        self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
         match runner {
             Ok(r) => {
                 self.runner = r;
@@ -1227,19 +1330,20 @@ mod tests {
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None });
+        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true });
         assert!(s.model.is_none() && s.banners[0].text.contains("could not be reopened"));
 
         let s = AppState::boot(Boot {
             saved: Some(Ok(saved)),
             shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
             notice: None,
+            tour_done: true,
         });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
@@ -1460,21 +1564,21 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
         assert_eq!(s.scenario.name, "hotLoop_baseline");
         assert_eq!((s.policies.clone(), s.speed, s.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true });
         assert_eq!(s.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true });
         assert_eq!(s.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None });
+        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true });
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         assert!(s.banners[0].text.contains("set aside"));
     }
@@ -1482,7 +1586,7 @@ mod tests {
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None });
+        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true });
         let banner = &s.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -1519,7 +1623,7 @@ mod tests {
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true });
         assert_eq!(s.text, "class A {\n  oops");
         assert!(s.text_error.is_some());
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
@@ -1601,6 +1705,88 @@ mod tests {
         assert_eq!(s.focused_cause, Some(cause));
         s.reduce(Action::Reset);
         assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
+    }
+
+    #[test]
+    fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
+        let mut s = AppState::boot(Boot::default());
+        assert_eq!((s.scenario.name.as_str(), s.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
+        assert_eq!(s.tour, Some(0));
+        assert!(!s.is_playing() && s.autoplay, "it runs once the page is mounted");
+        s.reduce(Action::Autoplay);
+        assert!(s.is_playing(), "the first screen is a running comparison");
+        s.reduce(Action::Pause);
+        s.reduce(Action::Autoplay);
+        assert!(!s.is_playing(), "only once");
+        let mut early = AppState::boot(Boot::default());
+        early.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        early.reduce(Action::Autoplay);
+        assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
+        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
+        let mut back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        back.reduce(Action::Autoplay);
+        assert!(!back.is_playing() && back.tour.is_none(), "a returning visit opens its session paused, without the tour");
+    }
+
+    #[test]
+    fn the_tour_steps_forward_and_back_and_closes() {
+        let mut s = AppState::boot(Boot::default());
+        s.reduce(Action::TourBack);
+        assert_eq!(s.tour, Some(0), "no step before the first");
+        s.reduce(Action::TourNext);
+        s.reduce(Action::TourNext);
+        s.reduce(Action::TourBack);
+        assert_eq!(s.tour, Some(1));
+        for _ in 1..TOUR_STEPS {
+            s.reduce(Action::TourNext);
+        }
+        assert_eq!(s.tour, None, "Next on the last step ends the tour");
+        s.reduce(Action::TourNext);
+        assert_eq!(s.tour, None, "and it stays closed");
+        let mut s = AppState::boot(Boot::default());
+        s.reduce(Action::TourClose);
+        assert_eq!(s.tour, None);
+    }
+
+    #[test]
+    fn a_brushed_range_reaches_the_lanes_and_a_new_run_or_axis_drops_it() {
+        let mut s = AppState::new();
+        run_to_end(&mut s);
+        let end = s.slow_lanes[0].now_ms;
+        s.reduce(Action::SetView(Some((end * 0.2, end * 0.6))));
+        s.reduce(Action::Brush(Some((end * 0.3, end * 0.4))));
+        let global = s.slow_lanes[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
+        assert!(global.total > 0 && global.rows.iter().all(|r| global.contains(r.t_ms)));
+        assert!(s.runner.views()[0].in_range.is_some(), "the blast view's lanes too");
+        s.reduce(Action::Brush(Some((f64::NAN, 3.0))));
+        assert_eq!(s.timeline.brush, None, "a bad range clears");
+        assert!(s.slow_lanes.iter().all(|l| l.in_range.is_none()));
+        s.reduce(Action::SetView(Some((5.0, 5.0))));
+        assert_eq!(s.timeline.view, None, "an empty window shows the whole run");
+        s.reduce(Action::Brush(Some((1.0, 2.0))));
+        s.reduce(Action::SetAxis(XAxis::Progress));
+        assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
+        s.reduce(Action::Brush(Some((40.0, 60.0))));
+        assert!(s.slow_lanes.iter().all(|l| l.in_range.is_some()));
+        s.reduce(Action::Reset);
+        assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
+        assert!(s.slow_lanes.iter().all(|l| l.in_range.is_none()));
+    }
+
+    #[test]
+    fn marking_a_relink_selects_its_site_and_brings_its_moment_into_the_window() {
+        let mut s = AppState::new();
+        run_to_end(&mut s);
+        let end = s.slow_lanes[0].now_ms;
+        s.reduce(Action::SetView(Some((0.0, end * 0.1))));
+        let mark = Mark { policy: Policy::Global, t_ms: end * 0.8, site: "hot".into() };
+        s.reduce(Action::MarkRelink(mark.clone()));
+        assert_eq!(s.selected_site.as_deref(), Some("hot"));
+        assert_eq!(s.timeline.mark, Some(mark));
+        let (lo, hi) = s.timeline.view.expect("still zoomed");
+        assert!(lo <= end * 0.8 && end * 0.8 <= hi && ((hi - lo) - end * 0.1).abs() < 1e-6, "the window moved to the moment: {lo}..{hi}");
+        s.reduce(Action::SetAxis(XAxis::Progress));
+        assert!(s.timeline.mark.is_some(), "a moment stays marked on either axis");
     }
 
     #[test]

@@ -99,6 +99,8 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
 /// once that has painted. Found set at start-up, it means the last visit died (or was closed
 /// frozen) while opening it, so this visit must not open the same thing again: no crash loop.
 pub const OPENING_KEY: &str = "blast-radius.opening";
+/// Set once the guided tour was skipped or finished: later visits do not show it again.
+pub const TOUR_KEY: &str = "blast-radius.tour-done";
 
 /// What the page was opening when the marker was set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -117,10 +117,15 @@ impl Writer {
             }
         }
         w.num(sites.len() as u64);
-        for SiteDecl { name, class, method } in sites {
+        for SiteDecl { name, class, method, others, mix } in sites {
             w.str(name);
             w.str(class);
             w.str(method);
+            w.strs(others);
+            w.num(mix.len() as u64);
+            for weight in mix {
+                w.num(u64::from(*weight));
+            }
         }
         for block in [setup, before_op, op] {
             w.block(block);
@@ -260,7 +265,7 @@ impl Reader<'_> {
             })
         })?;
         let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
-        let sites = r.list(|r| Ok(SiteDecl { name: r.str()?, class: r.str()?, method: r.str()? }))?;
+        let sites = r.list(|r| Ok(SiteDecl { name: r.str()?, class: r.str()?, method: r.str()?, others: r.strs()?, mix: r.list(|r| r.u32())? }))?;
         let setup = r.block(0)?;
         let before_op = r.block(0)?;
         let op = r.block(0)?;

@@ -143,6 +143,12 @@ async fn top_bar_buttons_call_back() {
         on_theme: note("theme"),
         on_help: note("help"),
         on_share: note("share"),
+        current: Some("hotLoop_baseline".into()),
+        on_preset: {
+            let log = log.clone();
+            Callback::from(move |id: String| log.borrow_mut().push(format!("preset {id}")))
+        },
+        on_gallery: note("gallery"),
     };
     yew::Renderer::<TopBar>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
@@ -152,7 +158,9 @@ async fn top_bar_buttons_call_back() {
     click(&root, "#step");
     click(&root, "#policy-hierarchy");
     select(&root, "#speed", "7");
-    assert_eq!(*log.borrow(), ["play", "step", "lane 2", "speed max"]);
+    select(&root, "#preset-picker", "parentChild_baseline");
+    click(&root, "#gallery-jump");
+    assert_eq!(*log.borrow(), ["play", "step", "lane 2", "speed max", "preset parentChild_baseline", "gallery"]);
 }
 
 #[wasm_bindgen_test]

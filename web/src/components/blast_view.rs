@@ -1,7 +1,8 @@
 //! The blast view: the class hierarchy per policy, call sites on their receiver class,
 //! coloured by state, heated by relinks, flashing when they relink; classes not loaded (yet)
 //! in a lane are drawn dashed; hovering a class shows which sites a write there would retire
-//! under each policy. Under each lane, its compiled code (`compiled_units`).
+//! under each policy. Under each lane, its compiled code (`compiled_units`). Sites that
+//! relinked in the range selected on the timeline are outlined (`LaneView::in_range`).
 
 use std::rc::Rc;
 
@@ -73,10 +74,12 @@ fn heat(relinks: u64) -> &'static str {
 
 #[function_component(BlastView)]
 pub fn blast_view(p: &BlastViewProps) -> Html {
-    // Side-by-side lanes share the panel's width; narrower layouts wrap into more rows.
+    // Side-by-side lanes share the panel's width; narrower layouts wrap into more rows. Two
+    // lanes (the headline comparison) stack beside the charts at 1280 px: wide enough for its
+    // five root classes in one band, so both lanes fit the first screen (scaled to the panel).
     let max_width = match p.lanes.len() {
         0 | 1 => 1300.0,
-        2 => 660.0,
+        2 => 700.0,
         _ => 440.0,
     };
     let aggregated = aggregate::aggregates(p.classes.len(), p.sites.len());
@@ -122,14 +125,18 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
-                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| site_node(p, b, s, retire.contains(&b.name)))) }
+                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| {
+                    let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
+                    site_node(p, b, s, retire.contains(&b.name), in_range)
+                })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
         </figure>
     }
 }
 
-/// A lane's caption, the same drawn or aggregated: policy, clock, run state, verdict counts.
+/// A lane's caption, the same drawn or aggregated: policy, clock, run state, verdict counts,
+/// and how many relinks the range selected on the timeline holds.
 pub fn lane_caption(lane: &LaneView, playing: bool) -> Html {
     let status = RunState::of(playing, lane.events_recorded > 0 || lane.iterations > 0, lane.finished()).name();
     html! {
@@ -142,6 +149,11 @@ pub fn lane_caption(lane: &LaneView, playing: bool) -> Html {
                 <span class="v-collateral">{ lane.totals.collateral }</span>{ " / " }
                 <span class="v-missed">{ lane.totals.missed }</span>
             </span>
+            if let Some(r) = &lane.in_range {
+                <span class="lane-in-range" data-relinks={r.total.to_string()}>
+                    { format!(" · {} in the selected range", format::count(r.total as u64)) }
+                </span>
+            }
         </figcaption>
     }
 }
@@ -169,7 +181,7 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool) -> Html {
+fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
     let (state, state_text) = shown_look(&s.report);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let st = &s.report.stats;
@@ -204,7 +216,7 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire
     let label: String =
         if b.name.chars().count() > max_chars { format!("{}…", b.name.chars().take(max_chars - 1).collect::<String>()) } else { b.name.clone() };
     html! {
-        <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"))}
+        <g class={classes!("site", format!("state-{state}"), heat(s.relinks), selected.then_some("selected"), would_retire.then_some("would-retire"), in_range.then_some("in-range"))}
             data-site={b.name.clone()} data-state={state} data-relinks={s.relinks.to_string()}
             transform={format!("translate({:.1},{:.1})", b.x, b.y)} onclick={select.reform(|_: MouseEvent| ())}
             tabindex="0" role="button" aria-label={name} aria-pressed={selected.to_string()} onkeydown={on_key}>
@@ -269,6 +281,7 @@ fn legend() -> Html {
             <li><span class="legend-retire"></span>{ "dashed: the hovered class’s write would retire it" }</li>
             <li><span class="legend-unloaded"></span>{ "dashed, faded class: not loaded yet" }</li>
             <li class="muted">{ "number: relinks so far; the hotter the border, the more" }</li>
+            <li><span class="legend-in-range"></span>{ "outlined: relinked in the range selected on the charts" }</li>
             <li><span class="legend-unit">{ "loop 1" }</span>{ "compiled code (tier; deopts / recompiles), flashing when deoptimized" }</li>
         </ul>
     }

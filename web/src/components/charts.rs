@@ -1,6 +1,13 @@
 //! The live charts panel: throughput per policy (log scale) with event marks, and relinks
 //! per interval split by the oracle's verdict; in model mode time per op per variant and the
 //! verdicts per checkpoint interval. Each chart is exportable as PNG.
+//!
+//! Both charts are one timeline, in the manner of a profiler's: the wheel zooms around the
+//! pointer (Shift+wheel pans), a drag selects a range (its relinks go to the why panel and
+//! the blast view), buttons do the same from the keyboard. The range and the relink marked
+//! from the why panel are HTML overlays on the canvas, so brushing never redraws a chart.
+
+use std::rc::Rc;
 
 use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
@@ -8,15 +15,29 @@ use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartLanes, DrawChart, Palette, XAxis};
+use crate::charts::{self, ChartData, ChartLanes, DrawChart, Palette, XAxis};
 use crate::format;
 use crate::state::Theme;
+use crate::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
     pub lanes: ChartLanes,
     pub theme: Theme,
     pub on_error: Callback<String>,
+    pub axis: XAxis,
+    /// The x window shown (`None`: the whole run) and the selected range, on `axis`.
+    pub view: Option<Range>,
+    pub brush: Option<Range>,
+    /// The marked relink's moment: (colour slot of its lane, x).
+    #[prop_or_default]
+    pub mark: Option<(usize, f64)>,
+    /// How many relinks the selected range holds, across the lanes (call-site mode).
+    #[prop_or_default]
+    pub brushed_relinks: Option<usize>,
+    pub on_axis: Callback<XAxis>,
+    pub on_view: Callback<Option<Range>>,
+    pub on_brush: Callback<Option<Range>>,
 }
 
 /// Captions of the two charts and their empty states, per mode.
@@ -79,10 +100,34 @@ fn tooltip(p: &ChartsProps, axis: XAxis, at: Pointer) -> Html {
     }
 }
 
+/// A range over the plot area, placed by CSS from its fractions of the plot's width.
+fn plot_style((start, width): (f64, f64)) -> String {
+    let (l, lr) = (PLOT_LEFT_PX, PLOT_LEFT_PX + PLOT_RIGHT_PX);
+    format!("left: calc({l}px + (100% - {lr}px) * {start:.5}); width: calc((100% - {lr}px) * {width:.5})")
+}
+
+/// The selected range (or the one being dragged) and the marked moment over a chart.
+fn overlays(window: Range, brush: Option<Range>, dragging: bool, mark: Option<(usize, f64)>) -> Html {
+    let brush = brush.and_then(|r| timeline::plot_fractions(r, window));
+    let mark = mark.and_then(|(colour, x)| timeline::plot_fractions((x, x), window).map(|f| (colour, f)));
+    html! {
+        <>
+            if let Some(f) = brush {
+                <div class={classes!("brush", dragging.then_some("dragging"))} aria-hidden="true" style={plot_style(f)}></div>
+            }
+            if let Some((colour, f)) = mark {
+                <div class="moment" aria-hidden="true" style={format!("{}; border-color: var(--series-{colour})", plot_style(f))}></div>
+            }
+        </>
+    }
+}
+
 #[function_component(Charts)]
 pub fn charts_panel(p: &ChartsProps) -> Html {
-    let axis = use_state(|| XAxis::Time);
+    let axis = p.axis;
     let pointer = use_state(|| None::<Pointer>);
+    // A drag on a chart: where it started and where the pointer is, in x units.
+    let drag = use_state(|| None::<(f64, f64)>);
     let throughput = use_node_ref();
     let relinks = use_node_ref();
     // Bumped when the window is resized or the system colour scheme flips.
@@ -103,26 +148,25 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     }
     {
         let (throughput, relinks, on_error) = (throughput.clone(), relinks.clone(), p.on_error.clone());
-        use_effect_with((p.lanes.clone(), *axis, p.theme, *redraw), move |(lanes, axis, _, _)| {
-            // Draw in a task of its own, after this render is on screen: a frame's engine
-            // work, render and chart drawing never add up to one long task.
-            let (lanes, axis) = (lanes.clone(), *axis);
-            let task = Timeout::new(0, move || {
-                let ratio = browser::device_pixel_ratio();
-                let data = lanes.data(axis);
-                let draw = |node: &NodeRef, f: DrawChart| {
+        use_effect_with((p.lanes.clone(), axis, p.view, p.theme, *redraw), move |(lanes, axis, view, _, _)| {
+            // Draw after this render is on screen, each chart in a task of its own: a frame's
+            // engine work, render and the two drawings never add up to one long task (while
+            // the first visit's comparison runs, they come every `SLOW_VIEW_INTERVAL_MS`).
+            let data = Rc::new(lanes.data(*axis));
+            let window = timeline::shown(*view, data.x_max);
+            let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
+                Timeout::new(0, move || {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
-                        let scale = charts::fit_canvas(&canvas, ratio);
+                        let scale = charts::fit_canvas(&canvas, browser::device_pixel_ratio());
                         let palette = Palette::from_css(&canvas);
-                        if let Err(e) = f(canvas, &data, &palette, scale) {
+                        if let Err(e) = f(canvas, &data, window, &palette, scale) {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
                     }
-                };
-                draw(&throughput, charts::draw_throughput);
-                draw(&relinks, charts::draw_relinks);
-            });
-            move || drop(task)
+                })
+            };
+            let tasks = [draw(throughput, charts::draw_throughput, data.clone(), on_error.clone()), draw(relinks, charts::draw_relinks, data, on_error)];
+            move || drop(tasks)
         });
     }
     let export = |node: &NodeRef, name: &'static str| {
@@ -139,23 +183,104 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         })
     };
     let set_axis = |a: XAxis| {
-        let axis = axis.clone();
-        Callback::from(move |_: Event| axis.set(a))
+        let cb = p.on_axis.clone();
+        Callback::from(move |_: Event| cb.emit(a))
     };
-    let on_move = {
-        let (pointer, lanes, axis) = (pointer.clone(), p.lanes.clone(), *axis);
+    let has_data = p.lanes.has_data();
+    let x_max = p.lanes.x_max(axis);
+    let window = timeline::shown(p.view, x_max);
+    // The pointer's x on a chart canvas (`clamp`: a drag past the plot's edge stops there).
+    let x_of = move |e: &MouseEvent, clamp: bool| {
+        let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
+        timeline::x_at(f64::from(e.offset_x()), f64::from(canvas.client_width()), window, clamp)
+    };
+    let on_down = {
+        let drag = drag.clone();
         Callback::from(move |e: MouseEvent| {
-            let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
-            let x_max = lanes.data(axis).x_max;
-            let (css_x, width) = (f64::from(e.offset_x()), f64::from(canvas.client_width()));
-            pointer.set(charts::pointer_x(css_x, width, x_max).map(|x| Pointer { css_x, x, flip: css_x > width / 2.0 }));
+            if let Some(x) = x_of(&e, false).filter(|_| e.button() == 0) {
+                e.prevent_default();
+                drag.set(Some((x, x)));
+            }
+        })
+    };
+    // Mouse up (or leaving the chart mid-drag) selects the dragged range; a click clears it.
+    let finish = {
+        let (drag, on_brush) = (drag.clone(), p.on_brush.clone());
+        Callback::from(move |_: ()| {
+            if let Some((a, b)) = *drag {
+                on_brush.emit(timeline::range(a, b, x_max));
+                drag.set(None);
+            }
+        })
+    };
+    let on_move = |tooltip: bool| {
+        let (pointer, drag) = (pointer.clone(), drag.clone());
+        Callback::from(move |e: MouseEvent| {
+            if let Some((start, _)) = *drag {
+                if let Some(x) = x_of(&e, true) {
+                    drag.set(Some((start, x)));
+                }
+            }
+            if tooltip {
+                let width = f64::from(e.target_unchecked_into::<HtmlCanvasElement>().client_width());
+                let css_x = f64::from(e.offset_x());
+                pointer.set(x_of(&e, false).map(|x| Pointer { css_x, x, flip: css_x > width / 2.0 }));
+            }
         })
     };
     let on_leave = {
-        let pointer = pointer.clone();
-        Callback::from(move |_: MouseEvent| pointer.set(None))
+        let (pointer, finish) = (pointer.clone(), finish.clone());
+        Callback::from(move |_: MouseEvent| {
+            pointer.set(None);
+            finish.emit(());
+        })
     };
-    let has_data = p.lanes.has_data();
+    let on_wheel = {
+        let (on_view, view) = (p.on_view.clone(), p.view);
+        Callback::from(move |e: WheelEvent| {
+            e.prevent_default();
+            let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
+            let width = f64::from(canvas.client_width());
+            // Lines (Firefox) or pages, as pixels.
+            let unit = match e.delta_mode() {
+                1 => 33.0,
+                2 => width,
+                _ => 1.0,
+            };
+            let (dx, dy) = (e.delta_x() * unit, e.delta_y() * unit);
+            if e.shift_key() || dx.abs() > dy.abs() {
+                let by = if dx.abs() > dy.abs() { dx } else { dy };
+                let plot = (width - PLOT_LEFT_PX - PLOT_RIGHT_PX).max(1.0);
+                on_view.emit(timeline::pan(view, x_max, by / plot * (window.1 - window.0)));
+            } else {
+                let at = x_of(&e, false).unwrap_or((window.0 + window.1) / 2.0);
+                on_view.emit(timeline::zoom(view, x_max, at, ZOOM_STEP.powf(dy / 100.0)));
+            }
+        })
+    };
+    let zoom_button = |factor: f64| {
+        let (on_view, view) = (p.on_view.clone(), p.view);
+        Callback::from(move |_: MouseEvent| on_view.emit(timeline::zoom(view, x_max, (window.0 + window.1) / 2.0, factor)))
+    };
+    let emit = |cb: &Callback<Option<Range>>, value: Option<Range>| {
+        let cb = cb.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(value))
+    };
+    // The toolbar, the keyboard's way to everything the wheel and a drag do:
+    // (id, label, title, enabled, action).
+    let tools = [
+        ("zoom-in", "Zoom in", "Zoom in around the middle (or the wheel over a chart)", has_data, zoom_button(1.0 / ZOOM_STEP)),
+        ("zoom-out", "Zoom out", "Zoom out (or the wheel)", p.view.is_some(), zoom_button(ZOOM_STEP)),
+        ("zoom-reset", "Whole run", "Show the whole run", p.view.is_some(), emit(&p.on_view, None)),
+        ("zoom-brush", "Zoom to selection", "Show just the selected range", p.brush.is_some(), emit(&p.on_view, p.brush)),
+        ("brush-window", "Select shown range", "Select the range on screen (or drag over a chart)", has_data, emit(&p.on_brush, Some(window))),
+        ("brush-clear", "Clear selection", "Forget the selected range", p.brush.is_some(), emit(&p.on_brush, None)),
+    ];
+    let dragging = drag.map(|(a, b)| (a.min(b), a.max(b)));
+    let shown_brush = dragging.or(p.brush);
+    let chart_events = |tooltip: bool| (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone());
+    let (down_t, move_t, up_t, leave_t, wheel_t) = chart_events(true);
+    let (down_r, move_r, up_r, leave_r, wheel_r) = chart_events(false);
     let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
     html! {
@@ -163,12 +288,21 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             <header class="panel-head">
                 <h2 id="charts-title">{ "Live charts" }</h2>
                 <div class="chart-tools" role="radiogroup" aria-label="x axis">
-                    <label><input type="radio" name="x-axis" id="axis-time" checked={*axis == XAxis::Time} onchange={set_axis(XAxis::Time)} />{ " virtual time" }</label>
+                    <label><input type="radio" name="x-axis" id="axis-time" checked={axis == XAxis::Time} onchange={set_axis(XAxis::Time)} />{ " virtual time" }</label>
                     <label title="Each run's progress through its own loop iterations: fast and slow policies side by side, event by event">
-                        <input type="radio" name="x-axis" id="axis-progress" checked={*axis == XAxis::Progress} onchange={set_axis(XAxis::Progress)} />{ " normalized (% of each run)" }
+                        <input type="radio" name="x-axis" id="axis-progress" checked={axis == XAxis::Progress} onchange={set_axis(XAxis::Progress)} />{ " normalized (% of each run)" }
                     </label>
                 </div>
             </header>
+            <div class="timeline-tools" role="toolbar" aria-label="Timeline zoom and selection">
+                { for tools.into_iter().map(|(id, label, title, enabled, onclick)| html! {
+                    <button {id} class="small" {title} {onclick} disabled={!enabled}>{ label }</button>
+                }) }
+                <output id="timeline-status" class="timeline-status" data-lo={window.0.to_string()} data-hi={window.1.to_string()}
+                    data-brush={p.brush.map(|(lo, hi)| format!("{lo} {hi}"))}>
+                    { timeline_status(axis, p.view.map(|_| window), p.brush, p.brushed_relinks) }
+                </output>
+            </div>
             <figure class="chart">
                 <figcaption>
                     <span>{ text.lines }</span>
@@ -176,11 +310,13 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 </figcaption>
                 <div class="canvas-wrap">
                     <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
-                        aria-label="Line chart over virtual time, one line per policy or model variant" onmousemove={on_move} onmouseleave={on_leave}></canvas>
+                        aria-label="Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range"
+                        onmousedown={down_t} onmousemove={move_t} onmouseup={up_t} onmouseleave={leave_t} onwheel={wheel_t}></canvas>
+                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
                     if !has_data {
                         <p class="chart-empty">{ text.lines_empty }</p>
-                    } else if let Some(at) = *pointer {
-                        { tooltip(p, *axis, at) }
+                    } else if let Some(at) = (*pointer).filter(|_| dragging.is_none()) {
+                        { tooltip(p, axis, at) }
                     }
                 </div>
             </figure>
@@ -195,7 +331,9 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 </figcaption>
                 <div class="canvas-wrap">
                     <canvas id="relinks-chart" ref={relinks} class="chart-canvas" style={relinks_height} role="img"
-                        aria-label="Stacked bars of verdicts per interval, one panel per policy or model variant"></canvas>
+                        aria-label="Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range"
+                        onmousedown={down_r} onmousemove={move_r} onmouseup={up_r} onmouseleave={leave_r} onwheel={wheel_r}></canvas>
+                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
                     if !has_data {
                         <p class="chart-empty">{ text.bars_empty }</p>
                     }
@@ -203,4 +341,16 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             </figure>
         </section>
     }
+}
+
+/// What the timeline shows and what is selected, in words.
+fn timeline_status(axis: XAxis, zoomed: Option<Range>, brush: Option<Range>, relinks: Option<usize>) -> String {
+    let span = |(lo, hi): Range| format!("{} – {}", axis.value_label(lo), axis.value_label(hi));
+    let shown = zoomed.map_or_else(|| "Whole run".to_string(), |w| format!("Showing {}", span(w)));
+    let selected = match (brush, relinks) {
+        (Some(r), Some(n)) => format!("; selected {} ({} relink{} in it)", span(r), format::count(n as u64), if n == 1 { "" } else { "s" }),
+        (Some(r), None) => format!("; selected {}", span(r)),
+        (None, _) => "; wheel to zoom, drag to select a range".to_string(),
+    };
+    shown + &selected
 }

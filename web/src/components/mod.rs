@@ -25,6 +25,7 @@ pub mod name_picker;
 pub mod shape_slots;
 pub mod site_list;
 pub mod topbar;
+pub mod tour;
 pub mod virtual_rows;
 pub mod why;
 pub mod workload_form;

@@ -1,6 +1,8 @@
-//! The sticky control bar: run controls, speed, policies (or a model's variants), clock,
-//! relink counter, theme, help.
+//! The sticky control bar: a compact preset picker (the gallery is one click away), run
+//! controls, speed, policies (or a model's variants), clock, relink counter, theme, help.
 
+use blast_engine::models::MODEL_PRESETS;
+use blast_engine::{presets, runtimes};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -42,6 +44,43 @@ pub struct TopBarProps {
     pub on_theme: Callback<()>,
     pub on_help: Callback<()>,
     pub on_share: Callback<()>,
+    /// The preset on screen (unedited), selected in the picker.
+    pub current: Option<AttrValue>,
+    /// A preset picked: load and run it.
+    pub on_preset: Callback<String>,
+    /// Bring the gallery (every preset, described) into view.
+    pub on_gallery: Callback<()>,
+}
+
+/// The picker's options, grouped as the gallery groups them.
+fn preset_picker(p: &TopBarProps) -> Html {
+    let on_change = {
+        let cb = p.on_preset.clone();
+        Callback::from(move |e: Event| {
+            let id = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if !id.is_empty() {
+                cb.emit(id);
+            }
+        })
+    };
+    let current = p.current.as_deref().unwrap_or("");
+    let option = |id: String, title: &str| {
+        let selected = id == current;
+        html! { <option value={id} {selected}>{ title }</option> }
+    };
+    html! {
+        <div class="preset-pick">
+            <select id="preset-picker" aria-label="Preset: load and run it" onchange={on_change} title="Load a preset and run it">
+                <option value="" selected={current.is_empty()} disabled=true>{ "Your scenario" }</option>
+                <optgroup label="Groovy call sites">{ for presets::all().iter().map(|x| option(x.id.to_string(), x.title)) }</optgroup>
+                <optgroup label="Other models">{ for MODEL_PRESETS.iter().map(|x| option(x.id.to_string(), x.title)) }</optgroup>
+                <optgroup label="Runtimes">{ for runtimes::PROFILES.iter().map(|r| option(r.preset_id(), r.name)) }</optgroup>
+            </select>
+            <button id="gallery-jump" class="small" onclick={p.on_gallery.reform(|_: MouseEvent| ())} title="Every preset with its description and published numbers">
+                { "All presets ↓" }
+            </button>
+        </div>
+    }
 }
 
 #[function_component(TopBar)]
@@ -69,6 +108,7 @@ pub fn top_bar(p: &TopBarProps) -> Html {
                 <h1>{ "Blast Radius" }</h1>
                 <span class="tagline">{ "which call sites does a metaclass change throw away?" }</span>
             </div>
+            { preset_picker(p) }
             <div class="controls" role="toolbar" aria-label="Run controls">
                 <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}
                     title="Run or pause (Space)" aria-pressed={playing.to_string()}>{ p.run_state.button_label() }</button>

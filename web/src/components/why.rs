@@ -2,6 +2,9 @@
 //! domain, and whether the oracle calls the relink necessary, collateral or missed — and, where
 //! a compiled unit inlined the site, the rest of the chain: that unit deoptimized, recompiled
 //! after N iterations (`crate::compiled`).
+//!
+//! Linked to the timeline both ways: a range selected on the charts lists its relinks here
+//! (every site, per policy), and a click on a relink's time marks its moment on the charts.
 
 use std::rc::Rc;
 
@@ -14,7 +17,8 @@ use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::NamePicker;
 use crate::format;
-use crate::runner::{phase_name, LaneView};
+use crate::runner::{phase_name, InRange, LaneView};
+use crate::state::Mark;
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {
@@ -26,6 +30,11 @@ pub struct WhyProps {
     /// The relink behind a failed expectation that the user asked to see.
     #[prop_or_default]
     pub focus: Option<Cause>,
+    /// The relink marked on the charts.
+    #[prop_or_default]
+    pub mark: Option<Mark>,
+    /// A relink's time was clicked: mark it on the charts.
+    pub on_mark: Callback<Mark>,
 }
 
 fn verdict_name(v: Verdict) -> &'static str {
@@ -56,17 +65,55 @@ pub fn why(p: &WhyProps) -> Html {
                     <strong>{ "Behind the failed expectation: " }</strong>{ cause_text(c) }
                 </p>
             }
+            if p.lanes.iter().any(|l| l.in_range.is_some()) {
+                <div id="why-range" class="why-range">
+                    <h3>{ "Relinks in the selected range" }</h3>
+                    { for p.lanes.iter().filter_map(|l| l.in_range.as_ref().map(|r| range_lane(p, l, r))) }
+                </div>
+            }
             {
                 match p.selected.as_deref() {
-                    None => html! { <p class="hint">{ "Click a call site in the blast view (or pick one above) to see each relink: the event, the domain it retired, and the oracle’s verdict." }</p> },
-                    Some(site) => html! { <div class="why-lanes">{ for p.lanes.iter().map(|l| lane_history(l, site)) }</div> },
+                    None => html! { <p class="hint">{ "Click a call site in the blast view (or pick one above) to see each relink: the event, the domain it retired, and the oracle’s verdict. Drag over the charts to list the relinks of a time range." }</p> },
+                    Some(site) => html! { <div class="why-lanes">{ for p.lanes.iter().map(|l| lane_history(p, l, site)) }</div> },
                 }
             }
         </section>
     }
 }
 
-fn lane_history(lane: &LaneView, site: &str) -> Html {
+/// Sites named in a range's summary; the rest are counted.
+const RANGE_SITES_SHOWN: usize = 12;
+
+/// One lane's relinks in the selected range, every site.
+fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
+    let mut sites = r.sites.iter().take(RANGE_SITES_SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if r.sites.len() > RANGE_SITES_SHOWN {
+        sites.push_str(&format!(" and {} more", format::count((r.sites.len() - RANGE_SITES_SHOWN) as u64)));
+    }
+    let shown = if r.total > r.rows.len() { format!(", the first {} listed", r.rows.len()) } else { String::new() };
+    html! {
+        <div class="range-lane" data-policy={lane.policy.name()} data-relinks={r.total.to_string()} key={lane.policy.name()}>
+            <h4>
+                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
+                { lane.policy.name() }
+                <span class="muted">{ format!(" · {} – {} · {} relink{}{shown}", format::duration_ms(r.t_ms.0), format::duration_ms(r.t_ms.1), format::count(r.total as u64), if r.total == 1 { "" } else { "s" }) }</span>
+            </h4>
+            if !r.sites.is_empty() {
+                <p class="muted range-sites">{ format!("Sites: {sites}") }</p>
+            }
+            if !r.rows.is_empty() {
+                <div class="table-scroll history-scroll" tabindex="0" role="region" aria-label={format!("Relinks in the selected range under {}", lane.policy.name())}>
+                    <table class="history">
+                        <thead><tr><th>{ "virtual time" }</th><th>{ "site" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th></tr></thead>
+                        <tbody>{ for r.rows.iter().map(|x| relink_row(p, lane, x, Columns::Range)) }</tbody>
+                    </table>
+                </div>
+            }
+        </div>
+    }
+}
+
+fn lane_history(p: &WhyProps, lane: &LaneView, site: &str) -> Html {
     let Some(s) = lane.site(site) else { return html! {} };
     let st = &s.report.stats;
     let shown = lane.history.len() as u64;
@@ -95,7 +142,7 @@ fn lane_history(lane: &LaneView, site: &str) -> Html {
                 <div class="table-scroll history-scroll" tabindex="0" role="region" aria-label={format!("Relinks of {site} under {}", lane.policy.name())}>
                     <table class="history">
                         <thead><tr><th>{ "virtual time" }</th><th>{ "op" }</th><th>{ "event" }</th><th>{ "domain" }</th><th>{ "verdict" }</th><th>{ "target" }</th></tr></thead>
-                        <tbody>{ for lane.history.iter().rev().map(|r| history_row(r, &lane.compiled)) }</tbody>
+                        <tbody>{ for lane.history.iter().rev().map(|r| relink_row(p, lane, r, Columns::History)) }</tbody>
                     </table>
                 </div>
             }
@@ -160,7 +207,15 @@ fn deopt_rows(r: &RelinkText, c: &CompiledView) -> Html {
     }
 }
 
-fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
+/// Which table a relink row is in: a site's history (op, target and the deopt chain), or a
+/// range's list (the site instead).
+#[derive(Clone, Copy, PartialEq)]
+enum Columns {
+    History,
+    Range,
+}
+
+fn relink_row(p: &WhyProps, lane: &LaneView, r: &RelinkText, columns: Columns) -> Html {
     let verdict = verdict_name(r.verdict);
     let target = if r.old_target == r.new_target { r.new_target.clone() } else { format!("{} → {}", r.old_target, r.new_target) };
     // On a polymorphic site: whose PIC entry it was.
@@ -168,18 +223,36 @@ fn history_row(r: &RelinkText, c: &CompiledView) -> Html {
         Some(class) => format!("{class} entry: {target}"),
         None => target,
     };
+    let mark = Mark { policy: lane.policy, t_ms: r.t_ms, site: r.site.clone() };
+    let marked = p.mark.as_ref() == Some(&mark);
+    let in_range = columns == Columns::History && lane.in_range.as_ref().is_some_and(|x| x.contains(r.t_ms));
+    let on_click = {
+        let (cb, mark) = (p.on_mark.clone(), mark.clone());
+        Callback::from(move |_: MouseEvent| cb.emit(mark.clone()))
+    };
     html! {
         // `data-label`: the column's name, shown before each cell where the rows stack (phones).
         <>
-        <tr class={format!("verdict-{verdict}")}>
-            <td class="num" data-label="virtual time">{ format::duration_ms(r.t_ms) }</td>
-            <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
+        <tr class={classes!(format!("verdict-{verdict}"), marked.then_some("marked"), in_range.then_some("in-range"))} data-t={r.t_ms.to_string()}>
+            <td class="num" data-label="virtual time">
+                <button class="moment-link" onclick={on_click} aria-pressed={marked.to_string()}
+                    title="Mark this moment on the charts">{ format::duration_ms(r.t_ms) }</button>
+            </td>
+            if columns == Columns::Range {
+                <td data-label="site"><code>{ &r.site }</code></td>
+            } else {
+                <td data-label="op">{ format!("{} {}", phase_name(r.phase), r.op) }</td>
+            }
             <td data-label="event"><code>{ r.event_label.clone().unwrap_or_else(|| "—".into()) }</code></td>
             <td data-label="domain"><code>{ &r.domain }</code>{ domain_note(r.verdict) }</td>
             <td data-label="verdict"><span class={format!("badge v-{verdict}")}>{ verdict }</span></td>
-            <td data-label="target"><code>{ target }</code></td>
+            if columns == Columns::History {
+                <td data-label="target"><code>{ target }</code></td>
+            }
         </tr>
-        { deopt_rows(r, c) }
+        if columns == Columns::History {
+            { deopt_rows(r, &lane.compiled) }
+        }
         </>
     }
 }
