@@ -1,6 +1,11 @@
 //! Engine speed figures (printed, not asserted: machines are noisy, so the interesting numbers
 //! are ratios measured in one run). Run: `cargo bench -p blast-engine`.
 //!
+//! Times are printed as `wall / cpu`: the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`) is
+//! what the code costs when the machine is shared, wall time what a user waits.
+//!
+//! `BLAST_BENCH_PART=table` prints only the targets, `=generators` only the generator table.
+//!
 //! Memory is the process's peak RSS (`VmHWM`), so each memory figure comes from a fresh child
 //! process: the bench runs itself with `BLAST_BENCH_CHILD=<job>` and reads what it prints.
 
@@ -14,13 +19,82 @@ use blast_engine::sim::{estimate, StepOutcome};
 use blast_engine::{dsl, presets, run, Event, Params, Policy, Scenario, Simulation};
 use generators::Size;
 
-fn time<F: FnMut()>(mut f: F, reps: u32) -> f64 {
+/// Seconds of CPU this thread has run, exact to the call (`/proc/.../schedstat` lags by up to a
+/// scheduler tick, which is more than a small event takes).
+#[cfg(target_os = "linux")]
+fn cpu_now() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec (64-bit Linux layout), and the C library std
+    // links provides `clock_gettime`.
+    let ok = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        ts.sec as f64 + ts.nsec as f64 / 1e9
+    } else {
+        0.0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn cpu_now() -> f64 {
+    0.0
+}
+
+/// Wall and CPU seconds between `start` and now.
+#[derive(Clone, Copy)]
+struct Clock {
+    wall: Instant,
+    cpu: f64,
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock { wall: Instant::now(), cpu: cpu_now() }
+    }
+
+    fn elapsed(&self) -> Secs {
+        Secs { wall: self.wall.elapsed().as_secs_f64(), cpu: cpu_now() - self.cpu }
+    }
+}
+
+/// A duration measured both ways.
+#[derive(Clone, Copy, Default)]
+struct Secs {
+    wall: f64,
+    cpu: f64,
+}
+
+impl Secs {
+    fn add(&mut self, o: Secs) {
+        self.wall += o.wall;
+        self.cpu += o.cpu;
+    }
+
+    fn per(self, n: f64) -> Secs {
+        Secs { wall: self.wall / n, cpu: self.cpu / n }
+    }
+
+    /// `wall / cpu`, scaled (1e3: milliseconds).
+    fn show(self, scale: f64, digits: usize) -> String {
+        format!("{:.digits$} / {:.digits$}", self.wall * scale, self.cpu * scale)
+    }
+}
+
+fn time<F: FnMut()>(mut f: F, reps: u32) -> Secs {
     f();
-    let start = Instant::now();
+    let start = Clock::start();
     for _ in 0..reps {
         f();
     }
-    start.elapsed().as_secs_f64() / reps as f64
+    start.elapsed().per(f64::from(reps))
 }
 
 /// Peak resident memory of this process in bytes (Linux; 0 elsewhere).
@@ -51,7 +125,7 @@ const WARMUP_EVENTS: usize = 4;
 
 /// Mean wall time of one event plus the loop segment after it (the event's whole cost),
 /// once the first events' segments have linked every site.
-fn per_event(s: &Scenario, policy: Policy) -> f64 {
+fn per_event(s: &Scenario, policy: Policy) -> Secs {
     let mut sim = Simulation::new(s, policy, &Params::default()).unwrap();
     // Warm up: the first events' segments promote every site to its fast chain.
     let mut warmup = 0;
@@ -62,22 +136,22 @@ fn per_event(s: &Scenario, policy: Policy) -> f64 {
     }
     // Only event and segment steps are timed: leaving the loop at the end settles every
     // steady site once, which belongs to the loop, not to its events.
-    let (mut events, mut spent) = (0u32, 0.0);
+    let (mut events, mut spent) = (0u32, Secs::default());
     loop {
-        let start = Instant::now();
+        let start = Clock::start();
         let outcome = sim.step();
-        let took = start.elapsed().as_secs_f64();
+        let took = start.elapsed();
         match outcome {
             StepOutcome::Events(ids) => {
                 events += ids.len() as u32;
-                spent += took;
+                spent.add(took);
             }
-            StepOutcome::Segment(_) => spent += took,
+            StepOutcome::Segment(_) => spent.add(took),
             StepOutcome::Finished => break,
             StepOutcome::Progress => {}
         }
     }
-    spent / events.max(1) as f64
+    spent.per(f64::from(events.max(1)))
 }
 
 /// A DSL scenario with `sites` sites over a tenth as many classes, all called in one loop.
@@ -107,14 +181,15 @@ fn chain_text(depth: usize) -> String {
     t
 }
 
-/// Child jobs: build (and run) one scenario in a fresh process and print `seconds bytes work
+/// Child jobs: build (and run) one scenario in a fresh process and print `wall cpu bytes work
 /// scenario_bytes`: the time, peak RSS and work of the simulation, and the peak RSS before it
 /// started (the scenario model the caller holds, which is not the engine's).
 fn child(job: &str) {
     if let Some(sites) = job.strip_prefix("bulk:") {
         // For profiling (`valgrind --tool=callgrind`): the bulk event row at another size.
         let sites: usize = sites.parse().unwrap();
-        println!("{} 0 0 0", per_event(&world(sites / 10, sites, 10, Event::Unattributed), Policy::Exact));
+        let t = per_event(&world(sites / 10, sites, 10, Event::Unattributed), Policy::Exact);
+        println!("{} {} 0 0 0", t.wall, t.cpu);
         return;
     }
     let (scenario, policy) = match job.split_once(':') {
@@ -126,22 +201,23 @@ fn child(job: &str) {
         None => panic!("bad job {job}"),
     };
     let before = peak_rss();
-    let start = Instant::now();
+    let start = Clock::start();
     let mut sim = Simulation::new(&scenario, policy.unwrap_or(Policy::Exact), &Params::default()).unwrap();
     if policy.is_some() {
         while !sim.is_finished() {
             sim.step();
         }
     }
-    println!("{} {} {} {before}", start.elapsed().as_secs_f64(), peak_rss(), sim.work_done());
+    let t = start.elapsed();
+    println!("{} {} {} {} {before}", t.wall, t.cpu, peak_rss(), sim.work_done());
 }
 
-fn in_child(job: &str) -> (f64, u64, u64, u64) {
+fn in_child(job: &str) -> (Secs, u64, u64, u64) {
     let out = std::process::Command::new(std::env::current_exe().unwrap()).env("BLAST_BENCH_CHILD", job).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<&str> = text.split_whitespace().collect();
-    assert!(v.len() == 4, "child {job}: {text} {}", String::from_utf8_lossy(&out.stderr));
-    (v[0].parse().unwrap(), v[1].parse().unwrap(), v[2].parse().unwrap(), v[3].parse().unwrap())
+    assert!(v.len() == 5, "child {job}: {text} {}", String::from_utf8_lossy(&out.stderr));
+    (Secs { wall: v[0].parse().unwrap(), cpu: v[1].parse().unwrap() }, v[2].parse().unwrap(), v[3].parse().unwrap(), v[4].parse().unwrap())
 }
 
 /// The generators at the caps: as big as the limits let each be.
@@ -154,26 +230,32 @@ fn main() {
         child(&job);
         return;
     }
-    let mut rows: Vec<(String, String, String)> = Vec::new();
-    let mut row = |what: &str, got: String, target: &str| {
-        println!("{what:<58} {got:>16}   {target}");
-        rows.push((what.into(), got, target.into()));
-    };
-    println!("{:<58} {:>16}   target", "measure", "value");
+    let part = std::env::var("BLAST_BENCH_PART").unwrap_or_default();
+    if part != "generators" {
+        targets();
+    }
+    if part != "table" {
+        generator_table();
+    }
+}
+
+fn targets() {
+    let row = |what: &str, got: String, target: &str| println!("{what:<58} {got:>22}   {target}");
+    println!("{:<58} {:>22}   target", "measure", "value (wall / cpu)");
 
     // An exact write on K0, which holds sites_per_class sites: cost follows the blast radius.
     let small = per_event(&world(10, 1_000, 30, Event::Write { class: "K0".into(), method: "x".into() }), Policy::Exact);
     let large = per_event(&world(10_000, 1_000_000, 30, Event::Write { class: "K0".into(), method: "x".into() }), Policy::Exact);
-    row("exact write retiring 100 sites, 10^3 sites (ms/event)", format!("{:.4}", small * 1e3), "");
-    row("exact write retiring 100 sites, 10^6 sites (ms/event)", format!("{:.4}", large * 1e3), "< 1 ms");
-    row("  ratio 10^6 / 10^3", format!("{:.2}", large / small), "<= 2");
+    row("exact write retiring 100 sites, 10^3 sites (ms/event)", small.show(1e3, 4), "");
+    row("exact write retiring 100 sites, 10^6 sites (ms/event)", large.show(1e3, 4), "< 1 ms");
+    row("  ratio 10^6 / 10^3", format!("{:.2} / {:.2}", large.wall / small.wall, large.cpu / small.cpu), "<= 2");
     let bulk = per_event(&world(100_000, 1_000_000, 10, Event::Unattributed), Policy::Exact);
-    row("bulk event retiring all 10^6 sites, exact (ms/event)", format!("{:.1}", bulk * 1e3), "< 50 ms");
+    row("bulk event retiring all 10^6 sites, exact (ms/event)", bulk.show(1e3, 1), "< 50 ms");
     let global = per_event(&world(100_000, 1_000_000, 10, Event::Write { class: "K0".into(), method: "x".into() }), Policy::Global);
-    row("global write retiring all 10^6 sites (ms/event)", format!("{:.1}", global * 1e3), "< 50 ms");
+    row("global write retiring all 10^6 sites (ms/event)", global.show(1e3, 1), "< 50 ms");
 
     let (t_new, rss_new, _, rss_scenario) = in_child("new:1000000");
-    row("Simulation::new at 10^6 sites (s)", format!("{t_new:.3}"), "< 1 s");
+    row("Simulation::new at 10^6 sites (s)", t_new.show(1.0, 3), "< 1 s");
     row("  peak memory per site at 10^6 sites (bytes, VmHWM)", format!("{}", rss_new / 1_000_000), "<= 300");
     row("    of which the scenario model, before new (bytes/site)", format!("{}", rss_scenario / 1_000_000), "");
     row("    of which the engine, growth over it (bytes/site)", format!("{}", rss_new.saturating_sub(rss_scenario) / 1_000_000), "");
@@ -181,11 +263,11 @@ fn main() {
     let text = big_text(1_300_000.min(blast_engine::validate::MAX_SITES));
     let mb = text.len() as f64 / 1e6;
     let t_parse = time(|| drop(dsl::parse(&text).unwrap()), 1);
-    row(&format!("parse + validate {mb:.0} MB of DSL (MB/s)"), format!("{:.1}", mb / t_parse), ">= 20 MB/s");
+    row(&format!("parse + validate {mb:.0} MB of DSL (MB/s)"), format!("{:.1} / {:.1}", mb / t_parse.wall, mb / t_parse.cpu), ">= 20 MB/s");
     let (c1, c2) = (chain_text(10_000), chain_text(100_000));
     let t1 = time(|| drop(dsl::parse(&c1).unwrap()), 3);
     let t2 = time(|| drop(dsl::parse(&c2).unwrap()), 1);
-    row("parse + validate chain: 10^5 deep / 10^4 deep", format!("{:.1}", t2 / t1), "~10 (linear)");
+    row("parse + validate chain: 10^5 deep / 10^4 deep", format!("{:.1} / {:.1}", t2.wall / t1.wall, t2.cpu / t1.cpu), "~10 (linear)");
 
     let groovy: Vec<Scenario> = presets::all().iter().filter(|p| p.family == "groovy").map(|p| p.scenario()).collect();
     let t = time(
@@ -198,11 +280,19 @@ fn main() {
         },
         10,
     );
-    row(&format!("{} Groovy presets x 3 policies in-process (ms)", groovy.len()), format!("{:.1}", t * 1e3), "< 25 ms");
+    row(&format!("{} Groovy presets x 3 policies in-process (ms)", groovy.len()), t.show(1e3, 1), "< 25 ms");
 
     println!();
-    println!("{:<42} {:<13} {:>9} {:>10} {:>15} {:>15}", "generator (at the caps)", "policy", "time s", "peak MB", "estimate", "counted");
-    let (mut worst_t, mut worst_m) = (0.0f64, 0u64);
+    println!();
+    for (name, bytes) in blast_engine::sim::per_site_layout() {
+        println!("size_of {name:<30} {bytes:>5} bytes");
+    }
+}
+
+fn generator_table() {
+    println!();
+    println!("{:<42} {:<13} {:>15} {:>10} {:>15} {:>15}", "generator (at the caps)", "policy", "time s wall/cpu", "peak MB", "estimate", "counted");
+    let (mut worst_t, mut worst_c, mut worst_m) = (0.0f64, 0.0f64, 0u64);
     for (key, make) in generators::ALL {
         let g = make(cap_size());
         let est = estimate(&g.scenario).total;
@@ -210,10 +300,11 @@ fn main() {
         drop(g.scenario);
         for p in &policies {
             let (t, rss, work, _) = in_child(&format!("{key}:{p}"));
-            worst_t = worst_t.max(t);
+            worst_t = worst_t.max(t.wall);
+            worst_c = worst_c.max(t.cpu);
             worst_m = worst_m.max(rss);
-            println!("{:<42} {:<13} {:>9.2} {:>10.0} {:>15} {:>15}", g.name, p.name(), t, rss as f64 / 1e6, est, work);
+            println!("{:<42} {:<13} {:>15} {:>10.0} {:>15} {:>15}", g.name, p.name(), t.show(1.0, 2), rss as f64 / 1e6, est, work);
         }
     }
-    println!("worst over the generators: {worst_t:.2} s, {:.0} MB (goal < 10 s, < 1 GB)", worst_m as f64 / 1e6);
+    println!("worst over the generators: {worst_t:.2} s wall, {worst_c:.2} s cpu, {:.0} MB (goal < 10 s, < 1 GB)", worst_m as f64 / 1e6);
 }

@@ -126,23 +126,23 @@ pub struct Retirement {
 pub fn domain_for(policy: Policy, world: &World, site: usize, receiver: ClassId) -> DomainKey {
     match policy {
         Policy::Global => DomainKey::Global,
-        Policy::Ideal => DomainKey::Site(site),
-        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 if world.classes[receiver].meta == MetaKind::None => DomainKey::Pending(receiver),
-        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => DomainKey::Class(receiver),
+        Policy::Ideal => DomainKey::site(site),
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 if world.classes[receiver].meta == MetaKind::None => DomainKey::pending(receiver),
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => DomainKey::class(receiver),
     }
 }
 
 /// Class-scoped retirement: the class (pending or live domain) and, with fan-out, its loaded
 /// subclasses (both domains each). Costs the size of the class's subtree.
 pub fn class_scope(policy: Policy, world: &World, c: ClassId, change: ChangeKind, first_install: bool) -> Scope {
-    let mut keys = vec![if first_install { DomainKey::Pending(c) } else { DomainKey::Class(c) }];
+    let mut keys = vec![if first_install { DomainKey::pending(c) } else { DomainKey::class(c) }];
     let mut visited = 1;
     if policy.fans_out(change) {
         let subtree = world.subtree(c);
         visited = subtree.len();
         for d in subtree.into_iter().skip(1).filter(|&d| world.classes[d].loaded) {
-            keys.push(DomainKey::Pending(d));
-            keys.push(DomainKey::Class(d));
+            keys.push(DomainKey::pending(d));
+            keys.push(DomainKey::class(d));
         }
     }
     Scope { keys, bulk: false, visited }
@@ -202,7 +202,7 @@ pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<
 /// policies the event's own scope.
 pub fn retirement(policy: Policy, scope: &Option<Scope>, outdated: &[usize]) -> Retirement {
     let mut r = match (policy, scope) {
-        (Policy::Ideal, _) => Retirement { keys: outdated.iter().map(|&s| DomainKey::Site(s)).collect(), bulk: false },
+        (Policy::Ideal, _) => Retirement { keys: outdated.iter().map(|&s| DomainKey::site(s)).collect(), bulk: false },
         (_, None) => Retirement::default(),
         (Policy::Global, Some(_)) => Retirement { keys: vec![DomainKey::Global], bulk: false },
         (Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3, Some(s)) => Retirement { keys: s.keys.clone(), bulk: s.bulk },
@@ -217,10 +217,26 @@ pub fn retirement(policy: Policy, scope: &Option<Scope>, outdated: &[usize]) -> 
 pub enum DomainKey {
     Global,
     /// A class's domain before it has a class-level metaclass.
-    Pending(ClassId),
-    Class(ClassId),
+    Pending(u32),
+    Class(u32),
     /// The ideal policy's per-site domain.
-    Site(usize),
+    Site(u32),
+}
+
+/// Keys hold dense ids as `u32` (classes and sites are capped far below 2^32), so a key is 8
+/// bytes: every link and every site's registrations carry one.
+impl DomainKey {
+    pub fn pending(c: ClassId) -> DomainKey {
+        DomainKey::Pending(c as u32)
+    }
+
+    pub fn class(c: ClassId) -> DomainKey {
+        DomainKey::Class(c as u32)
+    }
+
+    pub fn site(s: usize) -> DomainKey {
+        DomainKey::Site(s as u32)
+    }
 }
 
 #[cfg(test)]

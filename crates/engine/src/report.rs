@@ -225,17 +225,17 @@ pub trait Naming {
     fn domain_label(&self, k: DomainKey) -> String {
         match k {
             DomainKey::Global => "global".into(),
-            DomainKey::Pending(c) => format!("pending:{}", self.class_name(c)),
-            DomainKey::Class(c) => format!("class:{}", self.class_name(c)),
-            DomainKey::Site(s) => format!("site:{}", self.site_name(s)),
+            DomainKey::Pending(c) => format!("pending:{}", self.class_name(c as usize)),
+            DomainKey::Class(c) => format!("class:{}", self.class_name(c as usize)),
+            DomainKey::Site(s) => format!("site:{}", self.site_name(s as usize)),
         }
     }
 
     /// `A#v2`, `category Hot`, ... (what the UI and exports show for a dispatch target).
     fn target_text(&self, t: &Target) -> String {
         match t {
-            Target::Method { owner, version } => format!("{}#v{version}", self.class_name(*owner)),
-            Target::Category { category } => format!("category {}", self.category_name(*category)),
+            Target::Method { owner, version } => format!("{}#v{version}", self.class_name(*owner as usize)),
+            Target::Category { category } => format!("category {}", self.category_name(*category as usize)),
             Target::Dynamic => "invokeMethod (missing-method path)".into(),
             Target::Missing => "MissingMethodException".into(),
         }

@@ -13,18 +13,100 @@ use crate::model::{Event, MetaKind, Scenario, Semantics};
 pub type ClassId = usize;
 
 /// What a call resolves to. Equality is "same dispatch": a relink to an equal target was
-/// collateral; a cached target unequal to the fresh one is a stale dispatch.
+/// collateral; a cached target unequal to the fresh one is a stale dispatch. Ids are `u32`
+/// (classes and categories are capped far below 2^32) so a target is 12 bytes: every site
+/// holds two, and every link one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
-    /// A method defined on `owner`, at its `version` (bumped by each redefinition).
-    Method { owner: ClassId, version: u32 },
+    /// A method defined on class `owner`, at its `version` (bumped by each redefinition).
+    Method { owner: u32, version: u32 },
     /// A category method that shadows the class's own.
-    Category { category: usize },
+    Category { category: u32 },
     /// The missing-method path: linked to a generic `invokeMethod` that walks ancestors on every
     /// call, so it never goes stale.
     Dynamic,
     /// Nothing answers: `MissingMethodException` each call.
     Missing,
+}
+
+/// Methods by name, in name order. A class has a handful, and a `BTreeMap` allocates a
+/// ~300-byte node even for one (30 MB at 10^5 classes), so up to `SMALL` they are a sorted
+/// vector; past it (a class written with thousands of new names) a map, so an insert stays
+/// O(log n).
+#[derive(Clone, Debug)]
+pub enum Methods<V> {
+    Small(Vec<(String, V)>),
+    Large(BTreeMap<String, V>),
+}
+
+const SMALL: usize = 32;
+
+impl<V> Default for Methods<V> {
+    fn default() -> Self {
+        Methods::Small(Vec::new())
+    }
+}
+
+impl<V> Methods<V> {
+    pub fn get(&self, name: &str) -> Option<&V> {
+        match self {
+            Methods::Small(v) => v.binary_search_by(|(m, _)| m.as_str().cmp(name)).ok().map(|i| &v[i].1),
+            Methods::Large(map) => map.get(name),
+        }
+    }
+
+    /// Set `name`'s value (replacing the one it had).
+    pub fn insert(&mut self, name: String, value: V) {
+        match self {
+            Methods::Small(v) => match v.binary_search_by(|(m, _)| m.as_str().cmp(&name)) {
+                Ok(i) => v[i].1 = value,
+                Err(_) if v.len() >= SMALL => {
+                    let mut map: BTreeMap<String, V> = std::mem::take(v).into_iter().collect();
+                    map.insert(name, value);
+                    *self = Methods::Large(map);
+                }
+                Err(i) => v.insert(i, (name, value)),
+            },
+            Methods::Large(map) => {
+                map.insert(name, value);
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Methods::Small(v) => v.len(),
+            Methods::Large(map) => map.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// In name order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (&String, &V)> + '_> {
+        match self {
+            Methods::Small(v) => Box::new(v.iter().map(|(m, v)| (m, v))),
+            Methods::Large(map) => Box::new(map.iter()),
+        }
+    }
+}
+
+/// Like a `BTreeMap`'s: a name given twice keeps its last value. O(n log n), whatever the order.
+impl<V> FromIterator<(String, V)> for Methods<V> {
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
+        let mut entries: Vec<(String, V)> = iter.into_iter().collect();
+        if entries.len() > SMALL {
+            return Methods::Large(entries.into_iter().collect());
+        }
+        // Reversed, a stable sort puts each name's last value first, which `dedup_by` keeps.
+        entries.reverse();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        entries.dedup_by(|later, first| later.0 == first.0);
+        entries.shrink_to_fit();
+        Methods::Small(entries)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -33,13 +115,13 @@ pub struct ClassRt {
     pub parent: Option<ClassId>,
     pub loaded: bool,
     /// Own methods (declared and expando-added), with a redefinition counter.
-    pub own: BTreeMap<String, u32>,
+    pub own: Methods<u32>,
     /// Methods compiled into the class (what a fresh metaclass starts from).
     pub declared: Vec<String>,
     pub meta: MetaKind,
     pub per_instance: bool,
     /// Inherited methods as the class's metaclass saw them when it was built (snapshot semantics).
-    view: BTreeMap<String, Target>,
+    view: Methods<Target>,
 }
 
 impl ClassRt {
@@ -145,11 +227,11 @@ impl World {
             name: name.to_string(),
             parent: None,
             loaded,
-            own: BTreeMap::new(),
+            own: Methods::default(),
             declared: Vec::new(),
             meta,
             per_instance: false,
-            view: BTreeMap::new(),
+            view: Methods::default(),
         });
         let c = self.classes.last_mut().expect("just pushed");
         c.own = declared.iter().map(|m| (m.clone(), 0)).collect();
@@ -204,23 +286,23 @@ impl World {
     fn inherit_view(&mut self, c: ClassId) {
         let Some(p) = self.classes[c].parent else { return };
         let parent = &self.classes[p];
-        let mut view = parent.view.clone();
-        view.extend(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p, version })));
+        let inherited = parent.view.iter().map(|(m, t)| (m.clone(), t.clone()));
+        let view = inherited.chain(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p as u32, version }))).collect();
         self.classes[c].view = view;
     }
 
     /// Re-take the class's snapshot of inherited methods (its metaclass was (re)built).
     /// Returns the ancestors and methods it visited (work).
     pub fn rebuild_view(&mut self, c: ClassId) -> u64 {
-        let mut view = BTreeMap::new();
         let mut visited = 0;
-        for a in self.ancestors(c).collect::<Vec<_>>() {
+        let mut found = Vec::new();
+        for a in self.ancestors(c) {
             visited += 1 + self.classes[a].own.len() as u64;
-            for (m, &version) in &self.classes[a].own {
-                view.entry(m.clone()).or_insert(Target::Method { owner: a, version });
-            }
+            found.extend(self.classes[a].own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: a as u32, version })));
         }
-        self.classes[c].view = view;
+        // The nearest ancestor defining a method wins: last, once reversed.
+        found.reverse();
+        self.classes[c].view = found.into_iter().collect();
         visited
     }
 
@@ -229,13 +311,13 @@ impl World {
         for &cat in self.active_categories.iter().rev() {
             for (owner, m) in &self.categories[cat] {
                 if m == method && (*owner == receiver || self.ancestors(receiver).any(|a| a == *owner)) {
-                    return Target::Category { category: cat };
+                    return Target::Category { category: cat as u32 };
                 }
             }
         }
         let cls = &self.classes[receiver];
         if let Some(&version) = cls.own.get(method) {
-            return Target::Method { owner: receiver, version };
+            return Target::Method { owner: receiver as u32, version };
         }
         match self.semantics {
             Semantics::Live => self.walk_ancestors(receiver, method).unwrap_or(Target::Missing),
@@ -248,11 +330,30 @@ impl World {
     }
 
     fn walk_ancestors(&self, receiver: ClassId, method: &str) -> Option<Target> {
-        self.ancestors(receiver).find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a, version }))
+        self.ancestors(receiver).find_map(|a| self.classes[a].own.get(method).map(|&version| Target::Method { owner: a as u32, version }))
     }
 
     /// Whether a selection for this receiver may be cached (class-keyed) at all.
     pub fn cacheable(&self, receiver: ClassId, target: &Target) -> bool {
         !self.classes[receiver].per_instance && !matches!(target, Target::Category { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Methods;
+
+    #[test]
+    fn methods_keep_name_order_and_the_last_value_small_or_large() {
+        let m: Methods<u32> = [("b", 1), ("a", 2), ("b", 3)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        assert_eq!(m.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(), vec![("a", 2), ("b", 3)]);
+        let mut big = m.clone();
+        for i in (0..100).rev() {
+            big.insert(format!("m{i:03}"), i);
+        }
+        big.insert("a".into(), 7);
+        assert!(matches!(big, Methods::Large(_)), "past SMALL names it turns into a map");
+        assert_eq!((big.len(), big.get("a"), big.get("m042"), big.get("zz")), (102, Some(&7), Some(&42), None));
+        assert_eq!(big.iter().nth(2).map(|(k, _)| k.as_str()), Some("m000"), "still in name order");
     }
 }

@@ -147,7 +147,7 @@ fn relinks_name_the_event_and_domain_that_caused_them() {
         // Typed: the record names the event by index and the domain by key ...
         let event = x.event.expect("a relink is attributed to the event that retired its link");
         assert_eq!(r.events[event].label, "write Hot.dyn0");
-        assert!(matches!(x.domain, DomainKey::Class(c) if r.names.classes[c] == "Hot"), "{:?}", x.domain);
+        assert!(matches!(x.domain, DomainKey::Class(c) if r.names.classes[c as usize] == "Hot"), "{:?}", x.domain);
         // ... and reads as text at the edge.
         let text = r.relink_text(x);
         assert_eq!((text.site.as_str(), text.domain.as_str()), ("hot", "class:Hot"));

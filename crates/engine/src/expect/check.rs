@@ -5,7 +5,7 @@ use crate::fxhash::FxSet as HashSet;
 use crate::model::Scenario;
 use crate::policy::Policy;
 use crate::reference::Reference;
-use crate::validate::ScenarioError;
+use crate::validate::{ScenarioError, SiteIndex};
 
 use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
 
@@ -17,7 +17,7 @@ pub const MAX_TOLERANCE_PCT: u64 = 1_000;
 /// The names a scenario declares (classes include the ones its program loads).
 pub struct Declared<'a> {
     pub classes: &'a HashSet<&'a str>,
-    pub sites: &'a HashSet<&'a str>,
+    pub sites: &'a SiteIndex<'a>,
     pub categories: &'a HashSet<&'a str>,
 }
 

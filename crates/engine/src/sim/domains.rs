@@ -41,9 +41,9 @@ impl Domains {
     fn slot(&self, k: DomainKey) -> Option<&Slot> {
         match k {
             DomainKey::Global => Some(&self.global),
-            DomainKey::Pending(c) => self.pending.get(c),
-            DomainKey::Class(c) => self.class.get(c),
-            DomainKey::Site(s) => self.site.get(s),
+            DomainKey::Pending(c) => self.pending.get(c as usize),
+            DomainKey::Class(c) => self.class.get(c as usize),
+            DomainKey::Site(s) => self.site.get(s as usize),
         }
         .filter(|s| s.exists)
     }
@@ -51,9 +51,9 @@ impl Domains {
     fn slot_mut(&mut self, k: DomainKey) -> &mut Slot {
         let (table, i) = match k {
             DomainKey::Global => return &mut self.global,
-            DomainKey::Pending(c) => (&mut self.pending, c),
-            DomainKey::Class(c) => (&mut self.class, c),
-            DomainKey::Site(s) => (&mut self.site, s),
+            DomainKey::Pending(c) => (&mut self.pending, c as usize),
+            DomainKey::Class(c) => (&mut self.class, c as usize),
+            DomainKey::Site(s) => (&mut self.site, s as usize),
         };
         if table.len() <= i {
             // A class loaded by hand after the start.
@@ -139,8 +139,8 @@ impl Domains {
         let mut walked = 0;
         for &k in &self.class_like {
             let slot = match k {
-                DomainKey::Pending(c) => &mut self.pending[c],
-                DomainKey::Class(c) => &mut self.class[c],
+                DomainKey::Pending(c) => &mut self.pending[c as usize],
+                DomainKey::Class(c) => &mut self.class[c as usize],
                 DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
             };
             walked += 1 + slot.dependents.len() as u64;

@@ -1,6 +1,6 @@
 //! Flat tables for what there is one of per site: a million site names cost their bytes plus
 //! four bytes each (not a heap allocation and a 24-byte `String` each), and the sites of each
-//! class are one array sliced by offsets (not a `Vec` per class).
+//! class (or the loops calling each site) are one array sliced by offsets (not a `Vec` each).
 
 /// Names by dense id, `0..len()`.
 #[derive(Clone, Debug, Default)]
@@ -27,12 +27,41 @@ impl Names {
     }
 }
 
-/// Ids grouped by a key `0..keys`: group `k` is a slice of one array (compressed rows).
+/// Items grouped by a key `0..keys`: group `k` is a slice of one array (compressed rows).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Groups {
+pub(crate) struct Groups<T = u32> {
     /// Group `k` is `items[starts[k]..starts[k + 1]]`.
     starts: Vec<u32>,
-    items: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Groups<T> {
+    /// The items with key `k` (none for a key past the end: a class loaded after the start).
+    pub fn get(&self, k: usize) -> &[T] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+impl<T: Copy + Default> Groups<T> {
+    /// Rows of `sizes[k]` items for each key `k`, filled by `fill`, which calls `put(k, item)`
+    /// once per item; each row keeps the order of its puts.
+    pub fn build(sizes: &[u32], fill: impl FnOnce(&mut dyn FnMut(usize, T))) -> Groups<T> {
+        let mut starts = Vec::with_capacity(sizes.len() + 1);
+        starts.push(0u32);
+        for &n in sizes {
+            starts.push(starts.last().copied().unwrap_or(0) + n);
+        }
+        let mut next = starts.clone();
+        let mut items = vec![T::default(); starts[sizes.len()] as usize];
+        fill(&mut |k, item| {
+            items[next[k] as usize] = item;
+            next[k] += 1;
+        });
+        Groups { starts, items }
+    }
 }
 
 impl Groups {
@@ -45,28 +74,11 @@ impl Groups {
     /// Ids grouped by key from `(key, id)` pairs (an id may have several keys), each group in
     /// the pairs' order.
     pub fn by_pairs(keys: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Groups {
-        let mut starts = vec![0u32; keys + 1];
+        let mut sizes = vec![0u32; keys];
         for (k, _) in pairs.clone() {
-            starts[k + 1] += 1;
+            sizes[k] += 1;
         }
-        for k in 0..keys {
-            starts[k + 1] += starts[k];
-        }
-        let mut next = starts.clone();
-        let mut items = vec![0u32; starts[keys] as usize];
-        for (k, id) in pairs {
-            items[next[k] as usize] = id as u32;
-            next[k] += 1;
-        }
-        Groups { starts, items }
-    }
-
-    /// The ids with key `k` (none for a key past the end: a class loaded after the start).
-    pub fn get(&self, k: usize) -> &[u32] {
-        match (self.starts.get(k), self.starts.get(k + 1)) {
-            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
-            _ => &[],
-        }
+        Groups::build(&sizes, |put| pairs.for_each(|(k, id)| put(k, id as u32)))
     }
 }
 

@@ -26,8 +26,8 @@ use crate::model::{Event, Measure, Scenario};
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::report::*;
-use crate::validate::{validate, ScenarioError};
-use crate::world::World;
+use crate::validate::{validate_indexed, ScenarioError, SiteIndex};
+use crate::world::{ClassId, World};
 
 use domains::Domains;
 use program::{Frame, LoopRun, Program, BEFORE_OP, OP, SETUP};
@@ -98,23 +98,37 @@ impl Simulation {
 
     /// One simulation per policy, the scenario validated and bounded once for all of them.
     pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
-        check(scenario)?;
-        check_polymorphic(scenario, params)?;
-        Ok(policies.iter().map(|&p| Simulation::build(scenario, p, params)).collect())
+        // The program is compiled once, and the site index (a million-entry map at the cap)
+        // dropped before the simulations' per-site tables exist, so the two never add up.
+        let mut program = {
+            let site_index = check(scenario)?;
+            check_polymorphic(scenario, params)?;
+            let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+            Program::compile(scenario, &site_index, &|name| categories[name])
+        };
+        let mut sims = Vec::with_capacity(policies.len());
+        for (i, &p) in policies.iter().enumerate() {
+            let program = if i + 1 == policies.len() { std::mem::take(&mut program) } else { program.clone() };
+            sims.push(Simulation::build(scenario, program, p, params));
+        }
+        Ok(sims)
     }
 
-    /// Build for a scenario that passed [`check`].
-    fn build(scenario: &Scenario, policy: Policy, params: &Params) -> Simulation {
+    /// Build for a scenario that passed [`check`], its program compiled (category ids are the
+    /// world's: declaration order).
+    fn build(scenario: &Scenario, program: Program, policy: Policy, params: &Params) -> Simulation {
         let world = World::new(scenario);
-        let mut site_index: FxMap<&str, u32> = FxMap::default();
-        site_index.reserve(scenario.sites.len());
         let mut sites = Vec::with_capacity(scenario.sites.len());
         let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
         let mut methods: Vec<String> = Vec::new();
         let mut method_index: FxMap<&str, u32> = FxMap::default();
-        for (i, s) in scenario.sites.iter().enumerate() {
-            let receiver = world.class_id(&s.class).expect("validated");
-            site_index.insert(&s.name, i as u32);
+        // Sites usually come grouped by class or in class order: try the last receiver and the
+        // class after it before the name map (see `SiteIndex`).
+        let mut last: ClassId = 0;
+        for s in &scenario.sites {
+            let near = [last, last + 1].into_iter().find(|&c| world.classes.get(c).is_some_and(|k| k.name == s.class));
+            let receiver = near.or_else(|| world.class_id(&s.class)).expect("validated");
+            last = receiver;
             site_names.push(&s.name);
             let method = *method_index.entry(&s.method).or_insert_with(|| {
                 methods.push(s.method.clone());
@@ -134,7 +148,6 @@ impl Simulation {
             std::iter::once(s.receiver).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
         });
         let sites_by_class = interned::Groups::by_pairs(world.classes.len(), by_class);
-        let program = Program::compile(scenario, &site_index, &|name| world.category_id(name).expect("validated"));
         let iterations_per_op = iterations_in(&scenario.op);
         let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
@@ -421,6 +434,21 @@ impl Simulation {
     }
 }
 
+/// Bytes of the structures the engine keeps per site, by name (the bench prints them: at 10^6
+/// sites each byte here is a megabyte).
+#[doc(hidden)]
+pub fn per_site_layout() -> Vec<(&'static str, usize)> {
+    use std::mem::size_of;
+    vec![
+        ("SiteRt", size_of::<SiteRt>()),
+        ("  site::Link", size_of::<site::Link>()),
+        ("  world::Target", size_of::<crate::world::Target>()),
+        ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
+        ("  report::SiteStats", size_of::<SiteStats>()),
+        ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
+    ]
+}
+
 /// Run a scenario under one policy.
 pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, ScenarioError> {
     Ok(Simulation::new(s, policy, params)?.run())
@@ -445,9 +473,9 @@ fn check_polymorphic(scenario: &Scenario, params: &Params) -> Result<(), Scenari
     Ok(())
 }
 
-/// Valid, and its work bounded (the same for every policy).
-fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
-    validate(scenario)?;
+/// Valid, and its work bounded (the same for every policy); the sites indexed.
+fn check(scenario: &Scenario) -> Result<SiteIndex<'_>, ScenarioError> {
+    let sites = validate_indexed(scenario)?;
     let estimate = estimate(scenario);
     if estimate.total > MAX_WORK {
         return Err(ScenarioError::at_path(
@@ -460,7 +488,7 @@ fn check(scenario: &Scenario) -> Result<(), ScenarioError> {
             ),
         ));
     }
-    Ok(())
+    Ok(sites)
 }
 
 #[cfg(test)]

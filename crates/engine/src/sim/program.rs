@@ -7,6 +7,7 @@
 
 use crate::fxhash::FxMap;
 use crate::model::{Event, Scenario, Stmt};
+use crate::validate::SiteIndex;
 
 pub(crate) type ListId = usize;
 pub(crate) type LoopId = usize;
@@ -26,7 +27,8 @@ pub(crate) struct LoopNode {
     pub count: u64,
     pub calls: Vec<u32>,
     pub every: Vec<Every>,
-    /// `(site, position in calls)`, sorted: where an event's hit sites sit in this loop.
+    /// `(site, position in calls)`, sorted: where an event's hit sites sit in this loop. Empty
+    /// when every site is called once (a steady site keeps its one position).
     pub by_site: Vec<(u32, u32)>,
     /// No site is called twice per iteration (the usual case: a site's position is enough).
     pub calls_each_site_once: bool,
@@ -81,7 +83,7 @@ pub(crate) const OP: ListId = 2;
 
 impl Program {
     /// Compile a validated scenario; `site` and `category` give the dense ids of names.
-    pub fn compile(s: &Scenario, site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> Program {
+    pub fn compile(s: &Scenario, site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> Program {
         // The three blocks take lists 0..3 before any nested body is pushed.
         let mut p = Program { lists: vec![Vec::new(); 3], loops: Vec::new() };
         for (id, block) in [SETUP, BEFORE_OP, OP].into_iter().zip([&s.setup, &s.before_op, &s.op]) {
@@ -90,7 +92,7 @@ impl Program {
         p
     }
 
-    fn compile_list(&mut self, block: &[Stmt], site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> Vec<Node> {
+    fn compile_list(&mut self, block: &[Stmt], site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> Vec<Node> {
         let mut out = Vec::with_capacity(block.len());
         for st in block {
             let node = match st {
@@ -106,26 +108,36 @@ impl Program {
         out
     }
 
-    fn push_list(&mut self, block: &[Stmt], site: &FxMap<&str, u32>, category: &dyn Fn(&str) -> usize) -> ListId {
+    fn push_list(&mut self, block: &[Stmt], site: &SiteIndex, category: &dyn Fn(&str) -> usize) -> ListId {
         let list = self.compile_list(block, site, category);
         self.lists.push(list);
         self.lists.len() - 1
     }
 
-    fn compile_loop(&mut self, count: u64, body: &[Stmt], site: &FxMap<&str, u32>) -> LoopId {
+    fn compile_loop(&mut self, count: u64, body: &[Stmt], site: &SiteIndex) -> LoopId {
         let mut calls = Vec::with_capacity(body.len());
         let mut every = Vec::new();
         for b in body {
             match b {
-                Stmt::Call { site: name } => calls.push(site[name.as_str()]),
+                Stmt::Call { site: name } => calls.push(site.get(name).expect("validated")),
                 Stmt::Every { period, offset, body } => every.push(Every { period: *period, offset: *offset, events: events_of(body) }),
                 Stmt::Event(ev) => every.push(Every { period: 1, offset: 0, events: vec![ev.clone()] }),
                 _ => {}
             }
         }
-        let mut by_site: Vec<(u32, u32)> = calls.iter().enumerate().map(|(pos, &s)| (s, pos as u32)).collect();
-        by_site.sort_unstable();
-        let calls_each_site_once = by_site.windows(2).all(|w| w[0].0 != w[1].0);
+        // A bitmap over the sites finds a repeat in one pass, without sorting a million pairs.
+        let mut seen = vec![0u64; calls.iter().max().map_or(0, |&m| m as usize / 64 + 1)];
+        let calls_each_site_once = calls.iter().all(|&s| {
+            let (word, bit) = (s as usize / 64, 1u64 << (s % 64));
+            let first = seen[word] & bit == 0;
+            seen[word] |= bit;
+            first
+        });
+        let mut by_site: Vec<(u32, u32)> = Vec::new();
+        if !calls_each_site_once {
+            by_site = calls.iter().enumerate().map(|(pos, &s)| (s, pos as u32)).collect();
+            by_site.sort_unstable();
+        }
         self.loops.push(LoopNode { count, calls, every, by_site, calls_each_site_once });
         self.loops.len() - 1
     }

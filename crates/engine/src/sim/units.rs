@@ -16,6 +16,7 @@ use crate::policy::DomainKey;
 use crate::report::SiteId;
 use crate::world::{ClassId, Target, World};
 
+use super::interned::Groups;
 use super::Simulation;
 
 /// Deoptimization records kept (the unit stats count every one).
@@ -103,15 +104,16 @@ pub(crate) struct Units {
     /// Per loop: the sites it calls, in site order without repeats.
     loop_sites: Vec<Vec<SiteId>>,
     /// The loops whose body calls each site, with how many times per iteration (a site's
-    /// dependents among the compiled units).
-    site_loops: Vec<Vec<(u32, u32)>>,
+    /// dependents among the compiled units), in loop order.
+    site_loops: Groups<(u32, u32)>,
     events: Vec<Unit>,
     pub deopts: Vec<DeoptRecord>,
     /// Per loop: the record of its open deoptimization (below C2, not yet recompiled).
     open: Vec<Option<usize>>,
     /// Declared body costs by (class, site method id); empty for most scenarios.
     bodies: Vec<(ClassId, u32, f64)>,
-    /// What each site's current target's body costs, and per loop the sum over its calls.
+    /// What each site's current target's body costs (empty when no class declares a body
+    /// cost: every site's is 0), and per loop the sum over its calls.
     site_body: Vec<f64>,
     loop_body: Vec<f64>,
 }
@@ -119,19 +121,13 @@ pub(crate) struct Units {
 impl Units {
     /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated).
     pub fn new(params: &Params, loops: &[&[u32]], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
-        let mut site_loops: Vec<Vec<(u32, u32)>> = vec![Vec::new(); site_count];
-        for (l, calls) in loops.iter().enumerate() {
-            for &s in calls.iter() {
-                let owners = &mut site_loops[s as usize];
-                match owners.last_mut() {
-                    Some((last, n)) if *last == l as u32 => *n += 1,
-                    _ => owners.push((l as u32, 1)),
-                }
-            }
-        }
+        let mut times = vec![0u32; site_count];
+        let mut sizes = vec![0u32; site_count];
+        each_site_loop(loops, &mut times, |s, _| sizes[s] += 1);
+        let site_loops = Groups::build(&sizes, |put| each_site_loop(loops, &mut times, put));
         let mut loop_sites = vec![Vec::new(); loops.len()];
-        for (s, owners) in site_loops.iter().enumerate() {
-            for &(l, _) in owners {
+        for s in 0..site_count {
+            for &(l, _) in site_loops.get(s) {
                 loop_sites[l as usize].push(s);
             }
         }
@@ -144,8 +140,8 @@ impl Units {
             events: vec![Unit::new(); EventCode::ALL.len()],
             deopts: Vec::new(),
             open: vec![None; loops.len()],
+            site_body: if bodies.is_empty() { Vec::new() } else { vec![0.0; site_count] },
             bodies,
-            site_body: vec![0.0; site_count],
             loop_body: vec![0.0; loops.len()],
         }
     }
@@ -203,7 +199,7 @@ impl Units {
     pub fn invalidate(&mut self, sites: impl Iterator<Item = (u32, DomainKey)>, event: usize, now: u64) -> u64 {
         let mut deopts = 0;
         for (s, domain) in sites {
-            for &(l, _) in &self.site_loops[s as usize] {
+            for &(l, _) in self.site_loops.get(s as usize) {
                 let l = l as usize;
                 let outcome = self.loops[l].invalidate(&self.thresholds);
                 if outcome == Deopt::Nothing {
@@ -239,6 +235,22 @@ impl Units {
     }
 }
 
+/// Calls `f(site, (loop, times per iteration))` for each loop calling each site, loops in
+/// order; `times` is scratch, one zero per site (left zeroed).
+fn each_site_loop(loops: &[&[u32]], times: &mut [u32], mut f: impl FnMut(usize, (u32, u32))) {
+    for (l, calls) in loops.iter().enumerate() {
+        for &s in calls.iter() {
+            times[s as usize] += 1;
+        }
+        for &s in calls.iter() {
+            let n = std::mem::take(&mut times[s as usize]);
+            if n > 0 {
+                f(s as usize, (l as u32, n));
+            }
+        }
+    }
+}
+
 /// How a loop's unit is named in reports and the UI (`loop 1` is the program's first loop).
 pub fn loop_name(l: usize) -> String {
     format!("loop {}", l + 1)
@@ -268,7 +280,7 @@ impl Simulation {
         for s in sites {
             let method = self.sites[s].method;
             let body_of = |t: &Target| match *t {
-                Target::Method { owner, version: 0 } => self.units.body(owner, method),
+                Target::Method { owner, version: 0 } => self.units.body(owner as ClassId, method),
                 _ => 0.0,
             };
             // A polymorphic site's body is its receivers' bodies averaged over the mix.
@@ -282,7 +294,7 @@ impl Simulation {
             let u = &mut self.units;
             let old = std::mem::replace(&mut u.site_body[s], body);
             if body != old {
-                for &(l, times) in &u.site_loops[s] {
+                for &(l, times) in u.site_loops.get(s) {
                     u.loop_body[l as usize] += f64::from(times) * (body - old);
                 }
             }
