@@ -73,10 +73,17 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
 /// path for every statement, and formatting each one was most of validation's cost.
 type Path<'a> = &'a dyn Fn() -> String;
 
-fn check_ident(path: Path, what: &str, name: &str) -> Result<(), ScenarioError> {
+/// A name the DSL can print and read back: a letter or `_`, then letters, digits, `_` and `$`,
+/// at most 64 bytes.
+pub(crate) fn is_ident(name: &str) -> bool {
     let mut chars = name.chars();
-    let ok = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if ok && name.len() <= 64 {
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        && name.len() <= 64
+}
+
+fn check_ident(path: Path, what: &str, name: &str) -> Result<(), ScenarioError> {
+    if is_ident(name) {
         Ok(())
     } else {
         err(path(), format!("{what} `{name}` is not a valid name (letters, digits, _ and $; at most 64)"))

@@ -167,6 +167,11 @@ fn json_expectations_are_validated_with_their_path() {
     assert_eq!(dsl::from_json(&json).unwrap_err().to_string(), "expectations[0].sites[0]: unknown site `nope`");
     let json = serde_json::to_string(&s).unwrap().replace("\"policies\":[\"exact\"]", "\"policies\":[]");
     assert_eq!(dsl::from_json(&json).unwrap_err().to_string(), "expectations[0]: an expectation names at least one policy (`under exact:`)");
+    // Found by the json fuzz target (fuzz/regressions/json/method-pattern-not-a-name): a method
+    // pattern the DSL cannot read back was accepted from JSON, so print -> parse failed.
+    let s = dsl::parse(&with("expect under exact: write Unrelated.zed relinks none of [hot]")).unwrap();
+    let json = serde_json::to_string(&s).unwrap().replace("\"zed\"", "\"z{d\"");
+    assert_eq!(dsl::from_json(&json).unwrap_err().to_string(), "expectations[0].event.method: method `z{d` is not a valid name");
 }
 
 fn check(text: &str) -> expect::CheckReport {

@@ -5,7 +5,7 @@ use crate::fxhash::FxSet as HashSet;
 use crate::model::Scenario;
 use crate::policy::Policy;
 use crate::reference::Reference;
-use crate::validate::{ScenarioError, SiteIndex};
+use crate::validate::{is_ident, ScenarioError, SiteIndex};
 
 use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
 
@@ -147,8 +147,8 @@ fn check_pattern(p: &EventPattern, path: &str, names: &Declared) -> Result<(), S
         EventPattern::InvalidateAll | EventPattern::Unattributed | EventPattern::Any => {}
     }
     if let EventPattern::Write { method, .. } = p {
-        let valid = method == ANY_NAME || (method.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && method.len() <= 64);
-        if !valid {
+        // Any name the DSL reads back: a JSON pattern like `ba{e` printed as text would not parse.
+        if method != ANY_NAME && !is_ident(method) {
             return err(format!("{path}.event.method"), format!("method `{method}` is not a valid name"));
         }
     }
