@@ -12,6 +12,7 @@ use blast_engine::dsl;
 use blast_engine::expect::model::ModelObserved;
 use blast_engine::expect::{self, Cause, CheckReport, Observed, Status};
 use blast_engine::models::{self, ModelPreset};
+use blast_engine::runtimes::{self, RuntimeProfile};
 use blast_engine::{presets, Scenario};
 
 use crate::error::CliError;
@@ -29,16 +30,21 @@ enum Source {
     Model(&'static ModelPreset),
 }
 
-/// The sources `targets` name: preset ids, `all` (every preset, models too), or files (DSL or JSON).
+/// The sources `targets` name: preset ids (the Runtimes group's `runtime_*` too), `all` (every
+/// preset: call sites, models and runtimes), or files (DSL or JSON).
 fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
     let scenario = |p: &presets::Preset| Source::Scenario { target: p.id.to_string(), text: p.text.to_string() };
+    let runtime = |r: &RuntimeProfile| Source::Scenario { target: r.preset_id(), text: r.scenario_text() };
     let mut out = Vec::new();
     for t in targets {
         if t == "all" {
             out.extend(presets::all().iter().map(scenario));
             out.extend(models::MODEL_PRESETS.iter().map(Source::Model));
+            out.extend(runtimes::PROFILES.iter().map(runtime));
         } else if let Some(p) = presets::find(t) {
             out.push(scenario(p));
+        } else if let Some(r) = runtimes::by_preset_id(t) {
+            out.push(runtime(r));
         } else if let Some(p) = models::find(t) {
             out.push(Source::Model(p));
         } else {

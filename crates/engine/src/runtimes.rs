@@ -92,13 +92,25 @@ impl RuntimeProfile {
     }
 
     /// Its gallery scenario: the `PRESET_WORKLOAD` loop of `probes/workloads.json`, as the
-    /// fingerprint simulates it, under the runtime's lookup semantics.
+    /// fingerprint simulates it, under the runtime's lookup semantics, with expectations that
+    /// state what the row tells apart: a write to the root of the sites' classes adds a method
+    /// none of them calls, so global and hierarchy throw every site away and exact and ideal
+    /// none.
     pub fn scenario_text(&self) -> String {
         let spec = fingerprint::fanout_spec();
         let (workload, sites) = PRESET_WORKLOAD;
         let write = spec.rows.iter().find(|r| r.workload == workload).and_then(|r| r.write.as_deref());
+        let site_list: Vec<String> = (0..sites).map(|k| format!("s{k}")).collect();
+        let expectations = write
+            .map(|class| {
+                format!(
+                    "expect under global, hierarchy: write {class}.* relinks [{}]\nexpect under exact, ideal: write {class}.* relinks nothing\nexpect under global, exact, hierarchy, ideal: missed == 0\n",
+                    site_list.join(", ")
+                )
+            })
+            .unwrap_or_default();
         format!(
-            "scenario \"{}\"\n# {}: a class write throws away {}.\n# Source: {}.\n# Closest policy: {}. Measured by probes/ as {workload}@{sites} (docs/RUNTIMES.md).\n{}",
+            "scenario \"{}\"\n# {}: a class write throws away {}.\n# Source: {}.\n# Closest policy: {}. Measured by probes/ as {workload}@{sites} (docs/RUNTIMES.md).\n{}{expectations}",
             self.preset_id(),
             self.name,
             self.invalidates,

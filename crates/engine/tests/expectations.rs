@@ -10,6 +10,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use blast_engine::expect::{self, Cause, Observed, RunView, Status};
 use blast_engine::policy::Policy;
 use blast_engine::report::Naming;
+use blast_engine::runtimes::PROFILES;
 use blast_engine::{dsl, presets, Params, Scenario, Simulation};
 
 /// A small world with the churn of the headline row.
@@ -30,12 +31,14 @@ fn with(lines: &str) -> String {
 
 #[test]
 fn every_preset_carries_expectations_and_they_all_pass() {
-    for p in presets::all() {
-        let s = p.scenario();
-        assert!(!s.expectations.is_empty(), "{}: no expectation", p.id);
+    // The call-site presets, then the gallery's Runtimes group (generated scenarios).
+    let presets = presets::all().iter().map(|p| (p.id.to_string(), p.scenario()));
+    let runtimes = PROFILES.iter().map(|r| (r.preset_id(), dsl::parse(&r.scenario_text()).unwrap()));
+    for (id, s) in presets.chain(runtimes) {
+        assert!(!s.expectations.is_empty(), "{id}: no expectation");
         let report = expect::check(&s, &Params::default()).unwrap();
         for o in &report.outcomes {
-            assert_eq!(o.status, Status::Pass, "{}: {} observed {:?}", p.id, s.expectations[o.index], o.observed);
+            assert_eq!(o.status, Status::Pass, "{id}: {} observed {:?}", s.expectations[o.index], o.observed);
         }
     }
 }

@@ -10,8 +10,8 @@ import { expect, freshPage, waitFinished } from './common.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
-/** Call-site presets (the families whose scenarios carry `expect` lines). */
-const CALL_SITE_ROWS = 'tr[data-preset]:has(.family-groovy), tr[data-preset]:has(.family-oracle)';
+/** Call-site presets and the Runtimes group's scenarios (the rows whose scenarios carry `expect` lines). */
+const CALL_SITE_ROWS = ['groovy', 'oracle', 'fidelity', 'runtime'].map((f) => `tr[data-preset]:has(.family-${f})`).join(', ');
 /** Model presets: their expectations are about variants (`expect before-fix / fifo >= 10x time`). */
 const MODEL_ROWS = 'tr[data-preset^="records_"], tr[data-preset^="arena_"], tr[data-preset^="descriptor_"]';
 
@@ -40,12 +40,12 @@ async function withPage(browser, baseUrl, body) {
 
 export const checks = [
   {
-    name: 'expectations: every call-site preset states expectations and all pass in Chromium',
+    name: 'expectations: every call-site and runtime preset states expectations and all pass in Chromium',
     run: async ({ browser, baseUrl, log }) =>
       withPage(browser, baseUrl, async (page) => {
         await page.selectOption('#speed', { label: 'max' });
         const ids = await page.$$eval(CALL_SITE_ROWS, (rows) => rows.map((r) => r.dataset.preset));
-        expect(ids.length >= 9, `expected the 9 call-site presets, found ${ids.length}`);
+        expect(ids.length >= 17, `expected the 11 call-site and 6 runtime presets, found ${ids.length}`);
         for (const id of ids) {
           await page.click(`tr[data-preset="${id}"] button.load`);
           await page.waitForFunction((want) => document.querySelector('#dsl-text').value.includes(`scenario "${want}"`), id);
