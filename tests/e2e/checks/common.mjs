@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
-/** A PNG of a check's own page in tests/e2e/artifacts (the runner's `screenshot` shoots the shared page). */
+/** A PNG of a check's own page, or of one element (a locator), in tests/e2e/artifacts (the
+ *  runner's `screenshot` shoots the shared page). */
 export async function shoot(page, name) {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
@@ -38,6 +39,18 @@ export async function freshPage(browser, url, readyFn = ready) {
   await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
   await readyFn(page);
   return { context, page, errors };
+}
+
+/** Run `body(page)` on a fresh page that is ready once `readySelector` shows; it must raise no
+ *  page error, and its context closes whatever happens. */
+export async function withFreshPage(browser, url, readySelector, body) {
+  const fresh = await freshPage(browser, url, async (p) => p.waitForSelector(readySelector, { timeout: 30_000 }));
+  try {
+    await body(fresh.page);
+    expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
+  } finally {
+    await fresh.context.close();
+  }
 }
 
 /** Every lane of the comparison table has finished and shows its value. */

@@ -3,12 +3,8 @@
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
 //
 // Each check opens its own page (fresh storage). `E2E_ONLY=expectations` runs just these.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, freshPage, waitFinished } from './common.mjs';
+import { expect, shoot, waitFinished, withFreshPage } from './common.mjs';
 
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 /** Call-site presets and the Runtimes group's scenarios (the rows whose scenarios carry `expect` lines). */
 const CALL_SITE_ROWS = ['groovy', 'oracle', 'fidelity', 'runtime'].map((f) => `tr[data-preset]:has(.family-${f})`).join(', ');
@@ -28,21 +24,11 @@ async function runToEnd(page) {
   await page.waitForFunction(() => !document.querySelector('#expectations li[data-status="pending"]'), null, { timeout: 30_000 });
 }
 
-async function withPage(browser, baseUrl, body) {
-  const fresh = await freshPage(browser, baseUrl, async (p) => p.waitForSelector('#expectations', { timeout: 30_000 }));
-  try {
-    await body(fresh.page);
-    expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
-  } finally {
-    await fresh.context.close();
-  }
-}
-
 export const checks = [
   {
     name: 'expectations: every call-site and runtime preset states expectations and all pass in Chromium',
     run: async ({ browser, baseUrl, log }) =>
-      withPage(browser, baseUrl, async (page) => {
+      withFreshPage(browser, baseUrl, '#expectations', async (page) => {
         await page.selectOption('#speed', { label: 'max' });
         const ids = await page.$$eval(CALL_SITE_ROWS, (rows) => rows.map((r) => r.dataset.preset));
         expect(ids.length >= 17, `expected the 11 call-site and 6 runtime presets, found ${ids.length}`);
@@ -63,7 +49,7 @@ export const checks = [
   {
     name: 'expectations: every model preset states expectations about its variants and all pass in Chromium',
     run: async ({ browser, baseUrl, log }) =>
-      withPage(browser, baseUrl, async (page) => {
+      withFreshPage(browser, baseUrl, '#expectations', async (page) => {
         await page.selectOption('#speed', { label: 'max' });
         const ids = await page.$$eval(MODEL_ROWS, (rows) => rows.map((r) => r.dataset.preset));
         expect(ids.length >= 7, `expected the 7 model presets, found ${ids.length}`);
@@ -81,7 +67,7 @@ export const checks = [
   {
     name: 'expectations: a failing expectation is marked in the gutter and its cause opens in the why panel',
     run: async ({ browser, baseUrl }) =>
-      withPage(browser, baseUrl, async (page) => {
+      withFreshPage(browser, baseUrl, '#expectations', async (page) => {
         await page.selectOption('#speed', { label: 'max' });
         await page.click(`tr[data-preset="${CHURN}"] button.load`);
         await page.waitForFunction((want) => document.querySelector('#dsl-text').value.includes(want), CHURN);
@@ -107,10 +93,9 @@ export const checks = [
         expect((await page.inputValue('#why-site')) === 'hot', 'the why panel shows the hot site');
         const focus = await page.locator('#why-focus').innerText();
         expect(focus.includes('write Unrelated.dyn0') && focus.includes('global'), `why panel focus: ${focus}`);
-        fs.mkdirSync(ARTIFACTS, { recursive: true });
-        await page.locator('.side').screenshot({ path: path.join(ARTIFACTS, 'expectations-failing.png'), timeout: 15_000 });
+        await shoot(page.locator('.side'), 'expectations-failing');
         await page.locator('.dsl-editor').scrollIntoViewIfNeeded();
-        await page.locator('.dsl-panel').screenshot({ path: path.join(ARTIFACTS, 'expectations-gutter.png'), timeout: 15_000 });
+        await shoot(page.locator('.dsl-panel'), 'expectations-gutter');
         // The expectation travels with the scenario: a reload restores it from the autosave.
         await page.waitForTimeout(1500);
         await page.reload({ waitUntil: 'load' });

@@ -5,12 +5,8 @@
 // Same contract as playground.mjs. Each check opens its own page (fresh storage, its own
 // viewport) so it shows one thing and does not depend on what ran before; `log(line)` prints
 // a `#` line in the report (the contrast figures).
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, ready, showSection, waitFinished } from './common.mjs';
+import { expect, ready, shoot, showSection, waitFinished } from './common.mjs';
 
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const BASELINE = 'hotLoop_baseline';
 /** The looks the issue's screenshots are taken in: [colour scheme, viewport width]. */
 const LOOKS = [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]];
@@ -45,11 +41,6 @@ async function withPage(browser, baseUrl, options, body) {
   } finally {
     await fresh.context.close();
   }
-}
-
-async function shot(page, name) {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
 }
 
 async function loadPreset(page, id) {
@@ -194,7 +185,7 @@ export const checks = [
           expect(captions.every((c) => c.includes('paused') && !c.includes('running')), `lane captions: ${captions.join(' | ')}`);
           expect((await page.textContent('#run-state')).trim() === 'paused', 'the status line says paused');
           await showSection(page, '#blast-view');
-          await shot(page, `issue15-paused-steps-${scheme}-${width}`);
+          await shoot(page, `issue15-paused-steps-${scheme}-${width}`);
         });
       }
     },
@@ -208,7 +199,7 @@ export const checks = [
           await page.selectOption('#why-site', 'hot');
           await page.waitForSelector('.why-lane table.history tbody tr');
           await showSection(page, '#why');
-          await shot(page, `issue15-why-${scheme}-${width}`);
+          await shoot(page, `issue15-why-${scheme}-${width}`);
           if (width !== 1280) return;
           const clipped = await page.$$eval('.why-lane', (lanes) =>
             lanes.filter((lane) => lane.querySelector('table.history')).flatMap((lane) => {
@@ -378,7 +369,7 @@ export const checks = [
         );
         expect(small.length === 0, `${small.length} tap targets under 24 px: ${small.slice(0, 12).join(', ')}`);
         await page.evaluate(() => document.querySelector('#gallery').scrollIntoView());
-        await shot(page, 'issue15-gallery-390');
+        await shoot(page, 'issue15-gallery-390');
       }),
   },
   {
@@ -395,7 +386,7 @@ export const checks = [
           const rows = await page.$$eval('#chart-tooltip li', (lis) => lis.map((li) => li.textContent));
           expect(rows.length === 2 && rows.every((r) => /\d ops\/ms$/.test(r)), `the tooltip gives each policy's value: ${JSON.stringify(rows)}`);
           expect(/%$/.test(await page.textContent('#chart-tooltip strong')), 'on the normalized axis the tooltip reads a percentage');
-          await shot(page, `issue15-charts-normalized-tooltip-${scheme}-${width}`);
+          await shoot(page, `issue15-charts-normalized-tooltip-${scheme}-${width}`);
         });
       }
       await withPage(browser, baseUrl, {}, async (page) => {
@@ -460,7 +451,7 @@ export const checks = [
           }));
           expect(colours.same && colours.keywords > 10, `the highlighted copy matches the text: ${JSON.stringify(colours)}`);
           await showSection(page, '#editor');
-          await shot(page, `issue15-undo-${scheme}-${width}`);
+          await shoot(page, `issue15-undo-${scheme}-${width}`);
         });
       }
     },

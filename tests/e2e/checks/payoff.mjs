@@ -7,19 +7,10 @@
 //
 // Each check opens its own page (fresh storage: a first visit) and prints its figures as `#`
 // lines. Screenshots go to tests/e2e/artifacts/payoff-*.png.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, showSection, waitFinished } from './common.mjs';
+import { expect, shoot, showSection, waitFinished } from './common.mjs';
 
-const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 const HEADLINE = 'hotLoop_unrelatedMetaClassChurn';
 const TOUR_KEY = 'blast-radius.tour-done';
-
-async function shot(page, name) {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: path.join(ARTIFACTS, `payoff-${name}.png`), timeout: 15_000 });
-}
 
 /** A first visit at 1280 x 800: the page's first screen, before anything is clicked. */
 async function withFirstVisit(browser, baseUrl, scheme, body) {
@@ -79,7 +70,7 @@ export const checks = [
         // The tour: shown on a first visit, step by step, the step's subject outlined.
         await page.waitForSelector('#tour', { state: 'visible' });
         expect((await page.getAttribute('.app', 'data-tour')) === 'relink', 'the first step is about relinks');
-        await shot(page, 'first-screen-light');
+        await shoot(page, 'payoff-first-screen-light');
         await page.click('#tour-next');
         expect((await page.getAttribute('#tour', 'data-step')) === '1' && (await page.getAttribute('.app', 'data-tour')) === 'policy', 'Next goes to the policy step');
         await page.click('#tour-back');
@@ -105,7 +96,7 @@ export const checks = [
         await page.click('#tour-next');
         await page.click('#tour-next');
         await page.waitForTimeout(400);
-        await shot(page, 'first-screen-dark');
+        await shoot(page, 'payoff-first-screen-dark');
       });
     },
   },
@@ -177,9 +168,9 @@ export const checks = [
           expect((await page.locator('#why-range tr.marked').count()) === 1, 'the clicked row is marked');
           expect((await page.inputValue('#why-site')) !== '', 'the relink\'s site is selected');
           await showSection(page, '#charts');
-          await shot(page, `timeline-brushed-${scheme}`);
+          await shoot(page, `payoff-timeline-brushed-${scheme}`);
           await showSection(page, '#why');
-          await shot(page, `why-range-${scheme}`);
+          await shoot(page, `payoff-why-range-${scheme}`);
           // From the keyboard: zoom back out, clear the selection.
           await page.click('#zoom-reset');
           await page.waitForFunction(() => /^Whole run/.test(document.querySelector('#timeline-status').textContent));

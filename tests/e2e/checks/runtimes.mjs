@@ -7,27 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, freshPage, waitFinished } from './common.mjs';
+import { expect, shoot, waitFinished, withFreshPage } from './common.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ARTIFACTS = path.join(HERE, '..', 'artifacts');
 const RESULTS = path.join(HERE, '..', '..', '..', 'probes', 'results');
 const RUNTIMES = ['groovy', 'cpython', 'pypy', 'ruby', 'jruby', 'node'];
-
-async function withPage(browser, baseUrl, body) {
-  const fresh = await freshPage(browser, baseUrl, async (p) => p.waitForSelector('#measured', { timeout: 30_000 }));
-  try {
-    await body(fresh.page);
-    expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
-  } finally {
-    await fresh.context.close();
-  }
-}
-
-async function shoot(locator, name) {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  await locator.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), timeout: 15_000 });
-}
 
 /** The fit runs one policy per timer task: wait for its verdict. */
 async function fitted(page, runtime) {
@@ -39,7 +23,7 @@ export const checks = [
   {
     name: 'runtimes: six gallery rows name their closest policy and source; Measured loads the scenario and its fitted result',
     run: async ({ browser, baseUrl, log }) =>
-      withPage(browser, baseUrl, async (page) => {
+      withFreshPage(browser, baseUrl, '#measured', async (page) => {
         const rows = await page.$$eval('tr.runtime-row', (trs) =>
           trs.map((tr) => ({
             id: tr.dataset.runtime,
@@ -109,7 +93,7 @@ export const checks = [
   {
     name: 'runtimes: a probe result imports from a file and from a paste; bad ones are refused with their place',
     run: async ({ browser, baseUrl }) =>
-      withPage(browser, baseUrl, async (page) => {
+      withFreshPage(browser, baseUrl, '#measured', async (page) => {
         const file = (name, text) => ({ name, mimeType: 'application/json', buffer: Buffer.from(text) });
         const node = fs.readFileSync(path.join(RESULTS, 'node.json'), 'utf8');
         await page.setInputFiles('#measured-file', file('my-node.json', node));
