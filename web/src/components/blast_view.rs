@@ -6,7 +6,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::report::{SiteReport, SiteState};
+use blast_engine::report::SiteState;
 use blast_engine::Policy;
 use yew::prelude::*;
 
@@ -50,16 +50,10 @@ pub fn state_label(s: SiteState) -> &'static str {
 /// target, which would draw it like a cached "inline cache (PIC)" site).
 pub const NOT_CALLED: (&str, &str) = ("not-called", "not called (yet)");
 
-/// A site's state as drawn: `None` while no call has reached it.
-pub fn shown_state(r: &SiteReport) -> Option<SiteState> {
-    let s = &r.stats;
-    let calls = s.fast_calls + s.pic_calls + s.selections + s.fallback_calls + s.stale_calls;
-    (calls > 0).then_some(r.state)
-}
-
-/// (class suffix, legend label) of a site as drawn.
-pub fn shown_look(r: &SiteReport) -> (&'static str, &'static str) {
-    shown_state(r).map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
+/// (class suffix, legend label) of a site as drawn (`SiteView::state`: `None` while no call
+/// has reached it).
+pub fn shown_look(s: &SiteView) -> (&'static str, &'static str) {
+    s.state.map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
 }
 
 fn heat(relinks: u64) -> &'static str {
@@ -127,7 +121,7 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
                 { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| {
                     let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
-                    site_node(p, b, s, retire.contains(&b.name), in_range)
+                    site_node(p, lane, b, s, retire.contains(&b.name), in_range)
                 })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
@@ -181,22 +175,25 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
-    let (state, state_text) = shown_look(&s.report);
+fn site_node(p: &BlastViewProps, lane: &LaneView, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
+    let (state, state_text) = shown_look(s);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
-    let st = &s.report.stats;
     let count = format::count(s.relinks);
     // The accessible name starts with what the node shows ("hot 3": WCAG 2.5.3, so voice
     // control finds it) and says the rest. No SVG `<title>` tooltip: axe counts it as visible
-    // text that the name would then have to repeat.
+    // text that the name would then have to repeat. The view carries numbers per site; the
+    // selected site's call and target are in its report.
     // A polymorphic site names all its receivers: `(Circle | Square).area`.
-    let receivers = match s.report.receivers.as_slice() {
-        [] => s.report.class.clone(),
-        rs => format!("({})", rs.iter().map(|r| r.class.as_str()).collect::<Vec<_>>().join(" | ")),
+    let call = match lane.selected.as_deref().filter(|r| r.name == b.name) {
+        Some(r) => match r.receivers.as_slice() {
+            [] => format!("{}.{}, target {}", r.class, r.method, r.target),
+            rs => format!("({}).{}, target {}", rs.iter().map(|r| r.class.as_str()).collect::<Vec<_>>().join(" | "), r.method, r.target),
+        },
+        None => format!("on {}", b.class),
     };
     let name = format!(
-        "{} {count} relinks: {receivers}.{}, {}; {} necessary, {} collateral, {} missed; target {}. Enter shows its history.",
-        s.report.name, s.report.method, state_text, st.necessary, st.collateral, st.missed, s.report.target
+        "{} {count} relinks: {call}; {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
+        b.name, s.necessary, s.collateral, s.missed
     );
     let select = {
         let cb = p.on_select.clone();
@@ -290,19 +287,21 @@ fn legend() -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::Runner;
     use blast_engine::presets;
-    use blast_engine::{Params, Policy, Simulation};
+    use blast_engine::{Params, Policy};
 
     #[test]
     fn sites_no_call_reached_are_not_drawn_as_cached() {
         let scenario = presets::find("hotLoop_baseline").expect("preset").scenario();
-        let mut sim = Simulation::new(&scenario, Policy::Exact, &Params::default()).expect("runs");
-        let before = sim.sites_now();
-        assert!(before.iter().all(|r| shown_look(r) == NOT_CALLED), "nothing has been called at virtual time zero");
-        while !sim.is_finished() {
-            sim.step();
-        }
-        let after = sim.sites_now();
-        assert!(after.iter().any(|r| shown_state(r) == Some(r.state)), "called sites show their engine state");
+        let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).expect("runs");
+        assert!(r.views()[0].sites.iter().all(|s| shown_look(s) == NOT_CALLED), "nothing has been called at virtual time zero");
+        r.advance_clock(f64::INFINITY);
+        while !r.work(10_000) {}
+        r.refresh();
+        let reports = &r.site_reports()[0];
+        let drawn = &r.views()[0].sites;
+        assert!(drawn.iter().zip(reports).any(|(s, r)| s.state == Some(r.state)), "called sites show their engine state");
+        assert!(drawn.iter().zip(reports).all(|(s, r)| s.state.is_none() || s.state == Some(r.state)));
     }
 }
