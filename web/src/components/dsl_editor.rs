@@ -4,10 +4,15 @@
 //! Only the lines in view (and `OVERSCAN_LINES` either side) get gutter numbers and colours:
 //! a pasted 10^5-site world is 110,000 lines and ~700,000 tokens, and drawing them all was
 //! most of a 20 s main-thread stall (measured with a CPU profile: DOM creation and layout,
-//! not the engine). The text box itself holds the whole text.
+//! not the engine). A text of `LIVE_TEXT_BYTES` or more is not put in a text box at all:
+//! the browser lays out a text box's whole value (a 3.5 MB text was a 1.8 s task), so a big
+//! scenario is shown read-only, the same lines in view drawn over a scroller as tall as the
+//! text, with an explicit "Edit as text" that mounts the text box (and pays that layout once,
+//! on the user's click).
 
 use std::ops::Range;
 
+use wasm_bindgen::JsCast;
 use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
@@ -167,6 +172,26 @@ fn line<'a>(text: &'a str, starts: &[usize], i: usize) -> &'a str {
     &text[starts[i]..end]
 }
 
+/// `value` with the UTF-16 selection `start..end` (the text box's) replaced by `pasted`.
+pub fn pasted_into(value: &str, start: usize, end: usize, pasted: &str) -> String {
+    let byte = |u16_at: usize| {
+        let mut units = 0;
+        value.char_indices().find(|(_, c)| {
+            let here = units;
+            units += c.len_utf16();
+            here >= u16_at
+        })
+        .map_or(value.len(), |(i, _)| i)
+    };
+    let (a, b) = (byte(start.min(end)), byte(start.max(end)));
+    [&value[..a], pasted, &value[b..]].concat()
+}
+
+/// The longest line's length in bytes (as characters for the scroll extent: close enough).
+fn widest(text: &str, starts: &[usize]) -> usize {
+    starts.windows(2).map(|w| w[1] - w[0] - 1).chain(starts.last().map(|&s| text.len() - s)).max().unwrap_or(0)
+}
+
 /// A line split into the part that gets colours and the plain rest (at a char boundary).
 pub fn coloured_part(line: &str) -> (&str, &str) {
     match line.char_indices().nth(COLOURED_CHARS) {
@@ -183,6 +208,14 @@ fn highlighted(text: &str) -> Html {
         }) }
     }
 }
+
+/// Texts this long or longer are shown read-only until "Edit as text" (the module header).
+/// Measured in e2e `scale`: a 2,000 x 2,000 world (98 KB) lays out in the text box within a
+/// frame's budget, a 10^5-site one (3.5 MB) took 1.8 s.
+pub const LIVE_TEXT_BYTES: usize = 256 * 1024;
+/// The widest line the read-only view scrolls to (characters): the one-line `op { … }` of a
+/// 10^5-site world is a million, beyond what a browser lays out in one box.
+const SCROLL_CHARS: usize = 20_000;
 
 /// Must match `.dsl-editor` in the stylesheet (line height and padding, px).
 const LINE_PX: f64 = 20.0;
@@ -205,6 +238,10 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     // follow it.
     let scroll = use_state(|| (0.0f64, 0.0f64, DEFAULT_VIEW_LINES as f64 * LINE_PX));
     let starts = use_memo(p.text.clone(), |text| line_starts(text));
+    let width = use_memo(starts.clone(), |starts| widest(&p.text, starts).min(SCROLL_CHARS));
+    // Chosen by the user for a big text; a small text is always live.
+    let editing = use_state(|| false);
+    let live = *editing || p.text.len() < LIVE_TEXT_BYTES;
     let oninput = {
         let cb = p.on_input.clone();
         Callback::from(move |e: InputEvent| cb.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
@@ -212,9 +249,29 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     let onscroll = {
         let scroll = scroll.clone();
         Callback::from(move |e: Event| {
-            let area = e.target_unchecked_into::<HtmlTextAreaElement>();
+            let area = e.target_unchecked_into::<web_sys::Element>();
             scroll.set((f64::from(area.scroll_top()), f64::from(area.scroll_left()), f64::from(area.client_height())))
         })
+    };
+    // A big paste never enters the text box (its layout is the cost): the new text goes to the
+    // page, which shows it read-only.
+    let onpaste = {
+        let cb = p.on_input.clone();
+        Callback::from(move |e: Event| {
+            let Some(pasted) = e.dyn_ref::<web_sys::ClipboardEvent>().and_then(|c| c.clipboard_data()).and_then(|d| d.get_data("text/plain").ok()) else { return };
+            if pasted.len() < LIVE_TEXT_BYTES {
+                return;
+            }
+            e.prevent_default();
+            let area = e.target_unchecked_into::<HtmlTextAreaElement>();
+            let value = area.value();
+            let at = |p: Result<Option<u32>, _>| p.ok().flatten().map_or(0, |i| i as usize);
+            cb.emit(pasted_into(&value, at(area.selection_start()), at(area.selection_end()), &pasted));
+        })
+    };
+    let edit = {
+        let editing = editing.clone();
+        Callback::from(move |_: MouseEvent| editing.set(true))
     };
     let revert = {
         let cb = p.on_revert.clone();
@@ -227,7 +284,13 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     html! {
         <div class="dsl-panel">
             <div class="dsl-head">
-                <h3><label for="dsl-text">{ "Scenario text (DSL)" }</label></h3>
+                <h3><label for={if live { "dsl-text" } else { "dsl-view" }}>{ "Scenario text (DSL)" }</label></h3>
+                if !live {
+                    <button id="edit-as-text" class="small" onclick={edit}
+                        title="Put the whole text in a text box: the browser lays it out at once, which may pause the page for a few seconds">
+                        { format!("Edit as text ({} lines)", crate::format::count(starts.len() as u64)) }
+                    </button>
+                }
                 if p.error.is_some() {
                     <button id="revert-text" class="small" onclick={revert} title="Discard the broken text and show the last valid model">{ "Revert text" }</button>
                 }
@@ -253,9 +316,17 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                             html! { <>{ highlighted(coloured) }{ plain }{ "\n" }</> }
                         }) }
                     </pre>
-                    <textarea id="dsl-text" value={p.text.clone()} {oninput} {onscroll} spellcheck="false" wrap="off"
-                        autocomplete="off" aria-invalid={p.error.is_some().then_some("true")}
-                        aria-describedby={p.error.is_some().then_some("dsl-error")} rows="24" />
+                    if live {
+                        <textarea id="dsl-text" value={p.text.clone()} {oninput} {onscroll} {onpaste} spellcheck="false" wrap="off"
+                            autocomplete="off" aria-invalid={p.error.is_some().then_some("true")}
+                            aria-describedby={p.error.is_some().then_some("dsl-error")} rows="24" />
+                    } else {
+                        // Read-only: a scroller as big as the text, over the lines drawn under it.
+                        <div id="dsl-view" class="dsl-scroller" tabindex="0" role="region" {onscroll}
+                            aria-label={format!("Scenario text, read-only, {} lines: Edit as text to change it", starts.len())}>
+                            <div class="dsl-extent" style={format!("height: {}px; width: {}ch", starts.len() as f64 * LINE_PX, *width)}></div>
+                        </div>
+                    }
                 </div>
             </div>
             {
@@ -331,6 +402,23 @@ mod tests {
         assert_eq!(drawn_lines(0.0, 480.0, 3), 0..3, "a short text is drawn whole");
         assert_eq!(drawn_lines(1e9, 480.0, 10), 10..10, "scrolled past the end (text just shrank): nothing, no panic");
         assert_eq!(drawn_lines(-5.0, f64::NAN, 10), 0..10.min(1 + OVERSCAN_LINES));
+    }
+
+    #[test]
+    fn a_paste_replaces_the_selection_counted_in_utf16_units() {
+        assert_eq!(pasted_into("abcd", 1, 3, "XY"), "aXYd");
+        assert_eq!(pasted_into("abcd", 4, 4, "!"), "abcd!");
+        assert_eq!(pasted_into("", 0, 0, "x"), "x");
+        assert_eq!(pasted_into("é😀z", 3, 3, "-"), "é😀-z", "the emoji is two units");
+        assert_eq!(pasted_into("ab", 9, 1, "-"), "a-", "reversed or past the end: clamped");
+    }
+
+    #[test]
+    fn the_widest_line_sets_the_read_only_view_s_width() {
+        for text in ["", "a", "abc\nde\n", "a\n\nlongest\nx"] {
+            let most = text.split('\n').map(str::len).max().unwrap_or(0);
+            assert_eq!(widest(text, &line_starts(text)), most, "{text:?}");
+        }
     }
 
     #[test]
