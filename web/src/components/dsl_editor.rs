@@ -210,9 +210,10 @@ fn highlighted(text: &str) -> Html {
 }
 
 /// Texts this long or longer are shown read-only until "Edit as text" (the module header).
-/// Measured in e2e `scale`: a 2,000 x 2,000 world (98 KB) lays out in the text box within a
-/// frame's budget, a 10^5-site one (3.5 MB) took 1.8 s.
-pub const LIVE_TEXT_BYTES: usize = 256 * 1024;
+/// Measured in e2e `scale` (Chromium traces): the text box's layout of a 1,900-deep chain
+/// (45 KB) was a 120 ms forced layout, of a 10^5-site world (3.5 MB) 1.8-6 s. A preset is
+/// ~1.5 KB; a hand-written scenario stays well under this.
+pub const LIVE_TEXT_BYTES: usize = 32 * 1024;
 /// The widest line the read-only view scrolls to (characters): the one-line `op { … }` of a
 /// 10^5-site world is a million, beyond what a browser lays out in one box.
 const SCROLL_CHARS: usize = 20_000;
