@@ -552,7 +552,10 @@ fn export_csv(store: &Store) -> Callback<()> {
             let s = store.read();
             match &s.model {
                 Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), &s.runner.site_reports(), s.preset.and_then(|p| p.published()))),
+                None => (
+                    export::file_stem(&s.scenario.name),
+                    export::results_csv(&s.scenario.name, s.runner.views(), &s.runner.site_reports(), s.preset.and_then(|p| p.published())),
+                ),
             }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {

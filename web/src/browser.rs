@@ -44,7 +44,7 @@ impl Drop for Span {
         let opts = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&opts, &"start".into(), &self.start.into());
         let _ = js_sys::Reflect::set(&opts, &"end".into(), &end.into());
-        if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()).and_then(|f| f.dyn_into::<js_sys::Function>().map_err(JsValue::from)) {
+        if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
             let _ = measure.call2(&perf, &format!("blast:{}", self.label).into(), &opts);
         }
     }

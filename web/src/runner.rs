@@ -45,14 +45,7 @@ pub struct SiteView {
 impl SiteView {
     fn of(state: SiteState, st: &SiteStats, flash: u64) -> SiteView {
         let calls = st.fast_calls + st.pic_calls + st.selections + st.fallback_calls + st.stale_calls;
-        SiteView {
-            state: (calls > 0).then_some(state),
-            necessary: st.necessary,
-            collateral: st.collateral,
-            missed: st.missed,
-            relinks: st.relinks(),
-            flash,
-        }
+        SiteView { state: (calls > 0).then_some(state), necessary: st.necessary, collateral: st.collateral, missed: st.missed, relinks: st.relinks(), flash }
     }
 }
 

@@ -155,7 +155,13 @@ fn site_diff(p: &SiteDiffProps) -> Html {
     };
     let only = |x: &LaneView, y: &LaneView| -> Vec<(String, u64)> {
         // Both lanes run the same scenario: the same site ids.
-        x.sites.iter().zip(y.sites.iter()).zip(x.names.iter()).filter(|((s, o), _)| s.relinks > 0 && o.relinks == 0).map(|((s, _), n)| (n.clone(), s.relinks)).collect()
+        x.sites
+            .iter()
+            .zip(y.sites.iter())
+            .zip(x.names.iter())
+            .filter(|((s, o), _)| s.relinks > 0 && o.relinks == 0)
+            .map(|((s, _), n)| (n.clone(), s.relinks))
+            .collect()
     };
     let (la, lb) = (&p.lanes[ia], &p.lanes[ib]);
     let list = |items: Vec<(String, u64)>| {

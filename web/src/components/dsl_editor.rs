@@ -176,12 +176,14 @@ fn line<'a>(text: &'a str, starts: &[usize], i: usize) -> &'a str {
 pub fn pasted_into(value: &str, start: usize, end: usize, pasted: &str) -> String {
     let byte = |u16_at: usize| {
         let mut units = 0;
-        value.char_indices().find(|(_, c)| {
-            let here = units;
-            units += c.len_utf16();
-            here >= u16_at
-        })
-        .map_or(value.len(), |(i, _)| i)
+        value
+            .char_indices()
+            .find(|(_, c)| {
+                let here = units;
+                units += c.len_utf16();
+                here >= u16_at
+            })
+            .map_or(value.len(), |(i, _)| i)
     };
     let (a, b) = (byte(start.min(end)), byte(start.max(end)));
     [&value[..a], pasted, &value[b..]].concat()
@@ -259,7 +261,9 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     let onpaste = {
         let cb = p.on_input.clone();
         Callback::from(move |e: Event| {
-            let Some(pasted) = e.dyn_ref::<web_sys::ClipboardEvent>().and_then(|c| c.clipboard_data()).and_then(|d| d.get_data("text/plain").ok()) else { return };
+            let Some(pasted) = e.dyn_ref::<web_sys::ClipboardEvent>().and_then(|c| c.clipboard_data()).and_then(|d| d.get_data("text/plain").ok()) else {
+                return;
+            };
             if pasted.len() < LIVE_TEXT_BYTES {
                 return;
             }
