@@ -47,9 +47,6 @@ pub const PAGE_PARTS: usize = 5;
 #[function_component(App)]
 pub fn app() -> Html {
     browser::install_panic_hook();
-    // From this render to its effects: the whole tree's render and commit.
-    let render = browser::span("render");
-    use_effect(move || drop(render));
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, save_key, scenario_rev, loading, touring) = {

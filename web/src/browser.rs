@@ -18,38 +18,6 @@ fn local_storage() -> Option<Storage> {
     window()?.local_storage().ok().flatten()
 }
 
-/// A phase of main-thread work, recorded as a user-timing measure `blast:{label}` when it took
-/// `SPAN_MIN_MS` or more (performance.measure; e2e `scale` lists them to say what a long task
-/// was). Started by [`span`], measured when dropped.
-pub struct Span {
-    label: &'static str,
-    start: f64,
-}
-
-/// Shorter phases are not recorded: a frame is ~16 ms, a long task 50.
-const SPAN_MIN_MS: f64 = 4.0;
-
-pub fn span(label: &'static str) -> Span {
-    Span { label, start: now_ms() }
-}
-
-impl Drop for Span {
-    fn drop(&mut self) {
-        let end = now_ms();
-        if end - self.start < SPAN_MIN_MS {
-            return;
-        }
-        let Some(perf) = window().and_then(|w| w.performance()) else { return };
-        // performance.measure(name, { start, end }): web-sys has no binding for the options form.
-        let opts = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&opts, &"start".into(), &self.start.into());
-        let _ = js_sys::Reflect::set(&opts, &"end".into(), &end.into());
-        if let Ok(measure) = js_sys::Reflect::get(&perf, &"measure".into()).and_then(|f| f.dyn_into::<js_sys::Function>()) {
-            let _ = measure.call2(&perf, &format!("blast:{}", self.label).into(), &opts);
-        }
-    }
-}
-
 /// Milliseconds from the page's time origin (monotonic).
 pub fn now_ms() -> f64 {
     window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)

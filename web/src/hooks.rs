@@ -54,7 +54,6 @@ fn schedule(store: Store, slot: Slot<AnimationFrame>, last: Slot<f64>) {
 fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
     let wall_dt_ms = last.borrow().map(|l| timestamp - l).unwrap_or(1000.0 / 60.0);
     *last.borrow_mut() = Some(timestamp);
-    let _span = browser::span("frame");
     let deadline = browser::now_ms() + FRAME_BUDGET_MS;
     store.batch(|s: &mut AppState| {
         s.reduce(Action::FrameStart { wall_dt_ms });
@@ -278,7 +277,6 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<J
     match news {
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().pop_front() else { return };
-            let _span = browser::span("read");
             let reply = offload::decode_reply(&bytes).unwrap_or_else(|why| Reply { id: job.id, verdict: Verdict::Failed(why) });
             store.dispatch(Action::Read(reply));
         }
