@@ -334,7 +334,7 @@ fn call_site_sections(
                         if let Some((n, note)) = &s.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
-                        <BlastView {lanes} {classes} sites={sites} playing={s.playing}
+                        <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.playing}
                             hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
                             what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}

@@ -6,6 +6,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::model::{Scenario, SiteDecl};
 use blast_engine::report::SiteState;
 use blast_engine::Policy;
 use yew::prelude::*;
@@ -25,6 +26,8 @@ pub struct BlastViewProps {
     pub classes: Rc<Vec<ClassEntry>>,
     /// (site, receiver class)
     pub sites: Rc<Vec<(String, String)>>,
+    /// The scenario drawn (a site node names its receivers and method from its declaration).
+    pub scenario: Rc<Scenario>,
     pub hovered: Option<AttrValue>,
     pub selected: Option<AttrValue>,
     pub what_if: Vec<(Policy, Vec<String>)>,
@@ -108,6 +111,15 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
     }
 }
 
+/// A site's receivers and method: `Hot.m`, or `(Circle | Square).area` when polymorphic.
+fn call_text(d: &SiteDecl) -> String {
+    if d.is_polymorphic() {
+        format!("({}).{}", d.receivers().collect::<Vec<_>>().join(" | "), d.method)
+    } else {
+        format!("{}.{}", d.class, d.method)
+    }
+}
+
 fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
     let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
     html! {
@@ -119,9 +131,11 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
-                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| {
+                { for g.sites.iter().filter_map(|b| lane.site_id(&b.name).map(|id| {
                     let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
-                    site_node(p, lane, b, s, retire.contains(&b.name), in_range)
+                    // Site ids are the scenario's declaration order.
+                    let call = p.scenario.sites.get(id).map(call_text).unwrap_or_default();
+                    site_node(p, lane, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
@@ -175,24 +189,17 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, lane: &LaneView, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
+fn site_node(p: &BlastViewProps, lane: &LaneView, b: &layout::SiteBox, s: &SiteView, call: &str, would_retire: bool, in_range: bool) -> Html {
     let (state, state_text) = shown_look(s);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let count = format::count(s.relinks);
     // The accessible name starts with what the node shows ("hot 3": WCAG 2.5.3, so voice
     // control finds it) and says the rest. No SVG `<title>` tooltip: axe counts it as visible
     // text that the name would then have to repeat. The view carries numbers per site; the
-    // selected site's call and target are in its report.
-    // A polymorphic site names all its receivers: `(Circle | Square).area`.
-    let call = match lane.selected.as_deref().filter(|r| r.name == b.name) {
-        Some(r) => match r.receivers.as_slice() {
-            [] => format!("{}.{}, target {}", r.class, r.method, r.target),
-            rs => format!("({}).{}, target {}", rs.iter().map(|r| r.class.as_str()).collect::<Vec<_>>().join(" | "), r.method, r.target),
-        },
-        None => format!("on {}", b.class),
-    };
+    // target (text made by the engine) is in the selected site's report only.
+    let target = lane.selected.as_deref().filter(|r| r.name == b.name).map(|r| format!("; target {}", r.target)).unwrap_or_default();
     let name = format!(
-        "{} {count} relinks: {call}; {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
+        "{} {count} relinks: {call}, {state_text}; {} necessary, {} collateral, {} missed{target}. Enter shows its history.",
         b.name, s.necessary, s.collateral, s.missed
     );
     let select = {

@@ -172,23 +172,6 @@ fn line<'a>(text: &'a str, starts: &[usize], i: usize) -> &'a str {
     &text[starts[i]..end]
 }
 
-/// `value` with the UTF-16 selection `start..end` (the text box's) replaced by `pasted`.
-pub fn pasted_into(value: &str, start: usize, end: usize, pasted: &str) -> String {
-    let byte = |u16_at: usize| {
-        let mut units = 0;
-        value
-            .char_indices()
-            .find(|(_, c)| {
-                let here = units;
-                units += c.len_utf16();
-                here >= u16_at
-            })
-            .map_or(value.len(), |(i, _)| i)
-    };
-    let (a, b) = (byte(start.min(end)), byte(start.max(end)));
-    [&value[..a], pasted, &value[b..]].concat()
-}
-
 /// The longest line's length in bytes (as characters for the scroll extent: close enough).
 fn widest(text: &str, starts: &[usize]) -> usize {
     starts.windows(2).map(|w| w[1] - w[0] - 1).chain(starts.last().map(|&s| text.len() - s)).max().unwrap_or(0)
@@ -268,10 +251,12 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                 return;
             }
             e.prevent_default();
+            // The paste's own edit (the selection replaced), read back before any layout: the
+            // render that follows replaces the box with the read-only view.
             let area = e.target_unchecked_into::<HtmlTextAreaElement>();
-            let value = area.value();
-            let at = |p: Result<Option<u32>, _>| p.ok().flatten().map_or(0, |i| i as usize);
-            cb.emit(pasted_into(&value, at(area.selection_start()), at(area.selection_end()), &pasted));
+            if area.set_range_text(&pasted).is_ok() {
+                cb.emit(area.value());
+            }
         })
     };
     let edit = {
@@ -293,7 +278,7 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                 if !live {
                     <button id="edit-as-text" class="small" onclick={edit}
                         title="Put the whole text in a text box: the browser lays it out at once, which may pause the page for a few seconds">
-                        { format!("Edit as text ({} lines)", crate::format::count(starts.len() as u64)) }
+                        { "Edit as text" }
                     </button>
                 }
                 if p.error.is_some() {
@@ -328,7 +313,7 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                     } else {
                         // Read-only: a scroller as big as the text, over the lines drawn under it.
                         <div id="dsl-view" class="dsl-scroller" tabindex="0" role="region" {onscroll}
-                            aria-label={format!("Scenario text, read-only, {} lines: Edit as text to change it", starts.len())}>
+                            aria-label="Scenario text, read-only: Edit as text to change it">
                             <div class="dsl-extent" style={format!("height: {}px; width: {}ch", starts.len() as f64 * LINE_PX, *width)}></div>
                         </div>
                     }
@@ -407,15 +392,6 @@ mod tests {
         assert_eq!(drawn_lines(0.0, 480.0, 3), 0..3, "a short text is drawn whole");
         assert_eq!(drawn_lines(1e9, 480.0, 10), 10..10, "scrolled past the end (text just shrank): nothing, no panic");
         assert_eq!(drawn_lines(-5.0, f64::NAN, 10), 0..10.min(1 + OVERSCAN_LINES));
-    }
-
-    #[test]
-    fn a_paste_replaces_the_selection_counted_in_utf16_units() {
-        assert_eq!(pasted_into("abcd", 1, 3, "XY"), "aXYd");
-        assert_eq!(pasted_into("abcd", 4, 4, "!"), "abcd!");
-        assert_eq!(pasted_into("", 0, 0, "x"), "x");
-        assert_eq!(pasted_into("é😀z", 3, 3, "-"), "é😀-z", "the emoji is two units");
-        assert_eq!(pasted_into("ab", 9, 1, "-"), "a-", "reversed or past the end: clamped");
     }
 
     #[test]
