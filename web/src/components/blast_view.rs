@@ -135,7 +135,7 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
                     // Site ids are the scenario's declaration order.
                     let call = p.scenario.sites.get(id).map(call_text).unwrap_or_default();
-                    site_node(p, lane, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
+                    site_node(p, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
@@ -189,17 +189,16 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, lane: &LaneView, b: &layout::SiteBox, s: &SiteView, call: &str, would_retire: bool, in_range: bool) -> Html {
+fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, call: &str, would_retire: bool, in_range: bool) -> Html {
     let (state, state_text) = shown_look(s);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
     let count = format::count(s.relinks);
     // The accessible name starts with what the node shows ("hot 3": WCAG 2.5.3, so voice
     // control finds it) and says the rest. No SVG `<title>` tooltip: axe counts it as visible
-    // text that the name would then have to repeat. The view carries numbers per site; the
-    // target (text made by the engine) is in the selected site's report only.
-    let target = lane.selected.as_deref().filter(|r| r.name == b.name).map(|r| format!("; target {}", r.target)).unwrap_or_default();
+    // text that the name would then have to repeat. (Its target, text the engine makes, is in
+    // the why panel: the view carries numbers per site.)
     let name = format!(
-        "{} {count} relinks: {call}, {state_text}; {} necessary, {} collateral, {} missed{target}. Enter shows its history.",
+        "{} {count} relinks: {call}, {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
         b.name, s.necessary, s.collateral, s.missed
     );
     let select = {
