@@ -7,7 +7,6 @@ use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartLanes};
 use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
@@ -27,17 +26,18 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::tour::{self, Tour};
 use crate::components::why::Why;
-use crate::export;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
-use crate::measured::{self, Measured};
-use crate::model_entities::Family;
-use crate::model_mode::ModelSession;
-use crate::offload;
-use crate::runner::ClassEntry;
-use crate::share::{self, Shared};
-use crate::state::{Action, AppState, RunState, TimelineState};
 use crate::store::{use_store, Store};
-use crate::timeline;
+use blast_playground::charts::{self, ChartLanes};
+use blast_playground::export;
+use blast_playground::measured::{self, Measured};
+use blast_playground::model_entities::Family;
+use blast_playground::model_mode::ModelSession;
+use blast_playground::offload;
+use blast_playground::runner::ClassEntry;
+use blast_playground::share::{self, Shared};
+use blast_playground::state::{Action, AppState, RunState, TimelineState};
+use blast_playground::timeline;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
@@ -142,7 +142,7 @@ pub fn app() -> Html {
             <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
             if let Some(sites) = s.loading_sites() {
                 <p id="loading" class="loading" role="status">
-                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", crate::format::count(sites as u64)) }
+                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", blast_playground::format::count(sites as u64)) }
                 </p>
             }
             if let (Some(e), None) = (&s.run_error, &s.model) {
@@ -286,7 +286,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
 
 /// The charts' timeline props from the state: the window, the range and the marked relink's
 /// moment on the current axis (`lanes`: the lanes the charts draw, to place the mark).
-fn timeline_props(t: &TimelineState, lanes: &[Rc<crate::runner::LaneView>]) -> (Option<(usize, f64)>, Option<usize>) {
+fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneView>]) -> (Option<(usize, f64)>, Option<usize>) {
     let mark = t.mark.as_ref().and_then(|m| {
         let lane = lanes.iter().find(|l| l.policy == m.policy)?;
         Some((charts::policy_colour(m.policy), timeline::x_of_time(lane, t.axis, m.t_ms)))

@@ -3,12 +3,15 @@
 
 use std::sync::Once;
 
+use blast_playground::share;
+use blast_playground::state::{Boot, Theme};
+use blast_playground::storage::{self, Saved};
+use gloo::events::EventListener;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Storage, Url};
-
-use crate::share;
-use crate::state::{Boot, Theme};
-use crate::storage::{self, Saved};
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Storage, Url};
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
@@ -249,6 +252,77 @@ fn click_link(file_name: &str, href: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The system prefers dark colours (`prefers-color-scheme`).
+fn prefers_dark() -> bool {
+    window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).is_some_and(|mq| mq.matches())
+}
+
+/// An element's computed style: its CSS custom properties, and whether it shows the dark half
+/// of `light-dark()` colours (its `color-scheme` is `light` or `dark` when the user picked a
+/// theme, `light dark` when the system's preference decides).
+pub struct ComputedStyle {
+    style: Option<web_sys::CssStyleDeclaration>,
+    dark: bool,
+}
+
+impl ComputedStyle {
+    pub fn of(el: &web_sys::Element) -> ComputedStyle {
+        let style = window().and_then(|w| w.get_computed_style(el).ok().flatten());
+        let scheme = style.as_ref().and_then(|s| s.get_property_value("color-scheme").ok()).unwrap_or_default();
+        let dark = match (scheme.contains("light"), scheme.contains("dark")) {
+            (true, true) => prefers_dark(),
+            (_, dark) => dark,
+        };
+        ComputedStyle { style, dark }
+    }
+
+    pub fn dark(&self) -> bool {
+        self.dark
+    }
+
+    /// A property's value as computed (`--fg`, `color-scheme`).
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.style.as_ref()?.get_property_value(name).ok()
+    }
+}
+
+/// A canvas ready for plotters: its backing store sized to the element's CSS size times the
+/// device pixel ratio (text stays crisp), its computed style for the colours, and the ratio.
+pub struct ChartCanvas {
+    pub area: DrawingArea<CanvasBackend, Shift>,
+    pub style: ComputedStyle,
+    pub scale: f64,
+}
+
+impl ChartCanvas {
+    pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, String> {
+        let scale = device_pixel_ratio();
+        let w = (f64::from(canvas.client_width().max(1)) * scale).round() as u32;
+        let h = (f64::from(canvas.client_height().max(1)) * scale).round() as u32;
+        if canvas.width() != w {
+            canvas.set_width(w);
+        }
+        if canvas.height() != h {
+            canvas.set_height(h);
+        }
+        let style = ComputedStyle::of(&canvas);
+        let area = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?.into_drawing_area();
+        Ok(ChartCanvas { area, style, scale })
+    }
+}
+
+/// Call `f` when the window is resized or the system colour scheme flips, until the returned
+/// listeners are dropped.
+pub fn on_resize_or_scheme_change(f: impl Fn() + Clone + 'static) -> Vec<EventListener> {
+    let w = window();
+    let resize = w.as_ref().map(|w| {
+        let f = f.clone();
+        EventListener::new(w, "resize", move |_| f())
+    });
+    let scheme = w.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| f()));
+    [resize, scheme].into_iter().flatten().collect()
+}
+
 /// `data-theme` on `<html>`: absent = follow the system (the stylesheet's media query).
 pub fn apply_theme(theme: Theme) {
     let Some(root) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
@@ -323,7 +397,7 @@ impl EngineWorker {
             let (worker, started, waiting, on_news) = (worker.clone(), started.clone(), waiting.clone(), on_news.clone());
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 let data = e.data();
-                if data.as_string().as_deref() == Some(crate::offload::READY) {
+                if data.as_string().as_deref() == Some(blast_playground::offload::READY) {
                     started.set(true);
                     for job in waiting.borrow_mut().drain(..) {
                         post_bytes(&worker, &job);

@@ -13,10 +13,10 @@ use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::keys;
-use crate::offload::{self, Job, Reply, Verdict};
-use crate::state::{Action, AppState, SaveKey, Theme};
 use crate::store::Store;
+use blast_playground::keys;
+use blast_playground::offload::{self, Job, Reply, Verdict};
+use blast_playground::state::{Action, AppState, SaveKey, Theme};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;

@@ -3,10 +3,11 @@
 mod common;
 
 use blast_engine::{dsl, presets, Policy};
-use blast_web::model_mode::ModelLink;
-use blast_web::state::{Speed, Theme};
-use blast_web::storage::{self, Saved};
-use blast_web::{browser, share};
+use blast_playground::model_mode::ModelLink;
+use blast_playground::share;
+use blast_playground::state::{Speed, Theme};
+use blast_playground::storage::{self, Saved};
+use blast_web::browser;
 use common::*;
 use wasm_bindgen_test::*;
 

@@ -5,9 +5,9 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
-use crate::format;
-use crate::model_entities::ThreadRow;
-use crate::model_runner::EntityView;
+use blast_playground::format;
+use blast_playground::model_entities::ThreadRow;
+use blast_playground::model_runner::EntityView;
 
 const MAX_ROWS: usize = 8;
 

@@ -9,16 +9,17 @@
 
 use std::rc::Rc;
 
-use gloo::events::EventListener;
 use gloo::timers::callback::Timeout;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartData, ChartLanes, DrawChart, Palette, XAxis};
-use crate::format;
-use crate::state::Theme;
-use crate::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
+use blast_playground::charts::{ChartData, ChartLanes, XAxis};
+
+use crate::plot::{self, DrawChart, Palette};
+use blast_playground::format;
+use blast_playground::state::Theme;
+use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
@@ -135,15 +136,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     {
         let redraw = redraw.clone();
         use_effect_with((), move |_| {
-            let window = web_sys::window();
-            let bump = move || redraw.set(browser::now_ms() as u32);
-            let resize = window.as_ref().map(|w| {
-                let bump = bump.clone();
-                EventListener::new(w, "resize", move |_| bump())
-            });
-            let scheme =
-                window.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| bump()));
-            move || drop((resize, scheme))
+            let listeners = browser::on_resize_or_scheme_change(move || redraw.set(browser::now_ms() as u32));
+            move || drop(listeners)
         });
     }
     {
@@ -157,15 +151,14 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
                 Timeout::new(0, move || {
                     if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
-                        let scale = charts::fit_canvas(&canvas, browser::device_pixel_ratio());
-                        let palette = Palette::from_css(&canvas);
-                        if let Err(e) = f(canvas, &data, window, &palette, scale) {
+                        let drawn = browser::ChartCanvas::of(canvas).and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
+                        if let Err(e) = drawn {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
                     }
                 })
             };
-            let tasks = [draw(throughput, charts::draw_throughput, data.clone(), on_error.clone()), draw(relinks, charts::draw_relinks, data, on_error)];
+            let tasks = [draw(throughput, plot::draw_throughput, data.clone(), on_error.clone()), draw(relinks, plot::draw_relinks, data, on_error)];
             move || drop(tasks)
         });
     }

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
-use crate::editor::EditOp;
+use blast_playground::editor::EditOp;
 
 #[derive(Properties, PartialEq)]
 pub struct ClassTreeProps {
@@ -81,7 +81,7 @@ pub fn class_tree(p: &ClassTreeProps) -> Html {
     let span = window.span;
     html! {
         <div class="class-tree">
-            <h3>{ "Classes" }if window.virtualized { <span class="muted">{ format!(" ({}; scroll the list)", crate::format::count(classes.len() as u64)) }</span> }</h3>
+            <h3>{ "Classes" }if window.virtualized { <span class="muted">{ format!(" ({}; scroll the list)", blast_playground::format::count(classes.len() as u64)) }</span> }</h3>
             <ul class={classes!("tree", window.virtualized.then_some("virtual"))} role="tree" style={window.style.clone()} onscroll={window.onscroll.clone()}>
                 <li class="tree-head" aria-hidden="true"><span>{ "class" }</span><span>{ "extends" }</span><span>{ "metaclass" }</span><span>{ "methods" }</span><span></span></li>
                 if span.before_px > 0.0 { <li class="spacer" aria-hidden="true" style={format!("height: {}px", span.before_px)}></li> }

@@ -9,8 +9,8 @@ use blast_engine::Policy;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::format;
-use crate::runner::LaneView;
+use blast_playground::format;
+use blast_playground::runner::LaneView;
 
 #[derive(Properties, PartialEq)]
 pub struct ComparisonProps {

@@ -5,7 +5,7 @@ use gloo::file::callbacks::FileReader;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::share::Shared;
+use blast_playground::share::Shared;
 
 /// Files larger than this are refused before reading (the DSL parser caps at 2 MB too).
 const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
@@ -34,7 +34,7 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
         return Err("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that".into());
     }
     // A large file is read by the engine worker, off the main thread (`offload`).
-    if text.len() >= crate::offload::OFFLOAD_BYTES {
+    if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
         return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new() });
     }
     let scenario = dsl::parse(text).map_err(|e| e.to_string())?;
@@ -90,7 +90,7 @@ mod tests {
     fn imports_dsl_as_typed_and_refuses_json_with_the_converting_command() {
         let p = presets::all()[0];
         assert_eq!(parse_import(p.text).unwrap().text, p.text);
-        let json = crate::export::scenario_json(&p.scenario());
+        let json = blast_playground::export::scenario_json(&p.scenario());
         let refused = parse_import(&json).unwrap_err();
         assert!(refused.contains("blast show"), "{refused}");
         assert!(parse_import("{ not json").is_err());

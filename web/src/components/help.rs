@@ -5,7 +5,7 @@ use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::keys::SHORTCUTS;
+use blast_playground::keys::SHORTCUTS;
 
 #[derive(Properties, PartialEq)]
 pub struct HelpProps {

@@ -6,8 +6,8 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::components::banners::message;
-use crate::model_knobs;
-use crate::model_mode::KnobError;
+use blast_playground::model_knobs;
+use blast_playground::model_mode::KnobError;
 
 #[derive(Properties, PartialEq)]
 pub struct KnobsProps {

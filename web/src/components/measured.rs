@@ -15,8 +15,8 @@ use gloo::timers::callback::Timeout;
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::format;
-use crate::measured::{self, FitState, ImportError, Measured};
+use blast_playground::format;
+use blast_playground::measured::{self, FitState, ImportError, Measured};
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {

@@ -10,7 +10,7 @@ use super::banners::message;
 use super::class_tree::ClassTree;
 use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
-use crate::editor::EditOp;
+use blast_playground::editor::EditOp;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelEditorProps {

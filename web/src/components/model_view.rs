@@ -8,9 +8,9 @@ use blast_engine::models::ModelConfig;
 use yew::prelude::*;
 
 use crate::components::{arena_threads, descriptor_slot, shape_slots};
-use crate::format;
-use crate::model_entities::Family;
-use crate::model_runner::VariantView;
+use blast_playground::format;
+use blast_playground::model_entities::Family;
+use blast_playground::model_runner::VariantView;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelViewProps {

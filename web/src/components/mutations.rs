@@ -9,8 +9,8 @@ use yew::prelude::*;
 
 use crate::components::banners::message;
 use crate::components::name_picker::NamePicker;
-use crate::editor::is_name;
-use crate::state::FireOutcome;
+use blast_playground::editor::is_name;
+use blast_playground::state::FireOutcome;
 
 #[derive(Properties, PartialEq)]
 pub struct MutationsProps {

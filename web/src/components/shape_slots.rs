@@ -4,11 +4,11 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
-use crate::format;
 use blast_engine::models::shape_cache::Capacity;
+use blast_playground::format;
 
-use crate::model_entities::ClassSlots;
-use crate::model_runner::EntityView;
+use blast_playground::model_entities::ClassSlots;
+use blast_playground::model_runner::EntityView;
 
 /// Slots drawn per class at most; a wider cache ends in a "+N" box.
 const MAX_BOXES: usize = 24;

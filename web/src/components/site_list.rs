@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
-use crate::editor::{callable_methods, receivers_text, EditOp};
+use blast_playground::editor::{callable_methods, receivers_text, EditOp};
 
 #[derive(Properties, PartialEq)]
 pub struct SiteListProps {

@@ -6,8 +6,8 @@ use blast_engine::{presets, runtimes};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::format;
-use crate::state::{RunState, Speed, Theme, SPEEDS};
+use blast_playground::format;
+use blast_playground::state::{RunState, Speed, Theme, SPEEDS};
 
 /// One checkbox of the lane choice: a policy, or a model's variant.
 #[derive(Clone, Debug, PartialEq)]

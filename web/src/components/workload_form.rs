@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::VIRTUAL_ABOVE;
-use crate::editor::{workload_of, Churn, EditOp, Workload};
+use blast_playground::editor::{workload_of, Churn, EditOp, Workload};
 
 #[derive(Properties, PartialEq)]
 pub struct WorkloadFormProps {
@@ -85,7 +85,7 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                 // test per chip was quadratic): say what the loop calls instead.
                 <p class="form-row calls hint" id="workload-calls-summary">{ format!(
                     "calls {} of the {} sites (too many to tick one by one here: edit the op in the scenario text to call others)",
-                    crate::format::count(form.calls.len() as u64), crate::format::count(p.scenario.sites.len() as u64)) }</p>
+                    blast_playground::format::count(form.calls.len() as u64), blast_playground::format::count(p.scenario.sites.len() as u64)) }</p>
             } else {
             <div class="form-row calls">
                 { for p.scenario.sites.iter().map(|s| {

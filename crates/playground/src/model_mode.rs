@@ -8,7 +8,8 @@
 
 use std::rc::Rc;
 
-use blast_engine::models::{self, ModelConfig, ModelPreset};
+use blast_engine::expect::model::{self as model_expect, ModelOutcome, Placed};
+use blast_engine::models::{self, ModelConfig, ModelPreset, ModelReport};
 use serde::{Deserialize, Serialize};
 
 use crate::model_knobs;
@@ -56,6 +57,13 @@ pub fn resolve(link: &ModelLink) -> Result<Resolved, String> {
     }
     let variants = config.variants().iter().copied().filter(|v| link.variants.is_empty() || link.variants.iter().any(|x| x == v)).collect();
     Ok(Resolved { preset, config, variants })
+}
+
+/// The outcomes against the finished runs; a variant not selected or not finished is pending.
+pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcome> {
+    let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
+    let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
+    model_expect::evaluate(&exps, &runs)
 }
 
 /// A knob value that was refused: what was typed and why.
@@ -340,5 +348,19 @@ mod tests {
         s.control(&Action::Reset);
         assert!(!s.runner.finished() && s.runner.clock_ms() == 0.0);
         assert!(!s.control(&Action::CycleTheme), "not a run control");
+    }
+
+    /// A session run to its end: every preset's expectations pass in the page's own state.
+    #[test]
+    fn every_model_preset_passes_its_expectations_once_its_variants_have_run() {
+        for preset in blast_engine::models::MODEL_PRESETS {
+            let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
+            let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1));
+            m.play_to_end();
+            let placed = preset.expectations().unwrap();
+            for o in outcomes(&placed, &m.slow_views) {
+                assert_eq!(o.status, blast_engine::expect::Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);
+            }
+        }
     }
 }
