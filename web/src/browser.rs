@@ -3,8 +3,9 @@
 
 use std::sync::Once;
 
+use blast_playground::chrome::Theme;
 use blast_playground::share;
-use blast_playground::state::{Boot, Theme};
+use blast_playground::state::Boot;
 use blast_playground::storage::{self, Saved};
 use gloo::events::EventListener;
 use plotters::coord::Shift;

@@ -14,9 +14,11 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::store::Store;
+use blast_playground::action::Action;
+use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::offload::{self, Job, Reply, Verdict};
-use blast_playground::state::{Action, AppState, SaveKey, Theme};
+use blast_playground::state::{AppState, SaveKey};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -101,7 +103,7 @@ pub fn use_shortcuts(store: &Store) {
                 }
                 if let Some(action) = keys::action_for(&e.key(), e.ctrl_key() || e.meta_key() || e.alt_key()) {
                     // The cheat sheet is modal: only its own keys act while it is open.
-                    if store.read().help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
+                    if store.read().chrome.help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
                         return;
                     }
                     e.prevent_default();

@@ -11,7 +11,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use blast_playground::state::{Action, AppState};
+use blast_playground::action::Action;
+use blast_playground::state::AppState;
 
 #[derive(Clone)]
 pub struct Store {

@@ -3,9 +3,10 @@
 mod common;
 
 use blast_engine::{dsl, presets, Policy};
+use blast_playground::chrome::Theme;
 use blast_playground::model_mode::ModelLink;
+use blast_playground::playback::Speed;
 use blast_playground::share;
-use blast_playground::state::{Speed, Theme};
 use blast_playground::storage::{self, Saved};
 use blast_web::browser;
 use common::*;

@@ -4,57 +4,16 @@
 
 use std::rc::Rc;
 
-use blast_engine::report::TimelinePoint;
 use blast_engine::Policy;
 
 use crate::format;
 use crate::model_runner::{measured_us, VariantView};
 use crate::runner::LaneView;
-
-/// What the x axis measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum XAxis {
-    /// Virtual milliseconds: shows how much sooner a cheap policy finishes.
-    Time,
-    /// Percent of the program's loop iterations: lines up the policies event by event.
-    Progress,
-}
-
-impl XAxis {
-    fn description(self) -> &'static str {
-        match self {
-            XAxis::Time => "virtual time (ms)",
-            XAxis::Progress => "normalized: % of each run's loop iterations",
-        }
-    }
-
-    /// An x value as the tooltip reads it.
-    pub fn value_label(self, x: f64) -> String {
-        match self {
-            XAxis::Time => format::duration_ms(x),
-            XAxis::Progress => format!("{x:.1}%"),
-        }
-    }
-}
+use crate::timeline::{interval_ends, XAxis};
 
 /// Where each timeline interval ends on the x axis, per lane.
 fn x_ends(lane: &LaneView, axis: XAxis) -> Vec<f64> {
     interval_ends(&lane.timeline, lane.total_iterations, axis)
-}
-
-/// Where each interval of a timeline of `total_iterations` loop iterations ends on the x axis.
-pub fn interval_ends(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis) -> Vec<f64> {
-    let mut done = 0u64;
-    timeline
-        .iter()
-        .map(|p| match axis {
-            XAxis::Time => p.t_ms,
-            XAxis::Progress => {
-                done += p.iterations;
-                (100.0 * done as f64 / total_iterations.max(1) as f64).min(100.0)
-            }
-        })
-        .collect()
 }
 
 /// (x, ops/ms) per interval that ran loop iterations (a log axis cannot show zero).

@@ -3,7 +3,7 @@
 use blast_engine::model::Event;
 use blast_engine::Policy;
 
-use crate::state::Action;
+use crate::action::Action;
 
 pub struct Shortcut {
     /// Keys as the cheat sheet shows them.

@@ -5,10 +5,13 @@
 //! `state::Action`s, and its `browser` module is the only code that touches web APIs. Nothing
 //! here depends on yew, web-sys or js-sys, so all of it is tested natively.
 
+pub mod action;
 pub mod aggregate;
 pub mod charts;
+pub mod chrome;
 pub mod compiled;
 pub mod editor;
+pub mod effects;
 pub mod export;
 pub mod format;
 pub mod history;
@@ -20,7 +23,10 @@ pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
 pub mod offload;
+pub mod playback;
+pub mod reading;
 pub mod runner;
+pub mod session;
 pub mod share;
 pub mod state;
 pub mod storage;

@@ -3,8 +3,8 @@
 
 use yew::prelude::*;
 
+use blast_playground::chrome::{Banner, BannerKind};
 use blast_playground::format;
-use blast_playground::state::{Banner, BannerKind};
 
 #[derive(Properties, PartialEq)]
 pub struct BannersProps {

@@ -15,8 +15,8 @@ use crate::components::compiled_units::CompiledUnits;
 use blast_playground::aggregate;
 use blast_playground::format;
 use blast_playground::layout::{self, Graph, CHAR_W};
+use blast_playground::playback::RunState;
 use blast_playground::runner::{ClassEntry, LaneView, SiteView};
-use blast_playground::state::RunState;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BlastViewProps {

@@ -14,11 +14,12 @@ use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use blast_playground::charts::{ChartData, ChartLanes, XAxis};
+use blast_playground::charts::{ChartData, ChartLanes};
+use blast_playground::timeline::XAxis;
 
 use crate::plot::{self, DrawChart, Palette};
+use blast_playground::chrome::Theme;
 use blast_playground::format;
-use blast_playground::state::Theme;
 use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
 
 #[derive(Properties, PartialEq)]

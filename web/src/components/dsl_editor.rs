@@ -12,7 +12,7 @@ use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
 use crate::components::banners::message;
-use blast_playground::state::TextError;
+use blast_playground::offload::TextError;
 
 /// What a stretch of the text is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

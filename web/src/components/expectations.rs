@@ -133,8 +133,9 @@ mod tests {
 
     #[test]
     fn share_links_and_autosave_carry_the_expectations() {
+        use blast_playground::action::Action;
         use blast_playground::share::{self, Link};
-        use blast_playground::state::{Action, AppState};
+        use blast_playground::state::AppState;
         let preset = presets::find("oracle_liveParentRedefine").unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]))) else { panic!("not a scenario link") };
         assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));

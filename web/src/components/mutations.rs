@@ -10,7 +10,7 @@ use yew::prelude::*;
 use crate::components::banners::message;
 use crate::components::name_picker::NamePicker;
 use blast_playground::editor::is_name;
-use blast_playground::state::FireOutcome;
+use blast_playground::session::FireOutcome;
 
 #[derive(Properties, PartialEq)]
 pub struct MutationsProps {

@@ -6,8 +6,9 @@ use blast_engine::{presets, runtimes};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use blast_playground::chrome::Theme;
 use blast_playground::format;
-use blast_playground::state::{RunState, Speed, Theme, SPEEDS};
+use blast_playground::playback::{RunState, Speed, SPEEDS};
 
 /// One checkbox of the lane choice: a policy, or a model's variant.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,7 +18,7 @@ use crate::components::name_picker::NamePicker;
 use blast_playground::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use blast_playground::format;
 use blast_playground::runner::{phase_name, InRange, LaneView};
-use blast_playground::state::Mark;
+use blast_playground::timeline::Mark;
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {
