@@ -457,7 +457,7 @@ fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>)
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load.emit((runtime.preset_id(), false));
         measured.set(measured::reference(runtime_id).map(Rc::new));
-        gloo::timers::callback::Timeout::new(0, || browser::scroll_into_view("measured")).forget();
+        browser::soon_detached(|| browser::scroll_into_view("measured"));
     })
 }
 
@@ -540,7 +540,7 @@ fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
         let link = link.clone();
         Callback::from(move |_: MouseEvent| link.set(None))
     };
-    let select_all = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
     html! {
         <div class="share-strip" role="status">
             <label for="share-link">{ "Share link" }</label>

@@ -7,8 +7,9 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::browser;
 
 use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::CompiledUnits;
@@ -103,7 +104,7 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
     let on_query = {
         let (query, found) = (query.clone(), found.clone());
         Callback::from(move |e: InputEvent| {
-            query.set(e.target_unchecked_into::<HtmlInputElement>().value());
+            query.set(browser::value(&e));
             found.set(None);
         })
     };

@@ -9,8 +9,6 @@
 
 use std::rc::Rc;
 
-use gloo::timers::callback::Timeout;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
@@ -150,9 +148,9 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             let data = Rc::new(lanes.data(*axis));
             let window = timeline::shown(*view, data.x_max);
             let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
-                Timeout::new(0, move || {
-                    if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
-                        let drawn = browser::ChartCanvas::of(canvas).and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
+                browser::soon(move || {
+                    if let Some(canvas) = browser::chart_canvas(&node) {
+                        let drawn = canvas.and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
                         if let Err(e) = drawn {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
@@ -166,11 +164,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     let export = |node: &NodeRef, name: &'static str| {
         let (node, on_error) = (node.clone(), p.on_error.clone());
         Callback::from(move |_: MouseEvent| {
-            let result = node
-                .cast::<HtmlCanvasElement>()
-                .ok_or_else(|| "the chart is not on the page".to_string())
-                .and_then(|c| c.to_data_url_with_type("image/png").map_err(|_| "the browser refused to export the canvas".to_string()))
-                .and_then(|url| browser::download_url(name, &url));
+            let result = browser::canvas_png(&node).and_then(|url| browser::download_url(name, &url));
             if let Err(e) = result {
                 on_error.emit(format!("PNG export failed: {e}"));
             }
@@ -184,10 +178,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     let x_max = p.lanes.x_max(axis);
     let window = timeline::shown(p.view, x_max);
     // The pointer's x on a chart canvas (`clamp`: a drag past the plot's edge stops there).
-    let x_of = move |e: &MouseEvent, clamp: bool| {
-        let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
-        timeline::x_at(f64::from(e.offset_x()), f64::from(canvas.client_width()), window, clamp)
-    };
+    let x_of = move |e: &MouseEvent, clamp: bool| timeline::x_at(f64::from(e.offset_x()), browser::width_of(e), window, clamp);
     let on_down = {
         let drag = drag.clone();
         Callback::from(move |e: MouseEvent| {
@@ -216,7 +207,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 }
             }
             if tooltip {
-                let width = f64::from(e.target_unchecked_into::<HtmlCanvasElement>().client_width());
+                let width = browser::width_of(&e);
                 let css_x = f64::from(e.offset_x());
                 pointer.set(x_of(&e, false).map(|x| Pointer { css_x, x, flip: css_x > width / 2.0 }));
             }
@@ -233,8 +224,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let (on_view, view) = (p.on_view.clone(), p.view);
         Callback::from(move |e: WheelEvent| {
             e.prevent_default();
-            let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
-            let width = f64::from(canvas.client_width());
+            let width = browser::width_of(&e);
             // Lines (Firefox) or pages, as pixels.
             let unit = match e.delta_mode() {
                 1 => 33.0,
