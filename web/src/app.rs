@@ -30,11 +30,13 @@ use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_lin
 use crate::store::{use_store, Store};
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
+use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
 use blast_playground::measured::{self, Measured};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
+use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
 use blast_playground::runner::ClassEntry;
 use blast_playground::share::{self, Shared};
@@ -142,7 +144,7 @@ pub fn app() -> Html {
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
             { share_strip(&share_link) }
-            <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
+            <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
                     { format!("Loading {} sites… (read off the main thread; the page stays usable)", blast_playground::format::count(sites as u64)) }
@@ -152,7 +154,7 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             if let Some(step) = s.chrome.tour {
-                <Tour {step} on_next={store.on(Action::TourNext)} on_back={store.on(Action::TourBack)} on_close={store.on(Action::TourClose)} />
+                <Tour {step} on_next={store.on(Action::Chrome(ChromeAction::TourNext))} on_back={store.on(Action::Chrome(ChromeAction::TourBack))} on_close={store.on(Action::Chrome(ChromeAction::TourClose))} />
             }
             <main class="layout">
                 {
@@ -163,7 +165,7 @@ pub fn app() -> Html {
                 }
             </main>
             if s.chrome.help_open {
-                <Help on_close={store.on(Action::ToggleHelp)} />
+                <Help on_close={store.on(Action::Chrome(ChromeAction::ToggleHelp))} />
             }
             <footer class="footer">
                 <p>{ "A deterministic simulation of call-site invalidation (GROOVY-12191 and friends). Press " }<kbd>{ "?" }</kbd>{ " for shortcuts." }</p>
@@ -276,13 +278,13 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         lanes_title: status.choices_title.into(),
         lanes: status.choices,
         theme: s.chrome.theme,
-        on_toggle_play: store.on(Action::TogglePlay),
-        on_step: store.on(Action::Step),
-        on_reset: store.on(Action::Reset),
-        on_speed: store.callback(Action::SetSpeed),
+        on_toggle_play: store.on(Action::Run(Control::TogglePlay)),
+        on_step: store.on(Action::Run(Control::Step)),
+        on_reset: store.on(Action::Run(Control::Reset)),
+        on_speed: store.callback(|x| Action::Run(Control::SetSpeed(x))),
         on_toggle_lane: store.callback(Action::ToggleLane),
-        on_theme: store.on(Action::CycleTheme),
-        on_help: store.on(Action::ToggleHelp),
+        on_theme: store.on(Action::Chrome(ChromeAction::CycleTheme)),
+        on_help: store.on(Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
         on_preset: load_preset(store).reform(|id| (id, true)),
@@ -328,7 +330,7 @@ fn call_site_sections(
     let sites = shared.sites.clone();
     let shared_scenario = shared.scenario.clone();
     let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
-    let error_cb = store.callback(Action::ShowError);
+    let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
     let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
     let t = &s.timeline;
     html! {
@@ -427,7 +429,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">
-                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(Action::ShowError)}
+                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
                         on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                 </div>
@@ -475,10 +477,10 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
                         let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
                         store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
                         if run {
-                            store.dispatch(Action::Play);
+                            store.dispatch(Action::Run(Control::Play));
                         }
                     }
-                    Err(e) => store.dispatch(Action::ShowError(format!("The {} scenario does not parse: {e}", runtime.name))),
+                    Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
                 }
             }
             None => store.dispatch(Action::LoadPreset { id, run }),
@@ -523,7 +525,7 @@ fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static s
     Callback::from(move |_| {
         let fragment = store.read().share_fragment();
         let Some(url) = browser::share_url(&fragment) else {
-            store.dispatch(Action::ShowError("Could not build a share link in this browser.".into()));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
             return;
         };
         link.set(Some((url.clone(), "Copying…")));
@@ -565,7 +567,7 @@ fn export_csv(store: &Store) -> Callback<()> {
             }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
-            store.dispatch(Action::ShowError(format!("CSV export failed: {e}")));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
         }
     })
 }
@@ -583,7 +585,7 @@ fn export_scenario(store: &Store) -> Callback<ExportFormat> {
         };
         let mime = if format == ExportFormat::Json { "application/json" } else { "text/plain" };
         if let Err(e) = browser::download(&name, mime, &text) {
-            store.dispatch(Action::ShowError(format!("Export failed: {e}")));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
         }
     })
 }

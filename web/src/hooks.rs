@@ -10,9 +10,11 @@ use yew::prelude::*;
 use crate::browser;
 use crate::store::Store;
 use blast_playground::action::Action;
+use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::offload::{self, Job, Reply, Verdict};
+use blast_playground::playback::Control;
 use blast_playground::state::{AppState, SaveKey};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
@@ -53,14 +55,14 @@ fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
     *last.borrow_mut() = Some(timestamp);
     let deadline = browser::now_ms() + FRAME_BUDGET_MS;
     store.batch(|s: &mut AppState| {
-        s.reduce(Action::FrameStart { wall_dt_ms });
+        s.reduce(Action::Run(Control::FrameStart { wall_dt_ms }));
         loop {
-            s.reduce(Action::Work { max_steps: STEPS_PER_CHUNK });
+            s.reduce(Action::Run(Control::Work { max_steps: STEPS_PER_CHUNK }));
             if !s.is_behind() || browser::now_ms() >= deadline {
                 break;
             }
         }
-        s.reduce(Action::FrameEnd { wall_ms: timestamp });
+        s.reduce(Action::Run(Control::FrameEnd { wall_ms: timestamp }));
     });
 }
 
@@ -83,7 +85,7 @@ pub fn use_shortcuts(store: &Store) {
             }
             let Some(action) = keys::action_for(&e.key, e.ctrl_or_meta || e.alt) else { return false };
             // The cheat sheet is modal: only its own keys act while it is open.
-            if store.read().chrome.help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
+            if store.read().chrome.help_open && !matches!(action, Action::Chrome(ChromeAction::ToggleHelp) | Action::CloseOverlays) {
                 return false;
             }
             store.dispatch(action);
@@ -133,7 +135,7 @@ pub fn use_hash_links(store: &Store) {
         let listener = browser::on_window("hashchange", move || {
             match browser::read_fragment() {
                 Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
-                Some(Err(refusal)) => store.dispatch(Action::ShowError(refusal.to_string())),
+                Some(Err(refusal)) => store.dispatch(Action::Chrome(ChromeAction::ShowError(refusal.to_string()))),
                 None => return,
             }
             let store = store.clone();
@@ -149,7 +151,7 @@ pub fn use_hash_links(store: &Store) {
 fn save_now(store: &Store) {
     let saved = store.read().saved();
     if let Err(why) = browser::save(&saved) {
-        store.dispatch(Action::ShowError(format!("Autosave is off: {why}.")));
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
     }
 }
 
@@ -224,7 +226,7 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job
     *engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
         Err(why) => {
-            store.dispatch(Action::ShowError(no_worker(&why)));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
             Engine::InPage
         }
     };
@@ -262,7 +264,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<J
                     }
                 } else {
                     *engine.borrow_mut() = Engine::InPage;
-                    store.dispatch(Action::ShowError(no_worker(&why)));
+                    store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
                     for job in lost {
                         run_in_page(&store, job);
                     }

@@ -49,7 +49,7 @@ pub struct Banner {
     pub text: String,
 }
 
-/// A chrome action (`Action::chrome` picks them out of the page's actions).
+/// A chrome action (`Action::Chrome`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum ChromeAction {
     CycleTheme,
@@ -60,6 +60,7 @@ pub enum ChromeAction {
     DismissBanner(u64),
     TourNext,
     TourBack,
+    /// Skip or finish the tour (the page remembers it: `browser::remember_tour_done`).
     TourClose,
 }
 

@@ -121,7 +121,7 @@ impl RunState {
     }
 }
 
-/// A run control (`Action::control` picks them out of the page's actions).
+/// A run control (`Action::Run`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Control {
     Play,

@@ -187,7 +187,7 @@ impl CallSiteSession {
     /// The actions about the scenario and its lanes (`state::AppState::reduce` routes the
     /// others elsewhere).
     pub fn reduce(&mut self, action: Action, fx: &mut Effects) {
-        if let Some(control) = action.control() {
+        if let Action::Run(control) = action {
             return self.control(control, fx);
         }
         match action {
@@ -688,7 +688,7 @@ pub(crate) mod tests {
         assert!(s.runner.finished());
         assert!(s.slow_lanes.iter().all(|l| l.result.is_some()), "charts get the final views");
         assert!(s.total_relinks() > 0);
-        act(&mut s, Action::Play);
+        act(&mut s, Action::Run(Control::Play));
         assert!(s.playback.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
     }
 
@@ -696,16 +696,16 @@ pub(crate) mod tests {
     fn paused_runs_say_so_and_steps_say_what_they_did() {
         let mut s = CallSiteSession::new();
         assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Ready, "Run"));
-        act(&mut s, Action::Step);
-        act(&mut s, Action::Step);
+        act(&mut s, Action::Run(Control::Step));
+        act(&mut s, Action::Run(Control::Step));
         assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
         let (n, note) = s.playback.step_note.clone().expect("a step note");
         assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
-        act(&mut s, Action::Play);
+        act(&mut s, Action::Run(Control::Play));
         assert_eq!((s.run_state(), s.playback.step_note.clone()), (RunState::Running, None));
-        act(&mut s, Action::Pause);
+        act(&mut s, Action::Run(Control::Pause));
         assert_eq!(s.run_state(), RunState::Paused);
-        act(&mut s, Action::Reset);
+        act(&mut s, Action::Run(Control::Reset));
         assert_eq!(s.run_state(), RunState::Ready);
         run_to_end(&mut s);
         assert_eq!(s.run_state().button_label(), "Run again");
@@ -728,17 +728,17 @@ pub(crate) mod tests {
     #[test]
     fn frames_advance_by_speed_and_pause_stops_them() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::SetSpeed(Speed::Factor(1.0)));
-        act(&mut s, Action::Play);
-        act(&mut s, Action::FrameStart { wall_dt_ms: 10.0 });
-        act(&mut s, Action::Work { max_steps: 100_000 });
-        act(&mut s, Action::FrameEnd { wall_ms: 0.0 });
+        act(&mut s, Action::Run(Control::SetSpeed(Speed::Factor(1.0))));
+        act(&mut s, Action::Run(Control::Play));
+        act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
+        act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
+        act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 0.0 }));
         let t = s.runner.clock_ms();
         assert!((10.0..20.0).contains(&t), "10 wall ms at 1x is about 10 virtual ms, got {t}");
-        act(&mut s, Action::Pause);
-        act(&mut s, Action::FrameStart { wall_dt_ms: 10.0 });
-        act(&mut s, Action::Work { max_steps: 100_000 });
-        act(&mut s, Action::FrameEnd { wall_ms: 16.0 });
+        act(&mut s, Action::Run(Control::Pause));
+        act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
+        act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
+        act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 16.0 }));
         assert_eq!(s.runner.clock_ms(), t);
     }
 
@@ -828,7 +828,7 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         for _ in 0..6 {
-            act(&mut s, Action::Step);
+            act(&mut s, Action::Run(Control::Step));
         }
         assert_eq!(s.total_relinks(), 0);
         act(&mut s, Action::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
@@ -843,7 +843,7 @@ pub(crate) mod tests {
     fn hover_shows_what_if_per_policy() {
         let mut s = CallSiteSession::new();
         for _ in 0..8 {
-            act(&mut s, Action::Step);
+            act(&mut s, Action::Run(Control::Step));
         }
         act(&mut s, Action::HoverClass(Some("Hot".into())));
         assert_eq!(s.what_if.len(), 2);
@@ -869,7 +869,7 @@ pub(crate) mod tests {
         act(&mut s, Action::EditText(text.into()));
         assert!(s.text_error.is_none());
         assert!(s.run_error.is_some());
-        let fx = act(&mut s, Action::Play);
+        let fx = act(&mut s, Action::Run(Control::Play));
         assert!(!s.playback.playing);
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Error));
     }
@@ -893,7 +893,7 @@ pub(crate) mod tests {
         act(&mut s, Action::ShowCause(cause.clone()));
         assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
         assert_eq!(s.focused_cause, Some(cause));
-        act(&mut s, Action::Reset);
+        act(&mut s, Action::Run(Control::Reset));
         assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
     }
 

@@ -179,7 +179,7 @@ impl AppState {
     }
 
     fn route(&mut self, action: Action, fx: &mut Effects) {
-        if let Some(control) = action.control() {
+        if let Action::Run(control) = action {
             match self.model.as_mut() {
                 // A model replay is never refused.
                 Some(m) => {
@@ -189,7 +189,7 @@ impl AppState {
             }
             return;
         }
-        if let Some(chrome) = action.chrome() {
+        if let Action::Chrome(chrome) = action {
             return self.chrome.reduce(chrome);
         }
         match action {
@@ -295,22 +295,22 @@ mod tests {
     use blast_engine::model::Event;
 
     fn run_to_end(s: &mut AppState) {
-        s.reduce(Action::SetSpeed(Speed::Max));
-        s.reduce(Action::Play);
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        s.reduce(Action::Run(Control::Play));
         run_frames(s);
     }
 
     /// Frames as the page runs them (work until caught up) until the lanes on screen stop.
     fn run_frames(s: &mut AppState) {
         for frame in 0..10_000 {
-            s.reduce(Action::FrameStart { wall_dt_ms: 16.0 });
+            s.reduce(Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             loop {
-                s.reduce(Action::Work { max_steps: 5000 });
+                s.reduce(Action::Run(Control::Work { max_steps: 5000 }));
                 if !s.is_behind() {
                     break;
                 }
             }
-            s.reduce(Action::FrameEnd { wall_ms: frame as f64 * 16.0 });
+            s.reduce(Action::Run(Control::FrameEnd { wall_ms: frame as f64 * 16.0 }));
             if !s.is_playing() {
                 return;
             }
@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn a_model_preset_opens_model_mode_and_replays_to_the_engine_numbers() {
         let mut s = AppState::new();
-        s.reduce(Action::SetSpeed(Speed::Max));
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
         s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: true });
         let m = s.model.as_ref().expect("model mode");
         assert!(s.is_playing() && m.playback.speed == Speed::Max, "max stays max");
@@ -339,9 +339,9 @@ mod tests {
     fn model_mode_fits_its_speed_and_keeps_the_call_site_speed() {
         let mut s = AppState::new();
         s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
-        s.reduce(Action::Step);
+        s.reduce(Action::Run(Control::Step));
         assert_eq!(s.current_speed(), Speed::Factor(0.0001));
-        s.reduce(Action::SpeedUp);
+        s.reduce(Action::Run(Control::SpeedUp));
         assert_eq!(s.current_speed(), Speed::Factor(0.001));
         s.reduce(Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
         assert_eq!(s.current_speed(), Speed::Factor(0.1), "call-site mode keeps its own speed");
@@ -367,7 +367,7 @@ mod tests {
         s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
         s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
         assert!(s.is_playing(), "a knob change re-runs");
-        s.reduce(Action::SetSpeed(Speed::Max));
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
         run_frames(&mut s);
         let m = s.model.as_ref().unwrap();
         let fifo = m.slow_views.iter().find(|v| v.variant == "fifo").and_then(|v| v.result()).expect("fifo ran");
@@ -412,7 +412,7 @@ mod tests {
     fn hand_mutations_wait_for_call_site_mode() {
         let mut s = AppState::new();
         s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        s.reduce(Action::Step);
+        s.reduce(Action::Run(Control::Step));
         s.reduce(Action::FireCategory { name: "HotCategory".into(), enter: true });
         assert_eq!(s.session.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
         assert!(s.session.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
@@ -478,8 +478,8 @@ mod tests {
         s.reduce(Action::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
         let before = s.share_fragment();
-        s.reduce(Action::Pause);
-        s.reduce(Action::SetSpeed(Speed::Max));
+        s.reduce(Action::Run(Control::Pause));
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
         assert_eq!(s.share_fragment(), before, "running and speed are not part of a link");
     }
 
@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn a_notice_replaces_the_last_notice_and_errors_stay() {
         let mut s = AppState::new();
-        s.reduce(Action::ShowError("broken file".into()));
+        s.reduce(Action::Chrome(ChromeAction::ShowError("broken file".into())));
         for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
             let text = presets::find(id).unwrap().text;
             s.reduce(Action::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
@@ -514,7 +514,7 @@ mod tests {
         assert!(!s.is_playing() && s.chrome.autoplay, "it runs once the page is mounted");
         s.reduce(Action::Autoplay);
         assert!(s.is_playing(), "the first screen is a running comparison");
-        s.reduce(Action::Pause);
+        s.reduce(Action::Run(Control::Pause));
         s.reduce(Action::Autoplay);
         assert!(!s.is_playing(), "only once");
         let mut early = AppState::boot(Boot::default());
@@ -547,7 +547,7 @@ mod tests {
         assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
         s.reduce(Action::Brush(Some((40.0, 60.0))));
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_some()));
-        s.reduce(Action::Reset);
+        s.reduce(Action::Run(Control::Reset));
         assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
     }
