@@ -218,7 +218,7 @@ impl Playback {
 }
 
 /// Apply a run control to `lanes`. `Err` says why Play could not start (a banner).
-pub fn control(lanes: &mut impl Replay, control: Control) -> Result<(), String> {
+pub fn control(lanes: &mut dyn Replay, control: Control) -> Result<(), String> {
     match control {
         Control::Play => return play(lanes),
         Control::Pause => pause(lanes),
@@ -274,7 +274,7 @@ pub fn control(lanes: &mut impl Replay, control: Control) -> Result<(), String> 
     Ok(())
 }
 
-fn play(lanes: &mut impl Replay) -> Result<(), String> {
+fn play(lanes: &mut dyn Replay) -> Result<(), String> {
     if lanes.finished() {
         lanes.rewind();
     }
@@ -287,12 +287,12 @@ fn play(lanes: &mut impl Replay) -> Result<(), String> {
     Ok(())
 }
 
-fn pause(lanes: &mut impl Replay) {
+fn pause(lanes: &mut dyn Replay) {
     lanes.playback().playing = false;
     lanes.refresh_slow_views();
 }
 
-fn fit_speed(lanes: &mut impl Replay) {
+fn fit_speed(lanes: &mut dyn Replay) {
     if lanes.playback().fit_speed {
         if let Some(ms) = lanes.length_ms() {
             let p = lanes.playback();
@@ -304,7 +304,7 @@ fn fit_speed(lanes: &mut impl Replay) {
 
 /// Play at full speed, frame by frame as the page does, until the run ends (tests).
 #[cfg(test)]
-pub(crate) fn play_to_end(lanes: &mut impl Replay) {
+pub(crate) fn play_to_end(lanes: &mut dyn Replay) {
     control(lanes, Control::SetSpeed(Speed::Max)).expect("a speed");
     control(lanes, Control::Play).expect("runs");
     for frame in 0..10_000 {
