@@ -12,12 +12,12 @@
 
 use std::ops::Range;
 
-use wasm_bindgen::JsCast;
-use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
+use crate::browser;
+
 use crate::components::banners::message;
-use crate::state::TextError;
+use blast_playground::offload::TextError;
 
 /// What a stretch of the text is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,32 +237,21 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     let live = *editing || p.text.len() < LIVE_TEXT_BYTES;
     let oninput = {
         let cb = p.on_input.clone();
-        Callback::from(move |e: InputEvent| cb.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+        Callback::from(move |e: InputEvent| cb.emit(browser::value(&e)))
     };
     let onscroll = {
         let scroll = scroll.clone();
-        Callback::from(move |e: Event| {
-            let area = e.target_unchecked_into::<web_sys::Element>();
-            scroll.set((f64::from(area.scroll_top()), f64::from(area.scroll_left()), f64::from(area.client_height())))
-        })
+        Callback::from(move |e: Event| scroll.set(browser::scroll_of(&e)))
     };
     // A big paste never enters the text box (its layout is the cost): the new text goes to the
     // page, which shows it read-only.
     let onpaste = {
         let cb = p.on_input.clone();
         Callback::from(move |e: Event| {
-            let Some(pasted) = e.unchecked_ref::<web_sys::ClipboardEvent>().clipboard_data().and_then(|d| d.get_data("text/plain").ok()) else {
-                return;
-            };
-            if pasted.len() < LIVE_TEXT_BYTES {
-                return;
-            }
-            e.prevent_default();
             // Not through the box (`set_range_text` lays the whole text out: a 4 s task).
-            let area = e.target_unchecked_into::<HtmlTextAreaElement>();
-            let value = area.value();
-            let at = |p: Result<Option<u32>, _>| p.ok().flatten().map_or(0, |i| i as usize);
-            cb.emit(pasted_into(&value, at(area.selection_start()), at(area.selection_end()), &pasted));
+            if let Some(paste) = browser::take_paste(&e, LIVE_TEXT_BYTES) {
+                cb.emit(pasted_into(&paste.value, paste.start, paste.end, &paste.text));
+            }
         })
     };
     let edit = {
