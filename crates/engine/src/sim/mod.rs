@@ -81,6 +81,9 @@ pub struct Simulation {
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
     timeline: Timeline,
+    /// Relinks by verdict since the last `advance`, which adds them to the timeline at the
+    /// iteration they happened (one bucket update per step, not one per relink).
+    pending_relinks: [u64; 3],
     /// Work done so far, in the units [`estimate_work`] bounds (see `program::Estimate`).
     work: u64,
     /// Reused buffers (segment positions and raw hits; the sites an event hit, in order), so
@@ -180,6 +183,7 @@ impl Simulation {
             relinks: Vec::new(),
             relinks_total: [0; 3],
             timeline: Timeline::new(bucket, iterations_per_op),
+            pending_relinks: [0; 3],
             work: 0,
             scratch: Vec::new(),
             hits: Vec::new(),
@@ -428,7 +432,7 @@ impl Simulation {
     }
 
     fn advance(&mut self, cost: f64, iterations: u64) {
-        self.timeline.add(self.iterations, cost, iterations, [0; 3]);
+        self.timeline.add(self.iterations, cost, iterations, std::mem::take(&mut self.pending_relinks));
         self.now_ns += cost;
         self.iterations += iterations;
     }

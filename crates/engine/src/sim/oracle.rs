@@ -52,7 +52,7 @@ impl Simulation {
                 }
                 self.work += poly.receivers.len() as u64;
                 // The site's own fields follow its first receiver (names and views read them).
-                site.true_target = poly.targets[0].clone();
+                site.true_target = poly.targets[0];
                 site.true_cacheable = poly.cacheable[0];
                 if any {
                     changed.push(s);

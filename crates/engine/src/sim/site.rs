@@ -13,7 +13,7 @@ use super::Simulation;
 /// Relink records kept (the totals count every one).
 const MAX_RELINK_RECORDS: usize = 20_000;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Link {
     pub target: Target,
     pub domain: DomainKey,
@@ -21,7 +21,7 @@ pub(crate) struct Link {
     pub serial: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct PicEntry {
     link: Link,
     /// `false` = the "uncacheable" sentinel: every hit re-selects.
@@ -185,6 +185,33 @@ impl SiteRt {
     }
 }
 
+/// The parameters a site's run reads, copied out of [`Params`] once per run (the state
+/// machine borrows the simulation mutably while it reads them).
+#[derive(Clone, Copy)]
+struct SiteParams {
+    pic_capacity: usize,
+    optimize_threshold: u64,
+    fallback_threshold: u64,
+    fallback_cutoff: u32,
+    fast_call_ns: f64,
+    pic_call_ns: f64,
+    selection_ns: f64,
+}
+
+impl SiteParams {
+    fn of(p: &Params) -> SiteParams {
+        SiteParams {
+            pic_capacity: p.pic_capacity,
+            optimize_threshold: p.optimize_threshold,
+            fallback_threshold: p.fallback_threshold,
+            fallback_cutoff: p.fallback_cutoff,
+            fast_call_ns: p.fast_call_ns,
+            pic_call_ns: p.pic_call_ns,
+            selection_ns: p.selection_ns,
+        }
+    }
+}
+
 impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
         self.epoch(l.domain) == Some(l.epoch)
@@ -210,7 +237,7 @@ impl Simulation {
         let epoch = self.domains.open(domain);
         self.serial += 1;
         let site = &self.sites[s];
-        (Link { target: site.true_target.clone(), domain, epoch, serial: self.serial }, site.true_cacheable)
+        (Link { target: site.true_target, domain, epoch, serial: self.serial }, site.true_cacheable)
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
@@ -226,7 +253,7 @@ impl Simulation {
     }
 
     fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, domain: DomainKey, old: &Target) {
-        let new = self.sites[s].true_target.clone();
+        let new = self.sites[s].true_target;
         self.record_relink_for(s, verdict, event, domain, old, new, None);
     }
 
@@ -250,9 +277,8 @@ impl Simulation {
             Verdict::Missed => site.stats.missed += 1,
         }
         self.relinks_total[verdict as usize] += 1;
-        let mut counts = [0u64; 3];
-        counts[verdict as usize] = 1;
-        self.timeline.add(self.iterations, 0.0, 0, counts);
+        // Counted into the timeline with the step's cost, at the same iteration (`advance`).
+        self.pending_relinks[verdict as usize] += 1;
         if self.relinks.len() < MAX_RELINK_RECORDS {
             self.relinks.push(RelinkRecord {
                 site: s,
@@ -262,7 +288,7 @@ impl Simulation {
                 event,
                 domain,
                 verdict,
-                old_target: old.clone(),
+                old_target: *old,
                 new_target: new,
                 receiver,
             });
@@ -302,14 +328,14 @@ impl Simulation {
 
     /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
     fn run_calls(&mut self, s: usize, n: u64) -> f64 {
-        let p = self.params.clone();
+        let p = SiteParams::of(&self.params);
         let mut left = n;
         let mut cost = 0.0;
         let mut steps = 0;
         while left > 0 {
             steps += 1;
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
-            match self.sites[s].fast_link().cloned() {
+            match self.sites[s].fast_link().copied() {
                 Some(link) => {
                     if self.domains.valid(&link) {
                         cost += left as f64 * p.fast_call_ns;
@@ -356,8 +382,8 @@ impl Simulation {
     }
 
     /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
-    fn run_default(&mut self, s: usize, left: &mut u64, p: &Params) -> f64 {
-        let Some(entry) = self.sites[s].pic.clone() else {
+    fn run_default(&mut self, s: usize, left: &mut u64, p: &SiteParams) -> f64 {
+        let Some(entry) = self.sites[s].pic else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
             let serial = fresh.serial;
