@@ -192,6 +192,13 @@ fn child(job: &str) {
         println!("{} {} 0 0 0", t.wall, t.cpu);
         return;
     }
+    if let Some(sites) = job.strip_prefix("parse:") {
+        // For profiling: parse + validate the DSL table row's text at another size.
+        let text = big_text(sites.parse().unwrap());
+        let t = time(|| drop(dsl::parse(&text).unwrap()), 1);
+        println!("{} {} 0 0 0", t.wall, t.cpu);
+        return;
+    }
     let (scenario, policy) = match job.split_once(':') {
         Some(("new", n)) => (world(n.parse::<usize>().unwrap() / 10, n.parse().unwrap(), 1, Event::Unattributed), None),
         Some((gen, policy)) => {
