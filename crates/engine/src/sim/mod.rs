@@ -394,7 +394,9 @@ impl Simulation {
             }
             run.dirty.remove(pos);
             if self.sites[s].steady.is_none() {
-                let calls_per_iteration = if node.calls_each_site_once { 1 } else { node.positions(s as u32).count() as u64 };
+                let calls = if node.calls_each_site_once { 1 } else { node.positions(s as u32).count() };
+                // The site is called at `pos`, so at least once; a loop's calls fit in 32 bits.
+                let calls_per_iteration = std::num::NonZeroU32::new(calls as u32).unwrap_or(std::num::NonZeroU32::MIN);
                 self.sites[s].steady = Some(site::Steady { since: now, calls_per_iteration, position: pos });
             }
         }
@@ -416,7 +418,7 @@ impl Simulation {
         let Some(steady) = self.sites[s].steady else { return };
         self.sites[s].settle(self.iterations);
         if let Some(Frame::Loop(run)) = self.stack.last_mut() {
-            if steady.calls_per_iteration == 1 {
+            if steady.calls_per_iteration.get() == 1 {
                 run.dirty.insert(steady.position);
             } else {
                 for pos in self.program.loops[run.node].positions(s as u32) {
@@ -450,6 +452,8 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
         ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
         ("  report::SiteStats", size_of::<SiteStats>()),
         ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
+        ("model::SiteDecl (+ its strings)", size_of::<crate::model::SiteDecl>()),
+        ("model::Stmt (a call, + its string)", size_of::<crate::model::Stmt>()),
     ]
 }
 

@@ -2,6 +2,8 @@
 //! fallback storm, in closed form over `n` calls with the world unchanged (Groovy's
 //! `IndyInterface` / `CacheableCallSite` behaviour).
 
+use std::num::NonZeroU32;
+
 use crate::params::Params;
 use crate::policy::DomainKey;
 use crate::report::{RelinkRecord, SiteState, SiteStats, Verdict};
@@ -46,8 +48,9 @@ pub(crate) enum Mode {
 pub(crate) struct Steady {
     /// Loop iterations when the site became steady.
     pub since: u64,
-    /// Times the loop calls the site per iteration.
-    pub calls_per_iteration: u64,
+    /// Times the loop calls the site per iteration (never 0, which lets `Option<Steady>` be
+    /// 16 bytes).
+    pub calls_per_iteration: NonZeroU32,
     /// One of its call positions (the only one when it is called once per iteration).
     pub position: u32,
 }
@@ -156,7 +159,7 @@ impl SiteRt {
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
     pub fn settle(&mut self, now: u64) {
         if let Some(st) = self.steady.take() {
-            self.stats.fast_calls += st.calls_per_iteration * (now - st.since);
+            self.stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
         }
     }
 
@@ -164,7 +167,7 @@ impl SiteRt {
     pub fn stats_at(&self, now: u64) -> SiteStats {
         let mut stats = self.stats.clone();
         if let Some(st) = self.steady {
-            stats.fast_calls += st.calls_per_iteration * (now - st.since);
+            stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
         }
         stats
     }
@@ -242,13 +245,14 @@ impl Simulation {
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
     fn relink_from(&mut self, s: usize, old: &Link) {
-        let key = (old.domain, self.domains.epoch(old.domain).unwrap_or(0));
-        if self.sites[s].last_relink_recorded == Some(key) {
+        let (epoch, event) = self.domains.epoch_and_retirer(old.domain).unwrap_or((0, None));
+        let key = (old.domain, epoch);
+        let site = &mut self.sites[s];
+        if site.last_relink_recorded == Some(key) {
             return;
         }
-        self.sites[s].last_relink_recorded = Some(key);
-        let verdict = if old.target == self.sites[s].true_target { Verdict::Collateral } else { Verdict::Necessary };
-        let event = self.domains.retired_by(old.domain);
+        site.last_relink_recorded = Some(key);
+        let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
         self.record_relink(s, verdict, event, old.domain, &old.target);
     }
 
@@ -296,11 +300,15 @@ impl Simulation {
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.
+    #[inline]
     fn served(&mut self, s: usize, link: &Link, calls: u64) {
-        let site = &self.sites[s];
-        if link.target == site.true_target {
-            return;
+        if link.target != self.sites[s].true_target {
+            self.served_stale(s, link, calls);
         }
+    }
+
+    #[cold]
+    fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
         self.sites[s].stats.stale_calls += calls;
         let cause = self.sites[s].true_changed_by;
         if self.sites[s].last_missed_recorded != Some((link.serial, cause)) {
