@@ -148,7 +148,7 @@ impl Simulation {
         // A polymorphic site is listed under each of its receiver classes.
         let by_class = sites.iter().enumerate().flat_map(|(i, s): (usize, &SiteRt)| {
             let poly = s.poly.as_deref().map(|p| p.receivers.as_slice()).unwrap_or_default();
-            std::iter::once(s.receiver).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
+            std::iter::once(s.receiver()).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
         });
         let sites_by_class = interned::Groups::by_pairs(world.classes.len(), by_class);
         let iterations_per_op = iterations_in(&scenario.op);
@@ -191,7 +191,7 @@ impl Simulation {
         };
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
         for s in 0..sim.sites.len() {
-            sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
+            sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver(), &sim.sites[s].true_target);
             if let Some(poly) = sim.sites[s].poly.as_deref_mut() {
                 for (r, &c) in poly.receivers.iter().enumerate() {
                     poly.cacheable[r] = sim.world.cacheable(c, &poly.targets[r]);

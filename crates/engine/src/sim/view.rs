@@ -72,7 +72,7 @@ impl Simulation {
         let st = &self.sites[i];
         SiteReport {
             name: self.site_names.get(i).to_string(),
-            class: self.world.classes[st.receiver].name.clone(),
+            class: self.world.classes[st.receiver()].name.clone(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
             target: self.target_text(&st.true_target),
