@@ -190,8 +190,8 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: Rc::new(s.scenario.clone()),
             classes: Rc::new(s.runner.classes().to_vec()),
-            sites: Rc::new(s.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect()),
-            site_names: Rc::new(s.scenario.sites.iter().map(|x| x.name.clone()).collect()),
+            sites: Rc::new(s.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
+            site_names: Rc::new(s.scenario.sites.iter().map(|x| x.name.to_string()).collect()),
             class_names: Rc::new(s.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
             methods: Rc::new(method_suggestions(&s.scenario)),
         }

@@ -320,7 +320,7 @@ impl Parser {
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
                     let (others, mix) = self.receiver_mix(&path, &method)?;
-                    s.sites.push(SiteDecl { name, class, method, others, mix });
+                    s.sites.push(SiteDecl { name: name.into(), class: class.into(), method: method.into(), others, mix });
                 }
                 "setup" => {
                     s.setup = self.block("setup")?;
@@ -434,7 +434,7 @@ impl Parser {
             "call" => {
                 let (site, st) = self.ident("a site name")?;
                 self.mark(|| format!("{p}.site"), &st);
-                Stmt::Call { site }
+                Stmt::Call { site: site.into() }
             }
             "loop" | "repeat" => {
                 let (count, ct) = self.num("a count")?;

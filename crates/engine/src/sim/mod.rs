@@ -469,7 +469,7 @@ impl Prepared {
             last = receiver;
             site_names.push(&s.name);
             let method = *method_index.entry(&s.method).or_insert_with(|| {
-                methods.push(s.method.clone());
+                methods.push(s.method.to_string());
                 methods.len() as u32 - 1
             });
             site_keys.push((receiver as u32, method));
