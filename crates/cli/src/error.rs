@@ -139,7 +139,9 @@ impl fmt::Display for CliError {
             CliError::Run { scenario, error } => write!(f, "{scenario}: {error}"),
             CliError::Fingerprint { file, error } => write!(f, "{file}: {error}"),
             CliError::Plot(reason) => write!(f, "cannot draw the chart: {reason}"),
-            CliError::PlotNotSupported(command) => write!(f, "--plot draws `blast fingerprint`'s chart; `blast {command}` has none"),
+            CliError::PlotNotSupported(command) => {
+                write!(f, "--plot draws the charts of `blast fingerprint` and `blast calibrate`; `blast {command}` has none")
+            }
         }
     }
 }

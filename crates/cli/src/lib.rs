@@ -11,9 +11,11 @@ use std::fmt::Write as _;
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
 use blast_engine::compare::{compare, Comparison};
 use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
+use blast_engine::groovy24;
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
 use blast_engine::policy::Policy;
+use blast_engine::reference::Reference;
 use blast_engine::runtimes::{self, PROFILES};
 use blast_engine::sweep::Knob;
 use blast_engine::{dsl, presets, Params, Scenario};
@@ -60,7 +62,11 @@ pub fn usage() -> String {
             "run under each policy (a model preset: under each variant)",
         ),
         ("blast sweep <preset|file> --param name=v1,v2,... [--param other=value] [--policy ...]", SWEEP_FORMATS, "throughput per policy across a parameter"),
-        ("blast calibrate", CALIBRATE_FORMATS, "compare with the published figures; exit 1 if any row is outside tolerance"),
+        (
+            "blast calibrate [--plot sweeps.png]",
+            CALIBRATE_FORMATS,
+            "compare with the published figures; exit 1 if any row is outside tolerance; --plot draws the Groovy 2.4 sweeps beside their simulation",
+        ),
         ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
         (
             "blast check <file|preset|all>... [--param name=value ...]",
@@ -109,7 +115,7 @@ pub fn main_with_args(args: &[String]) -> Output {
 fn dispatch(args: &[String]) -> Result<Output, CliError> {
     let cmd = args.first().ok_or(CliError::NoCommand)?;
     let opts = parse_options(&args[1..])?;
-    if opts.plot.is_some() && cmd != "fingerprint" {
+    if opts.plot.is_some() && !matches!(cmd.as_str(), "fingerprint" | "calibrate") {
         return Err(CliError::PlotNotSupported(cmd.clone()));
     }
     if matches!(cmd.as_str(), "run" | "sweep") {
@@ -453,9 +459,18 @@ fn cmd_sweep(opts: &Options) -> Result<String, CliError> {
     Ok(out)
 }
 
+/// docs/groovy24_sweeps.png: the Groovy 2.4 sweeps of `cal` beside the same mirrors under `global`.
+pub fn sweeps_chart(cal: &Calibration) -> Result<Vec<u8>, CliError> {
+    let global = groovy24::points_under(&Reference::get().groovy24_sweeps, &Params::default(), Policy::Global);
+    plot::sweeps_png(&cal.sweeps, &global)
+}
+
 fn cmd_calibrate(opts: &Options) -> Result<Output, CliError> {
     let format = opts.format_for("calibrate", CALIBRATE_FORMATS)?;
     let cal = calibrate(&Params::default());
+    if let Some(png) = &opts.plot {
+        std::fs::write(png, sweeps_chart(&cal)?).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
+    }
     let text = match format {
         Format::Json => json(&cal),
         Format::Markdown => calibration_markdown(&cal),

@@ -56,7 +56,7 @@ pub struct Options {
     /// `--param name=v1,v2,..`: the swept parameter (at most one).
     pub sweep: Option<(String, Vec<String>)>,
     pub positional: Vec<String>,
-    /// `--plot FILE.png`: where `blast fingerprint` draws its chart.
+    /// `--plot FILE.png`: where `blast fingerprint` or `blast calibrate` draws its chart.
     pub plot: Option<String>,
 }
 

@@ -1,13 +1,17 @@
-//! `blast fingerprint --plot FILE.png`: the chart in docs/RUNTIMES.md. One panel per runtime,
-//! the fanout workloads along x (the rows that tell the policies' scopes apart), the measured
-//! slowdown as a dot with its spread as a bar (hollow when too wide to read), and every
-//! policy's simulated slowdown at its fitted costs as a line in the playground's policy colour.
+//! The committed charts. `blast fingerprint --plot FILE.png` draws the one in docs/RUNTIMES.md:
+//! one panel per runtime, the fanout workloads along x (the rows that tell the policies' scopes
+//! apart), the measured slowdown as a dot with its spread as a bar (hollow when too wide to
+//! read), and every policy's simulated slowdown at its fitted costs as a line in the
+//! playground's policy colour. `blast calibrate --plot FILE.png` draws the one in
+//! docs/CALIBRATION.md: one panel per Groovy 2.4 sweep, the measured medians with their min..max,
+//! the simulation under the measured runtime's invalidation and under `global`.
 //!
 //! Text is set in a TrueType font read at run time (`FONT_PATH`, Debian's fonts-dejavu-core,
 //! installed by scripts/install-tools.sh): the bitmap has no font of its own, and the same
 //! font, crates and data give the same bytes, which is how the committed PNG is guarded.
 
 use blast_engine::fingerprint::{fanout_spec, Fingerprint, Pair};
+use blast_engine::groovy24::{self, SweepPoint};
 use blast_engine::Policy;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -81,12 +85,17 @@ pub fn fingerprint_png(prints: &[Fingerprint]) -> Result<Vec<u8>, CliError> {
         }
         root.present().map_err(plot)?;
     }
+    encode(&rgb, w, h)
+}
+
+/// An RGB buffer of `w` x `h` as PNG bytes.
+fn encode(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, CliError> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(|e| CliError::Plot(e.to_string()))?;
-    writer.write_image_data(&rgb).map_err(|e| CliError::Plot(e.to_string()))?;
+    writer.write_image_data(rgb).map_err(|e| CliError::Plot(e.to_string()))?;
     writer.finish().map_err(|e| CliError::Plot(e.to_string()))?;
     Ok(out)
 }
@@ -151,6 +160,94 @@ fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
         chart.draw_series(std::iter::once(PathElement::new(vec![(x, p.measured), (x, p.measured * (1.0 + p.spread.min(0.5)))], BLACK.stroke_width(2))))?;
         let style = if p.readable { BLACK.filled() } else { BLACK.stroke_width(2) };
         chart.draw_series(std::iter::once(Circle::new((x, p.measured), 5, style)))?;
+    }
+    Ok(())
+}
+
+/// What each Groovy 2.4 sweep varies (its x axis).
+fn sweep_axis(sweep: &str) -> &'static str {
+    match sweep {
+        "density" => "a write every N iterations",
+        "sites" => "hot sites",
+        "burst" => "writes before each op",
+        "body" => "a write every N iterations (0: none)",
+        "length" => "warm-up ops",
+        _ => "",
+    }
+}
+
+/// The Groovy 2.4 sweeps chart (docs/CALIBRATION.md) as PNG bytes: `measured` carries the
+/// simulation under [`groovy24::MEASURED_POLICY`], `global` the same rows under `global`.
+pub fn sweeps_png(measured: &[SweepPoint], global: &[SweepPoint]) -> Result<Vec<u8>, CliError> {
+    register_font(FONT_PATH)?;
+    let sweeps = groovy24::SIMULATED;
+    let rows = (sweeps.len() as u32).div_ceil(COLUMNS);
+    let legend_h = 34;
+    let (w, h) = (PANEL.0 * COLUMNS, PANEL.1 * rows + legend_h);
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let plot = |e: DrawingAreaErrorKind<_>| CliError::Plot(e.to_string());
+        root.fill(&WHITE).map_err(plot)?;
+        let (legend, panels) = root.split_vertically(legend_h);
+        draw_sweeps_legend(&legend).map_err(plot)?;
+        for (sweep, area) in sweeps.iter().zip(panels.split_evenly((rows as usize, COLUMNS as usize))) {
+            let of = |pts: &[SweepPoint]| pts.iter().filter(|p| p.sweep == *sweep).cloned().collect::<Vec<_>>();
+            draw_sweep(&area, sweep, &of(measured), &of(global)).map_err(plot)?;
+        }
+        root.present().map_err(plot)?;
+    }
+    encode(&rgb, w, h)
+}
+
+fn draw_sweeps_legend<'a>(area: &Area<'a>) -> Drawn<'a> {
+    let text = ("sans-serif", 14).into_font();
+    let y = 17;
+    area.draw(&Circle::new((17, y), 5, BLACK.filled()))?;
+    area.draw(&Text::new("measured median (bar: min..max)", (28, y - 8), text.clone()))?;
+    let mut x = 300;
+    let measured = format!("simulated, {} (the measured runtime)", groovy24::MEASURED_POLICY.name());
+    for (p, label) in [(groovy24::MEASURED_POLICY, measured.as_str()), (Policy::Global, "simulated, global (JDK 8 to 13)")] {
+        area.draw(&PathElement::new(vec![(x, y), (x + 22, y)], colour(p).stroke_width(3)))?;
+        area.draw(&Text::new(label.to_string(), (x + 27, y - 8), text.clone()))?;
+        x += 300;
+    }
+    Ok(())
+}
+
+fn draw_sweep<'a>(area: &Area<'a>, sweep: &str, measured: &[SweepPoint], global: &[SweepPoint]) -> Drawn<'a> {
+    let n = measured.len().max(1);
+    let ms = |ns: f64| ns / 1e6;
+    let values = measured.iter().flat_map(|p| [p.measured_min_ns, p.measured_max_ns, p.simulated_ns]).chain(global.iter().map(|p| p.simulated_ns));
+    let (lo, hi) = values.filter(|v| v.is_finite() && *v > 0.0).fold((f64::INFINITY, 0.0f64), |(lo, hi), v| (lo.min(ms(v) / 1.2), hi.max(ms(v) * 1.2)));
+    // At least a decade, so the log axis has a labelled line.
+    let lo = lo.min(hi / 10.0);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .caption(format!("{sweep}: ms per op by {}", sweep_axis(sweep)), ("sans-serif", 15))
+        .x_label_area_size(28)
+        .y_label_area_size(52)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), (lo..hi).log_scale())?;
+    let labels: Vec<String> = measured.iter().map(|p| p.param.to_string()).collect();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x| labels.get(x.round() as usize).filter(|_| (x - x.round()).abs() < 1e-6).cloned().unwrap_or_default())
+        .y_labels(6)
+        .y_label_formatter(&|y| if *y >= 1.0 { format!("{y:.0}") } else { format!("{y:.1}") })
+        .label_style(("sans-serif", 12))
+        .max_light_lines(1)
+        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
+        .draw()?;
+    for (pts, policy, width) in [(global, Policy::Global, 2), (measured, groovy24::MEASURED_POLICY, 3)] {
+        let line: Vec<(f64, f64)> = pts.iter().enumerate().map(|(x, p)| (x as f64, ms(p.simulated_ns))).collect();
+        chart.draw_series(LineSeries::new(line, colour(policy).stroke_width(width)))?;
+    }
+    for (x, p) in measured.iter().enumerate() {
+        let x = x as f64;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(x, ms(p.measured_min_ns)), (x, ms(p.measured_max_ns))], BLACK.stroke_width(1))))?;
+        chart.draw_series(std::iter::once(Circle::new((x, ms(p.measured_ns)), 5, BLACK.filled())))?;
     }
     Ok(())
 }

@@ -138,8 +138,13 @@ fn calibrate_passes_and_reports_every_row() {
 fn calibration_doc_is_generated_not_hand_edited() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/CALIBRATION.md");
     let on_disk = std::fs::read_to_string(path).unwrap_or_default();
-    let fresh = calibration_markdown(&calibrate(&Params::default()));
+    let cal = calibrate(&Params::default());
+    let fresh = calibration_markdown(&cal);
     assert!(on_disk == fresh, "docs/CALIBRATION.md is stale: run scripts/gen-docs.sh");
+    // Its chart, redrawn here, must be the committed bytes.
+    let png = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/groovy24_sweeps.png")).expect("docs/groovy24_sweeps.png");
+    assert!(on_disk.contains("](groovy24_sweeps.png)"), "docs/CALIBRATION.md shows the chart");
+    assert!(png == blast_cli::sweeps_chart(&cal).unwrap(), "docs/groovy24_sweeps.png is stale: run scripts/gen-docs.sh");
 }
 
 #[test]
@@ -197,7 +202,7 @@ fn fingerprint_refuses_what_is_not_a_probe_result() {
 }
 
 #[test]
-fn plot_writes_a_png_for_fingerprint_only() {
+fn plot_writes_a_png_for_fingerprint_and_calibrate_only() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let result = format!("{root}/probes/results/cpython.json");
     let dir = std::env::temp_dir().join(format!("blast-cli-plot-{}", std::process::id()));
@@ -210,6 +215,11 @@ fn plot_writes_a_png_for_fingerprint_only() {
     let unwritable = blast(&["fingerprint", &result, "--plot", dir.join("no/such/dir.png").to_str().unwrap()]);
     assert_eq!(unwritable.code, 1);
     assert!(unwritable.stderr.contains("cannot draw the chart") && unwritable.stderr.contains("dir.png"), "{}", unwritable.stderr);
+    let sweeps = dir.join("sweeps.png");
+    let out = blast(&["calibrate", "--plot", sweeps.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("groovy 2.4 density"), "the checks are still printed");
+    assert_eq!(&std::fs::read(&sweeps).unwrap()[..8], b"\x89PNG\r\n\x1a\n");
     let elsewhere = blast(&["run", "hotLoop_baseline", "--plot", "x.png"]);
     assert_eq!(elsewhere.code, 2);
     assert!(elsewhere.stderr.contains("--plot"), "{}", elsewhere.stderr);

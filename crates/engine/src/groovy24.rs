@@ -1,9 +1,9 @@
 //! The Groovy 2.4 sweeps measured on this project's machine (`data/groovy24_sweeps.csv`,
 //! `probes/groovy/sweeps.groovy`): for each measured row, the scenario that mirrors its loop,
-//! simulated under `global` (Groovy 2.4's one SwitchPoint) with Groovy 2.4's call sites
-//! ([`Params::groovy_2_4`]) and the engine's one set of costs; and the shape of each sweep
-//! (which way it goes between points, where its steepest step is) that the simulation must
-//! reproduce.
+//! simulated with Groovy 2.4's call sites ([`Params::groovy_2_4`]) and the engine's one set of
+//! costs under the invalidation the measured runtime performs ([`MEASURED_POLICY`]); and the
+//! shape of each sweep (which way it goes between points, where its steepest step is) that the
+//! simulation must reproduce.
 //!
 //! The mirrored loops: every `acc += o.m(i)` in the probe is two dynamic call sites, the call
 //! and `long + Object` (`Long.plus`); `i < n`, `i++` and `i % p` are primitive `int` code that
@@ -11,6 +11,22 @@
 //! its first hit and relinks it on every receiver change, and the engine's polymorphic sites
 //! (`sim::poly`) stay on their PIC and refuse parameters that would promote them, so its rows
 //! are reference data only.
+//!
+//! Why not `global`: Groovy 2.4's global SwitchPoint is replaced on every metaclass write only
+//! when its Java 7 VM plugin is loaded. On JDK 14 and later (the rows ran on 17) it cannot be:
+//! `org.codehaus.groovy.vmplugin.v7.Java7`'s static initializer looks up the constructor
+//! `MethodHandles.Lookup(Class, int)`, which JDK 14 removed, and throws `GroovyBugError`, so
+//! `VMPluginFactory`'s static initializer falls back to `v6.Java6`, whose `invalidateCallSites()`
+//! is `v5.Java5`'s empty method. A write to an `ExpandoMetaClass`
+//! (`ExpandoMetaClass.registerInstanceMethod` -> `performRegistryCallbacks` ->
+//! `MetaClassImpl.incVersion` -> `ClassInfo.incVersion` -> `invalidateCallSites()`) therefore
+//! invalidates nothing; only a registry change (the first write to a class, which installs its
+//! `ExpandoMetaClass`: `MetaClassRegistryImpl.setMetaClass` -> `fireConstantMetaClassUpdate` ->
+//! the listener in `IndyInterface`'s static initializer -> `invalidateSwitchPoints`) still
+//! replaces the SwitchPoint, once per class. (GROOVY_2_4_X sources; checked on this machine:
+//! `VMPluginFactory.getPlugin()` is `Java6`, the SwitchPoint is replaced by a class's first
+//! write and not by the next ones, and `-XX:+PrintCompilation` shows the loop method's C2 code
+//! never made not entrant under a write every 1000 iterations; docs/CALIBRATION.md.)
 
 use serde::Serialize;
 
@@ -24,9 +40,16 @@ use crate::sim::run;
 /// (see docs/CALIBRATION.md for why each is not reproduced yet).
 pub const ENFORCED: [&str; 3] = ["density", "burst", "body"];
 
-/// Warm-up and measured ops of a mirrored scenario.
-pub const MIRROR_WARMUP_OPS: u32 = 15;
+/// Measured ops of a mirrored scenario (the warm-up is the probe's own).
 pub const MIRROR_OPS: u32 = 5;
+
+/// The policy whose retirements are those of the measured runtime (Groovy 2.4.21 on JDK 17,
+/// see the module header): after a class's first write, a write retires nothing, and `ideal`
+/// retires nothing for these probes either, since adding `dyn0` changes the resolution of no
+/// call they make. The one global invalidation per class at its first write (the first
+/// iteration of the first op, while the loop is still interpreted, or the burst's setup) costs
+/// one relink per site per run, which is not simulated.
+pub const MEASURED_POLICY: Policy = Policy::Ideal;
 
 /// The sweeps the engine mirrors, in the order they are reported.
 pub const SIMULATED: [&str; 5] = ["density", "sites", "burst", "body", "length"];
@@ -46,11 +69,12 @@ pub const DESCRIBE_BODY_NS: u64 = 215;
 pub fn scenario(row: &SweepRow) -> Option<Scenario> {
     let n = row.iterations;
     let p = row.param;
-    // Fewer ops than the probe ran (the simulation is deterministic: once warm, every op is the
-    // same), so the biggest burst stays inside the engine's work bound.
+    // The probe's warm-up (the `length` sweep's parameter), then fewer measured ops than it
+    // timed (the simulation is deterministic: once warm, every op is the same), so the biggest
+    // burst stays inside the engine's work bound.
     let common = format!(
         "measure warmup {} ops {}\nclass Long {{ plus cost {LOOP_WORK_NS}ns }}\nclass Unrelated\nsite acc = Long.plus\n",
-        row.warmup.min(MIRROR_WARMUP_OPS),
+        row.warmup,
         row.reps.min(MIRROR_OPS)
     );
     let text = match row.sweep.as_str() {
@@ -102,14 +126,21 @@ pub struct SweepPoint {
     pub deopts: u64,
 }
 
-/// Every mirrored row of the reference table, simulated with `params` (Groovy 2.4's call sites).
+/// Every mirrored row of the reference table, simulated with `params` (Groovy 2.4's call sites)
+/// under [`MEASURED_POLICY`].
 pub fn points(rows: &[SweepRow], params: &Params) -> Vec<SweepPoint> {
+    points_under(rows, params, MEASURED_POLICY)
+}
+
+/// The same under another policy (`global` is Groovy 2.4 on JDK 8 to 13, where every write
+/// replaces the SwitchPoint).
+pub fn points_under(rows: &[SweepRow], params: &Params, policy: Policy) -> Vec<SweepPoint> {
     let p24 = params.groovy_2_4();
     rows.iter()
         .filter_map(|row| {
             let s = scenario(row)?;
             // A mirror the engine refuses shows as NaN (and fails its check), never vanishes.
-            let r = run(&s, Policy::Global, &p24).ok();
+            let r = run(&s, policy, &p24).ok();
             let simulated_ns = r.as_ref().map_or(f64::NAN, |r| r.ms_per_op * 1e6);
             Some(SweepPoint {
                 sweep: row.sweep.clone(),
@@ -190,6 +221,23 @@ pub fn same_shape(measured: &Shape, simulated: &Shape) -> bool {
     no_reversal && rises_kept && measured.steepest == simulated.steepest
 }
 
+/// Whether some series whose every step is flat (within [`FLAT`]) lies within `tolerance`x of
+/// every value. When a measured shape reads flat throughout (each step inside the measured
+/// spread) while its medians move further than this allows, the shape check and the 2x check
+/// exclude each other: no simulation can pass both.
+pub fn flat_series_within(values: &[f64], tolerance: f64) -> bool {
+    // The values a flat series can take at each point form one interval, carried forward.
+    let mut reach = (0.0, f64::INFINITY);
+    for (i, &v) in values.iter().enumerate() {
+        let band = (v / tolerance, v * tolerance);
+        reach = if i == 0 { band } else { ((reach.0 / FLAT).max(band.0), (reach.1 * FLAT).min(band.1)) };
+        if reach.0 > reach.1 {
+            return false;
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +253,63 @@ mod tests {
         assert!(same_shape(&s, &shape(&[2.0, 30.0, 31.0, 9.0])));
         assert!(!same_shape(&s, &shape(&[2.0, 3.0, 31.0, 9.0])), "the knee moved");
         assert!(!same_shape(&s, &shape(&[2.0, 30.0, 31.0, 40.0])), "the fall became a rise");
+    }
+    #[test]
+    fn a_flat_series_fits_values_only_while_they_move_less_than_the_bands_allow() {
+        assert!(flat_series_within(&[1.0, 1.2, 1.5, 2.0], 2.0));
+        assert!(flat_series_within(&[1.0, 5.0], 2.0), "4x from the bands, 1.3x from the step: 5.2x apart at most");
+        assert!(!flat_series_within(&[1.0, 5.3], 2.0));
+        assert!(!flat_series_within(&[1.0, 2.0, 4.0, 8.0, 16.0], 2.0), "four 1.3x steps and two bands: 11.4x at most");
+    }
+
+    fn rows(sweep: &str) -> Vec<SweepRow> {
+        crate::reference::Reference::get().groovy24_sweeps.iter().filter(|r| r.sweep == sweep).cloned().collect()
+    }
+
+    fn simulated(points: &[SweepPoint]) -> Vec<f64> {
+        points.iter().map(|p| p.simulated_ns).collect()
+    }
+
+    #[test]
+    fn the_measured_sites_and_length_medians_exclude_a_flat_shape_within_2x() {
+        // Their measured shapes read flat at every step (each step inside the spread of
+        // bimodal ops), yet the medians move 10x (sites 4 -> 8) and 59x (length 0 -> 30).
+        for sweep in ["sites", "length"] {
+            let r = rows(sweep);
+            let medians: Vec<f64> = r.iter().map(|r| r.median_ns).collect();
+            let iqr: Vec<f64> = r.iter().map(|r| r.iqr_rel * r.median_ns).collect();
+            assert_eq!(measured_shape(&medians, &iqr).steepest, None, "{sweep}");
+            assert!(!flat_series_within(&medians, 2.0), "{sweep}: some flat series fits {medians:?}");
+        }
+    }
+
+    #[test]
+    fn under_the_measured_runtime_no_write_deoptimizes_the_loop_and_sites_stay_flat() {
+        // (tests/calibration.rs locks the density and burst knees.)
+        let p = Params::default();
+        for sweep in ["density", "sites", "burst", "body", "length"] {
+            assert!(points(&rows(sweep), &p).iter().all(|q| q.deopts == 0), "{sweep}");
+        }
+        let sites = shape(&simulated(&points(&rows("sites"), &p)));
+        assert!(sites.steepest.is_none() && sites.steps.iter().all(|&st| st == Step::Flat), "{sites:?}");
+    }
+
+    #[test]
+    fn under_global_the_sites_step_and_the_length_drop_are_the_recompilation_cutoff() {
+        // Groovy 2.4 on JDK 8 to 13: every write deoptimizes the loop's C2 code until the 401st
+        // decompile passes PerMethodRecompilationCutoff and it stays in C1. A deopt every
+        // ceil(1024 k / 1000) writes (C2 again after 1024 interpreted back-edges, a write every
+        // 1000 / k iterations, 100 writes an op) after a climb of k ops: the cutoff falls in op
+        // 9, 14, 24, 44 and 84 for 1 to 16 sites, so 1 and 2 sites run C1 code in the measured
+        // ops 16-20 and 4 do not (2 -> 4 up); run length passes it between 3 and 10 warm-up ops
+        // (3 -> 10 down).
+        let p = Params::default();
+        let cutoff = u64::from(p.per_method_recompilation_cutoff) + 1;
+        let sites = points_under(&rows("sites"), &p, Policy::Global);
+        assert_eq!(sites.iter().map(|q| q.deopts == cutoff).collect::<Vec<_>>(), [true, true, false, false, false], "{sites:?}");
+        assert_eq!(shape(&simulated(&sites)).steps[1], Step::Up);
+        let length = points_under(&rows("length"), &p, Policy::Global);
+        assert!(length[2].deopts < cutoff && length[3].deopts == cutoff, "{length:?}");
+        assert_eq!(shape(&simulated(&length)).steps[2], Step::Down);
     }
 }

@@ -29,8 +29,8 @@ pub const PROFILES: [RuntimeProfile; 6] = [
         name: "Groovy 2.4 (--indy)",
         policy: Policy::Global,
         semantics: Semantics::Snapshot,
-        invalidates: "one process-wide SwitchPoint: any metaclass registry change replaces it, so every linked indy call site falls back to selection",
-        source: "org/codehaus/groovy/vmplugin/v7/IndyInterface.java: the registry listener's updateConstantMetaClass calls invalidateSwitchPoints() (checked with javap on groovy-2.4.21.jar)",
+        invalidates: "one process-wide SwitchPoint: any metaclass registry change replaces it, so every linked indy call site falls back to selection; on JDK 14 and later (the JVM probed here) a write to a class's installed ExpandoMetaClass is no registry change and replaces nothing, so only a class's first write invalidates (docs/CALIBRATION.md)",
+        source: "org/codehaus/groovy/vmplugin/v7/IndyInterface.java: the registry listener's updateConstantMetaClass calls invalidateSwitchPoints() (checked with javap on groovy-2.4.21.jar); reflection/ClassInfo.incVersion calls VMPluginFactory's plugin's invalidateCallSites(), a no-op in v5/Java5 when v7/Java7's static initializer fails on JDK 14+",
     },
     RuntimeProfile {
         id: "cpython",
