@@ -10,8 +10,8 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=520          # gzipped .wasm + .js the page loads, KiB; 517.1 measured after merging the payoff-first screen (+14.5), polymorphic sites (+10.3), the engine worker bridge (+11.4) and the engine-scale indexes (+5.3) onto 476.9; issue 11 asks for 250 (not met: see its notes)
-WORKER_BUDGET_KB=105        # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded; 102.8 measured (93.3 before polymorphic sites and the engine-scale indexes)
+SIZE_BUDGET_KB=522          # gzipped .wasm + .js the page loads, KiB; 517.1 measured after merging the payoff-first screen (+14.5), polymorphic sites (+10.3), the engine worker bridge (+11.4) and the engine-scale indexes (+5.3) onto 476.9; 521.4 after the perf branch (+3.7: model::Name, the byte lexer, Prepared; main measured 517.7 the same way); issue 11 asks for 250 (not met: see its notes)
+WORKER_BUDGET_KB=105        # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded; 102.8 measured, 104.9 after the perf branch (93.3 before polymorphic sites and the engine-scale indexes)
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
