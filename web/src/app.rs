@@ -7,7 +7,6 @@ use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartLanes};
 use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
@@ -27,17 +26,23 @@ use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::tour::{self, Tour};
 use crate::components::why::Why;
-use crate::export;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
-use crate::measured::{self, Measured};
-use crate::model_entities::Family;
-use crate::model_mode::ModelSession;
-use crate::offload;
-use crate::runner::ClassEntry;
-use crate::share::{self, Shared};
-use crate::state::{Action, AppState, RunState, TimelineState};
 use crate::store::{use_store, Store};
-use crate::timeline;
+use blast_playground::action::Action;
+use blast_playground::charts::{self, ChartLanes};
+use blast_playground::chrome::ChromeAction;
+use blast_playground::export;
+use blast_playground::measured::{self, Measured};
+use blast_playground::model_entities::Family;
+use blast_playground::model_mode::ModelSession;
+use blast_playground::offload;
+use blast_playground::playback::Control;
+use blast_playground::playback::RunState;
+use blast_playground::runner::ClassEntry;
+use blast_playground::share::{self, Shared};
+use blast_playground::state::AppState;
+use blast_playground::timeline;
+use blast_playground::timeline::TimelineState;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
@@ -51,7 +56,7 @@ pub fn app() -> Html {
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, save_key, scenario_rev, loading, touring) = {
         let s = store.read();
-        (s.is_playing(), s.theme, s.save_key(), s.scenario_rev, s.loading_sites().is_some(), s.tour.is_some())
+        (s.is_playing(), s.chrome.theme, s.save_key(), s.session.scenario_rev, s.session.loading_sites().is_some(), s.chrome.tour.is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
@@ -99,17 +104,17 @@ pub fn app() -> Html {
     let expect_lines = {
         let deps = {
             let s = store.read();
-            (s.scenario_rev, s.edit_epoch, s.text_rev)
+            (s.session.scenario_rev, s.session.edit_epoch, s.session.text_rev)
         };
         let store = store.clone();
         use_memo(deps, move |&(_, _, text_rev)| {
             let s = store.read();
             // A second parse, recording places: half a second at 10^5 sites, so only when
             // there is an expectation to place, and a large text only in the engine worker.
-            match &s.read_expect_lines {
-                _ if s.scenario.expectations.is_empty() => Vec::new(),
+            match &s.session.read_expect_lines {
+                _ if s.session.scenario.expectations.is_empty() => Vec::new(),
                 Some((rev, lines)) if *rev == text_rev => lines.to_vec(),
-                _ if s.text.len() < offload::OFFLOAD_BYTES => offload::expectation_lines(&s.text),
+                _ if s.session.text.len() < offload::OFFLOAD_BYTES => offload::expectation_lines(&s.session.text),
                 _ => Vec::new(),
             }
         })
@@ -122,9 +127,9 @@ pub fn app() -> Html {
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
-        None => s.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
+        None => s.session.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
             // A runtime's scenario, as long as it is unedited.
-            runtimes::by_preset_id(&s.scenario.name).filter(|r| r.scenario_text() == s.text).map(|r| AttrValue::from(r.preset_id()))
+            runtimes::by_preset_id(&s.session.scenario.name).filter(|r| r.scenario_text() == s.session.text).map(|r| AttrValue::from(r.preset_id()))
         }),
     };
     // The gallery comes after the running comparison; the top bar's picker and its "All
@@ -135,21 +140,21 @@ pub fn app() -> Html {
         }
     };
     let html = html! {
-        <div class="app" data-tour={tour::target(s.tour)}>
+        <div class="app" data-tour={tour::target(s.chrome.tour)}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
             { share_strip(&share_link) }
-            <Banners banners={s.banners.clone()} on_dismiss={store.callback(Action::DismissBanner)} />
-            if let Some(sites) = s.loading_sites() {
+            <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
+            if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
-                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", crate::format::count(sites as u64)) }
+                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", blast_playground::format::count(sites as u64)) }
                 </p>
             }
-            if let (Some(e), None) = (&s.run_error, &s.model) {
+            if let (Some(e), None) = (&s.session.run_error, &s.model) {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
-            if let Some(step) = s.tour {
-                <Tour {step} on_next={store.on(Action::TourNext)} on_back={store.on(Action::TourBack)} on_close={store.on(Action::TourClose)} />
+            if let Some(step) = s.chrome.tour {
+                <Tour {step} on_next={store.on(Action::Chrome(ChromeAction::TourNext))} on_back={store.on(Action::Chrome(ChromeAction::TourBack))} on_close={store.on(Action::Chrome(ChromeAction::TourClose))} />
             }
             <main class="layout">
                 {
@@ -159,8 +164,8 @@ pub fn app() -> Html {
                     }
                 }
             </main>
-            if s.help_open {
-                <Help on_close={store.on(Action::ToggleHelp)} />
+            if s.chrome.help_open {
+                <Help on_close={store.on(Action::Chrome(ChromeAction::ToggleHelp))} />
             }
             <footer class="footer">
                 <p>{ "A deterministic simulation of call-site invalidation (GROOVY-12191 and friends). Press " }<kbd>{ "?" }</kbd>{ " for shortcuts." }</p>
@@ -188,12 +193,12 @@ struct ScenarioParts {
 impl ScenarioParts {
     fn of(s: &AppState) -> ScenarioParts {
         ScenarioParts {
-            scenario: Rc::new(s.scenario.clone()),
-            classes: Rc::new(s.runner.classes().to_vec()),
-            sites: Rc::new(s.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
-            site_names: Rc::new(s.scenario.sites.iter().map(|x| x.name.to_string()).collect()),
-            class_names: Rc::new(s.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
-            methods: Rc::new(method_suggestions(&s.scenario)),
+            scenario: Rc::new(s.session.scenario.clone()),
+            classes: Rc::new(s.session.runner.classes().to_vec()),
+            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
+            site_names: Rc::new(s.session.scenario.sites.iter().map(|x| x.name.to_string()).collect()),
+            class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
+            methods: Rc::new(method_suggestions(&s.session.scenario)),
         }
     }
 }
@@ -211,23 +216,29 @@ struct LaneStatus {
 }
 
 fn call_site_status(s: &AppState) -> LaneStatus {
-    let progress =
-        s.runner.views().iter().map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 }).fold(1.0, f64::min).min(1.0);
+    let progress = s
+        .session
+        .runner
+        .views()
+        .iter()
+        .map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 })
+        .fold(1.0, f64::min)
+        .min(1.0);
     let choices = Policy::ALL
         .iter()
         .map(|p| LaneChoice {
             id: format!("policy-{}", p.name()),
             label: p.name().into(),
             colour: format!("policy-{}", p.name()),
-            checked: s.policies.contains(p),
+            checked: s.session.policies.contains(p),
         })
         .collect();
     LaneStatus {
-        run_state: s.run_state(),
-        can_run: s.run_error.is_none(),
-        clock_ms: s.runner.clock_ms(),
+        run_state: s.session.run_state(),
+        can_run: s.session.run_error.is_none(),
+        clock_ms: s.session.runner.clock_ms(),
         progress,
-        count: s.total_relinks(),
+        count: s.session.total_relinks(),
         count_label: "relinks",
         choices_title: "Policies",
         choices,
@@ -243,7 +254,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
         .map(|(i, v)| LaneChoice { id: format!("variant-{v}"), label: v.to_string(), colour: format!("series-{i}"), checked: m.variants.contains(v) })
         .collect();
     LaneStatus {
-        run_state: RunState::of(m.playing, m.runner.views().iter().any(|v| v.revealed > 0), m.runner.finished()),
+        run_state: RunState::of(m.playback.playing, m.runner.views().iter().any(|v| v.revealed > 0), m.runner.finished()),
         can_run: true,
         clock_ms: m.runner.clock_ms(),
         progress: m.runner.views().iter().map(|v| v.progress()).fold(1.0, f64::min),
@@ -266,14 +277,14 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         counter_label: status.count_label.into(),
         lanes_title: status.choices_title.into(),
         lanes: status.choices,
-        theme: s.theme,
-        on_toggle_play: store.on(Action::TogglePlay),
-        on_step: store.on(Action::Step),
-        on_reset: store.on(Action::Reset),
-        on_speed: store.callback(Action::SetSpeed),
+        theme: s.chrome.theme,
+        on_toggle_play: store.on(Action::Run(Control::TogglePlay)),
+        on_step: store.on(Action::Run(Control::Step)),
+        on_reset: store.on(Action::Run(Control::Reset)),
+        on_speed: store.callback(|x| Action::Run(Control::SetSpeed(x))),
         on_toggle_lane: store.callback(Action::ToggleLane),
-        on_theme: store.on(Action::CycleTheme),
-        on_help: store.on(Action::ToggleHelp),
+        on_theme: store.on(Action::Chrome(ChromeAction::CycleTheme)),
+        on_help: store.on(Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
         on_preset: load_preset(store).reform(|id| (id, true)),
@@ -286,10 +297,10 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
 
 /// The charts' timeline props from the state: the window, the range and the marked relink's
 /// moment on the current axis (`lanes`: the lanes the charts draw, to place the mark).
-fn timeline_props(t: &TimelineState, lanes: &[Rc<crate::runner::LaneView>]) -> (Option<(usize, f64)>, Option<usize>) {
+fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneView>]) -> (Option<(usize, f64)>, Option<usize>) {
     let mark = t.mark.as_ref().and_then(|m| {
         let lane = lanes.iter().find(|l| l.policy == m.policy)?;
-        Some((charts::policy_colour(m.policy), timeline::x_of_time(lane, t.axis, m.t_ms)))
+        Some((charts::policy_colour(m.policy), timeline::x_of_time(&lane.timeline, lane.total_iterations, t.axis, m.t_ms)))
     });
     let relinks = t.brush.map(|_| lanes.iter().filter_map(|l| l.in_range.as_ref()).map(|r| r.total).sum());
     (mark, relinks)
@@ -309,18 +320,18 @@ fn call_site_sections(
     gallery: Html,
     measured: Html,
 ) -> Html {
-    let lanes = s.runner.views().to_vec();
+    let lanes = s.session.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
-    let (classes, class_names) = if s.runner.classes().len() == shared.classes.len() {
+    let (classes, class_names) = if s.session.runner.classes().len() == shared.classes.len() {
         (shared.classes.clone(), shared.class_names.clone())
     } else {
-        (Rc::new(s.runner.classes().to_vec()), Rc::new(s.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
+        (Rc::new(s.session.runner.classes().to_vec()), Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
     };
     let sites = shared.sites.clone();
     let shared_scenario = shared.scenario.clone();
     let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
-    let error_cb = store.callback(Action::ShowError);
-    let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.slow_lanes);
+    let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
+    let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
     let t = &s.timeline;
     html! {
         <>
@@ -331,39 +342,39 @@ fn call_site_sections(
                             <h2 id="blast-title">{ "Blast view" }</h2>
                             <p class="hint">{ scenario_caption(s) }</p>
                         </header>
-                        if let Some((n, note)) = &s.step_note {
+                        if let Some((n, note)) = &s.session.playback.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
-                        <BlastView {lanes} {classes} sites={sites} playing={s.playing}
-                            hovered={s.hovered_class.clone().map(AttrValue::from)} selected={s.selected_site.clone().map(AttrValue::from)}
-                            what_if={s.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-                        <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.runner.finished()}
-                            last={s.last_fire.clone()} on_fire={store.callback(Action::Fire)}
-                            categories={s.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                        <BlastView {lanes} {classes} sites={sites} playing={s.session.playback.playing}
+                            hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
+                            what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
+                            last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                            categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                            loop_mode={s.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
                     </section>
                 }
                 // The timeline and the why panel under it: a range brushed on one lists its
                 // relinks in the other, a relink clicked there is marked on the charts.
                 <div class="side">
                     if mounted >= 2 {
-                        <Charts lanes={ChartLanes::CallSites(s.slow_lanes.clone())} theme={s.theme} on_error={error_cb.clone()}
+                        <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                     }
                     if mounted >= 3 {
-                        <Why lanes={s.slow_lanes.clone()} sites={shared.site_names.clone()}
-                            selected={s.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
-                            focus={s.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                        <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
+                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
+                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
                     }
                 </div>
             </div>
             if mounted >= 3 {
                 <div class="analysis">
-                    <Comparison lanes={s.slow_lanes.clone()} published={s.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
-                    <Expectations expectations={Rc::new(s.scenario.expectations.clone())} outcomes={s.expectations.clone()} lines={expect_lines.clone()}
-                        lanes={s.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                    <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
+                        lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                 </div>
             }
             { gallery }
@@ -377,20 +388,20 @@ fn call_site_sections(
                         <div class="history-tools">
                             <button id="new-scenario" class="small" onclick={store.on(Action::NewScenario)}
                                 title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
-                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.history.can_undo()}
+                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.session.history.can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
-                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.history.can_redo()}
+                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
-                        <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.scenario_rev} epoch={s.edit_epoch}
-                            error={s.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
-                        <DslEditor text={AttrValue::from(s.text.clone())} error={s.text_error.clone()}
+                        <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
+                            error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                        <DslEditor text={AttrValue::from(s.session.text.clone())} error={s.session.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
-                            failed_lines={if s.text_error.is_none() { failed_lines(&s.expectations, expect_lines) } else { Vec::new() }} />
+                            failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                     </div>
                 </section>
             }
@@ -418,7 +429,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">
-                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.theme} on_error={store.callback(Action::ShowError)}
+                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
                         on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                 </div>
@@ -448,7 +459,7 @@ fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>)
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load.emit((runtime.preset_id(), false));
         measured.set(measured::reference(runtime_id).map(Rc::new));
-        gloo::timers::callback::Timeout::new(0, || browser::scroll_into_view("measured")).forget();
+        browser::soon_detached(|| browser::scroll_into_view("measured"));
     })
 }
 
@@ -466,10 +477,10 @@ fn load_preset(store: &Store) -> Callback<(String, bool)> {
                         let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
                         store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
                         if run {
-                            store.dispatch(Action::Play);
+                            store.dispatch(Action::Run(Control::Play));
                         }
                     }
-                    Err(e) => store.dispatch(Action::ShowError(format!("The {} scenario does not parse: {e}", runtime.name))),
+                    Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
                 }
             }
             None => store.dispatch(Action::LoadPreset { id, run }),
@@ -504,8 +515,8 @@ fn method_suggestions(scenario: &Scenario) -> Vec<String> {
 }
 
 fn scenario_caption(s: &AppState) -> String {
-    let name = if s.scenario.name.is_empty() { "Unnamed scenario" } else { s.scenario.name.as_str() };
-    let policies: Vec<&str> = s.policies.iter().map(|p| p.name()).collect();
+    let name = if s.session.scenario.name.is_empty() { "Unnamed scenario" } else { s.session.scenario.name.as_str() };
+    let policies: Vec<&str> = s.session.policies.iter().map(|p| p.name()).collect();
     format!("{name} under {}. Click a site for its history.", policies.join(", "))
 }
 
@@ -514,7 +525,7 @@ fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static s
     Callback::from(move |_| {
         let fragment = store.read().share_fragment();
         let Some(url) = browser::share_url(&fragment) else {
-            store.dispatch(Action::ShowError("Could not build a share link in this browser.".into()));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
             return;
         };
         link.set(Some((url.clone(), "Copying…")));
@@ -531,7 +542,7 @@ fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
         let link = link.clone();
         Callback::from(move |_: MouseEvent| link.set(None))
     };
-    let select_all = Callback::from(|e: FocusEvent| e.target_unchecked_into::<web_sys::HtmlInputElement>().select());
+    let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
     html! {
         <div class="share-strip" role="status">
             <label for="share-link">{ "Share link" }</label>
@@ -549,11 +560,14 @@ fn export_csv(store: &Store) -> Callback<()> {
             let s = store.read();
             match &s.model {
                 Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (export::file_stem(&s.scenario.name), export::results_csv(&s.scenario.name, s.runner.views(), s.preset.and_then(|p| p.published()))),
+                None => (
+                    export::file_stem(&s.session.scenario.name),
+                    export::results_csv(&s.session.scenario.name, s.session.runner.views(), s.session.preset.and_then(|p| p.published())),
+                ),
             }
         };
         if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
-            store.dispatch(Action::ShowError(format!("CSV export failed: {e}")));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
         }
     })
 }
@@ -563,15 +577,15 @@ fn export_scenario(store: &Store) -> Callback<ExportFormat> {
     Callback::from(move |format| {
         let (name, text) = {
             let s = store.read();
-            let stem = export::file_stem(&s.scenario.name);
+            let stem = export::file_stem(&s.session.scenario.name);
             match format {
-                ExportFormat::Dsl => (format!("{stem}.blast"), s.shareable_text()),
-                ExportFormat::Json => (format!("{stem}.json"), export::scenario_json(&s.scenario)),
+                ExportFormat::Dsl => (format!("{stem}.blast"), s.session.shareable_text()),
+                ExportFormat::Json => (format!("{stem}.json"), export::scenario_json(&s.session.scenario)),
             }
         };
         let mime = if format == ExportFormat::Json { "application/json" } else { "text/plain" };
         if let Err(e) = browser::download(&name, mime, &text) {
-            store.dispatch(Action::ShowError(format!("Export failed: {e}")));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
         }
     })
 }

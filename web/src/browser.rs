@@ -1,14 +1,27 @@
-//! The few browser services the page uses, each failing soft: storage may be disabled,
-//! the clipboard may be refused, and none of that may take the page down.
+//! Every browser API the page uses goes through here: storage, location, clipboard,
+//! downloads, theme, timers and animation frames, window events and keys, the controls an
+//! event came from, focus, chart canvases, picked files, the panic hook and the engine
+//! worker. Each fails soft: storage may be disabled, the clipboard may be refused, and none of
+//! that may take the page down. (The engine worker's own module, `worker.rs`, has its entry
+//! point's glue to itself.)
 
 use std::sync::Once;
 
+use blast_playground::chrome::Theme;
+use blast_playground::keys;
+use blast_playground::share;
+use blast_playground::state::Boot;
+use blast_playground::storage::{self, Saved};
+use gloo::events::{EventListener, EventListenerOptions};
+use gloo::file::callbacks::FileReader;
+use gloo::render::{request_animation_frame, AnimationFrame};
+use gloo::timers::callback::Timeout;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, Storage, Url};
-
-use crate::share;
-use crate::state::{Boot, Theme};
-use crate::storage::{self, Saved};
+use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Storage, Url};
+use yew::NodeRef;
 
 fn window() -> Option<web_sys::Window> {
     web_sys::window()
@@ -35,7 +48,7 @@ pub fn focused_element() -> Option<web_sys::HtmlElement> {
 }
 
 /// The elements inside `container` that Tab can reach, in document order.
-pub fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
+fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
     const FOCUSABLE: &str =
         "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
     let Ok(list) = container.query_selector_all(FOCUSABLE) else { return Vec::new() };
@@ -249,6 +262,278 @@ fn click_link(file_name: &str, href: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The system prefers dark colours (`prefers-color-scheme`).
+fn prefers_dark() -> bool {
+    window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).is_some_and(|mq| mq.matches())
+}
+
+/// An element's computed style: its CSS custom properties, and whether it shows the dark half
+/// of `light-dark()` colours (its `color-scheme` is `light` or `dark` when the user picked a
+/// theme, `light dark` when the system's preference decides).
+pub struct ComputedStyle {
+    style: Option<web_sys::CssStyleDeclaration>,
+    dark: bool,
+}
+
+impl ComputedStyle {
+    pub fn of(el: &web_sys::Element) -> ComputedStyle {
+        let style = window().and_then(|w| w.get_computed_style(el).ok().flatten());
+        let scheme = style.as_ref().and_then(|s| s.get_property_value("color-scheme").ok()).unwrap_or_default();
+        let dark = match (scheme.contains("light"), scheme.contains("dark")) {
+            (true, true) => prefers_dark(),
+            (_, dark) => dark,
+        };
+        ComputedStyle { style, dark }
+    }
+
+    pub fn dark(&self) -> bool {
+        self.dark
+    }
+
+    /// A property's value as computed (`--fg`, `color-scheme`).
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.style.as_ref()?.get_property_value(name).ok()
+    }
+}
+
+/// A canvas ready for plotters: its backing store sized to the element's CSS size times the
+/// device pixel ratio (text stays crisp), its computed style for the colours, and the ratio.
+pub struct ChartCanvas {
+    pub area: DrawingArea<CanvasBackend, Shift>,
+    pub style: ComputedStyle,
+    pub scale: f64,
+}
+
+impl ChartCanvas {
+    pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, String> {
+        let scale = device_pixel_ratio();
+        let w = (f64::from(canvas.client_width().max(1)) * scale).round() as u32;
+        let h = (f64::from(canvas.client_height().max(1)) * scale).round() as u32;
+        if canvas.width() != w {
+            canvas.set_width(w);
+        }
+        if canvas.height() != h {
+            canvas.set_height(h);
+        }
+        let style = ComputedStyle::of(&canvas);
+        let area = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?.into_drawing_area();
+        Ok(ChartCanvas { area, style, scale })
+    }
+}
+
+/// Call `f` when the window is resized or the system colour scheme flips, until the returned
+/// listeners are dropped.
+pub fn on_resize_or_scheme_change(f: impl Fn() + Clone + 'static) -> Vec<Listener> {
+    let w = window();
+    let resize = w.as_ref().map(|w| {
+        let f = f.clone();
+        EventListener::new(w, "resize", move |_| f())
+    });
+    let scheme = w.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| f()));
+    [resize, scheme].into_iter().flatten().map(Listener).collect()
+}
+
+/// An event listener; dropping it stops listening.
+pub struct Listener(#[allow(dead_code)] EventListener);
+
+/// Call `f` on every `event` (`hashchange`) of the window.
+pub fn on_window(event: &'static str, f: impl FnMut() + 'static) -> Option<Listener> {
+    let mut f = f;
+    window().map(|w| Listener(EventListener::new(&w, event, move |_| f())))
+}
+
+/// A key pressed anywhere on the page, as the shortcut table reads it.
+pub struct KeyPress {
+    pub key: String,
+    pub ctrl_or_meta: bool,
+    pub shift: bool,
+    pub alt: bool,
+    /// What kind of control it was pressed in (see `keys::control_keeps`).
+    pub focus: keys::Focus,
+    /// It was pressed in the DSL text box.
+    pub on_dsl_text: bool,
+}
+
+/// Call `f` on every key pressed on the page; when it returns `true`, the browser's own
+/// handling of the key is prevented.
+pub fn on_keydown(f: impl Fn(&KeyPress) -> bool + 'static) -> Option<Listener> {
+    let w = window()?;
+    Some(Listener(EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
+        let Some(e) = event.dyn_ref::<web_sys::KeyboardEvent>() else { return };
+        let target = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let press = KeyPress {
+            key: e.key(),
+            ctrl_or_meta: e.ctrl_key() || e.meta_key(),
+            shift: e.shift_key(),
+            alt: e.alt_key(),
+            focus: target.as_ref().map_or(keys::Focus::Other, focus_of),
+            on_dsl_text: target.is_some_and(|el| el.id() == "dsl-text"),
+        };
+        if f(&press) {
+            e.prevent_default();
+        }
+    })))
+}
+
+/// What kind of control an element is, for the shortcut table.
+fn focus_of(el: &web_sys::Element) -> keys::Focus {
+    let editable = el.closest("[contenteditable]").ok().flatten().is_some();
+    // An element acting as a button (the blast view's site nodes) keeps Space and Enter too.
+    let tag = if el.get_attribute("role").as_deref() == Some("button") { "BUTTON".to_string() } else { el.tag_name() };
+    keys::focus_kind(&tag, &el.get_attribute("type").unwrap_or_default(), editable)
+}
+
+/// A callback in a task of its own (after the current one, and after a paint when set from an
+/// animation frame); dropping it cancels the call.
+pub struct Task(#[allow(dead_code)] Timeout);
+
+pub fn soon(f: impl FnOnce() + 'static) -> Task {
+    Task(Timeout::new(0, f))
+}
+
+/// `soon`, never cancelled (a task that must outlive whoever set it).
+pub fn soon_detached(f: impl FnOnce() + 'static) {
+    Timeout::new(0, f).forget();
+}
+
+/// A callback at the next animation frame (just before its layout and paint), with the frame's
+/// timestamp; dropping it cancels the call.
+pub struct Frame(#[allow(dead_code)] AnimationFrame);
+
+pub fn next_frame(f: impl FnOnce(f64) + 'static) -> Frame {
+    Frame(request_animation_frame(f))
+}
+
+/// Run `f` once the next frame has painted (a timer set from an animation frame fires after it).
+pub fn after_paint(f: impl FnOnce() + 'static) {
+    // The handle cancels the frame when dropped; this one must outlive its caller.
+    std::mem::forget(request_animation_frame(move |_| soon_detached(f)));
+}
+
+/// The value of the input, select or text area an event came from (`""` from anything else).
+pub fn value(e: &web_sys::Event) -> String {
+    let Some(target) = e.target() else { return String::new() };
+    if let Some(input) = target.dyn_ref::<web_sys::HtmlInputElement>() {
+        input.value()
+    } else if let Some(select) = target.dyn_ref::<web_sys::HtmlSelectElement>() {
+        select.value()
+    } else if let Some(area) = target.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        area.value()
+    } else {
+        String::new()
+    }
+}
+
+/// Empty the input or select an event came from (a select shows its prompt again).
+pub fn clear_value(e: &web_sys::Event) {
+    let Some(target) = e.target() else { return };
+    if let Some(input) = target.dyn_ref::<web_sys::HtmlInputElement>() {
+        input.set_value("");
+    } else if let Some(select) = target.dyn_ref::<web_sys::HtmlSelectElement>() {
+        select.set_value("");
+    }
+}
+
+/// Whether the checkbox an event came from is checked.
+pub fn checked(e: &web_sys::Event) -> bool {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())
+}
+
+/// Select the whole text of the input an event came from.
+pub fn select_text(e: &web_sys::Event) {
+    if let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
+        input.select();
+    }
+}
+
+/// Where the element an event came from is scrolled to and how tall its box is, in CSS px:
+/// (top, left, client height).
+pub fn scroll_of(e: &web_sys::Event) -> (f64, f64, f64) {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .map_or((0.0, 0.0, 0.0), |el| (f64::from(el.scroll_top()), f64::from(el.scroll_left()), f64::from(el.client_height())))
+}
+
+/// The CSS width of the element an event came from (a chart canvas).
+pub fn width_of(e: &web_sys::Event) -> f64 {
+    e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()).map_or(0.0, |el| f64::from(el.client_width()))
+}
+
+/// The value of the text area or input `node` renders.
+pub fn node_value(node: &NodeRef) -> Option<String> {
+    node.cast::<web_sys::HtmlTextAreaElement>().map(|a| a.value()).or_else(|| node.cast::<web_sys::HtmlInputElement>().map(|i| i.value()))
+}
+
+/// Give the keyboard focus to the element `node` renders.
+pub fn focus_node(node: &NodeRef) {
+    if let Some(el) = node.cast::<web_sys::HtmlElement>() {
+        let _ = el.focus();
+    }
+}
+
+/// Give the keyboard focus back to an element (`focused_element`).
+pub fn refocus(el: &web_sys::HtmlElement) {
+    let _ = el.focus();
+}
+
+/// Move the focus among the tab stops inside `container` to the one `pick(count, current)`
+/// chooses; whether it moved.
+pub fn move_focus_within(container: &NodeRef, pick: impl FnOnce(usize, Option<usize>) -> Option<usize>) -> bool {
+    let Some(container) = container.cast::<web_sys::Element>() else { return false };
+    let stops = tab_stops(&container);
+    let active = focused_element();
+    let current = stops.iter().position(|s| active.as_ref() == Some(s));
+    match pick(stops.len(), current).and_then(|next| stops.get(next)) {
+        Some(next) => {
+            let _ = next.focus();
+            true
+        }
+        None => false,
+    }
+}
+
+/// The canvas `node` renders, ready for plotters (`None` when it is not on the page).
+pub fn chart_canvas(node: &NodeRef) -> Option<Result<ChartCanvas, String>> {
+    node.cast::<HtmlCanvasElement>().map(ChartCanvas::of)
+}
+
+/// The picture on the canvas `node` renders, as a PNG data URL.
+pub fn canvas_png(node: &NodeRef) -> Result<String, String> {
+    node.cast::<HtmlCanvasElement>()
+        .ok_or_else(|| "the chart is not on the page".to_string())?
+        .to_data_url_with_type("image/png")
+        .map_err(|_| "the browser refused to export the canvas".to_string())
+}
+
+/// Why a picked file was not read.
+pub enum FileRefusal {
+    /// Over the size given; not read at all.
+    TooLarge,
+    Unreadable(String),
+}
+
+/// A file being read; dropping it cancels the read.
+pub struct FileRead(#[allow(dead_code)] FileReader);
+
+/// Read the file picked in the file input an event came from, as text; `on_done` hears its
+/// name and the text or why not. A file over `max_bytes` is refused before any reading. The
+/// input is emptied, so picking the same file again reads it again. `None` when nothing was
+/// picked or the refusal was immediate.
+pub fn read_picked_file(e: &web_sys::Event, max_bytes: f64, on_done: impl FnOnce(String, Result<String, FileRefusal>) + 'static) -> Option<FileRead> {
+    let input = e.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?;
+    let file = input.files().and_then(|f| f.get(0))?;
+    input.set_value("");
+    let name = file.name();
+    if file.size() > max_bytes {
+        on_done(name, Err(FileRefusal::TooLarge));
+        return None;
+    }
+    let reader = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| {
+        on_done(name, text.map_err(|e| FileRefusal::Unreadable(e.to_string())));
+    });
+    Some(FileRead(reader))
+}
+
 /// `data-theme` on `<html>`: absent = follow the system (the stylesheet's media query).
 pub fn apply_theme(theme: Theme) {
     let Some(root) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
@@ -323,7 +608,7 @@ impl EngineWorker {
             let (worker, started, waiting, on_news) = (worker.clone(), started.clone(), waiting.clone(), on_news.clone());
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 let data = e.data();
-                if data.as_string().as_deref() == Some(crate::offload::READY) {
+                if data.as_string().as_deref() == Some(blast_playground::offload::READY) {
                     started.set(true);
                     for job in waiting.borrow_mut().drain(..) {
                         post_bytes(&worker, &job);

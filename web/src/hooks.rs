@@ -5,18 +5,17 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use gloo::events::{EventListener, EventListenerOptions};
-use gloo::render::{request_animation_frame, AnimationFrame};
-use gloo::timers::callback::Timeout;
-use wasm_bindgen::JsCast;
-use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::keys;
-use crate::offload::{self, Job, Reply, Verdict};
-use crate::state::{Action, AppState, SaveKey, Theme};
 use crate::store::Store;
+use blast_playground::action::Action;
+use blast_playground::chrome::ChromeAction;
+use blast_playground::chrome::Theme;
+use blast_playground::keys;
+use blast_playground::offload::{self, Job, Reply, Verdict};
+use blast_playground::playback::Control;
+use blast_playground::state::{AppState, SaveKey};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -28,7 +27,7 @@ type Slot<T> = Rc<RefCell<Option<T>>>;
 /// While playing, advance the simulations once per animation frame within the budget.
 #[hook]
 pub fn use_frame_loop(store: &Store, playing: bool) {
-    let frame: Slot<AnimationFrame> = use_mut_ref(|| None);
+    let frame: Slot<browser::Frame> = use_mut_ref(|| None);
     let last: Slot<f64> = use_mut_ref(|| None);
     let store = store.clone();
     use_effect_with(playing, move |playing| {
@@ -40,9 +39,9 @@ pub fn use_frame_loop(store: &Store, playing: bool) {
     });
 }
 
-fn schedule(store: Store, slot: Slot<AnimationFrame>, last: Slot<f64>) {
+fn schedule(store: Store, slot: Slot<browser::Frame>, last: Slot<f64>) {
     let next_slot = slot.clone();
-    let handle = request_animation_frame(move |timestamp| {
+    let handle = browser::next_frame(move |timestamp| {
         run_frame(&store, timestamp, &last);
         if store.read().is_playing() {
             schedule(store, next_slot, last);
@@ -56,58 +55,41 @@ fn run_frame(store: &Store, timestamp: f64, last: &RefCell<Option<f64>>) {
     *last.borrow_mut() = Some(timestamp);
     let deadline = browser::now_ms() + FRAME_BUDGET_MS;
     store.batch(|s: &mut AppState| {
-        s.reduce(Action::FrameStart { wall_dt_ms });
+        s.reduce(Action::Run(Control::FrameStart { wall_dt_ms }));
         loop {
-            s.reduce(Action::Work { max_steps: STEPS_PER_CHUNK });
+            s.reduce(Action::Run(Control::Work { max_steps: STEPS_PER_CHUNK }));
             if !s.is_behind() || browser::now_ms() >= deadline {
                 break;
             }
         }
-        s.reduce(Action::FrameEnd { wall_ms: timestamp });
+        s.reduce(Action::Run(Control::FrameEnd { wall_ms: timestamp }));
     });
-}
-
-/// What kind of control the key was pressed in (see `keys::control_keeps`).
-fn focus_of(e: &KeyboardEvent) -> keys::Focus {
-    let Some(el) = e.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return keys::Focus::Other };
-    let editable = el.closest("[contenteditable]").ok().flatten().is_some();
-    // An element acting as a button (the blast view's site nodes) keeps Space and Enter too.
-    let tag = if el.get_attribute("role").as_deref() == Some("button") { "BUTTON".to_string() } else { el.tag_name() };
-    keys::focus_kind(&tag, &el.get_attribute("type").unwrap_or_default(), editable)
-}
-
-fn on_dsl_text(e: &KeyboardEvent) -> bool {
-    e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| el.id() == "dsl-text")
 }
 
 #[hook]
 pub fn use_shortcuts(store: &Store) {
     let store = store.clone();
     use_effect_with((), move |_| {
-        let listener = web_sys::window().map(|w| {
-            EventListener::new_with_options(&w, "keydown", EventListenerOptions::enable_prevent_default(), move |event| {
-                let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
-                if let Some(action) = keys::history_action(&e.key(), e.ctrl_key() || e.meta_key(), e.shift_key(), e.alt_key()) {
-                    // The DSL box's own undo cannot survive the text being re-printed by form
-                    // edits: the scenario history stands in for it. Other fields keep the browser's.
-                    if focus_of(e) != keys::Focus::TextField || on_dsl_text(e) {
-                        e.prevent_default();
-                        store.dispatch(action);
-                    }
-                    return;
-                }
-                if keys::control_keeps(focus_of(e), &e.key()) {
-                    return;
-                }
-                if let Some(action) = keys::action_for(&e.key(), e.ctrl_key() || e.meta_key() || e.alt_key()) {
-                    // The cheat sheet is modal: only its own keys act while it is open.
-                    if store.read().help_open && !matches!(action, Action::ToggleHelp | Action::CloseOverlays) {
-                        return;
-                    }
-                    e.prevent_default();
+        let listener = browser::on_keydown(move |e| {
+            if let Some(action) = keys::history_action(&e.key, e.ctrl_or_meta, e.shift, e.alt) {
+                // The DSL box's own undo cannot survive the text being re-printed by form
+                // edits: the scenario history stands in for it. Other fields keep the browser's.
+                let ours = e.focus != keys::Focus::TextField || e.on_dsl_text;
+                if ours {
                     store.dispatch(action);
                 }
-            })
+                return ours;
+            }
+            if keys::control_keeps(e.focus, &e.key) {
+                return false;
+            }
+            let Some(action) = keys::action_for(&e.key, e.ctrl_or_meta || e.alt) else { return false };
+            // The cheat sheet is modal: only its own keys act while it is open.
+            if store.read().chrome.help_open && !matches!(action, Action::Chrome(ChromeAction::ToggleHelp) | Action::CloseOverlays) {
+                return false;
+            }
+            store.dispatch(action);
+            true
         });
         move || drop(listener)
     });
@@ -123,7 +105,7 @@ pub fn use_shortcuts(store: &Store) {
 #[hook]
 pub fn use_mount_stages(parts: usize) -> usize {
     let mounted = use_state(|| 0usize);
-    let pending: Slot<(AnimationFrame, Option<Timeout>)> = use_mut_ref(|| None);
+    let pending: Slot<(browser::Frame, Option<browser::Task>)> = use_mut_ref(|| None);
     {
         let mounted = mounted.clone();
         use_effect_with(*mounted, move |&now| {
@@ -131,9 +113,9 @@ pub fn use_mount_stages(parts: usize) -> usize {
                 let after_paint = pending.clone();
                 // Animation-frame callbacks run just before the frame's layout and paint; a timer
                 // set from one fires after them.
-                let frame = request_animation_frame(move |_| {
+                let frame = browser::next_frame(move |_| {
                     if let Some((_, timer)) = after_paint.borrow_mut().as_mut() {
-                        *timer = Some(Timeout::new(0, move || mounted.set(now + 1)));
+                        *timer = Some(browser::soon(move || mounted.set(now + 1)));
                     }
                 });
                 *pending.borrow_mut() = Some((frame, None));
@@ -150,37 +132,26 @@ pub fn use_mount_stages(parts: usize) -> usize {
 pub fn use_hash_links(store: &Store) {
     let store = store.clone();
     use_effect_with((), move |_| {
-        let listener = web_sys::window().map(|w| {
-            EventListener::new(&w, "hashchange", move |_| {
-                match browser::read_fragment() {
-                    Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
-                    Some(Err(refusal)) => store.dispatch(Action::ShowError(refusal.to_string())),
-                    None => return,
-                }
-                let store = store.clone();
-                after_paint(move || {
-                    browser::opened();
-                    save_now(&store);
-                });
-            })
+        let listener = browser::on_window("hashchange", move || {
+            match browser::read_fragment() {
+                Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
+                Some(Err(refusal)) => store.dispatch(Action::Chrome(ChromeAction::ShowError(refusal.to_string()))),
+                None => return,
+            }
+            let store = store.clone();
+            browser::after_paint(move || {
+                browser::opened();
+                save_now(&store);
+            });
         });
         move || drop(listener)
     });
 }
 
-/// Run `f` once the next frame has painted (a timer set from an animation frame fires after it).
-fn after_paint(f: impl FnOnce() + 'static) {
-    let frame = request_animation_frame(move |_| {
-        Timeout::new(0, f).forget();
-    });
-    // The handle cancels the frame when dropped; this one must outlive the event handler.
-    std::mem::forget(frame);
-}
-
 fn save_now(store: &Store) {
     let saved = store.read().saved();
     if let Err(why) = browser::save(&saved) {
-        store.dispatch(Action::ShowError(format!("Autosave is off: {why}.")));
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
     }
 }
 
@@ -255,7 +226,7 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job
     *engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
         Err(why) => {
-            store.dispatch(Action::ShowError(no_worker(&why)));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
             Engine::InPage
         }
     };
@@ -283,7 +254,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<J
         browser::WorkerNews::Failed { started, why } => {
             let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
             // Not from inside the worker's own event handler: this drops the worker.
-            Timeout::new(0, move || {
+            browser::soon_detached(move || {
                 let lost: Vec<Job> = in_flight.borrow_mut().drain(..).collect();
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
@@ -293,13 +264,12 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<J
                     }
                 } else {
                     *engine.borrow_mut() = Engine::InPage;
-                    store.dispatch(Action::ShowError(no_worker(&why)));
+                    store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
                     for job in lost {
                         run_in_page(&store, job);
                     }
                 }
-            })
-            .forget();
+            });
         }
     }
 }
@@ -311,5 +281,5 @@ fn no_worker(why: &str) -> String {
 /// The worker's job, done by the page in a task of its own (after the loading note paints).
 fn run_in_page(store: &Store, job: Job) {
     let store = store.clone();
-    Timeout::new(0, move || store.dispatch(Action::Read(offload::run(&job)))).forget();
+    browser::soon_detached(move || store.dispatch(Action::Read(offload::run(&job))));
 }

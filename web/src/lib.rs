@@ -1,35 +1,15 @@
-//! The Blast Radius playground: a Yew app around the `blast-engine` simulator.
+//! The Blast Radius playground's browser shell: a Yew app around `blast-playground`, which
+//! holds the page state and its reducers (tested natively).
 //!
-//! Pure logic (state and reducer, lockstep runner, model replay and knobs, editor operations,
-//! share and autosave codecs, layout, exports) lives in modules that need no browser and are
-//! tested natively;
-//! `components` renders it and `browser` wraps the few web APIs used.
+//! `app` lays out the page, `components` render the state and send actions, `store` holds the
+//! state for the component tree, `hooks` feed it frames, keys and the engine worker's answers,
+//! `plot` draws the charts, and `browser` is the only module that touches web APIs.
 
-pub mod aggregate;
 pub mod app;
 pub mod browser;
-pub mod charts;
-pub mod compiled;
 pub mod components;
-pub mod editor;
-pub mod export;
-pub mod format;
-pub mod history;
 pub mod hooks;
-pub mod keys;
-pub mod layout;
-pub mod measured;
-pub mod model_entities;
-pub mod model_knobs;
-pub mod model_mode;
-pub mod model_runner;
-pub mod offload;
-pub mod runner;
-pub mod share;
-pub mod state;
-pub mod storage;
+pub mod plot;
 pub mod store;
-pub mod timeline;
-pub mod wire;
 
 pub use app::App;

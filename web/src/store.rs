@@ -11,7 +11,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::state::{Action, AppState};
+use blast_playground::action::Action;
+use blast_playground::state::AppState;
 
 #[derive(Clone)]
 pub struct Store {
@@ -68,7 +69,7 @@ impl Store {
     }
 
     /// The jobs the reducer handed out for the engine worker (`AppState::take_jobs`).
-    pub fn take_jobs(&self) -> Vec<crate::offload::Job> {
+    pub fn take_jobs(&self) -> Vec<blast_playground::offload::Job> {
         self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
     }
 

@@ -4,7 +4,7 @@
 //! goes back as bytes, its buffer transferred rather than copied. It links the engine and
 //! `offload` only: no Yew, no charts.
 
-use blast_web::offload;
+use blast_playground::offload;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};

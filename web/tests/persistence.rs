@@ -3,10 +3,12 @@
 mod common;
 
 use blast_engine::{dsl, presets, Policy};
-use blast_web::model_mode::ModelLink;
-use blast_web::state::{Speed, Theme};
-use blast_web::storage::{self, Saved};
-use blast_web::{browser, share};
+use blast_playground::chrome::Theme;
+use blast_playground::model_mode::ModelLink;
+use blast_playground::playback::Speed;
+use blast_playground::share;
+use blast_playground::storage::{self, Saved};
+use blast_web::browser;
 use common::*;
 use wasm_bindgen_test::*;
 

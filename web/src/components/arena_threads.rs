@@ -5,9 +5,9 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
-use crate::format;
-use crate::model_entities::ThreadRow;
-use crate::model_runner::EntityView;
+use blast_playground::format;
+use blast_playground::model_entities::ThreadRow;
+use blast_playground::model_runner::EntityView;
 
 const MAX_ROWS: usize = 8;
 
@@ -31,7 +31,7 @@ pub fn threads(entities: &[EntityView]) -> Html {
 
 fn thread_row(t: &ThreadRow, flash: u64) -> Html {
     let verdict = t.verdict().name();
-    let frame = match (t.scoped_access, t.holds_session) {
+    let frame = match (t.scoped_access, t.role.holds_closing_session()) {
         (_, true) => "scoped access, holds the closing session",
         (true, false) => "scoped access",
         (false, false) => "plain compiled code",
@@ -41,7 +41,7 @@ fn thread_row(t: &ThreadRow, flash: u64) -> Html {
             title={format!("{}: {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.ops, t.handshakes, t.deopts)}>
             { flash_layer(flash) }
             <span role="cell" class="thread-name"><span class="verdict-dot"></span>{ &t.name }</span>
-            <span role="cell">{ &t.role }</span>
+            <span role="cell">{ t.role.name() }</span>
             <span role="cell" class="frame">{ frame }</span>
             <span role="cell" class="num">{ format::count(t.handshakes) }</span>
             <span role="cell" class="num deopts">{ format::count(t.deopts) }</span>
@@ -63,7 +63,7 @@ fn cells(entities: &[EntityView]) -> Html {
                     let verdict = t.verdict().name();
                     html! {
                         <span class={classes!("thread", "thread-cell", format!("verdict-{verdict}"))} role="listitem" data-thread={t.name.clone()} data-verdict={verdict}
-                            title={format!("{} ({}): {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.role, t.ops, t.handshakes, t.deopts)}>
+                            title={format!("{} ({}): {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.role.name(), t.ops, t.handshakes, t.deopts)}>
                             { flash_layer(e.flash) }
                         </span>
                     }

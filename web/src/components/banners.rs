@@ -3,8 +3,8 @@
 
 use yew::prelude::*;
 
-use crate::format;
-use crate::state::{Banner, BannerKind};
+use blast_playground::chrome::{Banner, BannerKind};
+use blast_playground::format;
 
 #[derive(Properties, PartialEq)]
 pub struct BannersProps {

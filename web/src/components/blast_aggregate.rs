@@ -7,14 +7,15 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
+use crate::browser;
+
 use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::CompiledUnits;
-use crate::format;
-use crate::runner::LaneView;
+use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
+use blast_playground::format;
+use blast_playground::runner::LaneView;
 
 /// Per lane: each scenario site's relinks, by the index of `forest.site_names`.
 fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
@@ -103,7 +104,7 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
     let on_query = {
         let (query, found) = (query.clone(), found.clone());
         Callback::from(move |e: InputEvent| {
-            query.set(e.target_unchecked_into::<HtmlInputElement>().value());
+            query.set(browser::value(&e));
             found.set(None);
         })
     };

@@ -10,13 +10,13 @@ use blast_engine::report::{SiteReport, SiteState};
 use blast_engine::Policy;
 use yew::prelude::*;
 
-use crate::aggregate;
 use crate::components::blast_aggregate::AggregatedBlast;
 use crate::components::compiled_units::CompiledUnits;
-use crate::format;
-use crate::layout::{self, Graph, CHAR_W};
-use crate::runner::{ClassEntry, LaneView, SiteView};
-use crate::state::RunState;
+use blast_playground::aggregate;
+use blast_playground::format;
+use blast_playground::layout::{self, Graph, CHAR_W};
+use blast_playground::playback::RunState;
+use blast_playground::runner::{ClassEntry, LaneView, SiteView};
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BlastViewProps {

@@ -9,16 +9,16 @@
 
 use std::rc::Rc;
 
-use gloo::events::EventListener;
-use gloo::timers::callback::Timeout;
-use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
 use crate::browser;
-use crate::charts::{self, ChartData, ChartLanes, DrawChart, Palette, XAxis};
-use crate::format;
-use crate::state::Theme;
-use crate::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
+use blast_playground::charts::{ChartData, ChartLanes};
+use blast_playground::timeline::XAxis;
+
+use crate::plot::{self, DrawChart, Palette};
+use blast_playground::chrome::Theme;
+use blast_playground::format;
+use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
@@ -135,15 +135,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     {
         let redraw = redraw.clone();
         use_effect_with((), move |_| {
-            let window = web_sys::window();
-            let bump = move || redraw.set(browser::now_ms() as u32);
-            let resize = window.as_ref().map(|w| {
-                let bump = bump.clone();
-                EventListener::new(w, "resize", move |_| bump())
-            });
-            let scheme =
-                window.and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten()).map(|mq| EventListener::new(&mq, "change", move |_| bump()));
-            move || drop((resize, scheme))
+            let listeners = browser::on_resize_or_scheme_change(move || redraw.set(browser::now_ms() as u32));
+            move || drop(listeners)
         });
     }
     {
@@ -155,28 +148,23 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             let data = Rc::new(lanes.data(*axis));
             let window = timeline::shown(*view, data.x_max);
             let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
-                Timeout::new(0, move || {
-                    if let Some(canvas) = node.cast::<HtmlCanvasElement>() {
-                        let scale = charts::fit_canvas(&canvas, browser::device_pixel_ratio());
-                        let palette = Palette::from_css(&canvas);
-                        if let Err(e) = f(canvas, &data, window, &palette, scale) {
+                browser::soon(move || {
+                    if let Some(canvas) = browser::chart_canvas(&node) {
+                        let drawn = canvas.and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
+                        if let Err(e) = drawn {
                             on_error.emit(format!("A chart could not be drawn: {e}"));
                         }
                     }
                 })
             };
-            let tasks = [draw(throughput, charts::draw_throughput, data.clone(), on_error.clone()), draw(relinks, charts::draw_relinks, data, on_error)];
+            let tasks = [draw(throughput, plot::draw_throughput, data.clone(), on_error.clone()), draw(relinks, plot::draw_relinks, data, on_error)];
             move || drop(tasks)
         });
     }
     let export = |node: &NodeRef, name: &'static str| {
         let (node, on_error) = (node.clone(), p.on_error.clone());
         Callback::from(move |_: MouseEvent| {
-            let result = node
-                .cast::<HtmlCanvasElement>()
-                .ok_or_else(|| "the chart is not on the page".to_string())
-                .and_then(|c| c.to_data_url_with_type("image/png").map_err(|_| "the browser refused to export the canvas".to_string()))
-                .and_then(|url| browser::download_url(name, &url));
+            let result = browser::canvas_png(&node).and_then(|url| browser::download_url(name, &url));
             if let Err(e) = result {
                 on_error.emit(format!("PNG export failed: {e}"));
             }
@@ -190,10 +178,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     let x_max = p.lanes.x_max(axis);
     let window = timeline::shown(p.view, x_max);
     // The pointer's x on a chart canvas (`clamp`: a drag past the plot's edge stops there).
-    let x_of = move |e: &MouseEvent, clamp: bool| {
-        let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
-        timeline::x_at(f64::from(e.offset_x()), f64::from(canvas.client_width()), window, clamp)
-    };
+    let x_of = move |e: &MouseEvent, clamp: bool| timeline::x_at(f64::from(e.offset_x()), browser::width_of(e), window, clamp);
     let on_down = {
         let drag = drag.clone();
         Callback::from(move |e: MouseEvent| {
@@ -222,7 +207,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 }
             }
             if tooltip {
-                let width = f64::from(e.target_unchecked_into::<HtmlCanvasElement>().client_width());
+                let width = browser::width_of(&e);
                 let css_x = f64::from(e.offset_x());
                 pointer.set(x_of(&e, false).map(|x| Pointer { css_x, x, flip: css_x > width / 2.0 }));
             }
@@ -239,8 +224,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         let (on_view, view) = (p.on_view.clone(), p.view);
         Callback::from(move |e: WheelEvent| {
             e.prevent_default();
-            let canvas = e.target_unchecked_into::<HtmlCanvasElement>();
-            let width = f64::from(canvas.client_width());
+            let width = browser::width_of(&e);
             // Lines (Firefox) or pages, as pixels.
             let unit = match e.delta_mode() {
                 1 => 33.0,

@@ -4,12 +4,13 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use blast_engine::model::{ClassDecl, MetaKind, Scenario};
-use web_sys::{HtmlInputElement, HtmlSelectElement, KeyboardEvent};
 use yew::prelude::*;
+
+use crate::browser;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
-use crate::editor::EditOp;
+use blast_playground::editor::EditOp;
 
 #[derive(Properties, PartialEq)]
 pub struct ClassTreeProps {
@@ -81,7 +82,7 @@ pub fn class_tree(p: &ClassTreeProps) -> Html {
     let span = window.span;
     html! {
         <div class="class-tree">
-            <h3>{ "Classes" }if window.virtualized { <span class="muted">{ format!(" ({}; scroll the list)", crate::format::count(classes.len() as u64)) }</span> }</h3>
+            <h3>{ "Classes" }if window.virtualized { <span class="muted">{ format!(" ({}; scroll the list)", blast_playground::format::count(classes.len() as u64)) }</span> }</h3>
             <ul class={classes!("tree", window.virtualized.then_some("virtual"))} role="tree" style={window.style.clone()} onscroll={window.onscroll.clone()}>
                 <li class="tree-head" aria-hidden="true"><span>{ "class" }</span><span>{ "extends" }</span><span>{ "metaclass" }</span><span>{ "methods" }</span><span></span></li>
                 if span.before_px > 0.0 { <li class="spacer" aria-hidden="true" style={format!("height: {}px", span.before_px)}></li> }
@@ -90,7 +91,7 @@ pub fn class_tree(p: &ClassTreeProps) -> Html {
             </ul>
             <form class="add-row" onsubmit={add}>
                 <input id="new-class-name" placeholder="NewClass" value={(*new_name).clone()} spellcheck="false" aria-label="New class name"
-                    oninput={let s = new_name.clone(); Callback::from(move |e: InputEvent| s.set(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    oninput={let s = new_name.clone(); Callback::from(move |e: InputEvent| s.set(browser::value(&e)))} />
                 <label>{ "extends " }
                     <NamePicker key={*added} id="new-class-parent" label="Parent of the new class" names={p.names.clone()} value={AttrValue::from((*new_parent).clone())}
                         none_label="(nothing)" on_pick={let s = new_parent.clone(); Callback::from(move |v: String| s.set(v))} />
@@ -121,11 +122,11 @@ fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
             <span class="tree-name">
                 <span class="tree-branch" aria-hidden="true">{ if depth > 0 { "└" } else { "" } }</span>
                 <input class="class-name-input" value={name.clone()} aria-label={format!("Name of {name}")} spellcheck="false"
-                    onchange={Callback::from(move |e: Event| rename(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    onchange={Callback::from(move |e: Event| rename(browser::value(&e)))} />
             </span>
             <NamePicker label={format!("Parent of {name}")} names={p.names.clone()} value={AttrValue::from(c.parent.clone().unwrap_or_default())}
                 none_label="(nothing)" exclude={AttrValue::from(name.clone())} on_pick={Callback::from(reparent)} />
-            <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+            <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(browser::value(&e)))}>
                 { for KINDS.iter().map(|(k, label)| html! { <option value={MetaKind::name(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
             </select>
             <span class="methods">
@@ -142,9 +143,8 @@ fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
                     onkeydown={Callback::from(move |e: KeyboardEvent| {
                         if e.key() == "Enter" {
                             e.prevent_default();
-                            let input = e.target_unchecked_into::<HtmlInputElement>();
-                            add_method(input.value());
-                            input.set_value("");
+                            add_method(browser::value(&e));
+                            browser::clear_value(&e);
                         }
                     })} />
             </span>

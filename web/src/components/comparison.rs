@@ -6,11 +6,12 @@ use std::rc::Rc;
 use blast_engine::presets::Published;
 use blast_engine::report::RelinkTotals;
 use blast_engine::Policy;
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::format;
-use crate::runner::LaneView;
+use crate::browser;
+
+use blast_playground::format;
+use blast_playground::runner::LaneView;
 
 #[derive(Properties, PartialEq)]
 pub struct ComparisonProps {
@@ -144,8 +145,7 @@ fn site_diff(p: &SiteDiffProps) -> Html {
         return html! { <p id="site-diff" class="hint">{ "Select two or more policies to see which sites relink under one but not the other." }</p> };
     }
     let (ia, ib) = ((*a).min(p.lanes.len() - 1), (*b).min(p.lanes.len() - 1));
-    let pick =
-        |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0)));
+    let pick = |state: UseStateHandle<usize>| Callback::from(move |e: Event| state.set(browser::value(&e).parse().unwrap_or(0)));
     let select = |id: &'static str, label: &'static str, chosen: usize, state: UseStateHandle<usize>| {
         html! {
             <select {id} aria-label={label} onchange={pick(state)}>

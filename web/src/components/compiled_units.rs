@@ -7,8 +7,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::compiled::{tier_label, CompiledView, UnitView};
-use crate::format;
+use blast_playground::compiled::{tier_label, CompiledView, UnitView};
+use blast_playground::format;
 
 /// Sites named in a chip's tooltip (a loop in a big world calls thousands).
 const MAX_NAMED: usize = 8;

@@ -4,11 +4,11 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
-use crate::format;
 use blast_engine::models::descriptor::SlotState;
+use blast_playground::format;
 
-use crate::model_entities::DescriptorSlot;
-use crate::model_runner::EntityView;
+use blast_playground::model_entities::DescriptorSlot;
+use blast_playground::model_runner::EntityView;
 
 pub fn slot(entities: &[EntityView]) -> Html {
     html! { <div class="slot-classes">{ for entities.iter().filter_map(|e| DescriptorSlot::from_entity(&e.entity).map(|d| card(&d, e.flash))) }</div> }

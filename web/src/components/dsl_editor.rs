@@ -8,11 +8,12 @@
 
 use std::ops::Range;
 
-use web_sys::HtmlTextAreaElement;
 use yew::prelude::*;
 
+use crate::browser;
+
 use crate::components::banners::message;
-use crate::state::TextError;
+use blast_playground::offload::TextError;
 
 /// What a stretch of the text is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,14 +208,11 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     let starts = use_memo(p.text.clone(), |text| line_starts(text));
     let oninput = {
         let cb = p.on_input.clone();
-        Callback::from(move |e: InputEvent| cb.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+        Callback::from(move |e: InputEvent| cb.emit(browser::value(&e)))
     };
     let onscroll = {
         let scroll = scroll.clone();
-        Callback::from(move |e: Event| {
-            let area = e.target_unchecked_into::<HtmlTextAreaElement>();
-            scroll.set((f64::from(area.scroll_top()), f64::from(area.scroll_left()), f64::from(area.client_height())))
-        })
+        Callback::from(move |e: Event| scroll.set(browser::scroll_of(&e)))
     };
     let revert = {
         let cb = p.on_revert.clone();

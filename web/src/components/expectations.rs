@@ -8,8 +8,8 @@ use blast_engine::expect::{Cause, Expectation, Outcome, Status};
 use blast_engine::Policy;
 use yew::prelude::*;
 
-use crate::format;
-use crate::runner::phase_name;
+use blast_playground::format;
+use blast_playground::runner::phase_name;
 
 /// Text lines of the failed expectations, for the DSL view's gutter.
 pub fn failed_lines(outcomes: &[Outcome], lines: &[Option<usize>]) -> Vec<usize> {
@@ -125,23 +125,24 @@ mod tests {
     #[test]
     fn lines_of_expectations_follow_the_text() {
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-        let lines = crate::offload::expectation_lines(text);
+        let lines = blast_playground::offload::expectation_lines(text);
         let expect_lines: Vec<Option<usize>> = text.lines().enumerate().filter(|(_, l)| l.starts_with("expect")).map(|(i, _)| Some(i + 1)).collect();
         assert_eq!(lines, expect_lines);
-        assert!(crate::offload::expectation_lines("class {").is_empty(), "broken text marks nothing");
+        assert!(blast_playground::offload::expectation_lines("class {").is_empty(), "broken text marks nothing");
     }
 
     #[test]
     fn share_links_and_autosave_carry_the_expectations() {
-        use crate::share::{self, Link};
-        use crate::state::{Action, AppState};
+        use blast_playground::action::Action;
+        use blast_playground::share::{self, Link};
+        use blast_playground::state::AppState;
         let preset = presets::find("oracle_liveParentRedefine").unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]))) else { panic!("not a scenario link") };
         assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));
         // The autosave keeps the text as typed, `expect` lines and all.
         let mut state = AppState::new();
         state.reduce(Action::LoadPreset { id: preset.id.into(), run: false });
-        assert_eq!(crate::storage::decode(&crate::storage::encode(&state.saved()).unwrap()).unwrap().scenario_text, preset.text);
+        assert_eq!(blast_playground::storage::decode(&blast_playground::storage::encode(&state.saved()).unwrap()).unwrap().scenario_text, preset.text);
     }
 
     #[test]

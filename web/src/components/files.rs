@@ -1,11 +1,11 @@
 //! Keep and share: import a scenario (DSL), export it as DSL or JSON.
 
 use blast_engine::dsl;
-use gloo::file::callbacks::FileReader;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::share::Shared;
+use crate::browser::{self, FileRefusal};
+
+use blast_playground::share::Shared;
 
 /// Files larger than this are refused before reading (the DSL parser caps at 2 MB too).
 const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
@@ -34,7 +34,7 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
         return Err("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that".into());
     }
     // A large file is read by the engine worker, off the main thread (`offload`).
-    if text.len() >= crate::offload::OFFLOAD_BYTES {
+    if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
         return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new() });
     }
     let scenario = dsl::parse(text).map_err(|e| e.to_string())?;
@@ -44,27 +44,19 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
 #[function_component(Files)]
 pub fn files(p: &FilesProps) -> Html {
     // The reader must live until it calls back; dropping it cancels the read.
-    let reader = use_mut_ref(|| None::<FileReader>);
+    let reader = use_mut_ref(|| None::<browser::FileRead>);
     let on_file = {
         let (on_import, on_error, reader) = (p.on_import.clone(), p.on_error.clone(), reader.clone());
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            input.set_value("");
-            let name = file.name();
-            if file.size() > MAX_IMPORT_BYTES {
-                on_error.emit(format!("{name} is too large to import (at most 2 MB)."));
-                return;
-            }
             let (on_import, on_error) = (on_import.clone(), on_error.clone());
-            let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |result| match result {
+            *reader.borrow_mut() = browser::read_picked_file(&e, MAX_IMPORT_BYTES, move |name, text| match text {
                 Ok(text) => match parse_import(&text) {
                     Ok(shared) => on_import.emit((shared, name)),
                     Err(e) => on_error.emit(format!("{name} is not a valid scenario: {e}")),
                 },
-                Err(e) => on_error.emit(format!("{name} could not be read: {e}")),
+                Err(FileRefusal::TooLarge) => on_error.emit(format!("{name} is too large to import (at most 2 MB).")),
+                Err(FileRefusal::Unreadable(e)) => on_error.emit(format!("{name} could not be read: {e}")),
             });
-            *reader.borrow_mut() = Some(task);
         })
     };
     let export = |f: ExportFormat| {
@@ -90,7 +82,7 @@ mod tests {
     fn imports_dsl_as_typed_and_refuses_json_with_the_converting_command() {
         let p = presets::all()[0];
         assert_eq!(parse_import(p.text).unwrap().text, p.text);
-        let json = crate::export::scenario_json(&p.scenario());
+        let json = blast_playground::export::scenario_json(&p.scenario());
         let refused = parse_import(&json).unwrap_err();
         assert!(refused.contains("blast show"), "{refused}");
         assert!(parse_import("{ not json").is_err());

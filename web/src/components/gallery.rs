@@ -7,8 +7,8 @@ use blast_engine::presets::{self, Preset};
 use blast_engine::runtimes::{RuntimeProfile, PRESET_WORKLOAD, PROFILES};
 use yew::prelude::*;
 
-use crate::format;
-use crate::model_entities::Family;
+use blast_playground::format;
+use blast_playground::model_entities::Family;
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {

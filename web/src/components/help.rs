@@ -1,11 +1,10 @@
 //! The keyboard cheat sheet (press `?`): a modal dialog that takes the focus when it opens,
 //! keeps Tab inside itself, and gives the focus back to where it was when it closes.
 
-use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::keys::SHORTCUTS;
+use blast_playground::keys::SHORTCUTS;
 
 #[derive(Properties, PartialEq)]
 pub struct HelpProps {
@@ -34,13 +33,11 @@ pub fn help(p: &HelpProps) -> Html {
         let close_button = close_button.clone();
         use_effect_with((), move |_| {
             let before = browser::focused_element();
-            if let Some(button) = close_button.cast::<HtmlElement>() {
-                let _ = button.focus();
-            }
+            browser::focus_node(&close_button);
             // Back to the control that opened it (the `?` button, or wherever the key was pressed).
             move || {
                 if let Some(el) = before {
-                    let _ = el.focus();
+                    browser::refocus(&el);
                 }
             }
         });
@@ -48,16 +45,8 @@ pub fn help(p: &HelpProps) -> Html {
     let trap_tab = {
         let dialog = dialog.clone();
         Callback::from(move |e: KeyboardEvent| {
-            let Some(container) = dialog.cast::<Element>() else { return };
-            if e.key() != "Tab" {
-                return;
-            }
-            let stops = browser::tab_stops(&container);
-            let active = browser::focused_element();
-            let current = stops.iter().position(|s| active.as_ref() == Some(s));
-            if let Some(next) = next_tab_stop(stops.len(), current, e.shift_key()) {
+            if e.key() == "Tab" && browser::move_focus_within(&dialog, |count, current| next_tab_stop(count, current, e.shift_key())) {
                 e.prevent_default();
-                let _ = stops[next].focus();
             }
         })
     };

@@ -2,12 +2,13 @@
 //! changes (Enter or leaving it); a refused one stays in its field with the reason beside it.
 
 use blast_engine::models::ModelConfig;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+use crate::browser;
+
 use crate::components::banners::message;
-use crate::model_knobs;
-use crate::model_mode::KnobError;
+use blast_playground::model_knobs;
+use blast_playground::model_mode::KnobError;
 
 #[derive(Properties, PartialEq)]
 pub struct KnobsProps {
@@ -30,7 +31,7 @@ pub fn knobs(p: &KnobsProps) -> Html {
                         None => model_knobs::value(&p.config, k.name).map(|v| v.to_string()).unwrap_or_default(),
                     };
                     let (cb, name) = (p.on_set.clone(), k.name.to_string());
-                    let onchange = Callback::from(move |e: Event| cb.emit((name.clone(), e.target_unchecked_into::<HtmlInputElement>().value())));
+                    let onchange = Callback::from(move |e: Event| cb.emit((name.clone(), browser::value(&e))));
                     html! {
                         <label title={format!("{} ({}–{})", k.help, k.min, k.max)}>{ format!("{} ", k.label) }
                             <input id={format!("knob-{}", k.name)} class="knob" inputmode="numeric" size="8" spellcheck="false" {value} {onchange}

@@ -10,13 +10,12 @@ use std::rc::Rc;
 use blast_engine::fingerprint::{Fingerprint, Fitting, PolicyFit};
 use blast_engine::runtimes;
 use blast_engine::Policy;
-use gloo::file::callbacks::FileReader;
-use gloo::timers::callback::Timeout;
-use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::format;
-use crate::measured::{self, FitState, ImportError, Measured};
+use crate::browser::{self, FileRefusal};
+
+use blast_playground::format;
+use blast_playground::measured::{self, FitState, ImportError, Measured};
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {
@@ -59,8 +58,8 @@ fn start_fit(m: Rc<Measured>, fit: UseStateHandle<Option<Fit>>, generation: Rc<R
 }
 
 fn step_later(m: Rc<Measured>, fitting: Rc<RefCell<Fitting>>, fit: UseStateHandle<Option<Fit>>, generation: Rc<RefCell<u64>>, mine: u64) {
-    // Forgotten: a timer that replaced itself from its own callback would drop the running closure.
-    Timeout::new(0, move || {
+    // Detached: a timer that replaced itself from its own callback would drop the running closure.
+    browser::soon_detached(move || {
         if *generation.borrow() != mine {
             return;
         }
@@ -73,8 +72,7 @@ fn step_later(m: Rc<Measured>, fitting: Rc<RefCell<Fitting>>, fit: UseStateHandl
             }
             Err(e) => fit.set(Some((m, FitState::Failed(e.to_string())))),
         }
-    })
-    .forget();
+    });
 }
 
 #[function_component(MeasuredPanel)]
@@ -83,7 +81,7 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     let generation = use_mut_ref(|| 0u64);
     let refusal = use_state(|| None::<Refusal>);
     let paste_open = use_state(|| false);
-    let reader = use_mut_ref(|| None::<FileReader>);
+    let reader = use_mut_ref(|| None::<browser::FileRead>);
     let paste_ref = use_node_ref();
 
     {
@@ -112,39 +110,32 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     let on_file = {
         let (accept, refusal, reader) = (accept.clone(), refusal.clone(), reader.clone());
         Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<HtmlInputElement>();
-            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
-            input.set_value("");
-            let name = file.name();
-            if file.size() > measured::MAX_IMPORT_BYTES {
-                refusal.set(Some(Refusal { origin: name, message: "it is over 1 MB; a probe result is about 7 KB".into(), excerpt: None }));
-                return;
-            }
             let (accept, refusal) = (accept.clone(), refusal.clone());
-            let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| match text {
+            *reader.borrow_mut() = browser::read_picked_file(&e, measured::MAX_IMPORT_BYTES, move |name, text| match text {
                 Ok(text) => accept.emit((text, name)),
-                Err(e) => refusal.set(Some(Refusal { origin: name, message: format!("it could not be read: {e}"), excerpt: None })),
+                Err(FileRefusal::TooLarge) => {
+                    refusal.set(Some(Refusal { origin: name, message: "it is over 1 MB; a probe result is about 7 KB".into(), excerpt: None }))
+                }
+                Err(FileRefusal::Unreadable(e)) => refusal.set(Some(Refusal { origin: name, message: format!("it could not be read: {e}"), excerpt: None })),
             });
-            *reader.borrow_mut() = Some(task);
         })
     };
     let on_read_paste = {
         let (accept, paste_ref) = (accept.clone(), paste_ref.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Some(area) = paste_ref.cast::<HtmlTextAreaElement>() {
-                accept.emit((area.value(), "pasted text".into()));
+            if let Some(text) = browser::node_value(&paste_ref) {
+                accept.emit((text, "pasted text".into()));
             }
         })
     };
     let on_reference = {
         let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
         Callback::from(move |e: Event| {
-            let select = e.target_unchecked_into::<HtmlSelectElement>();
-            if let Some(m) = measured::reference(&select.value()) {
+            if let Some(m) = measured::reference(&browser::value(&e)) {
                 refusal.set(None);
                 on_import.emit(Rc::new(m));
             }
-            select.set_value("");
+            browser::clear_value(&e);
         })
     };
     let toggle_paste = {

@@ -6,8 +6,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::components::comparison::{comparison_panel, verdict_cells, verdict_headings};
-use crate::format;
-use crate::model_runner::VariantView;
+use blast_playground::format;
+use blast_playground::model_runner::VariantView;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelComparisonProps {

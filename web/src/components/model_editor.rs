@@ -3,14 +3,15 @@
 use std::rc::Rc;
 
 use blast_engine::model::{Scenario, Semantics};
-use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+
+use crate::browser;
 
 use super::banners::message;
 use super::class_tree::ClassTree;
 use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
-use crate::editor::EditOp;
+use blast_playground::editor::EditOp;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelEditorProps {
@@ -30,19 +31,19 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
     let names = use_memo(p.scenario.clone(), |s| Rc::new(s.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>()));
     let on_name = {
         let cb = p.on_edit.clone();
-        Callback::from(move |e: Event| cb.emit(EditOp::SetName(e.target_unchecked_into::<HtmlInputElement>().value())))
+        Callback::from(move |e: Event| cb.emit(EditOp::SetName(browser::value(&e))))
     };
     let on_semantics = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| {
-            let value = e.target_unchecked_into::<HtmlSelectElement>().value();
+            let value = browser::value(&e);
             cb.emit(EditOp::SetSemantics(value.parse().unwrap_or_default()))
         })
     };
     let measure = |warmup: bool| {
         let (cb, m) = (p.on_edit.clone(), s.measure);
         Callback::from(move |e: Event| {
-            let v: u32 = e.target_unchecked_into::<HtmlInputElement>().value().trim().parse().unwrap_or(0);
+            let v: u32 = browser::value(&e).trim().parse().unwrap_or(0);
             let (warmup_ops, ops) = if warmup { (v, m.ops) } else { (m.warmup_ops, v) };
             cb.emit(EditOp::SetMeasure { warmup_ops, ops })
         })

@@ -6,10 +6,11 @@ use std::rc::Rc;
 
 use blast_engine::expect::model::{self, ModelOutcome, Placed};
 use blast_engine::expect::Status;
-use blast_engine::models::{ModelConfig, ModelReport};
+use blast_engine::models::ModelConfig;
 use yew::prelude::*;
 
-use crate::model_runner::VariantView;
+use blast_playground::model_mode::outcomes;
+use blast_playground::model_runner::VariantView;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelExpectationsProps {
@@ -17,13 +18,6 @@ pub struct ModelExpectationsProps {
     pub text: &'static str,
     pub config: ModelConfig,
     pub views: Vec<Rc<VariantView>>,
-}
-
-/// The outcomes against the finished runs; a variant not selected or not finished is pending.
-pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcome> {
-    let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
-    let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
-    model::evaluate(&exps, &runs)
 }
 
 #[function_component(ModelExpectations)]
@@ -69,26 +63,5 @@ fn row((o, p): (&ModelOutcome, &Placed)) -> Html {
                 </p>
             }
         </li>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model_mode::{resolve, ModelLink, ModelSession};
-    use crate::state::Speed;
-
-    /// A session run to its end: every preset's expectations pass in the page's own state.
-    #[test]
-    fn every_model_preset_passes_its_expectations_once_its_variants_have_run() {
-        for preset in blast_engine::models::MODEL_PRESETS {
-            let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
-            let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1));
-            m.play_to_end();
-            let placed = preset.expectations().unwrap();
-            for o in outcomes(&placed, &m.slow_views) {
-                assert_eq!(o.status, Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);
-            }
-        }
     }
 }

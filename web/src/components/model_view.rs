@@ -8,10 +8,9 @@ use blast_engine::models::ModelConfig;
 use yew::prelude::*;
 
 use crate::components::{arena_threads, descriptor_slot, shape_slots};
-use crate::format;
-use crate::model_entities::{Capacity, Family};
-use crate::model_knobs;
-use crate::model_runner::VariantView;
+use blast_playground::format;
+use blast_playground::model_entities::Family;
+use blast_playground::model_runner::VariantView;
 
 #[derive(Properties, PartialEq)]
 pub struct ModelViewProps {
@@ -48,24 +47,21 @@ pub fn model_view(p: &ModelViewProps) -> Html {
     html! {
         <>
             <div class="lanes model-lanes" data-family={family.name()}>
-                { for p.views.iter().map(|v| variant_lane(p, family, v)) }
+                { for p.views.iter().map(|v| variant_lane(family, v)) }
             </div>
             { legend(family) }
         </>
     }
 }
 
-fn variant_lane(p: &ModelViewProps, family: Family, v: &VariantView) -> Html {
+fn variant_lane(family: Family, v: &VariantView) -> Html {
     let body = match &v.entities {
         None if v.error.is_some() => html! {},
         None if v.report.is_some() => html! { <p class="lane-empty muted">{ "The first measured ops are under way…" }</p> },
         None => html! { <p class="lane-empty muted">{ "Press Run (or Step) to replay this variant op by op." }</p> },
         Some(entities) => match family {
             Family::Arena => arena_threads::threads(entities),
-            Family::ShapeCache => {
-                let configured = model_knobs::value(&p.config, "capacity").unwrap_or(0);
-                shape_slots::classes(entities, Capacity::of_variant(v.variant, configured))
-            }
+            Family::ShapeCache => shape_slots::classes(entities),
             Family::Descriptor => descriptor_slot::slot(entities),
         },
     };

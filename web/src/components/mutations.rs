@@ -4,13 +4,14 @@ use std::rc::Rc;
 
 use blast_engine::model::{Event as Mutation, MetaKind};
 use blast_engine::Policy;
-use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+
+use crate::browser;
 
 use crate::components::banners::message;
 use crate::components::name_picker::NamePicker;
-use crate::editor::is_name;
-use crate::state::FireOutcome;
+use blast_playground::editor::is_name;
+use blast_playground::session::FireOutcome;
 
 #[derive(Properties, PartialEq)]
 pub struct MutationsProps {
@@ -63,19 +64,19 @@ pub fn mutations(p: &MutationsProps) -> Html {
     };
     let on_method = {
         let method = method.clone();
-        Callback::from(move |e: InputEvent| method.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+        Callback::from(move |e: InputEvent| method.set(browser::value(&e)))
     };
     let on_kind = {
         let kind = kind.clone();
-        Callback::from(move |e: Event| kind.set(kind_from(&e.target_unchecked_into::<HtmlSelectElement>().value())))
+        Callback::from(move |e: Event| kind.set(kind_from(&browser::value(&e))))
     };
     let on_new_class = {
         let new_class = new_class.clone();
-        Callback::from(move |e: InputEvent| new_class.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+        Callback::from(move |e: InputEvent| new_class.set(browser::value(&e)))
     };
     let on_category = {
         let category = category.clone();
-        Callback::from(move |e: Event| category.set(e.target_unchecked_into::<HtmlSelectElement>().value()))
+        Callback::from(move |e: Event| category.set(browser::value(&e)))
     };
     let fire_category = |enter: bool| {
         let (cb, name) = (p.on_fire_category.clone(), current_category.clone());

@@ -7,8 +7,9 @@
 
 use std::rc::Rc;
 
-use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+
+use crate::browser;
 
 /// Lists up to this long stay a `<select>` (scanning them by eye is quicker than typing).
 pub const SELECT_MAX: usize = 60;
@@ -68,7 +69,7 @@ fn select(p: &NamePickerProps) -> Html {
     let on_pick = p.on_pick.clone();
     html! {
         <select id={p.id.clone()} aria-label={p.label.clone()} disabled={p.disabled}
-            onchange={Callback::from(move |e: Event| on_pick.emit(e.target_unchecked_into::<HtmlSelectElement>().value()))}>
+            onchange={Callback::from(move |e: Event| on_pick.emit(browser::value(&e)))}>
             if let Some(none) = &p.none_label {
                 <option value="" selected={p.value.is_empty()}>{ none }</option>
             }
@@ -110,7 +111,7 @@ fn search_picker(p: &NamePickerProps) -> Html {
     let on_input = {
         let (text, open) = (text.clone(), open.clone());
         Callback::from(move |e: InputEvent| {
-            text.set(e.target_unchecked_into::<HtmlInputElement>().value());
+            text.set(browser::value(&e));
             open.set(true);
         })
     };
@@ -120,7 +121,7 @@ fn search_picker(p: &NamePickerProps) -> Html {
         Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
             "Enter" => {
                 e.prevent_default();
-                let typed = e.target_unchecked_into::<HtmlInputElement>().value().trim().to_string();
+                let typed = browser::value(&e).trim().to_string();
                 // An exact name wins over the first match; an empty field means "none".
                 let exact = typed.is_empty() || names.contains(&typed);
                 commit.emit(if exact { typed } else { first.clone().unwrap_or(typed) });
@@ -135,7 +136,7 @@ fn search_picker(p: &NamePickerProps) -> Html {
     };
     let on_blur = {
         let commit = commit.clone();
-        Callback::from(move |e: FocusEvent| commit.emit(e.target_unchecked_into::<HtmlInputElement>().value()))
+        Callback::from(move |e: FocusEvent| commit.emit(browser::value(&e)))
     };
     let list_id = p.id.as_ref().map(|id| format!("{id}-matches"));
     html! {

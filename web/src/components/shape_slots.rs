@@ -4,30 +4,32 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
-use crate::format;
-use crate::model_entities::{Capacity, ClassSlots};
-use crate::model_runner::EntityView;
+use blast_engine::models::shape_cache::Capacity;
+use blast_playground::format;
+
+use blast_playground::model_entities::ClassSlots;
+use blast_playground::model_runner::EntityView;
 
 /// Slots drawn per class at most; a wider cache ends in a "+N" box.
 const MAX_BOXES: usize = 24;
 
-pub fn classes(entities: &[EntityView], capacity: Capacity) -> Html {
+pub fn classes(entities: &[EntityView]) -> Html {
     html! {
         <div class="slot-classes">
-            { for entities.iter().filter_map(|e| ClassSlots::from_entity(&e.entity).map(|c| class_card(&c, capacity, e.flash))) }
+            { for entities.iter().filter_map(|e| ClassSlots::from_entity(&e.entity).map(|c| class_card(&c, e.flash))) }
         </div>
     }
 }
 
-fn boxes(c: &ClassSlots, capacity: Capacity) -> Html {
-    let slots = match capacity {
+fn boxes(c: &ClassSlots) -> Html {
+    let slots = match c.capacity {
         Capacity::NoCache => return html! { <p class="slot-note muted">{ "No cache: every record read rebuilds its constructor handle." }</p> },
         Capacity::Bounded(0) => return html! { <p class="slot-note muted">{ "Capacity 0: the cache stores nothing, every new stream misses." }</p> },
         Capacity::Bounded(n) => (n as usize).max(c.cached.len()),
         Capacity::Unbounded => c.cached.len(),
     };
     let shown = slots.min(MAX_BOXES);
-    let note = match capacity {
+    let note = match c.capacity {
         Capacity::Unbounded => "unbounded: never evicts".to_string(),
         _ => format!("capacity {slots}; the leftmost is evicted next"),
     };
@@ -47,7 +49,7 @@ fn boxes(c: &ClassSlots, capacity: Capacity) -> Html {
     }
 }
 
-fn class_card(c: &ClassSlots, capacity: Capacity, flash: u64) -> Html {
+fn class_card(c: &ClassSlots, flash: u64) -> Html {
     let rate = c.hit_rate().map_or("–".to_string(), |r| format!("{}%", format::sig3(r)));
     html! {
         <div class="entity-card slot-class" data-class={c.name.clone()} data-hit-rate={c.hit_rate().map(|r| r.to_string())}>
@@ -56,7 +58,7 @@ fn class_card(c: &ClassSlots, capacity: Capacity, flash: u64) -> Html {
                 <strong><code>{ &c.name }</code></strong>
                 <span class="muted">{ format!("hits {} · misses {} · hit rate ", format::count(c.hits), format::count(c.misses)) }<strong>{ rate }</strong></span>
             </div>
-            { boxes(c, capacity) }
+            { boxes(c) }
         </div>
     }
 }

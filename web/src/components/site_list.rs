@@ -5,12 +5,13 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use blast_engine::model::{Scenario, SiteDecl};
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::browser;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
-use crate::editor::{callable_methods, receivers_text, EditOp};
+use blast_playground::editor::{callable_methods, receivers_text, EditOp};
 
 #[derive(Properties, PartialEq)]
 pub struct SiteListProps {
@@ -43,7 +44,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
     };
     let text = |s: &UseStateHandle<String>| {
         let s = s.clone();
-        Callback::from(move |e: InputEvent| s.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+        Callback::from(move |e: InputEvent| s.set(browser::value(&e)))
     };
     html! {
         <div class="site-list">
@@ -102,11 +103,11 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
             </td>
             <td>
                 <input value={s.method.to_string()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}
-                    onchange={Callback::from(move |e: Event| set_method(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    onchange={Callback::from(move |e: Event| set_method(browser::value(&e)))} />
             </td>
             <td>
                 <input value={receivers_text(s)} size="16" placeholder="B, C mix 60/30/10" spellcheck="false" aria-label={format!("Other receiver classes and mix of {}", s.name)}
-                    onchange={Callback::from(move |e: Event| set_receivers(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    onchange={Callback::from(move |e: Event| set_receivers(browser::value(&e)))} />
             </td>
             <td><button class="small danger" aria-label={format!("Delete site {}", s.name)} onclick={delete}>{ "Delete" }</button></td>
         </tr>

@@ -3,11 +3,13 @@
 
 use blast_engine::models::MODEL_PRESETS;
 use blast_engine::{presets, runtimes};
-use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-use crate::format;
-use crate::state::{RunState, Speed, Theme, SPEEDS};
+use crate::browser;
+
+use blast_playground::chrome::Theme;
+use blast_playground::format;
+use blast_playground::playback::{RunState, Speed, SPEEDS};
 
 /// One checkbox of the lane choice: a policy, or a model's variant.
 #[derive(Clone, Debug, PartialEq)]
@@ -57,7 +59,7 @@ fn preset_picker(p: &TopBarProps) -> Html {
     let on_change = {
         let cb = p.on_preset.clone();
         Callback::from(move |e: Event| {
-            let id = e.target_unchecked_into::<HtmlSelectElement>().value();
+            let id = browser::value(&e);
             if !id.is_empty() {
                 cb.emit(id);
             }
@@ -89,7 +91,7 @@ pub fn top_bar(p: &TopBarProps) -> Html {
     let on_speed = {
         let cb = p.on_speed.clone();
         Callback::from(move |e: Event| {
-            let i: usize = e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(3);
+            let i: usize = browser::value(&e).parse().unwrap_or(3);
             cb.emit(SPEEDS[i.min(SPEEDS.len() - 1)]);
         })
     };

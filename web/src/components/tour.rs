@@ -8,7 +8,7 @@
 
 use yew::prelude::*;
 
-use crate::state::TOUR_STEPS;
+use blast_playground::chrome::TOUR_STEPS;
 
 pub struct Step {
     /// What the stylesheet outlines while the step shows (`.app[data-tour=…]`).

@@ -2,8 +2,9 @@
 //! the skipped rows' height, so a 100,000-class world costs the DOM what 40 rows cost.
 //! Short lists render every row as before (nothing to gain, and find-in-page keeps working).
 
-use web_sys::Element;
 use yew::prelude::*;
+
+use crate::browser;
 
 /// Lists longer than this are virtualized.
 pub const VIRTUAL_ABOVE: usize = 120;
@@ -48,7 +49,7 @@ pub fn use_window(count: usize) -> Window {
     let scroll_top = use_state(|| 0.0f64);
     let onscroll = {
         let scroll_top = scroll_top.clone();
-        Callback::from(move |e: Event| scroll_top.set(f64::from(e.target_unchecked_into::<Element>().scroll_top())))
+        Callback::from(move |e: Event| scroll_top.set(browser::scroll_of(&e).0))
     };
     let virtualized = count > VIRTUAL_ABOVE;
     let style = if virtualized { format!("max-height: {}px; overflow-y: auto;", ROW_PX * VIEW_ROWS as f64) } else { String::new() };

@@ -1,7 +1,7 @@
 //! The why panel: one site's relink history under each policy — which event retired which
 //! domain, and whether the oracle calls the relink necessary, collateral or missed — and, where
 //! a compiled unit inlined the site, the rest of the chain: that unit deoptimized, recompiled
-//! after N iterations (`crate::compiled`).
+//! after N iterations (`blast_playground::compiled`).
 //!
 //! Linked to the timeline both ways: a range selected on the charts lists its relinks here
 //! (every site, per policy), and a click on a relink's time marks its moment on the charts.
@@ -12,13 +12,13 @@ use blast_engine::expect::Cause;
 use blast_engine::report::{ReceiverReport, RelinkText, Verdict};
 use yew::prelude::*;
 
-use crate::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::NamePicker;
-use crate::format;
-use crate::runner::{phase_name, InRange, LaneView};
-use crate::state::Mark;
+use blast_playground::compiled::{chain_text, deopt_short, tier_label, CompiledView};
+use blast_playground::format;
+use blast_playground::runner::{phase_name, InRange, LaneView};
+use blast_playground::timeline::Mark;
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {

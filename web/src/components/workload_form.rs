@@ -4,12 +4,13 @@
 use std::rc::Rc;
 
 use blast_engine::model::Scenario;
-use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::browser;
 
 use super::name_picker::NamePicker;
 use super::virtual_rows::VIRTUAL_ABOVE;
-use crate::editor::{workload_of, Churn, EditOp, Workload};
+use blast_playground::editor::{workload_of, Churn, EditOp, Workload};
 
 #[derive(Properties, PartialEq)]
 pub struct WorkloadFormProps {
@@ -76,7 +77,7 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
             <div class="form-row">
                 <label>{ "loop " }
                     <input id="workload-iterations" type="number" min="1" value={form.iterations.to_string()} size="9"
-                        onchange={Callback::from(move |e: Event| on_iterations(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                        onchange={Callback::from(move |e: Event| on_iterations(browser::value(&e)))} />
                     { " iterations, calling:" }
                 </label>
             </div>
@@ -85,7 +86,7 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                 // test per chip was quadratic): say what the loop calls instead.
                 <p class="form-row calls hint" id="workload-calls-summary">{ format!(
                     "calls {} of the {} sites (too many to tick one by one here: edit the op in the scenario text to call others)",
-                    crate::format::count(form.calls.len() as u64), crate::format::count(p.scenario.sites.len() as u64)) }</p>
+                    blast_playground::format::count(form.calls.len() as u64), blast_playground::format::count(p.scenario.sites.len() as u64)) }</p>
             } else {
             <div class="form-row calls">
                 { for p.scenario.sites.iter().map(|s| {
@@ -107,19 +108,19 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
             <div class="form-row">
                 <label>
                     <input type="checkbox" id="workload-churn" checked={form.churn.is_some()}
-                        onchange={Callback::from(move |e: Event| on_churn(if e.target_unchecked_into::<HtmlInputElement>().checked() { "on".into() } else { String::new() }))} />
+                        onchange={Callback::from(move |e: Event| on_churn(if browser::checked(&e) { "on".into() } else { String::new() }))} />
                     { " every " }
                 </label>
                 <input type="number" min="1" aria-label="Write period" disabled={form.churn.is_none()} size="6"
                     value={form.churn.as_ref().map(|c| c.period.to_string()).unwrap_or_else(|| "1000".into())}
-                    onchange={Callback::from(move |e: Event| on_period(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    onchange={Callback::from(move |e: Event| on_period(browser::value(&e)))} />
                 { " iterations write " }
                 <NamePicker label="Class written" disabled={form.churn.is_none()} names={p.names.clone()}
                     value={AttrValue::from(churn_class.clone().unwrap_or_default())} on_pick={Callback::from(on_class)} />
                 { "." }
                 <input aria-label="Method written" disabled={form.churn.is_none()} size="8" spellcheck="false"
                     value={form.churn.as_ref().map(|c| c.method.clone()).unwrap_or_else(|| "dyn0".into())}
-                    onchange={Callback::from(move |e: Event| on_method(e.target_unchecked_into::<HtmlInputElement>().value()))} />
+                    onchange={Callback::from(move |e: Event| on_method(browser::value(&e)))} />
             </div>
             <button id="apply-workload" type="submit">{ "Apply workload" }</button>
         </form>

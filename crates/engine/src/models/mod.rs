@@ -79,9 +79,9 @@ pub enum EntityState {
     /// A thread of the arena group: its role, whether its compiled frame does scoped memory
     /// access (what the JDK-8335480 gate looks at), and its ops, handshakes and deopts.
     Thread { role: arena::Role, scoped_access: bool, ops: u64, handshakes: u64, deopts: u64 },
-    /// A record class's shape cache: the cached shape ids, oldest (FIFO) or least recently used
-    /// (LRU) first, and the lookups that hit or missed.
-    RecordClass { cached: Vec<u64>, hits: u64, misses: u64 },
+    /// A record class's shape cache: how many shapes it may hold, the cached shape ids, oldest
+    /// (FIFO) or least recently used (LRU) first, and the lookups that hit or missed.
+    RecordClass { capacity: shape_cache::Capacity, cached: Vec<u64>, hits: u64, misses: u64 },
     /// A class's slot in the descriptor cache, and the descriptors built and thrown away.
     DescriptorSlot { slot: descriptor::SlotState, rebuilds: u64, discarded: u64 },
 }

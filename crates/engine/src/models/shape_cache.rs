@@ -20,6 +20,29 @@ use crate::report::RelinkTotals;
 
 pub const VARIANTS: &[&str] = &["before-fix", "fifo", "lru", "unbounded", "capacity-0"];
 
+/// How many shapes a record class's cache holds under a variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Capacity {
+    /// `before-fix`: there is no cache; every record rebuilds its handle.
+    NoCache,
+    /// `fifo`, `lru` (the configured capacity) and `capacity-0`.
+    Bounded(u64),
+    Unbounded,
+}
+
+impl Capacity {
+    /// The capacity `variant` gives a cache configured with `configured` entries.
+    fn of(variant: &str, configured: u64) -> Capacity {
+        match variant {
+            "before-fix" => Capacity::NoCache,
+            "capacity-0" => Capacity::Bounded(0),
+            "unbounded" => Capacity::Unbounded,
+            _ => Capacity::Bounded(configured),
+        }
+    }
+}
+
 /// Upper bound on cache entries visited by one run (keeps every input fast).
 pub const MAX_CACHE_SCANS: u64 = 50_000_000;
 
@@ -88,8 +111,12 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
         "unbounded" => Eviction::Unbounded,
         _ => Eviction::Fifo,
     };
-    let capacity = if variant == "capacity-0" { 0 } else { c.capacity as usize };
-    let mut caches: Vec<BoundedCache<u64>> = RECORD_CLASSES.iter().map(|_| BoundedCache::new(capacity, eviction)).collect();
+    let capacity = Capacity::of(variant, c.capacity);
+    let slots = match capacity {
+        Capacity::Bounded(n) => n as usize,
+        Capacity::NoCache | Capacity::Unbounded => c.capacity as usize,
+    };
+    let mut caches: Vec<BoundedCache<u64>> = RECORD_CLASSES.iter().map(|_| BoundedCache::new(slots, eviction)).collect();
     let mut built: Vec<BTreeSet<u64>> = vec![BTreeSet::new(); RECORD_CLASSES.len()];
     let (mut hits, mut misses) = (vec![0u64; 2], vec![0u64; 2]);
     let mut verdicts = RelinkTotals::default();
@@ -151,7 +178,7 @@ pub fn run(c: &ShapeConfig, variant: &str, p: &ShapeParams) -> Result<ModelRepor
         .enumerate()
         .map(|(k, (name, _))| Entity {
             name: name.to_string(),
-            state: EntityState::RecordClass { cached: caches[k].entries().to_vec(), hits: hits[k], misses: misses[k] },
+            state: EntityState::RecordClass { capacity, cached: caches[k].entries().to_vec(), hits: hits[k], misses: misses[k] },
         })
         .collect();
     Ok(ModelReport {

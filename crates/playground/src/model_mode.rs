@@ -3,22 +3,22 @@
 //!
 //! A `ModelSession` is the part of the page state that model mode adds: the preset, the knob
 //! settings, the selected variants and their replay. `AppState::reduce` hands it the run
-//! controls while it is open; links and the autosave carry it as a `ModelLink`, which is
+//! controls while it is open (it is a `playback::Replay`, so they take the same path as the
+//! call-site lanes'); links and the autosave carry it as a `ModelLink`, which is
 //! checked here like any other user input.
 
 use std::rc::Rc;
 
-use blast_engine::models::{self, ModelConfig, ModelPreset};
+use blast_engine::expect::model::{self as model_expect, ModelOutcome, Placed};
+use blast_engine::models::{self, ModelConfig, ModelPreset, ModelReport};
 use serde::{Deserialize, Serialize};
 
 use crate::model_knobs;
 use crate::model_runner::{ModelRunner, VariantView};
-use crate::state::{slow_views_due, Action, Speed, MAX_FRAME_DT_MS, SPEEDS};
+use crate::playback::{self, Control, Playback, Replay, Speed};
 
 /// Most knob settings a link may carry (a model has at most four knobs).
 pub const MAX_KNOB_SETTINGS: usize = 16;
-/// Wall time a freshly loaded model's longest replay should take at the speed picked for it.
-const REPLAY_WALL_MS: f64 = 10_000.0;
 
 /// How a model session travels in share links and the autosave.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -58,6 +58,13 @@ pub fn resolve(link: &ModelLink) -> Result<Resolved, String> {
     Ok(Resolved { preset, config, variants })
 }
 
+/// The outcomes against the finished runs; a variant not selected or not finished is pending.
+pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcome> {
+    let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
+    let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
+    model_expect::evaluate(&exps, &runs)
+}
+
 /// A knob value that was refused: what was typed and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KnobError {
@@ -73,24 +80,10 @@ pub struct ModelSession {
     pub knob_error: Option<KnobError>,
     pub variants: Vec<&'static str>,
     pub runner: ModelRunner,
-    pub speed: Speed,
-    /// Pick a speed that fits the replay once the runs say how long they are.
-    fit_speed: bool,
-    pub playing: bool,
-    behind: bool,
-    /// Views for the costly panels (charts, comparison), refreshed like `AppState::slow_lanes`.
+    pub playback: Playback,
+    /// Views for the costly panels (charts, comparison), refreshed like the call-site session's
+    /// `slow_lanes`.
     pub slow_views: Vec<Rc<VariantView>>,
-    last_slow_ms: f64,
-}
-
-/// The speed at which a replay of `longest_ms` virtual ms takes about `REPLAY_WALL_MS`.
-pub fn fitted_speed(longest_ms: f64) -> Speed {
-    let wanted = (longest_ms / REPLAY_WALL_MS).max(f64::MIN_POSITIVE).log10();
-    let distance = |s: &Speed| match s {
-        Speed::Factor(f) => (f.log10() - wanted).abs(),
-        Speed::Max => f64::INFINITY,
-    };
-    SPEEDS.iter().copied().min_by(|a, b| distance(a).total_cmp(&distance(b))).unwrap_or(Speed::Max)
 }
 
 impl ModelSession {
@@ -104,11 +97,7 @@ impl ModelSession {
             slow_views: runner.views().to_vec(),
             variants: resolved.variants,
             runner,
-            speed,
-            fit_speed: speed != Speed::Max,
-            playing: false,
-            behind: false,
-            last_slow_ms: f64::NEG_INFINITY,
+            playback: Playback::new(speed, speed != Speed::Max),
         }
     }
 
@@ -120,10 +109,6 @@ impl ModelSession {
         self.runner.config()
     }
 
-    pub fn is_behind(&self) -> bool {
-        self.behind
-    }
-
     /// A knob typed by the user: a valid value re-runs the model and replays it.
     pub fn set_knob(&mut self, knob: String, text: String) {
         match model_knobs::set(self.config(), &knob, &text) {
@@ -132,7 +117,8 @@ impl ModelSession {
                 self.knobs.retain(|(name, _)| *name != knob);
                 self.knobs.push((knob, text.trim().to_string()));
                 self.replace_runner(config);
-                self.playing = true;
+                // A fresh replay is never finished and never refused.
+                let _ = playback::control(self, Control::Play);
             }
             Err(message) => self.knob_error = Some(KnobError { knob, text, message }),
         }
@@ -163,95 +149,59 @@ impl ModelSession {
     }
 
     fn replace_runner(&mut self, config: ModelConfig) {
-        self.playing = false;
+        self.playback.stop();
         self.runner = ModelRunner::new(config, &self.variants);
         self.slow_views = self.runner.views().to_vec();
     }
+}
 
-    /// The run controls in model mode. Returns `false` for actions that are not run controls.
-    /// Play at full speed, frame by frame as the page does, until the replays end (tests).
-    #[cfg(test)]
-    pub fn play_to_end(&mut self) {
-        self.control(&Action::SetSpeed(Speed::Max));
-        self.control(&Action::Play);
-        for frame in 0..1000 {
-            self.control(&Action::FrameStart { wall_dt_ms: 16.0 });
-            while self.control(&Action::Work { max_steps: 64 }) && self.is_behind() {}
-            self.control(&Action::FrameEnd { wall_ms: f64::from(frame) * 16.0 });
-            if !self.playing {
-                break;
-            }
-        }
+impl Replay for ModelSession {
+    fn playback(&mut self) -> &mut Playback {
+        &mut self.playback
     }
 
-    pub fn control(&mut self, action: &Action) -> bool {
-        match action {
-            Action::Play => self.play(),
-            Action::Pause => self.pause(),
-            Action::TogglePlay if self.playing => self.pause(),
-            Action::TogglePlay => self.play(),
-            Action::Step => {
-                self.playing = false;
-                if self.runner.finished() {
-                    self.runner.rewind();
-                }
-                self.runner.step();
-                self.after_commands();
-            }
-            Action::Reset => {
-                self.playing = false;
-                self.runner.rewind();
-                self.after_commands();
-            }
-            Action::SetSpeed(s) => self.set_speed(*s),
-            Action::SpeedUp => self.set_speed(self.speed.shifted(1)),
-            Action::SpeedDown => self.set_speed(self.speed.shifted(-1)),
-            Action::FrameStart { wall_dt_ms } if self.playing => self.runner.advance_clock(self.speed.virtual_ms(wall_dt_ms.clamp(0.0, MAX_FRAME_DT_MS))),
-            Action::FrameStart { .. } => {}
-            // One engine run per chunk: a model run is worth many call-site steps.
-            Action::Work { .. } => {
-                self.behind = self.playing && !self.runner.work(1);
-                self.fit_speed_to_runs();
-            }
-            Action::FrameEnd { wall_ms } => {
-                self.playing &= !self.runner.end_frame();
-                if slow_views_due(self.playing, *wall_ms, &mut self.last_slow_ms) {
-                    self.slow_views = self.runner.views().to_vec();
-                }
-            }
-            _ => return false,
-        }
-        true
+    fn finished(&self) -> bool {
+        self.runner.finished()
     }
 
-    fn set_speed(&mut self, speed: Speed) {
-        self.speed = speed;
-        self.fit_speed = false;
+    fn rewind(&mut self) {
+        self.runner.rewind();
+        self.after_commands();
     }
 
-    fn fit_speed_to_runs(&mut self) {
-        if self.fit_speed && self.runner.runs_done() {
-            self.speed = fitted_speed(self.runner.longest_ms());
-            self.fit_speed = false;
-        }
+    fn refusal(&self) -> Option<String> {
+        None
     }
 
-    fn play(&mut self) {
-        if self.runner.finished() {
-            self.runner.rewind();
-        }
-        self.playing = true;
+    fn step(&mut self) -> Option<String> {
+        self.runner.step();
+        None
     }
 
-    fn pause(&mut self) {
-        self.playing = false;
+    fn advance_clock(&mut self, virtual_ms: f64) {
+        self.runner.advance_clock(virtual_ms);
+    }
+
+    /// One engine run per chunk: a model run is worth many call-site steps.
+    fn work(&mut self, _max_steps: usize) -> bool {
+        self.runner.work(1)
+    }
+
+    fn end_frame(&mut self) -> bool {
+        self.runner.end_frame()
+    }
+
+    fn refresh_slow_views(&mut self) {
         self.slow_views = self.runner.views().to_vec();
     }
 
     fn after_commands(&mut self) {
-        self.fit_speed_to_runs();
         self.runner.refresh();
-        self.slow_views = self.runner.views().to_vec();
+        self.refresh_slow_views();
+    }
+
+    fn length_ms(&self) -> Option<f64> {
+        self.runner.runs_done().then(|| self.runner.longest_ms())
     }
 }
 
@@ -291,23 +241,20 @@ mod tests {
 
     #[test]
     fn the_speed_is_fitted_to_the_longest_run() {
-        assert_eq!(fitted_speed(1.2), Speed::Factor(0.0001));
-        assert_eq!(fitted_speed(32.6), Speed::Factor(0.01));
-        assert_eq!(fitted_speed(0.0), Speed::Factor(0.0001));
         let mut s = session("descriptor_treeMap");
-        s.control(&Action::Step);
-        assert_eq!(s.speed, Speed::Factor(0.0001), "1.2 ms of virtual time replays in about 12 s");
+        playback::control(&mut s, Control::Step).unwrap();
+        assert_eq!(s.playback.speed, Speed::Factor(0.0001), "1.2 ms of virtual time replays in about 12 s");
         let mut s = session("descriptor_treeMap");
-        s.control(&Action::SetSpeed(Speed::Factor(1.0)));
-        s.control(&Action::Step);
-        assert_eq!(s.speed, Speed::Factor(1.0), "a speed the user picked stays");
+        playback::control(&mut s, Control::SetSpeed(Speed::Factor(1.0))).unwrap();
+        playback::control(&mut s, Control::Step).unwrap();
+        assert_eq!(s.playback.speed, Speed::Factor(1.0), "a speed the user picked stays");
     }
 
     #[test]
     fn a_knob_change_reruns_and_a_bad_one_is_kept_with_its_message() {
         let mut s = session("records_rotating11");
         s.set_knob("shapes".into(), "10".into());
-        assert!(s.playing && s.knob_error.is_none());
+        assert!(s.playback.playing && s.knob_error.is_none());
         assert_eq!(model_knobs::value(s.config(), "shapes"), Some(10));
         s.set_knob("shapes".into(), "lots".into());
         let e = s.knob_error.clone().expect("refused");
@@ -334,11 +281,24 @@ mod tests {
     #[test]
     fn play_runs_the_frames_to_the_end_and_reset_rewinds() {
         let mut s = session("arena_closeGroup");
-        s.play_to_end();
+        playback::play_to_end(&mut s);
         assert!(s.runner.finished());
         assert!(s.slow_views.iter().all(|v| v.result().is_some()));
-        s.control(&Action::Reset);
+        playback::control(&mut s, Control::Reset).unwrap();
         assert!(!s.runner.finished() && s.runner.clock_ms() == 0.0);
-        assert!(!s.control(&Action::CycleTheme), "not a run control");
+    }
+
+    /// A session run to its end: every preset's expectations pass in the page's own state.
+    #[test]
+    fn every_model_preset_passes_its_expectations_once_its_variants_have_run() {
+        for preset in blast_engine::models::MODEL_PRESETS {
+            let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
+            let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1));
+            playback::play_to_end(&mut m);
+            let placed = preset.expectations().unwrap();
+            for o in outcomes(&placed, &m.slow_views) {
+                assert_eq!(o.status, blast_engine::expect::Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);
+            }
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! Each operation takes a valid scenario and returns a new valid one, or an [`EditError`]
 //! saying why not (a cycle, a dangling reference, a bad name). Renames follow every reference;
 //! deletions that would leave a dangling reference are refused with the places that still
-//! use the name. The result always re-prints to DSL text.
+//! use the name. The result always re-prints to DSL text. `looping` is the form "loop until
+//! stopped" runs.
 
 use blast_engine::model::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
@@ -520,6 +521,22 @@ fn remove_calls(block: &mut Vec<Stmt>, site: &str) {
             body.retain(|st| !matches!(st, Stmt::Call { site: s } if s == site));
         }
     });
+}
+
+/// The scenario as "loop until stopped" runs it: the measured op repeated as often as the
+/// engine's bounds allow (`validate::MAX_OPS`, `sim::MAX_WORK`), so a run lasts long enough
+/// to fire mutations into by hand. Unchanged when it cannot be stretched.
+pub fn looping(scenario: &Scenario) -> Scenario {
+    let mut s = scenario.clone();
+    let mut ops = blast_engine::validate::MAX_OPS.saturating_sub(s.measure.warmup_ops);
+    while ops > scenario.measure.ops {
+        s.measure.ops = ops;
+        if blast_engine::sim::estimate_work(&s) <= blast_engine::sim::MAX_WORK {
+            return s;
+        }
+        ops /= 2;
+    }
+    scenario.clone()
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@
 //! frame holding the closing session is necessary, any other collateral, a holder left
 //! compiled is missed), and a test checks the per-thread verdicts add up to the run's totals.
 
+use blast_engine::models::arena::Role;
 use blast_engine::models::descriptor::SlotState;
+use blast_engine::models::shape_cache::Capacity;
 use blast_engine::models::{Entity, EntityState, ModelConfig};
 use blast_engine::report::RelinkTotals;
 
@@ -83,9 +85,8 @@ impl ThreadVerdict {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThreadRow {
     pub name: String,
-    pub role: String,
+    pub role: Role,
     pub scoped_access: bool,
-    pub holds_session: bool,
     pub ops: u64,
     pub handshakes: u64,
     pub deopts: u64,
@@ -95,20 +96,12 @@ impl ThreadRow {
     /// The row of an arena thread; `None` for an entity of another model.
     pub fn from_entity(e: &Entity) -> Option<ThreadRow> {
         let EntityState::Thread { role, scoped_access, ops, handshakes, deopts } = e.state else { return None };
-        Some(ThreadRow {
-            name: e.name.clone(),
-            role: role.name().to_string(),
-            scoped_access,
-            holds_session: role.holds_closing_session(),
-            ops,
-            handshakes,
-            deopts,
-        })
+        Some(ThreadRow { name: e.name.clone(), role, scoped_access, ops, handshakes, deopts })
     }
 
     /// The oracle's verdicts on this thread's handshakes.
     pub fn verdicts(&self) -> RelinkTotals {
-        if self.holds_session {
+        if self.role.holds_closing_session() {
             RelinkTotals { necessary: self.deopts, collateral: 0, missed: self.handshakes.saturating_sub(self.deopts) }
         } else {
             RelinkTotals { necessary: 0, collateral: self.deopts, missed: 0 }
@@ -132,30 +125,10 @@ impl ThreadRow {
     }
 }
 
-/// How many shapes a record class's cache may hold under a variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Capacity {
-    /// `before-fix`: there is no cache; every record rebuilds its handle.
-    NoCache,
-    Bounded(u64),
-    Unbounded,
-}
-
-impl Capacity {
-    /// The shape-cache variants as the engine documents them.
-    pub fn of_variant(variant: &str, configured: u64) -> Capacity {
-        match variant {
-            "before-fix" => Capacity::NoCache,
-            "capacity-0" => Capacity::Bounded(0),
-            "unbounded" => Capacity::Unbounded,
-            _ => Capacity::Bounded(configured),
-        }
-    }
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassSlots {
     pub name: String,
+    pub capacity: Capacity,
     /// Cached shape ids, oldest (FIFO) or least recently used (LRU) first.
     pub cached: Vec<u64>,
     pub hits: u64,
@@ -165,8 +138,8 @@ pub struct ClassSlots {
 impl ClassSlots {
     /// The slots of a record class; `None` for an entity of another model.
     pub fn from_entity(e: &Entity) -> Option<ClassSlots> {
-        let EntityState::RecordClass { cached, hits, misses } = &e.state else { return None };
-        Some(ClassSlots { name: e.name.clone(), cached: cached.clone(), hits: *hits, misses: *misses })
+        let EntityState::RecordClass { capacity, cached, hits, misses } = &e.state else { return None };
+        Some(ClassSlots { name: e.name.clone(), capacity: *capacity, cached: cached.clone(), hits: *hits, misses: *misses })
     }
 
     /// Percent of measured lookups that hit, once there were any.
@@ -233,7 +206,7 @@ mod tests {
         assert_eq!(rows[2].verdict(), ThreadVerdict::HandshakeOnly, "byte[] code has no scoped access");
         let r = report("arena_useAfterClose", "no-deopt");
         let holder = ThreadRow::from_entity(&r.entities[1]).unwrap();
-        assert!(holder.holds_session);
+        assert!(holder.role.holds_closing_session());
         assert_eq!(holder.verdict(), ThreadVerdict::Missed);
     }
 
@@ -246,8 +219,9 @@ mod tests {
         let r = report("records_rotating11", "unbounded");
         assert_eq!(ClassSlots::from_entity(&r.entities[0]).unwrap().hit_rate(), Some(100.0));
         assert_eq!(ThreadRow::from_entity(&r.entities[0]), None, "a record class is not a thread");
-        assert_eq!(Capacity::of_variant("lru", 10), Capacity::Bounded(10));
-        assert_eq!(Capacity::of_variant("before-fix", 10), Capacity::NoCache);
+        let capacity = |variant| ClassSlots::from_entity(&report("records_rotating11", variant).entities[0]).unwrap().capacity;
+        assert_eq!((capacity("lru"), capacity("capacity-0")), (Capacity::Bounded(10), Capacity::Bounded(0)));
+        assert_eq!((capacity("before-fix"), capacity("unbounded")), (Capacity::NoCache, Capacity::Unbounded));
     }
 
     #[test]

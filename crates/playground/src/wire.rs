@@ -14,8 +14,7 @@ use blast_engine::model::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, Met
 use blast_engine::validate::MAX_NESTING;
 use blast_engine::Policy;
 
-use crate::offload::{Job, Reply, Verdict};
-use crate::state::TextError;
+use crate::offload::{Job, Reply, TextError, Verdict};
 
 pub fn encode_job(job: &Job) -> Vec<u8> {
     let Job { id, text, policies, looping } = job;

@@ -1,17 +1,88 @@
-//! The timeline's geometry: the zoom window, the brushed range and the marked moment, as pure
-//! functions (tested natively; the charts component and the reducer only call them).
+//! The timeline's state (x axis, zoom window, brushed range, marked relink) and its geometry
+//! as pure functions (tested natively; the charts component and the reducer only call them).
 //!
 //! Ranges are in the chart's x units: virtual ms, or % of each run's loop iterations. Relinks
 //! carry virtual ms, so on the normalized axis a range maps to each lane's own time range
 //! through its timeline (`time_of_x`), and a relink's time maps back (`x_of_time`).
 
 use blast_engine::report::TimelinePoint;
+use blast_engine::Policy;
 
-use crate::charts::{interval_ends, XAxis};
-use crate::runner::LaneView;
+/// What the x axis measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XAxis {
+    /// Virtual milliseconds: shows how much sooner a cheap policy finishes.
+    Time,
+    /// Percent of the program's loop iterations: lines up the policies event by event.
+    Progress,
+}
+
+impl XAxis {
+    /// The axis as the chart's caption reads it.
+    pub fn description(self) -> &'static str {
+        match self {
+            XAxis::Time => "virtual time (ms)",
+            XAxis::Progress => "normalized: % of each run's loop iterations",
+        }
+    }
+
+    /// An x value as the tooltip reads it.
+    pub fn value_label(self, x: f64) -> String {
+        match self {
+            XAxis::Time => crate::format::duration_ms(x),
+            XAxis::Progress => format!("{x:.1}%"),
+        }
+    }
+}
+
+/// Where each interval of a timeline of `total_iterations` loop iterations ends on the x axis.
+pub fn interval_ends(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis) -> Vec<f64> {
+    let mut done = 0u64;
+    timeline
+        .iter()
+        .map(|p| match axis {
+            XAxis::Time => p.t_ms,
+            XAxis::Progress => {
+                done += p.iterations;
+                (100.0 * done as f64 / total_iterations.max(1) as f64).min(100.0)
+            }
+        })
+        .collect()
+}
 
 /// A closed interval of x values, `lo < hi`.
 pub type Range = (f64, f64);
+
+/// A relink's moment, marked on the charts from the why panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mark {
+    pub policy: Policy,
+    pub t_ms: f64,
+    pub site: String,
+}
+
+/// The timeline's x axis, zoom window, brushed range and marked relink (this module has
+/// their geometry). Ranges are on `axis`; a new run or a new axis starts unzoomed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimelineState {
+    pub axis: XAxis,
+    /// The x window shown; `None`: the whole run.
+    pub view: Option<Range>,
+    /// The selected range: its relinks are listed in the why panel and outlined in the blast view.
+    pub brush: Option<Range>,
+    pub mark: Option<Mark>,
+}
+
+impl Default for TimelineState {
+    fn default() -> Self {
+        TimelineState { axis: XAxis::Time, view: None, brush: None, mark: None }
+    }
+}
+
+/// A usable range: finite and wider than nothing.
+pub fn valid(r: Option<Range>) -> Option<Range> {
+    r.filter(|(lo, hi)| lo.is_finite() && hi.is_finite() && lo < hi)
+}
 
 /// The narrowest window, as a fraction of the whole run: zooming stops here (the timeline's
 /// intervals are far wider; below this a window shows one flat segment).
@@ -155,10 +226,10 @@ pub fn time_of_x(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis,
 }
 
 /// The chart x at virtual time `t_ms` of a lane.
-pub fn x_of_time(lane: &LaneView, axis: XAxis, t_ms: f64) -> f64 {
+pub fn x_of_time(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis, t_ms: f64) -> f64 {
     match axis {
         XAxis::Time => t_ms,
-        XAxis::Progress => lookup(&knots(&lane.timeline, lane.total_iterations, axis).into_iter().map(|(x, t)| (t, x)).collect::<Vec<_>>(), t_ms),
+        XAxis::Progress => lookup(&knots(timeline, total_iterations, axis).into_iter().map(|(x, t)| (t, x)).collect::<Vec<_>>(), t_ms),
     }
 }
 
@@ -170,8 +241,8 @@ pub fn time_range(timeline: &[TimelinePoint], total_iterations: u64, axis: XAxis
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Runner;
-    use blast_engine::{presets, Params, Policy};
+    use crate::runner::{LaneView, Runner};
+    use blast_engine::{presets, Params};
 
     #[test]
     fn a_range_is_ordered_clamped_and_a_click_is_none() {
@@ -261,7 +332,7 @@ mod tests {
         for lane in [global, exact] {
             for x in [1.0, 37.0, 50.0, 99.0] {
                 let t = at(lane, x);
-                assert!((x_of_time(lane, XAxis::Progress, t) - x).abs() < 1e-6, "{x}% -> {t} ms -> back");
+                assert!((x_of_time(&lane.timeline, lane.total_iterations, XAxis::Progress, t) - x).abs() < 1e-6, "{x}% -> {t} ms -> back");
             }
             let (t0, t1) = time_range(&lane.timeline, lane.total_iterations, XAxis::Progress, (25.0, 75.0));
             assert!(0.0 < t0 && t0 < t1 && t1 < lane.now_ms);

@@ -10,8 +10,9 @@ use blast_engine::Policy;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+use crate::chrome::Theme;
 use crate::model_mode::ModelLink;
-use crate::state::{Speed, Theme, SPEEDS};
+use crate::playback::{Speed, SPEEDS};
 
 pub const KEY: &str = "blast-radius.autosave";
 pub const VERSION: u32 = 1;

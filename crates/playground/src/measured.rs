@@ -15,12 +15,12 @@ pub const MAX_IMPORT_BYTES: f64 = 1_000_000.0;
 /// The reference results in `probes/results/`, measured on the project's machine by
 /// `scripts/lab.sh`, shipped so the Runtimes gallery can show each runtime's measurement.
 const REFERENCE: [(&str, &str); 6] = [
-    ("cpython", include_str!("../../probes/results/cpython.json")),
-    ("pypy", include_str!("../../probes/results/pypy.json")),
-    ("node", include_str!("../../probes/results/node.json")),
-    ("ruby", include_str!("../../probes/results/ruby.json")),
-    ("jruby", include_str!("../../probes/results/jruby.json")),
-    ("groovy", include_str!("../../probes/results/groovy.json")),
+    ("cpython", include_str!("../../../probes/results/cpython.json")),
+    ("pypy", include_str!("../../../probes/results/pypy.json")),
+    ("node", include_str!("../../../probes/results/node.json")),
+    ("ruby", include_str!("../../../probes/results/ruby.json")),
+    ("jruby", include_str!("../../../probes/results/jruby.json")),
+    ("groovy", include_str!("../../../probes/results/groovy.json")),
 ];
 
 /// An imported probe result and where it came from.

@@ -11,7 +11,8 @@
 use blast_engine::model::Scenario;
 use blast_engine::{dsl, Params, Policy, Simulation};
 
-use crate::state::TextError;
+use blast_engine::validate::Location;
+use blast_engine::ScenarioError;
 
 /// Texts at least this long are read in the worker. A preset is ~1.5 KB; reading costs grow
 /// with depth as well as length (a 1,900-deep class chain is 45 KB and was a 219 ms task in
@@ -27,7 +28,7 @@ pub struct Job {
     pub id: u64,
     pub text: String,
     pub policies: Vec<Policy>,
-    /// Check the "loop until stopped" form (`state::looping`) the page would run.
+    /// Check the "loop until stopped" form (`editor::looping`) the page would run.
     pub looping: bool,
 }
 
@@ -49,12 +50,30 @@ pub enum Verdict {
     Failed(String),
 }
 
+/// A DSL error placed in the text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl From<ScenarioError> for TextError {
+    fn from(e: ScenarioError) -> Self {
+        match e.location {
+            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
+            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            None => TextError { line: 1, col: 1, message: e.message },
+        }
+    }
+}
+
 /// What the worker (or the page, when there is no worker) does with a job.
 pub fn run(job: &Job) -> Reply {
     let verdict = match dsl::parse(&job.text) {
         Err(e) => Verdict::Invalid { message: e.to_string(), error: e.into() },
         Ok(scenario) => {
-            let looped = job.looping.then(|| crate::state::looping(&scenario));
+            let looped = job.looping.then(|| crate::editor::looping(&scenario));
             let run_error = Simulation::for_policies(looped.as_ref().unwrap_or(&scenario), &job.policies, &Params::default()).err().map(|e| e.to_string());
             let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
             Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines }

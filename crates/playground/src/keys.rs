@@ -3,7 +3,9 @@
 use blast_engine::model::Event;
 use blast_engine::Policy;
 
-use crate::state::Action;
+use crate::action::Action;
+use crate::chrome::ChromeAction;
+use crate::playback::Control;
 
 pub struct Shortcut {
     /// Keys as the cheat sheet shows them.
@@ -93,14 +95,14 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
         return None;
     }
     Some(match key {
-        " " | "Spacebar" => Action::TogglePlay,
-        "n" | "N" | "ArrowRight" => Action::Step,
-        "r" | "R" => Action::Reset,
-        "+" | "=" | "]" => Action::SpeedUp,
-        "-" | "_" | "[" => Action::SpeedDown,
+        " " | "Spacebar" => Action::Run(Control::TogglePlay),
+        "n" | "N" | "ArrowRight" => Action::Run(Control::Step),
+        "r" | "R" => Action::Run(Control::Reset),
+        "+" | "=" | "]" => Action::Run(Control::SpeedUp),
+        "-" | "_" | "[" => Action::Run(Control::SpeedDown),
         "i" | "I" => Action::Fire(Event::InvalidateAll),
-        "t" | "T" => Action::CycleTheme,
-        "?" => Action::ToggleHelp,
+        "t" | "T" => Action::Chrome(ChromeAction::CycleTheme),
+        "?" => Action::Chrome(ChromeAction::ToggleHelp),
         "Escape" => Action::CloseOverlays,
         digit => {
             let index = digit.parse::<usize>().ok()?.checked_sub(1)?;
@@ -116,9 +118,9 @@ mod tests {
 
     #[test]
     fn keys_map_to_actions() {
-        assert_eq!(action_for(" ", false), Some(Action::TogglePlay));
-        assert_eq!(action_for("ArrowRight", false), Some(Action::Step));
-        assert_eq!(action_for("?", false), Some(Action::ToggleHelp));
+        assert_eq!(action_for(" ", false), Some(Action::Run(Control::TogglePlay)));
+        assert_eq!(action_for("ArrowRight", false), Some(Action::Run(Control::Step)));
+        assert_eq!(action_for("?", false), Some(Action::Chrome(ChromeAction::ToggleHelp)));
         assert_eq!(action_for("2", false), Some(Action::ToggleLane(1)));
         assert_eq!(action_for("0", false), None);
         assert_eq!(action_for("9", false), None);

@@ -13,9 +13,8 @@ use blast_engine::report::{Naming, RelinkRecord, RelinkText, RelinkTotals, SiteR
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
-use crate::charts::XAxis;
 use crate::compiled::{CompiledTracker, CompiledView};
-use crate::timeline::{self, Range};
+use crate::timeline::{self, Range, XAxis};
 
 /// Engine steps one "step" button press may take before giving up (keeps it under a frame).
 const STEP_LIMIT: usize = 20_000;

@@ -1,0 +1,74 @@
+//! Texts the call-site session hands to the engine worker (`offload`), and what each answer
+//! is for: the page side of the job protocol.
+//!
+//! Jobs wait in an outbox until the shell posts them (`take_jobs`); answers come back in the
+//! order the jobs were posted, and an answer whose job is no longer awaited (a later edit
+//! replaced its text) is dropped.
+
+use std::collections::VecDeque;
+
+use blast_engine::Policy;
+
+use crate::offload::{self, Job, Reply};
+
+/// A text handed to the engine worker, and what its answer is for.
+pub struct Reading {
+    job: u64,
+    /// About how many sites it declares (`offload::site_count_hint`), for the loading note.
+    sites: usize,
+    /// The policies and loop mode its run check was made for.
+    pub policies: Vec<Policy>,
+    pub looping: bool,
+    pub purpose: Purpose,
+}
+
+pub enum Purpose {
+    /// Typed, pasted, undone or restored: the text is already on screen; the model follows it
+    /// if it reads.
+    Edit,
+    /// A share link or a file: it replaces the scenario only if it reads and runs.
+    Open { text: String, policies: Vec<Policy>, origin: String },
+}
+
+#[derive(Default)]
+pub struct Readings {
+    /// Texts being read off the main thread, oldest first.
+    reading: VecDeque<Reading>,
+    /// Jobs for the engine worker, not yet handed to it.
+    outbox: Vec<Job>,
+    next_job: u64,
+}
+
+impl Readings {
+    /// Hand `text` to the engine worker, its run checked under `policies` (and loop mode).
+    pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) {
+        self.next_job += 1;
+        let id = self.next_job;
+        self.outbox.push(Job { id, text: text.to_string(), policies: policies.clone(), looping });
+        self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
+    }
+
+    /// The jobs to hand to the engine worker now.
+    pub fn take_jobs(&mut self) -> Vec<Job> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// About how many sites the latest text being read declares.
+    pub fn loading_sites(&self) -> Option<usize> {
+        self.reading.back().map(|r| r.sites)
+    }
+
+    /// A newer text replaces every edit still being read.
+    pub fn drop_edits(&mut self) {
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit));
+    }
+
+    /// The reading `reply` answers, if it is still awaited; jobs posted before it are given
+    /// up (they were answered, or lost with a stopped worker).
+    pub fn answered(&mut self, reply: &Reply) -> Option<Reading> {
+        let at = self.reading.iter().position(|r| r.job == reply.id)?;
+        let reading = self.reading.remove(at);
+        self.reading.drain(..at);
+        reading
+    }
+}

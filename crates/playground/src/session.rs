@@ -1,0 +1,910 @@
+//! The call-site session: the scenario being edited (its text, the typed model behind it,
+//! undo history, texts being read by the engine worker) and its lanes (one simulation per
+//! selected policy, their views, the selected site, the what-if preview, hand-fired mutations).
+//!
+//! Its reducer handles every action about the scenario and its run; run controls go through
+//! the one playback path (`playback::control`, for which the session is a [`Replay`]). What
+//! the rest of the page should do (banners, a model to close) it reports in [`Effects`]; new
+//! lanes bump `run_id`.
+
+use std::rc::Rc;
+
+use blast_engine::expect::{Cause, Outcome};
+use blast_engine::model::Scenario;
+use blast_engine::presets::{self, Preset};
+use blast_engine::{dsl, Params, Policy, ScenarioError};
+
+use crate::action::Action;
+use crate::editor::{self, EditOp};
+use crate::effects::Effects;
+use crate::history::History;
+use crate::offload::{self, Job, Reply, TextError, Verdict};
+use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
+use crate::reading::{Purpose, Readings};
+use crate::runner::{LaneView, Runner};
+use crate::share::Shared;
+use crate::timeline::Range;
+use crate::timeline::XAxis;
+
+/// The preset a first visit opens with: the headline result.
+pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
+
+/// The outcome of the latest hand-fired mutation, shown beside the controls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FireOutcome {
+    Fired { label: String, lanes: usize },
+    Refused(String),
+}
+
+pub struct CallSiteSession {
+    pub scenario: Scenario,
+    pub text: String,
+    pub text_error: Option<TextError>,
+    /// The preset the scenario is (for its published numbers); `None` once edited.
+    pub preset: Option<&'static Preset>,
+    pub policies: Vec<Policy>,
+    pub params: Params,
+    pub playback: Playback,
+    pub runner: Runner,
+    /// Why the scenario cannot run (it parses but the engine refuses it).
+    pub run_error: Option<String>,
+    /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
+    /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
+    pub slow_lanes: Vec<Rc<LaneView>>,
+    pub selected_site: Option<String>,
+    /// Each expectation's outcome against the lanes, refreshed with `slow_lanes`.
+    pub expectations: Rc<Vec<Outcome>>,
+    /// The relink a click on a failed expectation asked the why panel to show.
+    pub focused_cause: Option<Cause>,
+    pub hovered_class: Option<String>,
+    pub what_if: Vec<(Policy, Vec<String>)>,
+    pub editor_error: Option<String>,
+    pub last_fire: Option<FireOutcome>,
+    /// Undo and redo of form and text edits; a load starts afresh.
+    pub history: History,
+    /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
+    pub loop_mode: bool,
+    /// Bumps whenever the scenario changes.
+    pub scenario_rev: u64,
+    /// Bumps whenever new lanes are built (at virtual time zero: the timeline's ranges mean
+    /// nothing on them).
+    pub run_id: u64,
+    /// Bumps whenever the text changes (what autosave and share links carry is derived from
+    /// it: comparing a key is cheap where copying a 3 MB text per frame is not).
+    pub text_rev: u64,
+    /// Bumps on every model edit attempt, accepted or refused.
+    pub edit_epoch: u64,
+    /// The expectations' text lines as the engine worker found them, for the text revision it
+    /// read (`app.rs` places them; a small text is placed on the page).
+    pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
+    /// Texts being read off the main thread (`offload`).
+    readings: Readings,
+}
+
+impl CallSiteSession {
+    /// The headline preset under global and exact, paused at time zero.
+    pub fn new() -> CallSiteSession {
+        let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
+        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
+            Some((Ok(s), text)) => (s, text.to_string()),
+            _ => (Scenario::default(), String::new()),
+        };
+        let mut session = CallSiteSession {
+            scenario,
+            text,
+            text_error: None,
+            preset,
+            policies: vec![Policy::Global, Policy::Exact],
+            params: Params::default(),
+            playback: Playback::new(Speed::Factor(0.1), false),
+            runner: Runner::idle(),
+            run_error: None,
+            slow_lanes: Vec::new(),
+            selected_site: None,
+            expectations: Rc::default(),
+            focused_cause: None,
+            hovered_class: None,
+            what_if: Vec::new(),
+            editor_error: None,
+            last_fire: None,
+            history: History::default(),
+            loop_mode: false,
+            scenario_rev: 0,
+            run_id: 0,
+            text_rev: 0,
+            edit_epoch: 0,
+            read_expect_lines: None,
+            readings: Readings::default(),
+        };
+        session.rebuild();
+        session
+    }
+
+    /// An autosaved session: its text (read here or by the engine worker), policies and speed.
+    pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed) {
+        if playback::SPEEDS.contains(&speed) {
+            self.playback.speed = speed;
+        }
+        let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| policies.contains(p)).collect();
+        if !policies.is_empty() {
+            self.policies = policies;
+        }
+        match read_here(&text) {
+            // A large autosave is read by the engine worker: the default model until it answers.
+            None => self.request(&text, Purpose::Edit),
+            Some(Ok(s)) => {
+                self.preset = preset.and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                self.scenario = s;
+                self.scenario_rev += 1;
+                self.text_error = None;
+            }
+            // Keep what the user typed; the model stays on the default until the text parses.
+            Some(Err(e)) => self.text_error = Some(e.into()),
+        }
+        self.text = text;
+        self.text_rev += 1;
+        self.rebuild();
+    }
+
+    /// The text a share link or export should carry: the typed text when it is valid.
+    pub fn shareable_text(&self) -> String {
+        if self.text_error.is_none() {
+            self.text.clone()
+        } else {
+            dsl::print(&self.scenario)
+        }
+    }
+
+    pub fn run_state(&self) -> RunState {
+        let started = self.runner.views().iter().any(|l| l.events_recorded > 0 || l.iterations > 0);
+        RunState::of(self.playback.playing, started, self.runner.finished() && !self.runner.is_empty())
+    }
+
+    pub fn total_relinks(&self) -> u64 {
+        self.runner.total_relinks()
+    }
+
+    /// The jobs to hand to the engine worker now (the page shell posts them after each render).
+    pub fn take_jobs(&mut self) -> Vec<Job> {
+        self.readings.take_jobs()
+    }
+
+    /// About how many sites the text being read declares, while the engine worker reads one.
+    pub fn loading_sites(&self) -> Option<usize> {
+        self.readings.loading_sites()
+    }
+
+    /// A run control, through the one playback path.
+    pub fn control(&mut self, control: Control, fx: &mut Effects) {
+        if control == Control::Reset {
+            self.last_fire = None;
+        }
+        if let Err(why) = playback::control(self, control) {
+            fx.error(format!("This scenario cannot run: {why}"));
+        }
+    }
+
+    /// The actions about the scenario and its lanes (`state::AppState::reduce` routes the
+    /// others elsewhere).
+    pub fn reduce(&mut self, action: Action, fx: &mut Effects) {
+        if let Action::Run(control) = action {
+            return self.control(control, fx);
+        }
+        match action {
+            Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
+                Some((p, Ok(s))) => {
+                    fx.call_sites_loaded = true;
+                    self.history.clear();
+                    self.set_scenario(s, p.text.to_string(), Some(p));
+                    if run {
+                        self.control(Control::Play, fx);
+                    }
+                }
+                Some((_, Err(e))) => fx.error(format!("Preset {id} does not parse: {e}")),
+                None => fx.error(format!("There is no preset `{id}`.")),
+            },
+            Action::LoadScenario { shared, origin } => self.load(shared, origin, fx),
+            Action::EditText(text) => {
+                self.history.record(&self.text, &text, true);
+                self.set_text(text);
+            }
+            Action::NewScenario => {
+                let text = editor::BLANK.to_string();
+                self.history.record(&self.text, &text, false);
+                self.set_text(text);
+            }
+            Action::Undo => {
+                if let Some(text) = self.history.undo(&self.text) {
+                    self.set_text(text);
+                }
+            }
+            Action::Redo => {
+                if let Some(text) = self.history.redo(&self.text) {
+                    self.set_text(text);
+                }
+            }
+            Action::RevertText => {
+                let text = dsl::print(&self.scenario);
+                self.history.record(&self.text, &text, false);
+                self.text = text;
+                self.text_rev += 1;
+                self.text_error = None;
+            }
+            Action::Edit(op) => {
+                let before = self.text.clone();
+                self.edit(&op);
+                self.history.record(&before, &self.text, false);
+            }
+            Action::TogglePolicy(p) => {
+                if self.policies.contains(&p) {
+                    if self.policies.len() == 1 {
+                        fx.info("At least one policy must stay selected.".into());
+                        return;
+                    }
+                    self.policies.retain(|x| *x != p);
+                } else {
+                    self.policies.push(p);
+                    self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
+                }
+                self.rebuild();
+            }
+            Action::ToggleLane(index) => {
+                if let Some(&policy) = Policy::ALL.get(index) {
+                    self.reduce(Action::TogglePolicy(policy), fx);
+                }
+            }
+            Action::AddPolicies(add) => {
+                let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
+                if policies != self.policies {
+                    self.policies = policies;
+                    self.rebuild();
+                }
+            }
+            Action::ToggleLoop => {
+                self.loop_mode = !self.loop_mode;
+                let was_playing = self.playback.playing;
+                self.rebuild();
+                self.last_fire = None;
+                if was_playing {
+                    self.control(Control::Play, fx);
+                }
+            }
+            Action::Fire(event) => {
+                let label = dsl::event_text(&event);
+                let outcome = self.runner.inject(&event);
+                self.record_fire(label, outcome);
+            }
+            Action::FireCategory { name, enter } => {
+                let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
+                let outcome = self.runner.inject_category(&name, enter);
+                self.record_fire(label, outcome);
+            }
+            Action::SelectSite(site) => self.select_site(site),
+            Action::ShowCause(cause) => {
+                self.select_site(Some(cause.site.clone()));
+                self.focused_cause = Some(cause);
+            }
+            Action::HoverClass(class) => self.hover(class),
+            Action::Read(reply) => self.read(reply, fx),
+            _ => {}
+        }
+    }
+
+    pub fn select_site(&mut self, site: Option<String>) {
+        self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
+        self.runner.select(self.selected_site.clone());
+        self.after_commands();
+    }
+
+    /// The what-if preview for a hovered class (`None`: none).
+    pub fn hover(&mut self, class: Option<String>) {
+        self.hovered_class = class;
+        self.refresh_what_if();
+    }
+
+    /// Hand the timeline's brushed range to the lanes and show its relinks at once (paused or not).
+    pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
+        self.runner.brush(range);
+        self.after_commands();
+    }
+
+    /// A scenario from a share link or an imported file (read by the engine worker if large).
+    fn load(&mut self, shared: Shared, origin: String, fx: &mut Effects) {
+        match shared.scenario {
+            Some(scenario) => self.open(scenario, shared.text, shared.policies, &origin, fx),
+            None => {
+                let text = shared.text.clone();
+                self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, origin });
+            }
+        }
+    }
+
+    /// Replace the scenario with one opened from a link, a file or a gallery.
+    fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, origin: &str, fx: &mut Effects) {
+        fx.call_sites_loaded = true;
+        let preset = presets::find(&scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&scenario));
+        if !policies.is_empty() {
+            self.policies = policies;
+        }
+        let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
+        self.history.clear();
+        self.set_scenario(scenario, text, preset);
+        fx.info(format!("Loaded {name} from {origin}."));
+    }
+
+    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
+    fn request(&mut self, text: &str, purpose: Purpose) {
+        // The run check is made for the policies the scenario will run under.
+        let policies = match &purpose {
+            Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
+            _ => self.policies.clone(),
+        };
+        self.readings.request(text, policies, self.loop_mode, purpose);
+    }
+
+    /// An answer from the engine worker (one no longer awaited is dropped).
+    fn read(&mut self, reply: Reply, fx: &mut Effects) {
+        let Some(reading) = self.readings.answered(&reply) else { return };
+        let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
+        match (reading.purpose, reply.verdict) {
+            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines }) => {
+                self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                self.text_error = None;
+                if *scenario != self.scenario {
+                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
+                    self.scenario = *scenario;
+                    self.scenario_rev += 1;
+                    match run_error.filter(|_| checked_as_now) {
+                        // Refused by the worker's run check: no second check here.
+                        Some(why) => self.install(Err(why)),
+                        None => self.rebuild(),
+                    }
+                }
+                self.edit_epoch += 1;
+            }
+            (Purpose::Edit, Verdict::Invalid { error, .. }) => {
+                self.text_error = Some(error);
+                self.edit_epoch += 1;
+            }
+            (Purpose::Edit, Verdict::Failed(why)) => {
+                self.text_error = Some(TextError { line: 1, col: 1, message: why });
+                self.edit_epoch += 1;
+            }
+            (Purpose::Open { text, policies, origin }, verdict) => {
+                let refusal = match verdict {
+                    Verdict::Read { scenario, run_error: None, expect_lines } => {
+                        self.open(*scenario, text, policies, &origin, fx);
+                        self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        return;
+                    }
+                    Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
+                    Verdict::Invalid { message, .. } => format!("it does not parse: {message}"),
+                    Verdict::Failed(why) => why,
+                };
+                fx.error(format!("The scenario from {origin} was not loaded: {refusal}"));
+            }
+        }
+    }
+
+    /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
+    /// with its error while the model stays on the last valid version.
+    fn set_text(&mut self, text: String) {
+        // This text replaces any edit still being read.
+        self.readings.drop_edits();
+        match read_here(&text) {
+            None => {
+                self.text_error = None;
+                self.request(&text, Purpose::Edit);
+            }
+            Some(Ok(s)) => {
+                self.text_error = None;
+                if s != self.scenario {
+                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
+                    self.scenario = s;
+                    self.scenario_rev += 1;
+                    self.rebuild();
+                }
+            }
+            Some(Err(e)) => self.text_error = Some(e.into()),
+        }
+        self.text = text;
+        self.text_rev += 1;
+        // The form shows the model again (and drops a refused edit's message).
+        self.editor_error = None;
+        self.edit_epoch += 1;
+    }
+
+    fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
+        self.last_fire = Some(match outcome {
+            Ok(lanes) => FireOutcome::Fired { label, lanes },
+            Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
+        });
+        self.after_commands();
+    }
+
+    fn edit(&mut self, op: &EditOp) {
+        self.edit_epoch += 1;
+        if let Some(e) = &self.text_error {
+            self.editor_error = Some(format!(
+                "The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).",
+                e.line, e.col
+            ));
+            return;
+        }
+        match editor::apply(&self.scenario, op) {
+            Ok(s) => {
+                let text = dsl::print(&s);
+                self.editor_error = None;
+                self.set_scenario(s, text, None);
+            }
+            Err(why) => self.editor_error = Some(why.to_string()),
+        }
+    }
+
+    fn set_scenario(&mut self, scenario: Scenario, text: String, preset: Option<&'static Preset>) {
+        self.scenario = scenario;
+        self.scenario_rev += 1;
+        self.text = text;
+        self.text_rev += 1;
+        self.text_error = None;
+        self.editor_error = None;
+        self.preset = preset;
+        self.last_fire = None;
+        if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
+            self.selected_site = None;
+        }
+        if self.hovered_class.as_ref().is_some_and(|c| !self.scenario.classes.iter().any(|x| &x.name == c)) {
+            self.hovered_class = None;
+        }
+        self.rebuild();
+    }
+
+    /// New simulations for the current scenario and policies, at virtual time zero, paused.
+    fn rebuild(&mut self) {
+        let looped = self.loop_mode.then(|| editor::looping(&self.scenario));
+        let runner = Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params);
+        self.install(runner.map_err(|e| e.to_string()));
+    }
+
+    /// Put new simulations (or why there are none) on screen, paused at time zero.
+    fn install(&mut self, runner: Result<Runner, String>) {
+        self.run_id += 1;
+        self.playback.stop();
+        self.focused_cause = None;
+        match runner {
+            Ok(r) => {
+                self.runner = r;
+                self.run_error = None;
+            }
+            Err(e) => {
+                self.runner = Runner::idle();
+                self.run_error = Some(e);
+            }
+        }
+        self.runner.select(self.selected_site.clone());
+        self.after_commands();
+    }
+
+    fn refresh_what_if(&mut self) {
+        self.what_if = match &self.hovered_class {
+            Some(c) => self.runner.what_if(c),
+            None => Vec::new(),
+        };
+    }
+}
+
+impl Replay for CallSiteSession {
+    fn playback(&mut self) -> &mut Playback {
+        &mut self.playback
+    }
+
+    fn finished(&self) -> bool {
+        self.runner.finished()
+    }
+
+    fn rewind(&mut self) {
+        self.rebuild();
+    }
+
+    fn refusal(&self) -> Option<String> {
+        self.run_error.clone()
+    }
+
+    fn step(&mut self) -> Option<String> {
+        self.runner.step()
+    }
+
+    fn advance_clock(&mut self, virtual_ms: f64) {
+        self.runner.advance_clock(virtual_ms);
+    }
+
+    fn work(&mut self, max_steps: usize) -> bool {
+        self.runner.work(max_steps)
+    }
+
+    fn end_frame(&mut self) -> bool {
+        self.runner.settle();
+        self.runner.refresh();
+        self.refresh_what_if();
+        self.runner.finished()
+    }
+
+    /// The costly panels' views: lanes for charts, comparison and why; the expectations.
+    fn refresh_slow_views(&mut self) {
+        self.slow_lanes = self.runner.views().to_vec();
+        self.expectations = Rc::new(self.runner.expectations(&self.scenario));
+    }
+
+    fn after_commands(&mut self) {
+        self.runner.refresh();
+        self.refresh_slow_views();
+        self.refresh_what_if();
+    }
+
+    fn length_ms(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl Default for CallSiteSession {
+    fn default() -> Self {
+        CallSiteSession::new()
+    }
+}
+
+/// The text read here, at once, if it is small enough (`offload::OFFLOAD_BYTES`); `None`
+/// when the engine worker should read it.
+fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
+    (text.len() < offload::OFFLOAD_BYTES).then(|| dsl::parse(text))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::chrome::BannerKind;
+    use crate::editor::looping;
+    use crate::share::{self, Link};
+    use blast_engine::model::{Event, MetaKind};
+
+    /// One action, and what it asked of the rest of the page.
+    fn act(s: &mut CallSiteSession, action: Action) -> Effects {
+        let mut fx = Effects::default();
+        s.reduce(action, &mut fx);
+        fx
+    }
+
+    fn run_to_end(s: &mut CallSiteSession) {
+        playback::play_to_end(s);
+    }
+
+    pub(crate) fn shared(text: &str) -> Shared {
+        match share::decode(&format!("#{}", share::encode(text, &[]))) {
+            Ok(Some(Link::Scenario(shared))) => shared,
+            other => panic!("not a scenario link: {other:?}"),
+        }
+    }
+
+    /// Stand in for the engine worker: answer every job handed out, in order.
+    fn answer_jobs(s: &mut CallSiteSession) -> (usize, Effects) {
+        let mut fx = Effects::default();
+        let jobs = s.take_jobs();
+        for job in &jobs {
+            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&offload::encode_job(job))).expect("a reply")), &mut fx);
+        }
+        (jobs.len(), fx)
+    }
+
+    /// `sites` sites over `classes` classes, all called in one loop: a text the page hands to
+    /// the engine worker.
+    fn world(classes: usize, sites: usize) -> String {
+        let mut t = String::from("measure warmup 0 ops 1\n");
+        for i in 0..classes {
+            t += &format!("class K{i} {{ m }}\n");
+        }
+        for i in 0..sites {
+            t += &format!("site s{i} = K{}.m\n", i % classes);
+        }
+        let calls: Vec<String> = (0..sites).map(|i| format!("call s{i}")).collect();
+        t + &format!("op {{ loop 10 {{ {} }} }}\n", calls.join(" "))
+    }
+
+    #[test]
+    fn a_large_paste_is_read_off_the_main_thread_and_then_runs() {
+        let mut s = CallSiteSession::new();
+        let text = world(50, 1000);
+        assert!(text.len() >= offload::OFFLOAD_BYTES);
+        act(&mut s, Action::EditText(text.clone()));
+        assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
+        assert_eq!(answer_jobs(&mut s).0, 1);
+        assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
+        assert!(s.text_error.is_none() && s.run_error.is_none());
+        act(&mut s, Action::Undo);
+        assert_eq!(answer_jobs(&mut s).0, 0, "a small text is read here, at once");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+    }
+
+    #[test]
+    fn a_large_invalid_or_unrunnable_paste_is_reported_by_the_worker() {
+        let mut s = CallSiteSession::new();
+        let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
+        act(&mut s, Action::EditText(broken));
+        answer_jobs(&mut s);
+        let e = s.text_error.clone().expect("located error");
+        assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
+        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
+        act(&mut s, Action::EditText(hostile));
+        answer_jobs(&mut s);
+        assert!(s.run_error.as_deref().is_some_and(|e| e.contains("work units")), "{:?}", s.run_error);
+        assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
+    }
+
+    #[test]
+    fn a_newer_edit_drops_the_answer_for_an_older_one() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::EditText(world(50, 1000)));
+        let stale = s.take_jobs();
+        let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
+        act(&mut s, Action::EditText(small.clone()));
+        assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
+        act(&mut s, Action::Read(offload::run(&stale[0])));
+        assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+    }
+
+    #[test]
+    fn a_large_link_replaces_the_scenario_only_once_it_reads() {
+        let mut s = CallSiteSession::new();
+        let before = s.text.clone();
+        let open = |text: String| Action::LoadScenario { shared: Shared { text, scenario: None, policies: vec![Policy::Exact] }, origin: "the link".into() };
+        act(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
+        assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
+        let (_, fx) = answer_jobs(&mut s);
+        assert_eq!(s.text, before, "a link that does not read changes nothing");
+        let (kind, refusal) = fx.banners.last().expect("a banner");
+        assert!(*kind == BannerKind::Error && refusal.starts_with("The scenario from the link was not loaded: it does not parse: "), "{refusal}");
+        assert!(!fx.call_sites_loaded, "a model on screen stays");
+        act(&mut s, open(world(50, 1000)));
+        let (_, fx) = answer_jobs(&mut s);
+        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], false));
+        assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
+    }
+
+    #[test]
+    fn starts_on_the_headline_preset_with_two_lanes() {
+        let s = CallSiteSession::new();
+        assert_eq!(s.preset.map(|p| p.id), Some(DEFAULT_PRESET));
+        assert_eq!(s.runner.views().len(), 2);
+        assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
+    }
+
+    #[test]
+    fn loading_and_running_a_preset_finishes_with_results() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
+        assert!(s.playback.playing);
+        assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
+        run_to_end(&mut s);
+        assert!(s.runner.finished());
+        assert!(s.slow_lanes.iter().all(|l| l.result.is_some()), "charts get the final views");
+        assert!(s.total_relinks() > 0);
+        act(&mut s, Action::Run(Control::Play));
+        assert!(s.playback.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
+    }
+
+    #[test]
+    fn paused_runs_say_so_and_steps_say_what_they_did() {
+        let mut s = CallSiteSession::new();
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Ready, "Run"));
+        act(&mut s, Action::Run(Control::Step));
+        act(&mut s, Action::Run(Control::Step));
+        assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
+        let (n, note) = s.playback.step_note.clone().expect("a step note");
+        assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
+        act(&mut s, Action::Run(Control::Play));
+        assert_eq!((s.run_state(), s.playback.step_note.clone()), (RunState::Running, None));
+        act(&mut s, Action::Run(Control::Pause));
+        assert_eq!(s.run_state(), RunState::Paused);
+        act(&mut s, Action::Run(Control::Reset));
+        assert_eq!(s.run_state(), RunState::Ready);
+        run_to_end(&mut s);
+        assert_eq!(s.run_state().button_label(), "Run again");
+    }
+
+    #[test]
+    fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        let normal = s.runner.views()[0].total_iterations;
+        act(&mut s, Action::ToggleLoop);
+        let looped = s.runner.views()[0].total_iterations;
+        assert!(looped >= 100 * normal, "{looped} vs {normal}");
+        assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
+        assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
+        act(&mut s, Action::ToggleLoop);
+        assert_eq!(s.runner.views()[0].total_iterations, normal);
+    }
+
+    #[test]
+    fn frames_advance_by_speed_and_pause_stops_them() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::Run(Control::SetSpeed(Speed::Factor(1.0))));
+        act(&mut s, Action::Run(Control::Play));
+        act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
+        act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
+        act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 0.0 }));
+        let t = s.runner.clock_ms();
+        assert!((10.0..20.0).contains(&t), "10 wall ms at 1x is about 10 virtual ms, got {t}");
+        act(&mut s, Action::Run(Control::Pause));
+        act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
+        act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
+        act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 16.0 }));
+        assert_eq!(s.runner.clock_ms(), t);
+    }
+
+    #[test]
+    fn valid_text_updates_the_model_and_invalid_text_is_kept() {
+        let mut s = CallSiteSession::new();
+        let before = s.scenario.clone();
+        let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
+        act(&mut s, Action::EditText(broken.clone()));
+        assert_eq!(s.text, broken, "what the user typed is kept");
+        let e = s.text_error.clone().expect("error");
+        assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
+        assert_eq!(s.scenario, before, "the model keeps the last valid version");
+        act(&mut s, Action::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
+        assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
+        act(&mut s, Action::RevertText);
+        assert!(s.text_error.is_none());
+        let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
+        act(&mut s, Action::EditText(fixed.clone()));
+        assert!(s.text_error.is_none());
+        assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
+        assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
+        assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+    }
+
+    #[test]
+    fn undo_and_redo_cross_form_and_text_edits() {
+        let mut s = CallSiteSession::new();
+        let original = s.text.clone();
+        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        let after_form = s.text.clone();
+        act(&mut s, Action::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
+        assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, after_form, "the typing is undone");
+        assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, original, "then the form edit");
+        assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, original, "nothing more to undo");
+        act(&mut s, Action::Redo);
+        assert_eq!(s.text, after_form);
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        assert!(!s.history.can_undo() && !s.history.can_redo(), "a load starts a new history");
+    }
+
+    #[test]
+    fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
+        let mut s = CallSiteSession::new();
+        let before = s.text.clone();
+        act(&mut s, Action::NewScenario);
+        assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
+        assert!(s.preset.is_none());
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, before);
+        act(&mut s, Action::Edit(EditOp::DeleteClass("Unrelated".into())));
+        let why = s.editor_error.clone().unwrap_or_default();
+        assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
+    }
+
+    #[test]
+    fn model_edits_reprint_the_text() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
+        act(&mut s, Action::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
+        assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
+        assert!(!s.text.contains("HierParent extends"));
+    }
+
+    #[test]
+    fn policies_toggle_in_canonical_order_and_never_empty() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::TogglePolicy(Policy::Ideal));
+        act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.runner.views().len(), 4);
+        let refusals: usize =
+            [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal].into_iter().map(|p| act(&mut s, Action::TogglePolicy(p)).banners.len()).sum();
+        assert_eq!(s.policies, [Policy::Ideal]);
+        assert_eq!(refusals, 1);
+    }
+
+    #[test]
+    fn firing_a_write_mid_run_relinks() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        for _ in 0..6 {
+            act(&mut s, Action::Run(Control::Step));
+        }
+        assert_eq!(s.total_relinks(), 0);
+        act(&mut s, Action::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
+        assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
+        run_to_end(&mut s);
+        assert!(s.total_relinks() > 0);
+        act(&mut s, Action::Fire(Event::InvalidateAll));
+        assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
+    }
+
+    #[test]
+    fn hover_shows_what_if_per_policy() {
+        let mut s = CallSiteSession::new();
+        for _ in 0..8 {
+            act(&mut s, Action::Run(Control::Step));
+        }
+        act(&mut s, Action::HoverClass(Some("Hot".into())));
+        assert_eq!(s.what_if.len(), 2);
+        assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
+        act(&mut s, Action::HoverClass(None));
+        assert!(s.what_if.is_empty());
+    }
+
+    #[test]
+    fn a_shared_scenario_replaces_the_current_one() {
+        let mut s = CallSiteSession::new();
+        let text = presets::find("oracle_liveParentRedefine").unwrap().text;
+        let fx = act(&mut s, Action::LoadScenario { shared: shared(text), origin: "the link".into() });
+        assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
+        assert_eq!(s.preset.map(|p| p.id), Some("oracle_liveParentRedefine"));
+        assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
+    }
+
+    #[test]
+    fn an_unrunnable_scenario_is_reported_not_run() {
+        let mut s = CallSiteSession::new();
+        let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
+        act(&mut s, Action::EditText(text.into()));
+        assert!(s.text_error.is_none());
+        assert!(s.run_error.is_some());
+        let fx = act(&mut s, Action::Run(Control::Play));
+        assert!(!s.playback.playing);
+        assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Error));
+    }
+
+    #[test]
+    fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
+        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
+        // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
+        act(&mut s, Action::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
+        assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        run_to_end(&mut s);
+        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
+        // A failing expectation typed into the text fails, with a cause the why panel can show.
+        let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
+        act(&mut s, Action::EditText(text));
+        run_to_end(&mut s);
+        let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
+        let cause = failed.causes[0].clone();
+        act(&mut s, Action::ShowCause(cause.clone()));
+        assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
+        assert_eq!(s.focused_cause, Some(cause));
+        act(&mut s, Action::Run(Control::Reset));
+        assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
+    }
+
+    #[test]
+    fn selecting_a_site_fills_the_why_history() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
+        act(&mut s, Action::SelectSite(Some("hot".into())));
+        run_to_end(&mut s);
+        assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
+        act(&mut s, Action::SelectSite(Some("no-such-site".into())));
+        assert_eq!(s.selected_site, None);
+    }
+}

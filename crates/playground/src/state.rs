@@ -1,0 +1,570 @@
+//! The whole page state: four sub-states, each with its own reducer, and the router between.
+//!
+//! Every change goes through [`AppState::reduce`]: user intents, frame ticks from the
+//! animation loop, and facts from the browser (a share link or autosave that was read, the
+//! engine worker's answer). It routes each action to the sub-state it belongs to:
+//! - run controls to the playback of the lanes on screen (`playback::control` over the
+//!   call-site session or the model session: one path for both);
+//! - chrome actions (theme, cheat sheet, banners, tour) to `chrome::Chrome`;
+//! - model knobs and variants to `model_mode::ModelSession`;
+//! - the timeline's axis, zoom, brush and mark to `timeline::TimelineState` (the brushed
+//!   range goes on to the call-site lanes);
+//! - everything about the scenario to `session::CallSiteSession`.
+//!
+//! Sub-reducers never reach into each other: they report banners and a loaded scenario in
+//! `effects::Effects`, which this module applies. No browser API is touched here, so the
+//! page's behaviour is tested natively; `blast-web` only forwards actions and renders.
+
+use blast_engine::models;
+use blast_engine::presets;
+use blast_engine::Policy;
+
+use crate::action::Action;
+use crate::charts;
+use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
+use crate::effects::Effects;
+use crate::model_mode::{self, ModelLink, ModelSession};
+use crate::offload::Job;
+use crate::playback::{self, Control, Playback, Speed};
+use crate::session::CallSiteSession;
+use crate::share::{self, Link, LinkError};
+use crate::storage::Saved;
+use crate::timeline::{self, Mark, TimelineState};
+
+/// What the browser found at start-up.
+#[derive(Clone, Debug, Default)]
+pub struct Boot {
+    /// The autosaved session, or why it could not be read (it has been set aside).
+    pub saved: Option<Result<Saved, String>>,
+    /// The URL fragment's scenario or model, or why it could not be used.
+    pub shared: Option<Result<Link, LinkError>>,
+    /// The last visit died opening a link or the autosave (see `browser::boot`): why this
+    /// visit did not open it again.
+    pub notice: Option<String>,
+    /// The guided tour was dismissed (or finished) on an earlier visit.
+    pub tour_done: bool,
+}
+
+/// What the autosave and the share link depend on, without the text itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SaveKey {
+    text_rev: u64,
+    policies: Vec<Policy>,
+    speed: Speed,
+    theme: Theme,
+    preset: Option<&'static str>,
+    model: Option<ModelLink>,
+}
+
+#[derive(Default)]
+pub struct AppState {
+    /// The call-site scenario and its lanes (kept behind a model on screen).
+    pub session: CallSiteSession,
+    /// Model mode: a model preset replaces the call-site scenario on screen.
+    pub model: Option<ModelSession>,
+    pub timeline: TimelineState,
+    pub chrome: Chrome,
+}
+
+impl AppState {
+    /// The page as a first visit sees it.
+    pub fn new() -> AppState {
+        AppState::default()
+    }
+
+    /// Start-up: a share link wins over the autosave; anything unreadable is reported. A first
+    /// visit (nothing saved, no link) runs the headline comparison once mounted, with the tour.
+    pub fn boot(boot: Boot) -> AppState {
+        let mut state = AppState::new();
+        state.chrome.tour = (!boot.tour_done).then_some(0);
+        state.chrome.autoplay = boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none();
+        match boot.saved {
+            Some(Ok(saved)) => state.restore(saved),
+            Some(Err(why)) => {
+                state.chrome.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh."))
+            }
+            None => {}
+        }
+        if let Some(notice) = boot.notice {
+            state.chrome.banner(BannerKind::Error, notice);
+        }
+        match boot.shared {
+            Some(Ok(link)) => state.reduce(Action::open_link(link, "the link")),
+            Some(Err(refusal)) => state.chrome.banner(BannerKind::Error, refusal.to_string()),
+            None => {}
+        }
+        state
+    }
+
+    fn restore(&mut self, saved: Saved) {
+        self.chrome.theme = saved.theme;
+        self.session.restore(saved.scenario_text, saved.preset.as_deref(), &saved.policies, saved.speed);
+        if let Some(link) = saved.model {
+            match model_mode::resolve(&link) {
+                Ok(resolved) => self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback.speed)),
+                Err(why) => {
+                    self.chrome.banner(BannerKind::Error, format!("The autosaved model could not be reopened ({why}); the call-site scenario is shown."))
+                }
+            }
+        }
+    }
+
+    /// The URL fragment (without `#`) a share link for what is on screen carries: the model
+    /// session in model mode, else the scenario text and the selected policies.
+    pub fn share_fragment(&self) -> String {
+        match &self.model {
+            Some(m) => share::encode_model(&m.link()),
+            None => share::encode(&self.session.shareable_text(), &self.session.policies),
+        }
+    }
+
+    /// Changes whenever `saved()` or `share_fragment()` would (cheap to compare per frame).
+    pub fn save_key(&self) -> SaveKey {
+        SaveKey {
+            text_rev: self.session.text_rev,
+            policies: self.session.policies.clone(),
+            speed: self.session.playback.speed,
+            theme: self.chrome.theme,
+            preset: self.session.preset.map(|p| p.id),
+            model: self.model.as_ref().map(ModelSession::link),
+        }
+    }
+
+    pub fn saved(&self) -> Saved {
+        let s = &self.session;
+        let model = self.model.as_ref().map(ModelSession::link);
+        Saved { model, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.preset.map(|p| p.id.to_string())) }
+    }
+
+    /// The playback of the lanes on screen (the model's in model mode).
+    pub fn playback(&self) -> &Playback {
+        self.model.as_ref().map_or(&self.session.playback, |m| &m.playback)
+    }
+
+    pub fn is_playing(&self) -> bool {
+        self.playback().playing
+    }
+
+    /// The speed of the mode on screen.
+    pub fn current_speed(&self) -> Speed {
+        self.playback().speed
+    }
+
+    /// More engine work is due this frame (the frame loop keeps going while its budget lasts).
+    pub fn is_behind(&self) -> bool {
+        self.playback().is_behind()
+    }
+
+    /// The jobs to hand to the engine worker now (the page shell posts them after each render).
+    pub fn take_jobs(&mut self) -> Vec<Job> {
+        self.session.take_jobs()
+    }
+
+    pub fn reduce(&mut self, action: Action) {
+        let run = self.session.run_id;
+        let mut fx = Effects::default();
+        self.route(action, &mut fx);
+        if fx.call_sites_loaded {
+            self.model = None;
+        }
+        if self.session.run_id != run {
+            // A new run: the old one's times mean nothing on it (the new lanes have no brush),
+            // and a first visit's comparison is no longer started for the user.
+            self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
+            self.chrome.autoplay = false;
+        }
+        for (kind, text) in fx.banners {
+            self.chrome.banner(kind, text);
+        }
+    }
+
+    fn route(&mut self, action: Action, fx: &mut Effects) {
+        if let Action::Run(control) = action {
+            match self.model.as_mut() {
+                // A model replay is never refused.
+                Some(m) => {
+                    let _ = playback::control(m, control);
+                }
+                None => self.session.control(control, fx),
+            }
+            return;
+        }
+        if let Action::Chrome(chrome) = action {
+            return self.chrome.reduce(chrome);
+        }
+        match action {
+            Action::LoadPreset { id, run } if presets::find(&id).is_none() && models::find(&id).is_some() => {
+                let link = ModelLink { preset: id, knobs: Vec::new(), variants: Vec::new() };
+                if let Some(m) = self.open_model(&link, "The model preset could not be opened:", fx) {
+                    if run {
+                        let _ = playback::control(m, Control::Play);
+                    }
+                }
+            }
+            Action::LoadModelLink { link, origin } => {
+                if self.open_model(&link, &format!("The model from {origin} was not loaded:"), fx).is_some() {
+                    fx.info(format!("Loaded model preset “{}” from {origin}.", link.preset));
+                }
+            }
+            Action::SetKnob { knob, value } => {
+                if let Some(m) = self.model.as_mut() {
+                    m.set_knob(knob, value);
+                }
+            }
+            Action::ToggleVariant(name) => {
+                if let Some(Err(why)) = self.model.as_mut().map(|m| m.toggle_variant(&name)) {
+                    fx.info(why);
+                }
+            }
+            Action::ToggleLane(index) if self.model.is_some() => {
+                if let Some(variant) = self.model.as_ref().and_then(|m| m.variant_at(index)) {
+                    self.route(Action::ToggleVariant(variant.to_string()), fx);
+                }
+            }
+            Action::Fire(_) | Action::FireCategory { .. } if self.model.is_some() => {
+                fx.info("Hand-fired mutations go into call-site scenarios; a model preset is on screen.".into());
+            }
+            Action::CloseOverlays => {
+                self.chrome.reduce(ChromeAction::CloseHelp);
+                self.session.hover(None);
+            }
+            Action::SetAxis(axis) => {
+                if axis != self.timeline.axis {
+                    self.timeline = TimelineState { axis, mark: self.timeline.mark.take(), ..TimelineState::default() };
+                    self.apply_brush();
+                }
+            }
+            Action::SetView(view) => self.timeline.view = timeline::valid(view),
+            Action::Brush(range) => {
+                self.timeline.brush = timeline::valid(range);
+                self.apply_brush();
+            }
+            Action::MarkRelink(mark) => self.mark_relink(mark),
+            Action::Autoplay => {
+                if std::mem::take(&mut self.chrome.autoplay) {
+                    self.session.control(Control::Play, fx);
+                }
+            }
+            other => self.session.reduce(other, fx),
+        }
+    }
+
+    /// Hand the brushed range to the call-site lanes.
+    fn apply_brush(&mut self) {
+        self.session.brush(self.timeline.brush.map(|r| (self.timeline.axis, r)));
+    }
+
+    /// Mark a relink's moment on the charts, bring it into the zoom window, select its site.
+    fn mark_relink(&mut self, mark: Mark) {
+        let axis = self.timeline.axis;
+        let lanes = &self.session.slow_lanes;
+        if let Some(lane) = lanes.iter().find(|l| l.policy == mark.policy) {
+            let x = timeline::x_of_time(&lane.timeline, lane.total_iterations, axis, mark.t_ms);
+            self.timeline.view = timeline::reveal(self.timeline.view, charts::x_max(lanes, axis), x);
+        }
+        self.session.select_site(Some(mark.site.clone()));
+        self.timeline.mark = Some(mark);
+    }
+
+    /// Switch to model mode for `link`; on failure a banner starting with `refusal` says why.
+    fn open_model(&mut self, link: &ModelLink, refusal: &str, fx: &mut Effects) -> Option<&mut ModelSession> {
+        match model_mode::resolve(link) {
+            Ok(resolved) => {
+                self.session.playback.playing = false;
+                self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
+                self.session.runner.brush(None);
+                let speed = self.current_speed();
+                Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed)))
+            }
+            Err(why) => {
+                fx.error(format!("{refusal} {why}"));
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chrome::BannerKind;
+    use crate::session::tests::shared;
+    use crate::session::{FireOutcome, DEFAULT_PRESET};
+    use crate::share::{LinkKind, LinkProblem};
+    use crate::timeline::XAxis;
+    use blast_engine::model::Event;
+
+    fn run_to_end(s: &mut AppState) {
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        s.reduce(Action::Run(Control::Play));
+        run_frames(s);
+    }
+
+    /// Frames as the page runs them (work until caught up) until the lanes on screen stop.
+    fn run_frames(s: &mut AppState) {
+        for frame in 0..10_000 {
+            s.reduce(Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
+            loop {
+                s.reduce(Action::Run(Control::Work { max_steps: 5000 }));
+                if !s.is_behind() {
+                    break;
+                }
+            }
+            s.reduce(Action::Run(Control::FrameEnd { wall_ms: frame as f64 * 16.0 }));
+            if !s.is_playing() {
+                return;
+            }
+        }
+        panic!("the run did not finish");
+    }
+
+    #[test]
+    fn a_model_preset_opens_model_mode_and_replays_to_the_engine_numbers() {
+        let mut s = AppState::new();
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: true });
+        let m = s.model.as_ref().expect("model mode");
+        assert!(s.is_playing() && m.playback.speed == Speed::Max, "max stays max");
+        assert_eq!(m.variants, ["always", "scoped-access", "session-live", "no-deopt"], "all variants by default");
+        run_frames(&mut s);
+        let m = s.model.as_ref().unwrap();
+        let value = |variant: &str| m.slow_views.iter().find(|v| v.variant == variant).and_then(|v| v.result()).map(|r| r.value).expect(variant);
+        assert!(value("scoped-access") >= 4.0 * value("no-deopt"));
+        assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the call-site scenario waits behind");
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        assert!(s.model.is_none() && s.session.scenario.name == "hotLoop_baseline");
+    }
+
+    #[test]
+    fn model_mode_fits_its_speed_and_keeps_the_call_site_speed() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        s.reduce(Action::Run(Control::Step));
+        assert_eq!(s.current_speed(), Speed::Factor(0.0001));
+        s.reduce(Action::Run(Control::SpeedUp));
+        assert_eq!(s.current_speed(), Speed::Factor(0.001));
+        s.reduce(Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        assert_eq!(s.current_speed(), Speed::Factor(0.1), "call-site mode keeps its own speed");
+    }
+
+    #[test]
+    fn lane_keys_toggle_variants_in_model_mode_and_policies_otherwise() {
+        let mut s = AppState::new();
+        s.reduce(Action::ToggleLane(2));
+        assert!(s.session.policies.contains(&Policy::Hierarchy));
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        s.reduce(Action::ToggleLane(2));
+        assert_eq!(s.model.as_ref().unwrap().variants, ["before-fix", "fifo", "unbounded", "capacity-0"]);
+        s.reduce(Action::ToggleLane(9));
+        s.reduce(Action::ToggleVariant("nope".into()));
+        assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("not a variant")));
+        assert!(s.session.policies.contains(&Policy::Hierarchy), "policies untouched in model mode");
+    }
+
+    #[test]
+    fn knobs_rerun_and_bad_ones_leave_a_message() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        assert!(s.is_playing(), "a knob change re-runs");
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        run_frames(&mut s);
+        let m = s.model.as_ref().unwrap();
+        let fifo = m.slow_views.iter().find(|v| v.variant == "fifo").and_then(|v| v.result()).expect("fifo ran");
+        assert_eq!(fifo.roles[0].1, 100.0, "ten shapes fit a cache of ten");
+        s.reduce(Action::SetKnob { knob: "capacity".into(), value: "1e9".into() });
+        assert!(s.model.as_ref().unwrap().knob_error.is_some());
+        assert!(s.chrome.banners.is_empty(), "knob errors stay beside the knob");
+    }
+
+    #[test]
+    fn the_autosave_and_links_carry_the_model() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
+        s.reduce(Action::SetKnob { knob: "ops".into(), value: "40".into() });
+        s.reduce(Action::ToggleVariant("always".into()));
+        let saved = s.saved();
+        let link = saved.model.clone().expect("saved with the model");
+        assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
+        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
+        let m = restored.model.as_ref().expect("model mode restored");
+        assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
+
+        let mut bad = saved.clone();
+        bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
+        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true });
+        assert!(s.model.is_none() && s.chrome.banners[0].text.contains("could not be reopened"));
+
+        let s = AppState::boot(Boot {
+            saved: Some(Ok(saved)),
+            shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
+            notice: None,
+            tour_done: true,
+        });
+        assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
+        let mut s = s;
+        s.reduce(Action::LoadModelLink { link: ModelLink { preset: "x".into(), knobs: Vec::new(), variants: Vec::new() }, origin: "the link".into() });
+        assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "a bad link changes nothing");
+        assert!(s.chrome.banners.last().is_some_and(|b| b.kind == BannerKind::Error));
+    }
+
+    #[test]
+    fn hand_mutations_wait_for_call_site_mode() {
+        let mut s = AppState::new();
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        s.reduce(Action::Run(Control::Step));
+        s.reduce(Action::FireCategory { name: "HotCategory".into(), enter: true });
+        assert_eq!(s.session.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
+        assert!(s.session.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
+        s.reduce(Action::FireCategory { name: "Nope".into(), enter: false });
+        assert!(matches!(&s.session.last_fire, Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
+        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        s.reduce(Action::Fire(Event::InvalidateAll));
+        assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("call-site scenarios")));
+    }
+
+    #[test]
+    fn boot_prefers_the_link_and_reports_bad_inputs() {
+        let saved =
+            Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
+        assert_eq!(s.session.scenario.name, "hotLoop_baseline");
+        assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
+        assert_eq!(s.session.preset.map(|p| p.id), Some("hotLoop_baseline"));
+
+        let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true });
+        assert_eq!(s.session.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
+        assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
+
+        let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true });
+        assert_eq!(s.session.scenario.name, "parentChild_baseline");
+
+        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true });
+        assert_eq!(s.session.scenario.name, DEFAULT_PRESET);
+        assert!(s.chrome.banners[0].text.contains("set aside"));
+    }
+
+    #[test]
+    fn a_refused_model_link_says_it_was_a_model_run() {
+        let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
+        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true });
+        let banner = &s.chrome.banners[0].text;
+        assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
+        assert!(!banner.contains("scenario"), "{banner}");
+    }
+
+    #[test]
+    fn the_share_fragment_follows_what_is_on_screen() {
+        let mut s = AppState::new();
+        let mut seen = vec![s.share_fragment()];
+        let mut changed = |s: &AppState, what: &str| {
+            let now = s.share_fragment();
+            assert!(!seen.contains(&now), "{what} should change the share link");
+            seen.push(now);
+        };
+        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        changed(&s, "another preset");
+        s.reduce(Action::TogglePolicy(Policy::Ideal));
+        changed(&s, "a policy");
+        s.reduce(Action::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
+        changed(&s, "an edit");
+        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        assert!(s.share_fragment().starts_with("m=1."));
+        changed(&s, "model mode");
+        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        changed(&s, "a knob");
+        s.reduce(Action::ToggleVariant("fifo".into()));
+        changed(&s, "a variant");
+        let before = s.share_fragment();
+        s.reduce(Action::Run(Control::Pause));
+        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        assert_eq!(s.share_fragment(), before, "running and speed are not part of a link");
+    }
+
+    #[test]
+    fn restoring_invalid_text_keeps_it_with_its_error() {
+        let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true });
+        assert_eq!(s.session.text, "class A {\n  oops");
+        assert!(s.session.text_error.is_some());
+        assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
+        assert!(s.session.shareable_text().contains(DEFAULT_PRESET), "links carry the valid model, not broken text");
+    }
+
+    #[test]
+    fn a_notice_replaces_the_last_notice_and_errors_stay() {
+        let mut s = AppState::new();
+        s.reduce(Action::Chrome(ChromeAction::ShowError("broken file".into())));
+        for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
+            let text = presets::find(id).unwrap().text;
+            s.reduce(Action::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
+        }
+        let kinds: Vec<BannerKind> = s.chrome.banners.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, [BannerKind::Error, BannerKind::Info]);
+        assert!(s.chrome.banners[1].text.contains("oracle_liveParentRedefine"), "the latest notice is shown");
+    }
+
+    #[test]
+    fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
+        let mut s = AppState::boot(Boot::default());
+        assert_eq!((s.session.scenario.name.as_str(), s.session.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
+        assert_eq!(s.chrome.tour, Some(0));
+        assert!(!s.is_playing() && s.chrome.autoplay, "it runs once the page is mounted");
+        s.reduce(Action::Autoplay);
+        assert!(s.is_playing(), "the first screen is a running comparison");
+        s.reduce(Action::Run(Control::Pause));
+        s.reduce(Action::Autoplay);
+        assert!(!s.is_playing(), "only once");
+        let mut early = AppState::boot(Boot::default());
+        early.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        early.reduce(Action::Autoplay);
+        assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
+        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
+        let mut back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        back.reduce(Action::Autoplay);
+        assert!(!back.is_playing() && back.chrome.tour.is_none(), "a returning visit opens its session paused, without the tour");
+    }
+
+    #[test]
+    fn a_brushed_range_reaches_the_lanes_and_a_new_run_or_axis_drops_it() {
+        let mut s = AppState::new();
+        run_to_end(&mut s);
+        let end = s.session.slow_lanes[0].now_ms;
+        s.reduce(Action::SetView(Some((end * 0.2, end * 0.6))));
+        s.reduce(Action::Brush(Some((end * 0.3, end * 0.4))));
+        let global = s.session.slow_lanes[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
+        assert!(global.total > 0 && global.rows.iter().all(|r| global.contains(r.t_ms)));
+        assert!(s.session.runner.views()[0].in_range.is_some(), "the blast view's lanes too");
+        s.reduce(Action::Brush(Some((f64::NAN, 3.0))));
+        assert_eq!(s.timeline.brush, None, "a bad range clears");
+        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
+        s.reduce(Action::SetView(Some((5.0, 5.0))));
+        assert_eq!(s.timeline.view, None, "an empty window shows the whole run");
+        s.reduce(Action::Brush(Some((1.0, 2.0))));
+        s.reduce(Action::SetAxis(XAxis::Progress));
+        assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
+        s.reduce(Action::Brush(Some((40.0, 60.0))));
+        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_some()));
+        s.reduce(Action::Run(Control::Reset));
+        assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
+        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
+    }
+
+    #[test]
+    fn marking_a_relink_selects_its_site_and_brings_its_moment_into_the_window() {
+        let mut s = AppState::new();
+        run_to_end(&mut s);
+        let end = s.session.slow_lanes[0].now_ms;
+        s.reduce(Action::SetView(Some((0.0, end * 0.1))));
+        let mark = Mark { policy: Policy::Global, t_ms: end * 0.8, site: "hot".into() };
+        s.reduce(Action::MarkRelink(mark.clone()));
+        assert_eq!(s.session.selected_site.as_deref(), Some("hot"));
+        assert_eq!(s.timeline.mark, Some(mark));
+        let (lo, hi) = s.timeline.view.expect("still zoomed");
+        assert!(lo <= end * 0.8 && end * 0.8 <= hi && ((hi - lo) - end * 0.1).abs() < 1e-6, "the window moved to the moment: {lo}..{hi}");
+        s.reduce(Action::SetAxis(XAxis::Progress));
+        assert!(s.timeline.mark.is_some(), "a moment stays marked on either axis");
+    }
+}
