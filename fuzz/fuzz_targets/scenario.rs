@@ -69,7 +69,7 @@ impl Gen<'_, '_> {
     fn stmt(&mut self, depth: u32, in_loop: bool) -> Result<Stmt> {
         let choice = self.u.int_in_range(0..=5u8)?;
         Ok(match choice {
-            0 if in_loop => Stmt::Call { site: self.u.choose(&self.sites)?.clone() },
+            0 if in_loop => Stmt::Call { site: self.u.choose(&self.sites)?.into() },
             1 if in_loop => {
                 let period = self.u.int_in_range(1..=20)?;
                 let offset = self.u.int_in_range(0..=period - 1)?;
@@ -126,12 +126,12 @@ impl Gen<'_, '_> {
             }
             sites.push(site);
         }
-        self.sites = sites.iter().map(|s| s.name.clone()).collect();
+        self.sites = sites.iter().map(|s| s.name.to_string()).collect();
         let setup = self.block(1, false)?;
         let before_op = self.block(0, false)?;
         let mut op = self.block(2, false)?;
         // The op must measure something: one loop over the sites at the end.
-        let calls = self.sites.iter().map(|s| Stmt::Call { site: s.clone() }).collect();
+        let calls = self.sites.iter().map(|s| Stmt::Call { site: s.into() }).collect();
         op.push(Stmt::Loop { count: self.u.int_in_range(1..=60)?, body: calls });
         Ok(Scenario { name: "fuzz".into(), semantics, measure, classes, categories, sites, setup, before_op, op, expectations: Vec::new() })
     }

@@ -195,8 +195,8 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: Rc::new(s.session.scenario.clone()),
             classes: Rc::new(s.session.runner.classes().to_vec()),
-            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect()),
-            site_names: Rc::new(s.session.scenario.sites.iter().map(|x| x.name.clone()).collect()),
+            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
+            site_names: Rc::new(s.session.scenario.sites.iter().map(|x| x.name.to_string()).collect()),
             class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
             methods: Rc::new(method_suggestions(&s.session.scenario)),
         }

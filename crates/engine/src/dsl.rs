@@ -55,84 +55,73 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
     if src.len() > MAX_INPUT {
         return Err(ScenarioError::at_text(1, 1, format!("scenario text is {} bytes; at most {MAX_INPUT}", src.len())));
     }
-    let mut out = Vec::new();
-    let chars: Vec<char> = src.chars().collect();
+    // Bytes, not chars: every token is ASCII, so only whitespace and string contents outside
+    // ASCII are decoded (columns count chars, as an editor does).
+    let bytes = src.as_bytes();
+    let mut out = Vec::with_capacity(src.len() / 4);
     let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
-    while i < chars.len() {
-        let c = chars[i];
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    while i < bytes.len() {
+        let b = bytes[i];
         let (tl, tc) = (line, col);
-        let advance = |i: &mut usize, n: usize, line: &mut usize, col: &mut usize| {
-            for _ in 0..n {
-                if chars[*i] == '\n' {
-                    *line += 1;
-                    *col = 1;
-                } else {
-                    *col += 1;
-                }
-                *i += 1;
-            }
-        };
-        if c.is_whitespace() || c == ';' {
-            advance(&mut i, 1, &mut line, &mut col);
-        } else if c == '#' || (c == '/' && chars.get(i + 1) == Some(&'/')) {
-            while i < chars.len() && chars[i] != '\n' {
-                advance(&mut i, 1, &mut line, &mut col);
-            }
-        } else if c.is_ascii_alphabetic() || c == '_' {
+        if b == b'\n' {
+            i += 1;
+            line += 1;
+            col = 1;
+        } else if b.is_ascii_whitespace() || b == b';' || b == 0x0b {
+            i += 1;
+            col += 1;
+        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
+            let end = bytes[i..].iter().position(|&c| c == b'\n').map_or(bytes.len(), |n| i + n);
+            col += src[i..end].chars().count();
+            i = end;
+        } else if b.is_ascii_alphabetic() || b == b'_' {
             let start = i;
             // `-` joins words of a keyword (`before-op`); names reject it in validation.
-            while i < chars.len()
-                && (chars[i].is_ascii_alphanumeric()
-                    || chars[i] == '_'
-                    || chars[i] == '$'
-                    || (chars[i] == '-' && chars.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic())))
-            {
+            while i < bytes.len() && (is_word(bytes[i]) || (bytes[i] == b'-' && bytes.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()))) {
                 i += 1;
             }
-            let s: String = chars[start..i].iter().collect();
             col += i - start;
-            out.push(Token { tok: Tok::Ident(s), line: tl, col: tc });
-        } else if c.is_ascii_digit() {
+            out.push(Token { tok: Tok::Ident(src[start..i].to_string()), line: tl, col: tc });
+        } else if b.is_ascii_digit() {
             let start = i;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
                 i += 1;
             }
-            if chars.get(i) == Some(&'.') && chars.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
+            let digits = |end: usize| -> String { src[start..end].chars().filter(|&c| c != '_').collect() };
+            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
                 i += 1;
-                while i < chars.len() && chars[i].is_ascii_digit() {
+                while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
                 }
-                let text: String = chars[start..i].iter().filter(|c| **c != '_').collect();
                 col += i - start;
-                out.push(Token { tok: Tok::Dec(text), line: tl, col: tc });
+                out.push(Token { tok: Tok::Dec(digits(i)), line: tl, col: tc });
                 continue;
             }
-            let digits: String = chars[start..i].iter().filter(|c| **c != '_').collect();
             col += i - start;
-            let n = digits.parse::<u64>().map_err(|_| ScenarioError::at_text(tl, tc, format!("number `{digits}` is too large")))?;
+            let n = bytes[start..i].iter().filter(|&&c| c != b'_').try_fold(0u64, |n, &c| n.checked_mul(10)?.checked_add(u64::from(c - b'0')));
+            let n = n.ok_or_else(|| ScenarioError::at_text(tl, tc, format!("number `{}` is too large", digits(i))))?;
             out.push(Token { tok: Tok::Num(n), line: tl, col: tc });
-        } else if c == '"' {
-            let mut s = String::new();
-            advance(&mut i, 1, &mut line, &mut col);
-            loop {
-                match chars.get(i) {
-                    None | Some('\n') => return Err(ScenarioError::at_text(tl, tc, "unterminated string")),
-                    Some('"') => {
-                        advance(&mut i, 1, &mut line, &mut col);
-                        break;
-                    }
-                    Some(&ch) => {
-                        s.push(ch);
-                        advance(&mut i, 1, &mut line, &mut col);
-                    }
-                }
-            }
-            out.push(Token { tok: Tok::Str(s), line: tl, col: tc });
-        } else if "{}=.".contains(c) || EXPECT_SYMBOLS.contains(c) {
-            out.push(Token { tok: Tok::Sym(c), line: tl, col: tc });
-            advance(&mut i, 1, &mut line, &mut col);
+        } else if b == b'"' {
+            let rest = &src[i + 1..];
+            let Some(len) = rest.find(['"', '\n']).filter(|&n| rest.as_bytes()[n] == b'"') else {
+                return Err(ScenarioError::at_text(tl, tc, "unterminated string"));
+            };
+            let text = &rest[..len];
+            col += 2 + text.chars().count();
+            i += len + 2;
+            out.push(Token { tok: Tok::Str(text.to_string()), line: tl, col: tc });
+        } else if b"{}=.".contains(&b) || EXPECT_SYMBOLS.as_bytes().contains(&b) {
+            out.push(Token { tok: Tok::Sym(char::from(b)), line: tl, col: tc });
+            i += 1;
+            col += 1;
         } else {
-            return Err(ScenarioError::at_text(tl, tc, format!("unexpected character `{c}`")));
+            let c = src[i..].chars().next().expect("i is on a char boundary");
+            if !c.is_whitespace() {
+                return Err(ScenarioError::at_text(tl, tc, format!("unexpected character `{c}`")));
+            }
+            i += c.len_utf8();
+            col += 1;
         }
     }
     out.push(Token { tok: Tok::Eof, line, col });
@@ -164,12 +153,16 @@ impl Parser {
     fn peek(&self) -> &Token {
         &self.toks[self.pos]
     }
+    /// The current token, moved out (a consumed token is never read again); the end of input
+    /// stays where it is.
     fn next(&mut self) -> Token {
-        let t = self.toks[self.pos].clone();
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
+            let t = &mut self.toks[self.pos - 1];
+            Token { tok: std::mem::replace(&mut t.tok, Tok::Eof), line: t.line, col: t.col }
+        } else {
+            self.toks[self.pos].clone()
         }
-        t
     }
     fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
         Err(ScenarioError::at_text(t.line, t.col, msg))
@@ -189,10 +182,10 @@ impl Parser {
         }
     }
     fn ident(&mut self, what: &str) -> PResult<(String, Token)> {
-        let t = self.next();
-        match &t.tok {
-            Tok::Ident(s) => Ok((s.clone(), t.clone())),
-            other => self.error(&t, format!("expected {what}, found {}", describe(other))),
+        let mut t = self.next();
+        match std::mem::replace(&mut t.tok, Tok::Eof) {
+            Tok::Ident(s) => Ok((s, t)),
+            other => self.error(&t, format!("expected {what}, found {}", describe(&other))),
         }
     }
     fn num(&mut self, what: &str) -> PResult<(u64, Token)> {
@@ -260,16 +253,15 @@ impl Parser {
         let mut s = Scenario::default();
         let mut seen_op = false;
         loop {
-            let t = self.peek().clone();
+            if self.peek().tok == Tok::Eof {
+                break;
+            }
+            let t = self.next();
             let Tok::Ident(kw) = &t.tok else {
-                if t.tok == Tok::Eof {
-                    break;
-                }
                 return self.error(&t, format!("expected a declaration, found {}", describe(&t.tok)));
             };
             match kw.as_str() {
                 "scenario" => {
-                    self.next();
                     let t = self.next();
                     match t.tok {
                         Tok::Str(name) => s.name = name,
@@ -277,7 +269,6 @@ impl Parser {
                     }
                 }
                 "semantics" => {
-                    self.next();
                     let (v, vt) = self.ident("`snapshot` or `live`")?;
                     s.semantics = match v.parse::<Semantics>() {
                         Ok(semantics) => semantics,
@@ -285,7 +276,6 @@ impl Parser {
                     };
                 }
                 "measure" => {
-                    self.next();
                     self.mark(|| "measure".into(), &t);
                     while self.at_keyword("warmup") || self.at_keyword("ops") {
                         let (k, _) = self.ident("`warmup` or `ops`")?;
@@ -299,13 +289,11 @@ impl Parser {
                     }
                 }
                 "class" => {
-                    self.next();
                     let path = self.sub(|| format!("classes[{}]", s.classes.len()));
                     let c = self.class_body(&path)?;
                     s.classes.push(c);
                 }
                 "category" => {
-                    self.next();
                     let path = self.sub(|| format!("categories[{}]", s.categories.len()));
                     let (name, nt) = self.ident("a category name")?;
                     self.mark(|| path.clone(), &nt);
@@ -322,7 +310,6 @@ impl Parser {
                     s.categories.push(CategoryDecl { name, methods });
                 }
                 "site" => {
-                    self.next();
                     let path = self.sub(|| format!("sites[{}]", s.sites.len()));
                     let (name, nt) = self.ident("a site name")?;
                     self.mark(|| path.clone(), &nt);
@@ -333,18 +320,15 @@ impl Parser {
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
                     let (others, mix) = self.receiver_mix(&path, &method)?;
-                    s.sites.push(SiteDecl { name, class, method, others, mix });
+                    s.sites.push(SiteDecl { name: name.into(), class: class.into(), method: method.into(), others, mix });
                 }
                 "setup" => {
-                    self.next();
                     s.setup = self.block("setup")?;
                 }
                 "before-op" => {
-                    self.next();
                     s.before_op = self.block("before_op")?;
                 }
                 "op" => {
-                    self.next();
                     if seen_op {
                         return self.error(&t, "a scenario has one `op` block");
                     }
@@ -353,7 +337,6 @@ impl Parser {
                     s.op = self.block("op")?;
                 }
                 "expect" => {
-                    self.next();
                     let path = self.sub(|| format!("expectations[{}]", s.expectations.len()));
                     self.mark(|| path.clone(), &t);
                     let e = self.expectation(&path)?;
@@ -451,7 +434,7 @@ impl Parser {
             "call" => {
                 let (site, st) = self.ident("a site name")?;
                 self.mark(|| format!("{p}.site"), &st);
-                Stmt::Call { site }
+                Stmt::Call { site: site.into() }
             }
             "loop" | "repeat" => {
                 let (count, ct) = self.num("a count")?;

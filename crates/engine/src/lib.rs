@@ -15,6 +15,7 @@ pub mod groovy24;
 pub mod jit;
 pub mod model;
 pub mod models;
+pub mod name;
 pub mod names;
 pub mod params;
 pub mod policy;

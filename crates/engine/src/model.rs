@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::name::Name;
 use crate::names::named;
 
 /// How method lookup sees ancestors (a world setting).
@@ -118,10 +119,10 @@ pub struct CategoryDecl {
 /// Square.area mix 70/30`), which the site sees in the proportions of `mix`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteDecl {
-    pub name: String,
+    pub name: Name,
     /// The first receiver class (the only one of a monomorphic site).
-    pub class: String,
-    pub method: String,
+    pub class: Name,
+    pub method: Name,
     /// The other receiver classes of a polymorphic site, in the order written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub others: Vec<String>,
@@ -133,7 +134,7 @@ pub struct SiteDecl {
 
 impl SiteDecl {
     /// A monomorphic site `name = class.method`.
-    pub fn mono(name: impl Into<String>, class: impl Into<String>, method: impl Into<String>) -> SiteDecl {
+    pub fn mono(name: impl Into<Name>, class: impl Into<Name>, method: impl Into<Name>) -> SiteDecl {
         SiteDecl { name: name.into(), class: class.into(), method: method.into(), others: Vec::new(), mix: Vec::new() }
     }
 
@@ -188,7 +189,7 @@ pub enum Event {
 #[serde(tag = "stmt", rename_all = "kebab-case")]
 pub enum Stmt {
     /// One call through a site; only inside `loop`.
-    Call { site: String },
+    Call { site: Name },
     /// `count` iterations of the body. Calls and `every` clauses inside run per iteration.
     Loop { count: u64, body: Vec<Stmt> },
     /// Inside a loop: the events run on iterations where `i % period == offset`, before the calls.

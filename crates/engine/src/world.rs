@@ -16,7 +16,7 @@ pub type ClassId = usize;
 /// collateral; a cached target unequal to the fresh one is a stale dispatch. Ids are `u32`
 /// (classes and categories are capped far below 2^32) so a target is 12 bytes: every site
 /// holds two, and every link one.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Target {
     /// A method defined on class `owner`, at its `version` (bumped by each redefinition).
     Method { owner: u32, version: u32 },
@@ -286,7 +286,7 @@ impl World {
     fn inherit_view(&mut self, c: ClassId) {
         let Some(p) = self.classes[c].parent else { return };
         let parent = &self.classes[p];
-        let inherited = parent.view.iter().map(|(m, t)| (m.clone(), t.clone()));
+        let inherited = parent.view.iter().map(|(m, t)| (m.clone(), *t));
         let view = inherited.chain(parent.own.iter().map(|(m, &version)| (m.clone(), Target::Method { owner: p as u32, version }))).collect();
         self.classes[c].view = view;
     }
@@ -322,7 +322,7 @@ impl World {
         match self.semantics {
             Semantics::Live => self.walk_ancestors(receiver, method).unwrap_or(Target::Missing),
             Semantics::Snapshot => match cls.view.get(method) {
-                Some(t) => t.clone(),
+                Some(t) => *t,
                 None if self.walk_ancestors(receiver, method).is_some() => Target::Dynamic,
                 None => Target::Missing,
             },

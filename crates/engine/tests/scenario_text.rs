@@ -39,6 +39,11 @@ fn errors_name_line_and_column() {
         ("class A\nop { loop 5 { every 0 { write A.x } } }", "2:21: period must be"),
         ("frobnicate", "1:1: unknown declaration `frobnicate`"),
         ("class A { m }\nop { loop 1 { } }\n@", "3:1: unexpected character `@`"),
+        // Columns count chars: a comment, a string and Unicode whitespace before the error.
+        ("# é ü\nscenario \"größe\" \u{a0}class A { m }\nop { loop 1 { } } ✗", "3:19: unexpected character `✗`"),
+        ("scenario \"ü\" §", "1:14: unexpected character `§`"),
+        ("scenario \"open\nclass A", "1:10: unterminated string"),
+        ("op { loop 1_000_0000000000000000000 { } }", "1:11: number `10000000000000000000000` is too large"),
         ("class A\nclass A\nop { loop 1 { } }", "2:7: class `A` is declared twice"),
         ("class A\nop { loop 3 { } use Nope { } }", "2:21: unknown category `Nope`"),
         ("class A", "1:8: missing `op { .. }` block"),

@@ -249,7 +249,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
         EditOp::AddSite(site) => {
             check_name("site", &site.name)?;
             if s.sites.iter().any(|x| x.name == site.name) {
-                return Err(EditError::Exists { what: "site", name: site.name.clone() });
+                return Err(EditError::Exists { what: "site", name: site.name.to_string() });
             }
             require_class(&s, &site.class)?;
             check_name("method", &site.method)?;
@@ -260,7 +260,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
                 require_class(&s, class)?;
             }
             check_name("method", &site.method)?;
-            let existing = s.sites.iter_mut().find(|x| x.name == site.name).ok_or_else(|| EditError::Missing { what: "site", name: site.name.clone() })?;
+            let existing = s.sites.iter_mut().find(|x| x.name == site.name).ok_or_else(|| EditError::Missing { what: "site", name: site.name.to_string() })?;
             *existing = site.clone();
         }
         EditOp::SetReceivers { site, text } => {
@@ -306,7 +306,7 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
                     body: vec![Stmt::Event(Event::Write { class: c.class.clone(), method: c.method.clone() })],
                 });
             }
-            body.extend(w.calls.iter().map(|site| Stmt::Call { site: site.clone() }));
+            body.extend(w.calls.iter().map(|site| Stmt::Call { site: site.into() }));
             s.op = vec![Stmt::Loop { count: w.iterations, body }];
         }
     }
@@ -353,7 +353,7 @@ pub fn workload_of(s: &Scenario) -> Option<Workload> {
     let mut churn = None;
     for st in body {
         match st {
-            Stmt::Call { site } => calls.push(site.clone()),
+            Stmt::Call { site } => calls.push(site.to_string()),
             Stmt::Every { period, offset: 0, body } if churn.is_none() => match body.as_slice() {
                 [Stmt::Event(Event::Write { class, method })] => churn = Some(Churn { period: *period, class: class.clone(), method: method.clone() }),
                 _ => return None,
@@ -455,7 +455,7 @@ fn class_uses(s: &Scenario, name: &str) -> Vec<ClassUse> {
         uses.push(ClassUse::Subclass(c.name.clone()));
     }
     for site in s.sites.iter().filter(|x| x.receivers().any(|c| c == name)) {
-        uses.push(ClassUse::Site(site.name.clone()));
+        uses.push(ClassUse::Site(site.name.to_string()));
     }
     for cat in s.categories.iter().filter(|c| c.methods.iter().any(|m| m.class == name)) {
         uses.push(ClassUse::Category(cat.name.clone()));
@@ -495,7 +495,9 @@ fn rename_class(s: &mut Scenario, from: &str, to: &str) {
         }
     }
     for site in &mut s.sites {
-        swap(&mut site.class);
+        if site.class == from {
+            site.class = to.into();
+        }
         for other in &mut site.others {
             swap(other);
         }

@@ -223,7 +223,7 @@ mod tests {
 
     fn world(id: &str) -> World {
         let s = presets::find(id).unwrap().scenario();
-        (s.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect(), s.sites.iter().map(|x| (x.name.clone(), x.class.clone())).collect())
+        (s.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect(), s.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect())
     }
 
     fn overlap(a: (f64, f64, f64, f64), b: (f64, f64, f64, f64)) -> bool {

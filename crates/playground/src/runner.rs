@@ -278,7 +278,7 @@ impl Runner {
                 classes.push((name, parent));
             }
         }
-        let names = Rc::new(scenario.sites.iter().map(|s| s.name.clone()).collect());
+        let names = Rc::new(scenario.sites.iter().map(|s| s.name.to_string()).collect());
         let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), classes, names, ..Runner::idle() };
         runner.refresh();
         Ok(runner)

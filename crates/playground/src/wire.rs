@@ -264,7 +264,8 @@ impl Reader<'_> {
             })
         })?;
         let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
-        let sites = r.list(|r| Ok(SiteDecl { name: r.str()?, class: r.str()?, method: r.str()?, others: r.strs()?, mix: r.list(|r| r.u32())? }))?;
+        let sites =
+            r.list(|r| Ok(SiteDecl { name: r.str()?.into(), class: r.str()?.into(), method: r.str()?.into(), others: r.strs()?, mix: r.list(|r| r.u32())? }))?;
         let setup = r.block(0)?;
         let before_op = r.block(0)?;
         let op = r.block(0)?;
@@ -344,7 +345,7 @@ impl Reader<'_> {
         }
         self.list(|r| {
             Ok(match r.num()? {
-                0 => Stmt::Call { site: r.str()? },
+                0 => Stmt::Call { site: r.str()?.into() },
                 1 => Stmt::Loop { count: r.num()?, body: r.block(depth + 1)? },
                 2 => Stmt::Every { period: r.num()?, offset: r.num()?, body: r.block(depth + 1)? },
                 3 => Stmt::Repeat { count: r.num()?, body: r.block(depth + 1)? },

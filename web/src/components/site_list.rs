@@ -84,25 +84,25 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
             cb.emit(EditOp::RetargetSite(next));
         }
     };
-    let set_class = retarget(|s, v| s.class = v);
-    let set_method = retarget(|s, v| s.method = v);
+    let set_class = retarget(|s, v| s.class = v.into());
+    let set_method = retarget(|s, v| s.method = v.into());
     let set_receivers = {
-        let (cb, site) = (p.on_edit.clone(), s.name.clone());
+        let (cb, site) = (p.on_edit.clone(), s.name.to_string());
         move |text: String| cb.emit(EditOp::SetReceivers { site: site.clone(), text })
     };
     let delete = {
-        let (cb, name) = (p.on_edit.clone(), s.name.clone());
+        let (cb, name) = (p.on_edit.clone(), s.name.to_string());
         Callback::from(move |_: MouseEvent| cb.emit(EditOp::DeleteSite(name.clone())))
     };
     html! {
-        <tr data-site={s.name.clone()} key={format!("{}#{}", s.name, p.epoch)}>
-            <td><code>{ &s.name }</code></td>
+        <tr data-site={s.name.to_string()} key={format!("{}#{}", s.name, p.epoch)}>
+            <td><code>{ s.name.to_string() }</code></td>
             <td>
-                <NamePicker label={format!("Receiver class of {}", s.name)} names={p.names.clone()} value={AttrValue::from(s.class.clone())}
+                <NamePicker label={format!("Receiver class of {}", s.name)} names={p.names.clone()} value={AttrValue::from(s.class.to_string())}
                     on_pick={Callback::from(set_class)} />
             </td>
             <td>
-                <input value={s.method.clone()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}
+                <input value={s.method.to_string()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}
                     onchange={Callback::from(move |e: Event| set_method(browser::value(&e)))} />
             </td>
             <td>

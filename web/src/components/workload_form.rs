@@ -21,7 +21,7 @@ pub struct WorkloadFormProps {
 }
 
 fn default_workload(s: &Scenario) -> Workload {
-    workload_of(s).unwrap_or_else(|| Workload { iterations: 100_000, calls: s.sites.iter().map(|x| x.name.clone()).collect(), churn: None })
+    workload_of(s).unwrap_or_else(|| Workload { iterations: 100_000, calls: s.sites.iter().map(|x| x.name.to_string()).collect(), churn: None })
 }
 
 #[function_component(WorkloadForm)]
@@ -90,8 +90,8 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
             } else {
             <div class="form-row calls">
                 { for p.scenario.sites.iter().map(|s| {
-                    let (form, name) = (form.clone(), s.name.clone());
-                    let checked = form.calls.contains(&s.name);
+                    let (form, name) = (form.clone(), s.name.to_string());
+                    let checked = form.calls.contains(&name);
                     html! {
                         <label class="chip">
                             <input type="checkbox" checked={checked} onchange={Callback::from(move |_: Event| {

@@ -38,6 +38,7 @@ impl Domains {
         Domains { pending: vec![Slot::default(); classes], class: vec![Slot::default(); classes], site: vec![Slot::default(); sites], ..Domains::default() }
     }
 
+    #[inline]
     fn slot(&self, k: DomainKey) -> Option<&Slot> {
         match k {
             DomainKey::Global => Some(&self.global),
@@ -67,6 +68,7 @@ impl Domains {
     }
 
     /// The current epoch, or `None` if no link was ever made against the domain.
+    #[inline]
     pub fn epoch(&self, k: DomainKey) -> Option<u32> {
         let s = self.slot(k)?;
         let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
@@ -75,16 +77,30 @@ impl Domains {
 
     /// The event that last retired the domain.
     pub fn retired_by(&self, k: DomainKey) -> Option<usize> {
+        self.epoch_and_retirer(k).and_then(|(_, by)| by)
+    }
+
+    /// [`Domains::epoch`] and [`Domains::retired_by`] in one lookup.
+    #[inline]
+    pub fn epoch_and_retirer(&self, k: DomainKey) -> Option<(u32, Option<usize>)> {
         let s = self.slot(k)?;
-        let bulk = if Self::class_like(k) && self.bulk_gen > s.base_gen { self.last_bulk } else { None };
-        s.retired_by.max(bulk)
+        let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
+        let by = if bulk > 0 { s.retired_by.max(self.last_bulk) } else { s.retired_by };
+        Some((s.own_epoch + bulk, by))
     }
 
     /// The domain's epoch, making the domain if it does not exist yet.
+    #[inline]
     pub fn open(&mut self, k: DomainKey) -> u32 {
-        if let Some(e) = self.epoch(k) {
-            return e;
+        match self.epoch(k) {
+            Some(e) => e,
+            None => self.make(k),
         }
+    }
+
+    /// A domain's first link: it starts at epoch 0, counting bulk retirements from now on.
+    #[cold]
+    fn make(&mut self, k: DomainKey) -> u32 {
         let gen = self.bulk_gen;
         let s = self.slot_mut(k);
         *s = Slot { exists: true, base_gen: gen, ..Slot::default() };
@@ -185,6 +201,7 @@ mod tests {
         assert_eq!(d.retire_all_classes(7), 1);
         assert_eq!(d.epoch(DomainKey::Class(0)), Some(1));
         assert_eq!(d.retired_by(DomainKey::Class(0)), Some(7));
+        assert_eq!(d.epoch_and_retirer(DomainKey::Class(0)), Some((1, Some(7))));
         assert_eq!(d.open(DomainKey::Pending(1)), 0);
         assert_eq!(d.retired_by(DomainKey::Pending(1)), None);
         assert_eq!(d.retire(&[DomainKey::Class(0), DomainKey::Class(1)], 9), 1, "class 1 has no domain");

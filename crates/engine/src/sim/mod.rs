@@ -81,6 +81,9 @@ pub struct Simulation {
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
     timeline: Timeline,
+    /// Relinks by verdict since the last `advance`, which adds them to the timeline at the
+    /// iteration they happened (one bucket update per step, not one per relink).
+    pending_relinks: [u64; 3],
     /// Work done so far, in the units [`estimate_work`] bounds (see `program::Estimate`).
     work: u64,
     /// Reused buffers (segment positions and raw hits; the sites an event hit, in order), so
@@ -96,67 +99,51 @@ impl Simulation {
         Ok(Simulation::for_policies(scenario, &[policy], params)?.remove(0))
     }
 
+    /// [`Simulation::new`] for a caller done with the scenario (the CLI, a benchmark): the
+    /// scenario is dropped as soon as what the simulation needs is taken out of it, before the
+    /// per-site tables exist, so the model and the engine's tables never add up at the peak.
+    pub fn new_owned(scenario: Scenario, policy: Policy, params: &Params) -> Result<Simulation, ScenarioError> {
+        let prepared = Prepared::of(&scenario, params)?;
+        drop(scenario);
+        Ok(Simulation::build(prepared, policy, params))
+    }
+
     /// One simulation per policy, the scenario validated and bounded once for all of them.
     pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
-        // The program is compiled once, and the site index (a million-entry map at the cap)
-        // dropped before the simulations' per-site tables exist, so the two never add up.
-        let mut program = {
-            let site_index = check(scenario)?;
-            check_polymorphic(scenario, params)?;
-            let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-            Program::compile(scenario, &site_index, &|name| categories[name])
-        };
-        let mut sims = Vec::with_capacity(policies.len());
-        for (i, &p) in policies.iter().enumerate() {
-            let program = if i + 1 == policies.len() { std::mem::take(&mut program) } else { program.clone() };
-            sims.push(Simulation::build(scenario, program, p, params));
-        }
+        let prepared = Prepared::of(scenario, params)?;
+        let Some((&last, others)) = policies.split_last() else { return Ok(Vec::new()) };
+        let mut sims: Vec<Simulation> = others.iter().map(|&p| Simulation::build(prepared.clone(), p, params)).collect();
+        sims.push(Simulation::build(prepared, last, params));
         Ok(sims)
     }
 
-    /// Build for a scenario that passed [`check`], its program compiled (category ids are the
-    /// world's: declaration order).
-    fn build(scenario: &Scenario, program: Program, policy: Policy, params: &Params) -> Simulation {
-        let world = World::new(scenario);
-        let mut sites = Vec::with_capacity(scenario.sites.len());
-        let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
-        let mut methods: Vec<String> = Vec::new();
-        let mut method_index: FxMap<&str, u32> = FxMap::default();
-        // Sites usually come grouped by class or in class order: try the last receiver and the
-        // class after it before the name map (see `SiteIndex`).
-        let mut last: ClassId = 0;
-        for s in &scenario.sites {
-            let near = [last, last + 1].into_iter().find(|&c| world.classes.get(c).is_some_and(|k| k.name == s.class));
-            let receiver = near.or_else(|| world.class_id(&s.class)).expect("validated");
-            last = receiver;
-            site_names.push(&s.name);
-            let method = *method_index.entry(&s.method).or_insert_with(|| {
-                methods.push(s.method.clone());
-                methods.len() as u32 - 1
-            });
-            let mut site = SiteRt::new(receiver, method, world.resolve(receiver, &s.method));
-            if s.is_polymorphic() {
-                let receivers: Vec<_> = s.receivers().map(|c| world.class_id(c).expect("validated")).collect();
-                let targets = receivers.iter().map(|&c| world.resolve(c, &s.method)).collect();
-                site.poly = Some(Box::new(poly::Poly::new(&s.name, receivers, s.weights(), targets)));
-            }
-            sites.push(site);
+    /// Build from what was taken out of a scenario that passed [`check`].
+    fn build(prepared: Prepared, policy: Policy, params: &Params) -> Simulation {
+        let Prepared { name, measure, program, world, site_names, methods, site_keys, polymorphic, iterations_per_op, bodies } = prepared;
+        let mut sites: Vec<SiteRt> = site_keys
+            .iter()
+            .map(|&(receiver, method)| SiteRt::new(receiver as ClassId, method, world.resolve(receiver as ClassId, &methods[method as usize])))
+            .collect();
+        drop(site_keys);
+        for (s, receivers, weights) in polymorphic {
+            let method = &methods[sites[s].method as usize];
+            let targets = receivers.iter().map(|&c| world.resolve(c, method)).collect();
+            sites[s].poly = Some(Box::new(poly::Poly::new(site_names.get(s), receivers, weights, targets)));
         }
         // A polymorphic site is listed under each of its receiver classes.
         let by_class = sites.iter().enumerate().flat_map(|(i, s): (usize, &SiteRt)| {
             let poly = s.poly.as_deref().map(|p| p.receivers.as_slice()).unwrap_or_default();
-            std::iter::once(s.receiver).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
+            std::iter::once(s.receiver()).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
         });
         let sites_by_class = interned::Groups::by_pairs(world.classes.len(), by_class);
-        let iterations_per_op = iterations_in(&scenario.op);
-        let total_ops = (scenario.measure.warmup_ops + scenario.measure.ops) as u64;
+        let total_ops = (measure.warmup_ops + measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
         let domains = Domains::new(world.classes.len(), if policy == Policy::Ideal { sites.len() } else { 0 });
         let loop_calls: Vec<&[u32]> = program.loops.iter().map(|l| l.calls.as_slice()).collect();
-        let units = units::Units::new(params, &loop_calls, sites.len(), units::body_table(scenario, &world, &methods));
+        let units = units::Units::new(params, &loop_calls, sites.len(), bodies);
         let mut sim = Simulation {
-            name: scenario.name.clone(),
-            measure: scenario.measure,
+            name,
+            measure,
             program,
             policy,
             params: params.clone(),
@@ -180,6 +167,7 @@ impl Simulation {
             relinks: Vec::new(),
             relinks_total: [0; 3],
             timeline: Timeline::new(bucket, iterations_per_op),
+            pending_relinks: [0; 3],
             work: 0,
             scratch: Vec::new(),
             hits: Vec::new(),
@@ -187,7 +175,7 @@ impl Simulation {
         };
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
         for s in 0..sim.sites.len() {
-            sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver, &sim.sites[s].true_target);
+            sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver(), &sim.sites[s].true_target);
             if let Some(poly) = sim.sites[s].poly.as_deref_mut() {
                 for (r, &c) in poly.receivers.iter().enumerate() {
                     poly.cacheable[r] = sim.world.cacheable(c, &poly.targets[r]);
@@ -390,7 +378,9 @@ impl Simulation {
             }
             run.dirty.remove(pos);
             if self.sites[s].steady.is_none() {
-                let calls_per_iteration = if node.calls_each_site_once { 1 } else { node.positions(s as u32).count() as u64 };
+                let calls = if node.calls_each_site_once { 1 } else { node.positions(s as u32).count() };
+                // The site is called at `pos`, so at least once; a loop's calls fit in 32 bits.
+                let calls_per_iteration = std::num::NonZeroU32::new(calls as u32).unwrap_or(std::num::NonZeroU32::MIN);
                 self.sites[s].steady = Some(site::Steady { since: now, calls_per_iteration, position: pos });
             }
         }
@@ -412,7 +402,7 @@ impl Simulation {
         let Some(steady) = self.sites[s].steady else { return };
         self.sites[s].settle(self.iterations);
         if let Some(Frame::Loop(run)) = self.stack.last_mut() {
-            if steady.calls_per_iteration == 1 {
+            if steady.calls_per_iteration.get() == 1 {
                 run.dirty.insert(steady.position);
             } else {
                 for pos in self.program.loops[run.node].positions(s as u32) {
@@ -428,9 +418,77 @@ impl Simulation {
     }
 
     fn advance(&mut self, cost: f64, iterations: u64) {
-        self.timeline.add(self.iterations, cost, iterations, [0; 3]);
+        self.timeline.add(self.iterations, cost, iterations, std::mem::take(&mut self.pending_relinks));
         self.now_ns += cost;
         self.iterations += iterations;
+    }
+}
+
+/// What a simulation takes out of its scenario (validated, bounded, its program compiled, its
+/// names interned), shared by the policies built from it; nothing here is per policy.
+#[derive(Clone)]
+struct Prepared {
+    name: String,
+    measure: Measure,
+    program: Program,
+    world: World,
+    site_names: interned::Names,
+    /// Method names the sites call, interned.
+    methods: Vec<String>,
+    /// Per site: its (first) receiver class and its method id.
+    site_keys: Vec<(u32, u32)>,
+    /// The polymorphic sites (few): id, receiver classes, weights.
+    polymorphic: Vec<(usize, Vec<ClassId>, Vec<u32>)>,
+    iterations_per_op: u64,
+    bodies: Vec<(ClassId, u32, f64)>,
+}
+
+impl Prepared {
+    fn of(scenario: &Scenario, params: &Params) -> Result<Prepared, ScenarioError> {
+        // The site index (a million-entry map at the cap) is dropped once the program is
+        // compiled, before any per-site table exists, so the two never add up.
+        let program = {
+            let site_index = check(scenario)?;
+            check_polymorphic(scenario, params)?;
+            // Category ids are the world's: declaration order.
+            let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+            Program::compile(scenario, &site_index, &|name| categories[name])
+        };
+        let world = World::new(scenario);
+        let mut site_names = interned::Names::with_capacity(scenario.sites.len(), scenario.sites.iter().map(|s| s.name.len()).sum());
+        let mut site_keys = Vec::with_capacity(scenario.sites.len());
+        let mut polymorphic = Vec::new();
+        let mut methods: Vec<String> = Vec::new();
+        let mut method_index: FxMap<&str, u32> = FxMap::default();
+        // Sites usually come grouped by class or in class order: try the last receiver and the
+        // class after it before the name map (see `SiteIndex`).
+        let mut last: ClassId = 0;
+        for (i, s) in scenario.sites.iter().enumerate() {
+            let near = [last, last + 1].into_iter().find(|&c| world.classes.get(c).is_some_and(|k| k.name == s.class));
+            let receiver = near.or_else(|| world.class_id(&s.class)).expect("validated");
+            last = receiver;
+            site_names.push(&s.name);
+            let method = *method_index.entry(&s.method).or_insert_with(|| {
+                methods.push(s.method.to_string());
+                methods.len() as u32 - 1
+            });
+            site_keys.push((receiver as u32, method));
+            if s.is_polymorphic() {
+                polymorphic.push((i, s.receivers().map(|c| world.class_id(c).expect("validated")).collect(), s.weights()));
+            }
+        }
+        Ok(Prepared {
+            name: scenario.name.clone(),
+            measure: scenario.measure,
+            iterations_per_op: iterations_in(&scenario.op),
+            bodies: units::body_table(scenario, &world, &methods),
+            program,
+            world,
+            site_names,
+            methods,
+            site_keys,
+            polymorphic,
+        })
     }
 }
 
@@ -446,6 +504,8 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
         ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
         ("  report::SiteStats", size_of::<SiteStats>()),
         ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
+        ("model::SiteDecl (+ its strings)", size_of::<crate::model::SiteDecl>()),
+        ("model::Stmt (a call, + its string)", size_of::<crate::model::Stmt>()),
     ]
 }
 
@@ -493,7 +553,18 @@ fn check(scenario: &Scenario) -> Result<SiteIndex<'_>, ScenarioError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{dsl, run, Params, Policy};
+    use crate::{dsl, presets, run, Params, Policy, Simulation};
+
+    #[test]
+    fn a_simulation_built_from_an_owned_scenario_runs_as_one_built_from_a_borrowed_one() {
+        for p in presets::all() {
+            for policy in [Policy::Global, Policy::Exact, Policy::Ideal] {
+                let borrowed = Simulation::new(&p.scenario(), policy, &Params::default()).unwrap().run();
+                let owned = Simulation::new_owned(p.scenario(), policy, &Params::default()).unwrap().run();
+                assert_eq!(owned, borrowed, "{} under {policy}", p.id);
+            }
+        }
+    }
 
     #[test]
     fn a_steady_site_called_twice_per_iteration_counts_every_call() {

@@ -52,7 +52,7 @@ impl Simulation {
                 }
                 self.work += poly.receivers.len() as u64;
                 // The site's own fields follow its first receiver (names and views read them).
-                site.true_target = poly.targets[0].clone();
+                site.true_target = poly.targets[0];
                 site.true_cacheable = poly.cacheable[0];
                 if any {
                     changed.push(s);
@@ -60,8 +60,8 @@ impl Simulation {
                 }
                 continue;
             }
-            let t = self.world.resolve(site.receiver, &self.methods[site.method as usize]);
-            let c = self.world.cacheable(site.receiver, &t);
+            let t = self.world.resolve(site.receiver(), &self.methods[site.method as usize]);
+            let c = self.world.cacheable(site.receiver(), &t);
             if t != site.true_target || c != site.true_cacheable {
                 changed.push(s);
                 site.true_changed_by = Some(cause as u32);
@@ -112,8 +112,8 @@ mod tests {
             if let Some(poly) = s.poly.as_deref() {
                 return poly.receivers.iter().zip(&poly.targets).all(|(&c, t)| *t == sim.world.resolve(c, &sim.methods[s.method as usize]));
             }
-            let t = sim.world.resolve(s.receiver, &sim.methods[s.method as usize]);
-            sim.world.cacheable(s.receiver, &t) == s.true_cacheable && t == s.true_target
+            let t = sim.world.resolve(s.receiver(), &sim.methods[s.method as usize]);
+            sim.world.cacheable(s.receiver(), &t) == s.true_cacheable && t == s.true_target
         })
     }
 

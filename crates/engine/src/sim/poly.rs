@@ -288,7 +288,7 @@ impl Simulation {
             poly.megamorphic = true;
             site.stats.evictions += 1;
         }
-        let link = Link { target: poly.targets[r as usize].clone(), domain, epoch, serial: self.serial };
+        let link = Link { target: poly.targets[r as usize], domain, epoch, serial: self.serial };
         poly.pic.push(Entry { receiver: r, link, cacheable: poly.cacheable[r as usize] });
         if !poly.registered.contains(&domain) {
             poly.registered.push(domain);
@@ -307,7 +307,7 @@ impl Simulation {
         poly.relinks[r as usize] += 1;
         let now = &poly.targets[r as usize];
         let verdict = if old.target == *now { Verdict::Collateral } else { Verdict::Necessary };
-        let (new, class) = (now.clone(), poly.receivers[r as usize]);
+        let (new, class) = (*now, poly.receivers[r as usize]);
         let event = self.domains.retired_by(old.domain);
         self.record_relink_for(s, verdict, event, old.domain, &old.target, new, Some(class));
     }
@@ -322,7 +322,7 @@ impl Simulation {
         let cause = poly.changed_by[i];
         let first = poly.last_missed_recorded[i] != Some((link.serial, cause));
         poly.last_missed_recorded[i] = Some((link.serial, cause));
-        let (new, class) = (poly.targets[i].clone(), poly.receivers[i]);
+        let (new, class) = (poly.targets[i], poly.receivers[i]);
         self.sites[s].stats.stale_calls += 1;
         if first {
             self.record_relink_for(s, Verdict::Missed, cause.map(|e| e as usize), link.domain, &link.target, new, Some(class));

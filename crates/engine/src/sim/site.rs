@@ -2,6 +2,8 @@
 //! fallback storm, in closed form over `n` calls with the world unchanged (Groovy's
 //! `IndyInterface` / `CacheableCallSite` behaviour).
 
+use std::num::NonZeroU32;
+
 use crate::params::Params;
 use crate::policy::DomainKey;
 use crate::report::{RelinkRecord, SiteState, SiteStats, Verdict};
@@ -13,7 +15,7 @@ use super::Simulation;
 /// Relink records kept (the totals count every one).
 const MAX_RELINK_RECORDS: usize = 20_000;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Link {
     pub target: Target,
     pub domain: DomainKey,
@@ -21,7 +23,7 @@ pub(crate) struct Link {
     pub serial: u64,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct PicEntry {
     link: Link,
     /// `false` = the "uncacheable" sentinel: every hit re-selects.
@@ -46,15 +48,17 @@ pub(crate) enum Mode {
 pub(crate) struct Steady {
     /// Loop iterations when the site became steady.
     pub since: u64,
-    /// Times the loop calls the site per iteration.
-    pub calls_per_iteration: u64,
+    /// Times the loop calls the site per iteration (never 0, which lets `Option<Steady>` be
+    /// 16 bytes).
+    pub calls_per_iteration: NonZeroU32,
     /// One of its call positions (the only one when it is called once per iteration).
     pub position: u32,
 }
 
 #[derive(Clone, Debug)]
 pub(crate) struct SiteRt {
-    pub receiver: ClassId,
+    /// The receiver class (`ClassId`; class ids fit in 32 bits, see [`Target`]).
+    receiver: u32,
     /// Index into `Simulation::methods` (method names interned once).
     pub method: u32,
     pub mode: Mode,
@@ -71,7 +75,9 @@ pub(crate) struct SiteRt {
     /// The event that last changed the true target (event ids fit in 32 bits: the work cap).
     pub true_changed_by: Option<u32>,
     last_relink_recorded: Option<(DomainKey, u32)>,
-    last_missed_recorded: Option<(u64, Option<u32>)>,
+    /// The (link serial, cause) of the last missed record, the cause as `event + 1` (0 for
+    /// none) and `(0, 0)` before any (serials start at 1): 16 bytes instead of 24.
+    last_missed_recorded: (u64, u32),
     pub stats: SiteStats,
     /// Domains whose dependents list holds this site: at most two over its life (pending and
     /// class; or global; or its own), so inline.
@@ -85,7 +91,7 @@ pub(crate) struct SiteRt {
 impl SiteRt {
     pub fn new(receiver: ClassId, method: u32, true_target: Target) -> SiteRt {
         SiteRt {
-            receiver,
+            receiver: receiver as u32,
             method,
             mode: Mode::Default,
             pic: None,
@@ -97,12 +103,16 @@ impl SiteRt {
             true_cacheable: true,
             true_changed_by: None,
             last_relink_recorded: None,
-            last_missed_recorded: None,
+            last_missed_recorded: (0, 0),
             stats: SiteStats::default(),
             registered: [None; 2],
             steady: None,
             poly: None,
         }
+    }
+
+    pub fn receiver(&self) -> ClassId {
+        self.receiver as ClassId
     }
 
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
@@ -150,13 +160,13 @@ impl SiteRt {
 
     /// See [`Steady`].
     pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
-        world.classes[self.receiver].loaded && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
+        world.classes[self.receiver()].loaded && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
     }
 
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
     pub fn settle(&mut self, now: u64) {
         if let Some(st) = self.steady.take() {
-            self.stats.fast_calls += st.calls_per_iteration * (now - st.since);
+            self.stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
         }
     }
 
@@ -164,7 +174,7 @@ impl SiteRt {
     pub fn stats_at(&self, now: u64) -> SiteStats {
         let mut stats = self.stats.clone();
         if let Some(st) = self.steady {
-            stats.fast_calls += st.calls_per_iteration * (now - st.since);
+            stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
         }
         stats
     }
@@ -185,6 +195,33 @@ impl SiteRt {
     }
 }
 
+/// The parameters a site's run reads, copied out of [`Params`] once per run (the state
+/// machine borrows the simulation mutably while it reads them).
+#[derive(Clone, Copy)]
+struct SiteParams {
+    pic_capacity: usize,
+    optimize_threshold: u64,
+    fallback_threshold: u64,
+    fallback_cutoff: u32,
+    fast_call_ns: f64,
+    pic_call_ns: f64,
+    selection_ns: f64,
+}
+
+impl SiteParams {
+    fn of(p: &Params) -> SiteParams {
+        SiteParams {
+            pic_capacity: p.pic_capacity,
+            optimize_threshold: p.optimize_threshold,
+            fallback_threshold: p.fallback_threshold,
+            fallback_cutoff: p.fallback_cutoff,
+            fast_call_ns: p.fast_call_ns,
+            pic_call_ns: p.pic_call_ns,
+            selection_ns: p.selection_ns,
+        }
+    }
+}
+
 impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
         self.epoch(l.domain) == Some(l.epoch)
@@ -197,7 +234,7 @@ impl Simulation {
         if self.sites[s].poly.is_some() {
             return self.run_poly(s, n);
         }
-        if !self.world.classes[self.sites[s].receiver].loaded {
+        if !self.world.classes[self.sites[s].receiver()].loaded {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.params.selection_ns;
         }
@@ -206,27 +243,28 @@ impl Simulation {
 
     /// A full selection: the fresh link for the site under the current world and policy.
     fn select(&mut self, s: usize) -> (Link, bool) {
-        let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver);
+        let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver());
         let epoch = self.domains.open(domain);
         self.serial += 1;
         let site = &self.sites[s];
-        (Link { target: site.true_target.clone(), domain, epoch, serial: self.serial }, site.true_cacheable)
+        (Link { target: site.true_target, domain, epoch, serial: self.serial }, site.true_cacheable)
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
     fn relink_from(&mut self, s: usize, old: &Link) {
-        let key = (old.domain, self.domains.epoch(old.domain).unwrap_or(0));
-        if self.sites[s].last_relink_recorded == Some(key) {
+        let (epoch, event) = self.domains.epoch_and_retirer(old.domain).unwrap_or((0, None));
+        let key = (old.domain, epoch);
+        let site = &mut self.sites[s];
+        if site.last_relink_recorded == Some(key) {
             return;
         }
-        self.sites[s].last_relink_recorded = Some(key);
-        let verdict = if old.target == self.sites[s].true_target { Verdict::Collateral } else { Verdict::Necessary };
-        let event = self.domains.retired_by(old.domain);
+        site.last_relink_recorded = Some(key);
+        let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
         self.record_relink(s, verdict, event, old.domain, &old.target);
     }
 
     fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, domain: DomainKey, old: &Target) {
-        let new = self.sites[s].true_target.clone();
+        let new = self.sites[s].true_target;
         self.record_relink_for(s, verdict, event, domain, old, new, None);
     }
 
@@ -250,9 +288,8 @@ impl Simulation {
             Verdict::Missed => site.stats.missed += 1,
         }
         self.relinks_total[verdict as usize] += 1;
-        let mut counts = [0u64; 3];
-        counts[verdict as usize] = 1;
-        self.timeline.add(self.iterations, 0.0, 0, counts);
+        // Counted into the timeline with the step's cost, at the same iteration (`advance`).
+        self.pending_relinks[verdict as usize] += 1;
         if self.relinks.len() < MAX_RELINK_RECORDS {
             self.relinks.push(RelinkRecord {
                 site: s,
@@ -262,7 +299,7 @@ impl Simulation {
                 event,
                 domain,
                 verdict,
-                old_target: old.clone(),
+                old_target: *old,
                 new_target: new,
                 receiver,
             });
@@ -270,15 +307,20 @@ impl Simulation {
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.
+    #[inline]
     fn served(&mut self, s: usize, link: &Link, calls: u64) {
-        let site = &self.sites[s];
-        if link.target == site.true_target {
-            return;
+        if link.target != self.sites[s].true_target {
+            self.served_stale(s, link, calls);
         }
+    }
+
+    #[cold]
+    fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
         self.sites[s].stats.stale_calls += calls;
         let cause = self.sites[s].true_changed_by;
-        if self.sites[s].last_missed_recorded != Some((link.serial, cause)) {
-            self.sites[s].last_missed_recorded = Some((link.serial, cause));
+        let key = (link.serial, cause.map_or(0, |e| e + 1));
+        if self.sites[s].last_missed_recorded != key {
+            self.sites[s].last_missed_recorded = key;
             let cause = cause.map(|e| e as usize);
             self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
         }
@@ -302,14 +344,14 @@ impl Simulation {
 
     /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
     fn run_calls(&mut self, s: usize, n: u64) -> f64 {
-        let p = self.params.clone();
+        let p = SiteParams::of(&self.params);
         let mut left = n;
         let mut cost = 0.0;
         let mut steps = 0;
         while left > 0 {
             steps += 1;
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
-            match self.sites[s].fast_link().cloned() {
+            match self.sites[s].fast_link().copied() {
                 Some(link) => {
                     if self.domains.valid(&link) {
                         cost += left as f64 * p.fast_call_ns;
@@ -356,8 +398,8 @@ impl Simulation {
     }
 
     /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
-    fn run_default(&mut self, s: usize, left: &mut u64, p: &Params) -> f64 {
-        let Some(entry) = self.sites[s].pic.clone() else {
+    fn run_default(&mut self, s: usize, left: &mut u64, p: &SiteParams) -> f64 {
+        let Some(entry) = self.sites[s].pic else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
             let serial = fresh.serial;

@@ -101,8 +101,6 @@ pub(crate) struct Units {
     thresholds: Thresholds,
     loops: Vec<Unit>,
     loop_names: Vec<String>,
-    /// Per loop: the sites it calls, in site order without repeats.
-    loop_sites: Vec<Vec<SiteId>>,
     /// The loops whose body calls each site, with how many times per iteration (a site's
     /// dependents among the compiled units), in loop order.
     site_loops: Groups<(u32, u32)>,
@@ -125,14 +123,7 @@ impl Units {
         let mut sizes = vec![0u32; site_count];
         each_site_loop(loops, &mut times, |s, _| sizes[s] += 1);
         let site_loops = Groups::build(&sizes, |put| each_site_loop(loops, &mut times, put));
-        let mut loop_sites = vec![Vec::new(); loops.len()];
-        for s in 0..site_count {
-            for &(l, _) in site_loops.get(s) {
-                loop_sites[l as usize].push(s);
-            }
-        }
         Units {
-            loop_sites,
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],
             loop_names: (0..loops.len()).map(loop_name).collect(),
@@ -149,12 +140,6 @@ impl Units {
     /// The declared body cost of `method` (a site method id) on `class`.
     fn body(&self, class: ClassId, method: u32) -> f64 {
         self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
-    }
-
-    /// The sites loop `l`'s C2 code would inline, in site order without repeats (its possible
-    /// dependencies).
-    pub fn loop_sites(&self, l: usize) -> &[SiteId] {
-        &self.loop_sites[l]
     }
 
     /// The method holding loop `l` is invoked (the loop is entered).

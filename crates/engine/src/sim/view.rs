@@ -83,7 +83,7 @@ impl Simulation {
         let st = &self.sites[i];
         SiteReport {
             name: self.site_names.get(i).to_string(),
-            class: self.world.classes[st.receiver].name.clone(),
+            class: self.world.classes[st.receiver()].name.clone(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
             target: self.target_text(&st.true_target),
@@ -151,9 +151,13 @@ impl Simulation {
     }
 
     /// The sites loop `l`'s compiled code would inline (see [`UnitReport::loop_index`]), in
-    /// site order: what a UI draws as the unit's dependencies. Fixed for the run.
-    pub fn loop_calls(&self, l: usize) -> &[SiteId] {
-        self.units.loop_sites(l)
+    /// site order without repeats: what a UI draws as the unit's dependencies. Fixed for the
+    /// run; made on each call (a UI asks once per unit), so no table per loop and site is kept.
+    pub fn loop_calls(&self, l: usize) -> Vec<SiteId> {
+        let mut sites: Vec<SiteId> = self.program.loops[l].calls.iter().map(|&s| s as SiteId).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        sites
     }
 
     /// Deoptimization records from index `from` on (the UI polls with the count it has seen).
