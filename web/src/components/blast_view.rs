@@ -293,9 +293,9 @@ fn legend() -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blast_playground::runner::Runner;
     use blast_engine::presets;
     use blast_engine::{Params, Policy};
+    use blast_playground::runner::Runner;
 
     #[test]
     fn sites_no_call_reached_are_not_drawn_as_cached() {
