@@ -345,7 +345,7 @@ fn call_site_sections(
                         if let Some((n, note)) = &s.session.playback.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
-                        <BlastView {lanes} {classes} sites={sites} playing={s.session.playback.playing}
+                        <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
                             hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
                             what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
@@ -562,7 +562,12 @@ fn export_csv(store: &Store) -> Callback<()> {
                 Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
                 None => (
                     export::file_stem(&s.session.scenario.name),
-                    export::results_csv(&s.session.scenario.name, s.session.runner.views(), s.session.preset.and_then(|p| p.published())),
+                    export::results_csv(
+                        &s.session.scenario.name,
+                        s.session.runner.views(),
+                        &s.session.runner.site_reports(),
+                        s.session.preset.and_then(|p| p.published()),
+                    ),
                 ),
             }
         };

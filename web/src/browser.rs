@@ -448,6 +448,27 @@ pub fn select_text(e: &web_sys::Event) {
 
 /// Where the element an event came from is scrolled to and how tall its box is, in CSS px:
 /// (top, left, client height).
+/// A paste into a text box: its text, and the box's value and selection (UTF-16 units).
+pub struct Paste {
+    pub text: String,
+    pub value: String,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A paste of `min_bytes` or more into a text box, taken from it: its default (the text into
+/// the box) is prevented. A smaller one is left to the box.
+pub fn take_paste(e: &web_sys::Event, min_bytes: usize) -> Option<Paste> {
+    let text = e.unchecked_ref::<web_sys::ClipboardEvent>().clipboard_data()?.get_data("text/plain").ok()?;
+    let area = e.target()?.dyn_into::<web_sys::HtmlTextAreaElement>().ok()?;
+    if text.len() < min_bytes {
+        return None;
+    }
+    e.prevent_default();
+    let at = |p: Result<Option<u32>, JsValue>| p.ok().flatten().map_or(0, |i| i as usize);
+    Some(Paste { text, value: area.value(), start: at(area.selection_start()), end: at(area.selection_end()) })
+}
+
 pub fn scroll_of(e: &web_sys::Event) -> (f64, f64, f64) {
     e.target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())

@@ -5,17 +5,19 @@ use std::fmt::Write as _;
 
 use blast_engine::model::Scenario;
 use blast_engine::presets::Published;
+use blast_engine::report::SiteReport;
 
 use crate::model_runner::VariantView;
 use crate::runner::LaneView;
 
 /// One row per policy (`scope` = run) and one per site and policy (`scope` = site).
-pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Option<Published>) -> String {
+/// `reports`: each lane's site reports (`Runner::site_reports`), in the lanes' order.
+pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], reports: &[Vec<SiteReport>], published: Option<Published>) -> String {
     let mut out = String::from(
         "scenario,policy,scope,name,ops_per_ms,ratio_vs_first,published_ops_per_ms,virtual_ms,finished,necessary,collateral,missed,fast_calls,selections,stale_calls,state\n",
     );
     let first = lanes.first().and_then(|l| l.as_ref().result).map(|r| r.ops_per_ms);
-    for lane in lanes.iter().map(AsRef::as_ref) {
+    for (lane, sites) in lanes.iter().map(AsRef::as_ref).zip(reports) {
         let ops = lane.result.map(|r| r.ops_per_ms);
         let ratio = match (ops, first) {
             (Some(a), Some(b)) if b > 0.0 => num(a / b),
@@ -38,21 +40,21 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], published: Op
             t.collateral,
             t.missed
         );
-        for s in &lane.sites {
-            let st = &s.report.stats;
+        for s in sites {
+            let st = &s.stats;
             let _ = writeln!(
                 out,
                 "{},{},site,{},,,,,,{},{},{},{},{},{},{}",
                 field(scenario),
                 lane.policy,
-                field(&s.report.name),
+                field(&s.name),
                 st.necessary,
                 st.collateral,
                 st.missed,
                 st.fast_calls,
                 st.selections,
                 st.stale_calls,
-                s.report.state.name()
+                s.state.name()
             );
         }
     }
@@ -132,7 +134,7 @@ mod tests {
         r.advance_clock(f64::INFINITY);
         while !r.work(10_000) {}
         r.refresh();
-        let csv = results_csv(p.id, r.views(), p.published());
+        let csv = results_csv(p.id, r.views(), &r.site_reports(), p.published());
         let lines: Vec<&str> = csv.lines().collect();
         let columns = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use blast_engine::expect::{self, Outcome, RunView};
 use blast_engine::model::{Event, Scenario};
-use blast_engine::report::{Naming, RelinkRecord, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::report::{Naming, RelinkRecord, RelinkText, RelinkTotals, SiteReport, SiteState, SiteStats, TimelinePoint};
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
@@ -24,14 +24,28 @@ const HISTORY_LIMIT: usize = 100;
 /// and the sites cover them all).
 pub const RANGE_ROWS: usize = 100;
 
-/// A site as the blast view draws it.
-#[derive(Clone, Debug, PartialEq)]
+/// A site as the blast view draws it: numbers only, by site id (declaration order); its name
+/// is `LaneView::names[id]`, its full report (calls, target, receivers) is made for the
+/// selected site only (`LaneView::selected`). A frame copies no text per site, and the list
+/// is rebuilt only when some site's look changed (`Runner::refresh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SiteView {
-    pub report: SiteReport,
+    /// The site's state as drawn: `None` while no call has reached it.
+    pub state: Option<SiteState>,
+    pub necessary: u64,
+    pub collateral: u64,
+    pub missed: u64,
     /// Relinks of any verdict so far (the heat).
     pub relinks: u64,
     /// Frame number of the latest relink; a new value restarts the flash animation.
     pub flash: u64,
+}
+
+impl SiteView {
+    fn of(state: SiteState, st: &SiteStats, flash: u64) -> SiteView {
+        let calls = st.fast_calls + st.pic_calls + st.selections + st.fallback_calls + st.stale_calls;
+        SiteView { state: (calls > 0).then_some(state), necessary: st.necessary, collateral: st.collateral, missed: st.missed, relinks: st.relinks(), flash }
+    }
 }
 
 /// The outcome of a finished lane.
@@ -51,7 +65,12 @@ pub struct LaneView {
     /// Loop iterations of the whole program (warm-up and measured ops), for progress.
     pub total_iterations: u64,
     pub phase: Phase,
-    pub sites: Vec<SiteView>,
+    /// Every site, by id.
+    pub sites: Rc<Vec<SiteView>>,
+    /// Site names by id (made once per run, shared by every frame's view).
+    pub names: Rc<Vec<String>>,
+    /// The selected site's whole report (the why panel), `None` without a selection.
+    pub selected: Option<Rc<SiteReport>>,
     pub totals: RelinkTotals,
     pub timeline: Rc<Vec<TimelinePoint>>,
     pub result: Option<RunResult>,
@@ -121,8 +140,13 @@ impl LaneView {
         self.totals.relinks()
     }
 
+    /// The id of the site named `name` (a scan of the names: for one site, not per site).
+    pub fn site_id(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
     pub fn site(&self, name: &str) -> Option<&SiteView> {
-        self.sites.iter().find(|s| s.report.name == name)
+        self.site_id(name).and_then(|i| self.sites.get(i))
     }
 
     pub fn is_loaded(&self, class: &str) -> bool {
@@ -168,9 +192,11 @@ pub type ClassEntry = (String, Option<String>);
 
 struct Lane {
     sim: Simulation,
-    /// Per-site relink totals at the last refresh, to detect new relinks.
-    seen: Vec<u64>,
-    flash: Vec<u64>,
+    /// The sites as the last view drew them (shared with it until one changes).
+    sites: Rc<Vec<SiteView>>,
+    /// The engine's work count, iterations and events at the last refresh: all unchanged, no
+    /// site can have changed (every call and every event counts work).
+    sites_key: Option<(u64, u64, usize)>,
     result: Option<RunResult>,
     /// The selected site's history and the (site, relink total) it was built for.
     history: Rc<Vec<RelinkText>>,
@@ -207,24 +233,35 @@ pub struct Runner {
     brush: Option<(XAxis, Range)>,
     /// Declared classes, then classes the program loads, then classes loaded by hand.
     classes: Vec<ClassEntry>,
+    /// Site names by id, for the views.
+    names: Rc<Vec<String>>,
     views: Vec<Rc<LaneView>>,
 }
 
 impl Runner {
     /// A runner with no lanes (nothing selected, or the scenario cannot run).
     pub fn idle() -> Runner {
-        Runner { lanes: Vec::new(), target_ms: 0.0, frame: 0, total_iterations: 0, selected: None, brush: None, classes: Vec::new(), views: Vec::new() }
+        Runner {
+            lanes: Vec::new(),
+            target_ms: 0.0,
+            frame: 0,
+            total_iterations: 0,
+            selected: None,
+            brush: None,
+            classes: Vec::new(),
+            names: Rc::default(),
+            views: Vec::new(),
+        }
     }
 
     pub fn new(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Runner, ScenarioError> {
         // One validation and work bound for every lane, not one per policy.
-        let n = scenario.sites.len();
         let lanes: Vec<Lane> = Simulation::for_policies(scenario, policies, params)?
             .into_iter()
             .map(|sim| Lane {
+                sites: Rc::new(vec![SiteView::default(); sim.site_count()]),
                 sim,
-                seen: vec![0; n],
-                flash: vec![0; n],
+                sites_key: None,
                 result: None,
                 history: Rc::default(),
                 history_key: None,
@@ -241,7 +278,8 @@ impl Runner {
                 classes.push((name, parent));
             }
         }
-        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), classes, ..Runner::idle() };
+        let names = Rc::new(scenario.sites.iter().map(|s| s.name.to_string()).collect());
+        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), classes, names, ..Runner::idle() };
         runner.refresh();
         Ok(runner)
     }
@@ -384,6 +422,10 @@ impl Runner {
     /// The scenario's expectations against the lanes as they stand: pending where a run is
     /// missing or still going (`blast_engine::expect`).
     pub fn expectations(&self, scenario: &Scenario) -> Vec<Outcome> {
+        if scenario.expectations.is_empty() {
+            // Nothing to evaluate: no view of the lanes (each copies every site's report).
+            return Vec::new();
+        }
         let views: Vec<RunView> = self.lanes.iter().map(|l| RunView::of_simulation(&l.sim)).collect();
         expect::evaluate(scenario, &views)
     }
@@ -398,7 +440,9 @@ impl Runner {
         self.brush = range;
     }
 
-    /// Rebuild the views from the engine (once per frame or after a command).
+    /// Rebuild the views from the engine (once per frame or after a command). Per site this
+    /// reads numbers only, and only in a lane that did work since the last refresh; a site
+    /// list is copied only when a site's look changed (`Lane::refresh_sites`).
     pub fn refresh(&mut self) {
         self.frame += 1;
         let frame = self.frame;
@@ -406,28 +450,17 @@ impl Runner {
         let brush = self.brush;
         let total_iterations = self.total_iterations;
         let classes = &self.classes;
+        let names = &self.names;
         self.views = self
             .lanes
             .iter_mut()
             .map(|lane| {
-                let reports = lane.sim.sites_now();
-                let mut sites = Vec::with_capacity(reports.len());
-                for (i, report) in reports.into_iter().enumerate() {
-                    let relinks = report.stats.relinks();
-                    if i < lane.seen.len() {
-                        if relinks > lane.seen[i] {
-                            lane.flash[i] = frame;
-                        }
-                        lane.seen[i] = relinks;
-                    }
-                    let flash = lane.flash.get(i).copied().unwrap_or(0);
-                    sites.push(SiteView { report, relinks, flash });
-                }
-                let key = selected.map(|name| (name.to_string(), sites.iter().find(|s| s.report.name == name).map_or(0, |s| s.relinks)));
+                lane.refresh_sites(frame);
+                let id = selected.and_then(|name| names.iter().position(|n| n == name));
+                let key = id.map(|i| (names[i].clone(), lane.sites[i].relinks));
                 if key != lane.history_key {
                     // Only rebuilt when the selection or that site's relink count changed.
                     // Records carry site ids; the rows shown are made as text here, at the edge.
-                    let id = selected.and_then(|name| lane.sim.site_id(name));
                     let mut h: Vec<RelinkText> = match id {
                         Some(id) => {
                             lane.sim.relinks_since(0).iter().rev().filter(|r| r.site == id).take(HISTORY_LIMIT).map(|r| lane.sim.relink_text(r)).collect()
@@ -448,7 +481,7 @@ impl Runner {
                 let key = t_range.map(|t| (t, records.len()));
                 if key != lane.in_range_key {
                     // Only rebuilt when the range or the relinks changed.
-                    lane.in_range = t_range.map(|t| Rc::new(InRange::of(&lane.sim, records, lane.seen.len(), t)));
+                    lane.in_range = t_range.map(|t| Rc::new(InRange::of(&lane.sim, records, lane.sites.len(), t)));
                     lane.in_range_key = key;
                 }
                 let events = lane.sim.events_since(0);
@@ -458,7 +491,9 @@ impl Runner {
                     iterations: lane.sim.iterations(),
                     total_iterations,
                     phase: lane.sim.phase(),
-                    sites,
+                    sites: lane.sites.clone(),
+                    names: names.clone(),
+                    selected: id.map(|i| Rc::new(lane.sim.site_report(i))),
                     totals: lane.sim.relink_totals(),
                     timeline,
                     result: lane.result,
@@ -472,6 +507,37 @@ impl Runner {
                 })
             })
             .collect();
+    }
+
+    /// Every site's whole report per lane (for an export: text per site, so on demand only).
+    pub fn site_reports(&self) -> Vec<Vec<SiteReport>> {
+        self.lanes.iter().map(|l| l.sim.sites_now()).collect()
+    }
+}
+
+impl Lane {
+    /// Bring `sites` up to the engine: skipped when the lane did no work since the last
+    /// refresh; a site that relinked since flashes at `frame`. The list is copied (once) only
+    /// when some site's look changed, so an unchanged frame shares the last view's list.
+    fn refresh_sites(&mut self, frame: u64) {
+        let key = Some((self.sim.work_done(), self.sim.iterations(), self.sim.events_total()));
+        if key == self.sites_key {
+            return;
+        }
+        self.sites_key = key;
+        let mut changed: Option<Vec<SiteView>> = None;
+        for i in 0..self.sites.len() {
+            let old = self.sites[i];
+            let st = self.sim.site_stats(i);
+            let flash = if st.relinks() > old.relinks { frame } else { old.flash };
+            let now = SiteView::of(self.sim.site_state(i), &st, flash);
+            if now != old {
+                changed.get_or_insert_with(|| self.sites.as_ref().clone())[i] = now;
+            }
+        }
+        if let Some(sites) = changed {
+            self.sites = Rc::new(sites);
+        }
     }
 }
 
@@ -572,6 +638,33 @@ mod tests {
         assert!(r.total_relinks() > 0);
         let global = &r.views()[0];
         assert!(global.sites.iter().any(|s| s.flash == r.frame), "a relinked site flashes this frame");
+    }
+
+    #[test]
+    fn a_frame_copies_the_site_list_only_when_a_site_changed() {
+        let mut r = runner("hotLoop_baseline", &[Policy::Exact]);
+        let first = r.views()[0].sites.clone();
+        r.refresh();
+        assert!(Rc::ptr_eq(&first, &r.views()[0].sites), "no work since the last frame: the same list");
+        // Calls alone change no site's look once it is linked; relinks do.
+        let mut copies = 0;
+        let mut frames = 0;
+        r.advance_clock(f64::INFINITY);
+        while !r.finished() {
+            let before = r.views()[0].clone();
+            r.work(5);
+            r.refresh();
+            frames += 1;
+            let after = &r.views()[0];
+            if !Rc::ptr_eq(&before.sites, &after.sites) {
+                copies += 1;
+                assert_ne!(before.sites, after.sites, "a copied list differs");
+            }
+        }
+        assert!(copies > 0 && copies < frames, "{copies} copies in {frames} frames");
+        let names = r.views()[0].names.clone();
+        r.refresh();
+        assert!(Rc::ptr_eq(&names, &r.views()[0].names), "names are made once per run");
     }
 
     #[test]

@@ -5,12 +5,29 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, freshPage } from './common.mjs';
+import { longTaskSummary } from './trace.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
 const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
 
+/** With E2E_TRACE=1, a Chromium trace of the paste or link, its long tasks summarised (`trace.mjs`). */
+const startTrace = (browser, page) =>
+  process.env.E2E_TRACE ? browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink'] }) : null;
+async function stopTrace(browser, log) {
+  if (process.env.E2E_TRACE) for (const line of longTaskSummary(await browser.stopTracing())) log(`# trace ${line}`);
+}
+
 const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')}`;
+
+/**
+ * The scenario text as the page holds it: a big one is shown read-only, so open it as text
+ * first (`#edit-as-text`, the user's explicit choice to pay the text box's layout).
+ */
+async function scenarioText(page) {
+  if (await page.locator('#edit-as-text').count()) await page.click('#edit-as-text');
+  return page.inputValue('#dsl-text');
+}
 
 /** `sites` sites over `classes` classes, all called in one loop. */
 function world(classes, sites) {
@@ -44,7 +61,8 @@ async function observe(context) {
 const longestSince = (page, t0) => page.evaluate((t0) => Math.max(0, ...window.__longTasks.filter((e) => e.start + e.ms >= t0).map((e) => e.ms)), t0);
 
 /**
- * Paste `text` into the scenario text and wait for the aggregated blast view of `sites` sites.
+ * Paste `text` into the scenario text (a paste event; the page takes a big one without putting
+ * it in the text box, `dsl_editor::LIVE_TEXT_BYTES`) and wait for the aggregated blast view of `sites` sites.
  * While the engine worker reads it (the `#loading` note is up), the page must answer a click:
  * the theme button, timed from the click to its new label. Returns the phases (ms after the
  * paste): loading note shown, worker answer applied (note gone), blast view painted.
@@ -61,9 +79,17 @@ async function paste(page, text, sites) {
       if (window.__phases.read === undefined) requestAnimationFrame(watch);
     };
     requestAnimationFrame(watch);
+    // As a user's select-all and paste: the paste event first; its default action (the text into the box,
+    // then an input event) only if the page did not take it (a synthetic event has none).
     const area = document.querySelector('#dsl-text');
-    area.value = text;
-    area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+    area.select();
+    const data = new DataTransfer();
+    data.setData('text/plain', text);
+    const taken = !area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    if (!taken) {
+      area.value = text;
+      area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+    }
   }, text);
   let clickWhileReadingMs = null;
   if (await page.locator('#loading').count()) {
@@ -127,8 +153,10 @@ export const checks = [
         // Goal < 1 s (measured 0.8-0.9 s alone, 1.4 s with the whole e2e suite on 2 cores: the
         // text goes to the engine worker and back). A hang guard; the figure is printed above.
         expect(firstPaintMs < 10_000, `first paint ${firstPaintMs} ms after the paste`);
-        // Not yet asserted: no long task > 50 ms. The engine worker reads the text, but the page
-        // still builds its lanes and first views when the answer arrives (printed above).
+        // Not yet asserted: no long task > 50 ms (measured 130-200 ms). The engine worker reads
+        // the text, the text box never holds it (read-only view), but the page still builds its
+        // lanes (Runner::new) and renders them in the task that applies the answer (E2E_TRACE=1
+        // shows what that task is made of); the lanes belong in the worker (ARCHITECTURE.md).
       } finally {
         await context.close();
       }
@@ -139,7 +167,10 @@ export const checks = [
     async run({ browser, baseUrl, log }) {
       const { context, page, errors } = await openEditor(browser, baseUrl, log);
       try {
+        await startTrace(browser, page);
         const { t0, firstPaintMs, loadingMs, readMs, clickWhileReadingMs } = await paste(page, world(10_000, 100_000), 100_000);
+        await page.waitForTimeout(500);
+        await stopTrace(browser, log);
         await page.waitForTimeout(500);
         const longest = await longestSince(page, t0);
         const tasks = await tasksSince(page, t0);
@@ -158,10 +189,13 @@ export const checks = [
         // 110,000 lines of text: the DSL view draws only the lines in view (a gutter div per
         // line and a span per token were ~20 s of DOM work and layout).
         expect(nodes < 20_000, `${nodes} DOM elements: the DSL view, editor or blast view renders every line or row`);
-        // Goal < 3 s and no long task > 50 ms, not met yet: the engine worker reads the text
-        // (parse, validation, the first simulation build) while the page answers clicks, but the
-        // page still builds its own lanes (Runner::new, the first views of 10^5 sites) when the
-        // answer arrives: one long task, printed above. A hang guard, not a speed target.
+        // 3.5 MB of text is never in a text box (its layout was a 1.8-6 s task): read-only view.
+        expect((await page.locator('#dsl-view').count()) === 1 && (await page.locator('#dsl-text').count()) === 0, 'the 10^5-site text is in a live text box');
+        // Goal < 3 s and no long task > 50 ms, not met yet (longest ~0.5 s, was 1.8 s): the
+        // engine worker reads the text (parse, validation, the first simulation build) while the
+        // page answers clicks, and frames copy no text per site, but the page still builds its
+        // own lanes (Runner::new: both lanes' simulations, ~0.4 s at 10^5) when the answer
+        // arrives (E2E_TRACE=1: the worker message's task). A hang guard, not a speed target.
         expect(firstPaintMs < 20_000, `first paint ${firstPaintMs} ms after the paste`);
       } finally {
         await context.close();
@@ -183,7 +217,7 @@ export const checks = [
         const banners = await page.locator('.banner-text').allTextContents();
         log(`# no worker: 2000x2000 paste read on the page, painted ${firstPaintMs} ms; notice: ${banners.find((t) => t.includes('worker')) ?? 'none'}`);
         expect(banners.some((t) => t.includes('engine worker did not start')), `no notice: ${banners.join(' | ')}`);
-        expect((await page.inputValue('#dsl-text')).includes('site s1999 = K1999.m'), 'the pasted text is not in the editor');
+        expect((await scenarioText(page)).includes('site s1999 = K1999.m'), 'the pasted text is not in the editor');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
       } finally {
         await context.close();
@@ -211,21 +245,25 @@ export const checks = [
         let depth = 5000;
         while (fragment(chain(depth)).length > 64 * 1024) depth -= 100;
         const t1 = await page.evaluate(() => performance.now());
+        await startTrace(browser, page);
         await page.goto(baseUrl + fragment(chain(depth)), { waitUntil: 'load' });
         await page.waitForSelector(`.aggregate[data-classes="${depth}"]`, { timeout: 20_000 });
         await page.waitForTimeout(300);
+        await stopTrace(browser, log);
         const longestFit = await longestSince(page, t1);
+        const fitTasks = await tasksSince(page, t1);
         const clickMs = await answersClick(page);
         await shoot(page, 'scale-deep-chain');
         await page.reload({ waitUntil: 'load' });
         await page.waitForSelector(`.aggregate[data-classes="${depth}"]`, { timeout: 20_000 });
-        const after = await page.inputValue('#dsl-text');
-        log(`# deep links: 5,000 deep refused (${deep.length} B), longest task ${Math.round(longestDeep)} ms; ${depth} deep opened, longest task ${Math.round(longestFit)} ms, click ${clickMs} ms; reload keeps it`);
+        const after = await scenarioText(page);
+        log(`# deep links: 5,000 deep refused (${deep.length} B), longest task ${Math.round(longestDeep)} ms; ${depth} deep opened, longest task ${Math.round(longestFit)} ms (start+ms: ${fitTasks.slice(0, 5).join(', ') || 'none'}), click ${clickMs} ms; reload keeps it`);
         expect(after.includes(`class A${depth - 1} extends`), 'after a reload the loaded chain is not there');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
         expect(longestDeep <= 50, `the refused link blocked the page ${Math.round(longestDeep)} ms`);
-        // Not yet asserted: the accepted ${depth}-deep link's load <= 50 ms. The engine worker reads
-        // it (it is over offload::OFFLOAD_BYTES); the page still builds its lanes on the answer.
+        // Not yet asserted: the accepted ${depth}-deep link's load <= 50 ms (measured 130-150 ms,
+        // was 220-450). The engine worker reads it and its text is shown read-only; the task that
+        // applies the answer still builds the lanes and renders the page around the new scenario.
       } finally {
         await context.close();
       }

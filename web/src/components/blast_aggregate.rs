@@ -20,10 +20,10 @@ use blast_playground::runner::LaneView;
 /// Per lane: each scenario site's relinks, by the index of `forest.site_names`.
 fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
     // The runner reports sites in the scenario's order; fall back to names if it ever does not.
-    if lane.sites.len() == forest.site_names.len() && lane.sites.iter().zip(&forest.site_names).all(|(s, n)| s.report.name == *n) {
+    if lane.names.len() == forest.site_names.len() && lane.names.iter().zip(&forest.site_names).all(|(a, b)| a == b) {
         return lane.sites.iter().map(|s| s.relinks).collect();
     }
-    let by_name: std::collections::HashMap<&str, u64> = lane.sites.iter().map(|s| (s.report.name.as_str(), s.relinks)).collect();
+    let by_name: std::collections::HashMap<&str, u64> = lane.names.iter().map(String::as_str).zip(lane.sites.iter().map(|s| s.relinks)).collect();
     forest.site_names.iter().map(|n| by_name.get(n.as_str()).copied().unwrap_or(0)).collect()
 }
 
@@ -207,8 +207,8 @@ fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[
         }
         Row::Site { site, depth } => {
             let name = ctx.forest.site_names[*site].clone();
-            let view = lane.sites.get(*site).filter(|s| s.report.name == name).or_else(|| lane.site(&name));
-            let (state, state_text) = view.map(|s| shown_look(&s.report)).unwrap_or(("not-called", "not called"));
+            let view = lane.sites.get(*site).filter(|_| lane.names.get(*site) == Some(&name)).or_else(|| lane.site(&name));
+            let (state, state_text) = view.map(shown_look).unwrap_or(("not-called", "not called"));
             let selected = ctx.p.selected.as_deref() == Some(name.as_str());
             let found = ctx.found == Some(Hit::Site(*site));
             let r = relinks.get(*site).copied().unwrap_or(0);

@@ -6,7 +6,8 @@
 
 use std::rc::Rc;
 
-use blast_engine::report::{SiteReport, SiteState};
+use blast_engine::model::{Scenario, SiteDecl};
+use blast_engine::report::SiteState;
 use blast_engine::Policy;
 use yew::prelude::*;
 
@@ -25,6 +26,8 @@ pub struct BlastViewProps {
     pub classes: Rc<Vec<ClassEntry>>,
     /// (site, receiver class)
     pub sites: Rc<Vec<(String, String)>>,
+    /// The scenario drawn (a site node names its receivers and method from its declaration).
+    pub scenario: Rc<Scenario>,
     pub hovered: Option<AttrValue>,
     pub selected: Option<AttrValue>,
     pub what_if: Vec<(Policy, Vec<String>)>,
@@ -50,16 +53,10 @@ pub fn state_label(s: SiteState) -> &'static str {
 /// target, which would draw it like a cached "inline cache (PIC)" site).
 pub const NOT_CALLED: (&str, &str) = ("not-called", "not called (yet)");
 
-/// A site's state as drawn: `None` while no call has reached it.
-pub fn shown_state(r: &SiteReport) -> Option<SiteState> {
-    let s = &r.stats;
-    let calls = s.fast_calls + s.pic_calls + s.selections + s.fallback_calls + s.stale_calls;
-    (calls > 0).then_some(r.state)
-}
-
-/// (class suffix, legend label) of a site as drawn.
-pub fn shown_look(r: &SiteReport) -> (&'static str, &'static str) {
-    shown_state(r).map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
+/// (class suffix, legend label) of a site as drawn (`SiteView::state`: `None` while no call
+/// has reached it).
+pub fn shown_look(s: &SiteView) -> (&'static str, &'static str) {
+    s.state.map_or(NOT_CALLED, |s| (s.name(), state_label(s)))
 }
 
 fn heat(relinks: u64) -> &'static str {
@@ -114,6 +111,15 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
     }
 }
 
+/// A site's receivers and method: `Hot.m`, or `(Circle | Square).area` when polymorphic.
+fn call_text(d: &SiteDecl) -> String {
+    if d.is_polymorphic() {
+        format!("({}).{}", d.receivers().collect::<Vec<_>>().join(" | "), d.method)
+    } else {
+        format!("{}.{}", d.class, d.method)
+    }
+}
+
 fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
     let retire: &[String] = p.what_if.iter().find(|(pol, _)| *pol == lane.policy).map(|(_, s)| s.as_slice()).unwrap_or(&[]);
     html! {
@@ -125,9 +131,11 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
-                { for g.sites.iter().filter_map(|b| lane.site(&b.name).map(|s| {
+                { for g.sites.iter().filter_map(|b| lane.site_id(&b.name).map(|id| {
                     let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
-                    site_node(p, b, s, retire.contains(&b.name), in_range)
+                    // Site ids are the scenario's declaration order.
+                    let call = p.scenario.sites.get(id).map(call_text).unwrap_or_default();
+                    site_node(p, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
             <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
@@ -181,22 +189,17 @@ fn class_node(p: &BlastViewProps, c: &layout::ClassBox, loaded: bool) -> Html {
     }
 }
 
-fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, would_retire: bool, in_range: bool) -> Html {
-    let (state, state_text) = shown_look(&s.report);
+fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, call: &str, would_retire: bool, in_range: bool) -> Html {
+    let (state, state_text) = shown_look(s);
     let selected = p.selected.as_deref() == Some(b.name.as_str());
-    let st = &s.report.stats;
     let count = format::count(s.relinks);
     // The accessible name starts with what the node shows ("hot 3": WCAG 2.5.3, so voice
     // control finds it) and says the rest. No SVG `<title>` tooltip: axe counts it as visible
-    // text that the name would then have to repeat.
-    // A polymorphic site names all its receivers: `(Circle | Square).area`.
-    let receivers = match s.report.receivers.as_slice() {
-        [] => s.report.class.clone(),
-        rs => format!("({})", rs.iter().map(|r| r.class.as_str()).collect::<Vec<_>>().join(" | ")),
-    };
+    // text that the name would then have to repeat. (Its target, text the engine makes, is in
+    // the why panel: the view carries numbers per site.)
     let name = format!(
-        "{} {count} relinks: {receivers}.{}, {}; {} necessary, {} collateral, {} missed; target {}. Enter shows its history.",
-        s.report.name, s.report.method, state_text, st.necessary, st.collateral, st.missed, s.report.target
+        "{} {count} relinks: {call}, {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
+        b.name, s.necessary, s.collateral, s.missed
     );
     let select = {
         let cb = p.on_select.clone();
@@ -291,18 +294,20 @@ fn legend() -> Html {
 mod tests {
     use super::*;
     use blast_engine::presets;
-    use blast_engine::{Params, Policy, Simulation};
+    use blast_engine::{Params, Policy};
+    use blast_playground::runner::Runner;
 
     #[test]
     fn sites_no_call_reached_are_not_drawn_as_cached() {
         let scenario = presets::find("hotLoop_baseline").expect("preset").scenario();
-        let mut sim = Simulation::new(&scenario, Policy::Exact, &Params::default()).expect("runs");
-        let before = sim.sites_now();
-        assert!(before.iter().all(|r| shown_look(r) == NOT_CALLED), "nothing has been called at virtual time zero");
-        while !sim.is_finished() {
-            sim.step();
-        }
-        let after = sim.sites_now();
-        assert!(after.iter().any(|r| shown_state(r) == Some(r.state)), "called sites show their engine state");
+        let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).expect("runs");
+        assert!(r.views()[0].sites.iter().all(|s| shown_look(s) == NOT_CALLED), "nothing has been called at virtual time zero");
+        r.advance_clock(f64::INFINITY);
+        while !r.work(10_000) {}
+        r.refresh();
+        let reports = &r.site_reports()[0];
+        let drawn = &r.views()[0].sites;
+        assert!(drawn.iter().zip(reports).any(|(s, r)| s.state == Some(r.state)), "called sites show their engine state");
+        assert!(drawn.iter().zip(reports).all(|(s, r)| s.state.is_none() || s.state == Some(r.state)));
     }
 }

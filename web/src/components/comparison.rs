@@ -154,7 +154,14 @@ fn site_diff(p: &SiteDiffProps) -> Html {
         }
     };
     let only = |x: &LaneView, y: &LaneView| -> Vec<(String, u64)> {
-        x.sites.iter().filter(|s| s.relinks > 0 && y.site(&s.report.name).is_some_and(|o| o.relinks == 0)).map(|s| (s.report.name.clone(), s.relinks)).collect()
+        // Both lanes run the same scenario: the same site ids.
+        x.sites
+            .iter()
+            .zip(y.sites.iter())
+            .zip(x.names.iter())
+            .filter(|((s, o), _)| s.relinks > 0 && o.relinks == 0)
+            .map(|((s, _), n)| (n.clone(), s.relinks))
+            .collect()
     };
     let (la, lb) = (&p.lanes[ia], &p.lanes[ib]);
     let list = |items: Vec<(String, u64)>| {

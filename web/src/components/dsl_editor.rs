@@ -4,7 +4,11 @@
 //! Only the lines in view (and `OVERSCAN_LINES` either side) get gutter numbers and colours:
 //! a pasted 10^5-site world is 110,000 lines and ~700,000 tokens, and drawing them all was
 //! most of a 20 s main-thread stall (measured with a CPU profile: DOM creation and layout,
-//! not the engine). The text box itself holds the whole text.
+//! not the engine). A text of `LIVE_TEXT_BYTES` or more is not put in a text box at all:
+//! the browser lays out a text box's whole value (a 3.5 MB text was a 1.8 s task), so a big
+//! scenario is shown read-only, the same lines in view drawn over a scroller as tall as the
+//! text, with an explicit "Edit as text" that mounts the text box (and pays that layout once,
+//! on the user's click).
 
 use std::ops::Range;
 
@@ -168,6 +172,23 @@ fn line<'a>(text: &'a str, starts: &[usize], i: usize) -> &'a str {
     &text[starts[i]..end]
 }
 
+/// `value` with the UTF-16 selection `start..end` (the text box's) replaced by `pasted`.
+pub fn pasted_into(value: &str, start: usize, end: usize, pasted: &str) -> String {
+    let (start, end) = (start.min(end), start.max(end));
+    let (mut from, mut to, mut units) = (value.len(), value.len(), 0);
+    for (i, c) in value.char_indices() {
+        if units >= start && from == value.len() {
+            from = i;
+        }
+        if units >= end {
+            to = i;
+            break;
+        }
+        units += c.len_utf16();
+    }
+    format!("{}{pasted}{}", &value[..from], &value[to..])
+}
+
 /// A line split into the part that gets colours and the plain rest (at a char boundary).
 pub fn coloured_part(line: &str) -> (&str, &str) {
     match line.char_indices().nth(COLOURED_CHARS) {
@@ -185,6 +206,11 @@ fn highlighted(text: &str) -> Html {
     }
 }
 
+/// Texts this long or longer are shown read-only until "Edit as text" (the module header).
+/// Measured in e2e `scale` (Chromium traces): the text box's layout of a 1,900-deep chain
+/// (45 KB) was a 120 ms forced layout, of a 10^5-site world (3.5 MB) 1.8-6 s. A preset is
+/// ~1.5 KB; a hand-written scenario stays well under this.
+pub const LIVE_TEXT_BYTES: usize = 32 * 1024;
 /// Must match `.dsl-editor` in the stylesheet (line height and padding, px).
 const LINE_PX: f64 = 20.0;
 const PAD_PX: f64 = 8.0;
@@ -206,6 +232,9 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     // follow it.
     let scroll = use_state(|| (0.0f64, 0.0f64, DEFAULT_VIEW_LINES as f64 * LINE_PX));
     let starts = use_memo(p.text.clone(), |text| line_starts(text));
+    // Chosen by the user for a big text; a small text is always live.
+    let editing = use_state(|| false);
+    let live = *editing || p.text.len() < LIVE_TEXT_BYTES;
     let oninput = {
         let cb = p.on_input.clone();
         Callback::from(move |e: InputEvent| cb.emit(browser::value(&e)))
@@ -213,6 +242,21 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     let onscroll = {
         let scroll = scroll.clone();
         Callback::from(move |e: Event| scroll.set(browser::scroll_of(&e)))
+    };
+    // A big paste never enters the text box (its layout is the cost): the new text goes to the
+    // page, which shows it read-only.
+    let onpaste = {
+        let cb = p.on_input.clone();
+        Callback::from(move |e: Event| {
+            // Not through the box (`set_range_text` lays the whole text out: a 4 s task).
+            if let Some(paste) = browser::take_paste(&e, LIVE_TEXT_BYTES) {
+                cb.emit(pasted_into(&paste.value, paste.start, paste.end, &paste.text));
+            }
+        })
+    };
+    let edit = {
+        let editing = editing.clone();
+        Callback::from(move |_: MouseEvent| editing.set(true))
     };
     let revert = {
         let cb = p.on_revert.clone();
@@ -225,7 +269,13 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     html! {
         <div class="dsl-panel">
             <div class="dsl-head">
-                <h3><label for="dsl-text">{ "Scenario text (DSL)" }</label></h3>
+                <h3><label for={if live { "dsl-text" } else { "dsl-view" }}>{ "Scenario text (DSL)" }</label></h3>
+                if !live {
+                    <button id="edit-as-text" class="small" onclick={edit}
+                        title="Put the whole text in a text box: the browser lays it out at once, which may pause the page for a few seconds">
+                        { "Edit as text" }
+                    </button>
+                }
                 if p.error.is_some() {
                     <button id="revert-text" class="small" onclick={revert} title="Discard the broken text and show the last valid model">{ "Revert text" }</button>
                 }
@@ -251,9 +301,18 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                             html! { <>{ highlighted(coloured) }{ plain }{ "\n" }</> }
                         }) }
                     </pre>
-                    <textarea id="dsl-text" value={p.text.clone()} {oninput} {onscroll} spellcheck="false" wrap="off"
-                        autocomplete="off" aria-invalid={p.error.is_some().then_some("true")}
-                        aria-describedby={p.error.is_some().then_some("dsl-error")} rows="24" />
+                    if live {
+                        <textarea id="dsl-text" value={p.text.clone()} {oninput} {onscroll} {onpaste} spellcheck="false" wrap="off"
+                            autocomplete="off" aria-invalid={p.error.is_some().then_some("true")}
+                            aria-describedby={p.error.is_some().then_some("dsl-error")} rows="24" />
+                    } else {
+                        // Read-only: a scroller as tall as the text, over the lines drawn under it
+                        // (as wide as the box: a line longer than that shows in full as text).
+                        <div id="dsl-view" class="dsl-scroller" tabindex="0" role="region" {onscroll}
+                            aria-label="Scenario text, read-only: Edit as text to change it">
+                            <div class="dsl-extent" style={format!("height: {}px", starts.len() as f64 * LINE_PX)}></div>
+                        </div>
+                    }
                 </div>
             </div>
             {
@@ -329,6 +388,15 @@ mod tests {
         assert_eq!(drawn_lines(0.0, 480.0, 3), 0..3, "a short text is drawn whole");
         assert_eq!(drawn_lines(1e9, 480.0, 10), 10..10, "scrolled past the end (text just shrank): nothing, no panic");
         assert_eq!(drawn_lines(-5.0, f64::NAN, 10), 0..10.min(1 + OVERSCAN_LINES));
+    }
+
+    #[test]
+    fn a_paste_replaces_the_selection_counted_in_utf16_units() {
+        assert_eq!(pasted_into("abcd", 1, 3, "XY"), "aXYd");
+        assert_eq!(pasted_into("abcd", 4, 4, "!"), "abcd!");
+        assert_eq!(pasted_into("", 0, 0, "x"), "x");
+        assert_eq!(pasted_into("é😀z", 3, 3, "-"), "é😀-z", "the emoji is two units");
+        assert_eq!(pasted_into("ab", 9, 1, "-"), "a-", "reversed or past the end: clamped");
     }
 
     #[test]

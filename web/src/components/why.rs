@@ -114,15 +114,15 @@ fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
 }
 
 fn lane_history(p: &WhyProps, lane: &LaneView, site: &str) -> Html {
-    let Some(s) = lane.site(site) else { return html! {} };
-    let st = &s.report.stats;
+    let (Some(s), Some(report)) = (lane.site(site), lane.selected.as_deref().filter(|r| r.name == site)) else { return html! {} };
+    let st = &report.stats;
     let shown = lane.history.len() as u64;
     html! {
         <div class="why-lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
             <h3>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 { lane.policy.name() }
-                <span class="muted">{ format!(" · {} · now {}", shown_look(&s.report).1, s.report.target) }</span>
+                <span class="muted">{ format!(" · {} · now {}", shown_look(s).1, report.target) }</span>
             </h3>
             <p class="why-summary">
                 <span class="v-necessary">{ format!("{} necessary", format::count(st.necessary)) }</span>{ " · " }
@@ -133,7 +133,7 @@ fn lane_history(p: &WhyProps, lane: &LaneView, site: &str) -> Html {
                     <span class="muted">{ format!(" · showing the latest {shown}") }</span>
                 }
             </p>
-            { receivers_line(&s.report.receivers) }
+            { receivers_line(&report.receivers) }
             { compiled_summary(&lane.compiled, site) }
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>

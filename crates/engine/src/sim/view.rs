@@ -2,7 +2,7 @@
 //! the what-if preview, and the final report.
 
 use crate::policy::{self, Policy};
-use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, TimelinePoint, WorldNames};
+use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, SiteStats, TimelinePoint, WorldNames};
 use crate::world::ClassId;
 
 use super::units::{DeoptRecord, UnitReport};
@@ -68,7 +68,18 @@ impl Simulation {
         self.timeline.points()
     }
 
-    fn site_report(&self, i: usize) -> SiteReport {
+    /// How many sites the simulation has (site ids are `0..site_count()`, declaration order).
+    pub fn site_count(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Site `i`'s counters so far, without its report's text (a UI polls these per frame).
+    pub fn site_stats(&self, i: usize) -> SiteStats {
+        self.sites[i].stats_at(self.iterations)
+    }
+
+    /// Site `i`'s outcome so far, with its names and target as text.
+    pub fn site_report(&self, i: usize) -> SiteReport {
         let st = &self.sites[i];
         SiteReport {
             name: self.site_names.get(i).to_string(),
