@@ -69,8 +69,18 @@ fn register_font(path: &str) -> Result<(), CliError> {
 
 /// The chart as PNG bytes.
 pub fn fingerprint_png(prints: &[Fingerprint]) -> Result<Vec<u8>, CliError> {
+    grid_png(prints.len(), draw_legend, |i, area| draw_panel(area, &prints[i]))
+}
+
+/// A legend strip over `panels` panels laid out `COLUMNS` wide (at least one row), drawn
+/// into a pixel buffer and encoded as PNG: the frame both charts share.
+fn grid_png<L, P>(panels: usize, legend: L, mut panel: P) -> Result<Vec<u8>, CliError>
+where
+    L: for<'a> FnOnce(&Area<'a>) -> Drawn<'a>,
+    P: for<'a> FnMut(usize, &Area<'a>) -> Drawn<'a>,
+{
     register_font(FONT_PATH)?;
-    let rows = (prints.len() as u32).div_ceil(COLUMNS).max(1);
+    let rows = (panels as u32).div_ceil(COLUMNS).max(1);
     let legend_h = 34;
     let (w, h) = (PANEL.0 * COLUMNS, PANEL.1 * rows + legend_h);
     let mut rgb = vec![0u8; (w * h * 3) as usize];
@@ -78,17 +88,16 @@ pub fn fingerprint_png(prints: &[Fingerprint]) -> Result<Vec<u8>, CliError> {
         let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
         let plot = |e: DrawingAreaErrorKind<_>| CliError::Plot(e.to_string());
         root.fill(&WHITE).map_err(plot)?;
-        let (legend, panels) = root.split_vertically(legend_h);
-        draw_legend(&legend).map_err(plot)?;
-        for (f, area) in prints.iter().zip(panels.split_evenly((rows as usize, COLUMNS as usize))) {
-            draw_panel(&area, f).map_err(plot)?;
+        let (legend_area, panel_areas) = root.split_vertically(legend_h);
+        legend(&legend_area).map_err(plot)?;
+        for (i, area) in panel_areas.split_evenly((rows as usize, COLUMNS as usize)).iter().take(panels).enumerate() {
+            panel(i, area).map_err(plot)?;
         }
         root.present().map_err(plot)?;
     }
     encode(&rgb, w, h)
 }
 
-/// An RGB buffer of `w` x `h` as PNG bytes.
 fn encode(rgb: &[u8], w: u32, h: u32) -> Result<Vec<u8>, CliError> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, w, h);
@@ -179,25 +188,12 @@ fn sweep_axis(sweep: &str) -> &'static str {
 /// The Groovy 2.4 sweeps chart (docs/CALIBRATION.md) as PNG bytes: `measured` carries the
 /// simulation under [`groovy24::MEASURED_POLICY`], `global` the same rows under `global`.
 pub fn sweeps_png(measured: &[SweepPoint], global: &[SweepPoint]) -> Result<Vec<u8>, CliError> {
-    register_font(FONT_PATH)?;
     let sweeps = groovy24::SIMULATED;
-    let rows = (sweeps.len() as u32).div_ceil(COLUMNS);
-    let legend_h = 34;
-    let (w, h) = (PANEL.0 * COLUMNS, PANEL.1 * rows + legend_h);
-    let mut rgb = vec![0u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
-        let plot = |e: DrawingAreaErrorKind<_>| CliError::Plot(e.to_string());
-        root.fill(&WHITE).map_err(plot)?;
-        let (legend, panels) = root.split_vertically(legend_h);
-        draw_sweeps_legend(&legend).map_err(plot)?;
-        for (sweep, area) in sweeps.iter().zip(panels.split_evenly((rows as usize, COLUMNS as usize))) {
-            let of = |pts: &[SweepPoint]| pts.iter().filter(|p| p.sweep == *sweep).cloned().collect::<Vec<_>>();
-            draw_sweep(&area, sweep, &of(measured), &of(global)).map_err(plot)?;
-        }
-        root.present().map_err(plot)?;
-    }
-    encode(&rgb, w, h)
+    let of = |pts: &[SweepPoint], sweep: &str| pts.iter().filter(|p| p.sweep == sweep).cloned().collect::<Vec<_>>();
+    grid_png(sweeps.len(), draw_sweeps_legend, |i, area| {
+        let sweep = sweeps[i];
+        draw_sweep(area, sweep, &of(measured, sweep), &of(global, sweep))
+    })
 }
 
 fn draw_sweeps_legend<'a>(area: &Area<'a>) -> Drawn<'a> {
