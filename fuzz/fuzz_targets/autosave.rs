@@ -2,7 +2,7 @@
 //! back to a save that decodes to the same thing.
 #![no_main]
 
-use blast_web::storage;
+use blast_playground::storage;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|raw: &str| {

@@ -4,8 +4,8 @@
 
 use arbitrary::Arbitrary;
 use blast_engine::models::MODEL_PRESETS;
-use blast_web::model_knobs;
-use blast_web::model_mode::{self, ModelLink};
+use blast_playground::model_knobs;
+use blast_playground::model_mode::{self, ModelLink};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, Arbitrary)]

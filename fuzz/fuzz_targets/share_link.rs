@@ -2,7 +2,7 @@
 //! fragments: never panic. A stranger's link is the most hostile input the playground reads.
 #![no_main]
 
-use blast_web::share;
+use blast_playground::share;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|fragment: &str| {
