@@ -149,7 +149,7 @@ fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n)
-        .x_label_formatter(&|x| labels.get(x.round() as usize).filter(|_| (x - x.round()).abs() < 1e-6).cloned().unwrap_or_default())
+        .x_label_formatter(&|x| category_label(&labels, *x))
         .y_labels(6)
         .y_label_formatter(&|y| format!("{y:.2}x"))
         .label_style(("sans-serif", 12))
@@ -174,6 +174,12 @@ fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
 }
 
 /// What each Groovy 2.4 sweep varies (its x axis).
+/// The label of the category drawn at integer `x` (panels put category `i` at `x = i`); the
+/// mesh's other label positions stay blank.
+fn category_label(labels: &[String], x: f64) -> String {
+    labels.get(x.round() as usize).filter(|_| (x - x.round()).abs() < 1e-6).cloned().unwrap_or_default()
+}
+
 fn sweep_axis(sweep: &str) -> &'static str {
     match sweep {
         "density" => "a write every N iterations",
@@ -229,7 +235,7 @@ fn draw_sweep<'a>(area: &Area<'a>, sweep: &str, measured: &[SweepPoint], global:
         .configure_mesh()
         .disable_x_mesh()
         .x_labels(n)
-        .x_label_formatter(&|x| labels.get(x.round() as usize).filter(|_| (x - x.round()).abs() < 1e-6).cloned().unwrap_or_default())
+        .x_label_formatter(&|x| category_label(&labels, *x))
         .y_labels(6)
         .y_label_formatter(&|y| if *y >= 1.0 { format!("{y:.0}") } else { format!("{y:.1}") })
         .label_style(("sans-serif", 12))
