@@ -13,6 +13,8 @@
 use blast_engine::fingerprint::{fanout_spec, Fingerprint, Pair};
 use blast_engine::groovy24::{self, SweepPoint};
 use blast_engine::Policy;
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
@@ -145,17 +147,7 @@ fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
         .y_label_area_size(46)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..hi)?;
     let labels: Vec<String> = pairs.iter().map(|(_, p)| short_label(p)).collect();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| category_label(&labels, *x))
-        .y_labels(6)
-        .y_label_formatter(&|y| format!("{y:.2}x"))
-        .label_style(("sans-serif", 12))
-        .max_light_lines(1)
-        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
-        .draw()?;
+    category_mesh(&mut chart, &labels, &|y| format!("{y:.2}x"))?;
     // 1x: a write that costs nothing.
     chart.draw_series(std::iter::once(PathElement::new(vec![(-0.5, 1.0), (n as f64 - 0.5, 1.0)], RGBColor(0x99, 0x99, 0x99))))?;
     // Best fit last, so it is drawn on top.
@@ -174,6 +166,29 @@ fn draw_panel<'a>(area: &Area<'a>, f: &Fingerprint) -> Drawn<'a> {
 }
 
 /// What each Groovy 2.4 sweep varies (its x axis).
+/// The mesh both charts' panels draw: one x label per category (`labels[i]` at `x = i`, no
+/// vertical grid lines), six y labels in `y_label`'s form, light horizontal lines.
+fn category_mesh<'a, Y>(
+    chart: &mut ChartContext<'a, BitMapBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+    labels: &[String],
+    y_label: &dyn Fn(&f64) -> String,
+) -> Drawn<'a>
+where
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(labels.len().max(1))
+        .x_label_formatter(&|x| category_label(labels, *x))
+        .y_labels(6)
+        .y_label_formatter(y_label)
+        .label_style(("sans-serif", 12))
+        .max_light_lines(1)
+        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
+        .draw()
+}
+
 /// The label of the category drawn at integer `x` (panels put category `i` at `x = i`); the
 /// mesh's other label positions stay blank.
 fn category_label(labels: &[String], x: f64) -> String {
@@ -231,17 +246,7 @@ fn draw_sweep<'a>(area: &Area<'a>, sweep: &str, measured: &[SweepPoint], global:
         .y_label_area_size(52)
         .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), (lo..hi).log_scale())?;
     let labels: Vec<String> = measured.iter().map(|p| p.param.to_string()).collect();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(n)
-        .x_label_formatter(&|x| category_label(&labels, *x))
-        .y_labels(6)
-        .y_label_formatter(&|y| if *y >= 1.0 { format!("{y:.0}") } else { format!("{y:.1}") })
-        .label_style(("sans-serif", 12))
-        .max_light_lines(1)
-        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2))
-        .draw()?;
+    category_mesh(&mut chart, &labels, &|y| if *y >= 1.0 { format!("{y:.0}") } else { format!("{y:.1}") })?;
     for (pts, policy, width) in [(global, Policy::Global, 2), (measured, groovy24::MEASURED_POLICY, 3)] {
         let line: Vec<(f64, f64)> = pts.iter().enumerate().map(|(x, p)| (x as f64, ms(p.simulated_ns))).collect();
         chart.draw_series(LineSeries::new(line, colour(policy).stroke_width(width)))?;
