@@ -67,6 +67,17 @@ pub fn count(n: u64) -> String {
     groups.join("\u{2009}")
 }
 
+/// `n` things, counted as [`count`] does, the noun in its regular plural unless `n` is 1:
+/// "1 site", "4 794 sites", "2 classes" (a noun ending in s takes "es").
+pub fn counted(n: u64, noun: &str) -> String {
+    let suffix = match (n, noun.ends_with('s')) {
+        (1, _) => "",
+        (_, true) => "es",
+        (_, false) => "s",
+    };
+    format!("{} {noun}{suffix}", count(n))
+}
+
 /// A model's unit for display: `us/op` reads `µs/op`.
 pub fn unit(u: &str) -> String {
     match u.strip_prefix("us/") {
@@ -115,6 +126,14 @@ mod tests {
         assert_eq!(count(7), "7");
         assert_eq!(count(4794), "4\u{2009}794");
         assert_eq!(count(1_234_567), "1\u{2009}234\u{2009}567");
+    }
+
+    #[test]
+    fn counted_nouns_are_plural_unless_one() {
+        assert_eq!(counted(1, "site"), "1 site");
+        assert_eq!(counted(0, "site"), "0 sites");
+        assert_eq!(counted(4794, "relink"), "4\u{2009}794 relinks");
+        assert_eq!((counted(1, "class"), counted(1900, "class")), ("1 class".to_string(), "1\u{2009}900 classes".to_string()));
     }
 
     #[test]

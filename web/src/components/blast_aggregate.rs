@@ -124,8 +124,8 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
         <div class="aggregate" data-classes={forest.len().to_string()} data-sites={forest.site_names.len().to_string()}>
             <div class="aggregate-tools">
                 <p class="hint">{ format!(
-                    "{} classes and {} sites: each row sums its class's whole subtree (classes · sites · sites hit · relinks); open a row to see its children and sites, hottest first.",
-                    format::count(forest.len() as u64), format::count(forest.site_names.len() as u64)) }</p>
+                    "{} and {}: each row sums its class's whole subtree (classes · sites · sites hit · relinks); open a row to see its children and sites, hottest first.",
+                    format::counted(forest.len() as u64, "class"), format::counted(forest.site_names.len() as u64, "site")) }</p>
                 <label class="aggregate-search">{ "Find a class or site " }
                     <input id="blast-search" type="search" value={(*query).clone()} oninput={on_query} onkeydown={on_search_key}
                         placeholder="name…" spellcheck="false" autocomplete="off" aria-label="Find a class or site in the blast view" />

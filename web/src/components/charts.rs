@@ -332,7 +332,7 @@ fn timeline_status(axis: XAxis, zoomed: Option<Range>, brush: Option<Range>, rel
     let span = |(lo, hi): Range| format!("{} – {}", axis.value_label(lo), axis.value_label(hi));
     let shown = zoomed.map_or_else(|| "Whole run".to_string(), |w| format!("Showing {}", span(w)));
     let selected = match (brush, relinks) {
-        (Some(r), Some(n)) => format!("; selected {} ({} relink{} in it)", span(r), format::count(n as u64), if n == 1 { "" } else { "s" }),
+        (Some(r), Some(n)) => format!("; selected {} ({} in it)", span(r), format::counted(n as u64, "relink")),
         (Some(r), None) => format!("; selected {}", span(r)),
         (None, _) => "; wheel to zoom, drag to select a range".to_string(),
     };

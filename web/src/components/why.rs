@@ -96,7 +96,7 @@ fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
             <h4>
                 <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
                 { lane.policy.name() }
-                <span class="muted">{ format!(" · {} – {} · {} relink{}{shown}", format::duration_ms(r.t_ms.0), format::duration_ms(r.t_ms.1), format::count(r.total as u64), if r.total == 1 { "" } else { "s" }) }</span>
+                <span class="muted">{ format!(" · {} – {} · {}{shown}", format::duration_ms(r.t_ms.0), format::duration_ms(r.t_ms.1), format::counted(r.total as u64, "relink")) }</span>
             </h4>
             if !r.sites.is_empty() {
                 <p class="muted range-sites">{ format!("Sites: {sites}") }</p>
@@ -156,8 +156,10 @@ fn receivers_line(receivers: &[ReceiverReport]) -> Html {
     if receivers.is_empty() {
         return html! {};
     }
-    let text: Vec<String> =
-        receivers.iter().map(|r| format!("{} ×{}{} {}", r.class, r.weight, if r.cached { " cached" } else { "" }, plural(r.relinks, "relink"))).collect();
+    let text: Vec<String> = receivers
+        .iter()
+        .map(|r| format!("{} ×{}{} {}", r.class, r.weight, if r.cached { " cached" } else { "" }, format::counted(r.relinks, "relink")))
+        .collect();
     html! { <p class="why-receivers muted">{ "Receivers (mix weight, PIC entry, relinks): " }{ text.join(" · ") }</p> }
 }
 
@@ -183,15 +185,11 @@ fn compiled_summary(c: &CompiledView, site: &str) -> Html {
                 let cutoff = if u.report.past_cutoff { ", C2 gave up on it" } else { "" };
                 html! { <span class="why-unit" data-unit={u.report.name.clone()}>
                     <strong>{ &u.report.name }</strong>
-                    { format!(" ({} now, {}, {}{cutoff}) ", tier_label(u.report.tier), plural(st.deopts, "deopt"), plural(st.recompiles, "recompile")) }
+                    { format!(" ({} now, {}, {}{cutoff}) ", tier_label(u.report.tier), format::counted(st.deopts, "deopt"), format::counted(st.recompiles, "recompile")) }
                 </span> }
             }) }
         </p>
     }
-}
-
-fn plural(n: u64, what: &str) -> String {
-    format!("{} {what}{}", format::count(n), if n == 1 { "" } else { "s" })
 }
 
 /// The deoptimizations the row's event caused in code that inlined the row's site: the rest
