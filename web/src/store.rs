@@ -73,6 +73,11 @@ impl Store {
         self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
     }
 
+    /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
+    pub fn take_lanes(&self) -> Option<blast_playground::lane_wire::Request> {
+        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
+    }
+
     pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
         let store = self.clone();
         Callback::from(move |e| store.dispatch(f(e)))
