@@ -198,7 +198,7 @@ pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
 
 /// The build an update is for (read before the rest, which only that build can read).
 pub fn update_run(bytes: &[u8]) -> Result<u64, String> {
-    Reader::of(bytes, LANES)?.num()
+    Ok(Reader::of(bytes, LANES)?.num()?)
 }
 
 /// The page reads an update against the views it holds for the run (`held`, empty for a new
@@ -448,8 +448,9 @@ impl Reader<'_> {
         Policy::ALL.get(self.num()? as usize).copied().ok_or_else(|| "bad policy".into())
     }
 
-    fn pick<T: Copy>(&mut self, all: &[T], what: &str) -> Read<T> {
-        all.get(self.num()? as usize).copied().ok_or_else(|| format!("bad {what}"))
+    /// One of `all` by its index; `bad` when there is none.
+    fn pick<T: Copy>(&mut self, all: &[T], bad: &'static str) -> Read<T> {
+        all.get(self.num()? as usize).copied().ok_or(bad)
     }
 
     fn opt_num(&mut self) -> Read<Option<u64>> {
@@ -470,7 +471,7 @@ impl Reader<'_> {
         let now_ms = self.f64()?;
         let iterations = self.num()?;
         let total_iterations = self.num()?;
-        let phase = self.pick(&PHASES, "phase")?;
+        let phase = self.pick(&PHASES, "bad phase")?;
         let sites = self.sites(before.map(|b| &b.sites))?;
         let selected = match self.num()? {
             0 => None,
@@ -564,7 +565,7 @@ impl Reader<'_> {
             name: self.str()?,
             class: self.str()?,
             method: self.str()?,
-            state: self.pick(&SiteState::ALL, "site state")?,
+            state: self.pick(&SiteState::ALL, "bad site state")?,
             target: self.str()?,
             stats: SiteStats {
                 fast_calls: self.num()?,
@@ -584,13 +585,13 @@ impl Reader<'_> {
     fn relink(&mut self) -> Read<RelinkText> {
         Ok(RelinkText {
             site: self.str()?,
-            phase: self.pick(&PHASES, "phase")?,
+            phase: self.pick(&PHASES, "bad phase")?,
             op: self.u32()?,
             t_ms: self.f64()?,
             event: self.opt_num()?.map(|e| e as usize),
             event_label: self.opt()?,
             domain: self.str()?,
-            verdict: self.pick(&Verdict::ALL, "verdict")?,
+            verdict: self.pick(&Verdict::ALL, "bad verdict")?,
             old_target: self.str()?,
             new_target: self.str()?,
             receiver: self.opt()?,
@@ -604,7 +605,7 @@ impl Reader<'_> {
             let report = UnitReport {
                 name: self.str()?,
                 loop_index: self.opt_num()?.map(|l| l as usize),
-                tier: self.pick(&Tier::ALL, "tier")?,
+                tier: self.pick(&Tier::ALL, "bad tier")?,
                 past_cutoff: self.bool()?,
                 stats: UnitStats { deopts: self.num()?, recompiles: self.num()?, compiles: self.num()?, traps: self.num()? },
             };
