@@ -139,10 +139,10 @@ pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
             6 => Command::Brush(match r.num()? {
                 0 => None,
                 a @ 1..=2 => Some((if a == 1 { XAxis::Time } else { XAxis::Progress }, (r.f64()?, r.f64()?))),
-                _ => return Err("bad range".into()),
+                _ => return Err("bad range"),
             }),
             7 => Command::WhatIf(r.opt()?),
-            _ => return Err("bad command".into()),
+            _ => return Err("bad command"),
         })
     })?;
     r.end()?;
@@ -223,7 +223,7 @@ pub fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>
     let fires = r.list(|r| match r.num()? {
         0 => Ok(Ok(r.num()? as usize)),
         1 => Ok(Err(r.str()?)),
-        _ => Err("bad fire".into()),
+        _ => Err("bad fire"),
     })?;
     let what_if = r.list(|r| Ok((r.policy()?, r.strs()?)))?;
     r.end()?;
@@ -445,7 +445,7 @@ impl Writer {
 
 impl Reader<'_> {
     fn policy(&mut self) -> Read<Policy> {
-        Policy::ALL.get(self.num()? as usize).copied().ok_or_else(|| "bad policy".into())
+        Policy::ALL.get(self.num()? as usize).copied().ok_or("bad policy")
     }
 
     /// One of `all` by its index; `bad` when there is none.
@@ -460,9 +460,9 @@ impl Reader<'_> {
     /// A shared part: the held one (flag 0) or a new one read by `read`.
     fn shared<T>(&mut self, held: Option<&Rc<T>>, read: impl FnOnce(&mut Self) -> Read<T>) -> Read<Rc<T>> {
         match self.num()? {
-            0 => held.cloned().ok_or_else(|| "no view held".into()),
+            0 => held.cloned().ok_or("no view held"),
             1 => Ok(Rc::new(read(self)?)),
-            _ => Err("bad flag".into()),
+            _ => Err("bad flag"),
         }
     }
 
@@ -476,13 +476,13 @@ impl Reader<'_> {
         let selected = match self.num()? {
             0 => None,
             1 => Some(Rc::new(self.site_report()?)),
-            _ => return Err("bad selection".into()),
+            _ => return Err("bad selection"),
         };
         let totals = RelinkTotals { necessary: self.num()?, collateral: self.num()?, missed: self.num()? };
         let kept = self.len()?;
         let mut timeline: Vec<TimelinePoint> = before.map(|b| b.timeline.get(..kept).map(<[_]>::to_vec)).unwrap_or(Some(Vec::new())).ok_or("no points held")?;
         if timeline.len() != kept {
-            return Err("no points held".into());
+            return Err("no points held");
         }
         timeline.extend(self.list(|r| {
             Ok(TimelinePoint {
@@ -498,7 +498,7 @@ impl Reader<'_> {
         let result = match self.num()? {
             0 => None,
             1 => Some(RunResult { ops_per_ms: self.f64()?, ms_per_op: self.f64()?, virtual_ms: self.f64()? }),
-            _ => return Err("bad result".into()),
+            _ => return Err("bad result"),
         };
         let history = self.shared(before.map(|b| &b.history), |r| r.list(|r| r.relink()))?;
         let events_recorded = self.num()? as usize;
@@ -512,7 +512,7 @@ impl Reader<'_> {
             2 => {
                 Some(Rc::new(InRange { t_ms: (self.f64()?, self.f64()?), total: self.num()? as usize, rows: self.list(|r| r.relink())?, sites: self.strs()? }))
             }
-            _ => return Err("bad range".into()),
+            _ => return Err("bad range"),
         };
         Ok(LaneView {
             policy,
@@ -539,14 +539,14 @@ impl Reader<'_> {
     fn sites(&mut self, before: Option<&Rc<Vec<SiteView>>>) -> Read<Rc<Vec<SiteView>>> {
         let n = self.num()? as usize;
         let changed = match self.num()? {
-            0 => return before.filter(|b| b.len() == n).cloned().ok_or_else(|| "no sites held".into()),
+            0 => return before.filter(|b| b.len() == n).cloned().ok_or("no sites held"),
             c => c - 1,
         };
         let mut sites = match before.filter(|b| b.len() == n) {
             Some(b) => b.as_ref().clone(),
             // At most one site per byte left: a bad count cannot allocate much.
             None if n <= self.bytes_left() * 8 + 1024 => vec![SiteView::default(); n],
-            None => return Err("too many sites".into()),
+            None => return Err("too many sites"),
         };
         for _ in 0..changed {
             let i = self.num()? as usize;

@@ -23,9 +23,11 @@ use crate::runner::{self, ClassEntry, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
 
 /// Scenarios with at least this many sites run in the engine worker (when it read them).
-/// Measured natively (dev profile): a lane's build is ~1 µs per site and the worst step ~0.35
-/// µs per site, and wasm is ~2x slower: at 5 000 sites two lanes build in ~20 ms on the page,
-/// well inside a 50 ms task with its render; at 10^5, ~400 ms.
+/// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
+/// sites, on the shared 2-core machine under load): two lanes' `Runner::new` 0.6 ms at 1 000
+/// sites, 40 ms at 5 000, 164 ms at 20 000, 1.6 s at 10^5; the worst engine step 3 ms at 5 000,
+/// 56 ms at 20 000. Below this bar a build and a step stay far under a 50 ms task on an idle
+/// machine; the 2 000-site e2e world stays on the page, the 10^5 one goes to the worker.
 pub const WORKER_SITES: usize = 5_000;
 
 /// Whether a scenario's lanes run in the worker: big, and without expectations (which the

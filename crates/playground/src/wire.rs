@@ -44,7 +44,7 @@ pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
     let mut r = Reader::of(bytes, READ)?;
     let id = r.num()?;
     let looping = r.num()? == 1;
-    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or_else(|| "bad policy".into()))?;
+    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or("bad policy"))?;
     let text = r.str()?;
     r.end()?;
     Ok(Job { id, text, policies, looping })
@@ -277,7 +277,7 @@ impl<'a> Reader<'a> {
     pub(crate) fn of(bytes: &'a [u8], kind: u64) -> Read<Reader<'a>> {
         let mut r = Reader { bytes, at: 0 };
         if r.num()? != kind {
-            return Err("not this kind of message".into());
+            return Err("not this kind of message");
         }
         Ok(r)
     }
@@ -297,7 +297,7 @@ impl<'a> Reader<'a> {
         match self.num()? {
             0 => Ok(false),
             1 => Ok(true),
-            _ => Err("bad flag".into()),
+            _ => Err("bad flag"),
         }
     }
 
@@ -332,7 +332,7 @@ impl<'a> Reader<'a> {
         if self.at == self.bytes.len() {
             Ok(())
         } else {
-            Err("trailing bytes".into())
+            Err("trailing bytes")
         }
     }
 
@@ -346,17 +346,17 @@ impl<'a> Reader<'a> {
                 return Ok(v);
             }
         }
-        Err("a number is too long".into())
+        Err("a number is too long")
     }
 
     pub(crate) fn u32(&mut self) -> Read<u32> {
-        u32::try_from(self.num()?).map_err(|_| "a count is too large".into())
+        u32::try_from(self.num()?).map_err(|_| "a count is too large")
     }
 
     /// A length, at most the bytes left (every element takes at least one).
     pub(crate) fn len(&mut self) -> Read<usize> {
         let n = self.num()?;
-        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.at).ok_or_else(|| "a length runs past the end".into())
+        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.at).ok_or("a length runs past the end")
     }
 
     pub(crate) fn str(&mut self) -> Read<String> {
@@ -370,7 +370,7 @@ impl<'a> Reader<'a> {
         match self.num()? {
             0 => Ok(None),
             1 => self.str().map(Some),
-            _ => Err("bad option".into()),
+            _ => Err("bad option"),
         }
     }
 
@@ -388,12 +388,12 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn meta(&mut self) -> Read<MetaKind> {
-        MetaKind::ALL.get(self.num()? as usize).copied().ok_or_else(|| "bad metaclass kind".into())
+        MetaKind::ALL.get(self.num()? as usize).copied().ok_or("bad metaclass kind")
     }
 
     fn block(&mut self, depth: usize) -> Read<Vec<Stmt>> {
         if depth > MAX_NESTING {
-            return Err("nested too deep".into());
+            return Err("nested too deep");
         }
         self.list(|r| {
             Ok(match r.num()? {
@@ -403,7 +403,7 @@ impl<'a> Reader<'a> {
                 3 => Stmt::Repeat { count: r.num()?, body: r.block(depth + 1)? },
                 4 => Stmt::Use { category: r.str()?, body: r.block(depth + 1)? },
                 5 => Stmt::Event(r.event()?),
-                _ => return Err("bad statement".into()),
+                _ => return Err("bad statement"),
             })
         })
     }
@@ -417,7 +417,7 @@ impl<'a> Reader<'a> {
             4 => Event::Load { class: self.str()?, parent: self.opt()?, methods: self.strs()? },
             5 => Event::InvalidateAll,
             6 => Event::Unattributed,
-            _ => return Err("bad event".into()),
+            _ => return Err("bad event"),
         })
     }
 }
