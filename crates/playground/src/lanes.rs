@@ -469,6 +469,46 @@ mod tests {
     }
 
     #[test]
+    fn a_finished_run_resets_and_plays_again_in_the_worker() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        while !there.s.runner.finished() {
+            there.act(Action::Run(Control::Step));
+        }
+        there.act(Action::Run(Control::Reset));
+        assert_eq!(there.s.runner.clock_ms(), 0.0);
+        there.act(Action::Run(Control::Play));
+        for n in 0..50 {
+            there.frame(n);
+        }
+        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+    }
+
+    /// Frames go on while the worker works: its answers arrive a few frames later.
+    #[test]
+    fn frames_ask_for_work_once_the_last_request_is_answered() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        there.act(Action::Run(Control::Reset));
+        let mut fx = Effects::default();
+        there.s.reduce(Action::Run(Control::Play), &mut fx);
+        let mut posted = std::collections::VecDeque::new();
+        let mut host = there.worker.take().unwrap();
+        for n in 0..200u32 {
+            for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
+                there.s.reduce(Action::Run(control), &mut fx);
+            }
+            if let Some(request) = there.s.take_lanes() {
+                posted.push_back(host.answer(&lane_wire::encode_request(&request), &|| 0.0));
+            }
+            if n % 3 == 0 {
+                if let Some(bytes) = posted.pop_front() {
+                    there.s.reduce(Action::Lanes(bytes), &mut fx);
+                }
+            }
+        }
+        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+    }
+
+    #[test]
     fn updates_for_an_older_build_are_dropped() {
         let (_, mut there) = pages(&world(WORKER_SITES));
         let Lanes::Worker(m) = &mut there.s.runner else { panic!("in the worker") };
