@@ -203,6 +203,17 @@ enum Engine {
 pub fn use_engine_worker(store: &Store, warm: bool) {
     let engine = use_mut_ref(|| Engine::Idle);
     let in_flight = use_mut_ref(InFlight::default);
+    {
+        let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+        use_effect_with((), move |_| {
+            let poster = store.clone();
+            store.after_batch(move || {
+                if let Some(request) = poster.take_lanes() {
+                    command(&poster, &engine, &in_flight, &request);
+                }
+            });
+        });
+    }
     let store = store.clone();
     use_effect(move || {
         if warm {

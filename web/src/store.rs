@@ -20,6 +20,8 @@ pub struct Store {
     /// Actions that arrived while the state was borrowed; applied on the next dispatch.
     queue: Rc<RefCell<VecDeque<Action>>>,
     rerender: UseForceUpdateHandle,
+    /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
+    after_batch: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
 }
 
 impl PartialEq for Store {
@@ -33,7 +35,8 @@ pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
     let state = use_mut_ref(init);
     let queue = use_mut_ref(VecDeque::new);
     let rerender = use_force_update();
-    Store { state, queue, rerender }
+    let after_batch = use_mut_ref(|| None);
+    Store { state, queue, rerender, after_batch }
 }
 
 impl Store {
@@ -53,6 +56,16 @@ impl Store {
             Err(_) => return,
         }
         self.drain();
+        let after = self.after_batch.borrow().clone();
+        if let Some(after) = after {
+            after();
+        }
+    }
+
+    /// What to do after each batch of the frame loop: effects do not see its renders in time
+    /// (measured: a frame's request for the engine worker waited for the next user event).
+    pub fn after_batch(&self, f: impl Fn() + 'static) {
+        *self.after_batch.borrow_mut() = Some(Rc::new(f));
     }
 
     fn drain(&self) {
