@@ -21,8 +21,10 @@ pub struct Store {
     queue: Rc<RefCell<VecDeque<Action>>>,
     rerender: UseForceUpdateHandle,
     /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
-    after_batch: Rc<RefCell<Option<Rc<dyn Fn()>>>>,
+    after_batch: Rc<RefCell<Option<AfterBatch>>>,
 }
+
+type AfterBatch = Rc<dyn Fn()>;
 
 impl PartialEq for Store {
     fn eq(&self, other: &Self) -> bool {
