@@ -157,12 +157,13 @@ pub struct Params {
     pub chain_call_2_4_ns: f64,
     /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores shared with other
     /// jobs), read off `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the probe's
-    /// fresh loop method in a warm JVM: 10 to 13 ms at load 2 to 3 (7 to 67 ms at load 8 to 11,
-    /// the queue and the cores shared). The `length` sweep's first op holds it with
+    /// fresh loop method: 4 to 13 ms at load 2 to 3 (7 to 67 ms at load 8 to 11, the queue and
+    /// the cores shared). The `length` sweep's first op holds it with
     /// `chain_call_2_4_ns`.
     pub c1_compile_2_4_ns: f64,
-    /// `c2_compile_ns` likewise: 21 to 69 ms for the loop's OSR compile at load 2 to 3 (47 to
-    /// 508 ms at load 8 to 11), and as long again for the standard entry's. Pinned by the
+    /// `c2_compile_ns` likewise: 13 to 69 ms for the loop's OSR compile at load 2 to 3 (47 to
+    /// 508 ms at load 8 to 11), 13 to 23 ms for the standard entry's (the engine gives both one
+    /// latency). Pinned by the
     /// `length` sweep's second and fourth ops (op 2 in C1 code until the OSR code is in; op 4
     /// entering it 8192 C1 back-edges in, before the standard entry's C2 code is).
     pub c2_compile_2_4_ns: f64,
