@@ -258,6 +258,10 @@ impl Unit {
     fn promote(&mut self, to: Tier) {
         self.install_osr(to);
         self.entry = to;
+        // A compile still queued for this tier or a lower one would install nothing new.
+        if self.pending.is_some_and(|p| p.to <= to) {
+            self.pending = None;
+        }
     }
 
     /// Code for `to` runs the loop from now on; the standard entry is the caller's business.
@@ -596,6 +600,21 @@ mod tests {
         assert_eq!(u.tier(), Tier::Interpreter, "requested at 6 ms, ready at 6.01 ms");
         // 20 us elsewhere (events between two loop segments): the C1 code is in at the next back-edge.
         assert_eq!(u.run_loop(10, &t, 6_020_000.0, &cost), TierSpans { interpreter: 0, c1: 10, c2: 0 });
+    }
+
+    #[test]
+    fn an_invocation_threshold_overtakes_a_queued_compile() {
+        let t = Thresholds { c1_latency_ns: 1_000_000, ..T };
+        let cost = [100.0, 10.0, 1.0];
+        let mut u = Unit::new();
+        u.run_loop(60_000, &t, 0.0, &cost);
+        assert_eq!(u.tier(), Tier::Interpreter, "the C1 OSR compile is queued");
+        for _ in 0..200 {
+            u.invoke(&t);
+        }
+        assert_eq!(u.tier(), Tier::C1, "Tier3InvocationThreshold compiled it first");
+        u.run_loop(20_000, &t, 1e9, &cost);
+        assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 1, traps: 0 }, "the queued compile installs nothing more");
     }
 
     #[test]
