@@ -314,15 +314,12 @@ impl Writer {
                 }
             }
         }
-        if same(history, before.map(|b| &b.history)) {
-            self.num(0);
-        } else {
-            self.num(1);
-            self.num(history.len() as u64);
-            for h in history.iter() {
-                self.relink(h);
+        self.shared(history, before.map(|b| &b.history), |w, history| {
+            w.num(history.len() as u64);
+            for h in history {
+                w.relink(h);
             }
-        }
+        });
         self.num(*events_recorded as u64);
         self.opt(last_event);
         self.strs(unloaded);
@@ -415,30 +412,32 @@ impl Writer {
             for n in [deopts, recompiles, compiles, traps] {
                 self.num(*n);
             }
-            if same(inlines, before.and_then(|b| b.units.get(i)).map(|b| &b.inlines)) {
-                self.num(0);
-            } else {
-                self.num(1);
-                self.strs(inlines);
-            }
+            self.shared(inlines, before.and_then(|b| b.units.get(i)).map(|b| &b.inlines), |w, inlines| w.strs(inlines));
             self.num(*flash);
         }
-        if same(deopts, before.map(|b| &b.deopts)) {
+        self.shared(deopts, before.map(|b| &b.deopts), |w, deopts| {
+            w.num(deopts.len() as u64);
+            for d in deopts {
+                let DeoptText { unit, event, event_label, site, domain, at_iteration, recompiled_after, past_cutoff } = d;
+                w.str(unit);
+                w.num(*event as u64);
+                w.opt(event_label);
+                w.str(site);
+                w.str(domain);
+                w.num(*at_iteration);
+                w.opt_num(*recompiled_after);
+                w.bool(*past_cutoff);
+            }
+        });
+    }
+
+    /// A shared part of a view: 0 when it is the one sent before, else 1 and `write` of it.
+    fn shared<T>(&mut self, now: &Rc<T>, before: Option<&Rc<T>>, write: impl FnOnce(&mut Self, &T)) {
+        if same(now, before) {
             self.num(0);
         } else {
             self.num(1);
-            self.num(deopts.len() as u64);
-            for d in deopts.iter() {
-                let DeoptText { unit, event, event_label, site, domain, at_iteration, recompiled_after, past_cutoff } = d;
-                self.str(unit);
-                self.num(*event as u64);
-                self.opt(event_label);
-                self.str(site);
-                self.str(domain);
-                self.num(*at_iteration);
-                self.opt_num(*recompiled_after);
-                self.bool(*past_cutoff);
-            }
+            write(self, now);
         }
     }
 }
