@@ -90,6 +90,11 @@ pub struct Simulation {
     /// big events allocate nothing.
     scratch: Vec<u32>,
     hits: Vec<u32>,
+    /// Reused: the sites of a segment that may have become steady; the sites on a fast chain
+    /// an event hit, in walk order and in site order.
+    settled: Vec<u32>,
+    fast_hit: Vec<u32>,
+    fast_ordered: Vec<u32>,
     /// Compilation units: the loops' methods and the event code (`units`, `crate::jit`).
     units: units::Units,
 }
@@ -171,6 +176,9 @@ impl Simulation {
             work: 0,
             scratch: Vec::new(),
             hits: Vec::new(),
+            settled: Vec::new(),
+            fast_hit: Vec::new(),
+            fast_ordered: Vec::new(),
             units,
         };
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
@@ -301,15 +309,12 @@ impl Simulation {
     /// Inject an event now (from the UI, between steps).
     pub fn inject(&mut self, ev: &Event) -> Result<usize, ScenarioError> {
         if let Event::Load { class, parent, methods } = ev {
-            if self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded) {
+            if self.world.class_id(class).is_some_and(|c| self.world.loaded(c)) {
                 return Err(ScenarioError::unlocated(format!("class `{class}` is already loaded")));
             }
             let parent_id = match parent {
                 Some(p) => Some(
-                    self.world
-                        .class_id(p)
-                        .filter(|&c| self.world.classes[c].loaded)
-                        .ok_or_else(|| ScenarioError::unlocated(format!("unknown parent class `{p}`")))?,
+                    self.world.class_id(p).filter(|&c| self.world.loaded(c)).ok_or_else(|| ScenarioError::unlocated(format!("unknown parent class `{p}`")))?,
                 ),
                 None => None,
             };
@@ -327,7 +332,7 @@ impl Simulation {
         };
         if let Some(c) = class {
             match self.world.class_id(c) {
-                Some(id) if self.world.classes[id].loaded => {}
+                Some(id) if self.world.loaded(id) => {}
                 _ => return Err(ScenarioError::unlocated(format!("unknown or not yet loaded class `{c}`"))),
             }
         }
@@ -353,13 +358,23 @@ impl Simulation {
         run.dirty.collect_into(&mut dirty);
         let steady_cost = n as f64 * self.params.fast_call_ns;
         let calls = self.program.loops[node].calls.len() as u32;
+        // Whether a site is steady is final after its run when the loop calls it once; a site
+        // called at several positions is checked after all of them (a later run can settle it).
+        let once = self.program.loops[node].calls_each_site_once;
+        let mut settled = std::mem::take(&mut self.settled);
+        settled.clear();
         let mut cost = 0.0;
         let mut next = 0;
         // Costs add in call order, as if every call ran one by one: the bits are the same.
         for &pos in &dirty {
-            cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
+            if pos > next {
+                cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
+            }
             let s = self.program.loops[node].calls[pos as usize] as usize;
             cost += self.run_site(s, n);
+            if !once || self.sites[s].is_steady(&self.world, &self.domains) {
+                settled.push(pos);
+            }
             next = pos + 1;
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
@@ -371,7 +386,7 @@ impl Simulation {
         let now = self.iterations;
         let Some(Frame::Loop(run)) = self.stack.last_mut() else { unreachable!() };
         let node = &self.program.loops[node];
-        for &pos in &dirty {
+        for &pos in &settled {
             let s = node.calls[pos as usize] as usize;
             if !self.sites[s].is_steady(&self.world, &self.domains) {
                 continue;
@@ -385,6 +400,7 @@ impl Simulation {
             }
         }
         self.scratch = dirty;
+        self.settled = settled;
     }
 
     /// The active loop is done: its steady sites' calls are counted into their stats.
@@ -399,17 +415,11 @@ impl Simulation {
     /// An event may have changed site `s` (its link retired, its target changed): if it was
     /// steady, count its calls so far and let the active loop run it one by one again.
     fn unsettle(&mut self, s: usize) {
-        let Some(steady) = self.sites[s].steady else { return };
-        self.sites[s].settle(self.iterations);
-        if let Some(Frame::Loop(run)) = self.stack.last_mut() {
-            if steady.calls_per_iteration.get() == 1 {
-                run.dirty.insert(steady.position);
-            } else {
-                for pos in self.program.loops[run.node].positions(s as u32) {
-                    run.dirty.insert(pos);
-                }
-            }
-        }
+        let run = match self.stack.last_mut() {
+            Some(Frame::Loop(run)) => Some(run),
+            _ => None,
+        };
+        unsettle(&mut self.sites[s], s, self.iterations, run, &self.program);
     }
 
     /// Work done so far: what [`estimate`] bounds before the run (deterministic units, not time).
@@ -421,6 +431,22 @@ impl Simulation {
         self.timeline.add(self.iterations, cost, iterations, std::mem::take(&mut self.pending_relinks));
         self.now_ns += cost;
         self.iterations += iterations;
+    }
+}
+
+/// [`Simulation::unsettle`] over split borrows (an event's walk holds the site table): settle
+/// site `s` at iteration `now` and mark its positions in the active loop `run` dirty.
+fn unsettle(site: &mut SiteRt, s: usize, now: u64, run: Option<&mut LoopRun>, program: &Program) {
+    let Some(steady) = site.steady else { return };
+    site.settle(now);
+    if let Some(run) = run {
+        if steady.calls_per_iteration.get() == 1 {
+            run.dirty.insert(steady.position);
+        } else {
+            for pos in program.loops[run.node].positions(s as u32) {
+                run.dirty.insert(pos);
+            }
+        }
     }
 }
 

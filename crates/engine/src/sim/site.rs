@@ -160,7 +160,7 @@ impl SiteRt {
 
     /// See [`Steady`].
     pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
-        world.classes[self.receiver()].loaded && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
+        world.loaded(self.receiver()) && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
     }
 
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
@@ -234,7 +234,7 @@ impl Simulation {
         if self.sites[s].poly.is_some() {
             return self.run_poly(s, n);
         }
-        if !self.world.classes[self.sites[s].receiver()].loaded {
+        if !self.world.loaded(self.sites[s].receiver()) {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.params.selection_ns;
         }
