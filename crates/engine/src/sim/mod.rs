@@ -80,6 +80,9 @@ pub struct Simulation {
     events_total: usize,
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
+    /// Per site, the (link serial, cause as `event + 1`) of its last missed record: written
+    /// only when a stale dispatch is recorded, so it lives beside the sites, not in them.
+    last_missed: FxMap<u32, (u64, u32)>,
     timeline: Timeline,
     /// Relinks by verdict since the last `advance`, which adds them to the timeline at the
     /// iteration they happened (one bucket update per step, not one per relink).
@@ -171,6 +174,7 @@ impl Simulation {
             events_total: 0,
             relinks: Vec::new(),
             relinks_total: [0; 3],
+            last_missed: FxMap::default(),
             timeline: Timeline::new(bucket, iterations_per_op),
             pending_relinks: [0; 3],
             work: 0,

@@ -30,6 +30,9 @@ pub(crate) struct PicEntry {
     cacheable: bool,
     /// Consecutive-hit count (lives on the wrapper, as in Groovy).
     hits: u64,
+    /// Whether a call has reached the entry since it was stored (a miss stores it and calls
+    /// it; a reset after a fallback storm stores it for the next call to find).
+    seen: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,23 +68,20 @@ pub(crate) struct SiteRt {
     /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
     /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
     pic: Option<PicEntry>,
-    /// Serial of the latest link selected for the site; 0 before any (serials start at 1).
-    latest_serial: u64,
     fallback_count: u64,
     rounds: u32,
     given_up: bool,
     pub true_target: Target,
     pub true_cacheable: bool,
-    /// The event that last changed the true target (event ids fit in 32 bits: the work cap).
-    pub true_changed_by: Option<u32>,
+    /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
+    /// 32 bits: the work cap).
+    pub true_changed_by: u32,
     last_relink_recorded: Option<(DomainKey, u32)>,
-    /// The (link serial, cause) of the last missed record, the cause as `event + 1` (0 for
-    /// none) and `(0, 0)` before any (serials start at 1): 16 bytes instead of 24.
-    last_missed_recorded: (u64, u32),
     pub stats: SiteStats,
-    /// Domains whose dependents list holds this site: at most two over its life (pending and
-    /// class; or global; or its own), so inline.
-    registered: [Option<DomainKey>; 2],
+    /// Domains whose dependents list holds this site, one bit per kind of domain
+    /// ([`kind_bit`]): a monomorphic site's links are guarded by its receiver's pending or class
+    /// domain, its own (`ideal`) or the global one, so the kind names the domain.
+    registered: u8,
     pub steady: Option<Steady>,
     /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
     /// so a monomorphic site stays as small as it was.
@@ -95,17 +95,15 @@ impl SiteRt {
             method,
             mode: Mode::Default,
             pic: None,
-            latest_serial: 0,
             fallback_count: 0,
             rounds: 0,
             given_up: false,
             true_target,
             true_cacheable: true,
-            true_changed_by: None,
+            true_changed_by: 0,
             last_relink_recorded: None,
-            last_missed_recorded: (0, 0),
             stats: SiteStats::default(),
-            registered: [None; 2],
+            registered: 0,
             steady: None,
             poly: None,
         }
@@ -151,11 +149,7 @@ impl SiteRt {
         if let Some(poly) = &mut self.poly {
             poly.unregister(k);
         }
-        for r in &mut self.registered {
-            if *r == Some(k) {
-                *r = None;
-            }
-        }
+        self.registered &= !kind_bit(k);
     }
 
     /// See [`Steady`].
@@ -192,6 +186,16 @@ impl SiteRt {
             None if self.given_up => SiteState::GivenUp,
             None => SiteState::Pic,
         }
+    }
+}
+
+/// A monomorphic site's registration bit for a domain of `k`'s kind (see `SiteRt::registered`).
+fn kind_bit(k: DomainKey) -> u8 {
+    match k {
+        DomainKey::Global => 1,
+        DomainKey::Pending(_) => 2,
+        DomainKey::Class(_) => 4,
+        DomainKey::Site(_) => 8,
     }
 }
 
@@ -318,10 +322,9 @@ impl Simulation {
     fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
         self.sites[s].stats.stale_calls += calls;
         let cause = self.sites[s].true_changed_by;
-        let key = (link.serial, cause.map_or(0, |e| e + 1));
-        if self.sites[s].last_missed_recorded != key {
-            self.sites[s].last_missed_recorded = key;
-            let cause = cause.map(|e| e as usize);
+        let key = (link.serial, cause);
+        if self.last_missed.insert(s as u32, key) != Some(key) {
+            let cause = cause.checked_sub(1).map(|e| e as usize);
             self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
         }
     }
@@ -334,10 +337,9 @@ impl Simulation {
             return;
         }
         let domain = link.domain;
-        site.pic = Some(PicEntry { link, cacheable, hits: 0 });
-        if !site.registered.contains(&Some(domain)) {
-            let free = site.registered.iter_mut().find(|r| r.is_none()).expect("a site registers with at most two domains");
-            *free = Some(domain);
+        site.pic = Some(PicEntry { link, cacheable, hits: 0, seen: false });
+        if site.registered & kind_bit(domain) == 0 {
+            site.registered |= kind_bit(domain);
             self.domains.depend(domain, s as u32);
         }
     }
@@ -382,10 +384,9 @@ impl Simulation {
                 None if p.pic_capacity == 0 => {
                     // No inline cache: every call is a miss that selects (closed form of the
                     // PIC-miss path below, taken `left` times).
-                    let (fresh, _) = self.select(s);
+                    self.select(s);
                     self.serial += left - 1;
                     let site = &mut self.sites[s];
-                    site.latest_serial = fresh.serial + left - 1;
                     site.stats.selections += left;
                     site.stats.pic_calls += left;
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
@@ -402,10 +403,11 @@ impl Simulation {
         let Some(entry) = self.sites[s].pic else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
-            let serial = fresh.serial;
             self.pic_put(s, fresh, cacheable);
             let site = &mut self.sites[s];
-            site.latest_serial = serial;
+            if let Some(e) = site.pic.as_mut() {
+                e.seen = true;
+            }
             site.stats.selections += 1;
             site.stats.pic_calls += 1;
             *left -= 1;
@@ -426,8 +428,8 @@ impl Simulation {
             return self.run_default(s, left, p);
         }
         let site = &mut self.sites[s];
-        if site.latest_serial != entry.link.serial {
-            site.latest_serial = entry.link.serial;
+        if !entry.seen {
+            site.entry().seen = true;
             site.entry().hits = 0;
             if valid {
                 site.stats.pic_calls += 1;
