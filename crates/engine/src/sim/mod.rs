@@ -365,6 +365,7 @@ impl Simulation {
         // Whether a site is steady is final after its run when the loop calls it once; a site
         // called at several positions is checked after all of them (a later run can settle it).
         let once = self.program.loops[node].calls_each_site_once;
+        let p = site::SiteParams::of(&self.params);
         let mut settled = std::mem::take(&mut self.settled);
         settled.clear();
         let mut cost = 0.0;
@@ -375,7 +376,7 @@ impl Simulation {
                 cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
             }
             let s = self.program.loops[node].calls[pos as usize] as usize;
-            cost += self.run_site(s, n);
+            cost += self.run_site(s, n, &p);
             if !once || self.sites[s].is_steady(&self.world, &self.domains) {
                 settled.push(pos);
             }

@@ -202,7 +202,7 @@ fn kind_bit(k: DomainKey) -> u8 {
 /// The parameters a site's run reads, copied out of [`Params`] once per run (the state
 /// machine borrows the simulation mutably while it reads them).
 #[derive(Clone, Copy)]
-struct SiteParams {
+pub(super) struct SiteParams {
     pic_capacity: usize,
     optimize_threshold: u64,
     fallback_threshold: u64,
@@ -213,7 +213,7 @@ struct SiteParams {
 }
 
 impl SiteParams {
-    fn of(p: &Params) -> SiteParams {
+    pub(super) fn of(p: &Params) -> SiteParams {
         SiteParams {
             pic_capacity: p.pic_capacity,
             optimize_threshold: p.optimize_threshold,
@@ -230,11 +230,22 @@ impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
         self.epoch(l.domain) == Some(l.epoch)
     }
+
+    /// `None` while `l`'s guard holds; once it fails, its domain's epoch and last retirer (what
+    /// a relink records), in the one lookup.
+    #[inline]
+    fn guard(&self, l: &Link) -> Option<(u32, Option<usize>)> {
+        match self.epoch_and_retirer(l.domain) {
+            Some((epoch, _)) if epoch == l.epoch => None,
+            now => Some(now.unwrap_or((0, None))),
+        }
+    }
 }
 
 impl Simulation {
-    /// `n` calls of site `s` in a loop segment. Returns virtual ns.
-    pub(super) fn run_site(&mut self, s: usize, n: u64) -> f64 {
+    /// `n` calls of site `s` in a loop segment (`p`: the parameters, copied once per segment).
+    /// Returns virtual ns.
+    pub(super) fn run_site(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
         if self.sites[s].poly.is_some() {
             return self.run_poly(s, n);
         }
@@ -242,7 +253,7 @@ impl Simulation {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.params.selection_ns;
         }
-        self.run_calls(s, n)
+        self.run_calls(s, n, p)
     }
 
     /// A full selection: the fresh link for the site under the current world and policy.
@@ -255,8 +266,9 @@ impl Simulation {
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
-    fn relink_from(&mut self, s: usize, old: &Link) {
-        let (epoch, event) = self.domains.epoch_and_retirer(old.domain).unwrap_or((0, None));
+    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]).
+    fn relink_from(&mut self, s: usize, old: &Link, now: (u32, Option<usize>)) {
+        let (epoch, event) = now;
         let key = (old.domain, epoch);
         let site = &mut self.sites[s];
         if site.last_relink_recorded == Some(key) {
@@ -345,8 +357,7 @@ impl Simulation {
     }
 
     /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
-    fn run_calls(&mut self, s: usize, n: u64) -> f64 {
-        let p = SiteParams::of(&self.params);
+    fn run_calls(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
         let mut left = n;
         let mut cost = 0.0;
         let mut steps = 0;
@@ -355,15 +366,10 @@ impl Simulation {
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
             match self.sites[s].fast_link().copied() {
                 Some(link) => {
-                    if self.domains.valid(&link) {
-                        cost += left as f64 * p.fast_call_ns;
-                        self.sites[s].stats.fast_calls += left;
-                        self.served(s, &link, left);
-                        left = 0;
-                    } else {
+                    if let Some(now) = self.domains.guard(&link) {
                         // Guard failure: every call re-selects until the fallback threshold resets
                         // the target to default; the stale chain stays installed meanwhile.
-                        self.relink_from(s, &link);
+                        self.relink_from(s, &link, now);
                         let site = &mut self.sites[s];
                         let until_reset = (p.fallback_threshold + 1).saturating_sub(site.fallback_count).max(1);
                         let k = left.min(until_reset);
@@ -379,6 +385,11 @@ impl Simulation {
                             let (fresh, cacheable) = self.select(s);
                             self.pic_put(s, fresh, cacheable);
                         }
+                    } else {
+                        cost += left as f64 * p.fast_call_ns;
+                        self.sites[s].stats.fast_calls += left;
+                        self.served(s, &link, left);
+                        left = 0;
                     }
                 }
                 None if p.pic_capacity == 0 => {
@@ -392,14 +403,15 @@ impl Simulation {
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
                     left = 0;
                 }
-                None => cost += self.run_default(s, &mut left, &p),
+                None => self.run_default(s, &mut left, &mut cost, p),
             }
         }
         cost
     }
 
-    /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
-    fn run_default(&mut self, s: usize, left: &mut u64, p: &SiteParams) -> f64 {
+    /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call and
+    /// adds each step's virtual ns to `cost` in call order.
+    fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let Some(entry) = self.sites[s].pic else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
@@ -411,9 +423,11 @@ impl Simulation {
             site.stats.selections += 1;
             site.stats.pic_calls += 1;
             *left -= 1;
-            return p.selection_ns + p.pic_call_ns;
+            *cost += p.selection_ns + p.pic_call_ns;
+            return;
         };
-        let valid = self.domains.valid(&entry.link);
+        let guard = self.domains.guard(&entry.link);
+        let valid = guard.is_none();
         if !entry.cacheable {
             if valid {
                 let site = &mut self.sites[s];
@@ -421,11 +435,12 @@ impl Simulation {
                 site.stats.selections += k;
                 site.stats.pic_calls += k;
                 *left = 0;
-                return k as f64 * (p.pic_call_ns + p.selection_ns);
+                *cost += k as f64 * (p.pic_call_ns + p.selection_ns);
+                return;
             }
             // A stale sentinel is a miss.
             self.sites[s].pic = None;
-            return self.run_default(s, left, p);
+            return self.run_default(s, left, cost, p);
         }
         let site = &mut self.sites[s];
         if !entry.seen {
@@ -435,7 +450,8 @@ impl Simulation {
                 site.stats.pic_calls += 1;
                 *left -= 1;
                 self.served(s, &entry.link, 1);
-                return p.pic_call_ns;
+                *cost += p.pic_call_ns;
+                return;
             }
         } else if valid {
             // Hits until promotion (consecutive-hit count passes the threshold).
@@ -454,12 +470,14 @@ impl Simulation {
                     let rest = *left;
                     *left = 0;
                     self.served(s, &entry.link, k + rest);
-                    return (k + rest) as f64 * p.pic_call_ns;
+                    *cost += (k + rest) as f64 * p.pic_call_ns;
+                    return;
                 }
                 site.mode = Mode::Fast;
             }
             self.served(s, &entry.link, k);
-            return k as f64 * p.pic_call_ns;
+            *cost += k as f64 * p.pic_call_ns;
+            return;
         } else {
             site.entry().hits += 1;
         }
@@ -473,7 +491,7 @@ impl Simulation {
                 site.mode = Mode::Fast;
             }
         }
-        self.relink_from(s, &entry.link);
+        self.relink_from(s, &entry.link, guard.unwrap_or((0, None)));
         let site = &mut self.sites[s];
         site.fallback_count += 1;
         site.stats.selections += 1;
@@ -485,11 +503,21 @@ impl Simulation {
             site.fallback_count = 0;
             site.rounds += 1;
         }
+        *cost += p.pic_call_ns + p.selection_ns;
         if self.sites[s].mode == Mode::Default {
             let (fresh, cacheable) = self.select(s);
             self.pic_put(s, fresh, cacheable);
+            // The next call finds the fresh entry (valid: its domain's epoch was just read)
+            // for the first time: the first branch above, taken here without a second lookup.
+            let site = &mut self.sites[s];
+            if let Some(e) = site.pic.as_mut().filter(|e| e.cacheable && *left > 0) {
+                e.seen = true;
+                e.hits = 0;
+                site.stats.pic_calls += 1;
+                *left -= 1;
+                *cost += p.pic_call_ns;
+            }
         }
-        p.pic_call_ns + p.selection_ns
     }
 }
 
@@ -508,7 +536,8 @@ mod tests {
     }
 
     fn calls(sim: &mut Simulation, n: u64) -> SiteState {
-        sim.run_calls(0, n);
+        let p = SiteParams::of(&sim.params);
+        sim.run_calls(0, n, &p);
         sim.site_state(0)
     }
 
