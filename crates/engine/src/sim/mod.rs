@@ -371,7 +371,11 @@ impl Simulation {
         let mut cost = 0.0;
         let mut next = 0;
         // Costs add in call order, as if every call ran one by one: the bits are the same.
-        for &pos in &dirty {
+        for (i, &pos) in dirty.iter().enumerate() {
+            // A big segment runs sites far apart in memory: ask for a later one's lines early.
+            if let Some(&ahead) = dirty.get(i + PREFETCH_AHEAD) {
+                prefetch(&self.sites[self.program.loops[node].calls[ahead as usize] as usize]);
+            }
             if pos > next {
                 cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
             }
@@ -437,6 +441,26 @@ impl Simulation {
         self.now_ns += cost;
         self.iterations += iterations;
     }
+}
+
+/// How many dirty sites ahead a segment prefetches (8 measured 69-72 ms against 73-77 without
+/// for the bulk row at 10^6 sites; 4 about the same).
+const PREFETCH_AHEAD: usize = 8;
+
+/// Ask the CPU to bring `x`'s cache lines in (a hint: no effect on results; none off x86-64).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let p = (x as *const T).cast::<i8>();
+        for line in (0..std::mem::size_of::<T>()).step_by(64) {
+            // SAFETY: prefetching is a hint that never faults, and `p + line` stays inside `x`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.add(line)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// [`Simulation::unsettle`] over split borrows (an event's walk holds the site table): settle
