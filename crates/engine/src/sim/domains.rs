@@ -191,44 +191,65 @@ impl Domains {
     }
 
     /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
-    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool) -> u64 {
+    /// `ahead` is told the next domain's dependents before this one's are walked (to prefetch).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
+        let Domains { pending, class, class_like, .. } = self;
+        let list = |k: DomainKey| match k {
+            DomainKey::Pending(c) => (true, c as usize),
+            DomainKey::Class(c) => (false, c as usize),
+            DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
+        };
         let mut walked = 0;
-        for &k in &self.class_like {
-            let dependents = match k {
-                DomainKey::Pending(c) => &mut self.pending.dependents[c as usize],
-                DomainKey::Class(c) => &mut self.class.dependents[c as usize],
-                DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
-            };
+        let mut keys = class_like.iter().copied().peekable();
+        while let Some(k) = keys.next() {
+            if let Some(&next) = keys.peek() {
+                let (is_pending, c) = list(next);
+                let table = if is_pending { &*pending } else { &*class };
+                table.dependents[c].iter().for_each(|&s| ahead(s));
+            }
+            let (is_pending, c) = list(k);
+            let table = if is_pending { &mut *pending } else { &mut *class };
+            let dependents = &mut table.dependents[c];
             walked += 1 + dependents.len() as u64;
-            dependents.retain(|&s| {
-                let holds = still_holds(k, s);
-                if holds {
-                    hit.push(s);
-                }
-                holds
-            });
+            walk_list(dependents, hit, |s| still_holds(k, s), |_| {});
         }
         walked
     }
 
     /// Walk the dependents of `k`: keep those `still_holds` says hold a link to it (pushing them
-    /// to `hit`), drop the rest for good. Returns the number of entries walked (work).
-    pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, mut still_holds: impl FnMut(u32) -> bool) -> u64 {
+    /// to `hit`), drop the rest for good; `ahead` is told each one a few entries early (to
+    /// prefetch). Returns the number of entries walked (work).
+    pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, still_holds: impl FnMut(u32) -> bool, ahead: impl Fn(u32)) -> u64 {
         if self.slot(k).is_none() {
             return 0;
         }
         let (table, i) = self.table_mut(k);
         let deps = &mut table.dependents[i];
         let walked = deps.len() as u64;
-        deps.retain(|&s| {
-            let holds = still_holds(s);
-            if holds {
-                hit.push(s);
-            }
-            holds
-        });
+        walk_list(deps, hit, still_holds, ahead);
         walked
     }
+}
+
+/// How many entries ahead a walk tells `ahead` about.
+const AHEAD: usize = 8;
+
+/// `deps.retain(keep)` that pushes the kept entries to `hit` and tells `ahead` each entry
+/// [`AHEAD`] places before `keep` sees it.
+fn walk_list(deps: &mut Vec<u32>, hit: &mut Vec<u32>, mut keep: impl FnMut(u32) -> bool, ahead: impl Fn(u32)) {
+    let mut kept = 0;
+    for i in 0..deps.len() {
+        if let Some(&a) = deps.get(i + AHEAD) {
+            ahead(a);
+        }
+        let s = deps[i];
+        if keep(s) {
+            hit.push(s);
+            deps[kept] = s;
+            kept += 1;
+        }
+    }
+    deps.truncate(kept);
 }
 
 #[cfg(test)]
@@ -268,9 +289,9 @@ mod tests {
             d.depend(DomainKey::Class(0), s);
         }
         let mut hit = Vec::new();
-        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |s| s != 5), 3);
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |s| s != 5, |_| {}), 3);
         assert_eq!(hit, vec![4, 6]);
         hit.clear();
-        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |_| true), 2);
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |_| true, |_| {}), 2);
     }
 }

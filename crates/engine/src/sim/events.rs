@@ -11,7 +11,7 @@ use crate::world::ClassId;
 use super::oracle::Affected;
 use super::program::Frame;
 use super::units::EventCode;
-use super::{unsettle, Simulation};
+use super::{prefetch, unsettle, Simulation};
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
@@ -159,6 +159,13 @@ impl Simulation {
             Some(Frame::Loop(run)) => Some(run),
             _ => None,
         };
+        // Raw: only ever prefetched (never read through) while the walk holds the sites.
+        let (base, n) = (self.sites.as_ptr(), self.sites.len());
+        let ahead = |s: u32| {
+            if (s as usize) < n {
+                prefetch(base.wrapping_add(s as usize));
+            }
+        };
         let sites = &mut self.sites;
         let mut holds = |k: DomainKey, s: u32| {
             let site = &mut sites[s as usize];
@@ -174,12 +181,12 @@ impl Simulation {
             holds
         };
         if r.bulk {
-            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds);
+            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds, ahead);
         }
         for &k in &r.keys {
             // Under bulk the class domains were just walked; a key without a domain walks nothing.
             if !r.bulk {
-                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s));
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s), ahead);
             }
         }
         in_order(&hit, self.sites.len(), ordered);
