@@ -257,6 +257,8 @@ impl Simulation {
     }
 
     /// A full selection: the fresh link for the site under the current world and policy.
+    /// Inlined: returned through memory, the link is read back wider than it was written.
+    #[inline(always)]
     fn select(&mut self, s: usize) -> (Link, bool) {
         let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver());
         let epoch = self.domains.open(domain);
@@ -341,6 +343,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
         let site = &mut self.sites[s];
         // The new entry evicts the one for the same receiver, the only one there is.
