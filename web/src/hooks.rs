@@ -197,6 +197,10 @@ enum Engine {
 /// reading a text answers that job as failed (the text stays on screen) and is replaced for
 /// the next one: a text that stopped the worker is never run on the page.
 ///
+/// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
+/// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
+/// as `Action::Lanes`, and lanes lost with a stopped worker as `Action::LanesLost`.
+///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
 #[hook]
