@@ -17,6 +17,7 @@ use crate::components::files::{ExportFormat, Files};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::Knobs;
+use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::MeasuredPanel;
 use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
@@ -76,6 +77,8 @@ pub fn app() -> Html {
         });
     }
     let mounted = use_mount_stages(PAGE_PARTS);
+    // A scenario read off the main thread is shown in steps (components/later.rs).
+    let read = use_read_generation(loading);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -160,7 +163,7 @@ pub fn app() -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
+                        None => call_site_sections(&store, &s, &shared, (mounted, read), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -309,13 +312,15 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneV
 /// `mounted`: how many parts of the page under the top bar are mounted yet (1: the blast view;
 /// 2: also the charts beside it: the running comparison, the first screen; 3: also the why
 /// panel under the charts, comparison and expectations; 4: also the gallery and the
-/// measured-runtime panel; 5: also the editor); see `use_mount_stages`.
+/// measured-runtime panel; 5: also the editor); see `use_mount_stages`. `read`: the read
+/// generation (`Later`): after a scenario was read off the main thread, the parts after the
+/// blast view follow it one painted frame after another.
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
     s: &AppState,
     shared: &ScenarioParts,
-    mounted: usize,
+    (mounted, read): (usize, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
     gallery: Html,
     measured: Html,
@@ -348,33 +353,41 @@ fn call_site_sections(
                         <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
                             hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
                             what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <Later generation={read} frames={1}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
                             loop_mode={s.session.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                        </Later>
                     </section>
                 }
                 // The timeline and the why panel under it: a range brushed on one lists its
                 // relinks in the other, a relink clicked there is marked on the charts.
                 <div class="side">
                     if mounted >= 2 {
+                        <Later generation={read} frames={1}>
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
+                        </Later>
                     }
                     if mounted >= 3 {
+                        <Later generation={read} frames={2}>
                         <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
                             selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
                             focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                        </Later>
                     }
                 </div>
             </div>
             if mounted >= 3 {
                 <div class="analysis">
+                    <Later generation={read} frames={2}>
                     <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
                     <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
                         lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    </Later>
                 </div>
             }
             { gallery }
@@ -397,11 +410,15 @@ fn call_site_sections(
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
+                        <Later generation={read} frames={3}>
                         <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
                             error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                        </Later>
+                        <Later generation={read} frames={4}>
                         <DslEditor text={AttrValue::from(s.session.text.clone())} error={s.session.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
+                        </Later>
                     </div>
                 </section>
             }
