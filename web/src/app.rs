@@ -150,7 +150,7 @@ pub fn app() -> Html {
             <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
-                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", blast_playground::format::count(sites as u64)) }
+                    { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }
                 </p>
             }
             if let (Some(e), None) = (&s.session.run_error, &s.model) {

@@ -227,7 +227,7 @@ fn summary(m: &Measured) -> Html {
     html! {
         <div id="measured-summary" class="measured-summary" data-runtime={r.runtime.clone()}>
             <p><strong>{ &r.version }</strong>{ format!(" ({}), {}", r.runtime, m.origin) }</p>
-            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {} rows{}. ", r.mode, r.rows.len(), machine.unwrap_or_default()) }
+            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {}{}. ", r.mode, format::counted(r.rows.len() as u64, "row"), machine.unwrap_or_default()) }
                 { "Command: " }<code>{ &r.command }</code></p>
         </div>
     }
@@ -282,7 +282,7 @@ fn verdict(f: &Fingerprint) -> Html {
                 <p class="hint">{ "Its source says " }{ policy_badge(profile.policy) }{ format!(", ranked {rank} of {} by fit (", f.fits.len()) }<code>{ profile.source }</code>{ ")." }</p>
             }
             if unreadable > 0 {
-                <p class="hint wide-note">{ format!("{unreadable} of {} rows are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", f.pairs.len()) }</p>
+                <p class="hint wide-note">{ format!("{unreadable} of {} are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", format::counted(f.pairs.len() as u64, "row")) }</p>
             }
         </div>
     }
