@@ -58,6 +58,31 @@ fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
     (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
 }
 
+/// Keep the CSS variable `var` on the page's root equal to the height of the element `node`
+/// (in px), as that changes (wrapping at another width, a longer label); the stylesheet places
+/// sticky parts below the sticky top bar with it. Dropping the result stops following.
+pub struct HeightVar(web_sys::ResizeObserver, #[allow(dead_code)] wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>);
+
+impl Drop for HeightVar {
+    fn drop(&mut self) {
+        self.0.disconnect();
+    }
+}
+
+pub fn publish_height(node: &NodeRef, var: &'static str) -> Option<HeightVar> {
+    let el = node.cast::<web_sys::Element>()?;
+    let publish = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Some(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>().ok() else { return };
+        let root = window().and_then(|w| w.document()).and_then(|d| d.document_element()).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(root) = root {
+            let _ = root.style().set_property(var, &format!("{}px", entry.target().get_bounding_client_rect().height().ceil()));
+        }
+    });
+    let observer = web_sys::ResizeObserver::new(publish.as_ref().unchecked_ref()).ok()?;
+    observer.observe(&el);
+    Some(HeightVar(observer, publish))
+}
+
 /// Scroll the element with `id` to the top of the viewport, below the top bar while that is
 /// sticky (it is not on narrow screens).
 pub fn scroll_into_view(id: &str) {

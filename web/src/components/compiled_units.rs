@@ -53,7 +53,7 @@ fn chip(u: &UnitView, selected: Option<&str>) -> Html {
     );
     let inlines_selected = selected.is_some_and(|s| u.inlines_site(s));
     html! {
-        <span class={classes!("unit", format!("tier-{}", state.to_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
+        <span class={classes!("unit", format!("tier-{}", state.to_ascii_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
             data-unit={r.name.clone()} data-tier={tier} data-deopts={st.deopts.to_string()} title={tip.clone()} aria-label={tip}>
             <span class="flash-layer">
                 if u.flash > 0 {
