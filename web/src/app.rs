@@ -18,7 +18,7 @@ use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::Knobs;
 use crate::components::later::{use_read_generation, Later};
-use crate::components::measured::MeasuredPanel;
+use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
 use crate::components::model_expectations::ModelExpectations;
@@ -33,7 +33,7 @@ use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
-use blast_playground::measured::{self, Measured};
+use blast_playground::measured::Measured;
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
@@ -471,12 +471,18 @@ fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Opti
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
 /// result shown in the measured panel, which is brought into sight once it is on the page.
 fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
-    let (load, measured) = (load_preset(store), measured.clone());
+    let (load, measured, store) = (load_preset(store), measured.clone(), store.clone());
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load.emit((runtime.preset_id(), false));
-        measured.set(measured::reference(runtime_id).map(Rc::new));
-        browser::soon_detached(|| browser::scroll_into_view("measured"));
+        let (measured, store) = (measured.clone(), store.clone());
+        fetch_reference(runtime_id, move |m| match m {
+            Ok(m) => {
+                measured.set(Some(Rc::new(m)));
+                browser::soon_detached(|| browser::scroll_into_view("measured"));
+            }
+            Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The reference result of {runtime_id} could not be read: {e}")))),
+        });
     })
 }
 

@@ -58,6 +58,21 @@ fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
     (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
 }
 
+/// The text at `url` (relative to the page), fetched; `done` gets it, or why not.
+pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
+    async fn read(request: js_sys::Promise) -> Result<String, String> {
+        use wasm_bindgen_futures::JsFuture;
+        let response: web_sys::Response = JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or("the network refused it")?;
+        if !response.ok() {
+            return Err(format!("the server answered {}", response.status()));
+        }
+        let body = response.text().map_err(|_| "it has no body")?;
+        JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or_else(|| "its body could not be read".into())
+    }
+    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err("there is no window".into())) };
+    wasm_bindgen_futures::spawn_local(async move { done(read(request).await) });
+}
+
 /// Keep the CSS variable `var` on the page's root equal to the height of the element `node`
 /// (in px), as that changes (wrapping at another width, a longer label); the stylesheet places
 /// sticky parts below the sticky top bar with it. Dropping the result stops following.
@@ -373,7 +388,9 @@ impl DrawingBackend for ChartBackend {
         self.context.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
         match self.context.measure_text(text) {
             Ok(m) => Ok((m.width().ceil() as u32, (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil() as u32)),
-            Err(_) => self.canvas.estimate_text_size(text, style),
+            // measureText does not fail on a 2d context; were it to, an average glyph box
+            // (not plotters' own measure, which lays the page out).
+            Err(_) => Ok(((text.chars().count() as f64 * style.size() * 0.6).ceil() as u32, (style.size() * 1.2).ceil() as u32)),
         }
     }
 }

@@ -71,7 +71,7 @@ async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
         let imported = imported.clone();
         Callback::from(move |m: Rc<Measured>| imported.borrow_mut().push(m))
     };
-    let reference = Rc::new(measured::reference("cpython").unwrap());
+    let reference = Rc::new(measured::reference("cpython", include_str!("../../probes/results/cpython.json")).unwrap());
     let props = MeasuredProps { measured: Some(reference.clone()), highlight: Some("fanout_root@8".into()), on_import, on_clear: Callback::noop() };
     yew::Renderer::<MeasuredPanel>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;

@@ -26,6 +26,13 @@ pub struct MeasuredProps {
     pub on_clear: Callback<()>,
 }
 
+/// A probed runtime's reference result (`measured::reference_url`), fetched when asked for.
+pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<Measured, String>) + 'static) {
+    let Some(url) = measured::reference_url(runtime_id) else { return done(Err("there is no reference result for it".into())) };
+    let id = runtime_id.to_string();
+    browser::fetch_text(&url, move |text| done(text.and_then(|text| measured::reference(&id, &text).map_err(|e| e.to_string()))));
+}
+
 /// A refused import: what was being read and why, with the offending line when there is one.
 #[derive(Clone, PartialEq)]
 struct Refusal {
@@ -131,10 +138,15 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     let on_reference = {
         let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
         Callback::from(move |e: Event| {
-            if let Some(m) = measured::reference(&browser::value(&e)) {
-                refusal.set(None);
-                on_import.emit(Rc::new(m));
-            }
+            let id = browser::value(&e);
+            let (on_import, refusal) = (on_import.clone(), refusal.clone());
+            fetch_reference(&id.clone(), move |m| match m {
+                Ok(m) => {
+                    refusal.set(None);
+                    on_import.emit(Rc::new(m));
+                }
+                Err(message) => refusal.set(Some(Refusal { origin: format!("the reference result of {id}"), message, excerpt: None })),
+            });
             browser::clear_value(&e);
         })
     };
