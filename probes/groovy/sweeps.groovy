@@ -10,8 +10,9 @@
 //   sites     `param` hot sites (1 .. 16) on as many classes, an unrelated write every 1000
 //   burst     `param` writes to an unrelated class before each op, then a steady loop (0 .. 3000)
 //   body      Hot.describe builds a string (a real body); param = write period (0 = no writes)
-//   length    `param` warm-up ops (0 .. 30) on fresh classes before the timed ops, a write to
-//             Hot every 1000 (run length: how long the JIT takes to settle)
+//   length    run length: the time of op `param` + 1 (0 .. 30) of a fresh loop, a write to Hot
+//             every 1000, in a JVM whose runtime code is already warm (how long a new loop
+//             method takes to climb HotSpot's tiers: see the `length` branch below)
 //   poly      one site whose receiver cycles through `param` classes (1 .. 12), unrelated
 //             write every 1000 (how 2.4 relinks a site whose receiver changes: docs/CALIBRATION.md)
 //
@@ -31,6 +32,7 @@ import org.codehaus.groovy.control.CompilerConfiguration
 INDY = new CompilerConfiguration()
 INDY.optimizationOptions.indy = true
 worldId = 0
+LENGTHS = [0, 1, 3, 10, 30]
 
 String sweep = args ? args[0] : 'density'
 int argInt(String name, int dflt) {
@@ -90,9 +92,9 @@ switch (sweep) {
         plan = [0, 1000].collect { p -> [p, build('', '', writeOn('Unrelated'), p, ['o.describe(i)'], 'def o = new W_Hot()')] }
         break
     case 'length':
-        // Run length: `param` warm-up ops on fresh classes, then the timed ops, in one pass (so
-        // no pass adds warm-up): how long the JIT takes to settle under a write every 1000.
-        plan = [0, 1, 3, 10, 30].collect { w -> [w, build('', '', writeOn('Hot'), 1000, ['o.compute(i)'], 'def o = new W_Hot()'), w] }
+        // Run length: one row per op index (param = the ops before it), each timed once in every
+        // fresh world (below); `warmup` here warms the runtime, not the worlds.
+        plan = LENGTHS.collect { w -> [w, null, w] }
         break
     case 'poly':
         plan = [1, 2, 4, 8, 12].collect { k ->
@@ -115,8 +117,27 @@ Closure buildSites(String classes, String objs, int k) {
 }
 
 // Three passes; within a pass each param runs its warm-up and then its timed reps back to back.
-final int ROUNDS = sweep == 'length' ? 1 : 3
+final int ROUNDS = sweep == 'length' ? 0 : 3
 List<List<Long>> times = plan.collect { [] }
+if (sweep == 'length') {
+    // The runtime's own code (Groovy's call path and metaclass write path, the JDK's method-handle
+    // forms) warms up once per JVM and took seconds here; the length rows are about the loop's
+    // method alone. So `warmup` ops of a world writing every 10 iterations first, untimed; then
+    // `reps` fresh worlds (new classes, a new loop method and new call sites, which HotSpot
+    // compiles from scratch), each run for 31 ops, timing ops 1, 2, 4, 11 and 31.
+    Closure warm = build('', '', writeOn('Hot'), 10, ['o.compute(i)'], 'def o = new W_Hot()')
+    warmup.times { warm() }
+    reps.times {
+        Closure op = build('', '', writeOn('Hot'), 1000, ['o.compute(i)'], 'def o = new W_Hot()')
+        (0..LENGTHS.max()).each { n ->
+            long t0 = System.nanoTime()
+            op()
+            long t = System.nanoTime() - t0
+            int k = LENGTHS.indexOf(n)
+            if (k >= 0) times[k] << t
+        }
+    }
+}
 ROUNDS.times { r ->
     int share = reps.intdiv(ROUNDS) + (r < reps % ROUNDS ? 1 : 0)
     plan.eachWithIndex { p, k ->

@@ -537,9 +537,6 @@ fn calibration_table(cal: &Calibration) -> String {
     for c in &cal.checks {
         let _ = writeln!(s, "{} {} ({})", if c.ok { "ok  " } else { "FAIL" }, c.name, c.detail);
     }
-    for c in &cal.tracked {
-        let _ = writeln!(s, "{} {} ({})", if c.ok { "ok  " } else { "gap " }, c.name, c.detail);
-    }
     let failed = cal.checks.iter().filter(|c| !c.ok).count();
     let _ = writeln!(s, "\n{} passed, {} failed", cal.checks.len() - failed, failed);
     s
@@ -575,12 +572,6 @@ pub fn calibration_markdown(cal: &Calibration) -> String {
     s.push_str("\n## Checks\n\n");
     for c in &cal.checks {
         let _ = writeln!(s, "- {} {} ({})", if c.ok { "✅" } else { "❌" }, c.name, c.detail);
-    }
-    s.push_str(
-        "\n## Tracked, not yet reproduced\n\nGroovy 2.4 sweeps whose checks are reported but not required (`groovy24::ENFORCED` lists the required ones):\n\n",
-    );
-    for c in &cal.tracked {
-        let _ = writeln!(s, "- {} {} ({})", if c.ok { "✅" } else { "⚠️" }, c.name, c.detail);
     }
     s
 }

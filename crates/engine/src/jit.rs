@@ -29,8 +29,22 @@
 //!   finds it already past the C2 thresholds and compiles it at C2 directly: a unit that has been
 //!   in C2 before comes back after `2^Tier0BackedgeNotifyFreqLog` interpreted back-edges.
 //!
-//! Simplification (said in docs/CALIBRATION.md): the background compile's own latency is not
-//! modelled; a recompiled unit is in C2 at the notification.
+//! - `runtime/globals.hpp`: `BackgroundCompilation` true: a thread that requests a compile is not
+//!   blocked; its code keeps running in the tier it is in until the compile is installed. So a
+//!   loop crossing a threshold runs on in the lower tier for the compile's latency
+//!   ([`Thresholds::c1_latency_ns`], [`Thresholds::c2_latency_ns`]: time, which the caller turns
+//!   into back-edges with what an iteration costs in each tier).
+//! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::method_back_branch_event`: a loop's
+//!   threshold queues an OSR compile (the code the running loop jumps into); `call_event` then
+//!   raises the method's standard entry to the OSR code's level ("the levels should be equalized
+//!   ... to avoid OSRs during each invocation"), a second compile queued once the first is in.
+//!   Until it is installed, every new invocation starts in the old entry code and moves into the
+//!   OSR code at that code's next back-edge report: 2^`Tier0BackedgeNotifyFreqLog` interpreted
+//!   back-edges, 2^`Tier3BackedgeNotifyFreqLog` (13, `compiler_globals.hpp`) in C1 code.
+//!
+//! Simplification (said in docs/CALIBRATION.md): a recompilation after a deoptimization is
+//! installed at the notification, without latency (`CompilationPolicy::compare_methods` puts a
+//! "recompilation after deopt" at the head of the queue; its compile time is not modelled).
 
 use serde::{Deserialize, Serialize};
 
@@ -69,6 +83,12 @@ pub struct Thresholds {
     pub back_edge_notify: u64,
     /// Invocations between the interpreter's reports (2^`Tier0InvokeNotifyFreqLog`, 7).
     pub tier0_invoke_notify: u64,
+    /// Back-edges between C1 (tier 3) code's reports (2^`Tier3BackedgeNotifyFreqLog`, 13).
+    pub c1_back_edge_notify: u64,
+    /// Compile latency, ns from the request to the installed code, of a unit's first compile at
+    /// C1 and at C2 (0: installed at the request).
+    pub c1_latency_ns: u64,
+    pub c2_latency_ns: u64,
     pub recompilation_cutoff: u32,
     pub bytecode_recompilation_cutoff: u32,
     pub method_trap_limit: u32,
@@ -84,6 +104,9 @@ impl Default for Thresholds {
             tier4_back_edges: 40_000,
             back_edge_notify: 1 << 10,
             tier0_invoke_notify: 1 << 7,
+            c1_back_edge_notify: 1 << 13,
+            c1_latency_ns: 0,
+            c2_latency_ns: 0,
             recompilation_cutoff: 400,
             bytecode_recompilation_cutoff: 200,
             method_trap_limit: 100,
@@ -142,10 +165,29 @@ pub struct UnitStats {
     pub traps: u64,
 }
 
+/// A compile requested and not installed yet (see the module header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pending {
+    to: Tier,
+    /// The OSR compile (the running loop's code); else the standard entry's.
+    osr: bool,
+    /// When it is installed, in the caller's virtual time (ns).
+    ready_ns: u64,
+}
+
 /// One compilation unit (a method, with its OSR entries): its tier and HotSpot's counters.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unit {
+    /// The tier of the loop's code (its OSR code, once compiled).
     tier: Tier,
+    /// The tier of the standard entry, where a new invocation starts (below `tier` while the
+    /// equalizing compile is pending).
+    entry: Tier,
+    /// Back-edges the current invocation still runs in the entry code it started in (`lag_in`)
+    /// before it moves into `tier`'s.
+    lag: u64,
+    lag_in: Tier,
+    pending: Option<Pending>,
     /// Invocations and back-edges counted toward the next tier since the unit last changed tier.
     invocations: u64,
     back_edges: u64,
@@ -173,6 +215,10 @@ impl Unit {
     pub fn new() -> Unit {
         Unit {
             tier: Tier::Interpreter,
+            entry: Tier::Interpreter,
+            lag: 0,
+            lag_in: Tier::Interpreter,
+            pending: None,
             invocations: 0,
             back_edges: 0,
             decompiles: 0,
@@ -189,6 +235,7 @@ impl Unit {
     pub fn compiled() -> Unit {
         let mut u = Unit::new();
         u.tier = Tier::C2;
+        u.entry = Tier::C2;
         u.reached_c1 = true;
         u.reached_c2 = true;
         u
@@ -209,6 +256,16 @@ impl Unit {
     }
 
     fn promote(&mut self, to: Tier) {
+        self.install_osr(to);
+        self.entry = to;
+        // A compile still queued for this tier or a lower one would install nothing new.
+        if self.pending.is_some_and(|p| p.to <= to) {
+            self.pending = None;
+        }
+    }
+
+    /// Code for `to` runs the loop from now on; the standard entry is the caller's business.
+    fn install_osr(&mut self, to: Tier) {
         self.tier = to;
         self.invocations = 0;
         self.back_edges = 0;
@@ -238,7 +295,14 @@ impl Unit {
     /// unit compiled at the next tier if the invocation threshold is crossed. Returns the tier
     /// the invocation ran in (the tier before any compile it triggers).
     pub fn invoke(&mut self, t: &Thresholds) -> Tier {
-        let ran = self.tier;
+        let ran = self.entry;
+        // Below the loop's code, a new invocation reaches it at the entry code's next report.
+        self.lag_in = self.entry;
+        self.lag = match self.entry {
+            e if e == self.tier => 0,
+            Tier::Interpreter => t.back_edge_notify,
+            _ => t.c1_back_edge_notify,
+        };
         self.invocations += 1;
         match self.tier {
             Tier::Interpreter if self.reached_c2 && !self.c2_disabled && self.invocations >= t.tier0_invoke_notify => self.promote(Tier::C2),
@@ -251,25 +315,77 @@ impl Unit {
 
     /// `n` loop iterations (back-edges) inside one invocation, in closed form: OSR compiles
     /// the loop at C1 after `Tier3BackEdgeThreshold` interpreted back-edges and at C2 after
-    /// `Tier4BackEdgeThreshold` more. Returns the iterations run in each tier.
-    pub fn run_loop(&mut self, n: u64, t: &Thresholds) -> TierSpans {
+    /// `Tier4BackEdgeThreshold` more, each installed its latency later. The loop starts at
+    /// virtual time `now_ns`, and `ns_per_iteration` (by tier) says how many iterations a
+    /// latency is. Returns the iterations run in each tier.
+    pub fn run_loop(&mut self, n: u64, t: &Thresholds, now_ns: f64, ns_per_iteration: &[f64; 3]) -> TierSpans {
         let mut spans = TierSpans::default();
         let mut left = n;
+        let mut clock = now_ns;
         while left > 0 {
-            match self.next(t) {
-                Some((to, need)) if need <= left => {
-                    spans.add(self.tier, need);
-                    left -= need;
-                    self.promote(to);
+            let running = if self.lag > 0 { self.lag_in } else { self.tier };
+            let mut k = left;
+            if self.lag > 0 {
+                k = k.min(self.lag);
+            }
+            let installs = self.pending.map(|p| iterations_for(p.ready_ns as f64 - clock, ns_per_iteration[running as usize]));
+            let crossing = match installs {
+                Some(i) => {
+                    k = k.min(i);
+                    None
                 }
-                _ => {
-                    spans.add(self.tier, left);
-                    self.back_edges += left;
-                    left = 0;
-                }
+                None if self.lag == 0 => self.next(t).filter(|&(_, need)| need <= k),
+                None => None,
+            };
+            if let Some((_, need)) = crossing {
+                k = need;
+            }
+            spans.add(running, k);
+            left -= k;
+            self.lag -= k.min(self.lag);
+            if running == self.tier {
+                self.back_edges += k;
+            }
+            clock += k as f64 * ns_per_iteration[running as usize];
+            if let Some(p) = self.pending.filter(|_| installs == Some(k)) {
+                self.pending = None;
+                self.install(p, t, clock);
+            }
+            if let Some((to, _)) = crossing {
+                self.request(to, t, clock);
             }
         }
         spans
+    }
+
+    /// A threshold was crossed: the compile at `to` is queued (or installed at once: a
+    /// recompilation, or no latency).
+    fn request(&mut self, to: Tier, t: &Thresholds, now_ns: f64) {
+        let again = match to {
+            Tier::C1 => self.reached_c1,
+            Tier::C2 => self.reached_c2,
+            Tier::Interpreter => true,
+        };
+        let latency = if again { 0 } else { t.latency_ns(to) };
+        if latency == 0 {
+            self.promote(to);
+        } else {
+            self.pending = Some(Pending { to, osr: true, ready_ns: (now_ns + latency as f64) as u64 });
+        }
+    }
+
+    /// A pending compile is installed: the OSR code takes over the running loop and queues the
+    /// standard entry's compile at the same tier (`CompilationPolicy::call_event`).
+    fn install(&mut self, p: Pending, t: &Thresholds, now_ns: f64) {
+        if !p.osr {
+            self.entry = p.to;
+            return;
+        }
+        self.install_osr(p.to);
+        match t.latency_ns(p.to) {
+            0 => self.entry = p.to,
+            latency => self.pending = Some(Pending { to: p.to, osr: false, ready_ns: (now_ns + latency as f64) as u64 }),
+        }
     }
 
     /// A dependency of the unit's compiled code was invalidated (`CodeCache` marked it for
@@ -298,7 +414,12 @@ impl Unit {
     fn make_not_entrant(&mut self, t: &Thresholds) -> Deopt {
         self.stats.deopts += 1;
         self.decompiles += 1;
+        // Both entries' C2 code inlined the same links; a compile in flight would install code
+        // whose dependencies are already broken (`ciEnv::register_method` refuses it).
         self.tier = Tier::Interpreter;
+        self.entry = Tier::Interpreter;
+        self.lag = 0;
+        self.pending = None;
         self.invocations = 0;
         self.back_edges = 0;
         if self.decompiles > t.recompilation_cutoff && !self.c2_disabled {
@@ -341,6 +462,26 @@ impl Unit {
     }
 }
 
+impl Thresholds {
+    /// The latency of a unit's first compile at `to`.
+    fn latency_ns(&self, to: Tier) -> u64 {
+        match to {
+            Tier::Interpreter => 0,
+            Tier::C1 => self.c1_latency_ns,
+            Tier::C2 => self.c2_latency_ns,
+        }
+    }
+}
+
+/// Iterations at `ns` each until `left_ns` have gone by (at least one while any are left).
+fn iterations_for(left_ns: f64, ns: f64) -> u64 {
+    if left_ns <= 0.0 || ns <= 0.0 {
+        0
+    } else {
+        (left_ns / ns).ceil().max(1.0) as u64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,11 +493,17 @@ mod tests {
         tier4_back_edges: 40_000,
         back_edge_notify: 1024,
         tier0_invoke_notify: 128,
+        c1_back_edge_notify: 8192,
+        c1_latency_ns: 0,
+        c2_latency_ns: 0,
         recompilation_cutoff: 400,
         bytecode_recompilation_cutoff: 200,
         method_trap_limit: 100,
         bytecode_trap_limit: 4,
     };
+
+    /// Costs per iteration when no latency is set (they only convert latency into iterations).
+    const FREE: [f64; 3] = [0.0; 3];
 
     #[test]
     fn the_defaults_are_hotspots() {
@@ -366,11 +513,11 @@ mod tests {
     #[test]
     fn a_loop_climbs_interpreter_c1_c2_by_back_edges() {
         let mut u = Unit::new();
-        assert_eq!(u.run_loop(59_999, &T), TierSpans { interpreter: 59_999, c1: 0, c2: 0 });
+        assert_eq!(u.run_loop(59_999, &T, 0.0, &FREE), TierSpans { interpreter: 59_999, c1: 0, c2: 0 });
         assert_eq!(u.tier(), Tier::Interpreter);
-        assert_eq!(u.run_loop(1, &T), TierSpans { interpreter: 1, c1: 0, c2: 0 });
+        assert_eq!(u.run_loop(1, &T, 0.0, &FREE), TierSpans { interpreter: 1, c1: 0, c2: 0 });
         assert_eq!(u.tier(), Tier::C1, "the 60000th back-edge triggers the C1 OSR compile");
-        assert_eq!(u.run_loop(100_000, &T), TierSpans { interpreter: 0, c1: 40_000, c2: 60_000 });
+        assert_eq!(u.run_loop(100_000, &T, 0.0, &FREE), TierSpans { interpreter: 0, c1: 40_000, c2: 60_000 });
         assert_eq!(u.tier(), Tier::C2);
         assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 2, traps: 0 });
     }
@@ -388,26 +535,100 @@ mod tests {
     fn interpreted_c1_c2_deopt_recompile_cutoff() {
         let mut u = Unit::new();
         assert_eq!(u.invalidate(&T), Deopt::Nothing, "interpreted code depends on nothing");
-        u.run_loop(100_000, &T);
+        u.run_loop(100_000, &T, 0.0, &FREE);
         assert_eq!(u.tier(), Tier::C2);
         assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
         assert_eq!((u.tier(), u.decompiles()), (Tier::Interpreter, 1));
-        let spans = u.run_loop(100_000, &T);
+        let spans = u.run_loop(100_000, &T, 0.0, &FREE);
         assert_eq!(spans, TierSpans { interpreter: 1_024, c1: 0, c2: 98_976 }, "hot already: C2 again at the next back-edge report");
         assert_eq!(u.tier(), Tier::C2);
         assert_eq!(u.stats.recompiles, 1);
         // 399 more storms: still recompiled each time.
         for _ in 0..399 {
             assert_eq!(u.invalidate(&T), Deopt::Deoptimized);
-            u.run_loop(100_000, &T);
+            u.run_loop(100_000, &T, 0.0, &FREE);
         }
         assert_eq!((u.tier(), u.decompiles()), (Tier::C2, 400));
         assert_eq!(u.invalidate(&T), Deopt::DeoptimizedPastCutoff, "the 401st decompile passes PerMethodRecompilationCutoff");
         assert!(u.past_cutoff());
-        let spans = u.run_loop(1_000_000, &T);
+        let spans = u.run_loop(1_000_000, &T, 0.0, &FREE);
         assert_eq!(spans, TierSpans { interpreter: 60_000, c1: 940_000, c2: 0 }, "C2 gave up: the unit climbs to C1 and stays there");
         assert_eq!(u.invalidate(&T), Deopt::Nothing, "C1 code holds no call-site dependency: no more deopt storms");
         assert_eq!(u.stats.deopts, 401);
+    }
+
+    /// Runs `n` iterations from `*clock` and moves the clock on by what they cost.
+    fn timed(u: &mut Unit, n: u64, t: &Thresholds, clock: &mut f64, cost: &[f64; 3]) -> TierSpans {
+        let s = u.run_loop(n, t, *clock, cost);
+        *clock += Tier::ALL.iter().map(|&x| s.get(x) as f64 * cost[x as usize]).sum::<f64>();
+        s
+    }
+
+    #[test]
+    fn compiles_install_their_latency_later_and_invocations_reach_the_osr_code_at_a_report() {
+        let t = Thresholds { c1_latency_ns: 10_000, c2_latency_ns: 50_000, ..T };
+        let cost = [100.0, 10.0, 1.0]; // ns an iteration, interpreted / C1 / C2
+        let mut clock = 0.0;
+        let mut u = Unit::new();
+        u.invoke(&t);
+        // The C1 threshold at 60 000 back-edges; the interpreter runs on for 10 us (100 iterations).
+        assert_eq!(timed(&mut u, 60_099, &t, &mut clock, &cost), TierSpans { interpreter: 60_099, c1: 0, c2: 0 });
+        assert_eq!(u.tier(), Tier::Interpreter);
+        assert_eq!(timed(&mut u, 1, &t, &mut clock, &cost).interpreter, 1);
+        assert_eq!(u.tier(), Tier::C1, "the C1 OSR code is in");
+        // The standard entry's C1 compile (1 000 C1 iterations), then 39 000 more to the C2
+        // threshold, then 50 us (5 000 C1 iterations) of C2 compile.
+        assert_eq!(timed(&mut u, 45_000, &t, &mut clock, &cost), TierSpans { interpreter: 0, c1: 45_000, c2: 0 });
+        assert_eq!(u.tier(), Tier::C2);
+        // The standard entry's C2 compile: 50 us, 10 of them in this invocation's C2 code.
+        assert_eq!(timed(&mut u, 10_000, &t, &mut clock, &cost).c2, 10_000);
+        u.invoke(&t);
+        // A new invocation starts in the C1 entry and reaches the C2 OSR code at C1's report,
+        // 8 192 back-edges in (the entry's C2 code is installed 4 000 in, too late for this one).
+        assert_eq!(timed(&mut u, 20_000, &t, &mut clock, &cost), TierSpans { interpreter: 0, c1: 8_192, c2: 11_808 });
+        u.invoke(&t);
+        assert_eq!(timed(&mut u, 1_000, &t, &mut clock, &cost).c2, 1_000, "the entry is C2 now");
+        assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 2, traps: 0 });
+    }
+
+    #[test]
+    fn a_compile_goes_on_while_the_thread_is_outside_the_loop() {
+        let t = Thresholds { c1_latency_ns: 10_000, ..T };
+        let cost = [100.0, 10.0, 1.0];
+        let mut u = Unit::new();
+        u.run_loop(60_000, &t, 0.0, &cost);
+        assert_eq!(u.tier(), Tier::Interpreter, "requested at 6 ms, ready at 6.01 ms");
+        // 20 us elsewhere (events between two loop segments): the C1 code is in at the next back-edge.
+        assert_eq!(u.run_loop(10, &t, 6_020_000.0, &cost), TierSpans { interpreter: 0, c1: 10, c2: 0 });
+    }
+
+    #[test]
+    fn an_invocation_threshold_overtakes_a_queued_compile() {
+        let t = Thresholds { c1_latency_ns: 1_000_000, ..T };
+        let cost = [100.0, 10.0, 1.0];
+        let mut u = Unit::new();
+        u.run_loop(60_000, &t, 0.0, &cost);
+        assert_eq!(u.tier(), Tier::Interpreter, "the C1 OSR compile is queued");
+        for _ in 0..200 {
+            u.invoke(&t);
+        }
+        assert_eq!(u.tier(), Tier::C1, "Tier3InvocationThreshold compiled it first");
+        u.run_loop(20_000, &t, 1e9, &cost);
+        assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 1, traps: 0 }, "the queued compile installs nothing more");
+    }
+
+    #[test]
+    fn a_deopt_drops_a_pending_compile_and_the_recompile_has_no_latency() {
+        let t = Thresholds { c1_latency_ns: 10_000, c2_latency_ns: 50_000, ..T };
+        let cost = [100.0, 10.0, 1.0];
+        let mut clock = 0.0;
+        let mut u = Unit::new();
+        timed(&mut u, 105_100, &t, &mut clock, &cost);
+        assert_eq!(u.tier(), Tier::C2, "its standard entry's C2 compile still pending");
+        assert_eq!(u.invalidate(&t), Deopt::Deoptimized);
+        assert_eq!(timed(&mut u, 2_000, &t, &mut clock, &cost), TierSpans { interpreter: 1_024, c1: 0, c2: 976 });
+        u.invoke(&t);
+        assert_eq!(timed(&mut u, 1_000, &t, &mut clock, &cost).c2, 1_000, "recompiled at both entries");
     }
 
     #[test]
@@ -425,14 +646,14 @@ mod tests {
         let mut u = Unit::compiled();
         for _ in 0..4 {
             assert_eq!(u.trap(7, &T), Deopt::Deoptimized);
-            u.run_loop(100_000, &T);
+            u.run_loop(100_000, &T, 0.0, &FREE);
         }
         assert!(!u.speculates_at(7, &T));
         assert_eq!(u.trap(7, &T), Deopt::Nothing, "PerBytecodeTrapLimit: the failure path is compiled in");
         // Other sites trap until the unit's limit.
         let mut site = 100;
         while u.trap(site, &T) == Deopt::Deoptimized {
-            u.run_loop(100_000, &T);
+            u.run_loop(100_000, &T, 0.0, &FREE);
             site += 1;
         }
         assert_eq!(u.stats.traps, 100, "PerMethodTrapLimit");

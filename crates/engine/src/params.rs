@@ -109,6 +109,13 @@ pub struct Params {
     pub interpreter_call_ns: f64,
     /// The same for C1 code (tier 3, profiling): the linked chain is called, not inlined.
     pub c1_call_ns: f64,
+    /// Compile latency (`BackgroundCompilation`, see `jit`): ns from a unit crossing its C1
+    /// threshold to its C1 code installed, the unit running on interpreted meanwhile. 0 here: the
+    /// published rows are measured by JMH after seconds of warm-up, longer than any compile,
+    /// which the presets compress into a few ops; [`Params::groovy_2_4`] uses `c1_compile_2_4_ns`.
+    pub c1_compile_ns: f64,
+    /// The same from the C2 threshold to the C2 code (the unit runs on in C1 meanwhile).
+    pub c2_compile_ns: f64,
     /// One deoptimization: making the C2 code not entrant and converting its frame to an
     /// interpreter frame. An estimate: the fit over every row drives it toward zero (the time
     /// below C2 that follows a deoptimization is what the published churn rows see, not the event).
@@ -137,6 +144,29 @@ pub struct Params {
     /// (3000 writes cost 8.6x what 1000 do: about 23 us and 7 us a write, 7.5 ns per method held);
     /// the code responsible was not traced in Groovy's source. Negligible for the published rows, which write one method again and again.
     pub metaclass_write_per_method_ns: f64,
+    /// What a Groovy 2.4 dynamic call adds when the method holding it runs interpreted or in
+    /// C1 code, which do not inline it: the site's whole method-handle chain (the SwitchPoint,
+    /// metaclass and receiver guards, argument conversions, the target) run out of line. It
+    /// stands for both lower tiers ([`Params::groovy_2_4`] sets `interpreter_call_ns` and
+    /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Pinned by the `length`
+    /// sweep's first three rows (op 1 mostly interpreted, ops 2 and 4 in C1 code); a fresh loop
+    /// measured with `-XX:+LogCompilation` here ran 1.1 us an iteration of two calls
+    /// interpreted and 0.67 to 0.9 us in C1 code. Groovy 5's `interpreter_call_ns` and
+    /// `c1_call_ns` (19 and 2.5 ns) are fitted on JMH rows whose sites sit on their cache path,
+    /// which `pic_call_ns` already charges.
+    pub chain_call_2_4_ns: f64,
+    /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores shared with other
+    /// jobs), read off `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the probe's
+    /// fresh loop method: 4 to 13 ms at load 2 to 3 (7 to 67 ms at load 8 to 11, the queue and
+    /// the cores shared). The `length` sweep's first op holds it with
+    /// `chain_call_2_4_ns`.
+    pub c1_compile_2_4_ns: f64,
+    /// `c2_compile_ns` likewise: 13 to 69 ms for the loop's OSR compile at load 2 to 3 (47 to
+    /// 508 ms at load 8 to 11), 13 to 23 ms for the standard entry's (the engine gives both one
+    /// latency). Pinned by the
+    /// `length` sweep's second and fourth ops (op 2 in C1 code until the OSR code is in; op 4
+    /// entering it 8192 C1 back-edges in, before the standard entry's C2 code is).
+    pub c2_compile_2_4_ns: f64,
 }
 
 impl Default for Params {
@@ -177,6 +207,11 @@ impl Default for Params {
             selection_2_4_ns: 130.0,
             metaclass_write_2_4_ns: 1_100.0,
             metaclass_write_per_method_ns: 7.5,
+            c1_compile_ns: 0.0,
+            c2_compile_ns: 0.0,
+            chain_call_2_4_ns: 550.0,
+            c1_compile_2_4_ns: 10e6,
+            c2_compile_2_4_ns: 40e6,
         }
     }
 }
@@ -215,6 +250,11 @@ pub enum Param {
     Selection24Ns,
     MetaclassWrite24Ns,
     MetaclassWritePerMethodNs,
+    C1CompileNs,
+    C2CompileNs,
+    ChainCall24Ns,
+    C1Compile24Ns,
+    C2Compile24Ns,
 }
 
 /// Where a parameter's value lives in [`Params`], with its type.
@@ -226,7 +266,7 @@ enum Slot<'a> {
 }
 
 impl Param {
-    pub const ALL: [Param; 31] = [
+    pub const ALL: [Param; 36] = [
         Param::PicCapacity,
         Param::OptimizeThreshold,
         Param::FallbackThreshold,
@@ -258,6 +298,11 @@ impl Param {
         Param::Selection24Ns,
         Param::MetaclassWrite24Ns,
         Param::MetaclassWritePerMethodNs,
+        Param::C1CompileNs,
+        Param::C2CompileNs,
+        Param::ChainCall24Ns,
+        Param::C1Compile24Ns,
+        Param::C2Compile24Ns,
     ];
 
     /// Whether `examples/fit.rs` fits it to the published and measured rows. The others keep
@@ -277,6 +322,9 @@ impl Param {
                 | Param::InterpreterSlowdown
                 | Param::Selection24Ns
                 | Param::MetaclassWrite24Ns
+                | Param::ChainCall24Ns
+                | Param::C1Compile24Ns
+                | Param::C2Compile24Ns
         )
     }
 
@@ -314,6 +362,11 @@ impl Param {
             Param::Selection24Ns => "selection_2_4_ns",
             Param::MetaclassWrite24Ns => "metaclass_write_2_4_ns",
             Param::MetaclassWritePerMethodNs => "metaclass_write_per_method_ns",
+            Param::C1CompileNs => "c1_compile_ns",
+            Param::C2CompileNs => "c2_compile_ns",
+            Param::ChainCall24Ns => "chain_call_2_4_ns",
+            Param::C1Compile24Ns => "c1_compile_2_4_ns",
+            Param::C2Compile24Ns => "c2_compile_2_4_ns",
         }
     }
 
@@ -351,6 +404,11 @@ impl Param {
             Param::Selection24Ns => "ns per method selection in Groovy 2.4 (IndyInterface.selectMethod)",
             Param::MetaclassWrite24Ns => "ns per method written onto an ExpandoMetaClass in Groovy 2.4",
             Param::MetaclassWritePerMethodNs => "ns a metaclass write adds per method the metaclass already holds",
+            Param::C1CompileNs => "ns from a unit's C1 threshold to its C1 code installed (background compilation)",
+            Param::C2CompileNs => "ns from a unit's C2 threshold to its C2 code installed (background compilation)",
+            Param::ChainCall24Ns => "ns a Groovy 2.4 dynamic call adds from interpreted or C1 code (its chain run out of line)",
+            Param::C1Compile24Ns => "c1_compile_ns on the machine the Groovy 2.4 rows ran on",
+            Param::C2Compile24Ns => "c2_compile_ns on the machine the Groovy 2.4 rows ran on",
         }
     }
 
@@ -463,6 +521,11 @@ impl Params {
             Param::Selection24Ns => Slot::Nanos(&mut self.selection_2_4_ns),
             Param::MetaclassWrite24Ns => Slot::Nanos(&mut self.metaclass_write_2_4_ns),
             Param::MetaclassWritePerMethodNs => Slot::Nanos(&mut self.metaclass_write_per_method_ns),
+            Param::C1CompileNs => Slot::Nanos(&mut self.c1_compile_ns),
+            Param::C2CompileNs => Slot::Nanos(&mut self.c2_compile_ns),
+            Param::ChainCall24Ns => Slot::Nanos(&mut self.chain_call_2_4_ns),
+            Param::C1Compile24Ns => Slot::Nanos(&mut self.c1_compile_2_4_ns),
+            Param::C2Compile24Ns => Slot::Nanos(&mut self.c2_compile_2_4_ns),
         }
     }
 
@@ -513,6 +576,11 @@ impl Params {
             // No cache path: a linked site's call is its chain, the relink's extra calls go
             // through the freshly linked handle.
             pic_call_ns: self.fast_call_ns,
+            // Its chain, run out of line from lower-tier code, and this machine's compile latency.
+            interpreter_call_ns: self.chain_call_2_4_ns,
+            c1_call_ns: self.chain_call_2_4_ns,
+            c1_compile_ns: self.c1_compile_2_4_ns,
+            c2_compile_ns: self.c2_compile_2_4_ns,
             ..self.clone()
         }
     }
@@ -526,6 +594,9 @@ impl Params {
             tier4_back_edges: self.tier4_back_edge_threshold,
             back_edge_notify: 1 << self.tier0_backedge_notify_freq_log.min(30),
             tier0_invoke_notify: 1 << 7,
+            c1_back_edge_notify: 1 << 13,
+            c1_latency_ns: self.c1_compile_ns as u64,
+            c2_latency_ns: self.c2_compile_ns as u64,
             recompilation_cutoff: self.per_method_recompilation_cutoff,
             bytecode_recompilation_cutoff: self.per_bytecode_recompilation_cutoff,
             method_trap_limit: self.per_method_trap_limit,

@@ -89,10 +89,11 @@ pub struct DescriptorFixedRow {
 }
 
 /// A row of `groovy24_sweeps.csv`: Groovy 2.4 (`--indy`) measured on this project's machine,
-/// ns per op (one loop of `iterations` iterations) over every timed op of every JVM fork.
+/// ns per op (one loop of `iterations` iterations) over every timed op of every JVM fork (for
+/// `length`, op `param` + 1 of every fresh loop).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
-    /// `density`, `sites`, `burst`, `body` or `poly` (see `probes/groovy/sweeps.groovy`).
+    /// `density`, `sites`, `burst`, `body`, `poly` or `length` (see `probes/groovy/sweeps.groovy`).
     pub sweep: String,
     pub param: u64,
     pub iterations: u64,

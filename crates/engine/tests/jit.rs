@@ -15,6 +15,12 @@ fn report(text: &str, policy: Policy, params: &Params) -> blast_engine::RunRepor
     run(&dsl::parse(text).unwrap(), policy, params).unwrap()
 }
 
+/// Groovy 2.4's call sites with every compile installed at its threshold: these tests are about
+/// deoptimization (compile latency: `jit`'s unit tests and `groovy24`'s run-length test).
+fn groovy_2_4_at_once() -> Params {
+    Params { c1_compile_ns: 0.0, c2_compile_ns: 0.0, ..Params::default().groovy_2_4() }
+}
+
 fn loop_unit(r: &blast_engine::RunReport) -> &blast_engine::sim::UnitReport {
     r.units.iter().find(|u| u.name == "loop 1").expect("the loop is a unit")
 }
@@ -40,7 +46,7 @@ fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
     // Four ops of a loop that writes at its first iteration: the first op climbs to C2 by its
     // last back-edge; each later op's write deoptimizes it, and being hot it is back in C2 at the
     // interpreter's next back-edge report (2^Tier0BackedgeNotifyFreqLog = 1024).
-    let p = Params::default().groovy_2_4();
+    let p = groovy_2_4_at_once();
     let r = report(&density(100_000, 4), Policy::Global, &p);
     let u = loop_unit(&r);
     assert_eq!(u.stats.deopts, 3, "{u:?}");
@@ -72,7 +78,7 @@ fn a_retired_fast_chain_deoptimizes_the_compiled_loop_and_it_climbs_again() {
 
 #[test]
 fn past_the_recompilation_cutoff_the_loop_stays_in_c1_and_stops_deoptimizing() {
-    let mut p = Params::default().groovy_2_4();
+    let mut p = groovy_2_4_at_once();
     p.per_method_recompilation_cutoff = 2;
     let r = report(&density(100_000, 8), Policy::Global, &p);
     let u = loop_unit(&r);
@@ -88,7 +94,7 @@ fn dense_writes_deoptimize_until_the_cutoff_then_the_loop_stays_in_c1() {
     // the loop is hot; then it is back in C2 after each 1024 back-edges and the next write
     // deoptimizes it again, until the 401st decompile passes PerMethodRecompilationCutoff.
     // From then on the loop runs C1 code, which no write can deoptimize.
-    let p = Params::default().groovy_2_4();
+    let p = groovy_2_4_at_once();
     let r = report(&density(10, 8), Policy::Global, &p);
     let u = loop_unit(&r);
     assert_eq!((u.stats.deopts, u.tier, u.past_cutoff), (401, Tier::C1, true), "{u:?}");
@@ -178,7 +184,7 @@ fn the_body_preset_is_dominated_by_bodies_under_exact_and_not_under_global() {
 
 #[test]
 fn a_running_simulation_shows_its_units_and_new_deopts_between_steps() {
-    let p = Params::default().groovy_2_4();
+    let p = groovy_2_4_at_once();
     let mut sim = blast_engine::Simulation::new(&dsl::parse(&density(100_000, 3)).unwrap(), Policy::Global, &p).unwrap();
     let mut seen = 0;
     let mut deopts = Vec::new();

@@ -364,7 +364,7 @@ impl Simulation {
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
         // The tier the loop's code runs in: what its calls add over C2 code that inlined them.
-        cost += self.units.segment(node, n, calls as usize, self.iterations, &self.params);
+        cost += self.units.segment(node, n, calls as usize, self.iterations, self.now_ns, &self.params);
         // One unit per site run: each takes at most `STEPS_PER_SITE_SEGMENT` steps.
         self.work += 1 + dirty.len() as u64;
         self.advance(cost, n);

@@ -147,11 +147,15 @@ impl Units {
         self.loops[l].invoke(&self.thresholds);
     }
 
-    /// `n` iterations of loop `l`, calling `calls` sites each: what the calls add for the tiers
-    /// the loop's code runs in (C2 adds nothing: the site costs are C2 costs).
-    pub fn segment(&mut self, l: usize, n: u64, calls: usize, now: u64, p: &Params) -> f64 {
+    /// `n` iterations of loop `l`, calling `calls` sites each, from virtual time `now_ns`: what
+    /// the calls add for the tiers the loop's code runs in (C2 adds nothing: the site costs are
+    /// C2 costs).
+    pub fn segment(&mut self, l: usize, n: u64, calls: usize, now: u64, now_ns: f64, p: &Params) -> f64 {
         let body = self.loop_body[l];
-        let spans = self.loops[l].run_loop(n, &self.thresholds);
+        // What an iteration costs in each tier (it turns a compile's latency into iterations).
+        let per_iteration =
+            Tier::ALL.map(|t| calls as f64 * (p.fast_call_ns + p.tier_call_ns(t)) + body * if t == Tier::Interpreter { p.interpreter_slowdown } else { 1.0 });
+        let spans = self.loops[l].run_loop(n, &self.thresholds, now_ns, &per_iteration);
         if let Some(r) = self.open[l] {
             if self.loops[l].tier() == Tier::C2 {
                 // Recompiled at C2 inside this segment, after its lower-tier iterations.
