@@ -13,7 +13,7 @@ use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
 use crate::components::expectations::{failed_lines, Expectations};
-use crate::components::files::{ExportFormat, Files};
+use crate::components::files::Files;
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::Knobs;
@@ -600,19 +600,14 @@ fn export_csv(store: &Store) -> Callback<()> {
     })
 }
 
-fn export_scenario(store: &Store) -> Callback<ExportFormat> {
+fn export_scenario(store: &Store) -> Callback<()> {
     let store = store.clone();
-    Callback::from(move |format| {
+    Callback::from(move |()| {
         let (name, text) = {
             let s = store.read();
-            let stem = export::file_stem(&s.session.scenario.name);
-            match format {
-                ExportFormat::Dsl => (format!("{stem}.blast"), s.session.shareable_text()),
-                ExportFormat::Json => (format!("{stem}.json"), export::scenario_json(&s.session.scenario)),
-            }
+            (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
         };
-        let mime = if format == ExportFormat::Json { "application/json" } else { "text/plain" };
-        if let Err(e) = browser::download(&name, mime, &text) {
+        if let Err(e) = browser::download(&name, "text/plain", &text) {
             store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
         }
     })
