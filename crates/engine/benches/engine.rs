@@ -192,6 +192,13 @@ fn child(job: &str) {
         println!("{} {} 0 0 0", t.wall, t.cpu);
         return;
     }
+    if let Some(sites) = job.strip_prefix("global:") {
+        // For profiling: the global write row at another size.
+        let sites: usize = sites.parse().unwrap();
+        let t = per_event(&world(sites / 10, sites, 10, Event::Write { class: "K0".into(), method: "x".into() }), Policy::Global);
+        println!("{} {} 0 0 0", t.wall, t.cpu);
+        return;
+    }
     if let Some(sites) = job.strip_prefix("parse:") {
         // For profiling: parse + validate the DSL table row's text at another size.
         let text = big_text(sites.parse().unwrap());

@@ -127,7 +127,7 @@ pub fn domain_for(policy: Policy, world: &World, site: usize, receiver: ClassId)
     match policy {
         Policy::Global => DomainKey::Global,
         Policy::Ideal => DomainKey::site(site),
-        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 if world.classes[receiver].meta == MetaKind::None => DomainKey::pending(receiver),
+        Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 if world.meta(receiver) == MetaKind::None => DomainKey::pending(receiver),
         Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => DomainKey::class(receiver),
     }
 }
@@ -140,7 +140,7 @@ pub fn class_scope(policy: Policy, world: &World, c: ClassId, change: ChangeKind
     if policy.fans_out(change) {
         let subtree = world.subtree(c);
         visited = subtree.len();
-        for d in subtree.into_iter().skip(1).filter(|&d| world.classes[d].loaded) {
+        for d in subtree.into_iter().skip(1).filter(|&d| world.loaded(d)) {
             keys.push(DomainKey::pending(d));
             keys.push(DomainKey::class(d));
         }
@@ -160,14 +160,14 @@ pub fn replace_scope(policy: Policy, world: &World, c: ClassId, old: MetaKind, n
 
 /// `C.metaClass.m = ..`: installs an expando first if the class has none, then an in-place add.
 pub fn write_scope(policy: Policy, world: &World, c: ClassId) -> Scope {
-    let old = world.classes[c].meta;
+    let old = world.meta(c);
     let install = if old != MetaKind::Expando { replace_scope(policy, world, c, old, MetaKind::Expando) } else { Scope::default() };
     install.join(class_scope(policy, world, c, ChangeKind::Expando, false))
 }
 
 /// `removeMetaClass(C)`: `None` if there is no metaclass to remove.
 pub fn remove_scope(policy: Policy, world: &World, c: ClassId) -> Option<Scope> {
-    match world.classes[c].meta {
+    match world.meta(c) {
         MetaKind::None => None,
         old if old.is_stock_family() => Some(class_scope(policy, world, c, ChangeKind::Stock, false)),
         _ => Some(Scope::bulk()),
@@ -176,7 +176,7 @@ pub fn remove_scope(policy: Policy, world: &World, c: ClassId) -> Option<Scope> 
 
 /// A per-instance metaclass on one object of `c`.
 pub fn per_instance_scope(policy: Policy, world: &World, c: ClassId) -> Scope {
-    class_scope(policy, world, c, ChangeKind::Stock, world.classes[c].meta == MetaKind::None)
+    class_scope(policy, world, c, ChangeKind::Stock, world.meta(c) == MetaKind::None)
 }
 
 /// The what-if preview of a class-attributed write on `c`: the class-scoped domains a write
@@ -188,7 +188,7 @@ pub fn what_if_write_scope(policy: Policy, world: &World, c: ClassId) -> Option<
         Policy::Ideal => None,
         Policy::Exact | Policy::Hierarchy | Policy::HierarchyV3 => {
             let mut scope = class_scope(policy, world, c, ChangeKind::Expando, false);
-            if world.classes[c].meta == MetaKind::None {
+            if world.meta(c) == MetaKind::None {
                 scope = scope.join(class_scope(policy, world, c, ChangeKind::Expando, true));
             }
             Some(scope)

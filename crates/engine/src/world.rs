@@ -113,12 +113,10 @@ impl<V> FromIterator<(String, V)> for Methods<V> {
 pub struct ClassRt {
     pub name: String,
     pub parent: Option<ClassId>,
-    pub loaded: bool,
     /// Own methods (declared and expando-added), with a redefinition counter.
     pub own: Methods<u32>,
     /// Methods compiled into the class (what a fresh metaclass starts from).
     pub declared: Vec<String>,
-    pub meta: MetaKind,
     pub per_instance: bool,
     /// Inherited methods as the class's metaclass saw them when it was built (snapshot semantics).
     view: Methods<Target>,
@@ -131,10 +129,21 @@ impl ClassRt {
     }
 }
 
+/// The two per-class facts read on every call path (see `World::flags`).
+#[derive(Clone, Copy, Debug)]
+struct ClassFlags {
+    loaded: bool,
+    meta: MetaKind,
+}
+
 #[derive(Clone, Debug)]
 pub struct World {
     pub semantics: Semantics,
     pub classes: Vec<ClassRt>,
+    /// Whether each class is loaded and its metaclass kind, beside `classes` rather than in
+    /// them: a segment and a selection read them for every site, and this table of two bytes a
+    /// class stays in cache where the classes do not (see [`World::loaded`]).
+    flags: Vec<ClassFlags>,
     /// For each category: (class, method) pairs it defines.
     pub categories: Vec<Vec<(ClassId, String)>>,
     pub category_names: Vec<String>,
@@ -153,6 +162,7 @@ impl World {
         let mut w = World {
             semantics: s.semantics,
             classes: Vec::new(),
+            flags: Vec::new(),
             categories: Vec::new(),
             category_names: Vec::new(),
             active_categories: Vec::new(),
@@ -193,6 +203,22 @@ impl World {
         w
     }
 
+    /// Whether class `c` is loaded (a class the program loads later exists before it is).
+    #[inline]
+    pub fn loaded(&self, c: ClassId) -> bool {
+        self.flags[c].loaded
+    }
+
+    /// Class `c`'s metaclass kind.
+    #[inline]
+    pub fn meta(&self, c: ClassId) -> MetaKind {
+        self.flags[c].meta
+    }
+
+    pub fn set_meta(&mut self, c: ClassId, kind: MetaKind) {
+        self.flags[c].meta = kind;
+    }
+
     fn set_parent(&mut self, c: ClassId, p: ClassId) {
         self.classes[c].parent = Some(p);
         self.children[p].push(c);
@@ -223,13 +249,12 @@ impl World {
         let declared: Vec<String> = methods.cloned().collect();
         self.class_index.insert(name.to_string(), self.classes.len());
         self.children.push(Vec::new());
+        self.flags.push(ClassFlags { loaded, meta });
         self.classes.push(ClassRt {
             name: name.to_string(),
             parent: None,
-            loaded,
             own: Methods::default(),
             declared: Vec::new(),
-            meta,
             per_instance: false,
             view: Methods::default(),
         });
@@ -248,8 +273,8 @@ impl World {
                 self.classes.len() - 1
             }
         };
-        if !self.classes[id].loaded {
-            self.classes[id].loaded = true;
+        if !self.flags[id].loaded {
+            self.flags[id].loaded = true;
             if let (None, Some(p)) = (self.classes[id].parent, parent) {
                 self.set_parent(id, p);
             }

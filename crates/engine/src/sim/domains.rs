@@ -10,23 +10,47 @@ use std::collections::BTreeSet;
 
 use crate::policy::DomainKey;
 
-#[derive(Clone, Debug, Default)]
+/// What a guard check reads (12 bytes): kept apart from the dependents lists, so the checks of
+/// a segment over many sites read a small table.
+#[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     exists: bool,
     own_epoch: u32,
     /// The bulk generation when the domain was made: later bulk retirements count toward it.
     base_gen: u32,
-    retired_by: Option<usize>,
-    /// Sites registered as holding a link to this domain (some may have dropped it since).
-    dependents: Vec<u32>,
+    /// The event that last retired it by itself, as `event + 1` (0: none; event ids fit in
+    /// 32 bits, see `MAX_WORK`).
+    retired_by: u32,
+}
+
+/// One kind of domain, by index: the slots and, beside them, each one's dependents (sites
+/// registered as holding a link to it; some may have dropped it since).
+#[derive(Clone, Debug, Default)]
+struct Table {
+    slots: Vec<Slot>,
+    dependents: Vec<Vec<u32>>,
+}
+
+impl Table {
+    fn new(n: usize) -> Table {
+        Table { slots: vec![Slot::default(); n], dependents: vec![Vec::new(); n] }
+    }
+
+    fn grow_to(&mut self, i: usize) {
+        if self.slots.len() <= i {
+            // A class loaded by hand after the start.
+            self.slots.resize(i + 1, Slot::default());
+            self.dependents.resize(i + 1, Vec::new());
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Domains {
-    global: Slot,
-    pending: Vec<Slot>,
-    class: Vec<Slot>,
-    site: Vec<Slot>,
+    global: Table,
+    pending: Table,
+    class: Table,
+    site: Table,
     bulk_gen: u32,
     last_bulk: Option<usize>,
     /// Existing `Pending` and `Class` domains in key order: what a bulk event retires.
@@ -35,32 +59,40 @@ pub(crate) struct Domains {
 
 impl Domains {
     pub fn new(classes: usize, sites: usize) -> Domains {
-        Domains { pending: vec![Slot::default(); classes], class: vec![Slot::default(); classes], site: vec![Slot::default(); sites], ..Domains::default() }
+        Domains { global: Table::new(1), pending: Table::new(classes), class: Table::new(classes), site: Table::new(sites), ..Domains::default() }
+    }
+
+    #[inline]
+    fn table(&self, k: DomainKey) -> (&Table, usize) {
+        match k {
+            DomainKey::Global => (&self.global, 0),
+            DomainKey::Pending(c) => (&self.pending, c as usize),
+            DomainKey::Class(c) => (&self.class, c as usize),
+            DomainKey::Site(s) => (&self.site, s as usize),
+        }
     }
 
     #[inline]
     fn slot(&self, k: DomainKey) -> Option<&Slot> {
-        match k {
-            DomainKey::Global => Some(&self.global),
-            DomainKey::Pending(c) => self.pending.get(c as usize),
-            DomainKey::Class(c) => self.class.get(c as usize),
-            DomainKey::Site(s) => self.site.get(s as usize),
-        }
-        .filter(|s| s.exists)
+        let (table, i) = self.table(k);
+        table.slots.get(i).filter(|s| s.exists)
     }
 
-    fn slot_mut(&mut self, k: DomainKey) -> &mut Slot {
+    /// The table and index of `k`, grown to hold it.
+    fn table_mut(&mut self, k: DomainKey) -> (&mut Table, usize) {
         let (table, i) = match k {
-            DomainKey::Global => return &mut self.global,
+            DomainKey::Global => (&mut self.global, 0),
             DomainKey::Pending(c) => (&mut self.pending, c as usize),
             DomainKey::Class(c) => (&mut self.class, c as usize),
             DomainKey::Site(s) => (&mut self.site, s as usize),
         };
-        if table.len() <= i {
-            // A class loaded by hand after the start.
-            table.resize(i + 1, Slot::default());
-        }
-        &mut table[i]
+        table.grow_to(i);
+        (table, i)
+    }
+
+    fn slot_mut(&mut self, k: DomainKey) -> &mut Slot {
+        let (table, i) = self.table_mut(k);
+        &mut table.slots[i]
     }
 
     fn class_like(k: DomainKey) -> bool {
@@ -85,7 +117,8 @@ impl Domains {
     pub fn epoch_and_retirer(&self, k: DomainKey) -> Option<(u32, Option<usize>)> {
         let s = self.slot(k)?;
         let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
-        let by = if bulk > 0 { s.retired_by.max(self.last_bulk) } else { s.retired_by };
+        let own = s.retired_by.checked_sub(1).map(|e| e as usize);
+        let by = if bulk > 0 { own.max(self.last_bulk) } else { own };
         Some((s.own_epoch + bulk, by))
     }
 
@@ -112,7 +145,8 @@ impl Domains {
 
     /// Record that site `s` now holds a link to `k` (the caller registers each pair once).
     pub fn depend(&mut self, k: DomainKey, s: u32) {
-        self.slot_mut(k).dependents.push(s);
+        let (table, i) = self.table_mut(k);
+        table.dependents[i].push(s);
     }
 
     /// Retire these domains (sorted, deduplicated) for `event`. Returns how many existed.
@@ -122,7 +156,7 @@ impl Domains {
             if self.slot(k).is_some() {
                 let s = self.slot_mut(k);
                 s.own_epoch += 1;
-                s.retired_by = Some(event);
+                s.retired_by = event as u32 + 1;
                 live += 1;
             }
         }
@@ -147,47 +181,75 @@ impl Domains {
 
     /// Sites registered against `k` (a superset of those holding it).
     pub fn dependents(&self, k: DomainKey) -> &[u32] {
-        self.slot(k).map_or(&[], |s| &s.dependents)
+        match self.slot(k) {
+            Some(_) => {
+                let (table, i) = self.table(k);
+                &table.dependents[i]
+            }
+            None => &[],
+        }
     }
 
     /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
-    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool) -> u64 {
+    /// `ahead` is told the next domain's dependents before this one's are walked (to prefetch).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
+        let Domains { pending, class, class_like, .. } = self;
+        let list = |k: DomainKey| match k {
+            DomainKey::Pending(c) => (true, c as usize),
+            DomainKey::Class(c) => (false, c as usize),
+            DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
+        };
         let mut walked = 0;
-        for &k in &self.class_like {
-            let slot = match k {
-                DomainKey::Pending(c) => &mut self.pending[c as usize],
-                DomainKey::Class(c) => &mut self.class[c as usize],
-                DomainKey::Global | DomainKey::Site(_) => unreachable!("only class domains are listed"),
-            };
-            walked += 1 + slot.dependents.len() as u64;
-            slot.dependents.retain(|&s| {
-                let holds = still_holds(k, s);
-                if holds {
-                    hit.push(s);
-                }
-                holds
-            });
+        let mut keys = class_like.iter().copied().peekable();
+        while let Some(k) = keys.next() {
+            if let Some(&next) = keys.peek() {
+                let (is_pending, c) = list(next);
+                let table = if is_pending { &*pending } else { &*class };
+                table.dependents[c].iter().for_each(|&s| ahead(s));
+            }
+            let (is_pending, c) = list(k);
+            let table = if is_pending { &mut *pending } else { &mut *class };
+            let dependents = &mut table.dependents[c];
+            walked += 1 + dependents.len() as u64;
+            walk_list(dependents, hit, |s| still_holds(k, s), |_| {});
         }
         walked
     }
 
     /// Walk the dependents of `k`: keep those `still_holds` says hold a link to it (pushing them
-    /// to `hit`), drop the rest for good. Returns the number of entries walked (work).
-    pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, mut still_holds: impl FnMut(u32) -> bool) -> u64 {
+    /// to `hit`), drop the rest for good; `ahead` is told each one a few entries early (to
+    /// prefetch). Returns the number of entries walked (work).
+    pub fn walk_dependents(&mut self, k: DomainKey, hit: &mut Vec<u32>, still_holds: impl FnMut(u32) -> bool, ahead: impl Fn(u32)) -> u64 {
         if self.slot(k).is_none() {
             return 0;
         }
-        let deps = &mut self.slot_mut(k).dependents;
+        let (table, i) = self.table_mut(k);
+        let deps = &mut table.dependents[i];
         let walked = deps.len() as u64;
-        deps.retain(|&s| {
-            let holds = still_holds(s);
-            if holds {
-                hit.push(s);
-            }
-            holds
-        });
+        walk_list(deps, hit, still_holds, ahead);
         walked
     }
+}
+
+/// How many entries ahead a walk tells `ahead` about.
+const AHEAD: usize = 8;
+
+/// `deps.retain(keep)` that pushes the kept entries to `hit` and tells `ahead` each entry
+/// [`AHEAD`] places before `keep` sees it.
+fn walk_list(deps: &mut Vec<u32>, hit: &mut Vec<u32>, mut keep: impl FnMut(u32) -> bool, ahead: impl Fn(u32)) {
+    let mut kept = 0;
+    for i in 0..deps.len() {
+        if let Some(&a) = deps.get(i + AHEAD) {
+            ahead(a);
+        }
+        let s = deps[i];
+        if keep(s) {
+            hit.push(s);
+            deps[kept] = s;
+            kept += 1;
+        }
+    }
+    deps.truncate(kept);
 }
 
 #[cfg(test)]
@@ -227,9 +289,9 @@ mod tests {
             d.depend(DomainKey::Class(0), s);
         }
         let mut hit = Vec::new();
-        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |s| s != 5), 3);
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |s| s != 5, |_| {}), 3);
         assert_eq!(hit, vec![4, 6]);
         hit.clear();
-        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |_| true), 2);
+        assert_eq!(d.walk_dependents(DomainKey::Class(0), &mut hit, |_| true, |_| {}), 2);
     }
 }

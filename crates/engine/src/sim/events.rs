@@ -9,8 +9,9 @@ use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::Affected;
+use super::program::Frame;
 use super::units::EventCode;
-use super::Simulation;
+use super::{prefetch, unsettle, Simulation};
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
@@ -48,7 +49,7 @@ impl Simulation {
                 let c = self.class(class);
                 let scope = policy::write_scope(self.policy, &self.world, c);
                 let mut cost = p.metaclass_write_ns + self.world.classes[c].own.len() as f64 * p.metaclass_write_per_method_ns;
-                if self.world.classes[c].meta != MetaKind::Expando {
+                if self.world.meta(c) != MetaKind::Expando {
                     // `C.metaClass` hands out a fresh ExpandoMetaClass first.
                     cost += p.metaclass_install_ns;
                     self.install(c, MetaKind::Expando);
@@ -62,7 +63,7 @@ impl Simulation {
             Event::Replace { class, kind } => {
                 let c = self.class(class);
                 let cost = p.metaclass_install_ns;
-                let scope = policy::replace_scope(self.policy, &self.world, c, self.world.classes[c].meta, *kind);
+                let scope = policy::replace_scope(self.policy, &self.world, c, self.world.meta(c), *kind);
                 self.install(c, *kind);
                 (Some(scope), Affected::Classes(vec![c]), cost)
             }
@@ -83,7 +84,7 @@ impl Simulation {
             }
             Event::Load { class, .. } => {
                 let c = self.class(class);
-                if self.world.classes[c].loaded {
+                if self.world.loaded(c) {
                     (None, Affected::Nothing, 0.0)
                 } else {
                     let cost = p.class_load_ns;
@@ -100,8 +101,8 @@ impl Simulation {
 
     /// A new metaclass object for `c`: expando-added methods are gone, the snapshot is retaken.
     fn install(&mut self, c: ClassId, kind: MetaKind) {
+        self.world.set_meta(c, kind);
         let cls = &mut self.world.classes[c];
-        cls.meta = kind;
         // Expando-added methods go with the old metaclass; declared ones are the compiled
         // methods again (version 0).
         cls.own = cls.declared.iter().map(|m| (m.clone(), 0)).collect();
@@ -126,14 +127,13 @@ impl Simulation {
         let mut hit = std::mem::take(&mut self.hits);
         self.walk_retired(&retirement, &mut hit);
         // Compiled loops that inlined a retired fast chain lose their C2 code.
+        let fast = std::mem::take(&mut self.fast_ordered);
         let sites = &self.sites;
-        let inlined = hit.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
+        let inlined = fast.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
         let deopts = self.units.invalidate(inlined, id, self.iterations);
+        self.fast_ordered = fast;
         if deopts > 0 {
             self.advance(deopts as f64 * self.params.deopt_ns, 0);
-        }
-        for &s in &hit {
-            self.unsettle(s as usize);
         }
         for &s in &changed {
             self.unsettle(s);
@@ -147,29 +147,54 @@ impl Simulation {
 
     /// Sites holding a link guarded by what `r` retires, in site order, found by walking each
     /// retired domain's dependents; sites that let go of a domain leave its list on the way.
+    /// The walk is the event's one pass over the sites it hit: it unsettles them and lists
+    /// those on a fast chain (`fast_ordered`, in site order).
     fn walk_retired(&mut self, r: &Retirement, ordered: &mut Vec<u32>) {
         let mut hit = std::mem::take(&mut self.scratch);
         hit.clear();
+        let mut fast = std::mem::take(&mut self.fast_hit);
+        fast.clear();
+        let (now, program) = (self.iterations, &self.program);
+        let mut run = match self.stack.last_mut() {
+            Some(Frame::Loop(run)) => Some(run),
+            _ => None,
+        };
+        // Raw: only ever prefetched (never read through) while the walk holds the sites.
+        let (base, n) = (self.sites.as_ptr(), self.sites.len());
+        let ahead = |s: u32| {
+            if (s as usize) < n {
+                prefetch(base.wrapping_add(s as usize));
+            }
+        };
         let sites = &mut self.sites;
         let mut holds = |k: DomainKey, s: u32| {
             let site = &mut sites[s as usize];
             let holds = site.holds(k);
             if !holds {
                 site.unregister(k);
+            } else {
+                if site.fast_link().is_some() {
+                    fast.push(s);
+                }
+                unsettle(site, s as usize, now, run.as_deref_mut(), program);
             }
             holds
         };
         if r.bulk {
-            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds);
+            self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds, ahead);
         }
         for &k in &r.keys {
             // Under bulk the class domains were just walked; a key without a domain walks nothing.
             if !r.bulk {
-                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s));
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s), ahead);
             }
         }
         in_order(&hit, self.sites.len(), ordered);
+        let mut fast_ordered = std::mem::take(&mut self.fast_ordered);
+        in_order(&fast, self.sites.len(), &mut fast_ordered);
+        self.fast_ordered = fast_ordered;
         self.scratch = hit;
+        self.fast_hit = fast;
     }
 }
 
@@ -177,6 +202,11 @@ impl Simulation {
 /// so a retirement of every site costs a pass over the bitmap rather than a sort.
 fn in_order(ids: &[u32], n: usize, out: &mut Vec<u32>) {
     out.clear();
+    // A walk of one list in registration order (the global domain's, often) is in order already.
+    if ids.windows(2).all(|w| w[0] < w[1]) {
+        out.extend_from_slice(ids);
+        return;
+    }
     if ids.len() < n / 16 {
         out.extend_from_slice(ids);
         out.sort_unstable();

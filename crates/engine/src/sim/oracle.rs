@@ -56,7 +56,7 @@ impl Simulation {
                 site.true_cacheable = poly.cacheable[0];
                 if any {
                     changed.push(s);
-                    site.true_changed_by = Some(cause as u32);
+                    site.true_changed_by = cause as u32 + 1;
                 }
                 continue;
             }
@@ -64,7 +64,7 @@ impl Simulation {
             let c = self.world.cacheable(site.receiver(), &t);
             if t != site.true_target || c != site.true_cacheable {
                 changed.push(s);
-                site.true_changed_by = Some(cause as u32);
+                site.true_changed_by = cause as u32 + 1;
             }
             site.true_target = t;
             site.true_cacheable = c;

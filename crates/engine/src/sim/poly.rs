@@ -228,7 +228,7 @@ impl Simulation {
         let poly = self.sites[s].poly.as_deref_mut().expect("a polymorphic site");
         let r = poly.cycle[(poly.cursor % poly.cycle.len() as u64) as usize];
         poly.cursor += 1;
-        if !self.world.classes[poly.receivers[r as usize]].loaded {
+        if !self.world.loaded(poly.receivers[r as usize]) {
             // NoClassDefFoundError each call, costed as a selection (as a monomorphic site).
             return selection_ns;
         }

@@ -30,6 +30,9 @@ pub(crate) struct PicEntry {
     cacheable: bool,
     /// Consecutive-hit count (lives on the wrapper, as in Groovy).
     hits: u64,
+    /// Whether a call has reached the entry since it was stored (a miss stores it and calls
+    /// it; a reset after a fallback storm stores it for the next call to find).
+    seen: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,23 +68,20 @@ pub(crate) struct SiteRt {
     /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
     /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
     pic: Option<PicEntry>,
-    /// Serial of the latest link selected for the site; 0 before any (serials start at 1).
-    latest_serial: u64,
     fallback_count: u64,
     rounds: u32,
     given_up: bool,
     pub true_target: Target,
     pub true_cacheable: bool,
-    /// The event that last changed the true target (event ids fit in 32 bits: the work cap).
-    pub true_changed_by: Option<u32>,
+    /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
+    /// 32 bits: the work cap).
+    pub true_changed_by: u32,
     last_relink_recorded: Option<(DomainKey, u32)>,
-    /// The (link serial, cause) of the last missed record, the cause as `event + 1` (0 for
-    /// none) and `(0, 0)` before any (serials start at 1): 16 bytes instead of 24.
-    last_missed_recorded: (u64, u32),
     pub stats: SiteStats,
-    /// Domains whose dependents list holds this site: at most two over its life (pending and
-    /// class; or global; or its own), so inline.
-    registered: [Option<DomainKey>; 2],
+    /// Domains whose dependents list holds this site, one bit per kind of domain
+    /// ([`kind_bit`]): a monomorphic site's links are guarded by its receiver's pending or class
+    /// domain, its own (`ideal`) or the global one, so the kind names the domain.
+    registered: u8,
     pub steady: Option<Steady>,
     /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
     /// so a monomorphic site stays as small as it was.
@@ -95,17 +95,15 @@ impl SiteRt {
             method,
             mode: Mode::Default,
             pic: None,
-            latest_serial: 0,
             fallback_count: 0,
             rounds: 0,
             given_up: false,
             true_target,
             true_cacheable: true,
-            true_changed_by: None,
+            true_changed_by: 0,
             last_relink_recorded: None,
-            last_missed_recorded: (0, 0),
             stats: SiteStats::default(),
-            registered: [None; 2],
+            registered: 0,
             steady: None,
             poly: None,
         }
@@ -151,16 +149,12 @@ impl SiteRt {
         if let Some(poly) = &mut self.poly {
             poly.unregister(k);
         }
-        for r in &mut self.registered {
-            if *r == Some(k) {
-                *r = None;
-            }
-        }
+        self.registered &= !kind_bit(k);
     }
 
     /// See [`Steady`].
     pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
-        world.classes[self.receiver()].loaded && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
+        world.loaded(self.receiver()) && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
     }
 
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
@@ -195,10 +189,20 @@ impl SiteRt {
     }
 }
 
+/// A monomorphic site's registration bit for a domain of `k`'s kind (see `SiteRt::registered`).
+fn kind_bit(k: DomainKey) -> u8 {
+    match k {
+        DomainKey::Global => 1,
+        DomainKey::Pending(_) => 2,
+        DomainKey::Class(_) => 4,
+        DomainKey::Site(_) => 8,
+    }
+}
+
 /// The parameters a site's run reads, copied out of [`Params`] once per run (the state
 /// machine borrows the simulation mutably while it reads them).
 #[derive(Clone, Copy)]
-struct SiteParams {
+pub(super) struct SiteParams {
     pic_capacity: usize,
     optimize_threshold: u64,
     fallback_threshold: u64,
@@ -209,7 +213,7 @@ struct SiteParams {
 }
 
 impl SiteParams {
-    fn of(p: &Params) -> SiteParams {
+    pub(super) fn of(p: &Params) -> SiteParams {
         SiteParams {
             pic_capacity: p.pic_capacity,
             optimize_threshold: p.optimize_threshold,
@@ -226,22 +230,35 @@ impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
         self.epoch(l.domain) == Some(l.epoch)
     }
+
+    /// `None` while `l`'s guard holds; once it fails, its domain's epoch and last retirer (what
+    /// a relink records), in the one lookup.
+    #[inline]
+    fn guard(&self, l: &Link) -> Option<(u32, Option<usize>)> {
+        match self.epoch_and_retirer(l.domain) {
+            Some((epoch, _)) if epoch == l.epoch => None,
+            now => Some(now.unwrap_or((0, None))),
+        }
+    }
 }
 
 impl Simulation {
-    /// `n` calls of site `s` in a loop segment. Returns virtual ns.
-    pub(super) fn run_site(&mut self, s: usize, n: u64) -> f64 {
+    /// `n` calls of site `s` in a loop segment (`p`: the parameters, copied once per segment).
+    /// Returns virtual ns.
+    pub(super) fn run_site(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
         if self.sites[s].poly.is_some() {
             return self.run_poly(s, n);
         }
-        if !self.world.classes[self.sites[s].receiver()].loaded {
+        if !self.world.loaded(self.sites[s].receiver()) {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.params.selection_ns;
         }
-        self.run_calls(s, n)
+        self.run_calls(s, n, p)
     }
 
     /// A full selection: the fresh link for the site under the current world and policy.
+    /// Inlined: returned through memory, the link is read back wider than it was written.
+    #[inline(always)]
     fn select(&mut self, s: usize) -> (Link, bool) {
         let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver());
         let epoch = self.domains.open(domain);
@@ -251,8 +268,9 @@ impl Simulation {
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
-    fn relink_from(&mut self, s: usize, old: &Link) {
-        let (epoch, event) = self.domains.epoch_and_retirer(old.domain).unwrap_or((0, None));
+    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]).
+    fn relink_from(&mut self, s: usize, old: &Link, now: (u32, Option<usize>)) {
+        let (epoch, event) = now;
         let key = (old.domain, epoch);
         let site = &mut self.sites[s];
         if site.last_relink_recorded == Some(key) {
@@ -318,14 +336,14 @@ impl Simulation {
     fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
         self.sites[s].stats.stale_calls += calls;
         let cause = self.sites[s].true_changed_by;
-        let key = (link.serial, cause.map_or(0, |e| e + 1));
-        if self.sites[s].last_missed_recorded != key {
-            self.sites[s].last_missed_recorded = key;
-            let cause = cause.map(|e| e as usize);
+        let key = (link.serial, cause);
+        if self.last_missed.insert(s as u32, key) != Some(key) {
+            let cause = cause.checked_sub(1).map(|e| e as usize);
             self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
         }
     }
 
+    #[inline(always)]
     fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
         let site = &mut self.sites[s];
         // The new entry evicts the one for the same receiver, the only one there is.
@@ -334,17 +352,15 @@ impl Simulation {
             return;
         }
         let domain = link.domain;
-        site.pic = Some(PicEntry { link, cacheable, hits: 0 });
-        if !site.registered.contains(&Some(domain)) {
-            let free = site.registered.iter_mut().find(|r| r.is_none()).expect("a site registers with at most two domains");
-            *free = Some(domain);
+        site.pic = Some(PicEntry { link, cacheable, hits: 0, seen: false });
+        if site.registered & kind_bit(domain) == 0 {
+            site.registered |= kind_bit(domain);
             self.domains.depend(domain, s as u32);
         }
     }
 
     /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
-    fn run_calls(&mut self, s: usize, n: u64) -> f64 {
-        let p = SiteParams::of(&self.params);
+    fn run_calls(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
         let mut left = n;
         let mut cost = 0.0;
         let mut steps = 0;
@@ -353,15 +369,10 @@ impl Simulation {
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
             match self.sites[s].fast_link().copied() {
                 Some(link) => {
-                    if self.domains.valid(&link) {
-                        cost += left as f64 * p.fast_call_ns;
-                        self.sites[s].stats.fast_calls += left;
-                        self.served(s, &link, left);
-                        left = 0;
-                    } else {
+                    if let Some(now) = self.domains.guard(&link) {
                         // Guard failure: every call re-selects until the fallback threshold resets
                         // the target to default; the stale chain stays installed meanwhile.
-                        self.relink_from(s, &link);
+                        self.relink_from(s, &link, now);
                         let site = &mut self.sites[s];
                         let until_reset = (p.fallback_threshold + 1).saturating_sub(site.fallback_count).max(1);
                         let k = left.min(until_reset);
@@ -377,41 +388,49 @@ impl Simulation {
                             let (fresh, cacheable) = self.select(s);
                             self.pic_put(s, fresh, cacheable);
                         }
+                    } else {
+                        cost += left as f64 * p.fast_call_ns;
+                        self.sites[s].stats.fast_calls += left;
+                        self.served(s, &link, left);
+                        left = 0;
                     }
                 }
                 None if p.pic_capacity == 0 => {
                     // No inline cache: every call is a miss that selects (closed form of the
                     // PIC-miss path below, taken `left` times).
-                    let (fresh, _) = self.select(s);
+                    self.select(s);
                     self.serial += left - 1;
                     let site = &mut self.sites[s];
-                    site.latest_serial = fresh.serial + left - 1;
                     site.stats.selections += left;
                     site.stats.pic_calls += left;
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
                     left = 0;
                 }
-                None => cost += self.run_default(s, &mut left, &p),
+                None => self.run_default(s, &mut left, &mut cost, p),
             }
         }
         cost
     }
 
-    /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call.
-    fn run_default(&mut self, s: usize, left: &mut u64, p: &SiteParams) -> f64 {
+    /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call and
+    /// adds each step's virtual ns to `cost` in call order.
+    fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let Some(entry) = self.sites[s].pic else {
             // PIC miss: select, store (or store the uncacheable sentinel), invoke.
             let (fresh, cacheable) = self.select(s);
-            let serial = fresh.serial;
             self.pic_put(s, fresh, cacheable);
             let site = &mut self.sites[s];
-            site.latest_serial = serial;
+            if let Some(e) = site.pic.as_mut() {
+                e.seen = true;
+            }
             site.stats.selections += 1;
             site.stats.pic_calls += 1;
             *left -= 1;
-            return p.selection_ns + p.pic_call_ns;
+            *cost += p.selection_ns + p.pic_call_ns;
+            return;
         };
-        let valid = self.domains.valid(&entry.link);
+        let guard = self.domains.guard(&entry.link);
+        let valid = guard.is_none();
         if !entry.cacheable {
             if valid {
                 let site = &mut self.sites[s];
@@ -419,21 +438,23 @@ impl Simulation {
                 site.stats.selections += k;
                 site.stats.pic_calls += k;
                 *left = 0;
-                return k as f64 * (p.pic_call_ns + p.selection_ns);
+                *cost += k as f64 * (p.pic_call_ns + p.selection_ns);
+                return;
             }
             // A stale sentinel is a miss.
             self.sites[s].pic = None;
-            return self.run_default(s, left, p);
+            return self.run_default(s, left, cost, p);
         }
         let site = &mut self.sites[s];
-        if site.latest_serial != entry.link.serial {
-            site.latest_serial = entry.link.serial;
+        if !entry.seen {
+            site.entry().seen = true;
             site.entry().hits = 0;
             if valid {
                 site.stats.pic_calls += 1;
                 *left -= 1;
                 self.served(s, &entry.link, 1);
-                return p.pic_call_ns;
+                *cost += p.pic_call_ns;
+                return;
             }
         } else if valid {
             // Hits until promotion (consecutive-hit count passes the threshold).
@@ -452,12 +473,14 @@ impl Simulation {
                     let rest = *left;
                     *left = 0;
                     self.served(s, &entry.link, k + rest);
-                    return (k + rest) as f64 * p.pic_call_ns;
+                    *cost += (k + rest) as f64 * p.pic_call_ns;
+                    return;
                 }
                 site.mode = Mode::Fast;
             }
             self.served(s, &entry.link, k);
-            return k as f64 * p.pic_call_ns;
+            *cost += k as f64 * p.pic_call_ns;
+            return;
         } else {
             site.entry().hits += 1;
         }
@@ -471,7 +494,7 @@ impl Simulation {
                 site.mode = Mode::Fast;
             }
         }
-        self.relink_from(s, &entry.link);
+        self.relink_from(s, &entry.link, guard.unwrap_or((0, None)));
         let site = &mut self.sites[s];
         site.fallback_count += 1;
         site.stats.selections += 1;
@@ -483,11 +506,21 @@ impl Simulation {
             site.fallback_count = 0;
             site.rounds += 1;
         }
+        *cost += p.pic_call_ns + p.selection_ns;
         if self.sites[s].mode == Mode::Default {
             let (fresh, cacheable) = self.select(s);
             self.pic_put(s, fresh, cacheable);
+            // The next call finds the fresh entry (valid: its domain's epoch was just read)
+            // for the first time: the first branch above, taken here without a second lookup.
+            let site = &mut self.sites[s];
+            if let Some(e) = site.pic.as_mut().filter(|e| e.cacheable && *left > 0) {
+                e.seen = true;
+                e.hits = 0;
+                site.stats.pic_calls += 1;
+                *left -= 1;
+                *cost += p.pic_call_ns;
+            }
         }
-        p.pic_call_ns + p.selection_ns
     }
 }
 
@@ -506,7 +539,8 @@ mod tests {
     }
 
     fn calls(sim: &mut Simulation, n: u64) -> SiteState {
-        sim.run_calls(0, n);
+        let p = SiteParams::of(&sim.params);
+        sim.run_calls(0, n, &p);
         sim.site_state(0)
     }
 

@@ -42,7 +42,7 @@ impl Simulation {
 
     /// Whether `class` exists and is loaded now (program-loaded classes start unloaded).
     pub fn is_loaded(&self, class: &str) -> bool {
-        self.world.class_id(class).is_some_and(|c| self.world.classes[c].loaded)
+        self.world.class_id(class).is_some_and(|c| self.world.loaded(c))
     }
 
     /// Per-site outcomes so far (cheap: no log copies).
