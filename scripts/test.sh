@@ -10,8 +10,8 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=539          # gzipped .wasm + .js the page loads, KiB; 538.4 measured after lanes merged with main f4460c9 (536.4 with f8b8092, 535.4 before those merges: main's engine changes add ~3; lanes +8.3 the mirror of the engine worker's lanes, the update decoder, the lanes' commands; the brief asked for no growth: the lead's call) onto 527.1 after pageworker (+1.2: the read-only view of big texts, the big paste taken from its event, site views by id) onto 525.9 after merging perf (+4.6: model::Name, the byte lexer, Prepared) onto 521.3; 521.3 measured after the state split (blast-playground crate +3.0, sub-states and browser.rs +0.8) onto 517.5; before that 517.1 after merging the payoff-first screen (+14.5), polymorphic sites (+10.3), the engine worker bridge (+11.4) and the engine-scale indexes (+5.3) onto 476.9; issue 11 asks for 250 (not met: see its notes)
-WORKER_BUDGET_KB=152        # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded; 151.0 measured after lanes merged with main f8b8092 (149.7 before that merge, +45: the worker runs big scenarios' lanes, so it links the runner, compiled-code tracker, reports as text and the update encoder), 104.6 on main before; 104.5 after merging perf, 102.8 before (93.3 before polymorphic sites and the engine-scale indexes)
+SIZE_BUDGET_KB=525.2        # gzipped .wasm + .js the page loads, KiB (one decimal); 524.7 measured after render (+1.0: merging main's bulk engine; -4.2: no JSON export on the page, the model's derived serializers; +0.8: merging main's fidelity2 engine; -4.6: the six probe reference results fetched from dist/results/ when shown instead of compiled in, 4.8 KB gzipped on demand; -0.9: plotters' DOM text measure unlinked, labels measured by the canvas; +3.3: Later and the canvas backend; +1.1: the sticky blast view's --bar-h) onto 527.1; 527.1 measured after pageworker (+1.2: the read-only view of big texts, the big paste taken from its event, site views by id) onto 525.9 after merging perf (+4.6: model::Name, the byte lexer, Prepared) onto 521.3; 521.3 measured after the state split (blast-playground crate +3.0, sub-states and browser.rs +0.8) onto 517.5; before that 517.1 after merging the payoff-first screen (+14.5), polymorphic sites (+10.3), the engine worker bridge (+11.4) and the engine-scale indexes (+5.3) onto 476.9; issue 11 asks for 250 (not met: see its notes)
+WORKER_BUDGET_KB=105.6      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB (one decimal); 105.2 measured after merging bulk, 105.1 after merging fidelity2 (its engine changes, +0.5; raised from 105 in the render branch for that reason only); 104.5 measured after merging perf, 102.8 before (93.3 before polymorphic sites and the engine-scale indexes)
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
@@ -126,10 +126,11 @@ size_budget() {
     esac
     awk -v f="$f" -v r="$(stat -c %s "$f")" -v g="$gz" 'BEGIN { printf "%-48s %10.1f %10.1f\n", f, r / 1024, g / 1024 }'
   done
-  awk -v t="$page" -v b="$SIZE_BUDGET_KB" 'BEGIN { printf "%-48s %10s %10.1f (budget %d KB)\n", "page .wasm + .js", "", t / 1024, b }'
-  awk -v t="$worker" -v b="$WORKER_BUDGET_KB" 'BEGIN { printf "%-48s %10s %10.1f (budget %d KB)\n", "engine worker .wasm + .js", "", t / 1024, b }'
+  awk -v t="$page" -v b="$SIZE_BUDGET_KB" 'BEGIN { printf "%-48s %10s %10.1f (budget %.1f KB)\n", "page .wasm + .js", "", t / 1024, b }'
+  awk -v t="$worker" -v b="$WORKER_BUDGET_KB" 'BEGIN { printf "%-48s %10s %10.1f (budget %.1f KB)\n", "engine worker .wasm + .js", "", t / 1024, b }'
   [ "$worker" -gt 0 ] || { echo "no engine worker in dist/ (index.html's data-type=\"worker\" link)"; return 1; }
-  if [ "$page" -gt $((SIZE_BUDGET_KB * 1024)) ] || [ "$worker" -gt $((WORKER_BUDGET_KB * 1024)) ]; then
+  # Budgets may have a decimal: compared in awk.
+  if awk -v p="$page" -v w="$worker" -v pb="$SIZE_BUDGET_KB" -v wb="$WORKER_BUDGET_KB" 'BEGIN { exit !(p > pb * 1024 || w > wb * 1024) }'; then
     echo "gzipped .wasm + .js exceed a budget"
     return 1
   fi

@@ -13,11 +13,12 @@ use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::DslEditor;
 use crate::components::expectations::{failed_lines, Expectations};
-use crate::components::files::{ExportFormat, Files};
+use crate::components::files::Files;
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::Knobs;
-use crate::components::measured::MeasuredPanel;
+use crate::components::later::{use_read_generation, Later};
+use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::ModelComparison;
 use crate::components::model_editor::ModelEditor;
 use crate::components::model_expectations::ModelExpectations;
@@ -32,7 +33,7 @@ use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
-use blast_playground::measured::{self, Measured};
+use blast_playground::measured::Measured;
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
@@ -76,6 +77,8 @@ pub fn app() -> Html {
         });
     }
     let mounted = use_mount_stages(PAGE_PARTS);
+    // A scenario read off the main thread is shown in steps (components/later.rs).
+    let read = use_read_generation(loading);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -147,7 +150,7 @@ pub fn app() -> Html {
             <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
-                    { format!("Loading {} sites… (read off the main thread; the page stays usable)", blast_playground::format::count(sites as u64)) }
+                    { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }
                 </p>
             }
             if let (Some(e), None) = (&s.session.run_error, &s.model) {
@@ -160,7 +163,7 @@ pub fn app() -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, &shared, mounted, &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
+                        None => call_site_sections(&store, &s, &shared, (mounted, read), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -309,13 +312,15 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneV
 /// `mounted`: how many parts of the page under the top bar are mounted yet (1: the blast view;
 /// 2: also the charts beside it: the running comparison, the first screen; 3: also the why
 /// panel under the charts, comparison and expectations; 4: also the gallery and the
-/// measured-runtime panel; 5: also the editor); see `use_mount_stages`.
+/// measured-runtime panel; 5: also the editor); see `use_mount_stages`. `read`: the read
+/// generation (`Later`): after a scenario was read off the main thread, the parts after the
+/// blast view follow it one painted frame after another.
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
     s: &AppState,
     shared: &ScenarioParts,
-    mounted: usize,
+    (mounted, read): (usize, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
     gallery: Html,
     measured: Html,
@@ -348,33 +353,41 @@ fn call_site_sections(
                         <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
                             hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
                             what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <Later generation={read} frames={1}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
                             loop_mode={s.session.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                        </Later>
                     </section>
                 }
                 // The timeline and the why panel under it: a range brushed on one lists its
                 // relinks in the other, a relink clicked there is marked on the charts.
                 <div class="side">
                     if mounted >= 2 {
+                        <Later generation={read} frames={1}>
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
+                        </Later>
                     }
                     if mounted >= 3 {
+                        <Later generation={read} frames={2}>
                         <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
                             selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
                             focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                        </Later>
                     }
                 </div>
             </div>
             if mounted >= 3 {
                 <div class="analysis">
+                    <Later generation={read} frames={2}>
                     <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
                     <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
                         lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    </Later>
                 </div>
             }
             { gallery }
@@ -397,11 +410,15 @@ fn call_site_sections(
                             on_export={export_scenario(store)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
+                        <Later generation={read} frames={3}>
                         <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
                             error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                        </Later>
+                        <Later generation={read} frames={4}>
                         <DslEditor text={AttrValue::from(s.session.text.clone())} error={s.session.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
+                        </Later>
                     </div>
                 </section>
             }
@@ -454,12 +471,18 @@ fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Opti
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
 /// result shown in the measured panel, which is brought into sight once it is on the page.
 fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
-    let (load, measured) = (load_preset(store), measured.clone());
+    let (load, measured, store) = (load_preset(store), measured.clone(), store.clone());
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load.emit((runtime.preset_id(), false));
-        measured.set(measured::reference(runtime_id).map(Rc::new));
-        browser::soon_detached(|| browser::scroll_into_view("measured"));
+        let (measured, store) = (measured.clone(), store.clone());
+        fetch_reference(runtime_id, move |m| match m {
+            Ok(m) => {
+                measured.set(Some(Rc::new(m)));
+                browser::soon_detached(|| browser::scroll_into_view("measured"));
+            }
+            Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The reference result of {runtime_id} could not be read: {e}")))),
+        });
     })
 }
 
@@ -577,19 +600,14 @@ fn export_csv(store: &Store) -> Callback<()> {
     })
 }
 
-fn export_scenario(store: &Store) -> Callback<ExportFormat> {
+fn export_scenario(store: &Store) -> Callback<()> {
     let store = store.clone();
-    Callback::from(move |format| {
+    Callback::from(move |()| {
         let (name, text) = {
             let s = store.read();
-            let stem = export::file_stem(&s.session.scenario.name);
-            match format {
-                ExportFormat::Dsl => (format!("{stem}.blast"), s.session.shareable_text()),
-                ExportFormat::Json => (format!("{stem}.json"), export::scenario_json(&s.session.scenario)),
-            }
+            (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
         };
-        let mime = if format == ExportFormat::Json { "application/json" } else { "text/plain" };
-        if let Err(e) = browser::download(&name, mime, &text) {
+        if let Err(e) = browser::download(&name, "text/plain", &text) {
             store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
         }
     })

@@ -5,6 +5,8 @@
 //! that may take the page down. (The engine worker's own module, `worker.rs`, has its entry
 //! point's glue to itself.)
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Once;
 
 use blast_playground::chrome::Theme;
@@ -18,6 +20,7 @@ use gloo::render::{request_animation_frame, AnimationFrame};
 use gloo::timers::callback::Timeout;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Storage, Url};
@@ -53,6 +56,46 @@ fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
         "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
     let Ok(list) = container.query_selector_all(FOCUSABLE) else { return Vec::new() };
     (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
+}
+
+/// The text at `url` (relative to the page), fetched; `done` gets it, or why not.
+pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
+    async fn read(request: js_sys::Promise) -> Result<String, String> {
+        use wasm_bindgen_futures::JsFuture;
+        let response: web_sys::Response = JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or("the network refused it")?;
+        if !response.ok() {
+            return Err(format!("the server answered {}", response.status()));
+        }
+        let body = response.text().map_err(|_| "it has no body")?;
+        JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or_else(|| "its body could not be read".into())
+    }
+    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err("there is no window".into())) };
+    wasm_bindgen_futures::spawn_local(async move { done(read(request).await) });
+}
+
+/// Keep the CSS variable `var` on the page's root equal to the height of the element `node`
+/// (in px), as that changes (wrapping at another width, a longer label); the stylesheet places
+/// sticky parts below the sticky top bar with it. Dropping the result stops following.
+pub struct HeightVar(web_sys::ResizeObserver, #[allow(dead_code)] wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>);
+
+impl Drop for HeightVar {
+    fn drop(&mut self) {
+        self.0.disconnect();
+    }
+}
+
+pub fn publish_height(node: &NodeRef, var: &'static str) -> Option<HeightVar> {
+    let el = node.cast::<web_sys::Element>()?;
+    let publish = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        let Some(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>().ok() else { return };
+        let root = window().and_then(|w| w.document()).and_then(|d| d.document_element()).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+        if let Some(root) = root {
+            let _ = root.style().set_property(var, &format!("{}px", entry.target().get_bounding_client_rect().height().ceil()));
+        }
+    });
+    let observer = web_sys::ResizeObserver::new(publish.as_ref().unchecked_ref()).ok()?;
+    observer.observe(&el);
+    Some(HeightVar(observer, publish))
 }
 
 /// Scroll the element with `id` to the top of the viewport, below the top bar while that is
@@ -296,10 +339,66 @@ impl ComputedStyle {
     }
 }
 
+/// plotters' canvas backend with text measured by the canvas (`measureText`). plotters' own
+/// measure appends a span to the page and reads its size, which lays the whole page out again
+/// (30-40 ms per label after a big scenario opened); a canvas measures without layout.
+pub struct ChartBackend {
+    canvas: CanvasBackend,
+    context: web_sys::CanvasRenderingContext2d,
+}
+
+type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
+type Drawn = Result<(), DrawingErrorKind<CanvasError>>;
+
+impl DrawingBackend for ChartBackend {
+    type ErrorType = CanvasError;
+
+    fn get_size(&self) -> (u32, u32) {
+        self.canvas.get_size()
+    }
+    fn ensure_prepared(&mut self) -> Drawn {
+        self.canvas.ensure_prepared()
+    }
+    fn present(&mut self) -> Drawn {
+        self.canvas.present()
+    }
+    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Drawn {
+        self.canvas.draw_pixel(point, color)
+    }
+    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Drawn {
+        self.canvas.draw_line(from, to, style)
+    }
+    fn draw_rect<S: BackendStyle>(&mut self, upper_left: BackendCoord, bottom_right: BackendCoord, style: &S, fill: bool) -> Drawn {
+        self.canvas.draw_rect(upper_left, bottom_right, style, fill)
+    }
+    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Drawn {
+        self.canvas.draw_path(path, style)
+    }
+    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Drawn {
+        self.canvas.draw_circle(center, radius, style, fill)
+    }
+    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Drawn {
+        self.canvas.fill_polygon(vert, style)
+    }
+    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Drawn {
+        self.canvas.draw_text(text, style, pos)
+    }
+    /// The text's advance width and its font's ascent plus descent (what the span's box was).
+    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
+        self.context.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
+        match self.context.measure_text(text) {
+            Ok(m) => Ok((m.width().ceil() as u32, (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil() as u32)),
+            // measureText does not fail on a 2d context; were it to, an average glyph box
+            // (not plotters' own measure, which lays the page out).
+            Err(_) => Ok(((text.chars().count() as f64 * style.size() * 0.6).ceil() as u32, (style.size() * 1.2).ceil() as u32)),
+        }
+    }
+}
+
 /// A canvas ready for plotters: its backing store sized to the element's CSS size times the
 /// device pixel ratio (text stays crisp), its computed style for the colours, and the ratio.
 pub struct ChartCanvas {
-    pub area: DrawingArea<CanvasBackend, Shift>,
+    pub area: DrawingArea<ChartBackend, Shift>,
     pub style: ComputedStyle,
     pub scale: f64,
 }
@@ -316,7 +415,10 @@ impl ChartCanvas {
             canvas.set_height(h);
         }
         let style = ComputedStyle::of(&canvas);
-        let area = CanvasBackend::with_canvas_object(canvas).ok_or("the canvas has no 2d context")?.into_drawing_area();
+        let context = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
+        let canvas = CanvasBackend::with_canvas_object(canvas);
+        let (Some(canvas), Some(context)) = (canvas, context) else { return Err("the canvas has no 2d context".into()) };
+        let area = ChartBackend { canvas, context }.into_drawing_area();
         Ok(ChartCanvas { area, style, scale })
     }
 }
@@ -406,8 +508,40 @@ pub fn next_frame(f: impl FnOnce(f64) + 'static) -> Frame {
 
 /// Run `f` once the next frame has painted (a timer set from an animation frame fires after it).
 pub fn after_paint(f: impl FnOnce() + 'static) {
-    // The handle cancels the frame when dropped; this one must outlive its caller.
-    std::mem::forget(request_animation_frame(move |_| soon_detached(f)));
+    // Callbacks handed to JavaScript once: each is freed when it has run.
+    use wasm_bindgen::closure::Closure;
+    let Some(w) = window() else { return };
+    let timer = Closure::once_into_js(f);
+    let frame = Closure::once_into_js(move || {
+        if let Some(w) = window() {
+            let _ = w.set_timeout_with_callback(timer.unchecked_ref());
+        }
+    });
+    let _ = w.request_animation_frame(frame.unchecked_ref());
+}
+
+/// A call `frames` painted frames from now (at least one), in a task of its own after the last
+/// paint, when that frame's layout is done: work there reads sizes without laying the page out
+/// again. Dropping it cancels the call.
+pub struct AfterFrames(Rc<Cell<bool>>);
+
+impl Drop for AfterFrames {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+pub fn after_frames(frames: usize, f: impl FnOnce() + 'static) -> AfterFrames {
+    fn wait(frames: usize, cancelled: Rc<Cell<bool>>, f: Box<dyn FnOnce()>) {
+        after_paint(move || match (cancelled.get(), frames) {
+            (true, _) => {}
+            (false, 0 | 1) => f(),
+            (false, n) => wait(n - 1, cancelled, f),
+        });
+    }
+    let cancelled = Rc::new(Cell::new(false));
+    wait(frames, cancelled.clone(), Box::new(f));
+    AfterFrames(cancelled)
 }
 
 /// The value of the input, select or text area an event came from (`""` from anything else).

@@ -1,18 +1,18 @@
 //! The live charts drawn with plotters on a canvas (`blast_playground::charts` builds their
 //! data). Colours come from the page's CSS variables (`browser::css_colours`), so the charts
 //! follow the light and dark themes; the canvas backing store is sized by `devicePixelRatio`
-//! (`browser::fit_canvas`) so text stays crisp. Tick counts stay small: plotters measures each
-//! label through the DOM.
+//! (`browser::fit_canvas`) so text stays crisp. Labels are measured by the canvas
+//! (`browser::ChartBackend`), never by the page's layout; the legend is drawn here for that
+//! reason (plotters' own legend box measures its text through the DOM).
 
+use crate::browser::{ChartBackend, ComputedStyle};
 use blast_engine::Policy;
 use blast_playground::charts::{log_bounds, ChartData};
 use blast_playground::format;
 use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
-
-use crate::browser::ComputedStyle;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Space around the plot area, in CSS px: the drawing uses these, and the pointer and the
 /// brush map to data with them (`timeline::x_at`, `timeline::css_span`).
@@ -77,7 +77,7 @@ impl Palette {
 
 /// A chart drawing function (lines or verdict bars) over the x window shown, as the panel
 /// calls them.
-pub type DrawChart = fn(DrawingArea<CanvasBackend, Shift>, &ChartData, Range, &Palette, f64) -> Result<(), String>;
+pub type DrawChart = fn(DrawingArea<ChartBackend, Shift>, &ChartData, Range, &Palette, f64) -> Result<(), String>;
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -101,7 +101,7 @@ fn whole_tick(v: f64) -> String {
     }
 }
 
-pub fn draw_throughput(root: DrawingArea<CanvasBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_throughput(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
     root.fill(&pal.background).map_err(err)?;
     // Plotters does not clip to the plot area: only what is in the window is drawn, and the
     // y axis fits what is in it (zooming into a slow stretch shows its detail).
@@ -146,17 +146,15 @@ pub fn draw_throughput(root: DrawingArea<CanvasBackend, Shift>, data: &ChartData
         chart.draw_series(marks.map(|&x| PathElement::new(vec![(x, y0), (x, y1)], colour.mix(0.8).stroke_width(px(1.0))))).map_err(err)?;
     }
     chart.draw_series(std::iter::once(PathElement::new(vec![(x_lo, strip_hi), (x_hi, strip_hi)], pal.muted.mix(0.5).stroke_width(px(1.0))))).map_err(err)?;
+    let width = px(2.0);
     for (line, points) in data.lines.iter().zip(&lines) {
         let colour = pal.series(line.colour);
-        let width = px(2.0);
-        let legend = line.legend();
-        let series = if line.same_as.is_some() {
+        if line.same_as.is_some() {
             // Dashed over the line it equals: both colours show.
-            chart.draw_series(DashedLineSeries::new(points.iter().copied(), px(7.0), px(5.0), colour.stroke_width(width))).map_err(err)?
+            chart.draw_series(DashedLineSeries::new(points.iter().copied(), px(7.0), px(5.0), colour.stroke_width(width))).map_err(err)?;
         } else {
-            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(width))).map_err(err)?
-        };
-        series.label(legend).legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour.stroke_width(width)));
+            chart.draw_series(LineSeries::new(points.iter().copied(), colour.stroke_width(width))).map_err(err)?;
+        }
         // Deopts: a "v" on the line where the compiled code was thrown away (a path, like the
         // event ticks: one more marker type costs the bundle its drawing code).
         let (dx, dy) = ((x_hi - x_lo) * 0.004, 1.25);
@@ -165,19 +163,37 @@ pub fn draw_throughput(root: DrawingArea<CanvasBackend, Shift>, data: &ChartData
             .draw_series(on_line.map(|(x, y)| PathElement::new(vec![(x - dx, y * dy), (x, y), (x + dx, y * dy)], colour.stroke_width(px(1.5)))))
             .map_err(err)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .margin(px(8.0))
-        .label_font(font(12.0))
-        .background_style(pal.background.mix(0.85))
-        .border_style(pal.grid)
-        .draw()
-        .map_err(err)?;
+    let entries: Vec<(String, RGBColor)> = data.lines.iter().map(|l| (l.legend(), pal.series(l.colour))).collect();
+    legend(&chart.plotting_area().strip_coord_spec(), &entries, &font(12.0), pal, px)?;
     root.present().map_err(err)
 }
 
-pub fn draw_relinks(root: DrawingArea<CanvasBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
+/// The lines' legend in the plot area's upper right corner: a swatch and a label per line on a
+/// translucent box.
+fn legend(
+    area: &DrawingArea<ChartBackend, Shift>,
+    entries: &[(String, RGBColor)],
+    font: &TextStyle,
+    pal: &Palette,
+    px: impl Fn(f64) -> u32,
+) -> Result<(), String> {
+    let sizes = entries.iter().map(|(label, _)| area.estimate_text_size(label, font)).collect::<Result<Vec<_>, _>>().map_err(err)?;
+    let text_w = sizes.iter().map(|s| s.0).max().unwrap_or(0) as i32;
+    let line_h = sizes.iter().map(|s| s.1).max().unwrap_or(0) as i32 + px(4.0) as i32;
+    let (pad, swatch, gap, margin) = (px(6.0) as i32, px(18.0) as i32, px(6.0) as i32, px(8.0) as i32);
+    let (box_w, box_h) = (2 * pad + swatch + gap + text_w, 2 * pad + line_h * entries.len() as i32);
+    let (x0, y0) = (area.dim_in_pixel().0 as i32 - margin - box_w, margin);
+    area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.background.mix(0.85).filled())).map_err(err)?;
+    area.draw(&Rectangle::new([(x0, y0), (x0 + box_w, y0 + box_h)], pal.grid.stroke_width(1))).map_err(err)?;
+    for (i, (label, colour)) in entries.iter().enumerate() {
+        let y = y0 + pad + line_h * i as i32 + line_h / 2;
+        area.draw(&PathElement::new(vec![(x0 + pad, y), (x0 + pad + swatch, y)], colour.stroke_width(px(2.0)))).map_err(err)?;
+        area.draw(&Text::new(label.clone(), (x0 + pad + swatch + gap, y), font.pos(Pos::new(HPos::Left, VPos::Center)))).map_err(err)?;
+    }
+    Ok(())
+}
+
+pub fn draw_relinks(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
     root.fill(&pal.background).map_err(err)?;
     if data.lines.iter().all(|l| l.points.is_empty()) || data.panels.is_empty() {
         return root.present().map_err(err);

@@ -1,9 +1,9 @@
-//! Files the page hands out: results as CSV (call-site lanes or model variants), the scenario
-//! as JSON.
+//! Files the page hands out: results as CSV (call-site lanes or model variants). The scenario
+//! leaves as its text (`CallSiteSession::shareable_text`); JSON is the CLI's (`blast show
+//! --format json`).
 
 use std::fmt::Write as _;
 
-use blast_engine::model::Scenario;
 use blast_engine::presets::Published;
 use blast_engine::report::SiteReport;
 
@@ -90,10 +90,6 @@ pub fn model_csv(preset: &str, views: &[impl AsRef<VariantView>]) -> String {
     out
 }
 
-pub fn scenario_json(s: &Scenario) -> String {
-    serde_json::to_string_pretty(s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
-}
-
 /// A file name stem from a scenario name (letters, digits, `-` and `_`).
 pub fn file_stem(name: &str) -> String {
     let stem: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).take(60).collect();
@@ -125,7 +121,7 @@ fn field(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::runner::Runner;
-    use blast_engine::{dsl, presets, Params, Policy};
+    use blast_engine::{presets, Params, Policy};
 
     #[test]
     fn csv_has_a_run_row_per_policy_and_site_rows() {
@@ -162,11 +158,5 @@ mod tests {
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(file_stem("hot loop/1"), "hot-loop-1");
         assert_eq!(file_stem(""), "scenario");
-    }
-
-    #[test]
-    fn json_export_reads_back() {
-        let s = presets::all()[0].scenario();
-        assert_eq!(dsl::from_json(&scenario_json(&s)).unwrap(), s);
     }
 }

@@ -171,6 +171,15 @@ export const checks = [
           await shoot(page, `payoff-timeline-brushed-${scheme}`);
           await showSection(page, '#why');
           await shoot(page, `payoff-why-range-${scheme}`);
+          // Issue 11 item 3: beside the tall why panel the blast view stays in sight (sticky
+          // below the top bar), with the sites the range outlines.
+          const sight = await page.evaluate(() => {
+            const bar = document.querySelector('.topbar').getBoundingClientRect();
+            const view = document.querySelector('#blast-view').getBoundingClientRect();
+            return { bar: bar.bottom, top: view.top, bottom: view.bottom, height: innerHeight };
+          });
+          expect(sight.top >= sight.bar && sight.top < sight.bar + 40 && sight.bottom > sight.height / 2,
+            `beside the why panel the blast view is out of sight or under the top bar: ${JSON.stringify(sight)}`);
           // From the keyboard: zoom back out, clear the selection.
           await page.click('#zoom-reset');
           await page.waitForFunction(() => /^Whole run/.test(document.querySelector('#timeline-status').textContent));

@@ -87,6 +87,9 @@ export const checks = [
         expect(wide >= 10, `Groovy's result marks its wide rows (docs: 15 of 17), found ${wide}`);
         expect((await page.locator('#measured-verdict .wide-note').count()) === 1, 'the verdict says how many rows are too wide');
         await shoot(page.locator('#measured'), 'runtimes-measured-groovy-light');
+        // The panel's own picker fetches a reference result too (dist/results/, not compiled in).
+        await page.selectOption('#measured-reference', 'node');
+        await fitted(page, 'node');
         log(`# cpython fanout_root@8 measured ${measuredRoot.toFixed(2)}x, best ${best}; groovy wide rows ${wide}`);
       }),
   },

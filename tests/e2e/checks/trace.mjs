@@ -17,3 +17,15 @@ export function longTaskSummary(buf, minMs = 50) {
   }
   return out;
 }
+
+/**
+ * The main thread's longest task in a trace, as wall time and as the thread's CPU time (`tdur`).
+ * On a shared machine the wall time also counts the time the thread waited for a core; the CPU
+ * time is the page's own work.
+ */
+export function longestTask(buf) {
+  const events = JSON.parse(buf.toString()).traceEvents;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const tasks = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.name === 'RunTask' && e.dur);
+  return { wallMs: Math.max(0, ...tasks.map((t) => t.dur / 1000)), cpuMs: Math.max(0, ...tasks.map((t) => (t.tdur ?? t.dur) / 1000)) };
+}

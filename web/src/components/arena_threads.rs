@@ -38,7 +38,7 @@ fn thread_row(t: &ThreadRow, flash: u64) -> Html {
     };
     html! {
         <div class={classes!("entity-row", "thread", format!("verdict-{verdict}"))} role="row" data-thread={t.name.clone()} data-verdict={verdict}
-            title={format!("{}: {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.ops, t.handshakes, t.deopts)}>
+            title={format!("{}: {} ({verdict})", t.name, counters(t))}>
             { flash_layer(flash) }
             <span role="cell" class="thread-name"><span class="verdict-dot"></span>{ &t.name }</span>
             <span role="cell">{ t.role.name() }</span>
@@ -49,6 +49,11 @@ fn thread_row(t: &ThreadRow, flash: u64) -> Html {
     }
 }
 
+/// A thread's counters for its tooltip: "12 ops, 1 handshake, 0 deopts".
+fn counters(t: &ThreadRow) -> String {
+    format!("{}, {}, {}", format::counted(t.ops, "op"), format::counted(t.handshakes, "handshake"), format::counted(t.deopts, "deopt"))
+}
+
 fn cells(entities: &[EntityView]) -> Html {
     let rows: Vec<ThreadRow> = entities.iter().filter_map(|e| ThreadRow::from_entity(&e.entity)).collect();
     let deopts: u64 = rows.iter().map(|t| t.deopts).sum();
@@ -56,14 +61,14 @@ fn cells(entities: &[EntityView]) -> Html {
     html! {
         <>
             <p class="thread-summary muted">
-                { format!("{} threads · {} handshakes · {} deopts · hover a cell for its counters", rows.len(), format::count(handshakes), format::count(deopts)) }
+                { format!("{} · {} · {} · hover a cell for its counters", format::counted(rows.len() as u64, "thread"), format::counted(handshakes, "handshake"), format::counted(deopts, "deopt")) }
             </p>
             <div class="thread-cells" role="list" aria-label="Threads">
                 { for rows.iter().zip(entities).map(|(t, e)| {
                     let verdict = t.verdict().name();
                     html! {
                         <span class={classes!("thread", "thread-cell", format!("verdict-{verdict}"))} role="listitem" data-thread={t.name.clone()} data-verdict={verdict}
-                            title={format!("{} ({}): {} ops, {} handshakes, {} deopts ({verdict})", t.name, t.role.name(), t.ops, t.handshakes, t.deopts)}>
+                            title={format!("{} ({}): {} ({verdict})", t.name, t.role.name(), counters(t))}>
                             { flash_layer(e.flash) }
                         </span>
                     }

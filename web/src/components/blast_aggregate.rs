@@ -199,7 +199,7 @@ fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[
                     <button class="agg-toggle" disabled={!has_more} onclick={toggle}
                         aria-label={format!("{} {name}", if *open { "Close" } else { "Open" })}>{ if !has_more { "·" } else if *open { "▾" } else { "▸" } }</button>
                     <span class="agg-name">{ &name }</span>
-                    <span class="agg-counts muted">{ format!("{} cl · {} sites · {} hit", format::count(t.classes), format::count(t.sites), format::count(t.hit_sites)) }</span>
+                    <span class="agg-counts muted">{ format!("{} · {} · {} hit", format::counted(t.classes, "class"), format::counted(t.sites, "site"), format::count(t.hit_sites)) }</span>
                     <span class="agg-heat" aria-hidden="true"><span style={format!("width: {share:.1}%")}></span></span>
                     <span class="agg-relinks">{ format::count(t.relinks) }</span>
                 </li>
@@ -221,7 +221,7 @@ fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[
                     role="treeitem" aria-level={(depth + 1).to_string()} data-site={name.clone()} data-state={state} data-relinks={r.to_string()}
                     style={format!("--depth: {depth}")}>
                     <button class="agg-site-button" aria-pressed={selected.to_string()} onclick={select}
-                        title={format!("{name}: {state_text}; {r} relinks. Click for its history.")}>
+                        title={format!("{name}: {state_text}; {}. Click for its history.", format::counted(r, "relink"))}>
                         <span class="state-dot-html" aria-hidden="true"></span>
                         <span class="agg-name">{ &name }</span>
                         <span class="muted">{ state_text }</span>

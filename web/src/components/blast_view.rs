@@ -198,8 +198,12 @@ fn site_node(p: &BlastViewProps, b: &layout::SiteBox, s: &SiteView, call: &str, 
     // text that the name would then have to repeat. (Its target, text the engine makes, is in
     // the why panel: the view carries numbers per site.)
     let name = format!(
-        "{} {count} relinks: {call}, {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
-        b.name, s.necessary, s.collateral, s.missed
+        "{} {}: {call}, {state_text}; {} necessary, {} collateral, {} missed. Enter shows its history.",
+        b.name,
+        format::counted(s.relinks, "relink"),
+        s.necessary,
+        s.collateral,
+        s.missed
     );
     let select = {
         let cb = p.on_select.clone();
@@ -254,7 +258,7 @@ fn what_if_panel(p: &BlastViewProps) -> Html {
                             } else if sites.is_empty() {
                                 "no linked site would be retired".to_string()
                             } else {
-                                format!("{} site{}: {}", sites.len(), if sites.len() == 1 { "" } else { "s" }, listed(sites))
+                                format!("{}: {}", format::counted(sites.len() as u64, "site"), listed(sites))
                             }
                         }
                     </li>

@@ -142,13 +142,16 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     {
         let (throughput, relinks, on_error) = (throughput.clone(), relinks.clone(), p.on_error.clone());
         use_effect_with((p.lanes.clone(), axis, p.view, p.theme, *redraw), move |(lanes, axis, view, _, _)| {
-            // Draw after this render is on screen, each chart in a task of its own: a frame's
-            // engine work, render and the two drawings never add up to one long task (while
-            // the first visit's comparison runs, they come every `SLOW_VIEW_INTERVAL_MS`).
+            // Draw after this render is on screen, each chart in a task of its own after a
+            // paint: a frame's engine work, render and the two drawings never add up to one
+            // long task (while the first visit's comparison runs, they come every
+            // `SLOW_VIEW_INTERVAL_MS`), and the canvas's size is read from a page already laid
+            // out (read before that paint, it laid out the whole page: 30-60 ms after a link
+            // opened a big scenario).
             let data = Rc::new(lanes.data(*axis));
             let window = timeline::shown(*view, data.x_max);
             let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
-                browser::soon(move || {
+                browser::after_frames(1, move || {
                     if let Some(canvas) = browser::chart_canvas(&node) {
                         let drawn = canvas.and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
                         if let Err(e) = drawn {

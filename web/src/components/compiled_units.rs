@@ -44,10 +44,16 @@ fn chip(u: &UnitView, selected: Option<&str>) -> Html {
         n => format!("; its C2 code inlines {} and {} more", u.inlines[..MAX_NAMED].join(", "), n - MAX_NAMED),
     };
     let cutoff = if r.past_cutoff { "; C2 gave up on it (PerMethodRecompilationCutoff), so it stays in C1" } else { "" };
-    let tip = format!("{}: {tier} now; {} deopts, {} recompiles, {} compiles{inlines}{cutoff}", r.name, st.deopts, st.recompiles, st.compiles);
+    let tip = format!(
+        "{}: {tier} now; {}, {}, {}{inlines}{cutoff}",
+        r.name,
+        format::counted(st.deopts, "deopt"),
+        format::counted(st.recompiles, "recompile"),
+        format::counted(st.compiles, "compile")
+    );
     let inlines_selected = selected.is_some_and(|s| u.inlines_site(s));
     html! {
-        <span class={classes!("unit", format!("tier-{}", state.to_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
+        <span class={classes!("unit", format!("tier-{}", state.to_ascii_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
             data-unit={r.name.clone()} data-tier={tier} data-deopts={st.deopts.to_string()} title={tip.clone()} aria-label={tip}>
             <span class="flash-layer">
                 if u.flash > 0 {

@@ -26,6 +26,13 @@ pub struct MeasuredProps {
     pub on_clear: Callback<()>,
 }
 
+/// A probed runtime's reference result (`measured::reference_url`), fetched when asked for.
+pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<Measured, String>) + 'static) {
+    let Some(url) = measured::reference_url(runtime_id) else { return done(Err("there is no reference result for it".into())) };
+    let id = runtime_id.to_string();
+    browser::fetch_text(&url, move |text| done(text.and_then(|text| measured::reference(&id, &text).map_err(|e| e.to_string()))));
+}
+
 /// A refused import: what was being read and why, with the offending line when there is one.
 #[derive(Clone, PartialEq)]
 struct Refusal {
@@ -131,10 +138,15 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     let on_reference = {
         let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
         Callback::from(move |e: Event| {
-            if let Some(m) = measured::reference(&browser::value(&e)) {
-                refusal.set(None);
-                on_import.emit(Rc::new(m));
-            }
+            let id = browser::value(&e);
+            let (on_import, refusal) = (on_import.clone(), refusal.clone());
+            fetch_reference(&id.clone(), move |m| match m {
+                Ok(m) => {
+                    refusal.set(None);
+                    on_import.emit(Rc::new(m));
+                }
+                Err(message) => refusal.set(Some(Refusal { origin: format!("the reference result of {id}"), message, excerpt: None })),
+            });
             browser::clear_value(&e);
         })
     };
@@ -227,7 +239,7 @@ fn summary(m: &Measured) -> Html {
     html! {
         <div id="measured-summary" class="measured-summary" data-runtime={r.runtime.clone()}>
             <p><strong>{ &r.version }</strong>{ format!(" ({}), {}", r.runtime, m.origin) }</p>
-            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {} rows{}. ", r.mode, r.rows.len(), machine.unwrap_or_default()) }
+            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {}{}. ", r.mode, format::counted(r.rows.len() as u64, "row"), machine.unwrap_or_default()) }
                 { "Command: " }<code>{ &r.command }</code></p>
         </div>
     }
@@ -282,7 +294,7 @@ fn verdict(f: &Fingerprint) -> Html {
                 <p class="hint">{ "Its source says " }{ policy_badge(profile.policy) }{ format!(", ranked {rank} of {} by fit (", f.fits.len()) }<code>{ profile.source }</code>{ ")." }</p>
             }
             if unreadable > 0 {
-                <p class="hint wide-note">{ format!("{unreadable} of {} rows are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", f.pairs.len()) }</p>
+                <p class="hint wide-note">{ format!("{unreadable} of {} are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", format::counted(f.pairs.len() as u64, "row")) }</p>
             }
         </div>
     }

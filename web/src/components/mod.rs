@@ -15,6 +15,7 @@ pub mod files;
 pub mod gallery;
 pub mod help;
 pub mod knobs;
+pub mod later;
 pub mod measured;
 pub mod model_comparison;
 pub mod model_editor;

@@ -99,13 +99,22 @@ pub fn top_bar(p: &TopBarProps) -> Html {
         let cb = cb.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
+    // The sticky parts under the bar (the blast view beside a tall why panel) sit below it.
+    let bar = use_node_ref();
+    {
+        let bar = bar.clone();
+        use_effect_with((), move |_| {
+            let following = browser::publish_height(&bar, "--bar-h");
+            move || drop(following)
+        });
+    }
     let theme_label = match p.theme {
         Theme::Auto => "Theme: auto",
         Theme::Light => "Theme: light",
         Theme::Dark => "Theme: dark",
     };
     html! {
-        <header class="topbar">
+        <header class="topbar" ref={bar}>
             <div class="brand">
                 <h1>{ "Blast Radius" }</h1>
                 <span class="tagline">{ "which call sites does a metaclass change throw away?" }</span>

@@ -85,8 +85,8 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                 // One checkbox per site stops being a form at this size (and the membership
                 // test per chip was quadratic): say what the loop calls instead.
                 <p class="form-row calls hint" id="workload-calls-summary">{ format!(
-                    "calls {} of the {} sites (too many to tick one by one here: edit the op in the scenario text to call others)",
-                    blast_playground::format::count(form.calls.len() as u64), blast_playground::format::count(p.scenario.sites.len() as u64)) }</p>
+                    "calls {} of the {} (too many to tick one by one here: edit the op in the scenario text to call others)",
+                    blast_playground::format::count(form.calls.len() as u64), blast_playground::format::counted(p.scenario.sites.len() as u64, "site")) }</p>
             } else {
             <div class="form-row calls">
                 { for p.scenario.sites.iter().map(|s| {
