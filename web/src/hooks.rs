@@ -16,6 +16,7 @@ use blast_playground::keys;
 use blast_playground::offload::{self, Job, Reply, Verdict};
 use blast_playground::playback::Control;
 use blast_playground::state::{AppState, SaveKey};
+use blast_playground::{lane_wire, wire};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -196,13 +197,27 @@ enum Engine {
 /// reading a text answers that job as failed (the text stays on screen) and is replaced for
 /// the next one: a text that stopped the worker is never run on the page.
 ///
+/// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
+/// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
+/// as `Action::Lanes`, and lanes lost with a stopped worker as `Action::LanesLost`.
+///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
 #[hook]
 pub fn use_engine_worker(store: &Store, warm: bool) {
     let engine = use_mut_ref(|| Engine::Idle);
-    // Jobs posted and not answered, oldest first (the worker answers in order).
-    let in_flight = use_mut_ref(VecDeque::<Job>::new);
+    let in_flight = use_mut_ref(InFlight::default);
+    {
+        let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+        use_effect_with((), move |_| {
+            let poster = store.clone();
+            store.after_batch(move || {
+                if let Some(request) = poster.take_lanes() {
+                    command(&poster, &engine, &in_flight, &request);
+                }
+            });
+        });
+    }
     let store = store.clone();
     use_effect(move || {
         if warm {
@@ -211,13 +226,25 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         for job in store.take_jobs() {
             submit(&store, &engine, &in_flight, job);
         }
+        if let Some(request) = store.take_lanes() {
+            command(&store, &engine, &in_flight, &request);
+        }
     });
 }
 
 type Shared<T> = Rc<RefCell<T>>;
 
+/// What the worker was asked and has not answered.
+#[derive(Default)]
+struct InFlight {
+    /// Jobs, oldest first (the worker answers in order).
+    jobs: VecDeque<Job>,
+    /// Requests for its lanes.
+    lanes: usize,
+}
+
 /// Start the worker unless it runs (or could not start).
-fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>) {
+fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
     if !matches!(*engine.borrow(), Engine::Idle) {
         return;
     }
@@ -232,22 +259,46 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job
     };
 }
 
-fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, job: Job) {
+fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Job) {
     start(store, engine, in_flight);
     match &*engine.borrow() {
         Engine::Worker(worker) => {
             let bytes = offload::encode_job(&job);
-            in_flight.borrow_mut().push_back(job);
+            in_flight.borrow_mut().jobs.push_back(job);
             worker.post(bytes);
         }
         _ => run_in_page(store, job),
     }
 }
 
-fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<Job>>, news: browser::WorkerNews) {
+/// Commands for the lanes the worker runs (`lanes`): its update comes back as `Action::Lanes`.
+/// Without a worker (it could not start) the lanes are built on the page.
+fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
+    start(store, engine, in_flight);
+    match &*engine.borrow() {
+        Engine::Worker(worker) => {
+            in_flight.borrow_mut().lanes += 1;
+            worker.post(lane_wire::encode_request(request));
+        }
+        _ => lanes_lost(store, "there is no engine worker".into()),
+    }
+}
+
+fn lanes_lost(store: &Store, why: String) {
+    let store = store.clone();
+    browser::soon_detached(move || store.dispatch(Action::LanesLost(why)));
+}
+
+fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, news: browser::WorkerNews) {
     match news {
+        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::LANES) => {
+            let mut f = in_flight.borrow_mut();
+            f.lanes = f.lanes.saturating_sub(1);
+            drop(f);
+            store.dispatch(Action::Lanes(bytes));
+        }
         browser::WorkerNews::Reply(bytes) => {
-            let Some(job) = in_flight.borrow_mut().pop_front() else { return };
+            let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
             let reply = offload::decode_reply(&bytes).unwrap_or_else(|why| Reply { id: job.id, verdict: Verdict::Failed(why) });
             store.dispatch(Action::Read(reply));
         }
@@ -255,7 +306,10 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<VecDeque<J
             let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
             // Not from inside the worker's own event handler: this drops the worker.
             browser::soon_detached(move || {
-                let lost: Vec<Job> = in_flight.borrow_mut().drain(..).collect();
+                let lost: Vec<Job> = in_flight.borrow_mut().jobs.drain(..).collect();
+                if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
+                    store.dispatch(Action::LanesLost(format!("it stopped: {why}")));
+                }
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
                     for job in lost {

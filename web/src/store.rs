@@ -20,7 +20,11 @@ pub struct Store {
     /// Actions that arrived while the state was borrowed; applied on the next dispatch.
     queue: Rc<RefCell<VecDeque<Action>>>,
     rerender: UseForceUpdateHandle,
+    /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
+    after_batch: Rc<RefCell<Option<AfterBatch>>>,
 }
+
+type AfterBatch = Rc<dyn Fn()>;
 
 impl PartialEq for Store {
     fn eq(&self, other: &Self) -> bool {
@@ -33,7 +37,8 @@ pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
     let state = use_mut_ref(init);
     let queue = use_mut_ref(VecDeque::new);
     let rerender = use_force_update();
-    Store { state, queue, rerender }
+    let after_batch = use_mut_ref(|| None);
+    Store { state, queue, rerender, after_batch }
 }
 
 impl Store {
@@ -53,6 +58,16 @@ impl Store {
             Err(_) => return,
         }
         self.drain();
+        let after = self.after_batch.borrow().clone();
+        if let Some(after) = after {
+            after();
+        }
+    }
+
+    /// What to do after each batch of the frame loop: effects do not see its renders in time
+    /// (measured: a frame's request for the engine worker waited for the next user event).
+    pub fn after_batch(&self, f: impl Fn() + 'static) {
+        *self.after_batch.borrow_mut() = Some(Rc::new(f));
     }
 
     fn drain(&self) {
@@ -71,6 +86,11 @@ impl Store {
     /// The jobs the reducer handed out for the engine worker (`AppState::take_jobs`).
     pub fn take_jobs(&self) -> Vec<blast_playground::offload::Job> {
         self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
+    }
+
+    /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
+    pub fn take_lanes(&self) -> Option<blast_playground::lane_wire::Request> {
+        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 
     pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {

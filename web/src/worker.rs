@@ -1,9 +1,13 @@
 //! The engine worker: a second wasm module, started by the page in a dedicated Web Worker
 //! (Trunk builds it from `index.html`'s `data-type="worker"` link), that reads large scenario
-//! texts off the page's main thread. Each message is one `offload::Job` as bytes; the answer
-//! goes back as bytes, its buffer transferred rather than copied. It links the engine and
-//! `offload` only: no Yew, no charts.
+//! texts off the page's main thread and runs the lanes of big scenarios (`lane_host::Host`).
+//! Each message is bytes (a text to read, or commands for the lanes); the answer goes back as
+//! bytes, its buffer transferred rather than copied. It links the engine and the playground's
+//! engine side only: no Yew, no charts.
 
+use std::cell::RefCell;
+
+use blast_playground::lane_host::Host;
 use blast_playground::offload;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
@@ -12,9 +16,10 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 fn main() {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let replies = scope.clone();
+    let host = RefCell::new(Host::default());
     let on_job = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let job = Uint8Array::new(&e.data()).to_vec();
-        let reply = Uint8Array::from(offload::answer(&job).as_slice());
+        let reply = Uint8Array::from(host.borrow_mut().answer(&job, &js_sys::Date::now).as_slice());
         let _ = replies.post_message_with_transfer(&reply, &Array::of1(&reply.buffer()));
     });
     scope.set_onmessage(Some(on_job.as_ref().unchecked_ref()));

@@ -73,6 +73,10 @@ pub enum Action {
     CloseOverlays,
     /// The engine worker (or the page standing in for it) answered a job (`offload`).
     Read(Reply),
+    /// The engine worker's update of the lanes it runs (`lane_wire` bytes, read by the mirror).
+    Lanes(Vec<u8>),
+    /// The engine worker stopped while running lanes, or there is none to run them.
+    LanesLost(String),
     /// The charts' x axis (a new axis starts unzoomed and unbrushed).
     SetAxis(XAxis),
     /// Zoom or pan the timeline: the window shown, `None` for the whole run.

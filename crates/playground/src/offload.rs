@@ -11,6 +11,8 @@
 use blast_engine::model::Scenario;
 use blast_engine::{dsl, Params, Policy, Simulation};
 
+use crate::runner::Runner;
+
 use blast_engine::validate::Location;
 use blast_engine::ScenarioError;
 
@@ -42,8 +44,10 @@ pub struct Reply {
 pub enum Verdict {
     /// The text parses and validates; `run_error` is why the engine refuses to run it (the
     /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
-    /// each expectation (`expectation_lines`, a second parse that records places).
-    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>> },
+    /// each expectation (`expectation_lines`, a second parse that records places). `held`:
+    /// the engine worker keeps the scenario and its lanes, which the page then runs there
+    /// (`lanes`).
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>>, held: bool },
     /// The text does not parse or validate: where, and the whole message (`line:col: …`).
     Invalid { error: TextError, message: String },
     /// The worker failed on this job (it stopped, or the message was unreadable).
@@ -68,18 +72,33 @@ impl From<ScenarioError> for TextError {
     }
 }
 
-/// What the worker (or the page, when there is no worker) does with a job.
+/// What the page does with a job when there is no worker.
 pub fn run(job: &Job) -> Reply {
-    let verdict = match dsl::parse(&job.text) {
-        Err(e) => Verdict::Invalid { message: e.to_string(), error: e.into() },
+    read(job, false).0
+}
+
+/// Read a job's text and check its run. With `hold`, a scenario the worker should run
+/// (`lanes::runs_in_worker`) keeps the lanes that check built, and the reply says so.
+pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
+    let (verdict, held) = match dsl::parse(&job.text) {
+        Err(e) => (Verdict::Invalid { message: e.to_string(), error: e.into() }, None),
         Ok(scenario) => {
             let looped = job.looping.then(|| crate::editor::looping(&scenario));
-            let run_error = Simulation::for_policies(looped.as_ref().unwrap_or(&scenario), &job.policies, &Params::default()).err().map(|e| e.to_string());
+            let lanes = looped.as_ref().unwrap_or(&scenario);
             let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
-            Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines }
+            let (run_error, runner) = if hold && crate::lanes::runs_in_worker(&scenario) {
+                match Runner::new(lanes, &job.policies, &Params::default()) {
+                    Ok(r) => (None, Some(r)),
+                    Err(e) => (Some(e.to_string()), None),
+                }
+            } else {
+                (Simulation::for_policies(lanes, &job.policies, &Params::default()).err().map(|e| e.to_string()), None)
+            };
+            let held = runner.map(|r| (scenario.clone(), r));
+            (Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held: held.is_some() }, held)
         }
     };
-    Reply { id: job.id, verdict }
+    (Reply { id: job.id, verdict }, held)
 }
 
 /// The text line of each expectation (`None` when the text does not parse): the gutter marks
@@ -135,7 +154,7 @@ mod tests {
             let reply = round_trip(&job(p.text));
             assert_eq!(reply.id, 7);
             let expect_lines = expectation_lines(p.text);
-            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines }, "{}", p.id);
+            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines, held: false }, "{}", p.id);
         }
     }
 

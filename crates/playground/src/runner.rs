@@ -222,6 +222,31 @@ impl Lane {
     }
 }
 
+/// Loop iterations of the whole program (warm-up and measured ops).
+pub fn total_iterations(scenario: &Scenario) -> u64 {
+    let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
+    blast_engine::sim::iterations_in(&scenario.op).saturating_mul(ops)
+}
+
+/// The classes the blast view draws: declared ones, then those the program loads.
+pub fn classes_of(scenario: &Scenario) -> Vec<ClassEntry> {
+    let mut classes: Vec<ClassEntry> = scenario.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
+    for (name, parent) in crate::editor::loaded_by_program(scenario) {
+        if !classes.iter().any(|(c, _)| *c == name) {
+            classes.push((name, parent));
+        }
+    }
+    classes
+}
+
+/// Site names by id.
+pub fn names_of(scenario: &Scenario) -> Rc<Vec<String>> {
+    Rc::new(scenario.sites.iter().map(|s| s.name.to_string()).collect())
+}
+
+/// Why a hand-fired mutation went nowhere.
+pub const NOTHING_RUNNING: &str = "nothing is running: press Run (or Reset) first";
+
 pub struct Runner {
     lanes: Vec<Lane>,
     /// The shared virtual time (ms) every running lane is being advanced to.
@@ -270,16 +295,8 @@ impl Runner {
                 in_range_key: None,
             })
             .collect();
-        let per_op = blast_engine::sim::iterations_in(&scenario.op);
-        let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
-        let mut classes: Vec<ClassEntry> = scenario.classes.iter().map(|c| (c.name.clone(), c.parent.clone())).collect();
-        for (name, parent) in crate::editor::loaded_by_program(scenario) {
-            if !classes.iter().any(|(c, _)| *c == name) {
-                classes.push((name, parent));
-            }
-        }
-        let names = Rc::new(scenario.sites.iter().map(|s| s.name.to_string()).collect());
-        let mut runner = Runner { lanes, total_iterations: per_op.saturating_mul(ops), classes, names, ..Runner::idle() };
+        let mut runner =
+            Runner { lanes, total_iterations: total_iterations(scenario), classes: classes_of(scenario), names: names_of(scenario), ..Runner::idle() };
         runner.refresh();
         Ok(runner)
     }
@@ -409,7 +426,7 @@ impl Runner {
             }
         }
         if fired == 0 {
-            return Err(error.unwrap_or_else(|| "nothing is running: press Run (or Reset) first".into()));
+            return Err(error.unwrap_or_else(|| NOTHING_RUNNING.into()));
         }
         Ok(fired)
     }

@@ -18,6 +18,8 @@ use crate::action::Action;
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::history::History;
+use crate::lane_wire::Request;
+use crate::lanes::{self, Lanes, Mirror};
 use crate::offload::{self, Job, Reply, TextError, Verdict};
 use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
 use crate::reading::{Purpose, Readings};
@@ -45,7 +47,8 @@ pub struct CallSiteSession {
     pub policies: Vec<Policy>,
     pub params: Params,
     pub playback: Playback,
-    pub runner: Runner,
+    /// On the page, or (a big scenario the engine worker read) in the worker (`lanes`).
+    pub runner: Lanes,
     /// Why the scenario cannot run (it parses but the engine refuses it).
     pub run_error: Option<String>,
     /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
@@ -79,6 +82,10 @@ pub struct CallSiteSession {
     pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
     /// Texts being read off the main thread (`offload`).
     readings: Readings,
+    /// The engine worker holds the scenario: (the job that read it, `scenario_rev` it is).
+    held: Option<(u64, u64)>,
+    /// Builds of lanes in the worker, numbered (their updates carry it).
+    worker_runs: u64,
 }
 
 impl CallSiteSession {
@@ -97,7 +104,7 @@ impl CallSiteSession {
             policies: vec![Policy::Global, Policy::Exact],
             params: Params::default(),
             playback: Playback::new(Speed::Factor(0.1), false),
-            runner: Runner::idle(),
+            runner: Lanes::idle(),
             run_error: None,
             slow_lanes: Vec::new(),
             selected_site: None,
@@ -115,6 +122,8 @@ impl CallSiteSession {
             edit_epoch: 0,
             read_expect_lines: None,
             readings: Readings::default(),
+            held: None,
+            worker_runs: 0,
         };
         session.rebuild();
         session
@@ -167,6 +176,14 @@ impl CallSiteSession {
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
     pub fn take_jobs(&mut self) -> Vec<Job> {
         self.readings.take_jobs()
+    }
+
+    /// Commands for the lanes the engine worker runs, to post now.
+    pub fn take_lanes(&mut self) -> Option<Request> {
+        match &mut self.runner {
+            Lanes::Worker(m) => m.take_request(),
+            Lanes::Here(_) => None,
+        }
     }
 
     /// About how many sites the text being read declares, while the engine worker reads one.
@@ -286,6 +303,12 @@ impl CallSiteSession {
             }
             Action::HoverClass(class) => self.hover(class),
             Action::Read(reply) => self.read(reply, fx),
+            Action::Lanes(bytes) => self.lanes_update(&bytes, fx),
+            Action::LanesLost(why) => {
+                if matches!(self.runner, Lanes::Worker(_)) {
+                    self.lanes_lost(&why, fx);
+                }
+            }
             _ => {}
         }
     }
@@ -346,14 +369,19 @@ impl CallSiteSession {
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
         let Some(reading) = self.readings.answered(&reply) else { return };
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
+        let job = reply.id;
         match (reading.purpose, reply.verdict) {
-            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines }) => {
+            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines, held }) => {
                 self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                 self.text_error = None;
-                if *scenario != self.scenario {
+                if *scenario == self.scenario {
+                    // The worker now holds this (same) scenario under the new job.
+                    self.held = held.then_some((job, self.scenario_rev)).or(self.held);
+                } else {
                     self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
                     self.scenario = *scenario;
                     self.scenario_rev += 1;
+                    self.held = held.then_some((job, self.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
                         Some(why) => self.install(Err(why)),
@@ -372,7 +400,9 @@ impl CallSiteSession {
             }
             (Purpose::Open { text, policies, origin }, verdict) => {
                 let refusal = match verdict {
-                    Verdict::Read { scenario, run_error: None, expect_lines } => {
+                    Verdict::Read { scenario, run_error: None, expect_lines, held } => {
+                        // `set_scenario` makes it the next revision.
+                        self.held = held.then_some((job, self.scenario_rev + 1));
                         self.open(*scenario, text, policies, &origin, fx);
                         self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                         return;
@@ -459,15 +489,59 @@ impl CallSiteSession {
         self.rebuild();
     }
 
-    /// New simulations for the current scenario and policies, at virtual time zero, paused.
+    /// New simulations for the current scenario and policies, at virtual time zero, paused:
+    /// in the engine worker when it holds the scenario and it is big (`lanes::runs_in_worker`).
     fn rebuild(&mut self) {
         let looped = self.loop_mode.then(|| editor::looping(&self.scenario));
-        let runner = Runner::new(looped.as_ref().unwrap_or(&self.scenario), &self.policies, &self.params);
-        self.install(runner.map_err(|e| e.to_string()));
+        let scenario = looped.as_ref().unwrap_or(&self.scenario);
+        let held = self.held.filter(|&(_, rev)| rev == self.scenario_rev && self.params == Params::default()).map(|(job, _)| job);
+        match held.filter(|_| lanes::runs_in_worker(&self.scenario)) {
+            Some(job) => {
+                self.worker_runs += 1;
+                let mirror = Mirror::build(self.worker_runs, job, scenario, &self.policies, self.loop_mode);
+                self.install(Ok(Lanes::Worker(mirror)));
+            }
+            None => {
+                let runner = Runner::new(scenario, &self.policies, &self.params);
+                self.install(runner.map(Lanes::Here).map_err(|e| e.to_string()));
+            }
+        }
+    }
+
+    /// The worker's update of its lanes: the views on screen, and what a Step or mutation did.
+    fn lanes_update(&mut self, bytes: &[u8], fx: &mut Effects) {
+        let Lanes::Worker(mirror) = &mut self.runner else { return };
+        let news = match mirror.receive(bytes) {
+            None => return,
+            Some(Ok(news)) => news,
+            Some(Err(why)) => return self.lanes_lost(&format!("its update is unreadable ({why})"), fx),
+        };
+        if let Some(why) = news.error {
+            return self.lanes_lost(&why, fx);
+        }
+        if let Some(note) = news.stepped {
+            let n = self.playback.step_note.as_ref().map_or(1, |(n, _)| *n);
+            self.playback.step_note = note.map(|note| (n, note));
+        }
+        if let (Some(why), Some(FireOutcome::Fired { label, .. })) = (news.refused, &self.last_fire) {
+            self.last_fire = Some(FireOutcome::Refused(format!("{label}: {why}")));
+        }
+        if !self.playback.playing {
+            // Playing, the frame loop refreshes them.
+            self.refresh_slow_views();
+            self.refresh_what_if();
+        }
+    }
+
+    /// The worker no longer runs these lanes: they are built here instead, from time zero.
+    fn lanes_lost(&mut self, why: &str, fx: &mut Effects) {
+        fx.info(format!("The engine worker stopped running the lanes ({why}): they run on the page, from the start."));
+        self.held = None;
+        self.rebuild();
     }
 
     /// Put new simulations (or why there are none) on screen, paused at time zero.
-    fn install(&mut self, runner: Result<Runner, String>) {
+    fn install(&mut self, runner: Result<Lanes, String>) {
         self.run_id += 1;
         self.playback.stop();
         self.focused_cause = None;
@@ -477,7 +551,7 @@ impl CallSiteSession {
                 self.run_error = None;
             }
             Err(e) => {
-                self.runner = Runner::idle();
+                self.runner = Lanes::idle();
                 self.run_error = Some(e);
             }
         }
@@ -486,10 +560,7 @@ impl CallSiteSession {
     }
 
     fn refresh_what_if(&mut self) {
-        self.what_if = match &self.hovered_class {
-            Some(c) => self.runner.what_if(c),
-            None => Vec::new(),
-        };
+        self.what_if = self.runner.what_if(self.hovered_class.as_deref());
     }
 }
 

@@ -160,6 +160,11 @@ impl AppState {
         self.session.take_jobs()
     }
 
+    /// Commands for the lanes the engine worker runs, to post now (`lanes`).
+    pub fn take_lanes(&mut self) -> Option<crate::lane_wire::Request> {
+        self.session.take_lanes()
+    }
+
     pub fn reduce(&mut self, action: Action) {
         let run = self.session.run_id;
         let mut fx = Effects::default();

@@ -16,9 +16,20 @@ use blast_engine::Policy;
 
 use crate::offload::{Job, Reply, TextError, Verdict};
 
+/// The first number of every message: what it is. A text to read (`Job`) and its `Reply`...
+pub const READ: u64 = 0;
+/// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`.
+pub const LANES: u64 = 1;
+
+/// What a message is (`READ` or `LANES`), `None` for bytes that are not one.
+pub fn kind(bytes: &[u8]) -> Option<u64> {
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES)
+}
+
 pub fn encode_job(job: &Job) -> Vec<u8> {
     let Job { id, text, policies, looping } = job;
     let mut w = Writer(Vec::with_capacity(text.len() + 16));
+    w.num(READ);
     w.num(*id);
     w.num(u64::from(*looping));
     w.num(policies.len() as u64);
@@ -30,10 +41,10 @@ pub fn encode_job(job: &Job) -> Vec<u8> {
 }
 
 pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader::of(bytes, READ)?;
     let id = r.num()?;
     let looping = r.num()? == 1;
-    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or_else(|| "bad policy".into()))?;
+    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or("bad policy"))?;
     let text = r.str()?;
     r.end()?;
     Ok(Job { id, text, policies, looping })
@@ -41,10 +52,12 @@ pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
 
 pub fn encode_reply(reply: &Reply) -> Vec<u8> {
     let mut w = Writer(Vec::new());
+    w.num(READ);
     w.num(reply.id);
     match &reply.verdict {
-        Verdict::Read { scenario, run_error, expect_lines } => {
+        Verdict::Read { scenario, run_error, expect_lines, held } => {
             w.num(0);
+            w.bool(*held);
             w.opt(run_error);
             w.num(expect_lines.len() as u64);
             for line in expect_lines {
@@ -68,12 +81,15 @@ pub fn encode_reply(reply: &Reply) -> Vec<u8> {
 }
 
 pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    let mut r = Reader { bytes, at: 0 };
+    let mut r = Reader::of(bytes, READ)?;
     let id = r.num()?;
     let verdict = match r.num()? {
-        0 => {
-            Verdict::Read { run_error: r.opt()?, expect_lines: r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?, scenario: Box::new(r.scenario()?) }
-        }
+        0 => Verdict::Read {
+            held: r.bool()?,
+            run_error: r.opt()?,
+            expect_lines: r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?,
+            scenario: Box::new(r.scenario()?),
+        },
         1 => Verdict::Invalid { error: TextError { line: r.num()? as usize, col: r.num()? as usize, message: r.str()? }, message: r.str()? },
         2 => Verdict::Failed(r.str()?),
         _ => return Err("bad verdict".into()),
@@ -82,9 +98,17 @@ pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
     Ok(Reply { id, verdict })
 }
 
-struct Writer(Vec<u8>);
+pub(crate) struct Writer(pub(crate) Vec<u8>);
 
 impl Writer {
+    pub(crate) fn f64(&mut self, v: f64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    pub(crate) fn bool(&mut self, v: bool) {
+        self.num(u64::from(v));
+    }
+
     fn scenario(&mut self, s: &Scenario) {
         let Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations } = s;
         let w = self;
@@ -134,7 +158,7 @@ impl Writer {
         w.str(&expectations);
     }
 
-    fn num(&mut self, mut v: u64) {
+    pub(crate) fn num(&mut self, mut v: u64) {
         loop {
             let byte = (v & 0x7f) as u8;
             v >>= 7;
@@ -146,12 +170,12 @@ impl Writer {
         }
     }
 
-    fn str(&mut self, s: &str) {
+    pub(crate) fn str(&mut self, s: &str) {
         self.num(s.len() as u64);
         self.0.extend_from_slice(s.as_bytes());
     }
 
-    fn opt(&mut self, s: &Option<String>) {
+    pub(crate) fn opt(&mut self, s: &Option<String>) {
         match s {
             None => self.num(0),
             Some(s) => {
@@ -161,14 +185,14 @@ impl Writer {
         }
     }
 
-    fn strs(&mut self, v: &[String]) {
+    pub(crate) fn strs(&mut self, v: &[String]) {
         self.num(v.len() as u64);
         for s in v {
             self.str(s);
         }
     }
 
-    fn meta(&mut self, m: MetaKind) {
+    pub(crate) fn meta(&mut self, m: MetaKind) {
         self.num(MetaKind::ALL.iter().position(|x| *x == m).unwrap_or(0) as u64);
     }
 
@@ -209,7 +233,7 @@ impl Writer {
         }
     }
 
-    fn event(&mut self, e: &Event) {
+    pub(crate) fn event(&mut self, e: &Event) {
         match e {
             Event::Write { class, method } => {
                 self.num(0);
@@ -241,14 +265,42 @@ impl Writer {
     }
 }
 
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
-type Read<T> = Result<T, String>;
+pub(crate) type Read<T> = Result<T, &'static str>;
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    /// A reader past the message's kind, which must be `kind`.
+    pub(crate) fn of(bytes: &'a [u8], kind: u64) -> Read<Reader<'a>> {
+        let mut r = Reader { bytes, at: 0 };
+        if r.num()? != kind {
+            return Err("not this kind of message");
+        }
+        Ok(r)
+    }
+
+    pub(crate) fn f64(&mut self) -> Read<f64> {
+        let end = self.at.checked_add(8).filter(|&e| e <= self.bytes.len()).ok_or("cut short")?;
+        let v = f64::from_le_bytes(self.bytes[self.at..end].try_into().map_err(|_| "cut short")?);
+        self.at = end;
+        Ok(v)
+    }
+
+    pub(crate) fn bytes_left(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    pub(crate) fn bool(&mut self) -> Read<bool> {
+        match self.num()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err("bad flag"),
+        }
+    }
+
     fn scenario(&mut self) -> Read<Scenario> {
         let r = self;
         let name = r.str()?;
@@ -271,20 +323,20 @@ impl Reader<'_> {
         let op = r.block(0)?;
         let expectations = match r.str()? {
             text if text.is_empty() => Vec::new(),
-            text => dsl::parse_unchecked(&text).map_err(|e| format!("expectations: {e}"))?.0.expectations,
+            text => dsl::parse_unchecked(&text).map_err(|_| "bad expectations")?.0.expectations,
         };
         Ok(Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations })
     }
 
-    fn end(&self) -> Read<()> {
+    pub(crate) fn end(&self) -> Read<()> {
         if self.at == self.bytes.len() {
             Ok(())
         } else {
-            Err("trailing bytes".into())
+            Err("trailing bytes")
         }
     }
 
-    fn num(&mut self) -> Read<u64> {
+    pub(crate) fn num(&mut self) -> Read<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = *self.bytes.get(self.at).ok_or("cut short")?;
@@ -294,39 +346,39 @@ impl Reader<'_> {
                 return Ok(v);
             }
         }
-        Err("a number is too long".into())
+        Err("a number is too long")
     }
 
-    fn u32(&mut self) -> Read<u32> {
-        u32::try_from(self.num()?).map_err(|_| "a count is too large".into())
+    pub(crate) fn u32(&mut self) -> Read<u32> {
+        u32::try_from(self.num()?).map_err(|_| "a count is too large")
     }
 
     /// A length, at most the bytes left (every element takes at least one).
-    fn len(&mut self) -> Read<usize> {
+    pub(crate) fn len(&mut self) -> Read<usize> {
         let n = self.num()?;
-        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.at).ok_or_else(|| "a length runs past the end".into())
+        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.at).ok_or("a length runs past the end")
     }
 
-    fn str(&mut self) -> Read<String> {
+    pub(crate) fn str(&mut self) -> Read<String> {
         let n = self.len()?;
         let s = std::str::from_utf8(&self.bytes[self.at..self.at + n]).map_err(|_| "not UTF-8")?;
         self.at += n;
         Ok(s.to_string())
     }
 
-    fn opt(&mut self) -> Read<Option<String>> {
+    pub(crate) fn opt(&mut self) -> Read<Option<String>> {
         match self.num()? {
             0 => Ok(None),
             1 => self.str().map(Some),
-            _ => Err("bad option".into()),
+            _ => Err("bad option"),
         }
     }
 
-    fn strs(&mut self) -> Read<Vec<String>> {
+    pub(crate) fn strs(&mut self) -> Read<Vec<String>> {
         self.list(|r| r.str())
     }
 
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Read<T>) -> Read<Vec<T>> {
+    pub(crate) fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Read<T>) -> Read<Vec<T>> {
         let n = self.len()?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
@@ -335,13 +387,13 @@ impl Reader<'_> {
         Ok(v)
     }
 
-    fn meta(&mut self) -> Read<MetaKind> {
-        MetaKind::ALL.get(self.num()? as usize).copied().ok_or_else(|| "bad metaclass kind".into())
+    pub(crate) fn meta(&mut self) -> Read<MetaKind> {
+        MetaKind::ALL.get(self.num()? as usize).copied().ok_or("bad metaclass kind")
     }
 
     fn block(&mut self, depth: usize) -> Read<Vec<Stmt>> {
         if depth > MAX_NESTING {
-            return Err("nested too deep".into());
+            return Err("nested too deep");
         }
         self.list(|r| {
             Ok(match r.num()? {
@@ -351,12 +403,12 @@ impl Reader<'_> {
                 3 => Stmt::Repeat { count: r.num()?, body: r.block(depth + 1)? },
                 4 => Stmt::Use { category: r.str()?, body: r.block(depth + 1)? },
                 5 => Stmt::Event(r.event()?),
-                _ => return Err("bad statement".into()),
+                _ => return Err("bad statement"),
             })
         })
     }
 
-    fn event(&mut self) -> Read<Event> {
+    pub(crate) fn event(&mut self) -> Read<Event> {
         Ok(match self.num()? {
             0 => Event::Write { class: self.str()?, method: self.str()? },
             1 => Event::Replace { class: self.str()?, kind: self.meta()? },
@@ -365,7 +417,7 @@ impl Reader<'_> {
             4 => Event::Load { class: self.str()?, parent: self.opt()?, methods: self.strs()? },
             5 => Event::InvalidateAll,
             6 => Event::Unattributed,
-            _ => return Err("bad event".into()),
+            _ => return Err("bad event"),
         })
     }
 }
@@ -376,7 +428,7 @@ mod tests {
     use blast_engine::presets;
 
     fn read(scenario: Scenario) -> Reply {
-        Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None] } }
+        Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None], held: true } }
     }
 
     #[test]

@@ -162,10 +162,10 @@ export const checks = [
         // Goal < 1 s (measured 0.8-0.9 s alone, 1.4 s with the whole e2e suite on 2 cores: the
         // text goes to the engine worker and back). A hang guard; the figure is printed above.
         expect(firstPaintMs < 10_000, `first paint ${firstPaintMs} ms after the paste`);
-        // Not yet asserted: no long task > 50 ms (measured 130-200 ms). The engine worker reads
-        // the text, the text box never holds it (read-only view), but the page still builds its
-        // lanes (Runner::new) and renders them in the task that applies the answer (E2E_TRACE=1
-        // shows what that task is made of); the lanes belong in the worker (ARCHITECTURE.md).
+        // Not yet asserted: no long task > 50 ms (measured 110-230 ms under load). The engine
+        // worker reads the text and the text box never holds it (read-only view); 2,000 sites
+        // are under lanes::WORKER_SITES, so the page builds the lanes (a few ms) and renders the
+        // new scenario in the task that applies the answer (E2E_TRACE=1 shows what it is made of).
       } finally {
         await context.close();
       }
@@ -189,6 +189,24 @@ export const checks = [
         await page.keyboard.press('Enter');
         await page.waitForSelector('.lane.aggregated .agg-site[data-site="s99999"]', { timeout: 10_000 });
         await page.evaluate(() => document.querySelector('#blast-view')?.scrollIntoView());
+        // The lanes run in the engine worker (lanes.rs): a Step comes back with what it did, a
+        // run moves the clock, and the page's tasks meanwhile are its own renders.
+        const p0 = await page.evaluate(() => performance.now());
+        await page.click('#step');
+        await page.waitForFunction(() => /Step 1: (?!stepping)/.test(document.querySelector('#step-note')?.textContent ?? ''), null, { timeout: 60_000 });
+        const stepNote = await page.textContent('#step-note');
+        // That step ran the whole loop (one segment): Reset builds new lanes in the worker, Run plays them.
+        await page.click('#reset');
+        await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) === 0, null, { timeout: 30_000 });
+        await page.click('#run');
+        // One engine step here is the whole loop over 10^5 sites (seconds on a loaded machine).
+        await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) > 0, null, { timeout: 90_000 });
+        await page.waitForTimeout(1_000);
+        if ((await page.getAttribute('#run-state', 'data-state')) === 'running') await page.click('#run');
+        const playLongest = await longestSince(page, p0);
+        const playTasks = await tasksSince(page, p0);
+        const clock = await page.getAttribute('#virtual-time', 'data-value');
+        log(`# 10^5 lanes in the engine worker: "${stepNote.trim()}", then a new run played to ${clock} virtual ms; longest task ${Math.round(playLongest)} ms (start+ms: ${playTasks.slice(0, 5).join(', ') || 'none'})`);
         const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
         log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms, ${nodes} DOM elements`);
         log(`# 10^5 paste phases (ms after the paste): loading note ${loadingMs}, worker answer applied ${readMs}, painted ${firstPaintMs}; click while the worker read: ${clickWhileReadingMs ?? 'no sample'} ms; long tasks start+ms: ${tasks.slice(0, 8).join(', ') || 'none'}`);
@@ -200,11 +218,14 @@ export const checks = [
         expect(nodes < 20_000, `${nodes} DOM elements: the DSL view, editor or blast view renders every line or row`);
         // 3.5 MB of text is never in a text box (its layout was a 1.8-6 s task): read-only view.
         expect((await page.locator('#dsl-view').count()) === 1 && (await page.locator('#dsl-text').count()) === 0, 'the 10^5-site text is in a live text box');
-        // Goal < 3 s and no long task > 50 ms, not met yet (longest ~0.5 s, was 1.8 s): the
-        // engine worker reads the text (parse, validation, the first simulation build) while the
-        // page answers clicks, and frames copy no text per site, but the page still builds its
-        // own lanes (Runner::new: both lanes' simulations, ~0.4 s at 10^5) when the answer
-        // arrives (E2E_TRACE=1: the worker message's task). A hang guard, not a speed target.
+        expect(/ran 10 loop iterations/.test(stepNote), `the worker's step note: ${stepNote}`);
+        // Goal < 3 s and no long task > 50 ms, not met yet. The engine worker reads the text and
+        // keeps the lanes (their builds and steps never run on the page: a restart's longest
+        // task went 666 -> 192 ms, the answer's ~500 -> 125-220 ms, on the loaded 2-core
+        // machine). Left on the page (E2E_TRACE=1): the paste event's task (the 3.5 MB text into
+        // wasm, the reducer, the render around the read-only view: 200-730 ms under load), and
+        // the answer's (decoding the typed scenario, the scenario parts, the aggregated view's
+        // index and render). A hang guard, not a speed target.
         expect(firstPaintMs < 20_000, `first paint ${firstPaintMs} ms after the paste`);
       } finally {
         await context.close();

@@ -1,0 +1,523 @@
+//! The call-site session's lanes: run on the page ([`Runner`]) or, for a big scenario, by the
+//! engine worker, of which the page keeps a [`Mirror`] (issue 8 item 5: the page never
+//! freezes).
+//!
+//! At 10^5 sites one lane's `Simulation` build takes ~100 ms and one engine step up to ~35 ms,
+//! neither resumable: on the main thread no slicing keeps a task under 50 ms. So the worker,
+//! which read the text and built the lanes for the run check anyway, keeps them
+//! (`lane_host::Host`): the page posts commands (clock advance, Step, mutations, selection,
+//! brushed range, hovered class) and the worker answers each batch with the views as deltas
+//! (`lane_wire`). The mirror holds the same `LaneView`s the components read, so they do not
+//! know where the lanes run. Small scenarios stay on the page: the reducer's tests stay
+//! synchronous, and a round trip per frame would only add latency.
+
+use std::rc::Rc;
+
+use blast_engine::expect::Outcome;
+use blast_engine::model::{Event, Scenario};
+use blast_engine::report::SiteReport;
+use blast_engine::Policy;
+
+use crate::lane_wire::{self, Command, Request, Update};
+use crate::runner::{self, ClassEntry, LaneView, Runner};
+use crate::timeline::{Range, XAxis};
+
+/// Scenarios with at least this many sites run in the engine worker (when it read them).
+/// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
+/// sites, on the shared 2-core machine under load): two lanes' `Runner::new` 0.6 ms at 1 000
+/// sites, 40 ms at 5 000, 164 ms at 20 000, 1.6 s at 10^5; the worst engine step 3 ms at 5 000,
+/// 56 ms at 20 000. Below this bar a build and a step stay far under a 50 ms task on an idle
+/// machine; the 2 000-site e2e world stays on the page, the 10^5 one goes to the worker.
+pub const WORKER_SITES: usize = 5_000;
+
+/// Whether a scenario's lanes run in the worker: big, and without expectations (which the
+/// page evaluates over the simulations themselves, `Runner::expectations`).
+pub fn runs_in_worker(scenario: &Scenario) -> bool {
+    scenario.sites.len() >= WORKER_SITES && scenario.expectations.is_empty()
+}
+
+pub enum Lanes {
+    Here(Runner),
+    Worker(Mirror),
+}
+
+/// The views of lanes the worker runs, as its last update left them, and the commands not
+/// yet posted.
+pub struct Mirror {
+    /// The page's build number: updates for another build are dropped.
+    run: u64,
+    names: Rc<Vec<String>>,
+    classes: Vec<ClassEntry>,
+    declared: usize,
+    views: Vec<Rc<LaneView>>,
+    clock_ms: f64,
+    finished: bool,
+    outbox: Vec<Command>,
+    /// Requests posted and not answered (a frame is asked for only when none is).
+    in_flight: usize,
+    /// Virtual ms the clock moved since the last frame request.
+    advance_ms: f64,
+    hover: Option<String>,
+    what_if: Vec<(Policy, Vec<String>)>,
+}
+
+/// What an update brought that the session shows beside the views.
+#[derive(Debug, Default, PartialEq)]
+pub struct News {
+    /// The worker has no lanes for this build (it lost the scenario, or the build failed).
+    pub error: Option<String>,
+    /// A Step's note, when the update answers one.
+    pub stepped: Option<Option<String>>,
+    /// Why the last hand-fired mutation of the batch went nowhere.
+    pub refused: Option<String>,
+}
+
+impl Mirror {
+    /// Lanes for build `run` of the scenario the worker read for `job` (`scenario` as the
+    /// lanes run it: in loop mode, looped), at time zero once the worker answers.
+    pub fn build(run: u64, job: u64, scenario: &Scenario, policies: &[Policy], looping: bool) -> Mirror {
+        let classes = runner::classes_of(scenario);
+        Mirror {
+            run,
+            names: runner::names_of(scenario),
+            declared: classes.len(),
+            classes,
+            views: Vec::new(),
+            clock_ms: 0.0,
+            finished: false,
+            outbox: vec![Command::Build { job, policies: policies.to_vec(), looping }],
+            in_flight: 0,
+            advance_ms: 0.0,
+            hover: None,
+            what_if: Vec::new(),
+        }
+    }
+
+    /// The commands to post now, if any.
+    pub fn take_request(&mut self) -> Option<Request> {
+        if self.outbox.is_empty() {
+            return None;
+        }
+        self.in_flight += 1;
+        Some(Request { run: self.run, commands: std::mem::take(&mut self.outbox) })
+    }
+
+    /// Apply the worker's answer (bytes of `lane_wire::encode_update`); `None` when it is for
+    /// another build.
+    pub fn receive(&mut self, bytes: &[u8]) -> Option<Result<News, String>> {
+        if lane_wire::update_run(bytes).ok()? != self.run {
+            return None;
+        }
+        self.in_flight = self.in_flight.saturating_sub(1);
+        Some(lane_wire::decode_update(bytes, &self.views, &self.names).map(|u| self.apply(u)))
+    }
+
+    fn apply(&mut self, update: Update) -> News {
+        let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if } = update;
+        if error.is_none() {
+            self.views = views;
+            self.clock_ms = clock_ms;
+            self.finished = finished;
+            self.classes.truncate(self.declared);
+            self.classes.extend(loaded);
+            self.what_if = what_if;
+        }
+        let refused = fires.into_iter().rev().find_map(Result::err);
+        News { error, stepped, refused }
+    }
+
+    fn queue(&mut self, command: Command) {
+        self.outbox.push(command);
+    }
+
+    fn running(&self) -> usize {
+        self.views.iter().filter(|v| !v.finished()).count()
+    }
+
+    /// A mutation goes to the running lanes; the worker says later if one refused it.
+    fn fire(&mut self, command: Command) -> Result<usize, String> {
+        match self.running() {
+            0 if !self.views.is_empty() => Err(runner::NOTHING_RUNNING.into()),
+            n => {
+                self.queue(command);
+                Ok(n.max(1))
+            }
+        }
+    }
+}
+
+impl Lanes {
+    pub fn idle() -> Lanes {
+        Lanes::Here(Runner::idle())
+    }
+
+    pub fn views(&self) -> &[Rc<LaneView>] {
+        match self {
+            Lanes::Here(r) => r.views(),
+            Lanes::Worker(m) => &m.views,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Lanes::Here(r) => r.is_empty(),
+            Lanes::Worker(_) => false,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        match self {
+            Lanes::Here(r) => r.finished(),
+            Lanes::Worker(m) => m.finished,
+        }
+    }
+
+    pub fn clock_ms(&self) -> f64 {
+        match self {
+            Lanes::Here(r) => r.clock_ms(),
+            Lanes::Worker(m) => m.clock_ms,
+        }
+    }
+
+    pub fn total_relinks(&self) -> u64 {
+        match self {
+            Lanes::Here(r) => r.total_relinks(),
+            Lanes::Worker(m) => m.views.iter().map(|v| v.relinks()).sum(),
+        }
+    }
+
+    pub fn classes(&self) -> &[ClassEntry] {
+        match self {
+            Lanes::Here(r) => r.classes(),
+            Lanes::Worker(m) => &m.classes,
+        }
+    }
+
+    pub fn advance_clock(&mut self, virtual_ms: f64) {
+        match self {
+            Lanes::Here(r) => r.advance_clock(virtual_ms),
+            Lanes::Worker(m) if virtual_ms > 0.0 => m.advance_ms += virtual_ms,
+            Lanes::Worker(_) => {}
+        }
+    }
+
+    /// Engine work toward the clock: in the worker, nothing to wait for here.
+    pub fn work(&mut self, max_steps: usize) -> bool {
+        match self {
+            Lanes::Here(r) => r.work(max_steps),
+            Lanes::Worker(_) => true,
+        }
+    }
+
+    /// End of a frame's work: the worker is asked for the next frame once it answered the last.
+    pub fn settle(&mut self) {
+        match self {
+            Lanes::Here(r) => r.settle(),
+            Lanes::Worker(m) => {
+                if m.in_flight == 0 && m.advance_ms > 0.0 && !m.outbox.iter().any(|c| matches!(c, Command::Frame { .. })) {
+                    let advance_ms = std::mem::take(&mut m.advance_ms);
+                    m.queue(Command::Frame { advance_ms });
+                }
+            }
+        }
+    }
+
+    pub fn refresh(&mut self) {
+        if let Lanes::Here(r) = self {
+            r.refresh();
+        }
+    }
+
+    /// A step; in the worker its note comes with the update (`News::stepped`).
+    pub fn step(&mut self) -> Option<String> {
+        match self {
+            Lanes::Here(r) => r.step(),
+            Lanes::Worker(m) => {
+                m.queue(Command::Step);
+                Some("stepping…".into())
+            }
+        }
+    }
+
+    pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+        match self {
+            Lanes::Here(r) => r.inject(event),
+            Lanes::Worker(m) => m.fire(Command::Fire(event.clone())),
+        }
+    }
+
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, String> {
+        match self {
+            Lanes::Here(r) => r.inject_category(name, enter),
+            Lanes::Worker(m) => m.fire(Command::Category { name: name.to_string(), enter }),
+        }
+    }
+
+    /// The what-if of `class` (`None`: nothing hovered). In the worker it comes with the next
+    /// update, and with every update while the class stays hovered.
+    pub fn what_if(&mut self, class: Option<&str>) -> Vec<(Policy, Vec<String>)> {
+        match self {
+            Lanes::Here(r) => class.map(|c| r.what_if(c)).unwrap_or_default(),
+            Lanes::Worker(m) => {
+                if m.hover.as_deref() != class {
+                    m.hover = class.map(str::to_string);
+                    m.what_if.clear();
+                    m.queue(Command::WhatIf(m.hover.clone()));
+                }
+                m.what_if.clone()
+            }
+        }
+    }
+
+    /// The expectations against the lanes (lanes with expectations run on the page:
+    /// `runs_in_worker`).
+    pub fn expectations(&self, scenario: &Scenario) -> Vec<Outcome> {
+        match self {
+            Lanes::Here(r) => r.expectations(scenario),
+            Lanes::Worker(_) => Vec::new(),
+        }
+    }
+
+    pub fn select(&mut self, site: Option<String>) {
+        match self {
+            Lanes::Here(r) => r.select(site),
+            Lanes::Worker(m) => m.queue(Command::Select(site)),
+        }
+    }
+
+    pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
+        match self {
+            Lanes::Here(r) => r.brush(range),
+            Lanes::Worker(m) => m.queue(Command::Brush(range)),
+        }
+    }
+
+    /// Every site's whole report per lane (an export); lanes in the worker export none.
+    pub fn site_reports(&self) -> Vec<Vec<SiteReport>> {
+        match self {
+            Lanes::Here(r) => r.site_reports(),
+            Lanes::Worker(m) => vec![Vec::new(); m.views.len()],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::Action;
+    use crate::effects::Effects;
+    use crate::lane_host::Host;
+    use crate::offload;
+    use crate::playback::{Control, Speed};
+    use crate::runner::SiteView;
+    use crate::session::{CallSiteSession, FireOutcome};
+
+    /// `sites` sites over 50 classes, called in one loop, with churn on class K1.
+    fn world(sites: usize) -> String {
+        let mut t = String::from("measure warmup 0 ops 1\n");
+        for i in 0..50 {
+            t += &format!("class K{i} {{ m }}\n");
+        }
+        for i in 0..sites {
+            t += &format!("site s{i} = K{}.m\n", i % 50);
+        }
+        let calls: Vec<String> = (0..sites).map(|i| format!("call s{i}")).collect();
+        t + &format!("op {{ loop 4 {{ every 2 {{ write K1.m }} {} }} }}\n", calls.join(" "))
+    }
+
+    /// A session, and the engine worker it talks to (`None`: there is none, the page reads).
+    struct Page {
+        s: CallSiteSession,
+        worker: Option<Host>,
+    }
+
+    impl Page {
+        fn act(&mut self, action: Action) {
+            let mut fx = Effects::default();
+            self.s.reduce(action, &mut fx);
+            self.pump();
+        }
+
+        /// Answer every job and lanes request, as the shell and the worker do, until none is left.
+        fn pump(&mut self) {
+            let clock = || 0.0;
+            loop {
+                let mut fx = Effects::default();
+                let jobs = self.s.take_jobs();
+                let lanes = self.s.take_lanes();
+                if jobs.is_empty() && lanes.is_none() {
+                    return;
+                }
+                for job in &jobs {
+                    let reply = match &mut self.worker {
+                        Some(host) => offload::decode_reply(&host.answer(&offload::encode_job(job), &clock)).expect("a reply"),
+                        None => offload::run(job),
+                    };
+                    self.s.reduce(Action::Read(reply), &mut fx);
+                }
+                if let Some(request) = lanes {
+                    let host = self.worker.as_mut().expect("lanes in the worker only when there is one");
+                    let bytes = host.answer(&lane_wire::encode_request(&request), &clock);
+                    self.s.reduce(Action::Lanes(bytes), &mut fx);
+                }
+            }
+        }
+
+        fn frame(&mut self, n: u32) {
+            for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
+                self.act(Action::Run(control));
+            }
+        }
+    }
+
+    fn pages(text: &str) -> (Page, Page) {
+        let mut here = Page { s: CallSiteSession::new(), worker: None };
+        let mut there = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
+        for p in [&mut here, &mut there] {
+            p.act(Action::EditText(text.to_string()));
+        }
+        assert!(matches!(here.s.runner, Lanes::Here(_)) && matches!(there.s.runner, Lanes::Worker(_)));
+        (here, there)
+    }
+
+    fn same_views(here: &Page, there: &Page, what: &str) {
+        let (a, b) = (here.s.runner.views(), there.s.runner.views());
+        assert_eq!(a.len(), 2, "{what}");
+        assert_eq!(a, b, "{what}: the mirror shows what the page's own lanes show");
+        assert_eq!(here.s.slow_lanes, there.s.slow_lanes, "{what}: slow views");
+        assert_eq!((here.s.runner.clock_ms(), here.s.runner.finished()), (there.s.runner.clock_ms(), there.s.runner.finished()), "{what}");
+        assert_eq!(here.s.runner.classes(), there.s.runner.classes(), "{what}");
+    }
+
+    #[test]
+    fn the_mirror_fed_by_the_worker_shows_what_the_page_would() {
+        let (mut here, mut there) = pages(&world(WORKER_SITES));
+        same_views(&here, &there, "built");
+        for p in [&mut here, &mut there] {
+            p.act(Action::SelectSite(Some("s1".into())));
+            for _ in 0..4 {
+                p.act(Action::Run(Control::Step));
+            }
+            p.act(Action::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
+            p.act(Action::Run(Control::Step));
+            p.act(Action::HoverClass(Some("K1".into())));
+        }
+        same_views(&here, &there, "after steps, a selection and a mutation");
+        assert_eq!(here.s.playback.step_note, there.s.playback.step_note, "the step's note comes back from the worker");
+        assert_eq!(here.s.last_fire, there.s.last_fire);
+        assert!(matches!(there.s.last_fire, Some(FireOutcome::Fired { lanes: 2, .. })));
+        assert!(!here.s.what_if.is_empty() && here.s.what_if == there.s.what_if);
+        assert!(there.s.runner.views()[0].selected.as_ref().is_some_and(|r| r.name == "s1"));
+        // A brushed range, then the rest of the run frame by frame at full speed.
+        for p in [&mut here, &mut there] {
+            p.act(Action::Run(Control::SetSpeed(Speed::Max)));
+            p.act(Action::Run(Control::Play));
+            p.s.brush(Some((XAxis::Progress, (0.0, 50.0))));
+            p.pump();
+            for n in 0..10_000 {
+                p.frame(n);
+                if !p.s.playback.playing {
+                    break;
+                }
+            }
+        }
+        let (a, b) = (here.s.runner.views(), there.s.runner.views());
+        assert!(a.iter().chain(b).all(|l| l.finished() && l.in_range.is_some()));
+        for (a, b) in a.iter().zip(b) {
+            // Frames are counted per refresh, which differ (the worker works a frame in one go):
+            // everything but when a site or unit flashed is the same.
+            fn unflashed(l: &LaneView) -> LaneView {
+                let mut l = l.clone();
+                l.sites = Rc::new(l.sites.iter().map(|s| SiteView { flash: 0, ..*s }).collect());
+                let mut compiled = l.compiled.as_ref().clone();
+                compiled.units.iter_mut().for_each(|u| u.flash = 0);
+                l.compiled = Rc::new(compiled);
+                l
+            }
+            assert_eq!(unflashed(a), unflashed(b), "{}", a.policy);
+        }
+        assert!(here.s.total_relinks() > 0 && here.s.total_relinks() == there.s.total_relinks());
+    }
+
+    #[test]
+    fn small_scenarios_and_scenarios_with_expectations_stay_on_the_page() {
+        let (_, there) = pages(&world(WORKER_SITES));
+        assert!(matches!(there.s.runner, Lanes::Worker(_)));
+        let mut small = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
+        small.act(Action::EditText(world(WORKER_SITES - 1)));
+        assert!(matches!(small.s.runner, Lanes::Here(_)) && small.s.scenario.sites.len() == WORKER_SITES - 1);
+        let mut expecting = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
+        expecting.act(Action::EditText(world(WORKER_SITES) + "expect global relinks s1 >= 1\n"));
+        assert!(matches!(expecting.s.runner, Lanes::Here(_)) && !expecting.s.scenario.expectations.is_empty());
+    }
+
+    #[test]
+    fn a_reset_rebuilds_in_the_worker_and_lost_lanes_come_back_on_the_page() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        there.act(Action::Run(Control::Step));
+        assert!(there.s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
+        there.act(Action::Run(Control::Reset));
+        assert!(matches!(there.s.runner, Lanes::Worker(_)));
+        assert!(there.s.runner.views().iter().all(|l| l.iterations == 0 && l.events_recorded == 0), "at time zero again");
+        // A worker that no longer holds the scenario (a new one after a crash): built here.
+        there.worker = Some(Host::default());
+        there.act(Action::Run(Control::Reset));
+        assert!(matches!(there.s.runner, Lanes::Here(_)) && there.s.runner.views().len() == 2);
+        let mut fx = Effects::default();
+        there.s.reduce(Action::LanesLost("gone".into()), &mut fx);
+        assert!(fx.banners.is_empty(), "lanes on the page are not lost with the worker");
+    }
+
+    #[test]
+    fn a_finished_run_resets_and_plays_again_in_the_worker() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        while !there.s.runner.finished() {
+            there.act(Action::Run(Control::Step));
+        }
+        there.act(Action::Run(Control::Reset));
+        assert_eq!(there.s.runner.clock_ms(), 0.0);
+        there.act(Action::Run(Control::Play));
+        for n in 0..50 {
+            there.frame(n);
+        }
+        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+    }
+
+    /// Frames go on while the worker works: its answers arrive a few frames later.
+    #[test]
+    fn frames_ask_for_work_once_the_last_request_is_answered() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        there.act(Action::Run(Control::Reset));
+        let mut fx = Effects::default();
+        there.s.reduce(Action::Run(Control::Play), &mut fx);
+        let mut posted = std::collections::VecDeque::new();
+        let mut host = there.worker.take().unwrap();
+        for n in 0..200u32 {
+            for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
+                there.s.reduce(Action::Run(control), &mut fx);
+            }
+            if let Some(request) = there.s.take_lanes() {
+                posted.push_back(host.answer(&lane_wire::encode_request(&request), &|| 0.0));
+            }
+            if n % 3 == 0 {
+                if let Some(bytes) = posted.pop_front() {
+                    there.s.reduce(Action::Lanes(bytes), &mut fx);
+                }
+            }
+        }
+        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+    }
+
+    #[test]
+    fn updates_for_an_older_build_are_dropped() {
+        let (_, mut there) = pages(&world(WORKER_SITES));
+        let Lanes::Worker(m) = &mut there.s.runner else { panic!("in the worker") };
+        m.queue(Command::Step);
+        let stale = m.take_request().expect("a request");
+        there.act(Action::Run(Control::Reset));
+        let bytes = there.worker.as_mut().unwrap().answer(&lane_wire::encode_request(&stale), &|| 0.0);
+        let before = there.s.runner.views().to_vec();
+        there.act(Action::Lanes(bytes));
+        assert_eq!(there.s.runner.views(), before.as_slice());
+    }
+}
