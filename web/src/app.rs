@@ -588,7 +588,7 @@ fn export_csv(store: &Store) -> Callback<()> {
                     export::results_csv(
                         &s.session.scenario.name,
                         s.session.runner.views(),
-                        &s.session.runner.site_reports(),
+                        &s.session.runner.site_rows(),
                         s.session.preset.and_then(|p| p.published()),
                     ),
                 ),

@@ -5,19 +5,59 @@
 use std::fmt::Write as _;
 
 use blast_engine::presets::Published;
-use blast_engine::report::SiteReport;
+use blast_engine::report::{SiteReport, SiteState};
 
 use crate::model_runner::VariantView;
-use crate::runner::LaneView;
+use crate::runner::{LaneView, SiteView};
+
+/// One site's row of the results CSV, from its engine report (lanes on the page) or from the
+/// numbers the page mirrors of lanes the engine worker runs (`SiteView`): those leave the call
+/// counts in the worker, so their columns stay empty rather than read as zero.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SiteRow {
+    pub name: String,
+    pub necessary: u64,
+    pub collateral: u64,
+    pub missed: u64,
+    pub calls: Option<CallCounts>,
+    /// `None`: no call has reached the site yet (as drawn).
+    pub state: Option<SiteState>,
+}
+
+/// A site's calls by path, as the results CSV lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallCounts {
+    pub fast: u64,
+    pub selections: u64,
+    pub stale: u64,
+}
+
+impl SiteRow {
+    pub fn of_report(r: &SiteReport) -> SiteRow {
+        let st = &r.stats;
+        SiteRow {
+            name: r.name.clone(),
+            necessary: st.necessary,
+            collateral: st.collateral,
+            missed: st.missed,
+            calls: Some(CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }),
+            state: Some(r.state),
+        }
+    }
+
+    pub fn of_view(name: &str, v: &SiteView) -> SiteRow {
+        SiteRow { name: name.to_string(), necessary: v.necessary, collateral: v.collateral, missed: v.missed, calls: None, state: v.state }
+    }
+}
 
 /// One row per policy (`scope` = run) and one per site and policy (`scope` = site).
-/// `reports`: each lane's site reports (`Runner::site_reports`), in the lanes' order.
-pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], reports: &[Vec<SiteReport>], published: Option<Published>) -> String {
+/// `sites`: each lane's site rows (`Lanes::site_rows`), in the lanes' order.
+pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], sites: &[Vec<SiteRow>], published: Option<Published>) -> String {
     let mut out = String::from(
         "scenario,policy,scope,name,ops_per_ms,ratio_vs_first,published_ops_per_ms,virtual_ms,finished,necessary,collateral,missed,fast_calls,selections,stale_calls,state\n",
     );
     let first = lanes.first().and_then(|l| l.as_ref().result).map(|r| r.ops_per_ms);
-    for (lane, sites) in lanes.iter().map(AsRef::as_ref).zip(reports) {
+    for (lane, sites) in lanes.iter().map(AsRef::as_ref).zip(sites) {
         let ops = lane.result.map(|r| r.ops_per_ms);
         let ratio = match (ops, first) {
             (Some(a), Some(b)) if b > 0.0 => num(a / b),
@@ -41,20 +81,20 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], reports: &[Ve
             t.missed
         );
         for s in sites {
-            let st = &s.stats;
+            let count = |c: fn(CallCounts) -> u64| s.calls.map(|calls| c(calls).to_string()).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "{},{},site,{},,,,,,{},{},{},{},{},{},{}",
                 field(scenario),
                 lane.policy,
                 field(&s.name),
-                st.necessary,
-                st.collateral,
-                st.missed,
-                st.fast_calls,
-                st.selections,
-                st.stale_calls,
-                s.state.name()
+                s.necessary,
+                s.collateral,
+                s.missed,
+                count(|c| c.fast),
+                count(|c| c.selections),
+                count(|c| c.stale),
+                s.state.map(SiteState::name).unwrap_or_default()
             );
         }
     }
@@ -130,7 +170,8 @@ mod tests {
         r.advance_clock(f64::INFINITY);
         while !r.work(10_000) {}
         r.refresh();
-        let csv = results_csv(p.id, r.views(), &r.site_reports(), p.published());
+        let rows: Vec<Vec<SiteRow>> = r.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect();
+        let csv = results_csv(p.id, r.views(), &rows, p.published());
         let lines: Vec<&str> = csv.lines().collect();
         let columns = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == columns), "{csv}");

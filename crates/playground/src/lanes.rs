@@ -15,9 +15,9 @@ use std::rc::Rc;
 
 use blast_engine::expect::Outcome;
 use blast_engine::model::{Event, Scenario};
-use blast_engine::report::SiteReport;
 use blast_engine::Policy;
 
+use crate::export::SiteRow;
 use crate::lane_wire::{self, Command, Request, Update};
 use crate::runner::{self, ClassEntry, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
@@ -292,11 +292,12 @@ impl Lanes {
         }
     }
 
-    /// Every site's whole report per lane (an export); lanes in the worker export none.
-    pub fn site_reports(&self) -> Vec<Vec<SiteReport>> {
+    /// Every site's row per lane (an export): from the engine's reports on the page, from the
+    /// mirrored views (verdicts and state, no call counts) for lanes in the worker.
+    pub fn site_rows(&self) -> Vec<Vec<SiteRow>> {
         match self {
-            Lanes::Here(r) => r.site_reports(),
-            Lanes::Worker(m) => vec![Vec::new(); m.views.len()],
+            Lanes::Here(r) => r.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect(),
+            Lanes::Worker(m) => m.views.iter().map(|v| v.names.iter().zip(v.sites.iter()).map(|(name, site)| SiteRow::of_view(name, site)).collect()).collect(),
         }
     }
 }
@@ -437,6 +438,29 @@ mod tests {
             assert_eq!(unflashed(a), unflashed(b), "{}", a.policy);
         }
         assert!(here.s.total_relinks() > 0 && here.s.total_relinks() == there.s.total_relinks());
+    }
+
+    #[test]
+    fn an_export_of_lanes_in_the_worker_has_every_site_with_its_verdicts() {
+        let (mut here, mut there) = pages(&world(WORKER_SITES));
+        for p in [&mut here, &mut there] {
+            for _ in 0..4 {
+                p.act(Action::Run(Control::Step));
+            }
+            p.act(Action::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
+            p.act(Action::Run(Control::Step));
+        }
+        let (page, worker) = (here.s.runner.site_rows(), there.s.runner.site_rows());
+        assert_eq!(worker.len(), 2);
+        assert!(worker.iter().all(|lane| lane.len() == WORKER_SITES), "a row per site and lane");
+        assert!(worker.iter().flatten().all(|r| r.calls.is_none()), "call counts stay in the worker: empty, not zero");
+        assert!(page.iter().flatten().all(|r| r.calls.is_some()));
+        let verdicts = |rows: &[Vec<SiteRow>]| -> Vec<_> { rows.iter().flatten().map(|r| (r.name.clone(), r.necessary, r.collateral, r.missed)).collect() };
+        assert_eq!(verdicts(&page), verdicts(&worker));
+        assert!(worker.iter().flatten().any(|r| r.necessary + r.collateral + r.missed > 0), "the mutation relinked a site");
+        let (p, w): (Vec<_>, Vec<_>) = (page.iter().flatten().collect(), worker.iter().flatten().collect());
+        assert!(w.iter().any(|r| r.state.is_some()), "some site was called");
+        assert!(p.iter().zip(&w).all(|(p, w)| w.state.is_none() || p.state == w.state), "a called site's state is the engine's");
     }
 
     #[test]
