@@ -44,8 +44,20 @@ async function withPage(browser, baseUrl, options, body) {
 }
 
 async function loadPreset(page, id) {
+  const loaded = (t) => page.waitForFunction((p) => document.querySelector('#dsl-text')?.value.includes(p), id, { timeout: t }).then(() => true, () => false);
   await page.click(`tr[data-preset="${id}"] button.load`);
-  await page.waitForFunction((p) => document.querySelector('#dsl-text')?.value.includes(p), id, { timeout: 30_000 });
+  if (await loaded(10_000)) return;
+  // Seen once in a full run (stop 21, not reproduced alone): the preset's text never reached the
+  // editor after the click. Say what the page showed, so the next occurrence can be diagnosed,
+  // then click once more: the check is about what follows a load, not the load.
+  const seen = await page.evaluate(() => ({
+    editor: Boolean(document.querySelector('#dsl-text')),
+    scenario: document.querySelector('#dsl-text')?.value.split('\n', 1)[0] ?? null,
+    loading: Boolean(document.querySelector('#loading')),
+  }));
+  console.log(`# loadPreset(${id}): not loaded 10 s after the click; the page showed ${JSON.stringify(seen)}; clicking again`);
+  await page.click(`tr[data-preset="${id}"] button.load`);
+  expect(await loaded(30_000), `the preset ${id} reached the editor after a second click`);
 }
 
 const focusInSheet = (page) => page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('#cheat-sheet')));
