@@ -427,6 +427,10 @@ impl Simulation {
             site.stats.pic_calls += 1;
             *left -= 1;
             *cost += p.selection_ns + p.pic_call_ns;
+            // The next call hits the entry just stored (valid: its domain's epoch was just read).
+            if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
+                self.pic_hits(s, &fresh, left, cost, p);
+            }
             return;
         };
         let guard = self.domains.guard(&entry.link);
@@ -454,33 +458,13 @@ impl Simulation {
                 *left -= 1;
                 self.served(s, &entry.link, 1);
                 *cost += p.pic_call_ns;
+                if *left > 0 {
+                    self.pic_hits(s, &entry.link, left, cost, p);
+                }
                 return;
             }
         } else if valid {
-            // Hits until promotion (consecutive-hit count passes the threshold).
-            let hits = site.entry().hits;
-            let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
-            let k = (*left).min(need);
-            site.stats.pic_calls += k;
-            *left -= k;
-            let promoted = hits + k > p.optimize_threshold;
-            site.entry().hits = if promoted { 0 } else { hits + k };
-            if promoted {
-                if site.rounds > p.fallback_cutoff {
-                    // Give up for good: the default target keeps serving from the PIC.
-                    site.given_up = true;
-                    site.stats.pic_calls += *left;
-                    let rest = *left;
-                    *left = 0;
-                    self.served(s, &entry.link, k + rest);
-                    *cost += (k + rest) as f64 * p.pic_call_ns;
-                    return;
-                }
-                site.mode = Mode::Fast;
-            }
-            self.served(s, &entry.link, k);
-            *cost += k as f64 * p.pic_call_ns;
-            return;
+            return self.pic_hits(s, &entry.link, left, cost, p);
         } else {
             site.entry().hits += 1;
         }
@@ -519,8 +503,41 @@ impl Simulation {
                 site.stats.pic_calls += 1;
                 *left -= 1;
                 *cost += p.pic_call_ns;
+                if *left > 0 {
+                    self.pic_hits(s, &fresh, left, cost, p);
+                }
             }
         }
+    }
+
+    /// Calls on a valid PIC entry that a call has reached before: consecutive hits until
+    /// promotion (the count passes the threshold), then the fast chain, or past the cutoff the
+    /// default target for good. Consumes at least one call; the entry's link is `link`.
+    #[inline(always)]
+    fn pic_hits(&mut self, s: usize, link: &Link, left: &mut u64, cost: &mut f64, p: &SiteParams) {
+        let site = &mut self.sites[s];
+        let hits = site.entry().hits;
+        let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
+        let k = (*left).min(need);
+        site.stats.pic_calls += k;
+        *left -= k;
+        let promoted = hits + k > p.optimize_threshold;
+        site.entry().hits = if promoted { 0 } else { hits + k };
+        if promoted {
+            if site.rounds > p.fallback_cutoff {
+                // Give up for good: the default target keeps serving from the PIC.
+                site.given_up = true;
+                site.stats.pic_calls += *left;
+                let rest = *left;
+                *left = 0;
+                self.served(s, link, k + rest);
+                *cost += (k + rest) as f64 * p.pic_call_ns;
+                return;
+            }
+            site.mode = Mode::Fast;
+        }
+        self.served(s, link, k);
+        *cost += k as f64 * p.pic_call_ns;
     }
 }
 
