@@ -445,7 +445,7 @@ impl Simulation {
             *cost += p.selection_ns + p.pic_call_ns;
             // The next call hits the entry just stored (valid: its domain's epoch was just read).
             if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
-                self.pic_hits(s, &fresh, left, cost, p);
+                self.pic_hits(s, &fresh, true, left, cost, p);
             }
             return;
         };
@@ -475,12 +475,12 @@ impl Simulation {
                 self.served(s, &entry.link, 1);
                 *cost += p.pic_call_ns;
                 if *left > 0 {
-                    self.pic_hits(s, &entry.link, left, cost, p);
+                    self.pic_hits(s, &entry.link, false, left, cost, p);
                 }
                 return;
             }
         } else if valid {
-            return self.pic_hits(s, &entry.link, left, cost, p);
+            return self.pic_hits(s, &entry.link, false, left, cost, p);
         } else {
             site.entry().hits += 1;
         }
@@ -520,7 +520,7 @@ impl Simulation {
                 *left -= 1;
                 *cost += p.pic_call_ns;
                 if *left > 0 {
-                    self.pic_hits(s, &fresh, left, cost, p);
+                    self.pic_hits(s, &fresh, true, left, cost, p);
                 }
             }
         }
@@ -528,9 +528,10 @@ impl Simulation {
 
     /// Calls on a valid PIC entry that a call has reached before: consecutive hits until
     /// promotion (the count passes the threshold), then the fast chain, or past the cutoff the
-    /// default target for good. Consumes at least one call; the entry's link is `link`.
+    /// default target for good. Consumes at least one call; the entry's link is `link`, `fresh`
+    /// when it was selected in this run (its target is the true one: no call can be stale).
     #[inline(always)]
-    fn pic_hits(&mut self, s: usize, link: &Link, left: &mut u64, cost: &mut f64, p: &SiteParams) {
+    fn pic_hits(&mut self, s: usize, link: &Link, fresh: bool, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let site = &mut self.sites[s];
         let hits = site.entry().hits;
         let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
@@ -546,13 +547,17 @@ impl Simulation {
                 site.stats.pic_calls += *left;
                 let rest = *left;
                 *left = 0;
-                self.served(s, link, k + rest);
+                if !fresh {
+                    self.served(s, link, k + rest);
+                }
                 *cost += (k + rest) as f64 * p.pic_call_ns;
                 return;
             }
             site.mode = Mode::Fast;
         }
-        self.served(s, link, k);
+        if !fresh {
+            self.served(s, link, k);
+        }
         *cost += k as f64 * p.pic_call_ns;
     }
 }
