@@ -476,6 +476,8 @@ fn prefetch_head<T>(x: *const T, bytes: usize) {
 
 /// [`Simulation::unsettle`] over split borrows (an event's walk holds the site table): settle
 /// site `s` at iteration `now` and mark its positions in the active loop `run` dirty.
+/// Inlined: most sites an event hits are not steady, and the walk calls it for each.
+#[inline(always)]
 fn unsettle(site: &mut SiteRt, s: usize, now: u64, run: Option<&mut LoopRun>, program: &Program) {
     let Some(steady) = site.steady else { return };
     site.settle(now);
