@@ -284,7 +284,9 @@ impl Simulation {
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
-    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]).
+    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]). Inlined into its two
+    /// callers: every site a retirement hit comes through here once.
+    #[inline(always)]
     fn relink_from(&mut self, s: usize, old: &Link, now: (u32, Option<usize>)) {
         let (epoch, event) = now;
         let key = (old.domain, epoch);
