@@ -432,24 +432,11 @@ impl Simulation {
 
     /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call and
     /// adds each step's virtual ns to `cost` in call order.
+    /// Inlined into `run_calls`, its one caller.
+    #[inline(always)]
     fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let Some(entry) = self.sites[s].pic else {
-            // PIC miss: select, store (or store the uncacheable sentinel), invoke.
-            let (fresh, cacheable) = self.select(s);
-            self.pic_put(s, fresh, cacheable);
-            let site = &mut self.sites[s];
-            if let Some(e) = site.pic.as_mut() {
-                e.seen = true;
-            }
-            site.stats.selections += 1;
-            site.stats.pic_calls += 1;
-            *left -= 1;
-            *cost += p.selection_ns + p.pic_call_ns;
-            // The next call hits the entry just stored (valid: its domain's epoch was just read).
-            if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
-                self.pic_hits(s, &fresh, true, left, cost, p);
-            }
-            return;
+            return self.pic_miss(s, left, cost, p);
         };
         let guard = self.domains.guard(&entry.link);
         let valid = guard.is_none();
@@ -465,7 +452,7 @@ impl Simulation {
             }
             // A stale sentinel is a miss.
             self.sites[s].pic = None;
-            return self.run_default(s, left, cost, p);
+            return self.pic_miss(s, left, cost, p);
         }
         let site = &mut self.sites[s];
         if !entry.seen {
@@ -525,6 +512,24 @@ impl Simulation {
                     self.pic_hits(s, &fresh, true, left, cost, p);
                 }
             }
+        }
+    }
+
+    /// A call that finds no PIC entry: select, store (or store the uncacheable sentinel), invoke.
+    fn pic_miss(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
+        let (fresh, cacheable) = self.select(s);
+        self.pic_put(s, fresh, cacheable);
+        let site = &mut self.sites[s];
+        if let Some(e) = site.pic.as_mut() {
+            e.seen = true;
+        }
+        site.stats.selections += 1;
+        site.stats.pic_calls += 1;
+        *left -= 1;
+        *cost += p.selection_ns + p.pic_call_ns;
+        // The next call hits the entry just stored (valid: its domain's epoch was just read).
+        if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
+            self.pic_hits(s, &fresh, true, left, cost, p);
         }
     }
 
