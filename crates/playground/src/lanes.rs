@@ -186,6 +186,14 @@ impl Lanes {
         }
     }
 
+    /// Site names by id, shared with the views (empty without lanes).
+    pub fn names(&self) -> &Rc<Vec<String>> {
+        match self {
+            Lanes::Here(r) => r.names(),
+            Lanes::Worker(m) => &m.names,
+        }
+    }
+
     pub fn classes(&self) -> &[ClassEntry] {
         match self {
             Lanes::Here(r) => r.classes(),

@@ -332,6 +332,11 @@ impl Runner {
     }
 
     /// Every class the scenario declares or may load, including those loaded by hand.
+    /// Site names by id (the scenario's sites, in order).
+    pub fn names(&self) -> &Rc<Vec<String>> {
+        &self.names
+    }
+
     pub fn classes(&self) -> &[ClassEntry] {
         &self.classes
     }
