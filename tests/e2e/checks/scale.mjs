@@ -2,6 +2,7 @@
 // world and a 2,000 x 2,000 one, open a share link with a 5,000-deep class chain and one with
 // the deepest chain a link may carry, then reload. A PerformanceObserver records long tasks
 // in the page; each check prints its figures (longest task, first paint after the paste).
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, freshPage } from './common.mjs';
@@ -77,8 +78,17 @@ const longestSince = (page, t0) => page.evaluate((t0) => Math.max(0, ...window._
  * paste): loading note shown, worker answer applied (note gone), blast view painted.
  */
 async function paste(page, text, sites) {
-  const t0 = await page.evaluate(() => performance.now());
+  // The clipboard's content is put in the page first, in a task of its own: handing 3.5 MB to
+  // the page over the DevTools protocol (deserializing the argument) took ~80 ms of CPU, which
+  // the paste task was blamed for. A user's paste event carries its DataTransfer already.
   await page.evaluate((text) => {
+    window.__clipboard = new DataTransfer();
+    window.__clipboard.setData('text/plain', text);
+    // Select all (Ctrl+A), as its own task before the paste.
+    document.querySelector('#dsl-text').select();
+  }, text);
+  const t0 = await page.evaluate(() => performance.now());
+  await page.evaluate(() => {
     window.__phases = {};
     // Sampled every animation frame: when the loading note was first and last seen.
     const watch = () => {
@@ -91,15 +101,14 @@ async function paste(page, text, sites) {
     // As a user's select-all and paste: the paste event first; its default action (the text into the box,
     // then an input event) only if the page did not take it (a synthetic event has none).
     const area = document.querySelector('#dsl-text');
-    area.select();
-    const data = new DataTransfer();
-    data.setData('text/plain', text);
+    const data = window.__clipboard;
+    delete window.__clipboard;
     const taken = !area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
     if (!taken) {
-      area.value = text;
+      area.value = data.getData('text/plain');
       area.dispatchEvent(new InputEvent('input', { bubbles: true }));
     }
-  }, text);
+  });
   let clickWhileReadingMs = null;
   if (await page.locator('#loading').count()) {
     const theme = page.locator('#theme-toggle');
@@ -219,13 +228,15 @@ export const checks = [
         // 3.5 MB of text is never in a text box (its layout was a 1.8-6 s task): read-only view.
         expect((await page.locator('#dsl-view').count()) === 1 && (await page.locator('#dsl-text').count()) === 0, 'the 10^5-site text is in a live text box');
         expect(/ran 10 loop iterations/.test(stepNote), `the worker's step note: ${stepNote}`);
-        // Goal < 3 s and no long task > 50 ms, not met yet. The engine worker reads the text and
-        // keeps the lanes (their builds and steps never run on the page: a restart's longest
-        // task went 666 -> 192 ms, the answer's ~500 -> 125-220 ms, on the loaded 2-core
-        // machine). Left on the page (E2E_TRACE=1): the paste event's task (the 3.5 MB text into
-        // wasm, the reducer, the render around the read-only view: 200-730 ms under load), and
-        // the answer's (decoding the typed scenario, the scenario parts, the aggregated view's
-        // index and render). A hang guard, not a speed target.
+        // Goal < 3 s (met: 1.6-2.6 s on the loaded 2-core machine) and no long task > 50 ms, not
+        // met yet, so not asserted. The engine worker reads the text and keeps the lanes. Left
+        // on the page (E2E_TRACE=1, and a CPU profile of a build with names): the paste event's
+        // task (81-170 ms wall at load 5-11: the 3.5 MB text copied into wasm by getData, ~20%;
+        // the reducer's history, site count and job; the render that swaps the text box for the
+        // read-only view), the decoding of the worker's answer (10^5 sites and 10^5 calls, one
+        // task of ~25 ms CPU, not resumable yet) and, in their own tasks, the reducer, the
+        // lanes' first update (10^5 site views) and each later part's render (50-100 ms wall).
+        // A hang guard, not a speed target.
         expect(firstPaintMs < 20_000, `first paint ${firstPaintMs} ms after the paste`);
       } finally {
         await context.close();
@@ -277,8 +288,10 @@ export const checks = [
         let depth = 5000;
         while (fragment(chain(depth)).length > 64 * 1024) depth -= 100;
         const t1 = await page.evaluate(() => performance.now());
-        // Traced always: the longest task's CPU time is asserted (below).
-        await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink'] });
+        // Traced always: the longest task's CPU time is asserted (below). The v8 and blink
+        // categories (for E2E_TRACE's summary) cost the page CPU time in every task they trace.
+        const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+        await browser.startTracing(page, { categories });
         await page.goto(baseUrl + fragment(chain(depth)), { waitUntil: 'load' });
         await page.waitForSelector(`.aggregate[data-classes="${depth}"]`, { timeout: 20_000 });
         // The parts after the blast view follow one painted frame after another (components/later.rs).
@@ -296,16 +309,26 @@ export const checks = [
         log(`# deep links: 5,000 deep refused (${deep.length} B), longest task ${Math.round(longestDeep)} ms (traced: ${Math.round(refusedTrace.wallMs)} ms wall, ${Math.round(refusedTrace.cpuMs)} ms CPU); ${depth} deep opened, longest task ${Math.round(longestFit)} ms (start+ms: ${fitTasks.slice(0, 5).join(', ') || 'none'}; traced: ${Math.round(traced.wallMs)} ms wall, ${Math.round(traced.cpuMs)} ms CPU), click ${clickMs} ms; reload keeps it`);
         expect(after.includes(`class A${depth - 1} extends`), 'after a reload the loaded chain is not there');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
-        // Both asserted on the longest task's CPU time (see below); the refusal does no work, yet
-        // its wall time reached 97-104 ms on a loaded machine.
+        // No long task over 50 ms while either link opens: the page's own PerformanceObserver
+        // (the issue's measure, wall time) and the traced CPU time of the longest task. The
+        // refusal does no work. The accepted link: the fragment leaves the address bar in the
+        // hashchange task and is decoded and opened in the next; the engine worker reads it;
+        // its answer is decoded in one task and applied (reducer, top bar) in the next; the
+        // blast view and every other part follow a painted frame apart (components/later.rs),
+        // and the page's running preset pauses while the link is read. Measured (Chromium
+        // trace, no profiler): every task <= 12 ms CPU on a calm core, 13-29 ms CPU and 50-87 ms
+        // wall at load 8-15 on the shared 2-core machine (was 16-24 ms CPU, 38-128 ms wall).
+        // A wall-time bound means nothing when the page waits for a core, so the observer's
+        // figure is asserted only on a machine whose load average is at most its core count.
+        const cores = os.cpus().length;
+        const load = os.loadavg()[0];
+        if (load <= cores) {
+          expect(longestDeep <= 50, `the refused link blocked the page ${Math.round(longestDeep)} ms (longtask observer)`);
+          expect(longestFit <= 50, `opening the ${depth}-deep link took a ${Math.round(longestFit)} ms task (longtask observer; start+ms: ${fitTasks.slice(0, 5).join(', ')})`);
+        } else {
+          log(`# deep links: the longtask observer's figures are not asserted at load ${load.toFixed(1)} on ${cores} cores`);
+        }
         expect(refusedTrace.cpuMs <= 50, `the refused link blocked the page ${Math.round(refusedTrace.cpuMs)} ms (CPU time)`);
-        // The accepted link never blocks the page > 50 ms: the engine worker reads it, its text is
-        // shown read-only, the task applying the answer renders the blast view and the other
-        // parts follow a painted frame apart (components/later.rs), and the charts measure
-        // their text on the canvas after a paint, never through the page's layout. Asserted on
-        // the longest task's CPU time: on a shared machine the wall time (printed, and the
-        // longtask observer's figure) also counts the waits for a core (measured under a load
-        // average of 8: 50-100 ms wall for 10-16 ms of CPU; was 82-147 ms wall).
         expect(traced.cpuMs <= 50, `opening the ${depth}-deep link took a ${Math.round(traced.cpuMs)} ms task (CPU time)`);
       } finally {
         await context.close();
