@@ -8,10 +8,11 @@ use crate::params::BulkScan;
 use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
-use super::oracle::Affected;
+use super::oracle::{Affected, RECORDED_NAMES};
 use super::program::Frame;
+use super::site::WALKED_BYTES;
 use super::units::EventCode;
-use super::{prefetch, unsettle, Simulation};
+use super::{prefetch_head, unsettle, Simulation};
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {
@@ -125,7 +126,7 @@ impl Simulation {
         self.advance(cost, 0);
         self.work += retirement.keys.len() as u64;
         let mut hit = std::mem::take(&mut self.hits);
-        self.walk_retired(&retirement, &mut hit);
+        let hit_total = self.walk_retired(&retirement, &mut hit);
         // Compiled loops that inlined a retired fast chain lose their C2 code.
         let fast = std::mem::take(&mut self.fast_ordered);
         let sites = &self.sites;
@@ -139,17 +140,18 @@ impl Simulation {
             self.unsettle(s);
         }
         self.refresh_bodies(changed.iter().copied());
-        self.record_event(id, label, live_retired, &retirement, &hit, &changed);
+        self.record_event(id, label, live_retired, &retirement, (&hit, hit_total), &changed);
         self.hits = hit;
         self.timeline.mark(self.iterations, id);
         id
     }
 
-    /// Sites holding a link guarded by what `r` retires, in site order, found by walking each
-    /// retired domain's dependents; sites that let go of a domain leave its list on the way.
-    /// The walk is the event's one pass over the sites it hit: it unsettles them and lists
-    /// those on a fast chain (`fast_ordered`, in site order).
-    fn walk_retired(&mut self, r: &Retirement, ordered: &mut Vec<u32>) {
+    /// Sites holding a link guarded by what `r` retires, found by walking each retired
+    /// domain's dependents; sites that let go of a domain leave its list on the way. Returns
+    /// how many there are, the first [`RECORDED_NAMES`] in site order in `first` (what the
+    /// event's record keeps). The walk is the event's one pass over the sites it hit: it
+    /// unsettles them and lists those on a fast chain (`fast_ordered`, in site order).
+    fn walk_retired(&mut self, r: &Retirement, first: &mut Vec<u32>) -> usize {
         let mut hit = std::mem::take(&mut self.scratch);
         hit.clear();
         let mut fast = std::mem::take(&mut self.fast_hit);
@@ -163,7 +165,7 @@ impl Simulation {
         let (base, n) = (self.sites.as_ptr(), self.sites.len());
         let ahead = |s: u32| {
             if (s as usize) < n {
-                prefetch(base.wrapping_add(s as usize));
+                prefetch_head(base.wrapping_add(s as usize), WALKED_BYTES);
             }
         };
         let sites = &mut self.sites;
@@ -189,39 +191,66 @@ impl Simulation {
                 self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s), ahead);
             }
         }
-        in_order(&hit, self.sites.len(), ordered);
+        let total = in_order(&hit, self.sites.len(), RECORDED_NAMES, first);
         let mut fast_ordered = std::mem::take(&mut self.fast_ordered);
-        in_order(&fast, self.sites.len(), &mut fast_ordered);
+        in_order(&fast, self.sites.len(), usize::MAX, &mut fast_ordered);
         self.fast_ordered = fast_ordered;
         self.scratch = hit;
         self.fast_hit = fast;
+        total
     }
 }
 
-/// `ids` (below `n`, maybe repeated) sorted without repeats: by a bitmap when they are many,
-/// so a retirement of every site costs a pass over the bitmap rather than a sort.
-fn in_order(ids: &[u32], n: usize, out: &mut Vec<u32>) {
+/// The first `limit` of `ids` (below `n`, maybe repeated) sorted without repeats, in `out`;
+/// returns how many distinct ids there are. By a bitmap when they are many, so a retirement
+/// of every site costs a pass over the bitmap (and a count of its bits) rather than a sort.
+fn in_order(ids: &[u32], n: usize, limit: usize, out: &mut Vec<u32>) -> usize {
     out.clear();
     // A walk of one list in registration order (the global domain's, often) is in order already.
     if ids.windows(2).all(|w| w[0] < w[1]) {
-        out.extend_from_slice(ids);
-        return;
+        out.extend_from_slice(&ids[..ids.len().min(limit)]);
+        return ids.len();
     }
     if ids.len() < n / 16 {
         out.extend_from_slice(ids);
         out.sort_unstable();
         out.dedup();
-        return;
+        let total = out.len();
+        out.truncate(limit);
+        return total;
     }
     let mut bits = vec![0u64; n.div_ceil(64)];
     for &s in ids {
         bits[s as usize / 64] |= 1 << (s % 64);
     }
+    let mut total = 0;
     for (w, &word) in bits.iter().enumerate() {
+        total += word.count_ones() as usize;
         let mut b = word;
-        while b != 0 {
+        while b != 0 && out.len() < limit {
             out.push(w as u32 * 64 + b.trailing_zeros());
             b &= b - 1;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    #[test]
+    fn in_order_keeps_the_first_distinct_ids_and_counts_them_all() {
+        let mut out = Vec::new();
+        for (ids, n) in [(vec![1, 4, 9], 10), (vec![9, 4, 9, 1, 4], 1000), (vec![9, 4, 9, 1, 4, 0, 7], 10)] {
+            let mut distinct = ids.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for limit in [0, 2, usize::MAX] {
+                let total = in_order(&ids, n, limit, &mut out);
+                assert_eq!(total, distinct.len(), "{ids:?} at n {n}");
+                assert_eq!(out, distinct[..distinct.len().min(limit)], "{ids:?} at n {n}, limit {limit}");
+            }
         }
     }
 }

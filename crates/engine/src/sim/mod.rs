@@ -456,22 +456,33 @@ const PREFETCH_AHEAD: usize = 8;
 /// results never depend on it (no-op off x86-64).
 #[inline(always)]
 fn prefetch<T>(x: *const T) {
+    prefetch_head(x, std::mem::size_of::<T>());
+}
+
+/// [`prefetch`] of the lines holding the first `bytes` bytes of the `T` at `x` only.
+#[inline(always)]
+fn prefetch_head<T>(x: *const T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let p = x.cast::<i8>();
-        for line in (0..std::mem::size_of::<T>()).step_by(64) {
+        // Every 64 bytes, and the last byte (whose line may be one more when `x` is unaligned).
+        for line in (0..bytes).step_by(64) {
             // SAFETY: a prefetch never faults and reads nothing the program sees; the address
             // is only computed (`wrapping_add`), never dereferenced.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line)) };
         }
+        // SAFETY: as above.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes.saturating_sub(1))) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    let _ = (x, bytes);
 }
 
 /// [`Simulation::unsettle`] over split borrows (an event's walk holds the site table): settle
 /// site `s` at iteration `now` and mark its positions in the active loop `run` dirty.
+/// Inlined: most sites an event hits are not steady, and the walk calls it for each.
+#[inline(always)]
 fn unsettle(site: &mut SiteRt, s: usize, now: u64, run: Option<&mut LoopRun>, program: &Program) {
     let Some(steady) = site.steady else { return };
     site.settle(now);

@@ -72,7 +72,8 @@ impl Simulation {
         changed
     }
 
-    pub(super) fn record_event(&mut self, id: usize, label: String, live_retired: usize, r: &Retirement, hit: &[u32], changed: &[usize]) {
+    /// `hit`: the first [`RECORDED_NAMES`] sites hit, in order, and how many there are.
+    pub(super) fn record_event(&mut self, id: usize, label: String, live_retired: usize, r: &Retirement, hit: (&[u32], usize), changed: &[usize]) {
         if self.events.len() >= MAX_EVENT_RECORDS {
             return;
         }
@@ -92,8 +93,8 @@ impl Simulation {
             label,
             domains_retired: live_retired,
             domains: retired.into_iter().take(RECORDED_DOMAINS).collect(),
-            sites_hit: hit.iter().take(RECORDED_NAMES).map(|&s| s as usize).collect(),
-            sites_hit_total: hit.len(),
+            sites_hit: hit.0.iter().take(RECORDED_NAMES).map(|&s| s as usize).collect(),
+            sites_hit_total: hit.1,
             targets_changed: changed.iter().take(RECORDED_NAMES).copied().collect(),
             targets_changed_total: changed.len(),
         });

@@ -15,24 +15,29 @@ use super::Simulation;
 /// Relink records kept (the totals count every one).
 const MAX_RELINK_RECORDS: usize = 20_000;
 
+/// In declaration order (`repr(C)`), the domain first: see [`SiteRt`]'s layout.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct Link {
-    pub target: Target,
     pub domain: DomainKey,
+    pub target: Target,
     pub epoch: u32,
     pub serial: u64,
 }
 
+/// In declaration order (`repr(C)`): the flags (where `Option`'s tag lives) and the link's
+/// domain in the entry's first 16 bytes, what an event's walk reads.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub(crate) struct PicEntry {
-    link: Link,
     /// `false` = the "uncacheable" sentinel: every hit re-selects.
     cacheable: bool,
-    /// Consecutive-hit count (lives on the wrapper, as in Groovy).
-    hits: u64,
     /// Whether a call has reached the entry since it was stored (a miss stores it and calls
     /// it; a reset after a fallback storm stores it for the next call to find).
     seen: bool,
+    link: Link,
+    /// Consecutive-hit count (lives on the wrapper, as in Groovy).
+    hits: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,34 +63,45 @@ pub(crate) struct Steady {
     pub position: u32,
 }
 
+/// The bytes at the head of a [`SiteRt`] that an event's walk reads (see its layout; a test
+/// checks the fields).
+pub(super) const WALKED_BYTES: usize = 88;
+
+/// Laid out in declaration order (`repr(C)`): what an event's walk over the sites it retires
+/// reads (`poly`, `mode`, `registered`, `steady`, the PIC entry's flags and domain) comes
+/// first, in the first 48 bytes (88 with a steady site's `stats.fast_calls`), so a walk that
+/// visits sites far apart touches one or two cache lines of each, not the whole 200 bytes
+/// (the compiler's order spread them over four).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub(crate) struct SiteRt {
-    /// The receiver class (`ClassId`; class ids fit in 32 bits, see [`Target`]).
-    receiver: u32,
-    /// Index into `Simulation::methods` (method names interned once).
-    pub method: u32,
+    /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
+    /// so a monomorphic site stays as small as it was.
+    pub poly: Option<Box<super::poly::Poly>>,
     pub mode: Mode,
-    /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
-    /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
-    pic: Option<PicEntry>,
-    fallback_count: u64,
-    rounds: u32,
-    given_up: bool,
-    pub true_target: Target,
-    pub true_cacheable: bool,
-    /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
-    /// 32 bits: the work cap).
-    pub true_changed_by: u32,
-    last_relink_recorded: Option<(DomainKey, u32)>,
-    pub stats: SiteStats,
     /// Domains whose dependents list holds this site, one bit per kind of domain
     /// ([`kind_bit`]): a monomorphic site's links are guarded by its receiver's pending or class
     /// domain, its own (`ideal`) or the global one, so the kind names the domain.
     registered: u8,
+    given_up: bool,
+    pub true_cacheable: bool,
+    /// The receiver class (`ClassId`; class ids fit in 32 bits, see [`Target`]).
+    receiver: u32,
     pub steady: Option<Steady>,
-    /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
-    /// so a monomorphic site stays as small as it was.
-    pub poly: Option<Box<super::poly::Poly>>,
+    /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
+    /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
+    pic: Option<PicEntry>,
+    /// Next to the PIC: the walk settles a steady site into `stats.fast_calls`.
+    pub stats: SiteStats,
+    fallback_count: u64,
+    /// Index into `Simulation::methods` (method names interned once).
+    pub method: u32,
+    rounds: u32,
+    /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
+    /// 32 bits: the work cap).
+    pub true_changed_by: u32,
+    pub true_target: Target,
+    last_relink_recorded: Option<(DomainKey, u32)>,
 }
 
 impl SiteRt {
@@ -154,7 +170,7 @@ impl SiteRt {
 
     /// See [`Steady`].
     pub fn is_steady(&self, world: &World, domains: &Domains) -> bool {
-        world.loaded(self.receiver()) && matches!(self.fast_link(), Some(l) if domains.valid(l) && l.target == self.true_target)
+        matches!(self.fast_link(), Some(l) if world.loaded(self.receiver()) && domains.valid(l) && l.target == self.true_target)
     }
 
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
@@ -268,7 +284,9 @@ impl Simulation {
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
-    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]).
+    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]). Inlined into its two
+    /// callers: every site a retirement hit comes through here once.
+    #[inline(always)]
     fn relink_from(&mut self, s: usize, old: &Link, now: (u32, Option<usize>)) {
         let (epoch, event) = now;
         let key = (old.domain, epoch);
@@ -414,20 +432,11 @@ impl Simulation {
 
     /// Calls on the default target (Groovy's `fromCacheHandle`); consumes at least one call and
     /// adds each step's virtual ns to `cost` in call order.
+    /// Inlined into `run_calls`, its one caller.
+    #[inline(always)]
     fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let Some(entry) = self.sites[s].pic else {
-            // PIC miss: select, store (or store the uncacheable sentinel), invoke.
-            let (fresh, cacheable) = self.select(s);
-            self.pic_put(s, fresh, cacheable);
-            let site = &mut self.sites[s];
-            if let Some(e) = site.pic.as_mut() {
-                e.seen = true;
-            }
-            site.stats.selections += 1;
-            site.stats.pic_calls += 1;
-            *left -= 1;
-            *cost += p.selection_ns + p.pic_call_ns;
-            return;
+            return self.pic_miss(s, left, cost, p);
         };
         let guard = self.domains.guard(&entry.link);
         let valid = guard.is_none();
@@ -443,7 +452,7 @@ impl Simulation {
             }
             // A stale sentinel is a miss.
             self.sites[s].pic = None;
-            return self.run_default(s, left, cost, p);
+            return self.pic_miss(s, left, cost, p);
         }
         let site = &mut self.sites[s];
         if !entry.seen {
@@ -454,33 +463,13 @@ impl Simulation {
                 *left -= 1;
                 self.served(s, &entry.link, 1);
                 *cost += p.pic_call_ns;
+                if *left > 0 {
+                    self.pic_hits(s, &entry.link, false, left, cost, p);
+                }
                 return;
             }
         } else if valid {
-            // Hits until promotion (consecutive-hit count passes the threshold).
-            let hits = site.entry().hits;
-            let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
-            let k = (*left).min(need);
-            site.stats.pic_calls += k;
-            *left -= k;
-            let promoted = hits + k > p.optimize_threshold;
-            site.entry().hits = if promoted { 0 } else { hits + k };
-            if promoted {
-                if site.rounds > p.fallback_cutoff {
-                    // Give up for good: the default target keeps serving from the PIC.
-                    site.given_up = true;
-                    site.stats.pic_calls += *left;
-                    let rest = *left;
-                    *left = 0;
-                    self.served(s, &entry.link, k + rest);
-                    *cost += (k + rest) as f64 * p.pic_call_ns;
-                    return;
-                }
-                site.mode = Mode::Fast;
-            }
-            self.served(s, &entry.link, k);
-            *cost += k as f64 * p.pic_call_ns;
-            return;
+            return self.pic_hits(s, &entry.link, false, left, cost, p);
         } else {
             site.entry().hits += 1;
         }
@@ -519,8 +508,64 @@ impl Simulation {
                 site.stats.pic_calls += 1;
                 *left -= 1;
                 *cost += p.pic_call_ns;
+                if *left > 0 {
+                    self.pic_hits(s, &fresh, true, left, cost, p);
+                }
             }
         }
+    }
+
+    /// A call that finds no PIC entry: select, store (or store the uncacheable sentinel), invoke.
+    fn pic_miss(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
+        let (fresh, cacheable) = self.select(s);
+        self.pic_put(s, fresh, cacheable);
+        let site = &mut self.sites[s];
+        if let Some(e) = site.pic.as_mut() {
+            e.seen = true;
+        }
+        site.stats.selections += 1;
+        site.stats.pic_calls += 1;
+        *left -= 1;
+        *cost += p.selection_ns + p.pic_call_ns;
+        // The next call hits the entry just stored (valid: its domain's epoch was just read).
+        if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
+            self.pic_hits(s, &fresh, true, left, cost, p);
+        }
+    }
+
+    /// Calls on a valid PIC entry that a call has reached before: consecutive hits until
+    /// promotion (the count passes the threshold), then the fast chain, or past the cutoff the
+    /// default target for good. Consumes at least one call; the entry's link is `link`, `fresh`
+    /// when it was selected in this run (its target is the true one: no call can be stale).
+    #[inline(always)]
+    fn pic_hits(&mut self, s: usize, link: &Link, fresh: bool, left: &mut u64, cost: &mut f64, p: &SiteParams) {
+        let site = &mut self.sites[s];
+        let hits = site.entry().hits;
+        let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
+        let k = (*left).min(need);
+        site.stats.pic_calls += k;
+        *left -= k;
+        let promoted = hits + k > p.optimize_threshold;
+        site.entry().hits = if promoted { 0 } else { hits + k };
+        if promoted {
+            if site.rounds > p.fallback_cutoff {
+                // Give up for good: the default target keeps serving from the PIC.
+                site.given_up = true;
+                site.stats.pic_calls += *left;
+                let rest = *left;
+                *left = 0;
+                if !fresh {
+                    self.served(s, link, k + rest);
+                }
+                *cost += (k + rest) as f64 * p.pic_call_ns;
+                return;
+            }
+            site.mode = Mode::Fast;
+        }
+        if !fresh {
+            self.served(s, link, k);
+        }
+        *cost += k as f64 * p.pic_call_ns;
     }
 }
 
@@ -546,6 +591,21 @@ mod tests {
 
     fn write(sim: &mut Simulation, class: &str, method: &str) {
         sim.fire(&Event::Write { class: class.into(), method: method.into() });
+    }
+
+    #[test]
+    fn what_an_event_walk_reads_is_at_the_head_of_a_site() {
+        use std::mem::{offset_of, size_of};
+        let ends = [
+            offset_of!(SiteRt, poly) + size_of::<Option<Box<crate::sim::poly::Poly>>>(),
+            offset_of!(SiteRt, mode) + 1,
+            offset_of!(SiteRt, registered) + 1,
+            offset_of!(SiteRt, steady) + size_of::<Option<Steady>>(),
+            offset_of!(SiteRt, pic) + offset_of!(PicEntry, link) + offset_of!(Link, domain) + size_of::<DomainKey>(),
+            offset_of!(SiteRt, stats) + offset_of!(SiteStats, fast_calls) + 8,
+        ];
+        assert!(ends.iter().all(|&e| e <= WALKED_BYTES), "{ends:?}");
+        assert_eq!(offset_of!(PicEntry, cacheable), 0, "the entry's flags (where `Option` keeps its tag) come first");
     }
 
     #[test]
