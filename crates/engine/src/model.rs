@@ -294,10 +294,6 @@ pub struct Use {
 }
 
 impl Stmt {
-    pub fn call(site: impl Into<Name>) -> Stmt {
-        Stmt::Call { site: site.into() }
-    }
-
     pub fn looped(count: u64, body: Vec<Stmt>) -> Stmt {
         Stmt::Loop(Box::new(Counted { count, body }))
     }
@@ -310,8 +306,8 @@ impl Stmt {
         Stmt::Repeat(Box::new(Counted { count, body }))
     }
 
-    pub fn use_category(category: impl Into<String>, body: Vec<Stmt>) -> Stmt {
-        Stmt::Use(Box::new(Use { category: category.into(), body }))
+    pub fn use_category(category: String, body: Vec<Stmt>) -> Stmt {
+        Stmt::Use(Box::new(Use { category, body }))
     }
 
     pub fn event(ev: Event) -> Stmt {
