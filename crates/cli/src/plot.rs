@@ -202,6 +202,7 @@ fn sweep_axis(sweep: &str) -> &'static str {
         "burst" => "writes before each op",
         "body" => "a write every N iterations (0: none)",
         "length" => "warm-up ops",
+        "poly" => "receiver classes",
         _ => "",
     }
 }

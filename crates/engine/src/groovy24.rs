@@ -7,10 +7,13 @@
 //!
 //! The mirrored loops: every `acc += o.m(i)` in the probe is two dynamic call sites, the call
 //! and `long + Object` (`Long.plus`); `i < n`, `i++` and `i % p` are primitive `int` code that
-//! Groovy compiles without call sites. `poly` has no mirror yet: Groovy 2.4 promotes a site on
-//! its first hit and relinks it on every receiver change, and the engine's polymorphic sites
-//! (`sim::poly`) stay on their PIC and refuse parameters that would promote them, so its rows
-//! are reference data only.
+//! Groovy compiles without call sites. The `poly` loop's `rs[i % k].m(i)` adds a third (`getAt`
+//! on the array). Its site holds one target in Groovy 2.4 ([`crate::params::SiteCache::Relink`]):
+//! from two receivers on the receiver changes at every call, so every call is a guard miss, a
+//! selection (`selection_2_4_ns`) and a relink, and the relinks make every compile of the loop
+//! fail (`jit`: "call site target change"): the loop stays interpreted and runs its calls' chains
+//! out of line, the same whatever the number of receivers. One receiver is linked once and
+//! inlined in C2. Hence the jump from 1 to 2 receivers and the flat tail.
 //!
 //! The `sites` and `length` rows are warm-up: each is a fresh loop method climbing HotSpot's
 //! tiers. `length` times op `param` + 1 of a fresh loop (in a JVM whose runtime is warm), which
@@ -55,7 +58,7 @@ pub const MIRROR_OPS: u32 = 5;
 pub const MEASURED_POLICY: Policy = Policy::Ideal;
 
 /// The sweeps the engine mirrors, in the order they are reported.
-pub const SIMULATED: [&str; 5] = ["density", "sites", "burst", "body", "length"];
+pub const SIMULATED: [&str; 6] = ["density", "sites", "burst", "body", "length", "poly"];
 
 /// The probe loop's own work per iteration in C2 code (`acc += ..`: unbox, add, box the `Long`),
 /// declared as the body of `Long.plus`: read off the rows without writes (`burst` 0, `density`
@@ -98,6 +101,17 @@ pub fn scenario(row: &SweepRow) -> Option<Scenario> {
             let burst = if p > 0 { format!("repeat {p} {{ write Unrelated.dyn0 }} ") } else { String::new() };
             let first: String = (0..p).map(|k| format!(" write Unrelated.dyn{k}")).collect();
             format!("{common}class Hot {{ compute }}\nsite hot = Hot.compute\nsetup {{{first} }}\nop {{ {burst}loop {n} {{ call hot call acc }} }}")
+        }
+        // One site whose receiver cycles over `param` classes: `rs[i % k]` is a third dynamic
+        // call (`getAt` on the array), `.m(i)` the polymorphic one.
+        "poly" => {
+            let k = p.max(1);
+            let classes: String = (0..k).map(|j| format!("class R{j} {{ m }}\n")).collect();
+            let receivers: Vec<String> = (0..k).map(|j| format!("R{j}.m")).collect();
+            format!(
+                "{common}class Objects {{ getAt }}\nsite get = Objects.getAt\n{classes}site s = {}\nop {{ loop {n} {{ every 1000 {{ write Unrelated.dyn0 }} call get call s call acc }} }}",
+                receivers.join(", ")
+            )
         }
         "body" => {
             let writes = if p > 0 { format!("every {p} {{ write Unrelated.dyn0 }} ") } else { String::new() };
@@ -290,5 +304,39 @@ mod tests {
         for q in &sites[..4] {
             assert!(q.simulated_ns > c1, "{q:?}: in C1, every call out of line");
         }
+    }
+
+    #[test]
+    fn a_polymorphic_site_relinks_at_every_receiver_change_and_its_loop_keeps_no_compiled_code() {
+        // Groovy 2.4's site holds one target. One receiver: linked once, the loop climbs to C2
+        // and inlines it. From two on (`rs[i % k]`: the receiver changes at every call) every
+        // call is a guard miss, a selection and a relink, which skips every compile of the loop:
+        // it stays interpreted, its three calls out of line, whatever the number of receivers.
+        let p = Params::default();
+        let rows = rows("poly");
+        let pts = points(&rows, &p);
+        assert_eq!(pts.iter().map(|q| q.param).collect::<Vec<_>>(), [1, 2, 4, 8, 12]);
+        let v = simulated(&pts);
+        assert!(v[1] > 30.0 * v[0], "the jump at two receivers: {v:?}");
+        assert!(v[2..].iter().all(|&x| (x / v[1] - 1.0).abs() < 1e-9), "flat from two receivers on: {v:?}");
+        let per_iteration = p.selection_2_4_ns + 3.0 * (p.chain_call_2_4_ns + p.fast_call_ns) + LOOP_WORK_NS as f64 * p.interpreter_slowdown;
+        assert!((v[1] / (100_000.0 * per_iteration) - 1.0).abs() < 0.01, "{} vs {per_iteration} an iteration", v[1] / 1e5);
+        assert!(pts.iter().all(|q| q.log10_error.abs() <= 2f64.log10()), "{pts:?}");
+        let measured = measured_shape(&pts.iter().map(|q| q.measured_ns).collect::<Vec<_>>(), &pts.iter().map(|q| q.measured_iqr_ns).collect::<Vec<_>>());
+        assert_eq!((measured.steepest, shape(&v).steepest), (Some(0), Some(0)));
+        assert!(same_shape(&measured, &shape(&v)));
+
+        // The mechanism, at two receivers: a selection per call, no compiled loop code.
+        let two = scenario(&rows[1]).unwrap();
+        let r = run(&two, MEASURED_POLICY, &p.groovy_2_4()).unwrap();
+        let site = r.sites.iter().find(|s| s.name == "s").unwrap();
+        let calls = 100_000 * u64::from(two.measure.warmup_ops + two.measure.ops);
+        assert_eq!((site.stats.selections, site.stats.pic_calls), (calls, calls));
+        let unit = &r.units[0];
+        assert_eq!((unit.tier, unit.stats.compiles, unit.stats.deopts), (crate::jit::Tier::Interpreter, 0, 0), "{unit:?}");
+        // Groovy 5's PIC (the default profile) holds both receivers: two selections, C2.
+        let r5 = run(&two, MEASURED_POLICY, &p).unwrap();
+        let site5 = r5.sites.iter().find(|s| s.name == "s").unwrap();
+        assert_eq!((site5.stats.selections, r5.units[0].tier), (2, crate::jit::Tier::C2));
     }
 }

@@ -42,6 +42,20 @@
 //!   OSR code at that code's next back-edge report: 2^`Tier0BackedgeNotifyFreqLog` interpreted
 //!   back-edges, 2^`Tier3BackedgeNotifyFreqLog` (13, `compiler_globals.hpp`) in C1 code.
 //!
+//! - `prims/methodHandles.cpp`, `MethodHandles::flush_dependent_nmethods`: setting a
+//!   `MutableCallSite`'s target marks every nmethod that inlined the old one for deoptimization,
+//!   as an invalidated SwitchPoint does. A site whose target is set again every few iterations
+//!   (a Groovy 2.4 site relinked at each receiver change, `sim::poly`) deoptimizes the loop's C2
+//!   code that many iterations after it is installed ([`Unit::relinked_every`]), counted toward
+//!   `PerMethodRecompilationCutoff` like any dependency; past it the loop stays in C1.
+//! - `ci/ciEnv.cpp`, `ciEnv::register_method`: a compile whose dependencies changed while it ran
+//!   is not installed (`-XX:+PrintCompilation`: "COMPILE SKIPPED: call site target change"), and
+//!   the method is neither deoptimized nor marked not compilable, so the policy asks again at its
+//!   next report and the next compile fails the same way. A unit calling a site relinked more
+//!   often than a compile takes never gets compiled code: it stays in its tier. (Seen here for
+//!   the Groovy 2.4 `poly` probe, two receivers: in 20 ops the loop's OSR compiles were skipped
+//!   283 times, at tier 3 and tier 4, and 26 installed ones were made not entrant.)
+//!
 //! Simplification (said in docs/CALIBRATION.md): a recompilation after a deoptimization is
 //! installed at the notification, without latency (`CompilationPolicy::compare_methods` puts a
 //! "recompilation after deopt" at the head of the queue; its compile time is not modelled).
@@ -201,6 +215,15 @@ pub struct Unit {
     /// Tiers reached at least once (a later compile there is a recompile).
     reached_c1: bool,
     reached_c2: bool,
+    /// A call site the unit's C2 code inlines has its target set again every this many loop
+    /// iterations (`None`: no such site): that code is made not entrant this many iterations
+    /// after it was installed.
+    relinked_every: Option<u64>,
+    /// Loop iterations since the current C2 code was installed (toward `relinked_every`).
+    c2_age: u64,
+    /// Its compiles are skipped (a site it inlines is relinked before one is installed): it
+    /// stays in its tier.
+    compiles_skipped: bool,
     pub stats: UnitStats,
 }
 
@@ -227,6 +250,9 @@ impl Unit {
             method_traps: 0,
             reached_c1: false,
             reached_c2: false,
+            relinked_every: None,
+            c2_age: 0,
+            compiles_skipped: false,
             stats: UnitStats::default(),
         }
     }
@@ -248,6 +274,13 @@ impl Unit {
     /// C2 gave up on the unit after `PerMethodRecompilationCutoff` deoptimizations.
     pub fn past_cutoff(&self) -> bool {
         self.c2_disabled
+    }
+
+    /// A call site this unit calls is relinked (its `MutableCallSite` target set) every `every`
+    /// loop iterations, so C2 code inlining it lives that long (the shortest such period counts).
+    pub fn relinked_every(&mut self, every: u64) {
+        let every = every.max(1);
+        self.relinked_every = Some(self.relinked_every.map_or(every, |e| e.min(every)));
     }
 
     /// C2 deoptimizations so far (`MethodData::decompile_count`).
@@ -282,6 +315,9 @@ impl Unit {
 
     /// The next tier and how many back-edges until it (`None`: the unit stays where it is).
     fn next(&self, t: &Thresholds) -> Option<(Tier, u64)> {
+        if self.compiles_skipped {
+            return None;
+        }
         match self.tier {
             // A hot method back in the interpreter: C2 at the next report, with its old profile.
             Tier::Interpreter if self.reached_c2 && !self.c2_disabled => Some((Tier::C2, t.back_edge_notify.saturating_sub(self.back_edges))),
@@ -304,6 +340,9 @@ impl Unit {
             _ => t.c1_back_edge_notify,
         };
         self.invocations += 1;
+        if self.compiles_skipped {
+            return ran;
+        }
         match self.tier {
             Tier::Interpreter if self.reached_c2 && !self.c2_disabled && self.invocations >= t.tier0_invoke_notify => self.promote(Tier::C2),
             Tier::Interpreter if self.invocations >= t.tier3_invocations => self.promote(Tier::C1),
@@ -327,6 +366,12 @@ impl Unit {
             let mut k = left;
             if self.lag > 0 {
                 k = k.min(self.lag);
+            }
+            // C2 code inlining a site that is relinked every `r` iterations: made not entrant
+            // at the relink, whichever entry code the loop runs meanwhile.
+            let relink = self.relinked_every.filter(|_| self.tier == Tier::C2);
+            if let Some(r) = relink {
+                k = k.min(r - self.c2_age);
             }
             let installs = self.pending.map(|p| iterations_for(p.ready_ns as f64 - clock, ns_per_iteration[running as usize]));
             let crossing = match installs {
@@ -352,21 +397,32 @@ impl Unit {
                 self.install(p, t, clock);
             }
             if let Some((to, _)) = crossing {
-                self.request(to, t, clock);
+                self.request(to, t, clock, ns_per_iteration[running as usize]);
+            }
+            if let Some(r) = relink {
+                self.c2_age += k;
+                if self.c2_age >= r {
+                    self.make_not_entrant(t);
+                }
             }
         }
         spans
     }
 
     /// A threshold was crossed: the compile at `to` is queued (or installed at once: a
-    /// recompilation, or no latency).
-    fn request(&mut self, to: Tier, t: &Thresholds, now_ns: f64) {
+    /// recompilation, or no latency), unless a site the code inlines is relinked before it
+    /// would be installed (`ns_per_iteration`: the loop's pace meanwhile), which skips it.
+    fn request(&mut self, to: Tier, t: &Thresholds, now_ns: f64, ns_per_iteration: f64) {
         let again = match to {
             Tier::C1 => self.reached_c1,
             Tier::C2 => self.reached_c2,
             Tier::Interpreter => true,
         };
         let latency = if again { 0 } else { t.latency_ns(to) };
+        if self.relinked_every.is_some_and(|r| latency > 0 && iterations_for(latency as f64, ns_per_iteration) >= r) {
+            self.compiles_skipped = true;
+            return;
+        }
         if latency == 0 {
             self.promote(to);
         } else {
@@ -422,6 +478,7 @@ impl Unit {
         self.pending = None;
         self.invocations = 0;
         self.back_edges = 0;
+        self.c2_age = 0;
         if self.decompiles > t.recompilation_cutoff && !self.c2_disabled {
             self.c2_disabled = true;
             return Deopt::DeoptimizedPastCutoff;
@@ -658,5 +715,41 @@ mod tests {
         }
         assert_eq!(u.stats.traps, 100, "PerMethodTrapLimit");
         assert_eq!(u.stats.deopts, 100);
+    }
+
+    #[test]
+    fn a_relinked_site_throws_installed_c2_code_out_until_the_cutoff() {
+        // Compiles installed at once: C2 code inlining a site relinked every 3 iterations lives
+        // 3 iterations, the loop is back in C2 after 1024 interpreted ones, and so on until the
+        // 401st decompile leaves it in C1.
+        let mut u = Unit::new();
+        u.relinked_every(5);
+        u.relinked_every(3);
+        assert_eq!(u.run_loop(100_003, &T, 0.0, &FREE), TierSpans { interpreter: 60_000, c1: 40_000, c2: 3 });
+        assert_eq!((u.tier(), u.stats.deopts), (Tier::Interpreter, 1), "the shorter period counts");
+        let spans = u.run_loop(1_000_000, &T, 0.0, &FREE);
+        assert_eq!((u.stats.deopts, u.past_cutoff()), (401, true));
+        assert_eq!(spans.c2, 400 * 3, "each recompile ran 3 iterations");
+        assert_eq!(u.tier(), Tier::C1, "C1 code holds no dependency here: it stays");
+    }
+
+    #[test]
+    fn a_compile_slower_than_the_relinks_is_skipped_and_the_unit_stays_interpreted() {
+        // A 10 ms compile at 5 us an iteration spans 2000 iterations: a site relinked every
+        // iteration changes its target before it is installed (`ciEnv::register_method`).
+        let t = Thresholds { c1_latency_ns: 10_000_000, c2_latency_ns: 40_000_000, ..T };
+        let cost = [5_000.0, 5_000.0, 10.0];
+        let mut u = Unit::new();
+        u.relinked_every(1);
+        assert_eq!(u.run_loop(1_000_000, &t, 0.0, &cost), TierSpans { interpreter: 1_000_000, c1: 0, c2: 0 });
+        for _ in 0..10_000 {
+            assert_eq!(u.invoke(&t), Tier::Interpreter, "no invocation count compiles it either");
+        }
+        assert_eq!((u.stats.compiles, u.stats.deopts), (0, 0));
+        // Relinked every 4000 iterations, the same compiles fit between two relinks.
+        let mut v = Unit::new();
+        v.relinked_every(4_000);
+        v.run_loop(200_000, &t, 0.0, &cost);
+        assert!(v.stats.compiles > 0, "{v:?}");
     }
 }

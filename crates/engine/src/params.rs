@@ -34,6 +34,26 @@ impl BulkScan {
 
 named!(BulkScan, "bulk_scan");
 
+/// What a call site keeps of its selections: the mechanism by which Groovy 2.4 and Groovy 3+
+/// differ for a site that sees several receiver classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SiteCache {
+    /// Groovy 3 and later (`vmplugin/v8/CacheableCallSite`): an inline cache of `pic_capacity`
+    /// targets by receiver class in LRU order behind the site's default target; a site is linked
+    /// to one receiver's chain only after `optimize_threshold` consecutive hits (`sim::poly`).
+    Pic,
+    /// Groovy 2.4 (`vmplugin/v7`, GROOVY_2_4_X): the site is a `MutableCallSite` whose target is
+    /// the last selection's guarded handle and nothing else. `Selector.setGuards` wraps it in a
+    /// receiver metaclass guard (`SAME_MC`), the SwitchPoint guard and argument class guards,
+    /// each falling back to `IndyInterface.selectMethod`, which selects again
+    /// (`Selector.setCallSiteTarget`) and sets the site's target (`doCallSiteTargetSet` ->
+    /// `MutableCallSite.setTarget`). So a receiver change is a guard miss, a full selection and a
+    /// relink, and the relink deoptimizes compiled code that inlined the old target (HotSpot's
+    /// `call_site_target_value` dependency, `MethodHandles::flush_dependent_nmethods`).
+    Relink,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Params {
@@ -77,6 +97,9 @@ pub struct Params {
     pub class_load_ns: f64,
     /// How bulk retirement finds domains.
     pub bulk_scan: BulkScan,
+    /// What a polymorphic site caches (Groovy 3+'s PIC, or Groovy 2.4's one relinked target):
+    /// [`Params::groovy_2_4`] sets `Relink`.
+    pub site_cache: SiteCache,
     /// Classes loaded in the process (the JVM has thousands), scanned under `BulkScan::AllLoaded`.
     pub loaded_classes: u32,
 
@@ -129,9 +152,12 @@ pub struct Params {
     pub interpreter_slowdown: f64,
     /// Groovy 2.4's method selection (`IndyInterface.selectMethod`: a `Selector` and a guarded
     /// handle, no cache to fill): different code from Groovy 5's `selection_ns`, used by
-    /// [`Params::groovy_2_4`]. Kept from fitting the Groovy 2.4 density sweep under `global`,
-    /// where every write relinked the loop's sites; on the runtime it was measured on a write
-    /// relinks nothing after a class's first (`groovy24`), so no measured row pins it now.
+    /// [`Params::groovy_2_4`]: the selection, the guards' handles, `setTarget` and the call
+    /// through the new handle. Pinned by the Groovy 2.4 `poly` sweep, where from two receivers on
+    /// every call is a guard miss and a relink ([`SiteCache::Relink`]) in a loop that stays
+    /// interpreted: the log-mean of its four rows (531, 639, 419 and 433 ms an op of 100 000
+    /// iterations: 4.98 us an iteration) less the iteration's three calls run out of line
+    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 3.3 us.
     pub selection_2_4_ns: f64,
     /// Groovy 2.4's `C.metaClass.m = {..}` on an existing ExpandoMetaClass, used by
     /// [`Params::groovy_2_4`]. Read off the Groovy 2.4 density sweep, where it is the only cost
@@ -190,6 +216,7 @@ impl Default for Params {
             class_load_ns: 50_000.0,
             // The published "after" build is the merge, before the live-only follow-up.
             bulk_scan: BulkScan::AllLoaded,
+            site_cache: SiteCache::Pic,
             loaded_classes: 3_000,
             tier3_invocation_threshold: 200,
             tier3_back_edge_threshold: 60_000,
@@ -204,7 +231,7 @@ impl Default for Params {
             c1_call_ns: 2.5,
             deopt_ns: 2_000.0,
             interpreter_slowdown: 3.2,
-            selection_2_4_ns: 130.0,
+            selection_2_4_ns: 3_300.0,
             metaclass_write_2_4_ns: 1_100.0,
             metaclass_write_per_method_ns: 7.5,
             c1_compile_ns: 0.0,
@@ -562,13 +589,15 @@ impl Params {
     /// no thresholds; every guard failure selects again and links the result at once
     /// (`IndyInterface.selectMethod` -> `Selector.setCallSiteTarget` -> `setTarget`), forever.
     /// Here: a cache of one entry promoted on its first hit, reset on the first guard failure,
-    /// never given up. Groovy's own code differs too: 2.4's selection and metaclass write are
+    /// never given up (a site with one receiver, `sim::site`); a polymorphic site relinks on
+    /// every receiver change ([`SiteCache::Relink`], `sim::poly`). Groovy's own code differs too: 2.4's selection and metaclass write are
     /// their own parameters (`selection_2_4_ns`, `metaclass_write_2_4_ns`); the JVM's costs (the
     /// tiers, deoptimization, bodies) are shared with Groovy 5.
     pub fn groovy_2_4(&self) -> Params {
         Params {
             pic_capacity: 1,
             optimize_threshold: 0,
+            site_cache: SiteCache::Relink,
             fallback_threshold: 0,
             fallback_cutoff: u32::MAX,
             selection_ns: self.selection_2_4_ns,

@@ -207,3 +207,21 @@ fn a_loop_unit_names_the_sites_its_compiled_code_inlines() {
     assert_eq!(loops, [0, 1], "{units:?}");
     assert_eq!((sim.loop_calls(0), sim.loop_calls(1)), (vec![0, 2], vec![1]), "site order, no repeats");
 }
+
+#[test]
+fn a_groovy_2_4_polymorphic_site_relinks_its_loop_out_of_compiled_code() {
+    // Receivers alternating: Groovy 2.4's one-target site is relinked at every call. Compiles
+    // installed at once: each C2 compile is made not entrant at the next call until the 401st
+    // decompile leaves the loop in C1 (counted in the unit; no event caused them, so no record).
+    let text = "measure warmup 0 ops 8\nclass A { m }\nclass B { m }\nsite s = A.m, B.m\nop { loop 100000 { call s } }";
+    let r = report(text, Policy::Ideal, &groovy_2_4_at_once());
+    let u = loop_unit(&r);
+    assert_eq!((u.stats.deopts, u.tier, u.past_cutoff), (401, Tier::C1, true), "{u:?}");
+    assert!(r.deopts.is_empty());
+    // With this machine's compile latency no compile outlives a relink: it stays interpreted.
+    let slow = report(text, Policy::Ideal, &Params::default().groovy_2_4());
+    assert_eq!((loop_unit(&slow).tier, loop_unit(&slow).stats.compiles, loop_unit(&slow).stats.deopts), (Tier::Interpreter, 0, 0));
+    // Groovy 5's PIC holds both receivers and links neither: the loop reaches C2 and stays.
+    let pic = report(text, Policy::Ideal, &Params::default());
+    assert_eq!((loop_unit(&pic).tier, loop_unit(&pic).stats.deopts), (Tier::C2, 0));
+}

@@ -23,7 +23,7 @@ mod vsum;
 
 use crate::fxhash::FxMap;
 use crate::model::{Event, Measure, Scenario};
-use crate::params::Params;
+use crate::params::{Params, SiteCache};
 use crate::policy::Policy;
 use crate::report::*;
 use crate::validate::{validate_indexed, ScenarioError, SiteIndex};
@@ -158,7 +158,12 @@ impl Simulation {
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
         let domains = Domains::new(world.classes.len(), if policy == Policy::Ideal { sites.len() } else { 0 });
         let loop_calls: Vec<&[u32]> = program.loops.iter().map(|l| l.calls.as_slice()).collect();
-        let units = units::Units::new(params, &loop_calls, sites.len(), bodies);
+        let mut units = units::Units::new(params, &loop_calls, sites.len(), bodies);
+        for (s, site) in sites.iter().enumerate() {
+            if let Some(every) = site.poly.as_deref().and_then(|p| p.relink_period(params.site_cache)) {
+                units.relinked(s, every);
+            }
+        }
         let mut sim = Simulation {
             name,
             measure,
@@ -583,8 +588,12 @@ pub fn run(s: &Scenario, policy: Policy, params: &Params) -> Result<RunReport, S
 
 /// The model keeps polymorphic sites on their default target (`poly`): refuse parameters under
 /// which Groovy would promote one, i.e. a receiver coming more than `optimize_threshold` times
-/// in a row.
+/// in a row. Groovy 2.4's sites ([`SiteCache::Relink`]) link every selection at once, which
+/// `poly` simulates.
 fn check_polymorphic(scenario: &Scenario, params: &Params) -> Result<(), ScenarioError> {
+    if params.site_cache == SiteCache::Relink {
+        return Ok(());
+    }
     for (i, site) in scenario.sites.iter().enumerate().filter(|(_, s)| s.is_polymorphic()) {
         let run = poly::longest_run(&poly::receiver_cycle(&site.name, &site.weights()));
         if run > params.optimize_threshold {

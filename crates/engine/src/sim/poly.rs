@@ -26,6 +26,17 @@
 //! would. Costs are the monomorphic ones, per call: a hit is `pic_call_ns`, a miss, an evicted
 //! receiver or an invalidated entry adds `selection_ns`; no constant is particular to it.
 //!
+//! Groovy 2.4 ([`SiteCache::Relink`], `Params::groovy_2_4`) keeps no PIC: the site's target
+//! is the last selection, guarded by its receiver's metaclass, and a guard miss selects again
+//! and sets the target (`IndyInterface.selectMethod` -> `Selector.setCallSiteTarget` ->
+//! `MutableCallSite.setTarget`). The model runs it as a cache of one entry: every receiver
+//! change costs a selection (`selection_ns`, Groovy 2.4's), and every relink deoptimizes the
+//! loops whose C2 code inlined the site: [`Poly::relink_period`] tells their `jit::Unit`s how
+//! often that happens (`Units::relinked`), so such a loop climbs to C2 and is thrown out of it
+//! until `PerMethodRecompilationCutoff` leaves it in C1, where every call runs its chain out of
+//! line. A site whose receiver never repeats in a row relinks on every call, whatever the
+//! number of receivers (the Groovy 2.4 `poly` sweep: flat from two receivers on).
+//!
 //! The receiver sequence is a fixed cycle: receiver `i` `mix[i]` times, shuffled once by a
 //! SplitMix64 generator seeded with the FNV-1a hash of the site's name, so the same scenario
 //! gives the same sequence on every platform. With the world unchanged, the cache's state at a
@@ -33,6 +44,7 @@
 //! world), so a run of `n` calls steps through at most four cycles call by call and adds the
 //! rest as whole cycles.
 
+use crate::params::SiteCache;
 use crate::policy::DomainKey;
 use crate::report::{ReceiverReport, SiteState, SiteStats, Verdict};
 use crate::world::{ClassId, Target, World};
@@ -101,6 +113,13 @@ pub fn receiver_cycle(name: &str, weights: &[u32]) -> Vec<u8> {
     cycle
 }
 
+/// Calls per receiver change, the cycle repeating (`None`: one receiver, it never changes).
+pub fn change_period(cycle: &[u8]) -> Option<u64> {
+    let n = cycle.len();
+    let changes = (0..n).filter(|&i| cycle[i] != cycle[(i + n - 1) % n]).count() as u64;
+    (changes > 0).then(|| n as u64 / changes)
+}
+
 /// The most calls in a row with one receiver, the cycle repeating.
 pub fn longest_run(cycle: &[u8]) -> u64 {
     let n = cycle.len();
@@ -129,6 +148,15 @@ impl Poly {
             last_missed_recorded: vec![None; n],
             megamorphic: false,
             relinks: vec![0; n],
+        }
+    }
+
+    /// Under [`SiteCache::Relink`], calls between two relinks of the site (one per receiver
+    /// change, on average over the cycle); `None` when it never relinks.
+    pub fn relink_period(&self, cache: SiteCache) -> Option<u64> {
+        match cache {
+            SiteCache::Pic => None,
+            SiteCache::Relink => change_period(&self.cycle),
         }
     }
 
@@ -276,7 +304,11 @@ impl Simulation {
         let domain = crate::policy::domain_for(self.policy, &self.world, s, class);
         let epoch = self.domains.open(domain);
         self.serial += 1;
-        let capacity = self.params.pic_capacity;
+        // Groovy 2.4's site holds one target: the selection replaces it.
+        let capacity = match self.params.site_cache {
+            SiteCache::Pic => self.params.pic_capacity,
+            SiteCache::Relink => 1,
+        };
         let site = &mut self.sites[s];
         site.stats.selections += 1;
         let poly = site.poly.as_deref_mut().expect("a polymorphic site");
@@ -386,6 +418,9 @@ mod tests {
         assert!(longest_run(&a) <= 60);
         assert_eq!(longest_run(&[0, 1, 1, 0]), 2);
         assert_eq!(longest_run(&[0, 1, 0, 0]), 3, "the cycle repeats: the last run joins the first");
+        assert_eq!(change_period(&[0, 1, 2]), Some(1), "a new receiver at every call");
+        assert_eq!(change_period(&[0, 0, 1, 1]), Some(2));
+        assert_eq!(change_period(&[0, 0, 0]), None, "one receiver never relinks");
     }
 
     #[test]

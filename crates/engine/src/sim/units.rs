@@ -142,6 +142,15 @@ impl Units {
         self.bodies.iter().find(|&&(c, m, _)| c == class && m == method).map_or(0.0, |&(_, _, ns)| ns)
     }
 
+    /// Site `s` has its target set again every `calls` of its calls (a Groovy 2.4 polymorphic
+    /// site relinked at each receiver change, `sim::poly`): the C2 code of every loop calling it
+    /// lives that many of the loop's iterations (fewer when the loop calls it more than once).
+    pub fn relinked(&mut self, s: usize, calls: u64) {
+        for &(l, times) in self.site_loops.get(s) {
+            self.loops[l as usize].relinked_every(calls / u64::from(times).max(1));
+        }
+    }
+
     /// The method holding loop `l` is invoked (the loop is entered).
     pub fn enter_loop(&mut self, l: usize) {
         self.loops[l].invoke(&self.thresholds);
@@ -155,7 +164,10 @@ impl Units {
         // What an iteration costs in each tier (it turns a compile's latency into iterations).
         let per_iteration =
             Tier::ALL.map(|t| calls as f64 * (p.fast_call_ns + p.tier_call_ns(t)) + body * if t == Tier::Interpreter { p.interpreter_slowdown } else { 1.0 });
+        let deopts = self.loops[l].stats.deopts;
         let spans = self.loops[l].run_loop(n, &self.thresholds, now_ns, &per_iteration);
+        // Deoptimizations by a relinked site inside the segment (no event: no record).
+        let relinks = (self.loops[l].stats.deopts - deopts) as f64 * p.deopt_ns;
         if let Some(r) = self.open[l] {
             if self.loops[l].tier() == Tier::C2 {
                 // Recompiled at C2 inside this segment, after its lower-tier iterations.
@@ -165,7 +177,7 @@ impl Units {
                 self.open[l] = None;
             }
         }
-        let dispatch = calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>();
+        let dispatch = relinks + calls as f64 * Tier::ALL.iter().map(|&t| spans.get(t) as f64 * p.tier_call_ns(t)).sum::<f64>();
         if body == 0.0 {
             return dispatch;
         }
