@@ -11,7 +11,7 @@ use crate::components::banners::{message, Banners};
 use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
-use crate::components::dsl_editor::DslEditor;
+use crate::components::dsl_editor::{DslEditor, SharedText};
 use crate::components::expectations::{failed_lines, Expectations};
 use crate::components::files::Files;
 use crate::components::gallery::Gallery;
@@ -39,7 +39,7 @@ use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
-use blast_playground::runner::ClassEntry;
+use blast_playground::runner::{self, ClassEntry};
 use blast_playground::share::{self, Shared};
 use blast_playground::state::AppState;
 use blast_playground::timeline;
@@ -55,14 +55,20 @@ pub fn app() -> Html {
     browser::install_panic_hook();
     let store = use_store(|| AppState::boot(browser::boot()));
     let share_link = use_state(|| None::<(String, &'static str)>);
-    let (playing, theme, save_key, scenario_rev, loading, touring) = {
+    let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
-        (s.is_playing(), s.chrome.theme, s.save_key(), s.session.scenario_rev, s.session.loading_sites().is_some(), s.chrome.tour.is_some())
+        let session = &s.session;
+        (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev, session.text_rev, session.loading_sites().is_some(), s.chrome.tour.is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
         let store = store.clone();
         use_memo(scenario_rev, move |_| ScenarioParts::of(&store.read()))
+    };
+    // The text, copied once per change (not per render: it may be megabytes).
+    let text = {
+        let store = store.clone();
+        use_memo(text_rev, move |_| SharedText(AttrValue::from(store.read().session.text.clone())))
     };
     // The strip closes, rather than following along, when what it encodes changes: its note
     // says the link was copied, and the clipboard (and address bar) still hold the old link.
@@ -163,7 +169,7 @@ pub fn app() -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, &shared, (mounted, read), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -196,10 +202,14 @@ struct ScenarioParts {
 impl ScenarioParts {
     fn of(s: &AppState) -> ScenarioParts {
         ScenarioParts {
-            scenario: Rc::new(s.session.scenario.clone()),
+            scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),
             sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
-            site_names: Rc::new(s.session.scenario.sites.iter().map(|x| x.name.to_string()).collect()),
+            // The lanes' own list when they have one (no second copy of 10^5 names).
+            site_names: match s.session.runner.names() {
+                names if names.len() == s.session.scenario.sites.len() => names.clone(),
+                _ => runner::names_of(&s.session.scenario),
+            },
             class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
             methods: Rc::new(method_suggestions(&s.session.scenario)),
         }
@@ -319,7 +329,7 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneV
 fn call_site_sections(
     store: &Store,
     s: &AppState,
-    shared: &ScenarioParts,
+    (shared, text): (&ScenarioParts, &SharedText),
     (mounted, read): (usize, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
     gallery: Html,
@@ -350,10 +360,12 @@ fn call_site_sections(
                         if let Some((n, note)) = &s.session.playback.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
+                        <Later generation={read} frames={1}>
                         <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
                             hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
                             what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
-                        <Later generation={read} frames={1}>
+                        </Later>
+                        <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
@@ -412,10 +424,10 @@ fn call_site_sections(
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
                         <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
-                            error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} />
+                            error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} generation={read} />
                         </Later>
-                        <Later generation={read} frames={4}>
-                        <DslEditor text={AttrValue::from(s.session.text.clone())} error={s.session.text_error.clone()}
+                        <Later generation={read} frames={5}>
+                        <DslEditor text={text.clone()} error={s.session.text_error.clone()}
                             on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>

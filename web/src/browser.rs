@@ -149,17 +149,27 @@ pub fn remember_tour_done() {
     }
 }
 
-/// The URL fragment's scenario or model session, if the fragment carries one (a link pasted
-/// into the address bar of an open page). The fragment leaves the address bar before it is
-/// decoded, and the opening marker covers the load until `opened` after the next paint.
-pub fn read_fragment() -> Option<Result<share::Link, share::LinkError>> {
+/// The URL fragment, if it may carry a scenario or model session (a link pasted into the
+/// address bar of an open page), taken out of the address bar; the opening marker covers the
+/// load until `opened` after the next paint. Decoding it is a step of its own
+/// ([`TakenLink::read`]), which `hooks::use_hash_links` runs in a task after this one.
+pub fn take_link() -> Option<TakenLink> {
     let fragment = take_fragment()?;
     set_marker(storage::Opening::Link);
-    let link = fragment.decode().transpose();
-    if link.is_none() {
-        opened();
+    Some(TakenLink(fragment))
+}
+
+pub struct TakenLink(Fragment);
+
+impl TakenLink {
+    /// The link's scenario or model session, or why it is refused; `None` if it carries neither.
+    pub fn read(self) -> Option<Result<share::Link, share::LinkError>> {
+        let link = self.0.decode().transpose();
+        if link.is_none() {
+            opened();
+        }
+        link
     }
-    link
 }
 
 /// A fragment that may carry a link, as taken from the address bar.

@@ -22,13 +22,16 @@ fn share_link_round_trips_through_the_location() {
     assert!(url.ends_with(&format!("#{fragment}")));
     assert!(!location_hash().contains("s=1."), "making a link leaves the address bar alone");
     set_hash(&format!("#{fragment}"));
-    let Ok(share::Link::Scenario(shared)) = browser::read_fragment().expect("a fragment") else { panic!("a scenario link") };
+    let taken = browser::take_link().expect("a fragment");
+    // Taking it out of the address bar is the first step; it is decoded in the next.
+    assert_eq!(location_hash(), "");
+    let Ok(share::Link::Scenario(shared)) = taken.read().expect("a link") else { panic!("a scenario link") };
     assert_eq!(shared.text, text);
     assert_eq!(shared.scenario, Some(dsl::parse(text).unwrap()));
     assert_eq!(shared.policies, [Policy::Exact, Policy::Hierarchy]);
     // Reading consumes the link, so a reload restores the autosave instead.
     assert_eq!(location_hash(), "");
-    assert!(browser::read_fragment().is_none());
+    assert!(browser::take_link().is_none());
 }
 
 #[wasm_bindgen_test]

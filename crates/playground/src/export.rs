@@ -41,7 +41,7 @@ impl SiteRow {
             collateral: st.collateral,
             missed: st.missed,
             calls: Some(CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }),
-            state: Some(r.state),
+            state: crate::runner::shown_state(r.state, st),
         }
     }
 
@@ -178,6 +178,17 @@ mod tests {
         let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
         assert!(exact.contains(",0.512,"), "published after value: {exact}");
         assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+    }
+
+    #[test]
+    fn a_site_no_call_reached_has_no_state_from_a_report_as_from_a_view() {
+        let p = presets::find("hotLoop_unrelatedMetaClassChurn").unwrap();
+        let r = Runner::new(&p.scenario(), &[Policy::Exact], &Params::default()).unwrap();
+        let (reports, view) = (&r.site_reports()[0], &r.views()[0]);
+        for (report, site) in reports.iter().zip(view.sites.iter()) {
+            assert_eq!(SiteRow::of_report(report).state, None, "{} was not called at time zero", report.name);
+            assert_eq!(SiteRow::of_view(&report.name, site).state, None);
+        }
     }
 
     #[test]

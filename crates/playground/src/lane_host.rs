@@ -74,7 +74,7 @@ impl Host {
     fn command(&mut self, bytes: &[u8], now_ms: &dyn Fn() -> f64) -> Vec<u8> {
         let request = match lane_wire::decode_request(bytes) {
             Ok(r) => r,
-            Err(e) => return self.refusal(0, format!("the engine worker could not read the lanes' request ({e})")),
+            Err(e) => return refusal(0, format!("the engine worker could not read the lanes' request ({e})")),
         };
         let Request { run, commands } = request;
         let mut stepped = None;
@@ -83,12 +83,13 @@ impl Host {
             if let Command::Build { job, policies, looping } = command {
                 if let Err(why) = self.build(run, job, policies, looping) {
                     self.lanes = None;
-                    return self.refusal(run, why);
+                    return refusal(run, why);
                 }
                 continue;
             }
-            let Some(lanes) = self.lanes.as_mut().filter(|l| l.run == run) else {
-                return self.refusal(run, "the engine worker no longer runs these lanes".into());
+            let lanes = match self.running(run) {
+                Ok(lanes) => lanes,
+                Err(refused) => return refused,
             };
             let r = &mut lanes.runner;
             match command {
@@ -107,8 +108,9 @@ impl Host {
                 Command::WhatIf(class) => lanes.hover = class,
             }
         }
-        let Some(lanes) = self.lanes.as_mut().filter(|l| l.run == run) else {
-            return self.refusal(run, "the engine worker no longer runs these lanes".into());
+        let lanes = match self.running(run) {
+            Ok(lanes) => lanes,
+            Err(refused) => return refused,
         };
         lanes.runner.refresh();
         let r = &lanes.runner;
@@ -143,18 +145,24 @@ impl Host {
         Ok(())
     }
 
-    fn refusal(&self, run: u64, why: String) -> Vec<u8> {
-        let update = Update {
-            run,
-            error: Some(why),
-            clock_ms: 0.0,
-            finished: true,
-            views: Vec::new(),
-            loaded: Vec::new(),
-            stepped: None,
-            fires: Vec::new(),
-            what_if: Vec::new(),
-        };
-        lane_wire::encode_update(&update, &[])
+    /// The lanes of build `run`, or the refusal to answer with when the worker runs others (or none).
+    fn running(&mut self, run: u64) -> Result<&mut Running, Vec<u8>> {
+        self.lanes.as_mut().filter(|l| l.run == run).ok_or_else(|| refusal(run, "the engine worker no longer runs these lanes".into()))
     }
+}
+
+/// An update that says the worker has no lanes for build `run`, and why.
+fn refusal(run: u64, why: String) -> Vec<u8> {
+    let update = Update {
+        run,
+        error: Some(why),
+        clock_ms: 0.0,
+        finished: true,
+        views: Vec::new(),
+        loaded: Vec::new(),
+        stepped: None,
+        fires: Vec::new(),
+        what_if: Vec::new(),
+    };
+    lane_wire::encode_update(&update, &[])
 }

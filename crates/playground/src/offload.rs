@@ -131,7 +131,13 @@ pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
 /// About how many sites a scenario text declares (for "loading N sites…"): lines that start
 /// with `site`. Cheap (no parse), and only a progress figure.
 pub fn site_count_hint(text: &str) -> usize {
-    text.lines().filter(|l| l.trim_start().strip_prefix("site").is_some_and(|rest| rest.starts_with(char::is_whitespace))).count()
+    // Only where the word occurs, not line by line: it runs in the paste's task, over megabytes.
+    text.match_indices("site")
+        .filter(|&(at, _)| {
+            let before = text[..at].trim_end_matches([' ', '\t']);
+            (before.is_empty() || before.ends_with('\n')) && text[at + 4..].starts_with(char::is_whitespace)
+        })
+        .count()
 }
 
 #[cfg(test)]

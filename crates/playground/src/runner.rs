@@ -43,9 +43,14 @@ pub struct SiteView {
 
 impl SiteView {
     fn of(state: SiteState, st: &SiteStats, flash: u64) -> SiteView {
-        let calls = st.fast_calls + st.pic_calls + st.selections + st.fallback_calls + st.stale_calls;
-        SiteView { state: (calls > 0).then_some(state), necessary: st.necessary, collateral: st.collateral, missed: st.missed, relinks: st.relinks(), flash }
+        SiteView { state: shown_state(state, st), necessary: st.necessary, collateral: st.collateral, missed: st.missed, relinks: st.relinks(), flash }
     }
+}
+
+/// A site's state as the page shows and exports it: none until a call has reached it.
+pub fn shown_state(state: SiteState, st: &SiteStats) -> Option<SiteState> {
+    let calls = st.fast_calls + st.pic_calls + st.selections + st.fallback_calls + st.stale_calls;
+    (calls > 0).then_some(state)
 }
 
 /// The outcome of a finished lane.
@@ -332,6 +337,11 @@ impl Runner {
     }
 
     /// Every class the scenario declares or may load, including those loaded by hand.
+    /// Site names by id (the scenario's sites, in order).
+    pub fn names(&self) -> &Rc<Vec<String>> {
+        &self.names
+    }
+
     pub fn classes(&self) -> &[ClassEntry] {
         &self.classes
     }

@@ -39,7 +39,8 @@ pub enum FireOutcome {
 }
 
 pub struct CallSiteSession {
-    pub scenario: Scenario,
+    /// Shared with the page's components (`Rc`): a 10^5-site world was copied per scenario change.
+    pub scenario: Rc<Scenario>,
     pub text: String,
     pub text_error: Option<TextError>,
     /// The preset the scenario is (for its published numbers); `None` once edited.
@@ -97,7 +98,7 @@ impl CallSiteSession {
             _ => (Scenario::default(), String::new()),
         };
         let mut session = CallSiteSession {
-            scenario,
+            scenario: Rc::new(scenario),
             text,
             text_error: None,
             preset,
@@ -143,7 +144,7 @@ impl CallSiteSession {
             None => self.request(&text, Purpose::Edit),
             Some(Ok(s)) => {
                 self.preset = preset.and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
-                self.scenario = s;
+                self.scenario = Rc::new(s);
                 self.scenario_rev += 1;
                 self.text_error = None;
             }
@@ -357,6 +358,10 @@ impl CallSiteSession {
 
     /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
     fn request(&mut self, text: &str, purpose: Purpose) {
+        // The page shows the text being read next: a run of the old scenario meanwhile only
+        // competes with reading and drawing it (while the 1,900-deep link was read, the running
+        // preset's frames were the page's longest tasks, 12-17 ms of CPU each).
+        self.playback.stop();
         // The run check is made for the policies the scenario will run under.
         let policies = match &purpose {
             Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
@@ -374,12 +379,12 @@ impl CallSiteSession {
             (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines, held }) => {
                 self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                 self.text_error = None;
-                if *scenario == self.scenario {
+                if *scenario == *self.scenario {
                     // The worker now holds this (same) scenario under the new job.
                     self.held = held.then_some((job, self.scenario_rev)).or(self.held);
                 } else {
                     self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
-                    self.scenario = *scenario;
+                    self.scenario = Rc::from(scenario);
                     self.scenario_rev += 1;
                     self.held = held.then_some((job, self.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
@@ -428,9 +433,9 @@ impl CallSiteSession {
             }
             Some(Ok(s)) => {
                 self.text_error = None;
-                if s != self.scenario {
+                if s != *self.scenario {
                     self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
-                    self.scenario = s;
+                    self.scenario = Rc::new(s);
                     self.scenario_rev += 1;
                     self.rebuild();
                 }
@@ -472,7 +477,7 @@ impl CallSiteSession {
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, preset: Option<&'static Preset>) {
-        self.scenario = scenario;
+        self.scenario = Rc::new(scenario);
         self.scenario_rev += 1;
         self.text = text;
         self.text_rev += 1;

@@ -215,9 +215,23 @@ pub const LIVE_TEXT_BYTES: usize = 32 * 1024;
 const LINE_PX: f64 = 20.0;
 const PAD_PX: f64 = 8.0;
 
+/// The scenario text as a prop: one shared copy per text, compared by address first. Made
+/// with `AttrValue::from(text.clone())` in every render of the page, a pasted 3.5 MB text
+/// was copied and then compared byte by byte with the last one (twice: the `Later` around
+/// the editor compares its children) in every render, playing or not.
+#[derive(Clone, Debug)]
+pub struct SharedText(pub AttrValue);
+
+impl PartialEq for SharedText {
+    fn eq(&self, other: &SharedText) -> bool {
+        let (a, b) = (self.0.as_str(), other.0.as_str());
+        std::ptr::eq(a, b) || a == b
+    }
+}
+
 #[derive(Properties, PartialEq)]
 pub struct DslEditorProps {
-    pub text: AttrValue,
+    pub text: SharedText,
     pub error: Option<TextError>,
     pub on_input: Callback<String>,
     pub on_revert: Callback<()>,
@@ -231,10 +245,11 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     // (top, left) of the text box's scroll and its height: the gutter, error band and colours
     // follow it.
     let scroll = use_state(|| (0.0f64, 0.0f64, DEFAULT_VIEW_LINES as f64 * LINE_PX));
-    let starts = use_memo(p.text.clone(), |text| line_starts(text));
+    let starts = use_memo(p.text.clone(), |text| line_starts(&text.0));
     // Chosen by the user for a big text; a small text is always live.
     let editing = use_state(|| false);
-    let live = *editing || p.text.len() < LIVE_TEXT_BYTES;
+    let text = p.text.0.as_str();
+    let live = *editing || text.len() < LIVE_TEXT_BYTES;
     let oninput = {
         let cb = p.on_input.clone();
         Callback::from(move |e: InputEvent| cb.emit(browser::value(&e)))
@@ -297,12 +312,12 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
                     // The colours: the same text under a transparent text box, moved with its scroll.
                     <pre class="dsl-highlight" aria-hidden="true" style={format!("transform: translate({}px, {drawn_top}px)", -scroll.1)}>
                         { for drawn.clone().map(|i| {
-                            let (coloured, plain) = coloured_part(line(&p.text, &starts, i));
+                            let (coloured, plain) = coloured_part(line(text, &starts, i));
                             html! { <>{ highlighted(coloured) }{ plain }{ "\n" }</> }
                         }) }
                     </pre>
                     if live {
-                        <textarea id="dsl-text" value={p.text.clone()} {oninput} {onscroll} {onpaste} spellcheck="false" wrap="off"
+                        <textarea id="dsl-text" value={p.text.0.clone()} {oninput} {onscroll} {onpaste} spellcheck="false" wrap="off"
                             autocomplete="off" aria-invalid={p.error.is_some().then_some("true")}
                             aria-describedby={p.error.is_some().then_some("dsl-error")} rows="24" />
                     } else {
@@ -317,7 +332,7 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
             </div>
             {
                 match &p.error {
-                    Some(e) => error_detail(&p.text, e),
+                    Some(e) => error_detail(text, e),
                     None => html! { <p class="dsl-ok hint">{ "The text parses. Edits here update the model; model edits re-print this text." }</p> },
                 }
             }

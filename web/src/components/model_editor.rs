@@ -9,6 +9,7 @@ use crate::browser;
 
 use super::banners::message;
 use super::class_tree::ClassTree;
+use super::later::Later;
 use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
 use blast_playground::editor::EditOp;
@@ -23,6 +24,10 @@ pub struct ModelEditorProps {
     pub epoch: u64,
     pub error: Option<AttrValue>,
     pub on_edit: Callback<EditOp>,
+    /// The read generation (`later::use_read_generation`): after a scenario read off the main
+    /// thread, the site list and workload follow the class tree a painted frame later.
+    #[prop_or_default]
+    pub generation: u64,
 }
 
 #[function_component(ModelEditor)]
@@ -65,9 +70,11 @@ pub fn model_editor(p: &ModelEditorProps) -> Html {
                 <label>{ "Measured ops " }<input type="number" min="1" value={s.measure.ops.to_string()} onchange={measure(false)} size="4" /></label>
             </div>
             <ClassTree scenario={s.clone()} names={(*names).clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
+            <Later generation={p.generation} frames={1}>
             <SiteList scenario={s.clone()} names={(*names).clone()} epoch={p.epoch} on_edit={p.on_edit.clone()} />
             <p class="hint form-scope">{ "The form edits the settings, classes, call sites and a one-loop workload. Categories, setup events and richer programs (before-op, repeat, every … offset) are edited in the scenario text; both stay in step." }</p>
             <WorkloadForm key={format!("workload#{}", p.scenario_rev)} scenario={s.clone()} names={(*names).clone()} on_edit={p.on_edit.clone()} />
+            </Later>
         </div>
     }
 }
