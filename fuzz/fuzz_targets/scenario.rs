@@ -73,8 +73,8 @@ impl Gen<'_, '_> {
             1 if in_loop => {
                 let period = self.u.int_in_range(1..=20)?;
                 let offset = self.u.int_in_range(0..=period - 1)?;
-                let body = (0..self.u.int_in_range(1..=2)?).map(|_| self.event().map(Stmt::Event)).collect::<Result<_>>()?;
-                Stmt::Every { period, offset, body }
+                let body = (0..self.u.int_in_range(1..=2)?).map(|_| self.event().map(Stmt::event)).collect::<Result<_>>()?;
+                Stmt::every(period, offset, body)
             }
             2 if !in_loop && depth > 0 => {
                 let count = self.u.int_in_range(1..=60)?;
@@ -82,13 +82,13 @@ impl Gen<'_, '_> {
                 for _ in 0..self.u.int_in_range(1..=4)? {
                     body.push(self.stmt(0, true)?);
                 }
-                Stmt::Loop { count, body }
+                Stmt::looped(count, body)
             }
-            3 if !in_loop && depth > 0 => Stmt::Repeat { count: self.u.int_in_range(1..=3)?, body: self.block(depth - 1, false)? },
+            3 if !in_loop && depth > 0 => Stmt::repeat(self.u.int_in_range(1..=3)?, self.block(depth - 1, false)?),
             4 if !in_loop && depth > 0 && !self.categories.is_empty() => {
-                Stmt::Use { category: self.u.choose(&self.categories)?.clone(), body: self.block(depth - 1, false)? }
+                Stmt::use_category(self.u.choose(&self.categories)?.clone(), self.block(depth - 1, false)?)
             }
-            _ => Stmt::Event(self.event()?),
+            _ => Stmt::event(self.event()?),
         })
     }
 
@@ -115,14 +115,16 @@ impl Gen<'_, '_> {
             let mut site = SiteDecl::mono(format!("s{i}"), self.class()?, self.method()?);
             // Some sites are polymorphic: other receivers (distinct classes), maybe a mix.
             if self.u.int_in_range(0..=3u8)? == 0 {
+                let (mut others, mut mix) = (Vec::new(), Vec::new());
                 for c in self.classes.clone() {
                     if c != site.class && self.u.arbitrary()? {
-                        site.others.push(c);
+                        others.push(c);
                     }
                 }
-                if !site.others.is_empty() && self.u.arbitrary()? {
-                    site.mix = (0..=site.others.len()).map(|_| self.u.int_in_range(1..=5u32)).collect::<Result<_>>()?;
+                if !others.is_empty() && self.u.arbitrary()? {
+                    mix = (0..=others.len()).map(|_| self.u.int_in_range(1..=5u32)).collect::<Result<_>>()?;
                 }
+                site = site.with_receivers(others, mix);
             }
             sites.push(site);
         }
@@ -132,7 +134,7 @@ impl Gen<'_, '_> {
         let mut op = self.block(2, false)?;
         // The op must measure something: one loop over the sites at the end.
         let calls = self.sites.iter().map(|s| Stmt::Call { site: s.into() }).collect();
-        op.push(Stmt::Loop { count: self.u.int_in_range(1..=60)?, body: calls });
+        op.push(Stmt::looped(self.u.int_in_range(1..=60)?, calls));
         Ok(Scenario { name: "fuzz".into(), semantics, measure, classes, categories, sites, setup, before_op, op, expectations: Vec::new() })
     }
 }

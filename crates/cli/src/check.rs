@@ -148,7 +148,7 @@ fn check_model(preset: &ModelPreset, opts: &Options) -> Result<Checked, CliError
 
 fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, CliError> {
     let s: Scenario = dsl::parse_any(text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
-    let (s, params) = crate::settings(&s, opts)?;
+    let (s, params) = crate::settings(s, opts)?;
     let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
     let expectations = report
         .outcomes

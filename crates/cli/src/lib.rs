@@ -387,12 +387,11 @@ fn cmd_run(opts: &Options) -> Result<String, CliError> {
     }
     let format = opts.format_for("run", RUN_FORMATS)?;
     let policies = opts.policies()?;
-    let scenarios = load(opts.one_target()?)?;
     let mut results = Vec::new();
-    for (name, s) in &scenarios {
+    for (name, s) in load(opts.one_target()?)? {
         let (s, params) = settings(s, opts)?;
-        let c = compare(&s, &policies, &params).map_err(|error| CliError::Run { scenario: name.clone(), error })?;
-        results.push((name.clone(), c));
+        let c = compare(s, &policies, &params).map_err(|error| CliError::Run { scenario: name.clone(), error })?;
+        results.push((name, c));
     }
     Ok(match format {
         Format::Json => {
@@ -405,8 +404,8 @@ fn cmd_run(opts: &Options) -> Result<String, CliError> {
 }
 
 /// The scenario and engine params after applying every `--param name=value`.
-pub(crate) fn settings(s: &Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
-    let mut cur = (s.clone(), Params::default());
+pub(crate) fn settings(s: Scenario, opts: &Options) -> Result<(Scenario, Params), CliError> {
+    let mut cur = (s, Params::default());
     for (name, value) in &opts.sets {
         cur = set(&cur.0, &cur.1, name, value)?;
     }
@@ -422,7 +421,7 @@ fn cmd_sweep(opts: &Options) -> Result<String, CliError> {
     let (name, values) = opts.sweep.as_ref().ok_or(CliError::SweepNeedsParam)?;
     let policies = opts.policies()?;
     let (label, s) = load(opts.one_target()?)?.remove(0);
-    let (s, params) = settings(&s, opts)?;
+    let (s, params) = settings(s, opts)?;
     let mut out = match format {
         Format::Csv => format!("{name},policy,ops_per_ms\n"),
         _ => {
@@ -438,7 +437,7 @@ fn cmd_sweep(opts: &Options) -> Result<String, CliError> {
     };
     for v in values {
         let (sv, pv) = set(&s, &params, name, v)?;
-        let c = compare(&sv, &policies, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
+        let c = compare(sv, &policies, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
         if format == Format::Csv {
             for p in &policies {
                 if let Some(r) = c.get(*p) {

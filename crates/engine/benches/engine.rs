@@ -109,14 +109,14 @@ fn world(classes: usize, sites: usize, events: u64, ev: Event) -> Scenario {
     let classes: Vec<ClassDecl> =
         (0..classes).map(|i| ClassDecl { name: format!("K{i}"), parent: None, methods: vec!["m".into()], metaclass: MetaKind::None, costs: vec![] }).collect();
     let sites: Vec<SiteDecl> = (0..sites).map(|i| SiteDecl::mono(format!("s{i}"), classes[i % classes.len()].name.clone(), "m")).collect();
-    let mut body = vec![Stmt::Every { period: 1000, offset: 999, body: vec![Stmt::Event(ev)] }];
+    let mut body = vec![Stmt::every(1000, 999, vec![Stmt::event(ev)])];
     body.extend(sites.iter().map(|s| Stmt::Call { site: s.name.clone() }));
     Scenario {
         name: "bench".into(),
         measure: Measure { warmup_ops: 0, ops: 1 },
         classes,
         sites,
-        op: vec![Stmt::Loop { count: 1000 * events + 1, body }],
+        op: vec![Stmt::looped(1000 * events + 1, body)],
         ..Scenario::default()
     }
 }

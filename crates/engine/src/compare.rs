@@ -21,10 +21,11 @@ pub struct SiteDiff {
     pub relinks_b: u64,
 }
 
-pub fn compare(s: &Scenario, policies: &[Policy], params: &Params) -> Result<Comparison, ScenarioError> {
-    // Validated and bounded once, whatever the number of policies.
-    let runs = Simulation::for_policies(s, policies, params)?.into_iter().map(Simulation::run).collect();
-    Ok(Comparison { runs })
+/// Run `s` under each policy. The scenario is taken: it is validated and bounded once, then
+/// dropped, and the policies run one at a time ([`Simulation::run_each`]), so a big scenario's
+/// peak is one simulation's tables.
+pub fn compare(s: Scenario, policies: &[Policy], params: &Params) -> Result<Comparison, ScenarioError> {
+    Ok(Comparison { runs: Simulation::run_each(s, policies, params)? })
 }
 
 impl Comparison {

@@ -320,7 +320,7 @@ impl Parser {
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
                     let (others, mix) = self.receiver_mix(&path, &method)?;
-                    s.sites.push(SiteDecl { name: name.into(), class: class.into(), method: method.into(), others, mix });
+                    s.sites.push(SiteDecl::mono(name, class, method).with_receivers(others, mix));
                 }
                 "setup" => {
                     s.setup = self.block("setup")?;
@@ -442,9 +442,9 @@ impl Parser {
                 let body_path = self.sub(|| format!("{p}.body"));
                 let body = self.block(&body_path)?;
                 if kw == "loop" {
-                    Stmt::Loop { count, body }
+                    Stmt::looped(count, body)
                 } else {
-                    Stmt::Repeat { count, body }
+                    Stmt::repeat(count, body)
                 }
             }
             "every" => {
@@ -459,29 +459,29 @@ impl Parser {
                 }
                 let body_path = self.sub(|| format!("{p}.body"));
                 let body = self.block(&body_path)?;
-                Stmt::Every { period, offset, body }
+                Stmt::every(period, offset, body)
             }
             "use" => {
                 let (category, ct) = self.ident("a category name")?;
                 self.mark(|| format!("{p}.category"), &ct);
                 let body_path = self.sub(|| format!("{p}.body"));
                 let body = self.block(&body_path)?;
-                Stmt::Use { category, body }
+                Stmt::use_category(category, body)
             }
             "write" => {
                 let class = class_field(self)?;
                 self.sym('.')?;
                 let (method, mt) = self.ident("a method name")?;
                 self.mark(|| format!("{p}.method"), &mt);
-                Stmt::Event(Event::Write { class, method })
+                Stmt::event(Event::Write { class, method })
             }
             "replace" => {
                 let class = class_field(self)?;
                 let kind = self.meta_kind()?;
-                Stmt::Event(Event::Replace { class, kind })
+                Stmt::event(Event::Replace { class, kind })
             }
-            "remove" => Stmt::Event(Event::Remove { class: class_field(self)? }),
-            "instance" => Stmt::Event(Event::PerInstance { class: class_field(self)? }),
+            "remove" => Stmt::event(Event::Remove { class: class_field(self)? }),
+            "instance" => Stmt::event(Event::PerInstance { class: class_field(self)? }),
             "load" => {
                 self.keyword("class")?;
                 let load_path = self.sub(|| format!("{p}.load"));
@@ -497,13 +497,13 @@ impl Parser {
                 if c.metaclass != MetaKind::None {
                     return self.error(&t, "a loaded class starts without a metaclass");
                 }
-                Stmt::Event(Event::Load { class: c.name, parent: c.parent, methods: c.methods })
+                Stmt::event(Event::Load { class: c.name, parent: c.parent, methods: c.methods })
             }
             "invalidate" => {
                 self.keyword("all")?;
-                Stmt::Event(Event::InvalidateAll)
+                Stmt::event(Event::InvalidateAll)
             }
-            "unattributed" => Stmt::Event(Event::Unattributed),
+            "unattributed" => Stmt::event(Event::Unattributed),
             other => {
                 return self.error(
                     &t,
@@ -579,11 +579,11 @@ pub fn print(s: &Scenario) -> String {
     }
     for site in &s.sites {
         let _ = write!(out, "site {} = {}.{}", site.name, site.class, site.method);
-        for other in &site.others {
+        for other in site.others() {
             let _ = write!(out, ", {other}.{}", site.method);
         }
-        if !site.mix.is_empty() {
-            let weights: Vec<String> = site.mix.iter().map(u32::to_string).collect();
+        if !site.mix().is_empty() {
+            let weights: Vec<String> = site.mix().iter().map(u32::to_string).collect();
             let _ = write!(out, " mix {}", weights.join("/"));
         }
         out.push('\n');
@@ -658,13 +658,14 @@ fn print_stmt(st: &Stmt, depth: usize, out: &mut String) {
         Stmt::Call { site } => {
             let _ = write!(out, "call {site}");
         }
-        Stmt::Loop { count, body } => nested(format!("loop {count}"), body, out),
-        Stmt::Repeat { count, body } => nested(format!("repeat {count}"), body, out),
-        Stmt::Every { period, offset, body } => {
-            let head = if *offset == 0 { format!("every {period}") } else { format!("every {period} offset {offset}") };
-            nested(head, body, out)
+        Stmt::Loop(l) => nested(format!("loop {}", l.count), &l.body, out),
+        Stmt::Repeat(r) => nested(format!("repeat {}", r.count), &r.body, out),
+        Stmt::Every(e) => {
+            let (period, offset) = (e.period, e.offset);
+            let head = if offset == 0 { format!("every {period}") } else { format!("every {period} offset {offset}") };
+            nested(head, &e.body, out)
         }
-        Stmt::Use { category, body } => nested(format!("use {category}"), body, out),
+        Stmt::Use(u) => nested(format!("use {}", u.category), &u.body, out),
         Stmt::Event(ev) => out.push_str(&event_text(ev)),
     }
 }

@@ -115,45 +115,110 @@ pub struct CategoryDecl {
 }
 
 /// A call site: `receiver.method()`. Monomorphic when its receiver is always of `class`;
-/// polymorphic when `others` lists more receiver classes (`site shapes = Circle.area,
-/// Square.area mix 70/30`), which the site sees in the proportions of `mix`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// polymorphic when it has other receiver classes (`site shapes = Circle.area, Square.area
+/// mix 70/30`), which the site sees in the proportions of its mix.
+///
+/// 56 bytes: there is one per site (10^6 at the cap), and few are polymorphic, so that part
+/// is boxed (`poly`). JSON keeps the flat shape (`others` and `mix` beside `name`).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(from = "SiteIn")]
 pub struct SiteDecl {
     pub name: Name,
     /// The first receiver class (the only one of a monomorphic site).
     pub class: Name,
     pub method: Name,
-    /// The other receiver classes of a polymorphic site, in the order written.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// The other receivers and the mix; `None` when both are empty.
+    pub poly: Option<Box<Receivers>>,
+}
+
+/// The polymorphic part of a site, as written.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Receivers {
+    /// The other receiver classes, in the order written.
     pub others: Vec<String>,
     /// Relative weights of the receivers (`class` first, then `others`): the site sees receiver
     /// `i` `mix[i]` times in every `mix.iter().sum()` calls. Empty = equal weights.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mix: Vec<u32>,
+}
+
+/// A site as JSON reads it: the polymorphic fields inline.
+#[derive(Deserialize)]
+struct SiteIn {
+    name: Name,
+    class: Name,
+    method: Name,
+    #[serde(default)]
+    others: Vec<String>,
+    #[serde(default)]
+    mix: Vec<u32>,
+}
+
+/// A site as JSON writes it (borrowed: serializing a million sites copies none).
+#[derive(Serialize)]
+struct SiteOut<'a> {
+    name: &'a Name,
+    class: &'a Name,
+    method: &'a Name,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    others: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    mix: &'a [u32],
+}
+
+impl From<SiteIn> for SiteDecl {
+    fn from(j: SiteIn) -> SiteDecl {
+        SiteDecl::mono(j.name, j.class, j.method).with_receivers(j.others, j.mix)
+    }
+}
+
+impl Serialize for SiteDecl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        SiteOut { name: &self.name, class: &self.class, method: &self.method, others: self.others(), mix: self.mix() }.serialize(s)
+    }
 }
 
 impl SiteDecl {
     /// A monomorphic site `name = class.method`.
     pub fn mono(name: impl Into<Name>, class: impl Into<Name>, method: impl Into<Name>) -> SiteDecl {
-        SiteDecl { name: name.into(), class: class.into(), method: method.into(), others: Vec::new(), mix: Vec::new() }
+        SiteDecl { name: name.into(), class: class.into(), method: method.into(), poly: None }
+    }
+
+    /// This site with these other receivers and mix (as written: validation judges them).
+    pub fn with_receivers(mut self, others: Vec<String>, mix: Vec<u32>) -> SiteDecl {
+        self.poly = (!others.is_empty() || !mix.is_empty()).then(|| Box::new(Receivers { others, mix }));
+        self
+    }
+
+    /// The other receiver classes, in the order written.
+    pub fn others(&self) -> &[String] {
+        self.poly.as_deref().map_or(&[], |p| p.others.as_slice())
+    }
+
+    pub fn others_mut(&mut self) -> &mut [String] {
+        self.poly.as_deref_mut().map_or(&mut [], |p| p.others.as_mut_slice())
+    }
+
+    /// The mix as written (empty = equal weights; see [`Receivers::mix`]).
+    pub fn mix(&self) -> &[u32] {
+        self.poly.as_deref().map_or(&[], |p| p.mix.as_slice())
     }
 
     /// Every receiver class, `class` first.
     pub fn receivers(&self) -> impl Iterator<Item = &str> + Clone {
-        std::iter::once(self.class.as_str()).chain(self.others.iter().map(String::as_str))
+        std::iter::once(self.class.as_str()).chain(self.others().iter().map(String::as_str))
     }
 
     /// Whether the site has more than one receiver class.
     pub fn is_polymorphic(&self) -> bool {
-        !self.others.is_empty()
+        !self.others().is_empty()
     }
 
-    /// The weight of each receiver (equal weights of 1 when `mix` is empty).
+    /// The weight of each receiver (equal weights of 1 when the mix is empty).
     pub fn weights(&self) -> Vec<u32> {
-        if self.mix.is_empty() {
-            vec![1; 1 + self.others.len()]
+        if self.mix().is_empty() {
+            vec![1; 1 + self.others().len()]
         } else {
-            self.mix.clone()
+            self.mix().to_vec()
         }
     }
 }
@@ -185,40 +250,85 @@ pub enum Event {
     Unattributed,
 }
 
+/// A statement. 16 bytes: a loop body holds one `Call` per call site (10^6 at the cap, and a
+/// scenario may have several such loops), so everything but a call is boxed. JSON is the same
+/// as with inline fields (`{"stmt": "loop", "count": 10, "body": [..]}`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "stmt", rename_all = "kebab-case")]
 pub enum Stmt {
     /// One call through a site; only inside `loop`.
     Call { site: Name },
     /// `count` iterations of the body. Calls and `every` clauses inside run per iteration.
-    Loop { count: u64, body: Vec<Stmt> },
+    Loop(Box<Counted>),
     /// Inside a loop: the events run on iterations where `i % period == offset`, before the calls.
-    Every {
-        period: u64,
-        #[serde(default, skip_serializing_if = "is_zero")]
-        offset: u64,
-        body: Vec<Stmt>,
-    },
+    Every(Box<Every>),
     /// Run the body `count` times.
-    Repeat { count: u64, body: Vec<Stmt> },
+    Repeat(Box<Counted>),
     /// `use(Category) { body }`: category enter, body, category leave.
-    Use { category: String, body: Vec<Stmt> },
+    Use(Box<Use>),
     /// A single event.
-    Event(Event),
+    Event(Box<Event>),
+}
+
+/// The fields of a `loop` or a `repeat`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counted {
+    pub count: u64,
+    pub body: Vec<Stmt>,
+}
+
+/// The fields of an `every` clause.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Every {
+    pub period: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset: u64,
+    pub body: Vec<Stmt>,
+}
+
+/// The fields of a `use` block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Use {
+    pub category: String,
+    pub body: Vec<Stmt>,
 }
 
 impl Stmt {
+    pub fn looped(count: u64, body: Vec<Stmt>) -> Stmt {
+        Stmt::Loop(Box::new(Counted { count, body }))
+    }
+
+    pub fn every(period: u64, offset: u64, body: Vec<Stmt>) -> Stmt {
+        Stmt::Every(Box::new(Every { period, offset, body }))
+    }
+
+    pub fn repeat(count: u64, body: Vec<Stmt>) -> Stmt {
+        Stmt::Repeat(Box::new(Counted { count, body }))
+    }
+
+    pub fn use_category(category: String, body: Vec<Stmt>) -> Stmt {
+        Stmt::Use(Box::new(Use { category, body }))
+    }
+
+    pub fn event(ev: Event) -> Stmt {
+        Stmt::Event(Box::new(ev))
+    }
+
     /// The nested statements of a `loop`, `every`, `repeat` or `use`; `None` for a call or an event.
     pub fn body(&self) -> Option<&[Stmt]> {
         match self {
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => Some(body),
+            Stmt::Loop(c) | Stmt::Repeat(c) => Some(&c.body),
+            Stmt::Every(e) => Some(&e.body),
+            Stmt::Use(u) => Some(&u.body),
             Stmt::Call { .. } | Stmt::Event(_) => None,
         }
     }
 
     pub fn body_mut(&mut self) -> Option<&mut Vec<Stmt>> {
         match self {
-            Stmt::Loop { body, .. } | Stmt::Every { body, .. } | Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => Some(body),
+            Stmt::Loop(c) | Stmt::Repeat(c) => Some(&mut c.body),
+            Stmt::Every(e) => Some(&mut e.body),
+            Stmt::Use(u) => Some(&mut u.body),
             Stmt::Call { .. } | Stmt::Event(_) => None,
         }
     }
@@ -360,5 +470,30 @@ impl Scenario {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_per_site_and_per_call_types_keep_their_size() {
+        // One `SiteDecl` per site and one `Stmt::Call` per call: at 10^6 sites each byte here
+        // is a megabyte of the scenario the page keeps (issue #8's memory target).
+        assert_eq!((std::mem::size_of::<SiteDecl>(), std::mem::size_of::<Stmt>()), (56, 16));
+    }
+
+    #[test]
+    fn a_polymorphic_site_reads_and_writes_the_flat_json_fields() {
+        let poly = SiteDecl::mono("s", "A", "m").with_receivers(vec!["B".into()], vec![2, 1]);
+        let json = serde_json::to_string(&poly).unwrap();
+        assert_eq!(json, r#"{"name":"s","class":"A","method":"m","others":["B"],"mix":[2,1]}"#);
+        assert_eq!(serde_json::from_str::<SiteDecl>(&json).unwrap(), poly);
+        let mono: SiteDecl = serde_json::from_str(r#"{"name":"s","class":"A","method":"m","others":[]}"#).unwrap();
+        assert_eq!((mono.poly, serde_json::to_string(&SiteDecl::mono("s", "A", "m")).unwrap()), (None, r#"{"name":"s","class":"A","method":"m"}"#.to_string()));
+        // A mix without other receivers is kept as written: validation reports it.
+        let lone: SiteDecl = serde_json::from_str(r#"{"name":"s","class":"A","method":"m","mix":[3]}"#).unwrap();
+        assert_eq!((lone.others(), lone.mix(), lone.is_polymorphic()), (&[][..], &[3][..], false));
     }
 }

@@ -112,9 +112,9 @@ pub fn apply(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(
 fn set_periods(block: &mut [Stmt], period: u64) -> bool {
     let mut any = false;
     walk_mut(block, &mut |st| {
-        if let Stmt::Every { period: p, offset, .. } = st {
-            *p = period;
-            *offset = (*offset).min(period - 1);
+        if let Stmt::Every(e) = st {
+            e.period = period;
+            e.offset = e.offset.min(period - 1);
             any = true;
         }
     });
@@ -135,8 +135,8 @@ mod tests {
         let (s, _) = apply(&churn(), &Params::default(), "every", "10").unwrap();
         let mut periods = Vec::new();
         crate::model::walk(&s.op, &mut |st| {
-            if let Stmt::Every { period, .. } = st {
-                periods.push(*period)
+            if let Stmt::Every(e) = st {
+                periods.push(e.period)
             }
         });
         assert_eq!(periods, vec![10]);

@@ -148,16 +148,16 @@ pub const MAX_MIX_TOTAL: u64 = 1_000_000;
 /// A polymorphic site's receivers and mix; returns its cycle length (0 for a monomorphic site).
 fn check_receivers(site: &SiteDecl, i: usize, known: &HashSet<&str>) -> Result<u64, ScenarioError> {
     if !site.is_polymorphic() {
-        if !site.mix.is_empty() {
+        if !site.mix().is_empty() {
             return err(format!("sites[{i}].mix"), format!("site `{}` has one receiver class; a mix needs two or more", site.name));
         }
         return Ok(0);
     }
-    let n = 1 + site.others.len();
+    let n = 1 + site.others().len();
     if n > MAX_RECEIVERS {
         return err(format!("sites[{i}].others"), format!("site `{}` has {n} receiver classes; at most {MAX_RECEIVERS}", site.name));
     }
-    for (j, class) in site.others.iter().enumerate() {
+    for (j, class) in site.others().iter().enumerate() {
         let path = format!("sites[{i}].others[{j}]");
         if !known.contains(class.as_str()) {
             return err(path, format!("site `{}` calls on unknown class `{class}`", site.name));
@@ -166,10 +166,10 @@ fn check_receivers(site: &SiteDecl, i: usize, known: &HashSet<&str>) -> Result<u
             return err(path, format!("site `{}` names receiver class `{class}` twice", site.name));
         }
     }
-    if !site.mix.is_empty() && site.mix.len() != n {
-        return err(format!("sites[{i}].mix"), format!("site `{}` has {n} receiver classes but its mix has {} weights", site.name, site.mix.len()));
+    if !site.mix().is_empty() && site.mix().len() != n {
+        return err(format!("sites[{i}].mix"), format!("site `{}` has {n} receiver classes but its mix has {} weights", site.name, site.mix().len()));
     }
-    if let Some(j) = site.mix.iter().position(|&w| w == 0) {
+    if let Some(j) = site.mix().iter().position(|&w| w == 0) {
         return err(format!("sites[{i}].mix[{j}]"), format!("a mix weight is at least 1 (receiver {} of site `{}` has 0)", j + 1, site.name));
     }
     let period: u64 = site.weights().iter().map(|&w| u64::from(w)).sum();
@@ -304,7 +304,8 @@ fn check_acyclic(s: &Scenario) -> Result<(), ScenarioError> {
 fn collect_loads<'a>(block: &'a [Stmt], path: Path, known: &mut HashSet<&'a str>) -> Result<(), ScenarioError> {
     for (i, st) in block.iter().enumerate() {
         let p = || format!("{}[{i}]", path());
-        if let Stmt::Event(Event::Load { class, parent, methods }) = st {
+        if let Stmt::Event(ev) = st {
+            let Event::Load { class, parent, methods } = &**ev else { continue };
             check_ident(&|| format!("{}.class", p()), "class", class)?;
             if let Some(par) = parent {
                 if par == class || !known.contains(par.as_str()) {
@@ -353,7 +354,8 @@ fn check_block(block: &[Stmt], path: Path, at: Where, depth: usize, n: &Names) -
                     return err(field("site"), format!("unknown site `{site}`"));
                 }
             }
-            Stmt::Loop { count, body } => {
+            Stmt::Loop(l) => {
+                let (count, body) = (&l.count, &l.body);
                 if at != Where::Top {
                     return err(p(), "`loop` cannot be nested in a loop; use `repeat` outside it");
                 }
@@ -362,7 +364,8 @@ fn check_block(block: &[Stmt], path: Path, at: Where, depth: usize, n: &Names) -
                 }
                 check_block(body, &|| field("body"), Where::InLoop, depth + 1, n)?;
             }
-            Stmt::Every { period, offset, body } => {
+            Stmt::Every(e) => {
+                let (period, offset, body) = (&e.period, &e.offset, &e.body);
                 if at != Where::InLoop {
                     return err(p(), "`every` belongs directly inside a `loop`");
                 }
@@ -374,7 +377,8 @@ fn check_block(block: &[Stmt], path: Path, at: Where, depth: usize, n: &Names) -
                 }
                 check_block(body, &|| field("body"), Where::InEvery, depth + 1, n)?;
             }
-            Stmt::Repeat { count, body } => {
+            Stmt::Repeat(r) => {
+                let (count, body) = (&r.count, &r.body);
                 if at != Where::Top {
                     return err(p(), "`repeat` cannot appear inside a loop");
                 }
@@ -383,7 +387,8 @@ fn check_block(block: &[Stmt], path: Path, at: Where, depth: usize, n: &Names) -
                 }
                 check_block(body, &|| field("body"), Where::Top, depth + 1, n)?;
             }
-            Stmt::Use { category, body } => {
+            Stmt::Use(u) => {
+                let (category, body) = (&u.category, &u.body);
                 if at != Where::Top {
                     return err(p(), "`use` cannot appear inside a loop; put the loop inside the `use` block");
                 }
@@ -416,8 +421,9 @@ fn check_event(ev: &Event, p: Path, n: &Names) -> Result<(), ScenarioError> {
 
 fn contains_loop(block: &[Stmt]) -> bool {
     block.iter().any(|s| match s {
-        Stmt::Loop { .. } => true,
-        Stmt::Repeat { body, .. } | Stmt::Use { body, .. } => contains_loop(body),
+        Stmt::Loop(_) => true,
+        Stmt::Repeat(r) => contains_loop(&r.body),
+        Stmt::Use(u) => contains_loop(&u.body),
         _ => false,
     })
 }

@@ -75,7 +75,7 @@ fn errors_name_line_and_column() {
 fn polymorphic_sites_round_trip_with_and_without_a_mix() {
     let text = "class A { m }\nclass B extends A\nclass C { m }\nsite even = A.m, B.m, C.m\nsite mixed = C.m, A.m mix 60/40\nop { loop 10 { call even call mixed } }\n";
     let s = dsl::parse(text).unwrap();
-    assert_eq!((s.sites[0].others.as_slice(), s.sites[0].mix.as_slice()), (&["B".to_string(), "C".to_string()][..], &[][..]));
+    assert_eq!((s.sites[0].others(), s.sites[0].mix()), (&["B".to_string(), "C".to_string()][..], &[][..]));
     assert_eq!(s.sites[1].weights(), [60, 40]);
     let printed = dsl::print(&s);
     assert!(printed.contains("site even = A.m, B.m, C.m\n") && printed.contains("site mixed = C.m, A.m mix 60/40\n"), "{printed}");

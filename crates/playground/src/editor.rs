@@ -300,14 +300,10 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
                 }
                 require_class(&s, &c.class)?;
                 check_name("method", &c.method)?;
-                body.push(Stmt::Every {
-                    period: c.period,
-                    offset: 0,
-                    body: vec![Stmt::Event(Event::Write { class: c.class.clone(), method: c.method.clone() })],
-                });
+                body.push(Stmt::every(c.period, 0, vec![Stmt::event(Event::Write { class: c.class.clone(), method: c.method.clone() })]));
             }
             body.extend(w.calls.iter().map(|site| Stmt::Call { site: site.into() }));
-            s.op = vec![Stmt::Loop { count: w.iterations, body }];
+            s.op = vec![Stmt::looped(w.iterations, body)];
         }
     }
     validate(&s).map_err(EditError::Invalid)?;
@@ -317,9 +313,9 @@ pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {
 /// A polymorphic site's other receivers and mix as the site list shows them: the DSL's words
 /// after the first `Class.method`, without the method (`Square, Tri mix 60/30/10`).
 pub fn receivers_text(site: &SiteDecl) -> String {
-    let mut text = site.others.join(", ");
-    if !site.mix.is_empty() {
-        let weights: Vec<String> = site.mix.iter().map(u32::to_string).collect();
+    let mut text = site.others().join(", ");
+    if !site.mix().is_empty() {
+        let weights: Vec<String> = site.mix().iter().map(u32::to_string).collect();
         text.push_str(&format!(" mix {}", weights.join("/")));
     }
     text
@@ -343,19 +339,23 @@ fn with_receivers(site: &SiteDecl, text: &str) -> Result<SiteDecl, EditError> {
     if let Some(c) = others.iter().find(|c| !is_name(c)) {
         return Err(EditError::BadName { what: "class", name: c.clone() });
     }
-    Ok(SiteDecl { others, mix, ..site.clone() })
+    Ok(site.clone().with_receivers(others, mix))
 }
 
 /// Read the op back as a workload, when it has exactly the shape the form produces.
 pub fn workload_of(s: &Scenario) -> Option<Workload> {
-    let [Stmt::Loop { count, body }] = s.op.as_slice() else { return None };
+    let [Stmt::Loop(l)] = s.op.as_slice() else { return None };
+    let (count, body) = (&l.count, &l.body);
     let mut calls = Vec::new();
     let mut churn = None;
     for st in body {
         match st {
             Stmt::Call { site } => calls.push(site.to_string()),
-            Stmt::Every { period, offset: 0, body } if churn.is_none() => match body.as_slice() {
-                [Stmt::Event(Event::Write { class, method })] => churn = Some(Churn { period: *period, class: class.clone(), method: method.clone() }),
+            Stmt::Every(e) if e.offset == 0 && churn.is_none() => match e.body.as_slice() {
+                [Stmt::Event(ev)] => match &**ev {
+                    Event::Write { class, method } => churn = Some(Churn { period: e.period, class: class.clone(), method: method.clone() }),
+                    _ => return None,
+                },
                 _ => return None,
             },
             _ => return None,
@@ -498,7 +498,7 @@ fn rename_class(s: &mut Scenario, from: &str, to: &str) {
         if site.class == from {
             site.class = to.into();
         }
-        for other in &mut site.others {
+        for other in site.others_mut() {
             swap(other);
         }
     }
@@ -643,13 +643,13 @@ mod tests {
         let set = |s: &Scenario, text: &str| apply(s, &EditOp::SetReceivers { site: "s".into(), text: text.into() });
         let poly = set(&s, "B, C mix 60/30/10").unwrap();
         let site = &poly.sites[0];
-        assert_eq!((site.others.as_slice(), site.mix.as_slice()), (&["B".to_string(), "C".to_string()][..], &[60, 30, 10][..]));
+        assert_eq!((site.others(), site.mix()), (&["B".to_string(), "C".to_string()][..], &[60, 30, 10][..]));
         assert_eq!(receivers_text(site), "B, C mix 60/30/10");
         assert!(dsl::print(&poly).contains("site s = A.m, B.m, C.m mix 60/30/10"));
         reprints(&poly);
         // Renames follow the receivers; a receiver keeps its class from being deleted.
         let renamed = apply(&poly, &EditOp::RenameClass { from: "C".into(), to: "Cee".into() }).unwrap();
-        assert_eq!(renamed.sites[0].others, ["B", "Cee"]);
+        assert_eq!(renamed.sites[0].others(), ["B", "Cee"]);
         assert!(matches!(apply(&poly, &EditOp::DeleteClass("C".into())), Err(EditError::StillUsed { .. })));
         // Back to one receiver.
         assert_eq!(set(&poly, " ").unwrap().sites[0], SiteDecl::mono("s", "A", "m"));

@@ -141,13 +141,13 @@ impl Writer {
             }
         }
         w.num(sites.len() as u64);
-        for SiteDecl { name, class, method, others, mix } in sites {
-            w.str(name);
-            w.str(class);
-            w.str(method);
-            w.strs(others);
-            w.num(mix.len() as u64);
-            for weight in mix {
+        for site in sites {
+            w.str(&site.name);
+            w.str(&site.class);
+            w.str(&site.method);
+            w.strs(site.others());
+            w.num(site.mix().len() as u64);
+            for weight in site.mix() {
                 w.num(u64::from(*weight));
             }
         }
@@ -205,26 +205,26 @@ impl Writer {
                     self.num(0);
                     self.str(site);
                 }
-                Stmt::Loop { count, body } => {
+                Stmt::Loop(l) => {
                     self.num(1);
-                    self.num(*count);
-                    self.block(body);
+                    self.num(l.count);
+                    self.block(&l.body);
                 }
-                Stmt::Every { period, offset, body } => {
+                Stmt::Every(e) => {
                     self.num(2);
-                    self.num(*period);
-                    self.num(*offset);
-                    self.block(body);
+                    self.num(e.period);
+                    self.num(e.offset);
+                    self.block(&e.body);
                 }
-                Stmt::Repeat { count, body } => {
+                Stmt::Repeat(r) => {
                     self.num(3);
-                    self.num(*count);
-                    self.block(body);
+                    self.num(r.count);
+                    self.block(&r.body);
                 }
-                Stmt::Use { category, body } => {
+                Stmt::Use(u) => {
                     self.num(4);
-                    self.str(category);
-                    self.block(body);
+                    self.str(&u.category);
+                    self.block(&u.body);
                 }
                 Stmt::Event(e) => {
                     self.num(5);
@@ -317,7 +317,7 @@ impl<'a> Reader<'a> {
             })
         })?;
         let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
-        let sites = r.list(|r| Ok(SiteDecl { name: r.name()?, class: r.name()?, method: r.name()?, others: r.strs()?, mix: r.list(|r| r.u32())? }))?;
+        let sites = r.list(|r| Ok(SiteDecl::mono(r.name()?, r.name()?, r.name()?).with_receivers(r.strs()?, r.list(|r| r.u32())?)))?;
         let setup = r.block(0)?;
         let before_op = r.block(0)?;
         let op = r.block(0)?;
@@ -407,11 +407,11 @@ impl<'a> Reader<'a> {
         self.list(|r| {
             Ok(match r.num()? {
                 0 => Stmt::Call { site: r.name()? },
-                1 => Stmt::Loop { count: r.num()?, body: r.block(depth + 1)? },
-                2 => Stmt::Every { period: r.num()?, offset: r.num()?, body: r.block(depth + 1)? },
-                3 => Stmt::Repeat { count: r.num()?, body: r.block(depth + 1)? },
-                4 => Stmt::Use { category: r.str()?, body: r.block(depth + 1)? },
-                5 => Stmt::Event(r.event()?),
+                1 => Stmt::looped(r.num()?, r.block(depth + 1)?),
+                2 => Stmt::every(r.num()?, r.num()?, r.block(depth + 1)?),
+                3 => Stmt::repeat(r.num()?, r.block(depth + 1)?),
+                4 => Stmt::use_category(r.str()?, r.block(depth + 1)?),
+                5 => Stmt::event(r.event()?),
                 _ => return Err("bad statement"),
             })
         })

@@ -125,6 +125,16 @@ impl Simulation {
         Ok(sims)
     }
 
+    /// Run a scenario the caller is done with under each policy in turn (the CLI): validated
+    /// once, dropped before any per-site table exists, and one simulation alive at a time, so
+    /// the peak is one engine's tables (not the model plus one set per policy). The reports
+    /// are those of [`Simulation::for_policies`] run one by one.
+    pub fn run_each(scenario: Scenario, policies: &[Policy], params: &Params) -> Result<Vec<RunReport>, ScenarioError> {
+        let prepared = Prepared::of(&scenario, params)?;
+        drop(scenario);
+        Ok(policies.iter().map(|&p| Simulation::build(prepared.clone(), p, params).run()).collect())
+    }
+
     /// Build from what was taken out of a scenario that passed [`check`].
     fn build(prepared: Prepared, policy: Policy, params: &Params) -> Simulation {
         let Prepared { name, measure, program, world, site_names, methods, site_keys, polymorphic, iterations_per_op, bodies } = prepared;
@@ -640,6 +650,15 @@ mod tests {
                 let owned = Simulation::new_owned(p.scenario(), policy, &Params::default()).unwrap().run();
                 assert_eq!(owned, borrowed, "{} under {policy}", p.id);
             }
+        }
+    }
+
+    #[test]
+    fn running_each_policy_in_turn_reports_as_the_simulations_built_together() {
+        let policies = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal];
+        for p in presets::all() {
+            let together: Vec<_> = Simulation::for_policies(&p.scenario(), &policies, &Params::default()).unwrap().into_iter().map(Simulation::run).collect();
+            assert_eq!(Simulation::run_each(p.scenario(), &policies, &Params::default()).unwrap(), together, "{}", p.id);
         }
     }
 

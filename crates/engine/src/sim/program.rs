@@ -96,10 +96,10 @@ impl Program {
         let mut out = Vec::with_capacity(block.len());
         for st in block {
             let node = match st {
-                Stmt::Event(ev) => Node::Event(ev.clone()),
-                Stmt::Repeat { count, body } => Node::Repeat { count: *count, body: self.push_list(body, site, category) },
-                Stmt::Use { category: name, body } => Node::Use { category: category(name), body: self.push_list(body, site, category) },
-                Stmt::Loop { count, body } => Node::Loop(self.compile_loop(*count, body, site)),
+                Stmt::Event(ev) => Node::Event((**ev).clone()),
+                Stmt::Repeat(r) => Node::Repeat { count: r.count, body: self.push_list(&r.body, site, category) },
+                Stmt::Use(u) => Node::Use { category: category(&u.category), body: self.push_list(&u.body, site, category) },
+                Stmt::Loop(l) => Node::Loop(self.compile_loop(l.count, &l.body, site)),
                 // Validation keeps these inside loops.
                 Stmt::Call { .. } | Stmt::Every { .. } => continue,
             };
@@ -120,8 +120,8 @@ impl Program {
         for b in body {
             match b {
                 Stmt::Call { site: name } => calls.push(site.get(name).expect("validated")),
-                Stmt::Every { period, offset, body } => every.push(Every { period: *period, offset: *offset, events: events_of(body) }),
-                Stmt::Event(ev) => every.push(Every { period: 1, offset: 0, events: vec![ev.clone()] }),
+                Stmt::Every(e) => every.push(Every { period: e.period, offset: e.offset, events: events_of(&e.body) }),
+                Stmt::Event(ev) => every.push(Every { period: 1, offset: 0, events: vec![(**ev).clone()] }),
                 _ => {}
             }
         }
@@ -144,7 +144,7 @@ impl Program {
 }
 
 fn events_of(body: &[Stmt]) -> Vec<Event> {
-    body.iter().filter_map(|s| if let Stmt::Event(e) = s { Some(e.clone()) } else { None }).collect()
+    body.iter().filter_map(|s| if let Stmt::Event(e) = s { Some((**e).clone()) } else { None }).collect()
 }
 
 /// One frame of the resumable program counter.
@@ -218,9 +218,9 @@ pub fn iterations_in(block: &[Stmt]) -> u64 {
     block
         .iter()
         .map(|s| match s {
-            Stmt::Loop { count, .. } => *count,
-            Stmt::Repeat { count, body } => count.saturating_mul(iterations_in(body)),
-            Stmt::Use { body, .. } => iterations_in(body),
+            Stmt::Loop(l) => l.count,
+            Stmt::Repeat(r) => r.count.saturating_mul(iterations_in(&r.body)),
+            Stmt::Use(u) => iterations_in(&u.body),
             _ => 0,
         })
         .fold(0u64, |a, b| a.saturating_add(b))
@@ -279,19 +279,20 @@ fn tally(block: &[Stmt], runs: &dyn Fn(&str) -> u64) -> Tally {
     block.iter().fold(Tally::default(), |t, st| {
         let here = match st {
             Stmt::Event(_) => Tally { events: 1, ..Tally::default() },
-            Stmt::Use { body, .. } => Tally { events: 2, ..Tally::default() }.plus(tally(body, runs)),
-            Stmt::Repeat { count, body } => tally(body, runs).times(*count),
-            Stmt::Loop { count, body } => {
+            Stmt::Use(u) => Tally { events: 2, ..Tally::default() }.plus(tally(&u.body, runs)),
+            Stmt::Repeat(r) => tally(&r.body, runs).times(r.count),
+            Stmt::Loop(l) => {
+                let (count, body) = (&l.count, &l.body);
                 let calls = body.iter().filter_map(|b| if let Stmt::Call { site } = b { Some(runs(site)) } else { None }).fold(0u64, u64::saturating_add);
                 // Segments end at firing iterations: at most one more than the firings.
                 let mut boundaries = 1u64;
                 let mut events = 0u64;
                 for b in body {
                     match b {
-                        Stmt::Every { period, body, .. } => {
-                            let firings = count / period + 1;
+                        Stmt::Every(e) => {
+                            let firings = count / e.period + 1;
                             boundaries = boundaries.saturating_add(firings);
-                            events = events.saturating_add(firings.saturating_mul(body.len() as u64));
+                            events = events.saturating_add(firings.saturating_mul(e.body.len() as u64));
                         }
                         Stmt::Event(_) => {
                             boundaries = boundaries.saturating_add(*count);
@@ -365,7 +366,7 @@ pub fn estimate(s: &Scenario) -> Estimate {
     // the sites re-resolved, the dependents walked (at most two registrations per site), one
     // snapshot rebuild.
     // A polymorphic site re-resolves, and may be registered with, each of its receivers.
-    let receivers: u64 = s.sites.iter().map(|x| x.others.len() as u64).sum();
+    let receivers: u64 = s.sites.iter().map(|x| x.others().len() as u64).sum();
     let per_event = 1u64
         .saturating_add(w.classes.saturating_mul(4))
         .saturating_add(sites.saturating_mul(3))

@@ -33,9 +33,9 @@ fn sites_over(classes: &[ClassDecl], n: usize) -> Vec<SiteDecl> {
 
 /// A loop of 100 x `events` iterations calling every site, firing `ev` every 100 iterations.
 fn churn_loop(sites: &[SiteDecl], events: u64, ev: Vec<Stmt>) -> Vec<Stmt> {
-    let mut body: Vec<Stmt> = vec![Stmt::Every { period: 100, offset: 0, body: ev }];
+    let mut body: Vec<Stmt> = vec![Stmt::every(100, 0, ev)];
     body.extend(sites.iter().map(|s| Stmt::Call { site: s.name.clone() }));
-    vec![Stmt::Loop { count: 100 * events.max(1), body }]
+    vec![Stmt::looped(100 * events.max(1), body)]
 }
 
 fn scenario(name: &str, classes: Vec<ClassDecl>, sites: Vec<SiteDecl>, op: Vec<Stmt>) -> Scenario {
@@ -48,7 +48,7 @@ fn flat(n: usize) -> Vec<ClassDecl> {
 }
 
 fn write(class: &str, method: &str) -> Stmt {
-    Stmt::Event(Event::Write { class: class.into(), method: method.into() })
+    Stmt::event(Event::Write { class: class.into(), method: method.into() })
 }
 
 /// A chain `K0 <- K1 <- ...`: the root declares `m`, sites sit all along it, and the op writes
@@ -65,7 +65,7 @@ pub fn deep_chain(size: Size) -> Generator {
 pub fn bulk_events(size: Size) -> Generator {
     let classes = flat(size.classes);
     let sites = sites_over(&classes, size.sites);
-    let op = churn_loop(&sites, size.events, vec![Stmt::Event(Event::Unattributed)]);
+    let op = churn_loop(&sites, size.events, vec![Stmt::event(Event::Unattributed)]);
     Generator { name: "bulk events x all sites", scenario: scenario("bulk_events", classes, sites, op), policies: vec![Policy::Exact, Policy::Global] }
 }
 
@@ -81,7 +81,7 @@ pub fn many_categories(size: Size) -> Generator {
         })
         .collect();
     let calls: Vec<Stmt> = sites.iter().map(|s| Stmt::Call { site: s.name.clone() }).collect();
-    let op = (0..cats).map(|k| Stmt::Use { category: format!("Cat{k}"), body: vec![Stmt::Loop { count: 10, body: calls.clone() }] }).collect();
+    let op = (0..cats).map(|k| Stmt::use_category(format!("Cat{k}"), vec![Stmt::looped(10, calls.clone())])).collect();
     let mut s = scenario("many_categories", classes, sites, op);
     s.categories = categories;
     Generator { name: "many categories", scenario: s, policies: vec![Policy::Exact, Policy::Ideal] }
@@ -91,7 +91,7 @@ pub fn many_categories(size: Size) -> Generator {
 pub fn per_instance(size: Size) -> Generator {
     let classes = flat(size.classes);
     let sites = sites_over(&classes, size.sites);
-    let evs = (0..size.events.min(size.classes as u64)).map(|k| Stmt::Event(Event::PerInstance { class: format!("K{k}") })).collect();
+    let evs = (0..size.events.min(size.classes as u64)).map(|k| Stmt::event(Event::PerInstance { class: format!("K{k}") })).collect();
     let op = churn_loop(&sites, 1, evs);
     Generator {
         name: "many per-instance metaclasses",
@@ -104,7 +104,7 @@ pub fn per_instance(size: Size) -> Generator {
 pub fn all_policies(size: Size) -> Generator {
     let classes = flat(size.classes);
     let sites = sites_over(&classes, size.sites);
-    let op = churn_loop(&sites, size.events, vec![write("K0", "x"), Stmt::Event(Event::Replace { class: "K1".into(), kind: MetaKind::Custom })]);
+    let op = churn_loop(&sites, size.events, vec![write("K0", "x"), Stmt::event(Event::Replace { class: "K1".into(), kind: MetaKind::Custom })]);
     Generator { name: "writes + custom replaces, all policies", scenario: scenario("all_policies", classes, sites, op), policies: Policy::ALL.to_vec() }
 }
 
