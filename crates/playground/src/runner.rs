@@ -336,12 +336,12 @@ impl Runner {
         self.lanes.iter().map(|l| l.sim.relink_totals().relinks()).sum()
     }
 
-    /// Every class the scenario declares or may load, including those loaded by hand.
     /// Site names by id (the scenario's sites, in order).
     pub fn names(&self) -> &Rc<Vec<String>> {
         &self.names
     }
 
+    /// Every class the scenario declares or may load, including those loaded by hand.
     pub fn classes(&self) -> &[ClassEntry] {
         &self.classes
     }
