@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 
 use crate::policy::DomainKey;
 
+use super::site::Key;
+
 /// What a guard check reads (12 bytes): kept apart from the dependents lists, so the checks of
 /// a segment over many sites read a small table.
 #[derive(Clone, Copy, Debug, Default)]
@@ -115,11 +117,30 @@ impl Domains {
     /// [`Domains::epoch`] and [`Domains::retired_by`] in one lookup.
     #[inline]
     pub fn epoch_and_retirer(&self, k: DomainKey) -> Option<(u32, Option<usize>)> {
-        let s = self.slot(k)?;
-        let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
+        Some(self.epoch_and_retirer_of(self.slot(k)?, Self::class_like(k)))
+    }
+
+    /// [`Domains::epoch_and_retirer`] of a link's packed key, read without unpacking it (a
+    /// guard check, the state machine's most frequent lookup).
+    #[inline]
+    pub fn epoch_and_retirer_key(&self, k: Key) -> Option<(u32, Option<usize>)> {
+        let (kind, i) = k.parts();
+        let table = match kind {
+            0 => &self.global,
+            1 => &self.pending,
+            2 => &self.class,
+            _ => &self.site,
+        };
+        let slot = table.slots.get(i).filter(|s| s.exists)?;
+        Some(self.epoch_and_retirer_of(slot, kind == 1 || kind == 2))
+    }
+
+    #[inline]
+    fn epoch_and_retirer_of(&self, s: &Slot, class_like: bool) -> (u32, Option<usize>) {
+        let bulk = if class_like { self.bulk_gen - s.base_gen } else { 0 };
         let own = s.retired_by.checked_sub(1).map(|e| e as usize);
         let by = if bulk > 0 { own.max(self.last_bulk) } else { own };
-        Some((s.own_epoch + bulk, by))
+        (s.own_epoch + bulk, by)
     }
 
     /// The domain's epoch, making the domain if it does not exist yet.

@@ -118,8 +118,11 @@ impl Simulation {
         // `ideal` retires the sites whose cached decision the change made wrong. A site that
         // stays uncacheable caches only the sentinel "select on every call", which stays right
         // whatever its target becomes (fuzz finding fuzz/regressions/scenario/ideal-vs-exact).
-        let outdated: Vec<usize> =
-            if self.policy == Policy::Ideal { changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache()).collect() } else { Vec::new() };
+        let outdated: Vec<usize> = if self.policy == Policy::Ideal {
+            changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache(&self.polys)).collect()
+        } else {
+            Vec::new()
+        };
         let retirement = policy::retirement(self.policy, &scope, &outdated);
         let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
@@ -130,7 +133,7 @@ impl Simulation {
         // Compiled loops that inlined a retired fast chain lose their C2 code.
         let fast = std::mem::take(&mut self.fast_ordered);
         let sites = &self.sites;
-        let inlined = fast.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
+        let inlined = fast.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain.get())));
         let deopts = self.units.invalidate(inlined, id, self.iterations);
         self.fast_ordered = fast;
         if deopts > 0 {
@@ -168,12 +171,12 @@ impl Simulation {
                 prefetch_head(base.wrapping_add(s as usize), WALKED_BYTES);
             }
         };
-        let sites = &mut self.sites;
+        let (sites, polys) = (&mut self.sites, &mut self.polys);
         let mut holds = |k: DomainKey, s: u32| {
             let site = &mut sites[s as usize];
-            let holds = site.holds(k);
+            let holds = site.holds(k, polys);
             if !holds {
-                site.unregister(k);
+                site.unregister(k, polys);
             } else {
                 if site.fast_link().is_some() {
                     fast.push(s);

@@ -75,7 +75,21 @@ impl Simulation {
 
     /// Site `i`'s counters so far, without its report's text (a UI polls these per frame).
     pub fn site_stats(&self, i: usize) -> SiteStats {
-        self.sites[i].stats_at(self.iterations)
+        let site = &self.sites[i];
+        let c = site.counts;
+        let stale = self.stale.get(&(i as u32)).copied().unwrap_or_default();
+        let steady = site.steady.map_or(0, |st| u64::from(st.calls_per_iteration.get()) * (self.iterations - st.since));
+        SiteStats {
+            fast_calls: c.fast_calls + steady,
+            pic_calls: c.pic_calls,
+            selections: c.selections,
+            fallback_calls: c.fallback_calls,
+            stale_calls: stale.calls,
+            necessary: u64::from(c.necessary),
+            collateral: u64::from(c.collateral),
+            missed: stale.missed,
+            evictions: site.poly().map_or(0, |p| self.polys[p].evictions),
+        }
     }
 
     /// Site `i`'s outcome so far, with its names and target as text.
@@ -86,9 +100,9 @@ impl Simulation {
             class: self.world.classes[st.receiver()].name.clone(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
-            target: self.target_text(&st.true_target),
-            stats: st.stats_at(self.iterations),
-            receivers: st.poly.as_deref().map_or_else(Vec::new, |p| p.report(&self.world)),
+            target: self.target_text(&st.true_target()),
+            stats: self.site_stats(i),
+            receivers: st.poly().map_or_else(Vec::new, |p| self.polys[p].report(&self.world)),
         }
     }
 
@@ -172,7 +186,7 @@ impl Simulation {
 
     /// The visible state of a site right now (for the blast view).
     pub fn site_state(&self, s: usize) -> SiteState {
-        self.sites[s].state(&self.domains)
+        self.sites[s].state(&self.domains, &self.polys)
     }
 
     /// Which sites a class-attributed write on `class` would retire now (the what-if view).
@@ -183,7 +197,7 @@ impl Simulation {
             .keys
             .iter()
             .flat_map(|&k| self.domains.dependents(k).iter().map(move |&s| (k, s as usize)))
-            .filter(|&(k, s)| self.sites[s].holds(k))
+            .filter(|&(k, s)| self.sites[s].holds(k, &self.polys))
             .map(|(_, s)| s)
             .collect();
         hit.sort_unstable();
