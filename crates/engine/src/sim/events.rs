@@ -58,7 +58,7 @@ impl Simulation {
                 // Every closure installed is a new method identity.
                 self.serial += 1;
                 let version = u32::try_from(self.serial % u32::MAX as u64).unwrap_or(1).max(1);
-                self.world.classes[c].own.insert(method.clone(), version);
+                self.world.classes[c].own.insert(crate::name::Name::new(method), version);
                 (Some(scope), Affected::Classes(vec![c]), cost)
             }
             Event::Replace { class, kind } => {

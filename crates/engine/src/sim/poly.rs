@@ -176,7 +176,7 @@ impl Poly {
     pub fn report(&self, world: &World) -> Vec<ReceiverReport> {
         (0..self.receivers.len())
             .map(|r| ReceiverReport {
-                class: world.classes[self.receivers[r]].name.clone(),
+                class: world.classes[self.receivers[r]].name.to_string(),
                 weight: self.weights[r],
                 cached: self.pic.iter().any(|e| e.receiver as usize == r),
                 relinks: self.relinks[r],
@@ -416,7 +416,7 @@ mod tests {
     }
 
     fn names(sim: &Simulation) -> Vec<String> {
-        sim.poly(0).cached().map(|c| sim.world.classes[c].name.clone()).collect()
+        sim.poly(0).cached().map(|c| sim.world.classes[c].name.to_string()).collect()
     }
 
     #[test]
@@ -473,7 +473,7 @@ mod tests {
         s.run_poly(0, 8);
         let rs = s.relinks_since(0);
         assert!(rs.iter().all(|r| r.verdict == Verdict::Collateral), "a new method leaves area() where it was");
-        rs.iter().map(|r| s.world.classes[r.receiver.expect("a polymorphic site's relink names its receiver")].name.clone()).collect()
+        rs.iter().map(|r| s.world.classes[r.receiver.expect("a polymorphic site's relink names its receiver")].name.to_string()).collect()
     }
 
     #[test]

@@ -97,7 +97,7 @@ impl Simulation {
         let st = &self.sites[i];
         SiteReport {
             name: self.site_names.get(i).to_string(),
-            class: self.world.classes[st.receiver()].name.clone(),
+            class: self.world.classes[st.receiver()].name.to_string(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
             target: self.target_text(&st.true_target()),
@@ -155,7 +155,7 @@ impl Simulation {
             timeline: self.timeline.points(),
             units: self.units.report(),
             deopts: self.units.deopts.clone(),
-            names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.clone()).collect(), categories: self.world.category_names.clone() },
+            names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.to_string()).collect(), categories: self.world.category_names.clone() },
         }
     }
 
