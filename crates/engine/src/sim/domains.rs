@@ -120,10 +120,10 @@ impl Domains {
         Some(self.epoch_and_retirer_of(self.slot(k)?, Self::class_like(k)))
     }
 
-    /// [`Domains::epoch_and_retirer`] of a link's packed key, read without unpacking it (a
-    /// guard check, the state machine's most frequent lookup).
+    /// The slot of a link's packed key, read without unpacking it (a guard check is the state
+    /// machine's most frequent lookup), and whether it is a class-like domain.
     #[inline]
-    pub fn epoch_and_retirer_key(&self, k: Key) -> Option<(u32, Option<usize>)> {
+    fn slot_of_key(&self, k: Key) -> Option<(&Slot, bool)> {
         let (kind, i) = k.parts();
         let table = match kind {
             0 => &self.global,
@@ -131,8 +131,22 @@ impl Domains {
             2 => &self.class,
             _ => &self.site,
         };
-        let slot = table.slots.get(i).filter(|s| s.exists)?;
-        Some(self.epoch_and_retirer_of(slot, kind == 1 || kind == 2))
+        table.slots.get(i).filter(|s| s.exists).map(|s| (s, kind == 1 || kind == 2))
+    }
+
+    /// [`Domains::epoch`] of a link's packed key.
+    #[inline]
+    pub fn epoch_of_key(&self, k: Key) -> Option<u32> {
+        let (s, class_like) = self.slot_of_key(k)?;
+        let bulk = if class_like { self.bulk_gen - s.base_gen } else { 0 };
+        Some(s.own_epoch + bulk)
+    }
+
+    /// [`Domains::epoch_and_retirer`] of a link's packed key.
+    #[inline]
+    pub fn epoch_and_retirer_key(&self, k: Key) -> Option<(u32, Option<usize>)> {
+        let (slot, class_like) = self.slot_of_key(k)?;
+        Some(self.epoch_and_retirer_of(slot, class_like))
     }
 
     #[inline]
@@ -213,7 +227,8 @@ impl Domains {
 
     /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
     /// `ahead` is told the next domain's dependents before this one's are walked (to prefetch).
-    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
+    /// `still_holds` is told each domain's key packed ([`Key`]: what a site's link holds).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(Key, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
         let Domains { pending, class, class_like, .. } = self;
         let list = |k: DomainKey| match k {
             DomainKey::Pending(c) => (true, c as usize),
@@ -232,7 +247,8 @@ impl Domains {
             let table = if is_pending { &mut *pending } else { &mut *class };
             let dependents = &mut table.dependents[c];
             walked += 1 + dependents.len() as u64;
-            walk_list(dependents, hit, |s| still_holds(k, s), |_| {});
+            let key = Key::new(k);
+            walk_list(dependents, hit, |s| still_holds(key, s), |_| {});
         }
         walked
     }

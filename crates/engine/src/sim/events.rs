@@ -5,12 +5,12 @@
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
-use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
+use crate::policy::{self, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::{Affected, RECORDED_NAMES};
 use super::program::Frame;
-use super::site::WALKED_BYTES;
+use super::site::{Key, WALKED_BYTES};
 use super::units::EventCode;
 use super::{prefetch_head, unsettle, Simulation};
 
@@ -172,7 +172,7 @@ impl Simulation {
             }
         };
         let (sites, polys) = (&mut self.sites, &mut self.polys);
-        let mut holds = |k: DomainKey, s: u32| {
+        let mut holds = |k: Key, s: u32| {
             let site = &mut sites[s as usize];
             let holds = site.holds(k, polys);
             if !holds {
@@ -191,7 +191,8 @@ impl Simulation {
         for &k in &r.keys {
             // Under bulk the class domains were just walked; a key without a domain walks nothing.
             if !r.bulk {
-                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s), ahead);
+                let key = Key::new(k);
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(key, s), ahead);
             }
         }
         let total = in_order(&hit, self.sites.len(), RECORDED_NAMES, first);

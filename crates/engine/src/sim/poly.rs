@@ -163,8 +163,7 @@ impl Poly {
         }
     }
 
-    pub fn holds(&self, k: DomainKey) -> bool {
-        let k = Key::new(k);
+    pub fn holds(&self, k: Key) -> bool {
         self.pic.iter().any(|e| e.link.domain == k)
     }
 

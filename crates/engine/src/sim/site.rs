@@ -308,11 +308,11 @@ impl SiteRt {
     }
 
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
-    pub fn holds(&self, k: DomainKey, polys: &[Poly]) -> bool {
+    pub fn holds(&self, k: Key, polys: &[Poly]) -> bool {
         if let Some(p) = self.poly() {
             return polys[p].holds(k);
         }
-        self.pic_link().is_some_and(|l| l.domain == Key::new(k))
+        self.pic_link().is_some_and(|l| l.domain == k)
     }
 
     /// Whether a change of the site's true target or cacheability (just refreshed) makes what
@@ -335,11 +335,11 @@ impl SiteRt {
     }
 
     /// Called when a walk of `k`'s dependents finds the site no longer holds it.
-    pub fn unregister(&mut self, k: DomainKey, polys: &mut [Poly]) {
+    pub fn unregister(&mut self, k: Key, polys: &mut [Poly]) {
         if let Some(p) = self.poly() {
-            polys[p].unregister(k);
+            polys[p].unregister(k.get());
         }
-        self.registered &= !kind_bit(Key::new(k));
+        self.registered &= !kind_bit(k);
     }
 
     /// See [`Steady`].
@@ -404,7 +404,7 @@ impl SiteParams {
 
 impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
-        self.epoch_and_retirer_key(l.domain).map(|(e, _)| e) == Some(l.epoch)
+        self.epoch_of_key(l.domain) == Some(l.epoch)
     }
 
     /// `None` while `l`'s guard holds; once it fails, its domain's epoch and last retirer (what
@@ -465,32 +465,45 @@ impl Simulation {
     }
 
     /// A relink (or missed dispatch) of site `s` from link `old` to target `new`; `receiver`
-    /// names the receiver class whose entry it was on a polymorphic site. The compact keys are
-    /// read back only for a record that is kept.
+    /// names the receiver class whose entry it was on a polymorphic site. Inlined: every site a
+    /// retirement hit comes through here; what few of them do (a missed dispatch, one of the
+    /// first records) is out of line.
+    #[inline]
     pub(super) fn record_relink_for(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
         let counts = &mut self.sites[s].counts;
         match verdict {
             Verdict::Necessary => counts.necessary = counts.necessary.saturating_add(1),
             Verdict::Collateral => counts.collateral = counts.collateral.saturating_add(1),
-            Verdict::Missed => self.stale.entry(s as u32).or_default().missed += 1,
+            Verdict::Missed => self.count_missed(s),
         }
         self.relinks_total[verdict as usize] += 1;
         // Counted into the timeline with the step's cost, at the same iteration (`advance`).
         self.pending_relinks[verdict as usize] += 1;
         if self.relinks.len() < MAX_RELINK_RECORDS {
-            self.relinks.push(RelinkRecord {
-                site: s,
-                phase: self.phase,
-                op: self.op_index,
-                t_ms: self.now_ns / 1e6,
-                event,
-                domain: old.domain.get(),
-                verdict,
-                old_target: old.target.get(),
-                new_target: new.get(),
-                receiver,
-            });
+            self.keep_relink(s, verdict, event, old, new, receiver);
         }
+    }
+
+    #[cold]
+    fn count_missed(&mut self, s: usize) {
+        self.stale.entry(s as u32).or_default().missed += 1;
+    }
+
+    /// One of the first [`MAX_RELINK_RECORDS`] relinks: its record, the compact keys read back.
+    #[cold]
+    fn keep_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
+        self.relinks.push(RelinkRecord {
+            site: s,
+            phase: self.phase,
+            op: self.op_index,
+            t_ms: self.now_ns / 1e6,
+            event,
+            domain: old.domain.get(),
+            verdict,
+            old_target: old.target.get(),
+            new_target: new.get(),
+            receiver,
+        });
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.

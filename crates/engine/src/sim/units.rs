@@ -122,11 +122,7 @@ impl Units {
     pub fn new(params: &Params, loops: &[(&[u32], bool)], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
         let mut times = Vec::new();
         let mut counted = Vec::new();
-        let site_loops = Groups::build(
-            site_count,
-            |add| each_site_loop(loops, &mut counted, |s, _| add(s)),
-            |put| each_site_loop(loops, &mut times, put),
-        );
+        let site_loops = Groups::build(site_count, |add| each_site_loop(loops, &mut counted, |s, _| add(s)), |put| each_site_loop(loops, &mut times, put));
         Units {
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],

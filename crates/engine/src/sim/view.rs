@@ -5,6 +5,7 @@ use crate::policy::{self, Policy};
 use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, SiteStats, TimelinePoint, WorldNames};
 use crate::world::ClassId;
 
+use super::site::Key;
 use super::units::{DeoptRecord, UnitReport};
 use super::Simulation;
 
@@ -197,7 +198,7 @@ impl Simulation {
             .keys
             .iter()
             .flat_map(|&k| self.domains.dependents(k).iter().map(move |&s| (k, s as usize)))
-            .filter(|&(k, s)| self.sites[s].holds(k, &self.polys))
+            .filter(|&(k, s)| self.sites[s].holds(Key::new(k), &self.polys))
             .map(|(_, s)| s)
             .collect();
         hit.sort_unstable();
