@@ -21,7 +21,8 @@ const ID_BITS: u32 = 30;
 const ID_MASK: u32 = (1 << ID_BITS) - 1;
 // Every id a key holds is a class or site id (validated, and `Simulation::inject` refuses a
 // class past the cap), so id + 1 fits below the kind bits.
-const _: () = assert!(crate::validate::MAX_CLASSES < ID_MASK as usize && crate::validate::MAX_SITES < ID_MASK as usize);
+const _: () = assert!(crate::validate::MAX_CLASSES < ID_MASK as usize);
+const _: () = assert!(crate::validate::MAX_SITES < ID_MASK as usize);
 
 /// A [`DomainKey`] in four bytes (a link and a site's last relink hold one): the kind in the
 /// top two bits, the id plus one below, so it is never 0 and `Option<(Key, u32)>` is 8 bytes.
