@@ -139,6 +139,11 @@ pub struct Params {
     pub c1_compile_ns: f64,
     /// The same from the C2 threshold to the C2 code (the unit runs on in C1 meanwhile).
     pub c2_compile_ns: f64,
+    /// Compiles waiting in C2's queue when a unit's C1 code asks for C2, which scale its C2
+    /// thresholds (`CompilationPolicy::threshold_scale`, see `jit`). 0 here: the published rows
+    /// are measured after seconds of warm-up, when the queue has drained; [`Params::groovy_2_4`]
+    /// uses `c2_queue_2_4`.
+    pub c2_queue: u64,
     /// One deoptimization: making the C2 code not entrant and converting its frame to an
     /// interpreter frame. An estimate: the fit over every row drives it toward zero (the time
     /// below C2 that follows a deoptimization is what the published churn rows see, not the event).
@@ -193,6 +198,8 @@ pub struct Params {
     /// `length` sweep's second and fourth ops (op 2 in C1 code until the OSR code is in; op 4
     /// entering it 8192 C1 back-edges in, before the standard entry's C2 code is).
     pub c2_compile_2_4_ns: f64,
+    /// `c2_queue` for the Groovy 2.4 rows' fresh loops.
+    pub c2_queue_2_4: u64,
 }
 
 impl Default for Params {
@@ -236,9 +243,11 @@ impl Default for Params {
             metaclass_write_per_method_ns: 7.5,
             c1_compile_ns: 0.0,
             c2_compile_ns: 0.0,
+            c2_queue: 0,
             chain_call_2_4_ns: 550.0,
             c1_compile_2_4_ns: 10e6,
             c2_compile_2_4_ns: 40e6,
+            c2_queue_2_4: 0,
         }
     }
 }
@@ -279,9 +288,11 @@ pub enum Param {
     MetaclassWritePerMethodNs,
     C1CompileNs,
     C2CompileNs,
+    C2Queue,
     ChainCall24Ns,
     C1Compile24Ns,
     C2Compile24Ns,
+    C2Queue24,
 }
 
 /// Where a parameter's value lives in [`Params`], with its type.
@@ -293,7 +304,7 @@ enum Slot<'a> {
 }
 
 impl Param {
-    pub const ALL: [Param; 36] = [
+    pub const ALL: [Param; 38] = [
         Param::PicCapacity,
         Param::OptimizeThreshold,
         Param::FallbackThreshold,
@@ -327,9 +338,11 @@ impl Param {
         Param::MetaclassWritePerMethodNs,
         Param::C1CompileNs,
         Param::C2CompileNs,
+        Param::C2Queue,
         Param::ChainCall24Ns,
         Param::C1Compile24Ns,
         Param::C2Compile24Ns,
+        Param::C2Queue24,
     ];
 
     /// Whether `examples/fit.rs` fits it to the published and measured rows. The others keep
@@ -391,9 +404,11 @@ impl Param {
             Param::MetaclassWritePerMethodNs => "metaclass_write_per_method_ns",
             Param::C1CompileNs => "c1_compile_ns",
             Param::C2CompileNs => "c2_compile_ns",
+            Param::C2Queue => "c2_queue",
             Param::ChainCall24Ns => "chain_call_2_4_ns",
             Param::C1Compile24Ns => "c1_compile_2_4_ns",
             Param::C2Compile24Ns => "c2_compile_2_4_ns",
+            Param::C2Queue24 => "c2_queue_2_4",
         }
     }
 
@@ -433,9 +448,11 @@ impl Param {
             Param::MetaclassWritePerMethodNs => "ns a metaclass write adds per method the metaclass already holds",
             Param::C1CompileNs => "ns from a unit's C1 threshold to its C1 code installed (background compilation)",
             Param::C2CompileNs => "ns from a unit's C2 threshold to its C2 code installed (background compilation)",
+            Param::C2Queue => "compiles waiting for C2 when a unit asks for it (they scale its C2 thresholds)",
             Param::ChainCall24Ns => "ns a Groovy 2.4 dynamic call adds from interpreted or C1 code (its chain run out of line)",
             Param::C1Compile24Ns => "c1_compile_ns on the machine the Groovy 2.4 rows ran on",
             Param::C2Compile24Ns => "c2_compile_ns on the machine the Groovy 2.4 rows ran on",
+            Param::C2Queue24 => "c2_queue for the Groovy 2.4 rows' fresh loops",
         }
     }
 
@@ -550,9 +567,11 @@ impl Params {
             Param::MetaclassWritePerMethodNs => Slot::Nanos(&mut self.metaclass_write_per_method_ns),
             Param::C1CompileNs => Slot::Nanos(&mut self.c1_compile_ns),
             Param::C2CompileNs => Slot::Nanos(&mut self.c2_compile_ns),
+            Param::C2Queue => Slot::Count(&mut self.c2_queue),
             Param::ChainCall24Ns => Slot::Nanos(&mut self.chain_call_2_4_ns),
             Param::C1Compile24Ns => Slot::Nanos(&mut self.c1_compile_2_4_ns),
             Param::C2Compile24Ns => Slot::Nanos(&mut self.c2_compile_2_4_ns),
+            Param::C2Queue24 => Slot::Count(&mut self.c2_queue_2_4),
         }
     }
 
@@ -610,6 +629,7 @@ impl Params {
             c1_call_ns: self.chain_call_2_4_ns,
             c1_compile_ns: self.c1_compile_2_4_ns,
             c2_compile_ns: self.c2_compile_2_4_ns,
+            c2_queue: self.c2_queue_2_4,
             ..self.clone()
         }
     }
@@ -626,6 +646,9 @@ impl Params {
             c1_back_edge_notify: 1 << 13,
             c1_latency_ns: self.c1_compile_ns as u64,
             c2_latency_ns: self.c2_compile_ns as u64,
+            c2_queue: self.c2_queue,
+            tier4_load_feedback: 3,
+            c2_threads: 1,
             recompilation_cutoff: self.per_method_recompilation_cutoff,
             bytecode_recompilation_cutoff: self.per_bytecode_recompilation_cutoff,
             method_trap_limit: self.per_method_trap_limit,
