@@ -42,12 +42,14 @@
 //!   OSR code at that code's next back-edge report: 2^`Tier0BackedgeNotifyFreqLog` interpreted
 //!   back-edges, 2^`Tier3BackedgeNotifyFreqLog` (13, `compiler_globals.hpp`) in C1 code.
 //!
-//! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::common`: C1 code (tier 3) asks for C2
-//!   by the counts of its `MethodData` (`backedge_count_delta`), which the tier-3 compile creates:
-//!   the interpreter counts into it while C1 compiles, so the count toward
-//!   `Tier4BackEdgeThreshold` starts at the C1 request, not at the C1 code's install. (Measured
-//!   here: a fresh loop whose C2 queue was empty asked for C2 at back-edge 101 376 =
-//!   60 416 + 40 960, its C1 code installed 14 000 to 30 000 back-edges after the request.)
+//! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::common` (case `CompLevel_full_profile`):
+//!   C1 code (tier 3) asks for C2 by its `MethodData`'s counts (`backedge_count_delta`), and the
+//!   tier-3 compile creates that `MethodData` before it builds anything (`c1/c1_Compilation.cpp`,
+//!   `Compilation::compile_java_method`: `ensure_method_data`); the interpreter counts into it
+//!   from then on, so the count toward `Tier4BackEdgeThreshold` starts at the C1 request, not at
+//!   the C1 code's install. (Measured here: a fresh loop whose C2 queue was empty asked for C2
+//!   at back-edge 101 376 = 60 416 + 40 960, its C1 code installed 14 000 to 30 000 back-edges
+//!   after the request.)
 //! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::threshold_scale` and
 //!   `LoopPredicate::apply`: the C2 thresholds are multiplied by
 //!   `queue / (Tier4LoadFeedback x C2 compiler threads) + 1`, the C2 queue being the compiles

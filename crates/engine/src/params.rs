@@ -162,7 +162,7 @@ pub struct Params {
     /// every call is a guard miss and a relink ([`SiteCache::Relink`]) in a loop that stays
     /// interpreted: the log-mean of its four rows (531, 639, 419 and 433 ms an op of 100 000
     /// iterations: 4.98 us an iteration) less the iteration's three calls run out of line
-    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 3.3 us.
+    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 4.0 us.
     pub selection_2_4_ns: f64,
     /// Groovy 2.4's `C.metaClass.m = {..}` on an existing ExpandoMetaClass, used by
     /// [`Params::groovy_2_4`]. Read off the Groovy 2.4 density sweep, where it is the only cost
@@ -179,26 +179,33 @@ pub struct Params {
     /// C1 code, which do not inline it: the site's whole method-handle chain (the SwitchPoint,
     /// metaclass and receiver guards, argument conversions, the target) run out of line. It
     /// stands for both lower tiers ([`Params::groovy_2_4`] sets `interpreter_call_ns` and
-    /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Pinned by the `length`
-    /// sweep's first three rows (op 1 mostly interpreted, ops 2 and 4 in C1 code); a fresh loop
-    /// measured with `-XX:+LogCompilation` here ran 1.1 us an iteration of two calls
-    /// interpreted and 0.67 to 0.9 us in C1 code. Groovy 5's `interpreter_call_ns` and
-    /// `c1_call_ns` (19 and 2.5 ns) are fitted on JMH rows whose sites sit on their cache path,
-    /// which `pic_call_ns` already charges.
+    /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Measured with
+    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (56 worlds: 7 JVMs of 8, as the
+    /// probe runs them; `task_queued` and `nmethod` stamps and back-edge counts): a median 633 ns
+    /// an iteration of two calls interpreted (op start to the C1 request at back-edge 60 416) and
+    /// 666 ns in C1 code (C1 install to the C2 request), so (633 - 42) / 2 and (666 - 14) / 2
+    /// less the iteration's own work: 310 ns. The first fresh worlds of a JVM are slower (up to
+    /// 1.1 us an iteration in the first, the runtime still compiling its own code): the length
+    /// rows pool all eight. Groovy 5's `interpreter_call_ns` and `c1_call_ns` (19 and 2.5 ns) are
+    /// fitted on JMH rows whose sites sit on their cache path, which `pic_call_ns` already charges.
     pub chain_call_2_4_ns: f64,
-    /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores shared with other
-    /// jobs), read off `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the probe's
-    /// fresh loop method: 4 to 13 ms at load 2 to 3 (7 to 67 ms at load 8 to 11, the queue and
-    /// the cores shared). The `length` sweep's first op holds it with
-    /// `chain_call_2_4_ns`.
+    /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores), read off
+    /// `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the `length` probe's fresh
+    /// loop's C1 OSR compile: median 10 ms over the 56 worlds (quartiles 7 and 13 ms).
     pub c1_compile_2_4_ns: f64,
-    /// `c2_compile_ns` likewise: 13 to 69 ms for the loop's OSR compile at load 2 to 3 (47 to
-    /// 508 ms at load 8 to 11), 13 to 23 ms for the standard entry's (the engine gives both one
-    /// latency). Pinned by the
-    /// `length` sweep's second and fourth ops (op 2 in C1 code until the OSR code is in; op 4
-    /// entering it 8192 C1 back-edges in, before the standard entry's C2 code is).
+    /// `c2_compile_ns` likewise, the loop's C2 OSR compile: median 25 ms over the 56 worlds
+    /// (quartiles 19 and 50 ms; the standard entry's C2 code followed 15 to 25 ms after the OSR
+    /// code, the engine gives both one latency). With `c2_queue_2_4` it places the `length`
+    /// sweep's knee (op 2 in C1 code until the OSR code is in; op 4 entering it 8192 C1
+    /// back-edges in, before the standard entry's C2 code is).
     pub c2_compile_2_4_ns: f64,
-    /// `c2_queue` for the Groovy 2.4 rows' fresh loops.
+    /// `c2_queue` for the Groovy 2.4 `length` probe's fresh loops: the back-edge at which the
+    /// loop asked for C2 (`task_queued`'s `backedge_count`) had a median of 142 547 over the 56
+    /// worlds = 60 416 + 2.0 x 40 960 (quartiles 1.1x and 3.0x): C2's threshold doubled, which
+    /// `threshold_scale` does with 3 compiles queued for its one thread. Those compiles are the
+    /// runtime's own (Groovy's compiler and call path for the world's new classes): 43 of the 56
+    /// worlds asked later than an empty queue lets them (back-edge 101 376), the first world of
+    /// each JVM latest (median 388 096).
     pub c2_queue_2_4: u64,
 }
 
@@ -238,16 +245,16 @@ impl Default for Params {
             c1_call_ns: 2.5,
             deopt_ns: 2_000.0,
             interpreter_slowdown: 3.2,
-            selection_2_4_ns: 3_300.0,
+            selection_2_4_ns: 4_020.0,
             metaclass_write_2_4_ns: 1_100.0,
             metaclass_write_per_method_ns: 7.5,
             c1_compile_ns: 0.0,
             c2_compile_ns: 0.0,
             c2_queue: 0,
-            chain_call_2_4_ns: 550.0,
+            chain_call_2_4_ns: 310.0,
             c1_compile_2_4_ns: 10e6,
-            c2_compile_2_4_ns: 40e6,
-            c2_queue_2_4: 0,
+            c2_compile_2_4_ns: 25e6,
+            c2_queue_2_4: 3,
         }
     }
 }
