@@ -180,8 +180,9 @@ pub struct Params {
     /// metaclass and receiver guards, argument conversions, the target) run out of line. It
     /// stands for both lower tiers ([`Params::groovy_2_4`] sets `interpreter_call_ns` and
     /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Measured with
-    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (56 worlds: 7 JVMs of 8, as the
-    /// probe runs them; `task_queued` and `nmethod` stamps and back-edge counts): a median 633 ns
+    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (`scripts/length-compiles.sh`:
+    /// 56 worlds, 7 JVMs of 8 as the probe runs them; `task_queued` and `nmethod` stamps and
+    /// back-edge counts): a median 633 ns
     /// an iteration of two calls interpreted (op start to the C1 request at back-edge 60 416) and
     /// 666 ns in C1 code (C1 install to the C2 request), so (633 - 42) / 2 and (666 - 14) / 2
     /// less the iteration's own work: 310 ns. The first fresh worlds of a JVM are slower (up to
