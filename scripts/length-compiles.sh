@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Where the Groovy 2.4 profile's compile parameters come from: runs the `length` sweep's fresh
-# loops (probes/groovy/length_compiles.groovy) in JVMS JVMs of 8 worlds each, as the probe runs
-# them, under -XX:+LogCompilation, and prints the medians over every world: the interpreted and
+# Where the Groovy 2.4 profile's compile parameters come from: runs the `length` sweep
+# (probes/groovy/sweeps.groovy length --starts: 8 fresh worlds a JVM, each op's start printed)
+# in JVMS JVMs under -XX:+LogCompilation, and prints the medians over every world: the interpreted and
 # C1 cost of an iteration, the C1 and C2 OSR compile latencies (`task_queued` to `nmethod`), the
 # back-edge at which the loop asked for C2 (scaled by C2's queue: `threshold_scale`), and the ops.
 #
@@ -19,7 +19,7 @@ command -v groovy >/dev/null || { echo "length-compiles: groovy is not installed
 for j in $(seq 1 "$jvms"); do
   echo "length-compiles: JVM $j/$jvms (load $(cut -d' ' -f1 /proc/loadavg))" >&2
   JAVA_OPTS="-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=$dir/$j.log" \
-    timeout 300 groovy --indy probes/groovy/length_compiles.groovy 15 8 31 >"$dir/$j.ops"
+    timeout 300 groovy --indy probes/groovy/sweeps.groovy length --reps 8 --warmup 15 --starts 2>"$dir/$j.ops" >/dev/null
 done
 python3 - "$dir" "$jvms" <<'PY'
 import re, statistics as st, sys
@@ -35,7 +35,9 @@ for j in range(1, jvms + 1):
         level = int(a.get("level", 4)) if m.group(1) == "task_queued" else (3 if a.get("compiler") == "c1" else 4)
         events.append((m.group(1), level, float(a["stamp"]) * 1e3, int(a.get("backedge_count", 0))))
     for line in open(f"{d}/{j}.ops"):
-        world = [tuple(map(float, x.split("+"))) for x in line.split()[3:]]
+        if not line.startswith("world "):
+            continue
+        world = [tuple(map(float, x.split("+"))) for x in line.split()[1:]]
         ops.append([t for _, t in world])
         t0, t1 = world[0][0], world[-1][0] + world[-1][1]
         ev = {(k, lv): (t, be) for k, lv, t, be in reversed(events) if t0 - 1 <= t <= t1 + 1}
