@@ -162,7 +162,7 @@ pub struct Params {
     /// every call is a guard miss and a relink ([`SiteCache::Relink`]) in a loop that stays
     /// interpreted: the log-mean of its four rows (531, 639, 419 and 433 ms an op of 100 000
     /// iterations: 4.98 us an iteration) less the iteration's three calls run out of line
-    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 4.0 us.
+    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 4.1 us.
     pub selection_2_4_ns: f64,
     /// Groovy 2.4's `C.metaClass.m = {..}` on an existing ExpandoMetaClass, used by
     /// [`Params::groovy_2_4`]. Read off the Groovy 2.4 density sweep, where it is the only cost
@@ -180,33 +180,35 @@ pub struct Params {
     /// metaclass and receiver guards, argument conversions, the target) run out of line. It
     /// stands for both lower tiers ([`Params::groovy_2_4`] sets `interpreter_call_ns` and
     /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Measured with
-    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (`scripts/length-compiles.sh`:
-    /// 56 worlds, 7 JVMs of 8 as the probe runs them; `task_queued` and `nmethod` stamps and
-    /// back-edge counts): a median 633 ns
-    /// an iteration of two calls interpreted (op start to the C1 request at back-edge 60 416) and
-    /// 666 ns in C1 code (C1 install to the C2 request), so (633 - 42) / 2 and (666 - 14) / 2
-    /// less the iteration's own work: 310 ns. The first fresh worlds of a JVM are slower (up to
-    /// 1.1 us an iteration in the first, the runtime still compiling its own code): the length
+    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (`scripts/length-compiles.sh`
+    /// and an earlier copy of its loop: 112 worlds, 14 JVMs of 8 as the probe runs them; `task_queued` and `nmethod` stamps and
+    /// back-edge counts): a median 557 ns an iteration of two calls interpreted (op start to the
+    /// C1 request at back-edge 60 416) and 608 ns in C1 code (C1 install to the C2 request), so
+    /// (557 - 42) / 2 and (608 - 14) / 2 less the iteration's own work: 258 and 297, 280 ns. The
+    /// first fresh world of a JVM is slower (up to 1.1 us an iteration, the runtime still
+    /// compiling its own code; the 550 ns this had before was read off such a world): the length
     /// rows pool all eight. Groovy 5's `interpreter_call_ns` and `c1_call_ns` (19 and 2.5 ns) are
     /// fitted on JMH rows whose sites sit on their cache path, which `pic_call_ns` already charges.
     pub chain_call_2_4_ns: f64,
     /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores), read off
     /// `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the `length` probe's fresh
-    /// loop's C1 OSR compile: median 10 ms over the 56 worlds (quartiles 7 and 13 ms).
+    /// loop's C1 OSR compile: median 10 ms over the 112 worlds (quartiles 6 and 13 ms).
     pub c1_compile_2_4_ns: f64,
-    /// `c2_compile_ns` likewise, the loop's C2 OSR compile: median 25 ms over the 56 worlds
-    /// (quartiles 19 and 50 ms; the standard entry's C2 code followed 15 to 25 ms after the OSR
-    /// code, the engine gives both one latency). With `c2_queue_2_4` it places the `length`
+    /// `c2_compile_ns` likewise, the loop's C2 OSR compile: median 20.5 ms over the 112 worlds
+    /// (quartiles 17 and 40 ms; the standard entry's C2 code followed a median 20 ms after the
+    /// OSR code, the engine gives both one latency). With `c2_queue_2_4` it places the `length`
     /// sweep's knee (op 2 in C1 code until the OSR code is in; op 4 entering it 8192 C1
     /// back-edges in, before the standard entry's C2 code is).
     pub c2_compile_2_4_ns: f64,
-    /// `c2_queue` for the Groovy 2.4 `length` probe's fresh loops: the back-edge at which the
-    /// loop asked for C2 (`task_queued`'s `backedge_count`) had a median of 142 547 over the 56
-    /// worlds = 60 416 + 2.0 x 40 960 (quartiles 1.1x and 3.0x): C2's threshold doubled, which
-    /// `threshold_scale` does with 3 compiles queued for its one thread. Those compiles are the
-    /// runtime's own (Groovy's compiler and call path for the world's new classes): 43 of the 56
-    /// worlds asked later than an empty queue lets them (back-edge 101 376), the first world of
-    /// each JVM latest (median 388 096).
+    /// `c2_queue` for the Groovy 2.4 `length` probe's fresh loops. The loop asked for C2
+    /// (`task_queued`'s `backedge_count`) at a median back-edge 134 335 over the 112 worlds
+    /// (quartiles 104 666 and 183 411; 101 376 = 60 416 + 40 960 with C2's queue empty): 85 of
+    /// them asked later than an empty queue lets them, the first world of each JVM latest
+    /// (median 361 347), because the runtime's own compiles for the new world (Groovy's
+    /// compiler, its call path for new classes) were waiting for C2. HotSpot checks at C1 code's
+    /// back-edge reports (every 8192), which the engine does not model: it asks at exactly
+    /// 60 000 + 40 000 x (1 + queue / 3), and 3 puts that (140 000) nearest the measured median
+    /// (2 gives 126 667; HotSpot's 2, rounded up to its next report, is the 134 144 measured).
     pub c2_queue_2_4: u64,
 }
 
@@ -246,15 +248,15 @@ impl Default for Params {
             c1_call_ns: 2.5,
             deopt_ns: 2_000.0,
             interpreter_slowdown: 3.2,
-            selection_2_4_ns: 4_020.0,
+            selection_2_4_ns: 4_110.0,
             metaclass_write_2_4_ns: 1_100.0,
             metaclass_write_per_method_ns: 7.5,
             c1_compile_ns: 0.0,
             c2_compile_ns: 0.0,
             c2_queue: 0,
-            chain_call_2_4_ns: 310.0,
+            chain_call_2_4_ns: 280.0,
             c1_compile_2_4_ns: 10e6,
-            c2_compile_2_4_ns: 25e6,
+            c2_compile_2_4_ns: 20e6,
             c2_queue_2_4: 3,
         }
     }
