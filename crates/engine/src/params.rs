@@ -192,7 +192,9 @@ pub struct Params {
     pub chain_call_2_4_ns: f64,
     /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores), read off
     /// `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the `length` probe's fresh
-    /// loop's C1 OSR compile: median 10 ms over the 112 worlds (quartiles 6 and 13 ms).
+    /// loop's C1 OSR compile: median 10 ms over the 112 worlds (quartiles 6 and 13 ms). The rows
+    /// hardly pin it (the loop costs about the same interpreted and in C1 code): `examples/fit.rs`
+    /// drifts it to 24 ms, which moves `length` op 1 by +1 % and op 2 by +1.4 %.
     pub c1_compile_2_4_ns: f64,
     /// `c2_compile_ns` likewise, the loop's C2 OSR compile: median 20.5 ms over the 112 worlds
     /// (quartiles 17 and 40 ms; the standard entry's C2 code followed a median 20 ms after the
