@@ -26,6 +26,7 @@ pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
 pub mod offload;
+pub mod order;
 pub mod playback;
 pub mod reading;
 pub mod runner;
