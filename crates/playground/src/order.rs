@@ -49,7 +49,7 @@ mod tests {
             let mut ours = pairs(n, keys);
             let mut std = ours.clone();
             sort_by(&mut ours, |a, b| b.0.cmp(&a.0));
-            std.sort_by(|a, b| b.0.cmp(&a.0));
+            std.sort_by_key(|p| std::cmp::Reverse(p.0));
             assert_eq!(ours, std, "n = {n}");
             let mut by_key = pairs(n, keys);
             sort_by_key(&mut by_key, |p| p.0);
