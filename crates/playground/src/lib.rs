@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod aggregate;
+pub mod base64url;
 pub mod charts;
 pub mod chrome;
 pub mod compiled;
