@@ -112,7 +112,9 @@ pub fn draw_throughput(root: DrawingArea<ChartBackend, Shift>, data: &ChartData,
     let (x_lo, x_hi) = window;
     let in_window = |x: &f64| (x_lo..=x_hi).contains(x);
     let px = |v: f64| (v * scale).round() as u32;
-    let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
+    // The family as plotters' enum: from a name (`"sans-serif"`) plotters lowercases it, which
+    // links core's Unicode case tables into the bundle.
+    let font = |size: f64| (FontFamily::SansSerif, size * scale).into_font().color(&pal.fg);
     // Room past each decade, so both end decades get a labelled tick; below the lowest one,
     // a strip of its own for the event ticks (on a gridline they looked like data).
     let (strip_lo, strip_hi) = (lo * 0.55, lo * 0.85);
@@ -199,7 +201,9 @@ pub fn draw_relinks(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, wi
         return root.present().map_err(err);
     }
     let px = |v: f64| (v * scale).round() as u32;
-    let font = |size: f64| ("sans-serif", size * scale).into_font().color(&pal.fg);
+    // The family as plotters' enum: from a name (`"sans-serif"`) plotters lowercases it, which
+    // links core's Unicode case tables into the bundle.
+    let font = |size: f64| (FontFamily::SansSerif, size * scale).into_font().color(&pal.fg);
     let (x_lo, x_hi) = window;
     let areas = root.split_evenly((data.panels.len(), 1));
     for (i, (panel, area)) in data.panels.iter().zip(areas.iter()).enumerate() {

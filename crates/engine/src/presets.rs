@@ -4,8 +4,8 @@
 use crate::dsl;
 use crate::model::Scenario;
 
+use crate::reference;
 pub use crate::reference::Published;
-use crate::reference::Reference;
 
 #[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct Preset {
@@ -19,7 +19,7 @@ pub struct Preset {
 impl Preset {
     /// The preset's row of `data/groovy_scoped_invalidation_bench.csv`, if it is a benchmark.
     pub fn published(&self) -> Option<Published> {
-        Reference::get().groovy_row(self.id)
+        reference::groovy_row(self.id)
     }
 
     pub fn scenario(&self) -> Scenario {

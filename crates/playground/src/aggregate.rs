@@ -10,6 +10,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::order;
+
 /// Classes + sites above which the blast view aggregates. Measured in the e2e `scale` check:
 /// the card drawing of ~400 elements renders in a few ms; 2,000 x 2,000 took seconds.
 pub const AGGREGATE_ABOVE: usize = 600;
@@ -236,7 +238,7 @@ impl Forest {
         let mut stack: Vec<Job> = Vec::new();
         let push_level = |stack: &mut Vec<Job>, ids: &[usize], depth: usize| {
             let mut ids: Vec<usize> = ids.to_vec();
-            ids.sort_by(|&a, &b| totals[b].relinks.cmp(&totals[a].relinks).then(a.cmp(&b)));
+            order::sort_by(&mut ids, |&a, &b| totals[b].relinks.cmp(&totals[a].relinks).then(a.cmp(&b)));
             let (mut shown, rest): (Vec<usize>, Vec<usize>) =
                 (ids.iter().take(ROWS_PER_LEVEL).copied().collect(), ids.iter().skip(ROWS_PER_LEVEL).copied().collect());
             let extra: Vec<usize> = rest.iter().copied().filter(|i| show.classes.contains(i)).collect();
@@ -255,7 +257,7 @@ impl Forest {
                 Job::More(depth, hidden) => rows.push(Row::More { depth, hidden }),
                 Job::Sites(i, depth) => {
                     let mut sites = self.sites_of[i].clone();
-                    sites.sort_by(|&a, &b| site_relinks.get(b).cmp(&site_relinks.get(a)).then(a.cmp(&b)));
+                    order::sort_by(&mut sites, |&a, &b| site_relinks.get(b).cmp(&site_relinks.get(a)).then(a.cmp(&b)));
                     let mut hidden = 0;
                     for (k, &s) in sites.iter().enumerate() {
                         if k < ROWS_PER_LEVEL || show.sites.contains(&s) {

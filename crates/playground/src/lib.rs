@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod aggregate;
+pub mod base64url;
 pub mod charts;
 pub mod chrome;
 pub mod compiled;
@@ -26,6 +27,7 @@ pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
 pub mod offload;
+pub mod order;
 pub mod playback;
 pub mod reading;
 pub mod runner;

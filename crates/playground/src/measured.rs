@@ -139,7 +139,7 @@ impl Axis {
                 kept.push(v);
             }
         }
-        kept.sort_by(f64::total_cmp);
+        crate::order::sort_by(&mut kept, f64::total_cmp);
         kept
     }
 }

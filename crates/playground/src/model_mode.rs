@@ -138,7 +138,7 @@ impl ModelSession {
             self.variants.push(variant);
         }
         let all = self.config().variants();
-        self.variants.sort_by_key(|v| all.iter().position(|x| x == v));
+        crate::order::sort_by_key(&mut self.variants, |v| all.iter().position(|x| x == v));
         self.replace_runner(self.config().clone());
         Ok(())
     }

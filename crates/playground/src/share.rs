@@ -8,13 +8,12 @@
 //! numbers) and its work estimate, a model link through the same checks as the page's knob
 //! inputs, so a link that decodes is one the page can run.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use blast_engine::model::Scenario;
 use blast_engine::policy::{parse_policies, PolicyError};
 use blast_engine::{dsl, Params, Policy, ScenarioError, Simulation};
 use std::fmt;
 
+use crate::base64url::{self, Base64Error};
 use crate::model_mode::{self, ModelLink};
 
 pub const VERSION: u32 = 1;
@@ -40,7 +39,7 @@ pub enum Link {
 
 /// The fragment (without `#`) for a scenario's text and the selected policies.
 pub fn encode(text: &str, policies: &[Policy]) -> String {
-    let mut out = format!("s={VERSION}.{}", URL_SAFE_NO_PAD.encode(text.as_bytes()));
+    let mut out = format!("s={VERSION}.{}", base64url::encode(text.as_bytes()));
     if !policies.is_empty() {
         let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
         out.push_str("&p=");
@@ -52,7 +51,7 @@ pub fn encode(text: &str, policies: &[Policy]) -> String {
 /// The fragment (without `#`) for a model session.
 pub fn encode_model(link: &ModelLink) -> String {
     let json = serde_json::to_string(link).unwrap_or_default();
-    format!("m={VERSION}.{}", URL_SAFE_NO_PAD.encode(json.as_bytes()))
+    format!("m={VERSION}.{}", base64url::encode(json.as_bytes()))
 }
 
 /// What a link was meant to open, so a refusal names the right thing.
@@ -83,7 +82,7 @@ pub enum LinkProblem {
     UnknownVersion(u32),
     /// The version is not a number (its first characters).
     BadVersion(String),
-    NotBase64(String),
+    NotBase64(Base64Error),
     NotUtf8,
     DoesNotParse(ScenarioError),
     CannotRun(ScenarioError),
@@ -177,7 +176,7 @@ fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
         Ok(v) => return Err(LinkProblem::UnknownVersion(v)),
         Err(_) => return Err(LinkProblem::BadVersion(truncate(version, 12))),
     }
-    let bytes = URL_SAFE_NO_PAD.decode(data.trim_end_matches('=').as_bytes()).map_err(|e| LinkProblem::NotBase64(e.to_string()))?;
+    let bytes = base64url::decode(data.trim_end_matches('=')).map_err(LinkProblem::NotBase64)?;
     String::from_utf8(bytes).map_err(|_| LinkProblem::NotUtf8)
 }
 
@@ -208,7 +207,7 @@ mod tests {
     use blast_engine::presets;
 
     fn encoded(text: &str) -> String {
-        format!("#s=1.{}", URL_SAFE_NO_PAD.encode(text))
+        format!("#s=1.{}", base64url::encode(text.as_bytes()))
     }
 
     #[test]
@@ -241,11 +240,11 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error() {
-        assert!(matches!(problem("#s=1.!!!not base64!!!"), LinkProblem::NotBase64(_)));
+        assert_eq!(problem("#s=1.!!!not base64!!!"), LinkProblem::NotBase64(Base64Error::BadCharacter { at: 0, byte: b'!' }));
         assert_eq!(problem("#s=garbage"), LinkProblem::NoVersion { kind: 's' });
         assert_eq!(problem("#s=x.AAAA"), LinkProblem::BadVersion("x".into()));
         assert_eq!(problem("#s=9.AAAA"), LinkProblem::UnknownVersion(9));
-        assert_eq!(problem(&format!("#s=1.{}", URL_SAFE_NO_PAD.encode([0xff, 0xfe, 0x00]))), LinkProblem::NotUtf8);
+        assert_eq!(problem(&format!("#s=1.{}", base64url::encode(&[0xff, 0xfe, 0x00]))), LinkProblem::NotUtf8);
         assert!(matches!(problem(&encoded("this is not a scenario")), LinkProblem::DoesNotParse(_)));
         assert!(matches!(problem("#s=1.AAAA&p=evil"), LinkProblem::Policies(_)));
     }
@@ -274,7 +273,7 @@ mod tests {
         let frag = encode_model(&link);
         assert!(frag.starts_with("m=1.") && frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=".contains(c)), "{frag}");
         assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));
-        let model = |json: &str| problem(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(json)));
+        let model = |json: &str| problem(&format!("#m=1.{}", base64url::encode(json.as_bytes())));
         let refused = |json: &str| match model(json) {
             LinkProblem::BadModel(why) => why,
             other => panic!("{other:?}"),
@@ -294,7 +293,8 @@ mod tests {
         let model = decode("#m=1.!!!").unwrap_err();
         assert_eq!(model.kind, LinkKind::Model);
         assert!(model.to_string().starts_with("The link's model run was not loaded: it is not valid base64url"), "{model}");
-        let hostile_knob = decode(&format!("#m=1.{}", URL_SAFE_NO_PAD.encode(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#))).unwrap_err();
+        let hostile_knob =
+            decode(&format!("#m=1.{}", base64url::encode(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#.as_bytes()))).unwrap_err();
         assert!(
             hostile_knob.to_string().starts_with("The link's model run was not loaded: ") && matches!(hostile_knob.problem, LinkProblem::BadModel(_)),
             "{hostile_knob}"

@@ -7,8 +7,8 @@ use blast_engine::presets::{self, Preset};
 use blast_engine::runtimes::{RuntimeProfile, PRESET_WORKLOAD, PROFILES};
 use yew::prelude::*;
 
-use blast_playground::format;
 use blast_playground::model_entities::Family;
+use blast_playground::{format, order};
 
 #[derive(Properties, PartialEq)]
 pub struct GalleryProps {
@@ -131,7 +131,7 @@ fn group_heading(title: &str) -> Html {
 #[function_component(Gallery)]
 pub fn gallery(p: &GalleryProps) -> Html {
     let mut list: Vec<&'static Preset> = presets::all().iter().collect();
-    list.sort_by_key(|x| family_rank(x.family));
+    order::sort_by_key(&mut list, |x| family_rank(x.family));
 
     html! {
         <section id="gallery" class="panel" aria-labelledby="gallery-title">

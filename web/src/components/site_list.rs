@@ -1,7 +1,6 @@
 //! Call sites: a receiver class and a method each (a polymorphic site more receivers and a
 //! mix); add, retarget, delete.
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use blast_engine::model::{Scenario, SiteDecl};
@@ -12,6 +11,7 @@ use crate::browser;
 use super::name_picker::NamePicker;
 use super::virtual_rows::use_window;
 use blast_playground::editor::{callable_methods, receivers_text, EditOp};
+use blast_playground::order;
 
 #[derive(Properties, PartialEq)]
 pub struct SiteListProps {
@@ -33,7 +33,9 @@ pub fn site_list(p: &SiteListProps) -> Html {
     let span = window.span;
     let shown = &p.scenario.sites[span.start..span.end];
     // Method suggestions only for the receivers on screen (one list per class, not per row).
-    let receivers: BTreeSet<&str> = shown.iter().map(|s| s.class.as_str()).chain([chosen_class.as_str()]).collect();
+    let mut receivers: Vec<&str> = shown.iter().map(|s| s.class.as_str()).chain([chosen_class.as_str()]).collect();
+    order::sort_by(&mut receivers, |a, b| a.cmp(b));
+    receivers.dedup();
     let add = {
         let (cb, name, method, chosen) = (p.on_edit.clone(), name.clone(), method.clone(), chosen_class.clone());
         Callback::from(move |e: SubmitEvent| {

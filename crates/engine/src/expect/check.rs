@@ -4,7 +4,7 @@
 use crate::fxhash::FxSet as HashSet;
 use crate::model::Scenario;
 use crate::policy::Policy;
-use crate::reference::Reference;
+use crate::reference;
 use crate::validate::{is_ident, ScenarioError, SiteIndex};
 
 use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
@@ -162,8 +162,8 @@ fn check_published(row_name: &str, metric: Metric, policies: &[Policy], path: &s
     if metric != Metric::Ops {
         return err(reference, format!("the published rows give throughput only; compare `ops`, not `{metric}`"));
     }
-    let Some(row) = Reference::get().groovy_row(row_name) else {
-        let rows: Vec<&str> = Reference::get().groovy.iter().map(|r| r.benchmark.as_str()).collect();
+    let Some(row) = reference::groovy_row(row_name) else {
+        let rows: Vec<&str> = reference::groovy_rows().iter().map(|r| r.benchmark.as_str()).collect();
         return err(format!("{reference}.row"), format!("no published row `{row_name}` (rows: {})", rows.join(", ")));
     };
     if let Some(p) = policies.iter().find(|p| row.for_policy(**p).is_none()) {

@@ -11,7 +11,6 @@ use serde::Serialize;
 
 use crate::params::Params;
 use crate::policy::Policy;
-use crate::reference::Reference;
 use crate::report::{Phase, Verdict};
 use crate::sim::Simulation;
 use crate::{Scenario, ScenarioError};
@@ -267,7 +266,7 @@ fn evaluate_one(index: usize, e: &Expectation, runs: &[RunView]) -> Outcome {
                         let value = run.metric(*metric, None);
                         let Some(reference) = (match reference {
                             FigureRef::Given(d) => Some(d.value()),
-                            FigureRef::Published(row) => Reference::get().groovy_row(row).and_then(|row| row.for_policy(p)).map(|(v, _)| v),
+                            FigureRef::Published(row) => crate::reference::groovy_row(row).and_then(|row| row.for_policy(p)).map(|(v, _)| v),
                         }) else {
                             continue; // validation refuses a policy without a published figure
                         };
@@ -279,7 +278,7 @@ fn evaluate_one(index: usize, e: &Expectation, runs: &[RunView]) -> Outcome {
                         let value = ra.metric(*metric, None) / rb.metric(*metric, None);
                         let reference = match reference {
                             FigureRef::Given(d) => Some(d.value()),
-                            FigureRef::Published(row) => Reference::get().groovy_row(row).and_then(|row| Some(row.for_policy(*a)?.0 / row.for_policy(*b)?.0)),
+                            FigureRef::Published(row) => crate::reference::groovy_row(row).and_then(|row| Some(row.for_policy(*a)?.0 / row.for_policy(*b)?.0)),
                         };
                         if let Some(reference) = reference {
                             out.compare_with(value, reference, tolerance, *metric, &[ra, rb]);
