@@ -28,6 +28,7 @@ pub mod model_runner;
 pub mod offload;
 pub mod playback;
 pub mod reading;
+pub mod rehearsal;
 pub mod runner;
 pub mod session;
 pub mod share;
