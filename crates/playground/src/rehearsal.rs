@@ -22,8 +22,10 @@ use crate::state::AppState;
 
 /// What the rehearsal has left to do.
 enum Stage {
-    /// Decode the link and open it: the reducer hands the text to the worker (`take_jobs`).
-    Open,
+    /// Decode the link as the page reads it from the address bar.
+    Decode(String),
+    /// Open it: the reducer hands the text to the worker (`take_jobs`).
+    Open(Box<Link>),
     /// The worker's turn, taken here: the job's bytes in, the reply's bytes out.
     Answer(Vec<u8>),
     /// Decode the reply and apply it (`Action::Read`).
@@ -32,10 +34,9 @@ enum Stage {
 }
 
 pub struct Rehearsal {
-    state: AppState,
+    /// Made at the first step (a state is a preset's lanes: work of its own).
+    state: Option<AppState>,
     text: String,
-    /// The link as the page reads it from the address bar.
-    link: String,
     stage: Stage,
 }
 
@@ -47,17 +48,23 @@ impl Rehearsal {
     pub fn new(bytes: usize, arrive: impl FnOnce(String) -> String) -> Rehearsal {
         let text = text(bytes.max(offload::OFFLOAD_BYTES));
         let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact])));
-        Rehearsal { state: AppState::new(), text, link, stage: Stage::Open }
+        Rehearsal { state: None, text, stage: Stage::Decode(link) }
     }
 
     /// One step (each a small part of the open, so no step is a long task); false once done.
     pub fn step(&mut self) -> bool {
+        let Some(state) = &mut self.state else {
+            self.state = Some(AppState::new());
+            return true;
+        };
         self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Open => {
-                if let Ok(Some(link @ Link::Scenario(_))) = share::decode(&self.link) {
-                    self.state.reduce(Action::open_link(link, "the rehearsal"));
-                }
-                match self.state.take_jobs().pop() {
+            Stage::Decode(link) => match share::decode(&link) {
+                Ok(Some(link @ Link::Scenario(_))) => Stage::Open(Box::new(link)),
+                _ => Stage::Done,
+            },
+            Stage::Open(link) => {
+                state.reduce(Action::open_link(*link, "the rehearsal"));
+                match state.take_jobs().pop() {
                     Some(job) => Stage::Answer(offload::encode_job(&job)),
                     None => Stage::Done,
                 }
@@ -65,7 +72,7 @@ impl Rehearsal {
             Stage::Answer(job) => Stage::Apply(offload::answer(&job)),
             Stage::Apply(reply) => {
                 if let Ok(reply) = offload::decode_reply(&reply) {
-                    self.state.reduce(Action::Read(reply));
+                    state.reduce(Action::Read(reply));
                 }
                 Stage::Done
             }
@@ -74,9 +81,10 @@ impl Rehearsal {
         !matches!(self.stage, Stage::Done)
     }
 
-    /// The throwaway state the link opened into (for the page to render its views once).
-    pub fn state(&self) -> &AppState {
-        &self.state
+    /// The throwaway state the link opened into (for the page to render its views once);
+    /// `None` before the first step.
+    pub fn state(&self) -> Option<&AppState> {
+        self.state.as_ref()
     }
 
     /// The text the rehearsal opens.
@@ -109,16 +117,19 @@ mod tests {
     fn the_rehearsal_takes_the_worker_path_and_opens_its_chain_in_a_few_steps() {
         let mut r = Rehearsal::new(0, |link| link);
         assert!(r.text().len() >= offload::OFFLOAD_BYTES, "a smaller text would be read in the reducer, not by the worker");
-        let before = r.state().session.scenario_rev;
+        assert!(r.state().is_none(), "nothing is built before the first step");
         let mut steps = 1;
         while r.step() {
             steps += 1;
-            assert!(steps <= 3, "one step per stage");
-            assert_eq!(r.state().session.scenario_rev, before, "nothing opens before the answer is applied");
+            assert!(steps <= 5, "one step per stage");
+            let s = r.state().expect("a state from the first step");
+            assert_eq!(s.session.scenario_rev, AppState::new().session.scenario_rev, "nothing opens before the answer is applied");
         }
-        let s = &r.state().session;
-        assert_eq!((steps, s.scenario.classes.len(), s.scenario.sites.len(), s.loading_sites()), (3, 8, 1, None));
+        let state = r.state().expect("a state");
+        let s = &state.session;
+        assert_eq!((steps, s.scenario.classes.len(), s.scenario.sites.len(), s.loading_sites()), (5, 8, 1, None));
         assert_eq!((s.policies.clone(), s.runner.views().len(), s.run_error.clone()), (vec![Policy::Global, Policy::Exact], 2, None));
+        assert_eq!(state.chrome.banners.len(), 1, "the link's notice, which the page renders too");
         assert!(!r.step(), "done stays done");
     }
 
