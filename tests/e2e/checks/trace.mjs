@@ -3,9 +3,7 @@
 // (script, style, layout, paint, message handling) by total time. Used by `scale.mjs` under
 // E2E_TRACE=1 to choose what to move off the page; the longtask API only says how long.
 export function longTaskSummary(buf, minMs = 50) {
-  const events = JSON.parse(buf.toString()).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const onMain = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.dur);
+  const onMain = mainThread(buf).filter((e) => e.dur);
   const tasks = onMain.filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000);
   const out = [];
   for (const t of tasks) {
@@ -24,9 +22,7 @@ export function longTaskSummary(buf, minMs = 50) {
  * time is the page's own work.
  */
 export function longestTask(buf) {
-  const events = JSON.parse(buf.toString()).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const tasks = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.name === 'RunTask' && e.dur);
+  const tasks = mainThread(buf).filter((e) => e.name === 'RunTask' && e.dur);
   return { wallMs: Math.max(0, ...tasks.map((t) => t.dur / 1000)), cpuMs: Math.max(0, ...tasks.map((t) => (t.tdur ?? t.dur) / 1000)) };
 }
 
@@ -37,9 +33,7 @@ export function longestTask(buf) {
  * compile waits for one. `inLong` counts those inside tasks of `minMs` or more.
  */
 export function mainThreadCompiles(buf, minMs = 50) {
-  const events = JSON.parse(buf.toString()).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const onMain = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X');
+  const onMain = mainThread(buf);
   const long = onMain.filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000);
   const compiles = onMain.filter((e) => /compile/i.test(e.name) && /wasm|v8/i.test(e.cat));
   const byName = {};
@@ -47,4 +41,11 @@ export function mainThreadCompiles(buf, minMs = 50) {
   const inLong = compiles.filter((c) => long.some((t) => c.ts >= t.ts && c.ts <= t.ts + t.dur)).length;
   const wasmLazy = compiles.filter((c) => c.name === 'wasm.CompileLazy');
   return { byName, inLong, wasmLazy: wasmLazy.length, wasmLazyMs: wasmLazy.reduce((a, c) => a + (c.dur || 0) / 1000, 0) };
+}
+
+/** The complete events (`ph: 'X'`) of the page's main thread (`CrRendererMain`) in a trace. */
+function mainThread(buf) {
+  const events = JSON.parse(buf.toString()).traceEvents;
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  return events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X');
 }
