@@ -10,7 +10,7 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=535.2        # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size (535.2 after the merges of 2026-12-01: poly24, longtasks, bulkgroup, modelmem); issue 11 asks for 250 (not met). Each raise and its cause: git log -p scripts/test.sh
+SIZE_BUDGET_KB=541.3        # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size (541.3 after warmlink's idle-time rehearsal of a deep link, +6.1 on 535.2); issue 11 asks for 250 (not met). Each raise and its cause: git log -p scripts/test.sh
 WORKER_BUDGET_KB=153.2      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB (one decimal): the measured size after the same merges. Each raise and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
