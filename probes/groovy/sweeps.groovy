@@ -3,7 +3,7 @@
 // global SwitchPoint only at a class's first metaclass write (its Java 7 VM plugin cannot load),
 // so its later writes invalidate nothing: docs/CALIBRATION.md, crates/engine/src/groovy24.rs.
 //
-//     groovy --indy probes/groovy/sweeps.groovy SWEEP [--reps N] [--warmup N] [--iterations N] [--times]
+//     groovy --indy probes/groovy/sweeps.groovy SWEEP [--reps N] [--warmup N] [--iterations N] [--times] [--starts]
 //
 // SWEEP is one of (param = what the sweep varies):
 //   density   write Hot.dyn0 every `param` iterations (10 .. 100000), the loop calling Hot.compute
@@ -125,17 +125,26 @@ if (sweep == 'length') {
     // method alone. So `warmup` ops of a world writing every 10 iterations first, untimed; then
     // `reps` fresh worlds (new classes, a new loop method and new call sites, which HotSpot
     // compiles from scratch), each run for 31 ops, timing ops 1, 2, 4, 11 and 31.
+    // `--starts`: each world's ops also go to stderr as `start+ms` (start in JVM uptime, ms), to
+    // line up with -XX:+LogCompilation stamps (scripts/length-compiles.sh).
+    boolean starts = args.contains('--starts')
+    def uptime = java.lang.management.ManagementFactory.getRuntimeMXBean()
     Closure warm = build('', '', writeOn('Hot'), 10, ['o.compute(i)'], 'def o = new W_Hot()')
     warmup.times { warm() }
     reps.times {
         Closure op = build('', '', writeOn('Hot'), 1000, ['o.compute(i)'], 'def o = new W_Hot()')
+        long base = System.nanoTime()
+        long up = uptime.getUptime()
+        List line = []
         (0..LENGTHS.max()).each { n ->
             long t0 = System.nanoTime()
             op()
             long t = System.nanoTime() - t0
             int k = LENGTHS.indexOf(n)
             if (k >= 0) times[k] << t
+            line << String.format('%.1f+%.2f', up + (t0 - base) / 1e6, t / 1e6)
         }
+        if (starts) System.err.println('world ' + line.join(' '))
     }
 }
 ROUNDS.times { r ->

@@ -42,6 +42,21 @@
 //!   OSR code at that code's next back-edge report: 2^`Tier0BackedgeNotifyFreqLog` interpreted
 //!   back-edges, 2^`Tier3BackedgeNotifyFreqLog` (13, `compiler_globals.hpp`) in C1 code.
 //!
+//! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::common` (case `CompLevel_full_profile`):
+//!   C1 code (tier 3) asks for C2 by its `MethodData`'s counts (`backedge_count_delta`), and the
+//!   tier-3 compile creates that `MethodData` before it builds anything (`c1/c1_Compilation.cpp`,
+//!   `Compilation::compile_java_method`: `ensure_method_data`); the interpreter counts into it
+//!   from then on, so the count toward `Tier4BackEdgeThreshold` starts at the C1 request, not at
+//!   the C1 code's install. (Measured here: a fresh loop whose C2 queue was empty asked for C2
+//!   at back-edge 101 376 = 60 416 + 40 960, its C1 code installed a median 19 000 back-edges
+//!   after the request.)
+//! - `compiler/compilationPolicy.cpp`, `CompilationPolicy::threshold_scale` and
+//!   `LoopPredicate::apply`: the C2 thresholds are multiplied by
+//!   `queue / (Tier4LoadFeedback x C2 compiler threads) + 1`, the C2 queue being the compiles
+//!   waiting for C2 when the unit reports (`Tier4LoadFeedback` 3, `compiler_globals.hpp`; one C2
+//!   thread on 2 CPUs, `CompilationPolicy::initialize`'s `CICompilerCount` ergonomics):
+//!   [`Thresholds::c2_queue`].
+//!
 //! - `prims/methodHandles.cpp`, `MethodHandles::flush_dependent_nmethods`: setting a
 //!   `MutableCallSite`'s target marks every nmethod that inlined the old one for deoptimization,
 //!   as an invalidated SwitchPoint does. A site whose target is set again every few iterations
@@ -103,6 +118,14 @@ pub struct Thresholds {
     /// C1 and at C2 (0: installed at the request).
     pub c1_latency_ns: u64,
     pub c2_latency_ns: u64,
+    /// Compiles waiting in C2's queue when the unit's C1 code reports (0: the queue is empty);
+    /// they scale its C2 thresholds (see the module header).
+    pub c2_queue: u64,
+    /// `Tier4LoadFeedback` (`compiler_globals.hpp`, 3): queued compiles per C2 compiler thread
+    /// that double the C2 thresholds.
+    pub tier4_load_feedback: u64,
+    /// C2 compiler threads (1 on 2 CPUs: `CompilationPolicy::initialize`).
+    pub c2_threads: u64,
     pub recompilation_cutoff: u32,
     pub bytecode_recompilation_cutoff: u32,
     pub method_trap_limit: u32,
@@ -121,6 +144,9 @@ impl Default for Thresholds {
             c1_back_edge_notify: 1 << 13,
             c1_latency_ns: 0,
             c2_latency_ns: 0,
+            c2_queue: 0,
+            tier4_load_feedback: 3,
+            c2_threads: 1,
             recompilation_cutoff: 400,
             bytecode_recompilation_cutoff: 200,
             method_trap_limit: 100,
@@ -322,7 +348,7 @@ impl Unit {
             // A hot method back in the interpreter: C2 at the next report, with its old profile.
             Tier::Interpreter if self.reached_c2 && !self.c2_disabled => Some((Tier::C2, t.back_edge_notify.saturating_sub(self.back_edges))),
             Tier::Interpreter => Some((Tier::C1, t.tier3_back_edges.saturating_sub(self.back_edges))),
-            Tier::C1 if !self.c2_disabled => Some((Tier::C2, t.tier4_back_edges.saturating_sub(self.back_edges))),
+            Tier::C1 if !self.c2_disabled => Some((Tier::C2, t.c2_scaled(t.tier4_back_edges).saturating_sub(self.back_edges))),
             _ => None,
         }
     }
@@ -346,7 +372,7 @@ impl Unit {
         match self.tier {
             Tier::Interpreter if self.reached_c2 && !self.c2_disabled && self.invocations >= t.tier0_invoke_notify => self.promote(Tier::C2),
             Tier::Interpreter if self.invocations >= t.tier3_invocations => self.promote(Tier::C1),
-            Tier::C1 if !self.c2_disabled && self.invocations >= t.tier4_invocations => self.promote(Tier::C2),
+            Tier::C1 if !self.c2_disabled && self.invocations >= t.c2_scaled(t.tier4_invocations) => self.promote(Tier::C2),
             _ => {}
         }
         ran
@@ -427,6 +453,9 @@ impl Unit {
             self.promote(to);
         } else {
             self.pending = Some(Pending { to, osr: true, ready_ns: (now_ns + latency as f64) as u64 });
+            // The compile's MethodData counts from here: the back-edges toward the next tier
+            // start now, while the loop runs on below (see the module header).
+            self.back_edges = 0;
         }
     }
 
@@ -437,7 +466,10 @@ impl Unit {
             self.entry = p.to;
             return;
         }
+        // The back-edges counted since the request stay counted toward the next tier.
+        let counted = self.back_edges;
         self.install_osr(p.to);
+        self.back_edges = counted;
         match t.latency_ns(p.to) {
             0 => self.entry = p.to,
             latency => self.pending = Some(Pending { to: p.to, osr: false, ready_ns: (now_ns + latency as f64) as u64 }),
@@ -520,6 +552,13 @@ impl Unit {
 }
 
 impl Thresholds {
+    /// A C2 threshold scaled by the C2 queue (`CompilationPolicy::threshold_scale`:
+    /// `queue / (Tier4LoadFeedback x threads) + 1`), in whole counts.
+    fn c2_scaled(&self, threshold: u64) -> u64 {
+        let per = (self.tier4_load_feedback * self.c2_threads).max(1);
+        threshold.saturating_mul(per.saturating_add(self.c2_queue)) / per
+    }
+
     /// The latency of a unit's first compile at `to`.
     fn latency_ns(&self, to: Tier) -> u64 {
         match to {
@@ -553,6 +592,9 @@ mod tests {
         c1_back_edge_notify: 8192,
         c1_latency_ns: 0,
         c2_latency_ns: 0,
+        c2_queue: 0,
+        tier4_load_feedback: 3,
+        c2_threads: 1,
         recompilation_cutoff: 400,
         bytecode_recompilation_cutoff: 200,
         method_trap_limit: 100,
@@ -577,6 +619,21 @@ mod tests {
         assert_eq!(u.run_loop(100_000, &T, 0.0, &FREE), TierSpans { interpreter: 0, c1: 40_000, c2: 60_000 });
         assert_eq!(u.tier(), Tier::C2);
         assert_eq!(u.stats, UnitStats { deopts: 0, recompiles: 0, compiles: 2, traps: 0 });
+    }
+
+    #[test]
+    fn a_c2_queue_scales_the_c2_thresholds() {
+        // threshold x (queue / (Tier4LoadFeedback x threads) + 1): 3 queued compiles double it,
+        // and the C1 threshold is not the C2 queue's business.
+        let t = Thresholds { c2_queue: 3, ..T };
+        let mut u = Unit::new();
+        assert_eq!(u.run_loop(200_000, &t, 0.0, &FREE), TierSpans { interpreter: 60_000, c1: 80_000, c2: 60_000 });
+        let two_threads = Thresholds { c2_queue: 3, c2_threads: 2, ..T };
+        assert_eq!(Unit::new().run_loop(200_000, &two_threads, 0.0, &FREE).c1, 60_000, "3 / 6 + 1 = 1.5x");
+        let mut v = Unit::new();
+        let tiers: Vec<Tier> = (0..10_201).map(|_| v.invoke(&t)).collect();
+        assert_eq!(tiers.iter().filter(|&&x| x == Tier::C1).count(), 10_000, "Tier4InvocationThreshold doubled too");
+        assert_eq!(tiers.last(), Some(&Tier::C2));
     }
 
     #[test]
@@ -633,10 +690,13 @@ mod tests {
         assert_eq!(u.tier(), Tier::Interpreter);
         assert_eq!(timed(&mut u, 1, &t, &mut clock, &cost).interpreter, 1);
         assert_eq!(u.tier(), Tier::C1, "the C1 OSR code is in");
-        // The standard entry's C1 compile (1 000 C1 iterations), then 39 000 more to the C2
-        // threshold, then 50 us (5 000 C1 iterations) of C2 compile.
-        assert_eq!(timed(&mut u, 45_000, &t, &mut clock, &cost), TierSpans { interpreter: 0, c1: 45_000, c2: 0 });
-        assert_eq!(u.tier(), Tier::C2);
+        // The standard entry's C1 compile (1 000 C1 iterations); the C2 threshold 40 000
+        // back-edges after the C1 request (the MethodData counts from there), 39 900 after the
+        // install; then 50 us (5 000 C1 iterations) of C2 compile.
+        assert_eq!(timed(&mut u, 44_899, &t, &mut clock, &cost), TierSpans { interpreter: 0, c1: 44_899, c2: 0 });
+        assert_eq!(u.tier(), Tier::C1);
+        assert_eq!(timed(&mut u, 1, &t, &mut clock, &cost).c1, 1);
+        assert_eq!(u.tier(), Tier::C2, "C2 OSR code in at back-edge 105 000, 45 000 after the C1 request");
         // The standard entry's C2 compile: 50 us, 10 of them in this invocation's C2 code.
         assert_eq!(timed(&mut u, 10_000, &t, &mut clock, &cost).c2, 10_000);
         u.invoke(&t);

@@ -139,6 +139,11 @@ pub struct Params {
     pub c1_compile_ns: f64,
     /// The same from the C2 threshold to the C2 code (the unit runs on in C1 meanwhile).
     pub c2_compile_ns: f64,
+    /// Compiles waiting in C2's queue when a unit's C1 code asks for C2, which scale its C2
+    /// thresholds (`CompilationPolicy::threshold_scale`, see `jit`). 0 here: the published rows
+    /// are measured after seconds of warm-up, when the queue has drained; [`Params::groovy_2_4`]
+    /// uses `c2_queue_2_4`.
+    pub c2_queue: u64,
     /// One deoptimization: making the C2 code not entrant and converting its frame to an
     /// interpreter frame. An estimate: the fit over every row drives it toward zero (the time
     /// below C2 that follows a deoptimization is what the published churn rows see, not the event).
@@ -157,7 +162,7 @@ pub struct Params {
     /// every call is a guard miss and a relink ([`SiteCache::Relink`]) in a loop that stays
     /// interpreted: the log-mean of its four rows (531, 639, 419 and 433 ms an op of 100 000
     /// iterations: 4.98 us an iteration) less the iteration's three calls run out of line
-    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 3.3 us.
+    /// (3 x `chain_call_2_4_ns`) and its interpreted work = 4.1 us.
     pub selection_2_4_ns: f64,
     /// Groovy 2.4's `C.metaClass.m = {..}` on an existing ExpandoMetaClass, used by
     /// [`Params::groovy_2_4`]. Read off the Groovy 2.4 density sweep, where it is the only cost
@@ -174,25 +179,39 @@ pub struct Params {
     /// C1 code, which do not inline it: the site's whole method-handle chain (the SwitchPoint,
     /// metaclass and receiver guards, argument conversions, the target) run out of line. It
     /// stands for both lower tiers ([`Params::groovy_2_4`] sets `interpreter_call_ns` and
-    /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Pinned by the `length`
-    /// sweep's first three rows (op 1 mostly interpreted, ops 2 and 4 in C1 code); a fresh loop
-    /// measured with `-XX:+LogCompilation` here ran 1.1 us an iteration of two calls
-    /// interpreted and 0.67 to 0.9 us in C1 code. Groovy 5's `interpreter_call_ns` and
-    /// `c1_call_ns` (19 and 2.5 ns) are fitted on JMH rows whose sites sit on their cache path,
-    /// which `pic_call_ns` already charges.
+    /// `c1_call_ns` to it): the chain, not the caller's tier, is the cost. Measured with
+    /// `-XX:+LogCompilation` on the `length` probe's fresh loops (`scripts/length-compiles.sh`
+    /// and an earlier copy of its loop: 112 worlds, 14 JVMs of 8 as the probe runs them; `task_queued` and `nmethod` stamps and
+    /// back-edge counts): a median 557 ns an iteration of two calls interpreted (op start to the
+    /// C1 request at back-edge 60 416) and 608 ns in C1 code (C1 install to the C2 request), so
+    /// (557 - 42) / 2 and (608 - 14) / 2 less the iteration's own work: 258 and 297, 280 ns. The
+    /// first fresh world of a JVM is slower (up to 1.1 us an iteration, the runtime still
+    /// compiling its own code; the 550 ns this had before was read off such a world): the length
+    /// rows pool all eight. Groovy 5's `interpreter_call_ns` and `c1_call_ns` (19 and 2.5 ns) are
+    /// fitted on JMH rows whose sites sit on their cache path, which `pic_call_ns` already charges.
     pub chain_call_2_4_ns: f64,
-    /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores shared with other
-    /// jobs), read off `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the probe's
-    /// fresh loop method: 4 to 13 ms at load 2 to 3 (7 to 67 ms at load 8 to 11, the queue and
-    /// the cores shared). The `length` sweep's first op holds it with
-    /// `chain_call_2_4_ns`.
+    /// `c1_compile_ns` on the Groovy 2.4 rows' machine (OpenJDK 17, 2 cores), read off
+    /// `-XX:+LogCompilation` (`task_queued` to `nmethod` stamps) for the `length` probe's fresh
+    /// loop's C1 OSR compile: median 10 ms over the 112 worlds (quartiles 6 and 13 ms). The rows
+    /// hardly pin it (the loop costs about the same interpreted and in C1 code): `examples/fit.rs`
+    /// drifts it to 24 ms, which moves `length` op 1 by +1 % and op 2 by +1.4 %.
     pub c1_compile_2_4_ns: f64,
-    /// `c2_compile_ns` likewise: 13 to 69 ms for the loop's OSR compile at load 2 to 3 (47 to
-    /// 508 ms at load 8 to 11), 13 to 23 ms for the standard entry's (the engine gives both one
-    /// latency). Pinned by the
-    /// `length` sweep's second and fourth ops (op 2 in C1 code until the OSR code is in; op 4
-    /// entering it 8192 C1 back-edges in, before the standard entry's C2 code is).
+    /// `c2_compile_ns` likewise, the loop's C2 OSR compile: median 20.5 ms over the 112 worlds
+    /// (quartiles 17 and 40 ms; the standard entry's C2 code followed a median 20 ms after the
+    /// OSR code, the engine gives both one latency). With `c2_queue_2_4` it places the `length`
+    /// sweep's knee (op 2 in C1 code until the OSR code is in; op 4 entering it 8192 C1
+    /// back-edges in, before the standard entry's C2 code is).
     pub c2_compile_2_4_ns: f64,
+    /// `c2_queue` for the Groovy 2.4 `length` probe's fresh loops. The loop asked for C2
+    /// (`task_queued`'s `backedge_count`) at a median back-edge 134 335 over the 112 worlds
+    /// (quartiles 104 666 and 183 411; 101 376 = 60 416 + 40 960 with C2's queue empty): 85 of
+    /// them asked later than an empty queue lets them, the first world of each JVM latest
+    /// (median 361 347), because the runtime's own compiles for the new world (Groovy's
+    /// compiler, its call path for new classes) were waiting for C2. HotSpot checks at C1 code's
+    /// back-edge reports (every 8192), which the engine does not model: it asks at exactly
+    /// 60 000 + 40 000 x (1 + queue / 3), and 3 puts that (140 000) nearest the measured median
+    /// (2 gives 126 667; HotSpot's 2, rounded up to its next report, is the 134 144 measured).
+    pub c2_queue_2_4: u64,
 }
 
 impl Default for Params {
@@ -231,14 +250,16 @@ impl Default for Params {
             c1_call_ns: 2.5,
             deopt_ns: 2_000.0,
             interpreter_slowdown: 3.2,
-            selection_2_4_ns: 3_300.0,
+            selection_2_4_ns: 4_110.0,
             metaclass_write_2_4_ns: 1_100.0,
             metaclass_write_per_method_ns: 7.5,
             c1_compile_ns: 0.0,
             c2_compile_ns: 0.0,
-            chain_call_2_4_ns: 550.0,
+            c2_queue: 0,
+            chain_call_2_4_ns: 280.0,
             c1_compile_2_4_ns: 10e6,
-            c2_compile_2_4_ns: 40e6,
+            c2_compile_2_4_ns: 20e6,
+            c2_queue_2_4: 3,
         }
     }
 }
@@ -279,9 +300,11 @@ pub enum Param {
     MetaclassWritePerMethodNs,
     C1CompileNs,
     C2CompileNs,
+    C2Queue,
     ChainCall24Ns,
     C1Compile24Ns,
     C2Compile24Ns,
+    C2Queue24,
 }
 
 /// Where a parameter's value lives in [`Params`], with its type.
@@ -293,7 +316,7 @@ enum Slot<'a> {
 }
 
 impl Param {
-    pub const ALL: [Param; 36] = [
+    pub const ALL: [Param; 38] = [
         Param::PicCapacity,
         Param::OptimizeThreshold,
         Param::FallbackThreshold,
@@ -327,9 +350,11 @@ impl Param {
         Param::MetaclassWritePerMethodNs,
         Param::C1CompileNs,
         Param::C2CompileNs,
+        Param::C2Queue,
         Param::ChainCall24Ns,
         Param::C1Compile24Ns,
         Param::C2Compile24Ns,
+        Param::C2Queue24,
     ];
 
     /// Whether `examples/fit.rs` fits it to the published and measured rows. The others keep
@@ -391,9 +416,11 @@ impl Param {
             Param::MetaclassWritePerMethodNs => "metaclass_write_per_method_ns",
             Param::C1CompileNs => "c1_compile_ns",
             Param::C2CompileNs => "c2_compile_ns",
+            Param::C2Queue => "c2_queue",
             Param::ChainCall24Ns => "chain_call_2_4_ns",
             Param::C1Compile24Ns => "c1_compile_2_4_ns",
             Param::C2Compile24Ns => "c2_compile_2_4_ns",
+            Param::C2Queue24 => "c2_queue_2_4",
         }
     }
 
@@ -433,9 +460,11 @@ impl Param {
             Param::MetaclassWritePerMethodNs => "ns a metaclass write adds per method the metaclass already holds",
             Param::C1CompileNs => "ns from a unit's C1 threshold to its C1 code installed (background compilation)",
             Param::C2CompileNs => "ns from a unit's C2 threshold to its C2 code installed (background compilation)",
+            Param::C2Queue => "compiles waiting for C2 when a unit asks for it (they scale its C2 thresholds)",
             Param::ChainCall24Ns => "ns a Groovy 2.4 dynamic call adds from interpreted or C1 code (its chain run out of line)",
             Param::C1Compile24Ns => "c1_compile_ns on the machine the Groovy 2.4 rows ran on",
             Param::C2Compile24Ns => "c2_compile_ns on the machine the Groovy 2.4 rows ran on",
+            Param::C2Queue24 => "c2_queue for the Groovy 2.4 rows' fresh loops",
         }
     }
 
@@ -550,9 +579,11 @@ impl Params {
             Param::MetaclassWritePerMethodNs => Slot::Nanos(&mut self.metaclass_write_per_method_ns),
             Param::C1CompileNs => Slot::Nanos(&mut self.c1_compile_ns),
             Param::C2CompileNs => Slot::Nanos(&mut self.c2_compile_ns),
+            Param::C2Queue => Slot::Count(&mut self.c2_queue),
             Param::ChainCall24Ns => Slot::Nanos(&mut self.chain_call_2_4_ns),
             Param::C1Compile24Ns => Slot::Nanos(&mut self.c1_compile_2_4_ns),
             Param::C2Compile24Ns => Slot::Nanos(&mut self.c2_compile_2_4_ns),
+            Param::C2Queue24 => Slot::Count(&mut self.c2_queue_2_4),
         }
     }
 
@@ -610,6 +641,7 @@ impl Params {
             c1_call_ns: self.chain_call_2_4_ns,
             c1_compile_ns: self.c1_compile_2_4_ns,
             c2_compile_ns: self.c2_compile_2_4_ns,
+            c2_queue: self.c2_queue_2_4,
             ..self.clone()
         }
     }
@@ -626,6 +658,9 @@ impl Params {
             c1_back_edge_notify: 1 << 13,
             c1_latency_ns: self.c1_compile_ns as u64,
             c2_latency_ns: self.c2_compile_ns as u64,
+            c2_queue: self.c2_queue,
+            tier4_load_feedback: 3,
+            c2_threads: 1,
             recompilation_cutoff: self.per_method_recompilation_cutoff,
             bytecode_recompilation_cutoff: self.per_bytecode_recompilation_cutoff,
             method_trap_limit: self.per_method_trap_limit,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use crate::fxhash::FxMap;
 
 use crate::model::{Event, MetaKind, Scenario, Semantics};
+use crate::name::Name;
 
 pub type ClassId = usize;
 
@@ -35,8 +36,8 @@ pub enum Target {
 /// O(log n).
 #[derive(Clone, Debug)]
 pub enum Methods<V> {
-    Small(Vec<(String, V)>),
-    Large(BTreeMap<String, V>),
+    Small(Vec<(Name, V)>),
+    Large(BTreeMap<Name, V>),
 }
 
 const SMALL: usize = 32;
@@ -56,12 +57,12 @@ impl<V> Methods<V> {
     }
 
     /// Set `name`'s value (replacing the one it had).
-    pub fn insert(&mut self, name: String, value: V) {
+    pub fn insert(&mut self, name: Name, value: V) {
         match self {
             Methods::Small(v) => match v.binary_search_by(|(m, _)| m.as_str().cmp(&name)) {
                 Ok(i) => v[i].1 = value,
                 Err(_) if v.len() >= SMALL => {
-                    let mut map: BTreeMap<String, V> = std::mem::take(v).into_iter().collect();
+                    let mut map: BTreeMap<Name, V> = std::mem::take(v).into_iter().collect();
                     map.insert(name, value);
                     *self = Methods::Large(map);
                 }
@@ -85,7 +86,7 @@ impl<V> Methods<V> {
     }
 
     /// In name order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = (&String, &V)> + '_> {
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (&Name, &V)> + '_> {
         match self {
             Methods::Small(v) => Box::new(v.iter().map(|(m, v)| (m, v))),
             Methods::Large(map) => Box::new(map.iter()),
@@ -94,9 +95,9 @@ impl<V> Methods<V> {
 }
 
 /// Like a `BTreeMap`'s: a name given twice keeps its last value. O(n log n), whatever the order.
-impl<V> FromIterator<(String, V)> for Methods<V> {
-    fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
-        let mut entries: Vec<(String, V)> = iter.into_iter().collect();
+impl<V> FromIterator<(Name, V)> for Methods<V> {
+    fn from_iter<I: IntoIterator<Item = (Name, V)>>(iter: I) -> Self {
+        let mut entries: Vec<(Name, V)> = iter.into_iter().collect();
         if entries.len() > SMALL {
             return Methods::Large(entries.into_iter().collect());
         }
@@ -111,12 +112,12 @@ impl<V> FromIterator<(String, V)> for Methods<V> {
 
 #[derive(Clone, Debug)]
 pub struct ClassRt {
-    pub name: String,
+    pub name: Name,
     pub parent: Option<ClassId>,
     /// Own methods (declared and expando-added), with a redefinition counter.
     pub own: Methods<u32>,
     /// Methods compiled into the class (what a fresh metaclass starts from).
-    pub declared: Vec<String>,
+    pub declared: Vec<Name>,
     pub per_instance: bool,
     /// Inherited methods as the class's metaclass saw them when it was built (snapshot semantics).
     view: Methods<Target>,
@@ -150,7 +151,7 @@ pub struct World {
     /// Active `use` blocks, innermost last.
     pub active_categories: Vec<usize>,
     /// Name -> id, so setup and events find a class in O(1) (lookups only; never iterated).
-    class_index: FxMap<String, ClassId>,
+    class_index: FxMap<Name, ClassId>,
     category_index: FxMap<String, usize>,
     /// Direct subclasses, so a class's subtree costs its size rather than a scan of every class.
     children: Vec<Vec<ClassId>>,
@@ -161,14 +162,14 @@ impl World {
     pub fn new(s: &Scenario) -> World {
         let mut w = World {
             semantics: s.semantics,
-            classes: Vec::new(),
-            flags: Vec::new(),
+            classes: Vec::with_capacity(s.classes.len()),
+            flags: Vec::with_capacity(s.classes.len()),
             categories: Vec::new(),
             category_names: Vec::new(),
             active_categories: Vec::new(),
-            class_index: FxMap::default(),
+            class_index: FxMap::with_capacity_and_hasher(s.classes.len(), Default::default()),
             category_index: FxMap::default(),
-            children: Vec::new(),
+            children: Vec::with_capacity(s.classes.len()),
         };
         for c in &s.classes {
             w.push_class(&c.name, c.methods.iter(), c.metaclass, true);
@@ -246,12 +247,12 @@ impl World {
     }
 
     fn push_class<'a>(&mut self, name: &str, methods: impl Iterator<Item = &'a String>, meta: MetaKind, loaded: bool) {
-        let declared: Vec<String> = methods.cloned().collect();
-        self.class_index.insert(name.to_string(), self.classes.len());
+        let declared: Vec<Name> = methods.map(|m| Name::new(m)).collect();
+        self.class_index.insert(Name::new(name), self.classes.len());
         self.children.push(Vec::new());
         self.flags.push(ClassFlags { loaded, meta });
         self.classes.push(ClassRt {
-            name: name.to_string(),
+            name: Name::new(name),
             parent: None,
             own: Methods::default(),
             declared: Vec::new(),
@@ -370,11 +371,11 @@ mod tests {
 
     #[test]
     fn methods_keep_name_order_and_the_last_value_small_or_large() {
-        let m: Methods<u32> = [("b", 1), ("a", 2), ("b", 3)].into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        let m: Methods<u32> = [("b", 1), ("a", 2), ("b", 3)].into_iter().map(|(k, v)| (k.into(), v)).collect();
         assert_eq!(m.iter().map(|(k, &v)| (k.as_str(), v)).collect::<Vec<_>>(), vec![("a", 2), ("b", 3)]);
         let mut big = m.clone();
         for i in (0..100).rev() {
-            big.insert(format!("m{i:03}"), i);
+            big.insert(format!("m{i:03}").into(), i);
         }
         big.insert("a".into(), 7);
         assert!(matches!(big, Methods::Large(_)), "past SMALL names it turns into a map");

@@ -15,10 +15,11 @@ fn report(text: &str, policy: Policy, params: &Params) -> blast_engine::RunRepor
     run(&dsl::parse(text).unwrap(), policy, params).unwrap()
 }
 
-/// Groovy 2.4's call sites with every compile installed at its threshold: these tests are about
-/// deoptimization (compile latency: `jit`'s unit tests and `groovy24`'s run-length test).
+/// Groovy 2.4's call sites with every compile installed at its unscaled threshold (no latency, C2's
+/// queue empty): these tests are about deoptimization (compile latency and the queue: `jit`'s unit
+/// tests and `groovy24`'s run-length test).
 fn groovy_2_4_at_once() -> Params {
-    Params { c1_compile_ns: 0.0, c2_compile_ns: 0.0, ..Params::default().groovy_2_4() }
+    Params { c1_compile_ns: 0.0, c2_compile_ns: 0.0, c2_queue: 0, ..Params::default().groovy_2_4() }
 }
 
 fn loop_unit(r: &blast_engine::RunReport) -> &blast_engine::sim::UnitReport {

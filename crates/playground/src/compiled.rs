@@ -169,9 +169,9 @@ mod tests {
         "measure warmup 0 ops 3\nclass Hot { compute }\nsite hot = Hot.compute\nop { loop 100000 { every 100000 { write Hot.dyn0 } call hot } }";
 
     fn sim(policy: Policy) -> Simulation {
-        // Groovy 2.4's sites, each compile installed at its threshold (no compile latency): the
+        // Groovy 2.4's sites, each compile installed at its unscaled threshold (no latency, C2's queue empty): the
         // loop is in C2 by the end of op 1.
-        let p = Params { c1_compile_ns: 0.0, c2_compile_ns: 0.0, ..Params::default().groovy_2_4() };
+        let p = Params { c1_compile_ns: 0.0, c2_compile_ns: 0.0, c2_queue: 0, ..Params::default().groovy_2_4() };
         Simulation::new(&dsl::parse(DENSITY).unwrap(), policy, &p).unwrap()
     }
 

@@ -28,7 +28,9 @@ impl History {
         if before == after {
             return;
         }
-        let same_step = typing && self.typing_lines == Some(lines(before)) && lines(before) == lines(after);
+        // Each text counted once at most: a pasted 3.5 MB `after` is counted in the paste's task.
+        let after_lines = typing.then(|| lines(after));
+        let same_step = after_lines.is_some() && self.typing_lines == Some(lines(before)) && self.typing_lines == after_lines;
         if !same_step {
             self.undo.push(before.to_string());
             if self.undo.len() > LIMIT {
@@ -36,7 +38,7 @@ impl History {
             }
         }
         self.redo.clear();
-        self.typing_lines = typing.then(|| lines(after));
+        self.typing_lines = after_lines;
     }
 
     /// The text to go back to from `current`, if any.

@@ -1,17 +1,19 @@
 // What the main thread's long tasks were made of, from a Chromium trace (Playwright's
 // browser.startTracing / stopTracing): per task of `minMs` or more, the events inside it
-// (script, style, layout, paint, message handling) by total time. Used by `scale.mjs` under
+// (script, style, layout, paint, message handling) by total time, with the task's wall and CPU
+// time and its start after the trace's first event. Used by `scale.mjs` under
 // E2E_TRACE=1 to choose what to move off the page; the longtask API only says how long.
 export function longTaskSummary(buf, minMs = 50) {
   const onMain = mainThread(buf).filter((e) => e.dur);
   const tasks = onMain.filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000);
+  const start = onMain.reduce((m, e) => Math.min(m, e.ts), Infinity);
   const out = [];
   for (const t of tasks) {
     const kids = onMain.filter((e) => e !== t && e.ts >= t.ts && e.ts + e.dur <= t.ts + t.dur);
     const by = {};
     for (const k of kids) by[k.name] = (by[k.name] || 0) + k.dur / 1000;
     const top = Object.entries(by).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([n, d]) => `${n} ${d.toFixed(0)}`);
-    out.push(`task ${(t.dur / 1000).toFixed(0)} ms: ${top.join(', ')}`);
+    out.push(`task ${(t.dur / 1000).toFixed(0)} ms (${((t.tdur ?? t.dur) / 1000).toFixed(0)} ms CPU) at +${((t.ts - start) / 1000).toFixed(0)} ms: ${top.join(', ')}`);
   }
   return out;
 }

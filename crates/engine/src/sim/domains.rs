@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 
 use crate::policy::DomainKey;
 
+use super::site::Key;
+
 /// What a guard check reads (12 bytes): kept apart from the dependents lists, so the checks of
 /// a segment over many sites read a small table.
 #[derive(Clone, Copy, Debug, Default)]
@@ -115,11 +117,44 @@ impl Domains {
     /// [`Domains::epoch`] and [`Domains::retired_by`] in one lookup.
     #[inline]
     pub fn epoch_and_retirer(&self, k: DomainKey) -> Option<(u32, Option<usize>)> {
-        let s = self.slot(k)?;
-        let bulk = if Self::class_like(k) { self.bulk_gen - s.base_gen } else { 0 };
+        Some(self.epoch_and_retirer_of(self.slot(k)?, Self::class_like(k)))
+    }
+
+    /// The slot of a link's packed key, read without unpacking it (a guard check is the state
+    /// machine's most frequent lookup), and whether it is a class-like domain.
+    #[inline]
+    fn slot_of_key(&self, k: Key) -> Option<(&Slot, bool)> {
+        let (kind, i) = k.parts();
+        let table = match kind {
+            0 => &self.global,
+            1 => &self.pending,
+            2 => &self.class,
+            _ => &self.site,
+        };
+        table.slots.get(i).filter(|s| s.exists).map(|s| (s, kind == 1 || kind == 2))
+    }
+
+    /// [`Domains::epoch`] of a link's packed key.
+    #[inline]
+    pub fn epoch_of_key(&self, k: Key) -> Option<u32> {
+        let (s, class_like) = self.slot_of_key(k)?;
+        let bulk = if class_like { self.bulk_gen - s.base_gen } else { 0 };
+        Some(s.own_epoch + bulk)
+    }
+
+    /// [`Domains::epoch_and_retirer`] of a link's packed key.
+    #[inline]
+    pub fn epoch_and_retirer_key(&self, k: Key) -> Option<(u32, Option<usize>)> {
+        let (slot, class_like) = self.slot_of_key(k)?;
+        Some(self.epoch_and_retirer_of(slot, class_like))
+    }
+
+    #[inline]
+    fn epoch_and_retirer_of(&self, s: &Slot, class_like: bool) -> (u32, Option<usize>) {
+        let bulk = if class_like { self.bulk_gen - s.base_gen } else { 0 };
         let own = s.retired_by.checked_sub(1).map(|e| e as usize);
         let by = if bulk > 0 { own.max(self.last_bulk) } else { own };
-        Some((s.own_epoch + bulk, by))
+        (s.own_epoch + bulk, by)
     }
 
     /// The domain's epoch, making the domain if it does not exist yet.
@@ -192,7 +227,8 @@ impl Domains {
 
     /// [`Domains::walk_dependents`] over every existing class domain (a bulk retirement).
     /// `ahead` is told the next domain's dependents before this one's are walked (to prefetch).
-    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(DomainKey, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
+    /// `still_holds` is told each domain's key packed ([`Key`]: what a site's link holds).
+    pub fn walk_all_class_dependents(&mut self, hit: &mut Vec<u32>, mut still_holds: impl FnMut(Key, u32) -> bool, ahead: impl Fn(u32)) -> u64 {
         let Domains { pending, class, class_like, .. } = self;
         let list = |k: DomainKey| match k {
             DomainKey::Pending(c) => (true, c as usize),
@@ -211,7 +247,8 @@ impl Domains {
             let table = if is_pending { &mut *pending } else { &mut *class };
             let dependents = &mut table.dependents[c];
             walked += 1 + dependents.len() as u64;
-            walk_list(dependents, hit, |s| still_holds(k, s), |_| {});
+            let key = Key::new(k);
+            walk_list(dependents, hit, |s| still_holds(key, s), |_| {});
         }
         walked
     }

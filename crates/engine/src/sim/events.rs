@@ -5,12 +5,12 @@
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
-use crate::policy::{self, DomainKey, Policy, Retirement, Scope};
+use crate::policy::{self, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::{Affected, RECORDED_NAMES};
 use super::program::Frame;
-use super::site::WALKED_BYTES;
+use super::site::{Key, WALKED_BYTES};
 use super::units::EventCode;
 use super::{prefetch_head, unsettle, Simulation};
 
@@ -58,7 +58,7 @@ impl Simulation {
                 // Every closure installed is a new method identity.
                 self.serial += 1;
                 let version = u32::try_from(self.serial % u32::MAX as u64).unwrap_or(1).max(1);
-                self.world.classes[c].own.insert(method.clone(), version);
+                self.world.classes[c].own.insert(crate::name::Name::new(method), version);
                 (Some(scope), Affected::Classes(vec![c]), cost)
             }
             Event::Replace { class, kind } => {
@@ -118,8 +118,11 @@ impl Simulation {
         // `ideal` retires the sites whose cached decision the change made wrong. A site that
         // stays uncacheable caches only the sentinel "select on every call", which stays right
         // whatever its target becomes (fuzz finding fuzz/regressions/scenario/ideal-vs-exact).
-        let outdated: Vec<usize> =
-            if self.policy == Policy::Ideal { changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache()).collect() } else { Vec::new() };
+        let outdated: Vec<usize> = if self.policy == Policy::Ideal {
+            changed.iter().copied().filter(|&s| self.sites[s].change_outdates_cache(&self.polys)).collect()
+        } else {
+            Vec::new()
+        };
         let retirement = policy::retirement(self.policy, &scope, &outdated);
         let live_retired = if retirement.bulk { self.domains.retire_all_classes(id) } else { self.domains.retire(&retirement.keys, id) };
         let cost = cost + live_retired as f64 * self.params.domain_retire_ns;
@@ -130,7 +133,7 @@ impl Simulation {
         // Compiled loops that inlined a retired fast chain lose their C2 code.
         let fast = std::mem::take(&mut self.fast_ordered);
         let sites = &self.sites;
-        let inlined = fast.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain)));
+        let inlined = fast.iter().filter_map(|&s| sites[s as usize].fast_link().map(|l| (s, l.domain.get())));
         let deopts = self.units.invalidate(inlined, id, self.iterations);
         self.fast_ordered = fast;
         if deopts > 0 {
@@ -168,12 +171,12 @@ impl Simulation {
                 prefetch_head(base.wrapping_add(s as usize), WALKED_BYTES);
             }
         };
-        let sites = &mut self.sites;
-        let mut holds = |k: DomainKey, s: u32| {
+        let (sites, polys) = (&mut self.sites, &mut self.polys);
+        let mut holds = |k: Key, s: u32| {
             let site = &mut sites[s as usize];
-            let holds = site.holds(k);
+            let holds = site.holds(k, polys);
             if !holds {
-                site.unregister(k);
+                site.unregister(k, polys);
             } else {
                 if site.fast_link().is_some() {
                     fast.push(s);
@@ -188,7 +191,8 @@ impl Simulation {
         for &k in &r.keys {
             // Under bulk the class domains were just walked; a key without a domain walks nothing.
             if !r.bulk {
-                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(k, s), ahead);
+                let key = Key::new(k);
+                self.work += self.domains.walk_dependents(k, &mut hit, |s| holds(key, s), ahead);
             }
         }
         let total = in_order(&hit, self.sites.len(), RECORDED_NAMES, first);

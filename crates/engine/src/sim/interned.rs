@@ -46,20 +46,26 @@ impl<T> Groups<T> {
 }
 
 impl<T: Copy + Default> Groups<T> {
-    /// Rows of `sizes[k]` items for each key `k`, filled by `fill`, which calls `put(k, item)`
-    /// once per item; each row keeps the order of its puts.
-    pub fn build(sizes: &[u32], fill: impl FnOnce(&mut dyn FnMut(usize, T))) -> Groups<T> {
-        let mut starts = Vec::with_capacity(sizes.len() + 1);
-        starts.push(0u32);
-        for &n in sizes {
-            starts.push(starts.last().copied().unwrap_or(0) + n);
+    /// Rows for the keys `0..keys`: `count` calls `add(k)` once per item of row `k`, then
+    /// `fill` calls `put(k, item)` once per item, each row keeping the order of its puts. The
+    /// offsets are the only table beside the items (each row's start is its fill cursor, then
+    /// moved one place along): at a million keys, no second or third million-entry table.
+    pub fn build(keys: usize, count: impl FnOnce(&mut dyn FnMut(usize)), fill: impl FnOnce(&mut dyn FnMut(usize, T))) -> Groups<T> {
+        // `starts[k + 1]` counts row k, then (prefix sums) is where row k ends.
+        let mut starts = vec![0u32; keys + 1];
+        count(&mut |k| starts[k + 1] += 1);
+        for k in 1..=keys {
+            starts[k] += starts[k - 1];
         }
-        let mut next = starts.clone();
-        let mut items = vec![T::default(); starts[sizes.len()] as usize];
+        let mut items = vec![T::default(); starts[keys] as usize];
+        // Row k's cursor is `starts[k]`: it starts where row k starts and ends where it ends,
+        // which is where row k + 1 starts.
         fill(&mut |k, item| {
-            items[next[k] as usize] = item;
-            next[k] += 1;
+            items[starts[k] as usize] = item;
+            starts[k] += 1;
         });
+        starts.copy_within(0..keys, 1);
+        starts[0] = 0;
         Groups { starts, items }
     }
 }
@@ -74,11 +80,8 @@ impl Groups {
     /// Ids grouped by key from `(key, id)` pairs (an id may have several keys), each group in
     /// the pairs' order.
     pub fn by_pairs(keys: usize, pairs: impl Iterator<Item = (usize, usize)> + Clone) -> Groups {
-        let mut sizes = vec![0u32; keys];
-        for (k, _) in pairs.clone() {
-            sizes[k] += 1;
-        }
-        Groups::build(&sizes, |put| pairs.for_each(|(k, id)| put(k, id as u32)))
+        let counted = pairs.clone();
+        Groups::build(keys, |add| counted.for_each(|(k, _)| add(k)), |put| pairs.for_each(|(k, id)| put(k, id as u32)))
     }
 }
 

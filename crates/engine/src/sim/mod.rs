@@ -62,6 +62,8 @@ pub struct Simulation {
     world: World,
     domains: Domains,
     sites: Vec<SiteRt>,
+    /// The polymorphic sites' state (`SiteRt::poly` indexes it).
+    polys: Vec<poly::Poly>,
     site_names: interned::Names,
     /// Method names the sites call, interned.
     methods: Vec<String>,
@@ -80,9 +82,9 @@ pub struct Simulation {
     events_total: usize,
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
-    /// Per site, the (link serial, cause as `event + 1`) of its last missed record: written
-    /// only when a stale dispatch is recorded, so it lives beside the sites, not in them.
-    last_missed: FxMap<u32, (u64, u32)>,
+    /// Stale calls and missed dispatches by site: written only when a site serves a stale
+    /// target, so they live beside the sites, not in them.
+    stale: FxMap<u32, site::Stale>,
     timeline: Timeline,
     /// Relinks by verdict since the last `advance`, which adds them to the timeline at the
     /// iteration they happened (one bucket update per step, not one per relink).
@@ -143,24 +145,26 @@ impl Simulation {
             .map(|&(receiver, method)| SiteRt::new(receiver as ClassId, method, world.resolve(receiver as ClassId, &methods[method as usize])))
             .collect();
         drop(site_keys);
+        let mut polys = Vec::with_capacity(polymorphic.len());
         for (s, receivers, weights) in polymorphic {
             let method = &methods[sites[s].method as usize];
             let targets = receivers.iter().map(|&c| world.resolve(c, method)).collect();
-            sites[s].poly = Some(Box::new(poly::Poly::new(site_names.get(s), receivers, weights, targets)));
+            sites[s].set_poly(polys.len());
+            polys.push(poly::Poly::new(site_names.get(s), receivers, weights, targets));
         }
         // A polymorphic site is listed under each of its receiver classes.
         let by_class = sites.iter().enumerate().flat_map(|(i, s): (usize, &SiteRt)| {
-            let poly = s.poly.as_deref().map(|p| p.receivers.as_slice()).unwrap_or_default();
+            let poly = s.poly().map(|p| polys[p].receivers.as_slice()).unwrap_or_default();
             std::iter::once(s.receiver()).chain(poly.iter().skip(1).copied()).map(move |c| (c, i))
         });
         let sites_by_class = interned::Groups::by_pairs(world.classes.len(), by_class);
         let total_ops = (measure.warmup_ops + measure.ops) as u64;
         let bucket = ((iterations_per_op * total_ops) / TIMELINE_BUCKETS).max(1);
         let domains = Domains::new(world.classes.len(), if policy == Policy::Ideal { sites.len() } else { 0 });
-        let loop_calls: Vec<&[u32]> = program.loops.iter().map(|l| l.calls.as_slice()).collect();
+        let loop_calls: Vec<(&[u32], bool)> = program.loops.iter().map(|l| (l.calls.as_slice(), l.calls_each_site_once)).collect();
         let mut units = units::Units::new(params, &loop_calls, sites.len(), bodies);
         for (s, site) in sites.iter().enumerate() {
-            if let Some(every) = site.poly.as_deref().and_then(|p| p.relink_period(params.site_cache)) {
+            if let Some(every) = site.poly().and_then(|p| polys[p].relink_period(params.site_cache)) {
                 units.relinked(s, every);
             }
         }
@@ -173,6 +177,7 @@ impl Simulation {
             world,
             domains,
             sites,
+            polys,
             sites_by_class,
             site_names,
             methods,
@@ -189,7 +194,7 @@ impl Simulation {
             events_total: 0,
             relinks: Vec::new(),
             relinks_total: [0; 3],
-            last_missed: FxMap::default(),
+            stale: FxMap::default(),
             timeline: Timeline::new(bucket, iterations_per_op),
             pending_relinks: [0; 3],
             work: 0,
@@ -201,12 +206,13 @@ impl Simulation {
             units,
         };
         sim.work = (sim.world.classes.len() + sim.sites.len()) as u64 + sim.world.classes.iter().map(|c| c.view_len() as u64).sum::<u64>();
-        for s in 0..sim.sites.len() {
-            sim.sites[s].true_cacheable = sim.world.cacheable(sim.sites[s].receiver(), &sim.sites[s].true_target);
-            if let Some(poly) = sim.sites[s].poly.as_deref_mut() {
-                for (r, &c) in poly.receivers.iter().enumerate() {
-                    poly.cacheable[r] = sim.world.cacheable(c, &poly.targets[r]);
-                }
+        for site in &mut sim.sites {
+            let target = site.true_target();
+            site.set_truth(target, sim.world.cacheable(site.receiver(), &target));
+        }
+        for poly in &mut sim.polys {
+            for (r, &c) in poly.receivers.iter().enumerate() {
+                poly.cacheable[r] = sim.world.cacheable(c, &poly.targets[r]);
             }
         }
         sim.refresh_bodies(0..sim.sites.len());
@@ -585,7 +591,7 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
         ("  site::Link", size_of::<site::Link>()),
         ("  world::Target", size_of::<crate::world::Target>()),
         ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
-        ("  report::SiteStats", size_of::<SiteStats>()),
+        ("  site::Counts", size_of::<site::Counts>()),
         ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
         ("model::SiteDecl (+ its strings)", size_of::<crate::model::SiteDecl>()),
         ("model::Stmt (a call, + its string)", size_of::<crate::model::Stmt>()),

@@ -38,7 +38,8 @@ impl Simulation {
         let mut changed = Vec::new();
         for s in candidates {
             let site = &mut self.sites[s];
-            if let Some(poly) = site.poly.as_deref_mut() {
+            if let Some(p) = site.poly() {
+                let poly = &mut self.polys[p];
                 let mut any = false;
                 for (r, &c) in poly.receivers.iter().enumerate() {
                     let t = self.world.resolve(c, &self.methods[site.method as usize]);
@@ -52,8 +53,7 @@ impl Simulation {
                 }
                 self.work += poly.receivers.len() as u64;
                 // The site's own fields follow its first receiver (names and views read them).
-                site.true_target = poly.targets[0];
-                site.true_cacheable = poly.cacheable[0];
+                site.set_truth(poly.targets[0], poly.cacheable[0]);
                 if any {
                     changed.push(s);
                     site.true_changed_by = cause as u32 + 1;
@@ -62,12 +62,11 @@ impl Simulation {
             }
             let t = self.world.resolve(site.receiver(), &self.methods[site.method as usize]);
             let c = self.world.cacheable(site.receiver(), &t);
-            if t != site.true_target || c != site.true_cacheable {
+            if t != site.true_target() || c != site.true_cacheable() {
                 changed.push(s);
                 site.true_changed_by = cause as u32 + 1;
             }
-            site.true_target = t;
-            site.true_cacheable = c;
+            site.set_truth(t, c);
         }
         changed
     }
@@ -110,11 +109,12 @@ mod tests {
     /// Re-resolving only the changed classes' subtrees must agree with re-resolving every site.
     fn truth_is_fresh(sim: &Simulation) -> bool {
         sim.sites.iter().all(|s| {
-            if let Some(poly) = s.poly.as_deref() {
+            if let Some(p) = s.poly() {
+                let poly = &sim.polys[p];
                 return poly.receivers.iter().zip(&poly.targets).all(|(&c, t)| *t == sim.world.resolve(c, &sim.methods[s.method as usize]));
             }
             let t = sim.world.resolve(s.receiver(), &sim.methods[s.method as usize]);
-            sim.world.cacheable(s.receiver(), &t) == s.true_cacheable && t == s.true_target
+            sim.world.cacheable(s.receiver(), &t) == s.true_cacheable() && t == s.true_target()
         })
     }
 

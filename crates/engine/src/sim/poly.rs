@@ -50,7 +50,7 @@ use crate::report::{ReceiverReport, SiteState, SiteStats, Verdict};
 use crate::world::{ClassId, Target, World};
 
 use super::domains::Domains;
-use super::site::Link;
+use super::site::{CompactTarget, Key, Link};
 use super::Simulation;
 
 #[derive(Clone, Debug)]
@@ -86,6 +86,8 @@ pub(crate) struct Poly {
     pub megamorphic: bool,
     /// Per receiver: relinks (necessary + collateral) of its entry.
     relinks: Vec<u64>,
+    /// PIC entries evicted (`SiteStats::evictions`: only a polymorphic site evicts).
+    pub evictions: u64,
 }
 
 /// FNV-1a (64-bit) of the site's name: the seed of its receiver cycle, the same on every platform.
@@ -148,6 +150,7 @@ impl Poly {
             last_missed_recorded: vec![None; n],
             megamorphic: false,
             relinks: vec![0; n],
+            evictions: 0,
         }
     }
 
@@ -160,7 +163,7 @@ impl Poly {
         }
     }
 
-    pub fn holds(&self, k: DomainKey) -> bool {
+    pub fn holds(&self, k: Key) -> bool {
         self.pic.iter().any(|e| e.link.domain == k)
     }
 
@@ -172,7 +175,7 @@ impl Poly {
     pub fn report(&self, world: &World) -> Vec<ReceiverReport> {
         (0..self.receivers.len())
             .map(|r| ReceiverReport {
-                class: world.classes[self.receivers[r]].name.clone(),
+                class: world.classes[self.receivers[r]].name.to_string(),
                 weight: self.weights[r],
                 cached: self.pic.iter().any(|e| e.receiver as usize == r),
                 relinks: self.relinks[r],
@@ -193,7 +196,7 @@ impl Poly {
     }
 
     pub fn state(&self, domains: &Domains) -> SiteState {
-        if self.pic.iter().any(|e| domains.valid(&e.link) && e.cacheable && e.link.target != self.targets[e.receiver as usize]) {
+        if self.pic.iter().any(|e| domains.valid(&e.link) && e.cacheable && e.link.target.get() != self.targets[e.receiver as usize]) {
             SiteState::Stale
         } else if self.cacheable.iter().any(|&c| !c) {
             SiteState::Uncached
@@ -208,6 +211,7 @@ impl Poly {
 impl Simulation {
     /// `n` calls of the polymorphic site `s` with the world unchanged. Returns virtual ns.
     pub(super) fn run_poly(&mut self, s: usize, n: u64) -> f64 {
+        let p = self.sites[s].poly().expect("a polymorphic site");
         let len = self.poly(s).cycle.len() as u64;
         // To the next cycle boundary, then one whole cycle: the cache is in its periodic state.
         let to_boundary = (len - self.poly(s).cursor % len) % len;
@@ -217,12 +221,12 @@ impl Simulation {
         let mut steps = warm;
         if left >= 2 * len {
             // One cycle measured, the ones after it added whole.
-            let (stats, serial) = (self.sites[s].stats.clone(), self.serial);
+            let (stats, serial) = (self.site_stats(s), self.serial);
             let cycle_cost = self.poly_calls(s, len, 0.0);
             cost += cycle_cost;
             let more = left / len - 1;
-            let (d_stats, d_serial) = (delta(&self.sites[s].stats, &stats), self.serial - serial);
-            add_times(&mut self.sites[s].stats, &d_stats, more);
+            let (d_stats, d_serial) = (delta(&self.site_stats(s), &stats), self.serial - serial);
+            self.add_times(s, p, &d_stats, more);
             self.serial += d_serial * more;
             self.poly_mut(s).cursor += more * len;
             cost = super::vsum::add_repeated(cost, cycle_cost, more);
@@ -235,12 +239,30 @@ impl Simulation {
         self.poly_calls(s, left, cost)
     }
 
-    fn poly(&self, s: usize) -> &Poly {
-        self.sites[s].poly.as_deref().expect("a polymorphic site")
+    pub(super) fn poly(&self, s: usize) -> &Poly {
+        &self.polys[self.sites[s].poly().expect("a polymorphic site")]
     }
 
     fn poly_mut(&mut self, s: usize) -> &mut Poly {
-        self.sites[s].poly.as_deref_mut().expect("a polymorphic site")
+        &mut self.polys[self.sites[s].poly().expect("a polymorphic site")]
+    }
+
+    /// Add `k` times the counters `d` to site `s` (polymorphic: its `Poly` is `polys[p]`).
+    fn add_times(&mut self, s: usize, p: usize, d: &SiteStats, k: u64) {
+        let c = &mut self.sites[s].counts;
+        c.fast_calls += d.fast_calls * k;
+        c.pic_calls += d.pic_calls * k;
+        c.selections += d.selections * k;
+        c.fallback_calls += d.fallback_calls * k;
+        let relinks = |now: u32, d: u64| u32::try_from(u64::from(now).saturating_add(d.saturating_mul(k))).unwrap_or(u32::MAX);
+        c.necessary = relinks(c.necessary, d.necessary);
+        c.collateral = relinks(c.collateral, d.collateral);
+        if d.stale_calls > 0 || d.missed > 0 {
+            let stale = self.stale.entry(s as u32).or_default();
+            stale.calls += d.stale_calls * k;
+            stale.missed += d.missed * k;
+        }
+        self.polys[p].evictions += d.evictions * k;
     }
 
     fn poly_calls(&mut self, s: usize, k: u64, mut cost: f64) -> f64 {
@@ -253,7 +275,7 @@ impl Simulation {
     /// One call: the receiver comes from the cycle, its PIC entry serves it or it is selected.
     fn poly_call(&mut self, s: usize) -> f64 {
         let (pic_ns, selection_ns) = (self.params.pic_call_ns, self.params.selection_ns);
-        let poly = self.sites[s].poly.as_deref_mut().expect("a polymorphic site");
+        let poly = &mut self.polys[self.sites[s].poly().expect("a polymorphic site")];
         let r = poly.cycle[(poly.cursor % poly.cycle.len() as u64) as usize];
         poly.cursor += 1;
         if !self.world.loaded(poly.receivers[r as usize]) {
@@ -262,8 +284,7 @@ impl Simulation {
         }
         let found = poly.pic.iter().position(|e| e.receiver == r);
         let entry = found.map(|i| poly.pic.remove(i));
-        let stats = &mut self.sites[s].stats;
-        stats.pic_calls += 1;
+        self.sites[s].counts.pic_calls += 1;
         match entry {
             Some(e) if self.domains.valid(&e.link) => {
                 // A hit moves the entry to the most recently used end (access order).
@@ -271,7 +292,7 @@ impl Simulation {
                 if cacheable {
                     self.poly_served(s, r, &e.link);
                 } else {
-                    self.sites[s].stats.selections += 1;
+                    self.sites[s].counts.selections += 1;
                 }
                 self.poly_mut(s).pic.push(e);
                 if cacheable {
@@ -285,7 +306,7 @@ impl Simulation {
                 // for this receiver (a stale sentinel is a plain miss).
                 if e.cacheable {
                     self.poly_relink_from(s, r, &e.link);
-                    self.sites[s].stats.fallback_calls += 1;
+                    self.sites[s].counts.fallback_calls += 1;
                 }
                 self.poly_select(s, r);
                 pic_ns + selection_ns
@@ -310,17 +331,17 @@ impl Simulation {
             SiteCache::Relink => 1,
         };
         let site = &mut self.sites[s];
-        site.stats.selections += 1;
-        let poly = site.poly.as_deref_mut().expect("a polymorphic site");
+        site.counts.selections += 1;
+        let poly = &mut self.polys[site.poly().expect("a polymorphic site")];
         if capacity == 0 {
             return;
         }
         if poly.pic.len() >= capacity {
             poly.pic.remove(0);
             poly.megamorphic = true;
-            site.stats.evictions += 1;
+            poly.evictions += 1;
         }
-        let link = Link { target: poly.targets[r as usize], domain, epoch, serial: self.serial };
+        let link = Link::new(domain, poly.targets[r as usize], epoch, self.serial);
         poly.pic.push(Entry { receiver: r, link, cacheable: poly.cacheable[r as usize] });
         if !poly.registered.contains(&domain) {
             poly.registered.push(domain);
@@ -330,7 +351,7 @@ impl Simulation {
 
     /// Receiver `r`'s entry failed its guard: record the relink once per retirement.
     fn poly_relink_from(&mut self, s: usize, r: u8, old: &Link) {
-        let key = (old.domain, self.domains.epoch(old.domain).unwrap_or(0));
+        let key = (old.domain.get(), self.domains.epoch(old.domain.get()).unwrap_or(0));
         let poly = self.poly_mut(s);
         if poly.last_relink_recorded[r as usize] == Some(key) {
             return;
@@ -338,26 +359,26 @@ impl Simulation {
         poly.last_relink_recorded[r as usize] = Some(key);
         poly.relinks[r as usize] += 1;
         let now = &poly.targets[r as usize];
-        let verdict = if old.target == *now { Verdict::Collateral } else { Verdict::Necessary };
+        let verdict = if old.target.get() == *now { Verdict::Collateral } else { Verdict::Necessary };
         let (new, class) = (*now, poly.receivers[r as usize]);
-        let event = self.domains.retired_by(old.domain);
-        self.record_relink_for(s, verdict, event, old.domain, &old.target, new, Some(class));
+        let event = self.domains.retired_by(old.domain.get());
+        self.record_relink_for(s, verdict, event, old, CompactTarget::new(new), Some(class));
     }
 
     /// A valid entry served receiver `r`: a stale target is a missed dispatch, recorded once.
     fn poly_served(&mut self, s: usize, r: u8, link: &Link) {
         let poly = self.poly_mut(s);
         let i = r as usize;
-        if link.target == poly.targets[i] {
+        if link.target.get() == poly.targets[i] {
             return;
         }
         let cause = poly.changed_by[i];
         let first = poly.last_missed_recorded[i] != Some((link.serial, cause));
         poly.last_missed_recorded[i] = Some((link.serial, cause));
         let (new, class) = (poly.targets[i], poly.receivers[i]);
-        self.sites[s].stats.stale_calls += 1;
+        self.stale.entry(s as u32).or_default().calls += 1;
         if first {
-            self.record_relink_for(s, Verdict::Missed, cause.map(|e| e as usize), link.domain, &link.target, new, Some(class));
+            self.record_relink_for(s, Verdict::Missed, cause.map(|e| e as usize), link, CompactTarget::new(new), Some(class));
         }
     }
 }
@@ -377,18 +398,6 @@ fn delta(now: &SiteStats, before: &SiteStats) -> SiteStats {
     }
 }
 
-fn add_times(stats: &mut SiteStats, d: &SiteStats, k: u64) {
-    stats.fast_calls += d.fast_calls * k;
-    stats.pic_calls += d.pic_calls * k;
-    stats.selections += d.selections * k;
-    stats.fallback_calls += d.fallback_calls * k;
-    stats.stale_calls += d.stale_calls * k;
-    stats.necessary += d.necessary * k;
-    stats.collateral += d.collateral * k;
-    stats.missed += d.missed * k;
-    stats.evictions += d.evictions * k;
-}
-
 #[cfg(test)]
 mod tests {
     //! The polymorphic state machine call by call: monomorphic -> polymorphic -> LRU eviction
@@ -406,7 +415,7 @@ mod tests {
     }
 
     fn names(sim: &Simulation) -> Vec<String> {
-        sim.poly(0).cached().map(|c| sim.world.classes[c].name.clone()).collect()
+        sim.poly(0).cached().map(|c| sim.world.classes[c].name.to_string()).collect()
     }
 
     #[test]
@@ -433,16 +442,16 @@ mod tests {
         s.run_poly(0, 1);
         assert_eq!(names(&s), ["Round", "Circle"], "polymorphic: a second entry");
         s.run_poly(0, 6);
-        assert_eq!((s.poly(0).pic.len(), s.sites[0].stats.evictions, s.site_state(0)), (8, 0, SiteState::Pic), "the PIC is full");
+        assert_eq!((s.poly(0).pic.len(), s.site_stats(0).evictions, s.site_state(0)), (8, 0, SiteState::Pic), "the PIC is full");
         s.run_poly(0, 1);
-        assert_eq!(s.sites[0].stats.evictions, 1);
+        assert_eq!(s.site_stats(0).evictions, 1);
         assert_eq!(names(&s).first().map(String::as_str), Some("Circle"), "Round, least recently used, was evicted");
         assert_eq!(s.site_state(0), SiteState::Megamorphic);
         // Round comes back: a miss that evicts Circle; every call of a cycle of 9 through an LRU
         // of 8 misses.
-        let before = s.sites[0].stats.selections;
+        let before = s.site_stats(0).selections;
         s.run_poly(0, 90);
-        assert_eq!((s.sites[0].stats.selections - before, s.sites[0].stats.evictions), (90, 91));
+        assert_eq!((s.site_stats(0).selections - before, s.site_stats(0).evictions), (90, 91));
     }
 
     #[test]
@@ -451,7 +460,7 @@ mod tests {
         // Round, then the seven next ones, Round again (a hit), then the ninth: Circle goes.
         s.poly_mut(0).cycle = vec![0, 1, 2, 3, 4, 5, 6, 7, 0, 8];
         s.run_poly(0, 10);
-        assert_eq!(s.sites[0].stats.evictions, 1);
+        assert_eq!(s.site_stats(0).evictions, 1);
         assert!(names(&s).contains(&"Round".to_string()) && !names(&s).contains(&"Circle".to_string()), "{:?}", names(&s));
     }
 
@@ -463,7 +472,7 @@ mod tests {
         s.run_poly(0, 8);
         let rs = s.relinks_since(0);
         assert!(rs.iter().all(|r| r.verdict == Verdict::Collateral), "a new method leaves area() where it was");
-        rs.iter().map(|r| s.world.classes[r.receiver.expect("a polymorphic site's relink names its receiver")].name.clone()).collect()
+        rs.iter().map(|r| s.world.classes[r.receiver.expect("a polymorphic site's relink names its receiver")].name.to_string()).collect()
     }
 
     #[test]
@@ -498,10 +507,10 @@ mod tests {
         let mut slow = sim(site, Policy::Exact);
         let cost = fast.run_poly(0, 10_007);
         let slow_cost = slow.poly_calls(0, 10_007, 0.0);
-        assert_eq!(fast.sites[0].stats, slow.sites[0].stats);
+        assert_eq!(fast.site_stats(0), slow.site_stats(0));
         assert_eq!((fast.serial, fast.poly(0).cursor), (slow.serial, slow.poly(0).cursor));
         assert!((cost - slow_cost).abs() < 1e-6 * slow_cost, "{cost} vs {slow_cost}");
-        assert!(fast.sites[0].stats.evictions > 100, "nine receivers thrash an LRU of eight");
+        assert!(fast.site_stats(0).evictions > 100, "nine receivers thrash an LRU of eight");
         assert!(fast.work_done() < 1_000, "a long run steps through a few cycles only: {}", fast.work_done());
     }
 

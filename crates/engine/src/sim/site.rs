@@ -6,35 +6,121 @@ use std::num::NonZeroU32;
 
 use crate::params::Params;
 use crate::policy::DomainKey;
-use crate::report::{RelinkRecord, SiteState, SiteStats, Verdict};
+use crate::report::{RelinkRecord, SiteState, Verdict};
 use crate::world::{ClassId, Target, World};
 
 use super::domains::Domains;
+use super::poly::Poly;
 use super::Simulation;
 
 /// Relink records kept (the totals count every one).
 const MAX_RELINK_RECORDS: usize = 20_000;
 
+/// Bits of a [`Key`] that hold the id (plus one); the two above them hold the kind.
+const ID_BITS: u32 = 30;
+const ID_MASK: u32 = (1 << ID_BITS) - 1;
+// Every id a key holds is a class or site id (validated, and `Simulation::inject` refuses a
+// class past the cap), so id + 1 fits below the kind bits.
+const _: () = assert!(crate::validate::MAX_CLASSES < ID_MASK as usize);
+const _: () = assert!(crate::validate::MAX_SITES < ID_MASK as usize);
+
+/// A [`DomainKey`] in four bytes (a link and a site's last relink hold one): the kind in the
+/// top two bits, the id plus one below, so it is never 0 and `Option<(Key, u32)>` is 8 bytes.
+/// Equal keys are equal domains, so a guard compares them as integers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Key(NonZeroU32);
+
+impl Key {
+    #[inline]
+    pub fn new(k: DomainKey) -> Key {
+        let (kind, id) = match k {
+            DomainKey::Global => (0, 0),
+            DomainKey::Pending(c) => (1, c),
+            DomainKey::Class(c) => (2, c),
+            DomainKey::Site(s) => (3, s),
+        };
+        debug_assert!(id < ID_MASK, "domain ids are class or site ids, capped below 2^30");
+        Key(NonZeroU32::new((kind << ID_BITS) | (id + 1)).unwrap_or(NonZeroU32::MIN))
+    }
+
+    /// The kind (0 global, 1 pending, 2 class, 3 site: [`kind_bit`] shifts by it) and the id.
+    #[inline]
+    pub fn parts(self) -> (u32, usize) {
+        let v = self.0.get();
+        (v >> ID_BITS, ((v & ID_MASK) - 1) as usize)
+    }
+
+    #[inline]
+    pub fn get(self) -> DomainKey {
+        let v = self.0.get();
+        let id = (v & ID_MASK) - 1;
+        match v >> ID_BITS {
+            0 => DomainKey::Global,
+            1 => DomainKey::Pending(id),
+            2 => DomainKey::Class(id),
+            _ => DomainKey::Site(id),
+        }
+    }
+}
+
+// A method's owner is a class id; `Dynamic` and `Missing` take the two owners past every class.
+const _: () = assert!(crate::validate::MAX_CLASSES < u32::MAX as usize - 1);
+
+/// A [`Target`] in eight bytes (a site holds two: its true target and its link's): a method as
+/// (owner, version); a category as (category, `u32::MAX`), a version no method has (versions
+/// are 0 or `serial % u32::MAX` at least 1, `sim::events`); `Dynamic` and `Missing` as owners
+/// no class has. One encoding per target, so equal bits are equal targets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CompactTarget {
+    a: u32,
+    b: u32,
+}
+
+impl CompactTarget {
+    #[inline]
+    pub fn new(t: Target) -> CompactTarget {
+        let (a, b) = match t {
+            Target::Method { owner, version } => (owner, version),
+            Target::Category { category } => (category, u32::MAX),
+            Target::Dynamic => (u32::MAX, 0),
+            Target::Missing => (u32::MAX - 1, 0),
+        };
+        debug_assert!(matches!(t, Target::Category { .. }) || b != u32::MAX, "no method version is u32::MAX");
+        CompactTarget { a, b }
+    }
+
+    #[inline]
+    pub fn get(self) -> Target {
+        match (self.a, self.b) {
+            (category, u32::MAX) => Target::Category { category },
+            (u32::MAX, _) => Target::Dynamic,
+            (a, _) if a == u32::MAX - 1 => Target::Missing,
+            (owner, version) => Target::Method { owner, version },
+        }
+    }
+}
+
 /// In declaration order (`repr(C)`), the domain first: see [`SiteRt`]'s layout.
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct Link {
-    pub domain: DomainKey,
-    pub target: Target,
+    pub domain: Key,
+    pub target: CompactTarget,
     pub epoch: u32,
     pub serial: u64,
 }
 
-/// In declaration order (`repr(C)`): the flags (where `Option`'s tag lives) and the link's
-/// domain in the entry's first 16 bytes, what an event's walk reads.
+impl Link {
+    pub fn new(domain: DomainKey, target: Target, epoch: u32, serial: u64) -> Link {
+        Link { domain: Key::new(domain), target: CompactTarget::new(target), epoch, serial }
+    }
+}
+
+/// A monomorphic site's inline cache entry (its flags are in [`SiteRt::flags`]: `PIC`,
+/// `PIC_CACHEABLE`, `PIC_SEEN`).
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub(crate) struct PicEntry {
-    /// `false` = the "uncacheable" sentinel: every hit re-selects.
-    cacheable: bool,
-    /// Whether a call has reached the entry since it was stored (a miss stores it and calls
-    /// it; a reset after a fallback storm stores it for the next call to find).
-    seen: bool,
     link: Link,
     /// Consecutive-hit count (lives on the wrapper, as in Groovy).
     hits: u64,
@@ -63,46 +149,91 @@ pub(crate) struct Steady {
     pub position: u32,
 }
 
+/// A site's counters that every run touches ([`SiteStats`] in the report). The rare ones live
+/// elsewhere: stale calls and missed dispatches in `Simulation::stale` (only a site serving a
+/// stale target has them), evictions in `Poly` (only a polymorphic site evicts). Relinks are
+/// 32 bits: at most one per retirement of a domain the site holds, so at most one per event
+/// and receiver; they saturate rather than wrap.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub(crate) struct Counts {
+    /// First: the walk settles a steady site into it.
+    pub fast_calls: u64,
+    pub pic_calls: u64,
+    pub selections: u64,
+    pub fallback_calls: u64,
+    pub necessary: u32,
+    pub collateral: u32,
+}
+
+/// What a site serving a stale target has (`Simulation::stale`; few sites do): its stale calls
+/// and missed dispatches, and for a monomorphic site the (link serial, cause as `event + 1`)
+/// of its last missed record (a polymorphic site keeps one per receiver in its `Poly`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stale {
+    pub calls: u64,
+    pub missed: u64,
+    pub last: Option<(u64, u32)>,
+}
+
+/// `SiteRt::flags`.
+const GIVEN_UP: u8 = 1;
+const TRUE_CACHEABLE: u8 = 2;
+/// The PIC holds an entry (`SiteRt::pic` is meaningful).
+const PIC: u8 = 4;
+/// `false` = the "uncacheable" sentinel: every hit re-selects.
+const PIC_CACHEABLE: u8 = 8;
+/// Whether a call has reached the entry since it was stored (a miss stores it and calls it; a
+/// reset after a fallback storm stores it for the next call to find).
+const PIC_SEEN: u8 = 16;
+
 /// The bytes at the head of a [`SiteRt`] that an event's walk reads (see its layout; a test
 /// checks the fields).
-pub(super) const WALKED_BYTES: usize = 88;
+pub(super) const WALKED_BYTES: usize = 72;
 
 /// Laid out in declaration order (`repr(C)`): what an event's walk over the sites it retires
-/// reads (`poly`, `mode`, `registered`, `steady`, the PIC entry's flags and domain) comes
-/// first, in the first 48 bytes (88 with a steady site's `stats.fast_calls`), so a walk that
-/// visits sites far apart touches one or two cache lines of each, not the whole 200 bytes
-/// (the compiler's order spread them over four).
+/// reads (`mode`, `registered`, `flags`, `poly`, `steady`, the PIC entry's domain) comes first,
+/// in the first 36 bytes (72 with a steady site's `counts.fast_calls`), so a walk that visits
+/// sites far apart touches one or two cache lines of each, not the whole site. 136 bytes: ids,
+/// domain keys and targets in 32-bit words, flags in bits, polymorphic sites and rare counters
+/// beside the sites.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub(crate) struct SiteRt {
-    /// The receivers, cycle and multi-entry PIC of a polymorphic site (`sim::poly`); boxed,
-    /// so a monomorphic site stays as small as it was.
-    pub poly: Option<Box<super::poly::Poly>>,
     pub mode: Mode,
     /// Domains whose dependents list holds this site, one bit per kind of domain
     /// ([`kind_bit`]): a monomorphic site's links are guarded by its receiver's pending or class
     /// domain, its own (`ideal`) or the global one, so the kind names the domain.
     registered: u8,
-    given_up: bool,
-    pub true_cacheable: bool,
+    /// `GIVEN_UP`, `TRUE_CACHEABLE`, and the PIC entry's `PIC`, `PIC_CACHEABLE`, `PIC_SEEN`.
+    flags: u8,
     /// The receiver class (`ClassId`; class ids fit in 32 bits, see [`Target`]).
     receiver: u32,
+    /// A polymorphic site's receivers, cycle and multi-entry PIC (`sim::poly`): its index in
+    /// `Simulation::polys`, plus one (few sites are polymorphic).
+    poly: Option<NonZeroU32>,
+    /// Index into `Simulation::methods` (method names interned once).
+    pub method: u32,
     pub steady: Option<Steady>,
     /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
     /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
-    pic: Option<PicEntry>,
-    /// Next to the PIC: the walk settles a steady site into `stats.fast_calls`.
-    pub stats: SiteStats,
+    pic: PicEntry,
+    /// Next to the PIC: the walk settles a steady site into `counts.fast_calls`.
+    pub counts: Counts,
     fallback_count: u64,
-    /// Index into `Simulation::methods` (method names interned once).
-    pub method: u32,
     rounds: u32,
     /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
     /// 32 bits: the work cap).
     pub true_changed_by: u32,
-    pub true_target: Target,
-    last_relink_recorded: Option<(DomainKey, u32)>,
+    true_target: CompactTarget,
+    last_relink_recorded: Option<(Key, u32)>,
 }
+
+/// A site's runtime state is this size (the per-site memory bound, issue 8, counts on it).
+const _: () = assert!(std::mem::size_of::<SiteRt>() <= 136);
+
+/// A parked [`PicEntry`] (no entry: `PIC` is clear).
+const NO_PIC: PicEntry = PicEntry { link: Link { domain: Key(NonZeroU32::MIN), target: CompactTarget { a: 0, b: 0 }, epoch: 0, serial: 0 }, hits: 0 };
 
 impl SiteRt {
     pub fn new(receiver: ClassId, method: u32, true_target: Target) -> SiteRt {
@@ -110,60 +241,104 @@ impl SiteRt {
             receiver: receiver as u32,
             method,
             mode: Mode::Default,
-            pic: None,
+            flags: TRUE_CACHEABLE,
+            pic: NO_PIC,
             fallback_count: 0,
             rounds: 0,
-            given_up: false,
-            true_target,
-            true_cacheable: true,
+            true_target: CompactTarget::new(true_target),
             true_changed_by: 0,
             last_relink_recorded: None,
-            stats: SiteStats::default(),
+            counts: Counts::default(),
             registered: 0,
             steady: None,
             poly: None,
         }
     }
 
+    /// The site's index in `Simulation::polys`, when it is polymorphic.
+    #[inline]
+    pub fn poly(&self) -> Option<usize> {
+        self.poly.map(|p| p.get() as usize - 1)
+    }
+
+    /// Make the site polymorphic: its `Poly` is `polys[index]`. Sites are capped far below 2^32.
+    pub fn set_poly(&mut self, index: usize) {
+        self.poly = u32::try_from(index + 1).ok().and_then(NonZeroU32::new);
+    }
+
     pub fn receiver(&self) -> ClassId {
         self.receiver as ClassId
     }
 
-    /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
-    pub fn holds(&self, k: DomainKey) -> bool {
-        if let Some(poly) = &self.poly {
-            return poly.holds(k);
+    pub fn true_target(&self) -> Target {
+        self.true_target.get()
+    }
+
+    pub fn true_cacheable(&self) -> bool {
+        self.flags & TRUE_CACHEABLE != 0
+    }
+
+    /// What a fresh selection dispatches to now, and whether it may be cached (the oracle's).
+    pub fn set_truth(&mut self, target: Target, cacheable: bool) {
+        self.true_target = CompactTarget::new(target);
+        self.set_flag(TRUE_CACHEABLE, cacheable);
+    }
+
+    fn given_up(&self) -> bool {
+        self.flags & GIVEN_UP != 0
+    }
+
+    #[inline]
+    fn set_flag(&mut self, bit: u8, on: bool) {
+        if on {
+            self.flags |= bit;
+        } else {
+            self.flags &= !bit;
         }
-        self.pic.as_ref().is_some_and(|e| e.link.domain == k)
+    }
+
+    /// The PIC entry's link, when there is one.
+    #[inline]
+    fn pic_link(&self) -> Option<&Link> {
+        (self.flags & PIC != 0).then_some(&self.pic.link)
+    }
+
+    #[inline]
+    fn clear_pic(&mut self) {
+        self.flags &= !(PIC | PIC_CACHEABLE | PIC_SEEN);
+    }
+
+    /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
+    pub fn holds(&self, k: Key, polys: &[Poly]) -> bool {
+        if let Some(p) = self.poly() {
+            return polys[p].holds(k);
+        }
+        self.pic_link().is_some_and(|l| l.domain == k)
     }
 
     /// Whether a change of the site's true target or cacheability (just refreshed) makes what
     /// it caches wrong: any cached link does, and so does the uncacheable sentinel once the
     /// receiver is cacheable again; a sentinel for a receiver that stays uncacheable does not.
-    pub fn change_outdates_cache(&self) -> bool {
-        if let Some(poly) = &self.poly {
-            return poly.change_outdates_cache();
+    pub fn change_outdates_cache(&self, polys: &[Poly]) -> bool {
+        if let Some(p) = self.poly() {
+            return polys[p].change_outdates_cache();
         }
-        self.true_cacheable || self.pic.as_ref().is_some_and(|e| e.cacheable)
+        self.true_cacheable() || self.flags & (PIC | PIC_CACHEABLE) == PIC | PIC_CACHEABLE
     }
 
     /// The fast chain's link, when the site is on it (see [`Mode::Fast`]).
+    #[inline]
     pub fn fast_link(&self) -> Option<&Link> {
         match self.mode {
-            Mode::Fast => self.pic.as_ref().map(|e| &e.link),
+            Mode::Fast => self.pic_link(),
             Mode::Default => None,
         }
     }
 
-    /// The PIC entry, on the paths that just found one.
-    fn entry(&mut self) -> &mut PicEntry {
-        self.pic.as_mut().expect("the PIC holds an entry on this path")
-    }
-
     /// Called when a walk of `k`'s dependents finds the site no longer holds it.
-    pub fn unregister(&mut self, k: DomainKey) {
-        if let Some(poly) = &mut self.poly {
-            poly.unregister(k);
+    pub fn unregister(&mut self, k: Key, polys: &mut [Poly]) {
+        if let Some(p) = self.poly() {
+            polys[p].unregister(k.get());
         }
         self.registered &= !kind_bit(k);
     }
@@ -176,43 +351,29 @@ impl SiteRt {
     /// Leave the steady state at loop iteration `now`, counting the calls made in it.
     pub fn settle(&mut self, now: u64) {
         if let Some(st) = self.steady.take() {
-            self.stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
+            self.counts.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
         }
-    }
-
-    /// Stats as of loop iteration `now` (a steady site's calls are counted lazily).
-    pub fn stats_at(&self, now: u64) -> SiteStats {
-        let mut stats = self.stats.clone();
-        if let Some(st) = self.steady {
-            stats.fast_calls += u64::from(st.calls_per_iteration.get()) * (now - st.since);
-        }
-        stats
     }
 
     /// The visible state of the site (for the blast view).
-    pub fn state(&self, domains: &Domains) -> SiteState {
-        if let Some(poly) = &self.poly {
-            return poly.state(domains);
+    pub fn state(&self, domains: &Domains, polys: &[Poly]) -> SiteState {
+        if let Some(p) = self.poly() {
+            return polys[p].state(domains);
         }
         match self.fast_link() {
             Some(l) if domains.valid(l) && l.target != self.true_target => SiteState::Stale,
             Some(l) if domains.valid(l) => SiteState::Linked,
             Some(_) => SiteState::FallingBack,
-            None if !self.true_cacheable => SiteState::Uncached,
-            None if self.given_up => SiteState::GivenUp,
+            None if !self.true_cacheable() => SiteState::Uncached,
+            None if self.given_up() => SiteState::GivenUp,
             None => SiteState::Pic,
         }
     }
 }
-
 /// A monomorphic site's registration bit for a domain of `k`'s kind (see `SiteRt::registered`).
-fn kind_bit(k: DomainKey) -> u8 {
-    match k {
-        DomainKey::Global => 1,
-        DomainKey::Pending(_) => 2,
-        DomainKey::Class(_) => 4,
-        DomainKey::Site(_) => 8,
-    }
+#[inline]
+fn kind_bit(k: Key) -> u8 {
+    1 << k.parts().0
 }
 
 /// The parameters a site's run reads, copied out of [`Params`] once per run (the state
@@ -244,14 +405,14 @@ impl SiteParams {
 
 impl Domains {
     pub fn valid(&self, l: &Link) -> bool {
-        self.epoch(l.domain) == Some(l.epoch)
+        self.epoch_of_key(l.domain) == Some(l.epoch)
     }
 
     /// `None` while `l`'s guard holds; once it fails, its domain's epoch and last retirer (what
     /// a relink records), in the one lookup.
     #[inline]
     fn guard(&self, l: &Link) -> Option<(u32, Option<usize>)> {
-        match self.epoch_and_retirer(l.domain) {
+        match self.epoch_and_retirer_key(l.domain) {
             Some((epoch, _)) if epoch == l.epoch => None,
             now => Some(now.unwrap_or((0, None))),
         }
@@ -280,7 +441,7 @@ impl Simulation {
         let epoch = self.domains.open(domain);
         self.serial += 1;
         let site = &self.sites[s];
-        (Link { target: site.true_target, domain, epoch, serial: self.serial }, site.true_cacheable)
+        (Link { target: site.true_target, domain: Key::new(domain), epoch, serial: self.serial }, site.true_cacheable())
     }
 
     /// Selection replacing a link whose guard failed: record the relink once per retirement.
@@ -296,50 +457,54 @@ impl Simulation {
         }
         site.last_relink_recorded = Some(key);
         let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
-        self.record_relink(s, verdict, event, old.domain, &old.target);
+        self.record_relink(s, verdict, event, old);
     }
 
-    fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, domain: DomainKey, old: &Target) {
+    fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link) {
         let new = self.sites[s].true_target;
-        self.record_relink_for(s, verdict, event, domain, old, new, None);
+        self.record_relink_for(s, verdict, event, old, new, None);
     }
 
-    /// A relink (or missed dispatch) of site `s`; `receiver` names the receiver class whose
-    /// entry it was on a polymorphic site.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn record_relink_for(
-        &mut self,
-        s: usize,
-        verdict: Verdict,
-        event: Option<usize>,
-        domain: DomainKey,
-        old: &Target,
-        new: Target,
-        receiver: Option<ClassId>,
-    ) {
-        let site = &mut self.sites[s];
+    /// A relink (or missed dispatch) of site `s` from link `old` to target `new`; `receiver`
+    /// names the receiver class whose entry it was on a polymorphic site. Inlined: every site a
+    /// retirement hit comes through here; what few of them do (a missed dispatch, one of the
+    /// first records) is out of line.
+    #[inline]
+    pub(super) fn record_relink_for(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
+        let counts = &mut self.sites[s].counts;
         match verdict {
-            Verdict::Necessary => site.stats.necessary += 1,
-            Verdict::Collateral => site.stats.collateral += 1,
-            Verdict::Missed => site.stats.missed += 1,
+            Verdict::Necessary => counts.necessary = counts.necessary.saturating_add(1),
+            Verdict::Collateral => counts.collateral = counts.collateral.saturating_add(1),
+            Verdict::Missed => self.count_missed(s),
         }
         self.relinks_total[verdict as usize] += 1;
         // Counted into the timeline with the step's cost, at the same iteration (`advance`).
         self.pending_relinks[verdict as usize] += 1;
         if self.relinks.len() < MAX_RELINK_RECORDS {
-            self.relinks.push(RelinkRecord {
-                site: s,
-                phase: self.phase,
-                op: self.op_index,
-                t_ms: self.now_ns / 1e6,
-                event,
-                domain,
-                verdict,
-                old_target: *old,
-                new_target: new,
-                receiver,
-            });
+            self.keep_relink(s, verdict, event, old, new, receiver);
         }
+    }
+
+    #[cold]
+    fn count_missed(&mut self, s: usize) {
+        self.stale.entry(s as u32).or_default().missed += 1;
+    }
+
+    /// One of the first [`MAX_RELINK_RECORDS`] relinks: its record, the compact keys read back.
+    #[cold]
+    fn keep_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
+        self.relinks.push(RelinkRecord {
+            site: s,
+            phase: self.phase,
+            op: self.op_index,
+            t_ms: self.now_ns / 1e6,
+            event,
+            domain: old.domain.get(),
+            verdict,
+            old_target: old.target.get(),
+            new_target: new.get(),
+            receiver,
+        });
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.
@@ -352,12 +517,13 @@ impl Simulation {
 
     #[cold]
     fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
-        self.sites[s].stats.stale_calls += calls;
         let cause = self.sites[s].true_changed_by;
         let key = (link.serial, cause);
-        if self.last_missed.insert(s as u32, key) != Some(key) {
+        let stale = self.stale.entry(s as u32).or_default();
+        stale.calls += calls;
+        if stale.last.replace(key) != Some(key) {
             let cause = cause.checked_sub(1).map(|e| e as usize);
-            self.record_relink(s, Verdict::Missed, cause, link.domain, &link.target);
+            self.record_relink(s, Verdict::Missed, cause, link);
         }
     }
 
@@ -365,15 +531,16 @@ impl Simulation {
     fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
         let site = &mut self.sites[s];
         // The new entry evicts the one for the same receiver, the only one there is.
-        site.pic = None;
+        site.clear_pic();
         if self.params.pic_capacity == 0 {
             return;
         }
-        let domain = link.domain;
-        site.pic = Some(PicEntry { link, cacheable, hits: 0, seen: false });
-        if site.registered & kind_bit(domain) == 0 {
-            site.registered |= kind_bit(domain);
-            self.domains.depend(domain, s as u32);
+        let bit = kind_bit(link.domain);
+        site.pic = PicEntry { link, hits: 0 };
+        site.flags |= if cacheable { PIC | PIC_CACHEABLE } else { PIC };
+        if site.registered & bit == 0 {
+            site.registered |= bit;
+            self.domains.depend(link.domain.get(), s as u32);
         }
     }
 
@@ -395,8 +562,8 @@ impl Simulation {
                         let until_reset = (p.fallback_threshold + 1).saturating_sub(site.fallback_count).max(1);
                         let k = left.min(until_reset);
                         site.fallback_count += k;
-                        site.stats.selections += k;
-                        site.stats.fallback_calls += k;
+                        site.counts.selections += k;
+                        site.counts.fallback_calls += k;
                         cost += k as f64 * p.selection_ns;
                         left -= k;
                         if site.fallback_count > p.fallback_threshold {
@@ -408,7 +575,7 @@ impl Simulation {
                         }
                     } else {
                         cost += left as f64 * p.fast_call_ns;
-                        self.sites[s].stats.fast_calls += left;
+                        self.sites[s].counts.fast_calls += left;
                         self.served(s, &link, left);
                         left = 0;
                     }
@@ -419,8 +586,8 @@ impl Simulation {
                     self.select(s);
                     self.serial += left - 1;
                     let site = &mut self.sites[s];
-                    site.stats.selections += left;
-                    site.stats.pic_calls += left;
+                    site.counts.selections += left;
+                    site.counts.pic_calls += left;
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
                     left = 0;
                 }
@@ -435,60 +602,62 @@ impl Simulation {
     /// Inlined into `run_calls`, its one caller.
     #[inline(always)]
     fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
-        let Some(entry) = self.sites[s].pic else {
+        let site = &self.sites[s];
+        if site.flags & PIC == 0 {
             return self.pic_miss(s, left, cost, p);
-        };
-        let guard = self.domains.guard(&entry.link);
+        }
+        let (link, flags) = (site.pic.link, site.flags);
+        let guard = self.domains.guard(&link);
         let valid = guard.is_none();
-        if !entry.cacheable {
+        if flags & PIC_CACHEABLE == 0 {
             if valid {
                 let site = &mut self.sites[s];
                 let k = *left;
-                site.stats.selections += k;
-                site.stats.pic_calls += k;
+                site.counts.selections += k;
+                site.counts.pic_calls += k;
                 *left = 0;
                 *cost += k as f64 * (p.pic_call_ns + p.selection_ns);
                 return;
             }
             // A stale sentinel is a miss.
-            self.sites[s].pic = None;
+            self.sites[s].clear_pic();
             return self.pic_miss(s, left, cost, p);
         }
         let site = &mut self.sites[s];
-        if !entry.seen {
-            site.entry().seen = true;
-            site.entry().hits = 0;
+        if flags & PIC_SEEN == 0 {
+            site.flags |= PIC_SEEN;
+            site.pic.hits = 0;
             if valid {
-                site.stats.pic_calls += 1;
+                site.counts.pic_calls += 1;
                 *left -= 1;
-                self.served(s, &entry.link, 1);
+                self.served(s, &link, 1);
                 *cost += p.pic_call_ns;
                 if *left > 0 {
-                    self.pic_hits(s, &entry.link, false, left, cost, p);
+                    self.pic_hits(s, &link, false, left, cost, p);
                 }
                 return;
             }
         } else if valid {
-            return self.pic_hits(s, &entry.link, false, left, cost, p);
+            return self.pic_hits(s, &link, false, left, cost, p);
         } else {
-            site.entry().hits += 1;
+            site.pic.hits += 1;
         }
         // A stale PIC entry: promotion may still install its (stale) chain, then the guard fails.
         let site = &mut self.sites[s];
-        if site.entry().hits > p.optimize_threshold {
-            site.entry().hits = 0;
+        if site.pic.hits > p.optimize_threshold {
+            site.pic.hits = 0;
             if site.rounds > p.fallback_cutoff {
-                site.given_up = true;
+                site.flags |= GIVEN_UP;
             } else {
                 site.mode = Mode::Fast;
             }
         }
-        self.relink_from(s, &entry.link, guard.unwrap_or((0, None)));
+        self.relink_from(s, &link, guard.unwrap_or((0, None)));
         let site = &mut self.sites[s];
         site.fallback_count += 1;
-        site.stats.selections += 1;
-        site.stats.fallback_calls += 1;
-        site.stats.pic_calls += 1;
+        site.counts.selections += 1;
+        site.counts.fallback_calls += 1;
+        site.counts.pic_calls += 1;
         *left -= 1;
         if site.fallback_count > p.fallback_threshold && site.mode == Mode::Fast {
             site.mode = Mode::Default;
@@ -502,10 +671,10 @@ impl Simulation {
             // The next call finds the fresh entry (valid: its domain's epoch was just read)
             // for the first time: the first branch above, taken here without a second lookup.
             let site = &mut self.sites[s];
-            if let Some(e) = site.pic.as_mut().filter(|e| e.cacheable && *left > 0) {
-                e.seen = true;
-                e.hits = 0;
-                site.stats.pic_calls += 1;
+            if site.flags & (PIC | PIC_CACHEABLE) == PIC | PIC_CACHEABLE && *left > 0 {
+                site.flags |= PIC_SEEN;
+                site.pic.hits = 0;
+                site.counts.pic_calls += 1;
                 *left -= 1;
                 *cost += p.pic_call_ns;
                 if *left > 0 {
@@ -520,15 +689,15 @@ impl Simulation {
         let (fresh, cacheable) = self.select(s);
         self.pic_put(s, fresh, cacheable);
         let site = &mut self.sites[s];
-        if let Some(e) = site.pic.as_mut() {
-            e.seen = true;
+        if site.flags & PIC != 0 {
+            site.flags |= PIC_SEEN;
         }
-        site.stats.selections += 1;
-        site.stats.pic_calls += 1;
+        site.counts.selections += 1;
+        site.counts.pic_calls += 1;
         *left -= 1;
         *cost += p.selection_ns + p.pic_call_ns;
         // The next call hits the entry just stored (valid: its domain's epoch was just read).
-        if cacheable && site.pic.is_some() && site.mode == Mode::Default && *left > 0 {
+        if cacheable && site.flags & PIC != 0 && site.mode == Mode::Default && *left > 0 {
             self.pic_hits(s, &fresh, true, left, cost, p);
         }
     }
@@ -540,18 +709,18 @@ impl Simulation {
     #[inline(always)]
     fn pic_hits(&mut self, s: usize, link: &Link, fresh: bool, left: &mut u64, cost: &mut f64, p: &SiteParams) {
         let site = &mut self.sites[s];
-        let hits = site.entry().hits;
+        let hits = site.pic.hits;
         let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
         let k = (*left).min(need);
-        site.stats.pic_calls += k;
+        site.counts.pic_calls += k;
         *left -= k;
         let promoted = hits + k > p.optimize_threshold;
-        site.entry().hits = if promoted { 0 } else { hits + k };
+        site.pic.hits = if promoted { 0 } else { hits + k };
         if promoted {
             if site.rounds > p.fallback_cutoff {
                 // Give up for good: the default target keeps serving from the PIC.
-                site.given_up = true;
-                site.stats.pic_calls += *left;
+                site.flags |= GIVEN_UP;
+                site.counts.pic_calls += *left;
                 let rest = *left;
                 *left = 0;
                 if !fresh {
@@ -597,27 +766,56 @@ mod tests {
     fn what_an_event_walk_reads_is_at_the_head_of_a_site() {
         use std::mem::{offset_of, size_of};
         let ends = [
-            offset_of!(SiteRt, poly) + size_of::<Option<Box<crate::sim::poly::Poly>>>(),
             offset_of!(SiteRt, mode) + 1,
             offset_of!(SiteRt, registered) + 1,
+            offset_of!(SiteRt, flags) + 1,
+            offset_of!(SiteRt, poly) + size_of::<Option<NonZeroU32>>(),
             offset_of!(SiteRt, steady) + size_of::<Option<Steady>>(),
-            offset_of!(SiteRt, pic) + offset_of!(PicEntry, link) + offset_of!(Link, domain) + size_of::<DomainKey>(),
-            offset_of!(SiteRt, stats) + offset_of!(SiteStats, fast_calls) + 8,
+            offset_of!(SiteRt, pic) + offset_of!(PicEntry, link) + offset_of!(Link, domain) + size_of::<Key>(),
+            offset_of!(SiteRt, counts) + offset_of!(Counts, fast_calls) + 8,
         ];
         assert!(ends.iter().all(|&e| e <= WALKED_BYTES), "{ends:?}");
-        assert_eq!(offset_of!(PicEntry, cacheable), 0, "the entry's flags (where `Option` keeps its tag) come first");
+        assert_eq!((size_of::<SiteRt>(), size_of::<Link>(), size_of::<Option<(Key, u32)>>()), (136, 24, 8));
+    }
+
+    #[test]
+    fn compact_keys_and_targets_read_back_and_compare_as_the_values_they_hold() {
+        let top = crate::validate::MAX_CLASSES.max(crate::validate::MAX_SITES) as u32;
+        let keys: Vec<DomainKey> =
+            [0, 1, top - 1].into_iter().flat_map(|i| [DomainKey::Global, DomainKey::Pending(i), DomainKey::Class(i), DomainKey::Site(i)]).collect();
+        let top = crate::validate::MAX_CLASSES as u32 - 1;
+        let targets: Vec<Target> = [0, 1, top]
+            .into_iter()
+            .flat_map(|i| {
+                [
+                    Target::Method { owner: i, version: 0 },
+                    Target::Method { owner: i, version: u32::MAX - 1 },
+                    Target::Category { category: i },
+                    Target::Dynamic,
+                    Target::Missing,
+                ]
+            })
+            .collect();
+        for a in &keys {
+            assert_eq!(Key::new(*a).get(), *a);
+            assert!(keys.iter().all(|b| (Key::new(*a) == Key::new(*b)) == (a == b)), "{a:?}");
+        }
+        for a in &targets {
+            assert_eq!(CompactTarget::new(*a).get(), *a);
+            assert!(targets.iter().all(|b| (CompactTarget::new(*a) == CompactTarget::new(*b)) == (a == b)), "{a:?}");
+        }
     }
 
     #[test]
     fn a_miss_selects_then_consecutive_hits_promote_to_the_fast_chain() {
         let mut s = sim("snapshot", Policy::Exact);
         assert_eq!(calls(&mut s, 1), SiteState::Pic, "the first call misses the PIC and selects");
-        assert_eq!((s.sites[0].stats.selections, s.sites[0].stats.pic_calls), (1, 1));
+        assert_eq!((s.site_stats(0).selections, s.site_stats(0).pic_calls), (1, 1));
         assert_eq!(calls(&mut s, 2), SiteState::Pic, "two hits: not past the threshold yet");
         assert_eq!(calls(&mut s, 1), SiteState::Linked, "the third hit promotes");
-        assert_eq!(s.sites[0].stats.pic_calls, 4);
+        assert_eq!(s.site_stats(0).pic_calls, 4);
         assert_eq!(calls(&mut s, 10), SiteState::Linked);
-        assert_eq!((s.sites[0].stats.fast_calls, s.sites[0].stats.selections), (10, 1), "fast calls never select");
+        assert_eq!((s.site_stats(0).fast_calls, s.site_stats(0).selections), (10, 1), "fast calls never select");
     }
 
     #[test]
@@ -627,7 +825,7 @@ mod tests {
         write(&mut s, "A", "other");
         assert_eq!(s.site_state(0), SiteState::FallingBack, "the guard fails, the chain stays installed");
         assert_eq!(calls(&mut s, 2), SiteState::FallingBack);
-        assert_eq!((s.sites[0].stats.fallback_calls, s.sites[0].stats.collateral), (2, 1), "one relink per retirement, however many calls");
+        assert_eq!((s.site_stats(0).fallback_calls, s.site_stats(0).collateral), (2, 1), "one relink per retirement, however many calls");
         assert_eq!(calls(&mut s, 1), SiteState::Pic, "the third failure resets to the default target with a fresh selection");
         assert_eq!(s.sites[0].rounds, 1);
         assert_eq!(calls(&mut s, 4), SiteState::Linked, "and the site promotes again");
@@ -644,9 +842,9 @@ mod tests {
         }
         assert_eq!(s.sites[0].rounds, 2);
         assert_eq!(s.site_state(0), SiteState::GivenUp, "promotion after the second round gives up instead");
-        let pic_calls = s.sites[0].stats.pic_calls;
+        let pic_calls = s.site_stats(0).pic_calls;
         assert_eq!(calls(&mut s, 100), SiteState::GivenUp);
-        assert_eq!(s.sites[0].stats.pic_calls, pic_calls + 100, "served from the PIC for good");
+        assert_eq!(s.site_stats(0).pic_calls, pic_calls + 100, "served from the PIC for good");
     }
 
     #[test]
@@ -655,11 +853,11 @@ mod tests {
         calls(&mut s, 4);
         write(&mut s, "A", "m");
         calls(&mut s, 1);
-        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 0), "A.m was redefined");
+        assert_eq!((s.site_stats(0).necessary, s.site_stats(0).collateral), (1, 0), "A.m was redefined");
         calls(&mut s, 6);
         write(&mut s, "A", "unrelated");
         calls(&mut s, 1);
-        assert_eq!((s.sites[0].stats.necessary, s.sites[0].stats.collateral), (1, 1), "A.m is what it was");
+        assert_eq!((s.site_stats(0).necessary, s.site_stats(0).collateral), (1, 1), "A.m is what it was");
         assert_eq!(s.relinks_since(0).iter().map(|r| r.verdict).collect::<Vec<_>>(), vec![Verdict::Necessary, Verdict::Collateral]);
     }
 
@@ -673,11 +871,11 @@ mod tests {
         calls(&mut s, 4);
         write(&mut s, "P", "n");
         assert_eq!(calls(&mut s, 5), SiteState::Stale);
-        assert_eq!((s.sites[0].stats.missed, s.sites[0].stats.stale_calls), (1, 5), "recorded once, every call counted");
+        assert_eq!((s.site_stats(0).missed, s.site_stats(0).stale_calls), (1, 5), "recorded once, every call counted");
         let mut h = Simulation::new(&dsl::parse(text).unwrap(), Policy::Hierarchy, &params).unwrap();
         calls(&mut h, 4);
         write(&mut h, "P", "n");
         calls(&mut h, 1);
-        assert_eq!((h.sites[0].stats.missed, h.sites[0].stats.necessary), (0, 1), "hierarchy retires the subclass");
+        assert_eq!((h.site_stats(0).missed, h.site_stats(0).necessary), (0, 1), "hierarchy retires the subclass");
     }
 }

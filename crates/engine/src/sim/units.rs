@@ -117,12 +117,12 @@ pub(crate) struct Units {
 }
 
 impl Units {
-    /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated).
-    pub fn new(params: &Params, loops: &[&[u32]], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
-        let mut times = vec![0u32; site_count];
-        let mut sizes = vec![0u32; site_count];
-        each_site_loop(loops, &mut times, |s, _| sizes[s] += 1);
-        let site_loops = Groups::build(&sizes, |put| each_site_loop(loops, &mut times, put));
+    /// `loops[l]` = the sites loop `l` calls (in call order, maybe repeated), and whether it
+    /// calls each of them once.
+    pub fn new(params: &Params, loops: &[(&[u32], bool)], site_count: usize, bodies: Vec<(ClassId, u32, f64)>) -> Units {
+        let mut times = Vec::new();
+        let mut counted = Vec::new();
+        let site_loops = Groups::build(site_count, |add| each_site_loop(loops, &mut counted, |s, _| add(s)), |put| each_site_loop(loops, &mut times, put));
         Units {
             thresholds: params.thresholds(),
             loops: vec![Unit::new(); loops.len()],
@@ -238,8 +238,18 @@ impl Units {
 
 /// Calls `f(site, (loop, times per iteration))` for each loop calling each site, loops in
 /// order; `times` is scratch, one zero per site (left zeroed).
-fn each_site_loop(loops: &[&[u32]], times: &mut [u32], mut f: impl FnMut(usize, (u32, u32))) {
-    for (l, calls) in loops.iter().enumerate() {
+fn each_site_loop(loops: &[(&[u32], bool)], times: &mut Vec<u32>, mut f: impl FnMut(usize, (u32, u32))) {
+    for (l, &(calls, once)) in loops.iter().enumerate() {
+        if once {
+            calls.iter().for_each(|&s| f(s as usize, (l as u32, 1)));
+            continue;
+        }
+        // Counters by site (all back to 0 after each loop), made only for a loop that may call
+        // a site more than once.
+        let top = calls.iter().max().map_or(0, |&s| s as usize + 1);
+        if times.len() < top {
+            times.resize(top, 0);
+        }
         for &s in calls.iter() {
             times[s as usize] += 1;
         }
@@ -285,12 +295,12 @@ impl Simulation {
                 _ => 0.0,
             };
             // A polymorphic site's body is its receivers' bodies averaged over the mix.
-            let body = match self.sites[s].poly.as_deref() {
+            let body = match self.sites[s].poly().map(|p| &self.polys[p]) {
                 Some(poly) => {
                     let total: f64 = poly.weights.iter().map(|&w| f64::from(w)).sum();
                     poly.targets.iter().zip(&poly.weights).map(|(t, &w)| body_of(t) * f64::from(w)).sum::<f64>() / total
                 }
-                None => body_of(&self.sites[s].true_target),
+                None => body_of(&self.sites[s].true_target()),
             };
             let u = &mut self.units;
             let old = std::mem::replace(&mut u.site_body[s], body);

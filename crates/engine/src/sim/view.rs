@@ -5,6 +5,7 @@ use crate::policy::{self, Policy};
 use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, SiteStats, TimelinePoint, WorldNames};
 use crate::world::ClassId;
 
+use super::site::Key;
 use super::units::{DeoptRecord, UnitReport};
 use super::Simulation;
 
@@ -75,7 +76,21 @@ impl Simulation {
 
     /// Site `i`'s counters so far, without its report's text (a UI polls these per frame).
     pub fn site_stats(&self, i: usize) -> SiteStats {
-        self.sites[i].stats_at(self.iterations)
+        let site = &self.sites[i];
+        let c = site.counts;
+        let stale = self.stale.get(&(i as u32)).copied().unwrap_or_default();
+        let steady = site.steady.map_or(0, |st| u64::from(st.calls_per_iteration.get()) * (self.iterations - st.since));
+        SiteStats {
+            fast_calls: c.fast_calls + steady,
+            pic_calls: c.pic_calls,
+            selections: c.selections,
+            fallback_calls: c.fallback_calls,
+            stale_calls: stale.calls,
+            necessary: u64::from(c.necessary),
+            collateral: u64::from(c.collateral),
+            missed: stale.missed,
+            evictions: site.poly().map_or(0, |p| self.polys[p].evictions),
+        }
     }
 
     /// Site `i`'s outcome so far, with its names and target as text.
@@ -83,12 +98,12 @@ impl Simulation {
         let st = &self.sites[i];
         SiteReport {
             name: self.site_names.get(i).to_string(),
-            class: self.world.classes[st.receiver()].name.clone(),
+            class: self.world.classes[st.receiver()].name.to_string(),
             method: self.methods[st.method as usize].clone(),
             state: self.site_state(i),
-            target: self.target_text(&st.true_target),
-            stats: st.stats_at(self.iterations),
-            receivers: st.poly.as_deref().map_or_else(Vec::new, |p| p.report(&self.world)),
+            target: self.target_text(&st.true_target()),
+            stats: self.site_stats(i),
+            receivers: st.poly().map_or_else(Vec::new, |p| self.polys[p].report(&self.world)),
         }
     }
 
@@ -141,7 +156,7 @@ impl Simulation {
             timeline: self.timeline.points(),
             units: self.units.report(),
             deopts: self.units.deopts.clone(),
-            names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.clone()).collect(), categories: self.world.category_names.clone() },
+            names: WorldNames { classes: self.world.classes.iter().map(|c| c.name.to_string()).collect(), categories: self.world.category_names.clone() },
         }
     }
 
@@ -172,7 +187,7 @@ impl Simulation {
 
     /// The visible state of a site right now (for the blast view).
     pub fn site_state(&self, s: usize) -> SiteState {
-        self.sites[s].state(&self.domains)
+        self.sites[s].state(&self.domains, &self.polys)
     }
 
     /// Which sites a class-attributed write on `class` would retire now (the what-if view).
@@ -183,7 +198,7 @@ impl Simulation {
             .keys
             .iter()
             .flat_map(|&k| self.domains.dependents(k).iter().map(move |&s| (k, s as usize)))
-            .filter(|&(k, s)| self.sites[s].holds(k))
+            .filter(|&(k, s)| self.sites[s].holds(Key::new(k), &self.polys))
             .map(|(_, s)| s)
             .collect();
         hit.sort_unstable();
