@@ -29,6 +29,7 @@ use crate::components::tour::{self, Tour};
 use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::store::{use_store, Store};
+use crate::warm;
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
@@ -100,12 +101,14 @@ pub fn app() -> Html {
             browser::remember_tour_done();
         }
     });
-    // A first visit's comparison starts once the page is built (`AppState::autoplay`).
+    // A first visit's comparison starts once the page is built (`AppState::autoplay`), and the
+    // page rehearses opening a big link while idle (`warm`).
     {
         let store = store.clone();
         use_effect_with(mounted == PAGE_PARTS, move |&done| {
             if done {
                 store.dispatch(Action::Autoplay);
+                warm::rehearse();
             }
         });
     }
@@ -188,19 +191,19 @@ pub fn app() -> Html {
 /// The scenario's parts the components read, built once per scenario change: a 100,000-site
 /// world is not copied (nor its props compared element by element) every frame.
 #[derive(PartialEq)]
-struct ScenarioParts {
-    scenario: Rc<Scenario>,
+pub(crate) struct ScenarioParts {
+    pub(crate) scenario: Rc<Scenario>,
     /// Declared classes and those the program loads (the runner's list at the last rebuild).
-    classes: Rc<Vec<ClassEntry>>,
+    pub(crate) classes: Rc<Vec<ClassEntry>>,
     /// (site, receiver class)
-    sites: Rc<Vec<(String, String)>>,
+    pub(crate) sites: Rc<Vec<(String, String)>>,
     site_names: Rc<Vec<String>>,
     class_names: Rc<Vec<String>>,
     methods: Rc<Vec<String>>,
 }
 
 impl ScenarioParts {
-    fn of(s: &AppState) -> ScenarioParts {
+    pub(crate) fn of(s: &AppState) -> ScenarioParts {
         ScenarioParts {
             scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),

@@ -1,5 +1,5 @@
 //! Every browser API the page uses goes through here: storage, location, clipboard,
-//! downloads, theme, timers and animation frames, window events and keys, the controls an
+//! downloads, theme, timers, idle callbacks and animation frames, detached elements, window events and keys, the controls an
 //! event came from, focus, chart canvases, picked files, the panic hook and the engine
 //! worker. Each fails soft: storage may be disabled, the clipboard may be refused, and none of
 //! that may take the page down. (The engine worker's own module, `worker.rs`, has its entry
@@ -544,6 +544,45 @@ fn after_paint_boxed(f: Box<dyn FnOnce()>) {
         }
     });
     let _ = w.request_animation_frame(frame.unchecked_ref());
+}
+
+/// How long `when_idle` waits for idle time at most: a page busy in every frame (a run playing
+/// on a loaded machine) has none.
+const IDLE_WAIT_MS: f64 = 1000.0;
+
+/// Run `f` when the browser is idle (`requestIdleCallback`: after a frame's work, not
+/// competing with input or an animation frame), or in a task of its own after `IDLE_WAIT_MS`;
+/// never cancelled. Where there is no idle callback, `f` does not run (it is only for work the
+/// page can do without).
+pub fn when_idle(f: impl FnOnce() + 'static) {
+    use wasm_bindgen::closure::Closure;
+    let Some(w) = window() else { return };
+    // Called by name with its options object (web-sys would need one more feature for it).
+    let Some(request) = js_sys::Reflect::get(&w, &JsValue::from_str("requestIdleCallback")).ok().and_then(|f| f.dyn_into::<js_sys::Function>().ok()) else {
+        return;
+    };
+    let options = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&options, &JsValue::from_str("timeout"), &JsValue::from_f64(IDLE_WAIT_MS));
+    let _ = request.call2(&w, &Closure::once_into_js(f), &options);
+}
+
+/// `text` through the conversions `take_link` makes of the address bar's fragment (a JS string
+/// into wasm), for the rehearsal of a link (`warm`), which has no address bar.
+pub fn as_fragment(text: String) -> String {
+    String::from(js_sys::JsString::from(text))
+}
+
+/// A named moment on the page's performance timeline (User Timing), for tests and profiles to
+/// wait for or find; nothing is shown.
+pub fn mark(name: &str) {
+    if let Some(p) = window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
+}
+
+/// An element in no document: what is rendered into it is never laid out or shown.
+pub fn detached_element() -> Option<web_sys::Element> {
+    window()?.document()?.create_element("div").ok()
 }
 
 /// A call `frames` painted frames from now (at least one), in a task of its own after the last

@@ -3,7 +3,8 @@
 //!
 //! `app` lays out the page, `components` render the state and send actions, `store` holds the
 //! state for the component tree, `hooks` feed it frames, keys and the engine worker's answers,
-//! `plot` draws the charts, and `browser` is the only module that touches web APIs.
+//! `plot` draws the charts, `warm` rehearses opening a big link while the page is idle, and
+//! `browser` is the only module that touches web APIs.
 
 pub mod app;
 pub mod browser;
@@ -11,5 +12,6 @@ pub mod components;
 pub mod hooks;
 pub mod plot;
 pub mod store;
+pub mod warm;
 
 pub use app::App;

@@ -30,6 +30,7 @@ pub mod offload;
 pub mod order;
 pub mod playback;
 pub mod reading;
+pub mod rehearsal;
 pub mod runner;
 pub mod session;
 pub mod share;

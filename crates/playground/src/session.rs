@@ -83,6 +83,11 @@ pub struct CallSiteSession {
     pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
     /// Texts being read off the main thread (`offload`).
     readings: Readings,
+    /// A run the reading of a text paused (`request`): it plays on when the last reading ends
+    /// without new lanes (an invalid or unchanged text, a refused link), as it would have after
+    /// a small text, read at once. New lanes start paused at time zero, like a small text's;
+    /// the user's own run control while reading decides instead.
+    resume_after_read: bool,
     /// The engine worker holds the scenario: (the job that read it, `scenario_rev` it is).
     held: Option<(u64, u64)>,
     /// Builds of lanes in the worker, numbered (their updates carry it).
@@ -123,6 +128,7 @@ impl CallSiteSession {
             edit_epoch: 0,
             read_expect_lines: None,
             readings: Readings::default(),
+            resume_after_read: false,
             held: None,
             worker_runs: 0,
         };
@@ -194,6 +200,12 @@ impl CallSiteSession {
 
     /// A run control, through the one playback path.
     pub fn control(&mut self, control: Control, fx: &mut Effects) {
+        if !matches!(
+            control,
+            Control::FrameStart { .. } | Control::Work { .. } | Control::FrameEnd { .. } | Control::SetSpeed(_) | Control::SpeedUp | Control::SpeedDown
+        ) {
+            self.resume_after_read = false;
+        }
         if control == Control::Reset {
             self.last_fire = None;
         }
@@ -361,6 +373,7 @@ impl CallSiteSession {
         // The page shows the text being read next: a run of the old scenario meanwhile only
         // competes with reading and drawing it (while the 1,900-deep link was read, the running
         // preset's frames were the page's longest tasks, 12-17 ms of CPU each).
+        self.resume_after_read |= self.playback.playing;
         self.playback.stop();
         // The run check is made for the policies the scenario will run under.
         let policies = match &purpose {
@@ -370,9 +383,17 @@ impl CallSiteSession {
         self.readings.request(text, policies, self.loop_mode, purpose);
     }
 
-    /// An answer from the engine worker (one no longer awaited is dropped).
+    /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
+    /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        let Some(reading) = self.readings.answered(&reply) else { return };
+        if self.apply_reply(reply, fx) && self.readings.loading_sites().is_none() && std::mem::take(&mut self.resume_after_read) {
+            self.control(Control::Play, fx);
+        }
+    }
+
+    /// `read`'s answer applied; false for one no longer awaited.
+    fn apply_reply(&mut self, reply: Reply, fx: &mut Effects) -> bool {
+        let Some(reading) = self.readings.answered(&reply) else { return false };
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
@@ -410,7 +431,7 @@ impl CallSiteSession {
                         self.held = held.then_some((job, self.scenario_rev + 1));
                         self.open(*scenario, text, policies, &origin, fx);
                         self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
-                        return;
+                        return true;
                     }
                     Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
                     Verdict::Invalid { message, .. } => format!("it does not parse: {message}"),
@@ -419,6 +440,7 @@ impl CallSiteSession {
                 fx.error(format!("The scenario from {origin} was not loaded: {refusal}"));
             }
         }
+        true
     }
 
     /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
@@ -549,6 +571,7 @@ impl CallSiteSession {
     fn install(&mut self, runner: Result<Lanes, String>) {
         self.run_id += 1;
         self.playback.stop();
+        self.resume_after_read = false;
         self.focused_cause = None;
         match runner {
             Ok(r) => {
@@ -744,6 +767,49 @@ pub(crate) mod tests {
         let (_, fx) = answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], false));
         assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
+    }
+
+    #[test]
+    fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
+        let link = |text: String| Action::LoadScenario { shared: Shared { text, scenario: None, policies: vec![] }, origin: "the link".into() };
+        let playing = || {
+            let mut s = CallSiteSession::new();
+            act(&mut s, Action::Run(Control::Play));
+            assert!(s.playback.playing);
+            s
+        };
+        // A link that does not read, and a text that does not parse: the old lanes stay, and run on.
+        for (what, action) in [
+            ("refused link", link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m"))),
+            ("invalid paste", Action::EditText(world(50, 1000) + "nonsense")),
+        ] {
+            let mut s = playing();
+            let run = s.run_id;
+            act(&mut s, action);
+            assert!(!s.playback.playing, "{what}: paused while it is read");
+            answer_jobs(&mut s);
+            assert_eq!((s.run_id, s.playback.playing), (run, true), "{what}: the same run plays on");
+        }
+        // New lanes start paused at time zero, as after a small text read at once.
+        let mut s = playing();
+        act(&mut s, link(world(50, 1000)));
+        answer_jobs(&mut s);
+        assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
+        // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
+        let mut s = playing();
+        act(&mut s, Action::EditText(world(50, 1000) + "nonsense"));
+        act(&mut s, Action::Run(Control::Step));
+        answer_jobs(&mut s);
+        assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
+        // Only the last of several readings resumes it.
+        let mut s = playing();
+        act(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
+        let first = s.take_jobs();
+        act(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
+        act(&mut s, Action::Read(offload::run(&first[0])));
+        assert!(!s.playback.playing, "a second link is still being read");
+        answer_jobs(&mut s);
+        assert!(s.playback.playing);
     }
 
     #[test]

@@ -4,9 +4,7 @@
 // time and its start after the trace's first event. Used by `scale.mjs` under
 // E2E_TRACE=1 to choose what to move off the page; the longtask API only says how long.
 export function longTaskSummary(buf, minMs = 50) {
-  const events = JSON.parse(buf.toString()).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const onMain = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.dur);
+  const onMain = mainThread(buf).filter((e) => e.dur);
   const tasks = onMain.filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000);
   const start = onMain.reduce((m, e) => Math.min(m, e.ts), Infinity);
   const out = [];
@@ -26,8 +24,30 @@ export function longTaskSummary(buf, minMs = 50) {
  * time is the page's own work.
  */
 export function longestTask(buf) {
+  const tasks = mainThread(buf).filter((e) => e.name === 'RunTask' && e.dur);
+  return { wallMs: Math.max(0, ...tasks.map((t) => t.dur / 1000)), cpuMs: Math.max(0, ...tasks.map((t) => (t.tdur ?? t.dur) / 1000)) };
+}
+
+/**
+ * V8's compiles on the main thread (trace categories `v8.wasm` and
+ * `disabled-by-default-v8.compile`), by event name: a wasm function first called is compiled
+ * there (`wasm.CompileLazy`), and while V8's background compile threads hold the cores that
+ * compile waits for one. `inLong` counts those inside tasks of `minMs` or more.
+ */
+export function mainThreadCompiles(buf, minMs = 50) {
+  const onMain = mainThread(buf);
+  const long = onMain.filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000);
+  const compiles = onMain.filter((e) => /compile/i.test(e.name) && /wasm|v8/i.test(e.cat));
+  const byName = {};
+  for (const c of compiles) byName[c.name] = (byName[c.name] || 0) + 1;
+  const inLong = compiles.filter((c) => long.some((t) => c.ts >= t.ts && c.ts <= t.ts + t.dur)).length;
+  const wasmLazy = compiles.filter((c) => c.name === 'wasm.CompileLazy');
+  return { byName, inLong, wasmLazy: wasmLazy.length, wasmLazyMs: wasmLazy.reduce((a, c) => a + (c.dur || 0) / 1000, 0) };
+}
+
+/** The complete events (`ph: 'X'`) of the page's main thread (`CrRendererMain`) in a trace. */
+function mainThread(buf) {
   const events = JSON.parse(buf.toString()).traceEvents;
   const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const tasks = events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X' && e.name === 'RunTask' && e.dur);
-  return { wallMs: Math.max(0, ...tasks.map((t) => t.dur / 1000)), cpuMs: Math.max(0, ...tasks.map((t) => (t.tdur ?? t.dur) / 1000)) };
+  return events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X');
 }

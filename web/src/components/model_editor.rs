@@ -14,7 +14,7 @@ use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
 use blast_playground::editor::EditOp;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties, PartialEq, Clone)]
 pub struct ModelEditorProps {
     /// Shared with the page: a big world is not copied per render.
     pub scenario: Rc<Scenario>,

@@ -1,0 +1,140 @@
+//! A dry run of opening a big share link, on a tiny built-in scenario, in steps the page runs
+//! while it is idle after load (`web/src/warm.rs`), so the first real link finds its code
+//! compiled.
+//!
+//! Why: V8 compiles a wasm function the first time it is called, on the main thread
+//! (`wasm.CompileLazy`), and there is no shipped way for a page to ask for some functions
+//! eagerly (Chromium 156: `--wasm-compilation-hints` is an experimental flag, off by default).
+//! Measured (e2e `scale`, Chromium trace): a page's first 1,900-deep link compiled 157
+//! functions lazily inside the open's tasks, and while V8's background threads held both cores
+//! that compile waited for one (one 51 ms task was 11 ms of CPU); the same link opened a second
+//! time compiled none. The rehearsal calls the same functions on a few lines of text: the
+//! link's decode, the reducer's request for the engine worker, the job's encoding, the worker's
+//! answer and its decoding, and applying it to a throwaway state (the page renders that state's
+//! views and drops them). Nothing it does is shown or stored.
+
+use blast_engine::Policy;
+
+use crate::action::Action;
+use crate::offload;
+use crate::share::{self, Link};
+use crate::state::AppState;
+
+/// What the rehearsal has left to do.
+enum Stage {
+    /// Decode the link as the page reads it from the address bar.
+    Decode(String),
+    /// Open it: the reducer hands the text to the worker (`take_jobs`).
+    Open(Box<Link>),
+    /// The worker's turn, taken here: the job's bytes in, the reply's bytes out.
+    Answer(Vec<u8>),
+    /// Decode the reply and apply it (`Action::Read`).
+    Apply(Vec<u8>),
+    Done,
+}
+
+pub struct Rehearsal {
+    /// Made at the first step (a state is a preset's lanes: work of its own).
+    state: Option<AppState>,
+    text: String,
+    stage: Stage,
+}
+
+impl Rehearsal {
+    /// A rehearsal of a link carrying a small class chain whose text is padded with a comment
+    /// to `bytes` (at least `offload::OFFLOAD_BYTES`, so it takes the engine worker's path).
+    /// `arrive`: how the link's fragment reaches the page (the page passes it through the
+    /// conversions of its address bar's fragment).
+    pub fn new(bytes: usize, arrive: impl FnOnce(String) -> String) -> Rehearsal {
+        let text = text(bytes.max(offload::OFFLOAD_BYTES));
+        let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact])));
+        Rehearsal { state: None, text, stage: Stage::Decode(link) }
+    }
+
+    /// One step (each a small part of the open, so no step is a long task); false once done.
+    pub fn step(&mut self) -> bool {
+        let Some(state) = &mut self.state else {
+            self.state = Some(AppState::new());
+            return true;
+        };
+        self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Decode(link) => match share::decode(&link) {
+                Ok(Some(link @ Link::Scenario(_))) => Stage::Open(Box::new(link)),
+                _ => Stage::Done,
+            },
+            Stage::Open(link) => {
+                state.reduce(Action::open_link(*link, "the rehearsal"));
+                match state.take_jobs().pop() {
+                    Some(job) => Stage::Answer(offload::encode_job(&job)),
+                    None => Stage::Done,
+                }
+            }
+            Stage::Answer(job) => Stage::Apply(offload::answer(&job)),
+            Stage::Apply(reply) => {
+                if let Ok(reply) = offload::decode_reply(&reply) {
+                    state.reduce(Action::Read(reply));
+                }
+                Stage::Done
+            }
+            Stage::Done => Stage::Done,
+        };
+        !matches!(self.stage, Stage::Done)
+    }
+
+    /// The throwaway state the link opened into (for the page to render its views once);
+    /// `None` before the first step.
+    pub fn state(&self) -> Option<&AppState> {
+        self.state.as_ref()
+    }
+
+    /// The text the rehearsal opens.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// The chain `R0 <- R1 <- ... <- R7` with one site on the deepest (the shape of a deep link),
+/// then comment lines up to `bytes`.
+fn text(bytes: usize) -> String {
+    const DEPTH: usize = 8;
+    let mut t = String::from("class R0 { m }\n");
+    for i in 1..DEPTH {
+        t += &format!("class R{i} extends R{}\n", i - 1);
+    }
+    t += &format!("site r = R{}.m\nop {{ loop 10 {{ call r }} }}\n", DEPTH - 1);
+    let line = format!("# {}\n", "-".repeat(77));
+    while t.len() < bytes {
+        t += &line;
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rehearsal_takes_the_worker_path_and_opens_its_chain_in_a_few_steps() {
+        let mut r = Rehearsal::new(0, |link| link);
+        assert!(r.text().len() >= offload::OFFLOAD_BYTES, "a smaller text would be read in the reducer, not by the worker");
+        assert!(r.state().is_none(), "nothing is built before the first step");
+        let mut steps = 1;
+        while r.step() {
+            steps += 1;
+            assert!(steps <= 5, "one step per stage");
+            let s = r.state().expect("a state from the first step");
+            assert_eq!(s.session.scenario_rev, AppState::new().session.scenario_rev, "nothing opens before the answer is applied");
+        }
+        let state = r.state().expect("a state");
+        let s = &state.session;
+        assert_eq!((steps, s.scenario.classes.len(), s.scenario.sites.len(), s.loading_sites()), (5, 8, 1, None));
+        assert_eq!((s.policies.clone(), s.runner.views().len(), s.run_error.clone()), (vec![Policy::Global, Policy::Exact], 2, None));
+        assert_eq!(state.chrome.banners.len(), 1, "the link's notice, which the page renders too");
+        assert!(!r.step(), "done stays done");
+    }
+
+    #[test]
+    fn a_rehearsal_is_padded_to_the_size_asked() {
+        assert!(Rehearsal::new(40_000, |link| link).text().len() >= 40_000);
+    }
+}
