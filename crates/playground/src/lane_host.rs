@@ -26,7 +26,7 @@ const STEPS_PER_CHUNK: usize = 64;
 /// The scenario of the latest text read that the worker runs, and the lanes its run check built.
 struct Held {
     job: u64,
-    scenario: Scenario,
+    scenario: Rc<Scenario>,
     /// Built for (policies, loop mode); taken by the first `Build` that matches.
     built: Option<(Vec<Policy>, bool, Runner)>,
 }
@@ -40,6 +40,8 @@ struct Running {
     declared: usize,
     /// The class whose what-if each update carries.
     hover: Option<String>,
+    /// The scenario as read (not looped): its expectations are evaluated against the lanes.
+    scenario: Rc<Scenario>,
 }
 
 #[derive(Default)]
@@ -62,7 +64,7 @@ impl Host {
             Ok(job) => {
                 let (reply, held) = offload::read(&job, true);
                 if let Some((scenario, runner)) = held {
-                    self.held = Some(Held { job: job.id, scenario, built: Some((job.policies.clone(), job.looping, runner)) });
+                    self.held = Some(Held { job: job.id, scenario: Rc::new(scenario), built: Some((job.policies.clone(), job.looping, runner)) });
                 }
                 reply
             }
@@ -79,6 +81,7 @@ impl Host {
         let Request { run, commands } = request;
         let mut stepped = None;
         let mut fires = Vec::new();
+        let mut evaluate = false;
         for command in commands {
             if let Command::Build { job, policies, looping } = command {
                 if let Err(why) = self.build(run, job, policies, looping) {
@@ -106,6 +109,7 @@ impl Host {
                 Command::Select(site) => r.select(site),
                 Command::Brush(range) => r.brush(range),
                 Command::WhatIf(class) => lanes.hover = class,
+                Command::Expectations => evaluate = true,
             }
         }
         let lanes = match self.running(run) {
@@ -124,6 +128,7 @@ impl Host {
             stepped,
             fires,
             what_if: lanes.hover.as_deref().map(|c| r.what_if(c)).unwrap_or_default(),
+            expectations: evaluate.then(|| r.expectations(&lanes.scenario)),
         };
         let bytes = lane_wire::encode_update(&update, &lanes.sent);
         lanes.sent = update.views;
@@ -141,7 +146,8 @@ impl Host {
             }
         };
         let declared = runner.classes().len();
-        self.lanes = Some(Running { run, runner, sent: Vec::new(), declared, hover: None });
+        let scenario = held.scenario.clone();
+        self.lanes = Some(Running { run, runner, sent: Vec::new(), declared, hover: None, scenario });
         Ok(())
     }
 
@@ -163,6 +169,7 @@ fn refusal(run: u64, why: String) -> Vec<u8> {
         stepped: None,
         fires: Vec::new(),
         what_if: Vec::new(),
+        expectations: None,
     };
     lane_wire::encode_update(&update, &[])
 }

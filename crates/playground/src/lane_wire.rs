@@ -10,6 +10,7 @@
 
 use std::rc::Rc;
 
+use blast_engine::expect::{Cause, Metric, Observed, Outcome, Status};
 use blast_engine::model::Event;
 use blast_engine::report::{Phase, ReceiverReport, RelinkText, RelinkTotals, SiteReport, SiteState, SiteStats, TimelinePoint, Verdict};
 use blast_engine::sim::UnitReport;
@@ -44,6 +45,10 @@ pub enum Command {
     Brush(Option<(XAxis, Range)>),
     /// The class whose what-if every update carries (`None`: none).
     WhatIf(Option<String>),
+    /// Evaluate the scenario's expectations against the lanes as they stand (after the commands
+    /// before it): the update carries the outcomes. Asked for by the page at the pace it would
+    /// evaluate them itself, since a run view copies every site's report.
+    Expectations,
 }
 
 /// A batch of commands for the lanes of build `run` (the page's count of builds).
@@ -69,6 +74,8 @@ pub struct Update {
     /// Each Fire or Category of the request: into how many lanes, or why none.
     pub fires: Vec<Result<usize, String>>,
     pub what_if: Vec<(Policy, Vec<String>)>,
+    /// The expectations' outcomes, when the request asked for them (`Command::Expectations`).
+    pub expectations: Option<Vec<Outcome>>,
 }
 
 pub fn encode_request(req: &Request) -> Vec<u8> {
@@ -120,6 +127,7 @@ pub fn encode_request(req: &Request) -> Vec<u8> {
                 w.num(7);
                 w.opt(class);
             }
+            Command::Expectations => w.num(8),
         }
     }
     w.0
@@ -142,6 +150,7 @@ pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
                 _ => return Err("bad range"),
             }),
             7 => Command::WhatIf(r.opt()?),
+            8 => Command::Expectations,
             _ => return Err("bad command"),
         })
     })?;
@@ -152,7 +161,7 @@ pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
 /// `update` as bytes, its views against `sent` (the views of the previous update of the same
 /// run, which the page holds; empty for a new run).
 pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
-    let Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if } = update;
+    let Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
     let mut w = Writer(Vec::new());
     w.num(LANES);
     w.num(*run);
@@ -193,6 +202,16 @@ pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
         w.policy(*p);
         w.strs(sites);
     }
+    match expectations {
+        None => w.num(0),
+        Some(outcomes) => {
+            w.num(1);
+            w.num(outcomes.len() as u64);
+            for o in outcomes {
+                w.outcome(o);
+            }
+        }
+    }
     w.0
 }
 
@@ -226,8 +245,13 @@ pub fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>
         _ => Err("bad fire"),
     })?;
     let what_if = r.list(|r| Ok((r.policy()?, r.strs()?)))?;
+    let expectations = match r.num()? {
+        0 => None,
+        1 => Some(r.list(|r| r.outcome())?),
+        _ => return Err("bad expectations".into()),
+    };
     r.end()?;
-    Ok(Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if })
+    Ok(Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations })
 }
 
 /// A shared part of a lane's view: 0 = the one held before, 1 = a new one follows.
@@ -240,6 +264,7 @@ fn index<T: PartialEq>(all: &[T], x: &T) -> u64 {
 }
 
 const PHASES: [Phase; 4] = [Phase::Setup, Phase::Warmup, Phase::Measure, Phase::Done];
+const STATUSES: [Status; 3] = [Status::Pass, Status::Fail, Status::Pending];
 
 impl Writer {
     fn policy(&mut self, p: Policy) {
@@ -431,6 +456,66 @@ impl Writer {
         });
     }
 
+    fn outcome(&mut self, o: &Outcome) {
+        let Outcome { index: at, status, observed, causes } = o;
+        self.num(*at as u64);
+        self.num(index(&STATUSES, status));
+        self.num(observed.len() as u64);
+        for x in observed {
+            match x {
+                Observed::Relinked { policy, sites, unattributed } => {
+                    self.num(0);
+                    self.policy(*policy);
+                    for counts in [sites, unattributed] {
+                        self.num(counts.len() as u64);
+                        for (site, n) in counts {
+                            self.str(site);
+                            self.num(*n);
+                        }
+                    }
+                }
+                Observed::Figure { policy, metric, value } => {
+                    self.num(1);
+                    self.policy(*policy);
+                    self.num(index(&Metric::ALL, metric));
+                    self.f64(*value);
+                }
+                Observed::Pair { metric, a, a_value, b, b_value, ratio } => {
+                    self.num(2);
+                    self.num(index(&Metric::ALL, metric));
+                    self.policy(*a);
+                    self.f64(*a_value);
+                    self.policy(*b);
+                    self.f64(*b_value);
+                    self.f64(*ratio);
+                }
+                Observed::Deviation { value, reference, deviation_pct } => {
+                    self.num(3);
+                    for v in [value, reference, deviation_pct] {
+                        self.f64(*v);
+                    }
+                }
+                Observed::Waiting { policy } => {
+                    self.num(4);
+                    self.policy(*policy);
+                }
+            }
+        }
+        self.num(causes.len() as u64);
+        for c in causes {
+            let Cause { policy, record, site, event, event_label, verdict, phase, op, t_ms } = c;
+            self.policy(*policy);
+            self.num(*record as u64);
+            self.str(site);
+            self.opt_num(event.map(|e| e as u64));
+            self.opt(event_label);
+            self.num(index(&Verdict::ALL, verdict));
+            self.num(index(&PHASES, phase));
+            self.num(u64::from(*op));
+            self.f64(*t_ms);
+        }
+    }
+
     /// A shared part of a view: 0 when it is the one sent before, else 1 and `write` of it.
     fn shared<T>(&mut self, now: &Rc<T>, before: Option<&Rc<T>>, write: impl FnOnce(&mut Self, &T)) {
         if same(now, before) {
@@ -597,6 +682,46 @@ impl Reader<'_> {
         })
     }
 
+    fn outcome(&mut self) -> Read<Outcome> {
+        let index = self.num()? as usize;
+        let status = self.pick(&STATUSES, "bad status")?;
+        let observed = self.list(|r| {
+            Ok(match r.num()? {
+                0 => Observed::Relinked {
+                    policy: r.policy()?,
+                    sites: r.list(|r| Ok((r.str()?, r.num()?)))?,
+                    unattributed: r.list(|r| Ok((r.str()?, r.num()?)))?,
+                },
+                1 => Observed::Figure { policy: r.policy()?, metric: r.pick(&Metric::ALL, "bad metric")?, value: r.f64()? },
+                2 => Observed::Pair {
+                    metric: r.pick(&Metric::ALL, "bad metric")?,
+                    a: r.policy()?,
+                    a_value: r.f64()?,
+                    b: r.policy()?,
+                    b_value: r.f64()?,
+                    ratio: r.f64()?,
+                },
+                3 => Observed::Deviation { value: r.f64()?, reference: r.f64()?, deviation_pct: r.f64()? },
+                4 => Observed::Waiting { policy: r.policy()? },
+                _ => return Err("bad observation"),
+            })
+        })?;
+        let causes = self.list(|r| {
+            Ok(Cause {
+                policy: r.policy()?,
+                record: r.num()? as usize,
+                site: r.str()?,
+                event: r.opt_num()?.map(|e| e as usize),
+                event_label: r.opt()?,
+                verdict: r.pick(&Verdict::ALL, "bad verdict")?,
+                phase: r.pick(&PHASES, "bad phase")?,
+                op: r.u32()?,
+                t_ms: r.f64()?,
+            })
+        })?;
+        Ok(Outcome { index, status, observed, causes })
+    }
+
     fn compiled(&mut self, before: Option<&CompiledView>) -> Read<CompiledView> {
         let n = self.len()?;
         let mut units = Vec::with_capacity(n);
@@ -637,6 +762,9 @@ mod tests {
     use crate::runner::Runner;
 
     fn update(r: &Runner) -> Update {
+        // Outcomes with every kind of observation and causes: a preset's expectations against
+        // this runner's lanes, whatever it runs (missing policies are waiting).
+        let expecting = presets::find("fidelity_methodBodies").unwrap().scenario();
         Update {
             run: 4,
             error: None,
@@ -647,6 +775,7 @@ mod tests {
             stepped: Some(Some("a note".into())),
             fires: vec![Ok(2), Err("no".into())],
             what_if: r.what_if("Hot"),
+            expectations: Some(r.expectations(&expecting)),
         }
     }
 
@@ -692,6 +821,7 @@ mod tests {
                 Command::Select(Some("s".into())),
                 Command::Brush(Some((XAxis::Progress, (1.5, 2.5)))),
                 Command::WhatIf(None),
+                Command::Expectations,
             ],
         };
         let bytes = encode_request(&req);

@@ -8,12 +8,14 @@
 //! (`lane_host::Host`): the page posts commands (clock advance, Step, mutations, selection,
 //! brushed range, hovered class) and the worker answers each batch with the views as deltas
 //! (`lane_wire`). The mirror holds the same `LaneView`s the components read, so they do not
-//! know where the lanes run. Small scenarios stay on the page: the reducer's tests stay
-//! synchronous, and a round trip per frame would only add latency.
+//! know where the lanes run; likewise the expectations' outcomes, which the worker evaluates
+//! when the page asks (`Command::Expectations`, at the pace the page would evaluate them) and
+//! the mirror keeps. Small scenarios stay on the page: the reducer's tests stay synchronous,
+//! and a round trip per frame would only add latency.
 
 use std::rc::Rc;
 
-use blast_engine::expect::Outcome;
+use blast_engine::expect::{self, Outcome};
 use blast_engine::model::{Event, Scenario};
 use blast_engine::Policy;
 
@@ -30,10 +32,9 @@ use crate::timeline::{Range, XAxis};
 /// machine; the 2 000-site e2e world stays on the page, the 10^5 one goes to the worker.
 pub const WORKER_SITES: usize = 5_000;
 
-/// Whether a scenario's lanes run in the worker: big, and without expectations (which the
-/// page evaluates over the simulations themselves, `Runner::expectations`).
+/// Whether a scenario's lanes run in the worker: big (its expectations are evaluated there too).
 pub fn runs_in_worker(scenario: &Scenario) -> bool {
-    scenario.sites.len() >= WORKER_SITES && scenario.expectations.is_empty()
+    scenario.sites.len() >= WORKER_SITES
 }
 
 pub enum Lanes {
@@ -59,6 +60,11 @@ pub struct Mirror {
     advance_ms: f64,
     hover: Option<String>,
     what_if: Vec<(Policy, Vec<String>)>,
+    /// The expectations' outcomes the worker last evaluated.
+    outcomes: Vec<Outcome>,
+    /// A command that moves the lanes (build, clock, step, mutation) was queued since the
+    /// outcomes were last asked for.
+    moved: bool,
 }
 
 /// What an update brought that the session shows beside the views.
@@ -90,6 +96,9 @@ impl Mirror {
             advance_ms: 0.0,
             hover: None,
             what_if: Vec::new(),
+            // Every run missing until the worker's first evaluation.
+            outcomes: expect::evaluate(scenario, &[]),
+            moved: true,
         }
     }
 
@@ -113,7 +122,10 @@ impl Mirror {
     }
 
     fn apply(&mut self, update: Update) -> News {
-        let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if } = update;
+        let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
+        if let (None, Some(outcomes)) = (&error, expectations) {
+            self.outcomes = outcomes;
+        }
         if error.is_none() {
             self.views = views;
             self.clock_ms = clock_ms;
@@ -127,6 +139,8 @@ impl Mirror {
     }
 
     fn queue(&mut self, command: Command) {
+        let moves = matches!(command, Command::Build { .. } | Command::Frame { .. } | Command::Step | Command::Fire(_) | Command::Category { .. });
+        self.moved |= moves;
         self.outbox.push(command);
     }
 
@@ -277,12 +291,19 @@ impl Lanes {
         }
     }
 
-    /// The expectations against the lanes (lanes with expectations run on the page:
-    /// `runs_in_worker`).
-    pub fn expectations(&self, scenario: &Scenario) -> Vec<Outcome> {
+    /// The expectations against the lanes. In the worker: the outcomes it last evaluated, and
+    /// (when the lanes moved since it was last asked) a request for new ones, which come with
+    /// the next update; asked only after a move, so an answer does not ask again.
+    pub fn expectations(&mut self, scenario: &Scenario) -> Vec<Outcome> {
         match self {
             Lanes::Here(r) => r.expectations(scenario),
-            Lanes::Worker(_) => Vec::new(),
+            Lanes::Worker(m) => {
+                if m.moved && !scenario.expectations.is_empty() {
+                    m.moved = false;
+                    m.queue(Command::Expectations);
+                }
+                m.outcomes.clone()
+            }
         }
     }
 
@@ -320,6 +341,7 @@ mod tests {
     use crate::playback::{Control, Speed};
     use crate::runner::SiteView;
     use crate::session::{CallSiteSession, FireOutcome};
+    use blast_engine::expect::Status;
 
     /// `sites` sites over 50 classes, called in one loop, with churn on class K1.
     fn world(sites: usize) -> String {
@@ -472,15 +494,60 @@ mod tests {
     }
 
     #[test]
-    fn small_scenarios_and_scenarios_with_expectations_stay_on_the_page() {
+    fn small_scenarios_stay_on_the_page() {
         let (_, there) = pages(&world(WORKER_SITES));
         assert!(matches!(there.s.runner, Lanes::Worker(_)));
         let mut small = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
         small.act(Action::EditText(world(WORKER_SITES - 1)));
         assert!(matches!(small.s.runner, Lanes::Here(_)) && small.s.scenario.sites.len() == WORKER_SITES - 1);
-        let mut expecting = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
-        expecting.act(Action::EditText(world(WORKER_SITES) + "expect global relinks s1 >= 1\n"));
-        assert!(matches!(expecting.s.runner, Lanes::Here(_)) && !expecting.s.scenario.expectations.is_empty());
+    }
+
+    #[test]
+    fn expectations_of_lanes_in_the_worker_are_what_the_page_would_evaluate() {
+        // Every kind of observation: relinked sites (one claim failing, with its causes), a
+        // figure, two policies' figures and their ratio.
+        let expectations = "expect under exact: write K1.* relinks only [s1]\n\
+                            expect under global: write K1.* relinks none of [s2]\n\
+                            expect under exact: missed == 0\n\
+                            expect exact / global >= 1.1x ops\n\
+                            expect exact <= global relinks\n";
+        let (mut here, mut there) = pages(&(world(WORKER_SITES) + expectations));
+        assert_eq!(there.s.scenario.expectations.len(), 5);
+        let same = |here: &Page, there: &Page, what: &str| {
+            assert_eq!(here.s.expectations.len(), 5, "{what}");
+            assert_eq!(here.s.expectations, there.s.expectations, "{what}: the worker's outcomes are the page's");
+        };
+        same(&here, &there, "built, nothing run");
+        assert!(there.s.expectations.iter().all(|o| o.status == Status::Pending));
+        for p in [&mut here, &mut there] {
+            for _ in 0..3 {
+                p.act(Action::Run(Control::Step));
+            }
+        }
+        same(&here, &there, "part-way");
+        for p in [&mut here, &mut there] {
+            p.act(Action::Run(Control::SetSpeed(Speed::Max)));
+            p.act(Action::Run(Control::Play));
+            for n in 0..10_000 {
+                p.frame(n);
+                if !p.s.playback.playing {
+                    break;
+                }
+            }
+            p.pump();
+        }
+        assert!(there.s.runner.finished());
+        same(&here, &there, "finished");
+        // K1's sites are s1, s51, s101, ...: exact relinks them all, global everything.
+        let first = &there.s.expectations[0];
+        assert!(first.status == Status::Fail && first.causes.iter().any(|c| c.site == "s51"), "{first:?}");
+        assert!(there.s.expectations[1].causes.iter().any(|c| c.site == "s2"), "global relinks s2 on a write to K1.m");
+        assert!(there.s.expectations.iter().any(|o| o.status == Status::Pass));
+        // Asked for only after the lanes moved: an answer does not ask again.
+        assert!(there.s.take_lanes().is_none(), "nothing left to ask");
+        let scenario = there.s.scenario.clone();
+        assert_eq!(&there.s.runner.expectations(&scenario), there.s.expectations.as_ref());
+        assert!(there.s.take_lanes().is_none(), "no new request while the lanes stand still");
     }
 
     #[test]
