@@ -123,10 +123,10 @@ impl Mirror {
 
     fn apply(&mut self, update: Update) -> News {
         let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
-        if let (None, Some(outcomes)) = (&error, expectations) {
-            self.outcomes = outcomes;
-        }
         if error.is_none() {
+            if let Some(outcomes) = expectations {
+                self.outcomes = outcomes;
+            }
             self.views = views;
             self.clock_ms = clock_ms;
             self.finished = finished;

@@ -357,11 +357,14 @@ export const checks = [
         // (`waited`): on the same build, with the machine otherwise idle but the host slower
         // (every bench row 1.5x its earlier figure), the best of three was 54-59 ms wall in 3 of
         // 5 runs, each of 15-28 ms CPU, while the fresh-clone run just before gave 0 ms.
-        const observed = (best, what) =>
-          expect(best.longest <= 50 || waited(best), `${what} took a ${Math.round(best.longest)} ms task in each of its opens (longtask observer), ${Math.round(best.traced.cpuMs)} ms of it CPU`);
+        const observed = (best, what) => {
+          if (best.longest > 50 && waited(best)) {
+            return log(`# deep links: ${what}: the best open was a ${Math.round(best.longest)} ms task of ${Math.round(best.traced.cpuMs)} ms CPU (traced ${Math.round(best.traced.wallMs)} ms wall): waiting for a core, not asserted`);
+          }
+          expect(best.longest <= 50, `${what} took a ${Math.round(best.longest)} ms task in each of its opens (longtask observer), ${Math.round(best.traced.cpuMs)} ms of it CPU`);
+        };
         observed(bestRefusal, 'the refused link');
         observed(best, `opening the ${depth}-deep link (best's start+ms: ${fitTasks.slice(0, 5).join(', ')})`);
-        for (const [what, b] of [['refused', bestRefusal], ['opened', best]]) if (b.longest > 50) log(`# deep links: the ${what} link's best open was a ${Math.round(b.longest)} ms task of ${Math.round(b.traced.cpuMs)} ms CPU (traced ${Math.round(b.traced.wallMs)} ms wall): waiting for a core, not asserted`);
         expect(refusedCpuMs <= 50, `the refused link blocked the page ${Math.round(refusedCpuMs)} ms (CPU time)`);
         expect(maxCpuMs <= 50, `opening the ${depth}-deep link took a ${Math.round(maxCpuMs)} ms task (CPU time)`);
         // The page's first open of a big link finds its wasm code compiled: V8 compiles a
