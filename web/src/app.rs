@@ -69,7 +69,7 @@ pub fn app() -> Html {
     // The text, copied once per change (not per render: it may be megabytes).
     let text = {
         let store = store.clone();
-        use_memo(text_rev, move |_| SharedText(AttrValue::from(store.read().session.text.clone())))
+        use_memo(text_rev, move |_| SharedText(AttrValue::from(Rc::<str>::from(store.read().session.text.as_str()))))
     };
     // The strip closes, rather than following along, when what it encodes changes: its note
     // says the link was copied, and the clipboard (and address bar) still hold the old link.
@@ -207,7 +207,8 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),
-            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
+            // `as_str().to_owned()`, not `to_string()` (through `Display`: 2 x 10^5 names were ~10 ms).
+            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.as_str().to_owned(), x.class.as_str().to_owned())).collect()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
             site_names: match s.session.runner.names() {
                 names if names.len() == s.session.scenario.sites.len() => names.clone(),
@@ -431,7 +432,7 @@ fn call_site_sections(
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
+                            on_input={on_text(store)} on_revert={store.on(Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>
@@ -439,6 +440,19 @@ fn call_site_sections(
             }
         </>
     }
+}
+
+/// The scenario text's edits: a big one (a paste) is rendered in a task after the one that
+/// reduces it (`Store::dispatch_render_later`), a keystroke at once.
+fn on_text(store: &Store) -> Callback<String> {
+    let store = store.clone();
+    Callback::from(move |text: String| {
+        let big = text.len() >= offload::OFFLOAD_BYTES;
+        match Action::EditText(text) {
+            action if big => store.dispatch_render_later(action),
+            action => store.dispatch(action),
+        }
+    })
 }
 
 fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize, gallery: Html) -> Html {
