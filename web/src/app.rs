@@ -148,7 +148,7 @@ pub fn app() -> Html {
     // presets" button are one click away from it.
     let gallery = html! {
         if mounted >= 4 {
-            <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
+            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={show_measured(&store, &measured)} />
         }
     };
     let html = html! {
@@ -303,7 +303,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         on_help: store.on(Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
-        on_preset: load_preset(store).reform(|id| (id, true)),
+        on_preset: store.handler(load_preset).reform(|id| (id, true)),
         on_gallery: Callback::from(|()| {
             browser::scroll_into_view("gallery");
             browser::focus_by_id("gallery-title");
@@ -399,7 +399,7 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                    <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={store.handler(export_csv)} />
                     <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
                         lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                     </Later>
@@ -422,7 +422,7 @@ fn call_site_sections(
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
-                            on_export={export_scenario(store)} on_error={error_cb} />
+                            on_export={store.handler(export_scenario)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
@@ -458,7 +458,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 </section>
             }
             if mounted >= 2 {
-                <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
+                <ModelComparison views={m.slow_views.clone()} on_export_csv={store.handler(export_csv)} />
                 <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
@@ -486,10 +486,10 @@ fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Opti
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
 /// result shown in the measured panel, which is brought into sight once it is on the page.
 fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
-    let (load, measured, store) = (load_preset(store), measured.clone(), store.clone());
+    let (measured, store) = (measured.clone(), store.clone());
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
-        load.emit((runtime.preset_id(), false));
+        load_preset(&store, (runtime.preset_id(), false));
         let (measured, store) = (measured.clone(), store.clone());
         fetch_reference(runtime_id, move |m| match m {
             Ok(m) => {
@@ -503,30 +503,27 @@ fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>)
 
 /// Load a preset; Run also brings the blast view into sight, since the run happens there
 /// and not in the gallery row that was clicked.
-fn load_preset(store: &Store) -> Callback<(String, bool)> {
-    let store = store.clone();
-    Callback::from(move |(id, run): (String, bool)| {
-        match runtimes::by_preset_id(&id) {
-            // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
-            Some(runtime) => {
-                let text = runtime.scenario_text();
-                match dsl::parse(&text) {
-                    Ok(scenario) => {
-                        let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
-                        store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
-                        if run {
-                            store.dispatch(Action::Run(Control::Play));
-                        }
+fn load_preset(store: &Store, (id, run): (String, bool)) {
+    match runtimes::by_preset_id(&id) {
+        // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
+        Some(runtime) => {
+            let text = runtime.scenario_text();
+            match dsl::parse(&text) {
+                Ok(scenario) => {
+                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
+                    store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
+                    if run {
+                        store.dispatch(Action::Run(Control::Play));
                     }
-                    Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
                 }
+                Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
             }
-            None => store.dispatch(Action::LoadPreset { id, run }),
         }
-        if run {
-            browser::scroll_into_view("blast-view");
-        }
-    })
+        None => store.dispatch(Action::LoadPreset { id, run }),
+    }
+    if run {
+        browser::scroll_into_view("blast-view");
+    }
 }
 
 /// The skip link moves the focus past the top bar's controls and the tour (without leaving
@@ -591,39 +588,33 @@ fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
     }
 }
 
-fn export_csv(store: &Store) -> Callback<()> {
-    let store = store.clone();
-    Callback::from(move |_| {
-        let (name, csv) = {
-            let s = store.read();
-            match &s.model {
-                Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (
-                    export::file_stem(&s.session.scenario.name),
-                    export::results_csv(
-                        &s.session.scenario.name,
-                        s.session.runner.views(),
-                        &s.session.runner.site_rows(),
-                        s.session.preset.and_then(|p| p.published()),
-                    ),
+fn export_csv(store: &Store, (): ()) {
+    let (name, csv) = {
+        let s = store.read();
+        match &s.model {
+            Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
+            None => (
+                export::file_stem(&s.session.scenario.name),
+                export::results_csv(
+                    &s.session.scenario.name,
+                    s.session.runner.views(),
+                    &s.session.runner.site_rows(),
+                    s.session.preset.and_then(|p| p.published()),
                 ),
-            }
-        };
-        if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
+            ),
         }
-    })
+    };
+    if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
+    }
 }
 
-fn export_scenario(store: &Store) -> Callback<()> {
-    let store = store.clone();
-    Callback::from(move |()| {
-        let (name, text) = {
-            let s = store.read();
-            (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
-        };
-        if let Err(e) = browser::download(&name, "text/plain", &text) {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
-        }
-    })
+fn export_scenario(store: &Store, (): ()) {
+    let (name, text) = {
+        let s = store.read();
+        (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
+    };
+    if let Err(e) = browser::download(&name, "text/plain", &text) {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
+    }
 }

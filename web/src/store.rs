@@ -5,6 +5,7 @@
 //! simulations, which are neither cheap nor possible to clone. So the state lives in a
 //! `RefCell`, actions are applied in place, and the App re-renders once per batch.
 
+use std::any::{Any, TypeId};
 use std::cell::{Ref, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -22,9 +23,27 @@ pub struct Store {
     rerender: UseForceUpdateHandle,
     /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
     after_batch: Rc<RefCell<Option<AfterBatch>>>,
+    /// The callbacks `callback` and `on` made, one per function or fixed action (`Made`).
+    made: Rc<RefCell<MadeCallbacks>>,
 }
 
 type AfterBatch = Rc<dyn Fn()>;
+
+/// Each callback the store made, by what it stands for; the box holds a `Callback<E>`.
+type MadeCallbacks = Vec<(Made, Box<dyn Any>)>;
+
+/// What a callback the store made stands for. A `Callback` compares by pointer, so one made
+/// afresh on every render re-renders the component it is handed to on every frame of a run:
+/// at 10^5 sites the editor's forms re-read the whole scenario each time (~10 ms of CPU per
+/// frame, in a CPU profile of a run). A function without captures (an `Action` constructor, a
+/// closure that captures nothing) behaves the same whichever instance is passed, and so does
+/// a fixed action: the store makes each callback once and hands out the same one. The store
+/// lives as long as the page, and so do the callbacks (they hold it).
+#[derive(PartialEq)]
+enum Made {
+    Function(TypeId),
+    Fixed(TypeId, Action),
+}
 
 impl PartialEq for Store {
     fn eq(&self, other: &Self) -> bool {
@@ -38,7 +57,8 @@ pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
     let queue = use_mut_ref(VecDeque::new);
     let rerender = use_force_update();
     let after_batch = use_mut_ref(|| None);
-    Store { state, queue, rerender, after_batch }
+    let made = use_mut_ref(Vec::new);
+    Store { state, queue, rerender, after_batch, made }
 }
 
 impl Store {
@@ -93,13 +113,44 @@ impl Store {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 
-    pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
+    /// A callback that dispatches the action `f` makes of its event; the same callback on
+    /// every render where `f` captures nothing (`Made`).
+    pub fn callback<E: 'static, F: Fn(E) -> Action + 'static>(&self, f: F) -> Callback<E> {
+        if std::mem::size_of::<F>() != 0 {
+            return self.dispatcher(f);
+        }
+        self.made(Made::Function(TypeId::of::<F>()), || self.dispatcher(f))
+    }
+
+    /// A callback that dispatches a fixed action; the same callback on every render.
+    pub fn on<E: 'static>(&self, action: Action) -> Callback<E> {
+        self.made(Made::Fixed(TypeId::of::<E>(), action.clone()), || self.dispatcher(move |_| action.clone()))
+    }
+
+    /// A callback that runs `f` with the store; the same callback on every render where `f`
+    /// captures nothing (a plain `fn`).
+    pub fn handler<E: 'static, F: Fn(&Store, E) + 'static>(&self, f: F) -> Callback<E> {
+        let fresh = || {
+            let store = self.clone();
+            Callback::from(move |e| f(&store, e))
+        };
+        if std::mem::size_of::<F>() != 0 {
+            return fresh();
+        }
+        self.made(Made::Function(TypeId::of::<F>()), fresh)
+    }
+
+    fn dispatcher<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
         let store = self.clone();
         Callback::from(move |e| store.dispatch(f(e)))
     }
 
-    /// A callback that dispatches a fixed action.
-    pub fn on<E: 'static>(&self, action: Action) -> Callback<E> {
-        self.callback(move |_| action.clone())
+    fn made<E: 'static>(&self, key: Made, make: impl FnOnce() -> Callback<E>) -> Callback<E> {
+        let found = self.made.borrow().iter().find(|(k, _)| *k == key).and_then(|(_, cb)| cb.downcast_ref::<Callback<E>>().cloned());
+        found.unwrap_or_else(|| {
+            let cb = make();
+            self.made.borrow_mut().push((key, Box::new(cb.clone())));
+            cb
+        })
     }
 }
