@@ -135,6 +135,12 @@ pub fn app() -> Html {
     // The imported probe result (components/measured.rs) is not part of the scenario: it stays
     // while scenarios change, so a runtime's measurement can be compared with edits of its loop.
     let measured = use_state(|| None::<Rc<Measured>>);
+    // Made once (it captures the measured panel's state): a fresh callback per render would
+    // re-render the gallery on every frame of a run.
+    let on_measured = {
+        let (store, measured) = (store.clone(), measured.clone());
+        use_memo((), move |()| show_measured(&store, &measured))
+    };
 
     let s = store.read();
     let current = match &s.model {
@@ -148,7 +154,7 @@ pub fn app() -> Html {
     // presets" button are one click away from it.
     let gallery = html! {
         if mounted >= 4 {
-            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={show_measured(&store, &measured)} />
+            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={(*on_measured).clone()} />
         }
     };
     let html = html! {
