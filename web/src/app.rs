@@ -1,5 +1,6 @@
 //! The page: wires the store to the components and the browser services.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use blast_engine::model::Scenario;
@@ -51,10 +52,36 @@ use blast_playground::timeline::TimelineState;
 /// `use_mount_stages`.
 pub const PAGE_PARTS: usize = 5;
 
+/// The page state booted before the first render (`main.rs`), or nothing: then the first
+/// render boots it.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    #[prop_or_default]
+    pub booted: Booted,
+}
+
+/// A state booted in a task of its own, taken by the first render. Compared by pointer.
+#[derive(Clone, Default)]
+pub struct Booted(Rc<RefCell<Option<AppState>>>);
+
+impl Booted {
+    /// Boots the page state now (the autosave, the link, the default preset's lanes).
+    pub fn now() -> Booted {
+        browser::install_panic_hook();
+        Booted(Rc::new(RefCell::new(Some(AppState::boot(browser::boot())))))
+    }
+}
+
+impl PartialEq for Booted {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 #[function_component(App)]
-pub fn app() -> Html {
+pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
-    let store = use_store(|| AppState::boot(browser::boot()));
+    let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(|| AppState::boot(browser::boot())));
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
@@ -172,7 +199,7 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             if let Some(step) = s.chrome.tour {
-                <Tour {step} on_next={store.on(Action::Chrome(ChromeAction::TourNext))} on_back={store.on(Action::Chrome(ChromeAction::TourBack))} on_close={store.on(Action::Chrome(ChromeAction::TourClose))} />
+                <Tour {step} on_next={store.on(|| Action::Chrome(ChromeAction::TourNext))} on_back={store.on(|| Action::Chrome(ChromeAction::TourBack))} on_close={store.on(|| Action::Chrome(ChromeAction::TourClose))} />
             }
             <main class="layout">
                 {
@@ -183,7 +210,7 @@ pub fn app() -> Html {
                 }
             </main>
             if s.chrome.help_open {
-                <Help on_close={store.on(Action::Chrome(ChromeAction::ToggleHelp))} />
+                <Help on_close={store.on(|| Action::Chrome(ChromeAction::ToggleHelp))} />
             }
             <footer class="footer">
                 <p>{ "A deterministic simulation of call-site invalidation (GROOVY-12191 and friends). Press " }<kbd>{ "?" }</kbd>{ " for shortcuts." }</p>
@@ -300,13 +327,13 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         lanes_title: status.choices_title.into(),
         lanes: status.choices,
         theme: s.chrome.theme,
-        on_toggle_play: store.on(Action::Run(Control::TogglePlay)),
-        on_step: store.on(Action::Run(Control::Step)),
-        on_reset: store.on(Action::Run(Control::Reset)),
+        on_toggle_play: store.on(|| Action::Run(Control::TogglePlay)),
+        on_step: store.on(|| Action::Run(Control::Step)),
+        on_reset: store.on(|| Action::Run(Control::Reset)),
         on_speed: store.callback(|x| Action::Run(Control::SetSpeed(x))),
         on_toggle_lane: store.callback(Action::ToggleLane),
-        on_theme: store.on(Action::Chrome(ChromeAction::CycleTheme)),
-        on_help: store.on(Action::Chrome(ChromeAction::ToggleHelp)),
+        on_theme: store.on(|| Action::Chrome(ChromeAction::CycleTheme)),
+        on_help: store.on(|| Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
         on_preset: store.handler(load_preset).reform(|id| (id, true)),
@@ -379,7 +406,7 @@ fn call_site_sections(
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| Action::ToggleLoop)} />
                         </Later>
                     </section>
                 }
@@ -420,11 +447,11 @@ fn call_site_sections(
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
                         <div class="history-tools">
-                            <button id="new-scenario" class="small" onclick={store.on(Action::NewScenario)}
+                            <button id="new-scenario" class="small" onclick={store.on(|| Action::NewScenario)}
                                 title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
-                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.session.history.can_undo()}
+                            <button id="undo" class="small" onclick={store.on(|| Action::Undo)} disabled={!s.session.history.can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
-                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.session.history.can_redo()}
+                            <button id="redo" class="small" onclick={store.on(|| Action::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
@@ -437,7 +464,7 @@ fn call_site_sections(
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
+                            on_input={store.callback(Action::EditText)} on_revert={store.on(|| Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>

@@ -37,7 +37,7 @@ fn probe(p: &ProbeProps) -> Html {
     p.renders.borrow_mut().push(vec![
         store.callback(Action::EditText),
         store.callback(|x: String| Action::SelectSite(Some(x))),
-        store.on(Action::Undo),
+        store.on(|| Action::Undo),
         store.handler(|_: &Store, _: String| ()),
         // Captures: each render's may differ, so each render gets its own.
         store.callback(move |x: String| Action::EditText(x + &suffix)),
@@ -47,7 +47,7 @@ fn probe(p: &ProbeProps) -> Html {
 }
 
 #[wasm_bindgen_test]
-async fn a_callback_of_a_function_without_captures_or_of_a_fixed_action_is_the_same_on_every_render() {
+async fn a_callback_of_a_function_without_captures_is_the_same_on_every_render() {
     let (renders, store) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(None)));
     yew::Renderer::<Probe>::with_root_and_props(fresh_root(), ProbeProps { renders: renders.clone(), store: store.clone() }).render();
     yew::scheduler::flush().await;
@@ -57,7 +57,7 @@ async fn a_callback_of_a_function_without_captures_or_of_a_fixed_action_is_the_s
     let renders = renders.borrow();
     assert!(renders.len() >= 2, "{} renders", renders.len());
     let (first, last) = (&renders[0], &renders[renders.len() - 1]);
-    for (i, what) in ["an Action constructor", "a closure without captures", "a fixed action", "a handler fn"].iter().enumerate() {
+    for (i, what) in ["an Action constructor", "a closure without captures", "a fixed action without captures", "a handler fn"].iter().enumerate() {
         assert!(first[i] == last[i], "{what}: a new callback on the second render");
     }
     assert!(first[4] != last[4], "a closure with captures must be made afresh");
