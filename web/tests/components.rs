@@ -356,7 +356,9 @@ async fn a_large_paste_is_taken_from_the_box_and_handed_over_in_a_later_task() {
     let taken = Rc::new(RefCell::new(Vec::new()));
     let _listener = {
         let (got, taken) = (got.clone(), taken.clone());
-        gloo::events::EventListener::new(&area, "paste", move |e| {
+        // Not passive (`EventListener::new`'s default): the paste's default must be preventable.
+        let options = gloo::events::EventListenerOptions::enable_prevent_default();
+        gloo::events::EventListener::new_with_options(&area, "paste", options, move |e| {
             let got = got.clone();
             taken.borrow_mut().push(blast_web::browser::take_paste(e, 3, move |text| got.borrow_mut().push(text)));
         })
