@@ -172,7 +172,7 @@ export const checks = [
         // Goal < 1 s (measured 0.8-0.9 s alone, 1.4 s with the whole e2e suite on 2 cores: the
         // text goes to the engine worker and back). A hang guard; the figure is printed above.
         expect(firstPaintMs < 10_000, `first paint ${firstPaintMs} ms after the paste`);
-        // Not yet asserted: no long task > 50 ms (measured 110-230 ms under load). The engine
+        // Not yet asserted: no long task > 50 ms (measured 110-230 ms under load; 52 ms in a full run at load 9.8 once the paste and the answer were split). The engine
         // worker reads the text and the text box never holds it (read-only view); 2,000 sites
         // are under lanes::WORKER_SITES, so the page builds the lanes (a few ms) and renders the
         // new scenario in the task that applies the answer (E2E_TRACE=1 shows what it is made of).
