@@ -651,10 +651,11 @@ pub fn select_text(e: &web_sys::Event) {
 /// (the text into the box) is prevented, and `then` hears the box's text with the paste in it,
 /// in a task after the paste's. A smaller paste is left to the box (false).
 ///
-/// The paste's task only joins the strings (JS strings, which join without copying) and brings
-/// the result into wasm once (`into_wasm`); the edit and its render run in later tasks.
-/// Measured on a 3.5 MB paste (e2e `scale`, Chromium trace, load 6): all of it in the paste's
-/// task was 45 ms of CPU.
+/// The paste's task only joins the strings (JS strings, which join without copying); the text
+/// comes into wasm in the next tasks, a part per task (`into_wasm_in_steps`); the edit and its
+/// render run after. Measured on a 3.5 MB paste (e2e `scale`, Chromium trace, load 6): all of it
+/// in the paste's task was 45 ms of CPU; the whole text through `TextEncoder` in that task was
+/// 13-49 ms.
 pub fn take_paste(e: &web_sys::Event, min_units: u32, then: impl FnOnce(String) + 'static) -> bool {
     let clipboard = e.unchecked_ref::<web_sys::ClipboardEvent>().clipboard_data();
     // `getData` called by name: web-sys's binding would bring the text into wasm at once.
@@ -670,9 +671,31 @@ pub fn take_paste(e: &web_sys::Event, min_units: u32, then: impl FnOnce(String) 
     let _ = area.blur();
     let value = js_sys::Reflect::get(&area, &JsValue::from_str("value")).ok().and_then(|v| v.dyn_into::<js_sys::JsString>().ok()).unwrap_or_default();
     let at = |p: Result<Option<u32>, JsValue>| p.ok().flatten().unwrap_or(0);
-    let text = into_wasm(&pasted_into(&value, at(area.selection_start()), at(area.selection_end()), &text));
-    soon_detached(move || then(text));
+    let joined = pasted_into(&value, at(area.selection_start()), at(area.selection_end()), &text);
+    let whole = String::with_capacity(joined.length() as usize);
+    into_wasm_in_steps(joined, whole, 0, Box::new(then));
     true
+}
+
+/// UTF-16 units of a paste brought into wasm per task: ~0.5 MB of an ASCII text.
+const PASTE_UNITS_PER_TASK: u32 = 1 << 19;
+
+/// `text` from unit `from` on appended to `done`, `PASTE_UNITS_PER_TASK` units per task (never
+/// between the halves of a surrogate pair), then `then` gets it whole in a task of its own.
+fn into_wasm_in_steps(text: js_sys::JsString, mut done: String, from: u32, then: Box<dyn FnOnce(String)>) {
+    soon_detached(move || {
+        let len = text.length();
+        let mut to = from.saturating_add(PASTE_UNITS_PER_TASK).min(len);
+        if to < len && (0xD800..0xDC00).contains(&(text.char_code_at(to - 1) as u32)) {
+            to -= 1;
+        }
+        done.push_str(&into_wasm(&text.slice(from, to)));
+        if to < len {
+            into_wasm_in_steps(text, done, to, then);
+        } else {
+            soon_detached(move || then(done));
+        }
+    });
 }
 
 /// A JS string brought into wasm through the browser's own UTF-8 encoder (`TextEncoder`, then
