@@ -82,6 +82,9 @@ pub struct Simulation {
     events_total: usize,
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
+    /// Per site, the (domain, epoch) of its last recorded relink (a monomorphic site's; see
+    /// `site::Env`): beside the sites, so a site is two cache lines.
+    last_relinks: Vec<Option<(site::Key, u32)>>,
     /// Stale calls and missed dispatches by site: written only when a site serves a stale
     /// target, so they live beside the sites, not in them.
     stale: FxMap<u32, site::Stale>,
@@ -168,6 +171,7 @@ impl Simulation {
                 units.relinked(s, every);
             }
         }
+        let last_relinks = vec![None; sites.len()];
         let mut sim = Simulation {
             name,
             measure,
@@ -194,6 +198,7 @@ impl Simulation {
             events_total: 0,
             relinks: Vec::new(),
             relinks_total: [0; 3],
+            last_relinks,
             stale: FxMap::default(),
             timeline: Timeline::new(bucket, iterations_per_op),
             pending_relinks: [0; 3],
@@ -386,26 +391,44 @@ impl Simulation {
         // Whether a site is steady is final after its run when the loop calls it once; a site
         // called at several positions is checked after all of them (a later run can settle it).
         let once = self.program.loops[node].calls_each_site_once;
-        let p = site::SiteParams::of(&self.params);
         let mut settled = std::mem::take(&mut self.settled);
         settled.clear();
         let mut cost = 0.0;
         let mut next = 0;
         // Costs add in call order, as if every call ran one by one: the bits are the same.
-        for (i, &pos) in dirty.iter().enumerate() {
-            // A big segment runs sites far apart in memory: ask for a later one's lines early.
-            if let Some(&ahead) = dirty.get(i + PREFETCH_AHEAD) {
-                prefetch(&self.sites[self.program.loops[node].calls[ahead as usize] as usize] as *const SiteRt);
+        let mut i = 0;
+        while i < dirty.len() {
+            // Monomorphic sites run over the simulation split around its site table, up to the
+            // next polymorphic site, which runs on the whole simulation.
+            let (sites, mut env, program) = self.split();
+            let calls = &program.loops[node].calls;
+            while let Some(&pos) = dirty.get(i) {
+                let s = calls[pos as usize] as usize;
+                if sites[s].poly().is_some() {
+                    break;
+                }
+                // A big segment runs sites far apart in memory: ask for a later one's lines early.
+                if let Some(&ahead) = dirty.get(i + PREFETCH_AHEAD) {
+                    prefetch(&sites[calls[ahead as usize] as usize] as *const SiteRt);
+                }
+                cost = steady_until(cost, steady_cost, next, pos);
+                let site = &mut sites[s];
+                cost += env.run_mono(site, s, n);
+                if !once || site.is_steady(env.world, env.domains) {
+                    settled.push(pos);
+                }
+                next = pos + 1;
+                i += 1;
             }
-            if pos > next {
-                cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
-            }
-            let s = self.program.loops[node].calls[pos as usize] as usize;
-            cost += self.run_site(s, n, &p);
-            if !once || self.sites[s].is_steady(&self.world, &self.domains) {
+            let Some(&pos) = dirty.get(i) else { break };
+            cost = steady_until(cost, steady_cost, next, pos);
+            cost += self.run_poly(self.program.loops[node].calls[pos as usize] as usize, n);
+            // A polymorphic site never becomes steady.
+            if !once {
                 settled.push(pos);
             }
             next = pos + 1;
+            i += 1;
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
         // The tier the loop's code runs in: what its calls add over C2 code that inlined them.
@@ -461,6 +484,16 @@ impl Simulation {
         self.timeline.add(self.iterations, cost, iterations, std::mem::take(&mut self.pending_relinks));
         self.now_ns += cost;
         self.iterations += iterations;
+    }
+}
+
+/// `cost` plus the steady calls at positions `next..pos`, `steady_cost` each, in call order.
+#[inline]
+fn steady_until(cost: f64, steady_cost: f64, next: u32, pos: u32) -> f64 {
+    if pos > next {
+        vsum::add_repeated(cost, steady_cost, u64::from(pos - next))
+    } else {
+        cost
     }
 }
 
