@@ -10,7 +10,7 @@ use crate::world::ClassId;
 
 use super::oracle::{Affected, RECORDED_NAMES};
 use super::program::Frame;
-use super::site::{Key, WALKED_BYTES};
+use super::site::{mark_holds, Key, VISIT, WALKED_BYTES};
 use super::units::EventCode;
 use super::{prefetch_head, unsettle, Simulation};
 
@@ -164,16 +164,30 @@ impl Simulation {
             Some(Frame::Loop(run)) => Some(run),
             _ => None,
         };
+        // Read by the prefetch ahead and read and written by the walk: cells.
+        let marks = std::cell::Cell::from_mut(self.walk_marks.as_mut_slice()).as_slice_of_cells();
         // Raw: only ever prefetched (never read through) while the walk holds the sites.
-        let (base, n) = (self.sites.as_ptr(), self.sites.len());
+        let base = self.sites.as_ptr();
+        // A site the walk will read (its mark says so) is asked for a few entries early; the
+        // others are decided by their mark alone.
         let ahead = |s: u32| {
-            if (s as usize) < n {
+            if marks.get(s as usize).is_some_and(|m| m.get() & VISIT != 0) {
                 prefetch_head(base.wrapping_add(s as usize), WALKED_BYTES);
             }
         };
         let (sites, polys) = (&mut self.sites, &mut self.polys);
         let mut holds = |k: Key, s: u32| {
+            let mark = &marks[s as usize];
             let site = &mut sites[s as usize];
+            if mark.get() & VISIT == 0 {
+                // Neither steady nor on a fast chain: a hit changes nothing in the site.
+                debug_assert_eq!(mark.get(), site.walk_mark(), "site {s}'s walk mark is out of date");
+                if mark_holds(mark.get(), k) {
+                    return true;
+                }
+                site.unregister(k, polys);
+                return false;
+            }
             let holds = site.holds(k, polys);
             if !holds {
                 site.unregister(k, polys);
@@ -182,6 +196,7 @@ impl Simulation {
                     fast.push(s);
                 }
                 unsettle(site, s as usize, now, run.as_deref_mut(), program);
+                mark.set(site.walk_mark());
             }
             holds
         };

@@ -82,9 +82,13 @@ pub struct Simulation {
     events_total: usize,
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
-    /// Per site, the (domain, epoch) of its last recorded relink (a monomorphic site's; see
-    /// `site::Env`): beside the sites, so a site is two cache lines.
-    last_relinks: Vec<Option<(site::Key, u32)>>,
+    /// Per site, the domain and epoch of its last recorded relink (a monomorphic site's, packed
+    /// in 32 bits, 0 for none; see `site::Env`): beside the sites, so a site is two cache lines.
+    last_relinks: Vec<u32>,
+    /// Per site, what an event's walk needs to know of it without reading it
+    /// ([`site::VISIT`]): kept up to date wherever a site's link, mode or steadiness changes
+    /// (a site's run, becoming steady, settling).
+    walk_marks: Vec<u8>,
     /// Stale calls and missed dispatches by site: written only when a site serves a stale
     /// target, so they live beside the sites, not in them.
     stale: FxMap<u32, site::Stale>,
@@ -171,7 +175,8 @@ impl Simulation {
                 units.relinked(s, every);
             }
         }
-        let last_relinks = vec![None; sites.len()];
+        let last_relinks = vec![0; sites.len()];
+        let walk_marks = sites.iter().map(SiteRt::walk_mark).collect();
         let mut sim = Simulation {
             name,
             measure,
@@ -199,6 +204,7 @@ impl Simulation {
             relinks: Vec::new(),
             relinks_total: [0; 3],
             last_relinks,
+            walk_marks,
             stale: FxMap::default(),
             timeline: Timeline::new(bucket, iterations_per_op),
             pending_relinks: [0; 3],
@@ -450,6 +456,7 @@ impl Simulation {
                 // The site is called at `pos`, so at least once; a loop's calls fit in 32 bits.
                 let calls_per_iteration = std::num::NonZeroU32::new(calls as u32).unwrap_or(std::num::NonZeroU32::MIN);
                 self.sites[s].steady = Some(site::Steady { since: now, calls_per_iteration, position: pos });
+                self.walk_marks[s] = site::VISIT;
             }
         }
         self.scratch = dirty;
@@ -461,7 +468,9 @@ impl Simulation {
         let Some(Frame::Loop(run)) = self.stack.pop() else { unreachable!("leaving a loop") };
         self.work += self.program.loops[run.node].calls.len() as u64;
         for &s in &self.program.loops[run.node].calls {
-            self.sites[s as usize].settle(self.iterations);
+            let site = &mut self.sites[s as usize];
+            site.settle(self.iterations);
+            self.walk_marks[s as usize] = site.walk_mark();
         }
     }
 
@@ -473,6 +482,7 @@ impl Simulation {
             _ => None,
         };
         unsettle(&mut self.sites[s], s, self.iterations, run, &self.program);
+        self.walk_marks[s] = self.sites[s].walk_mark();
     }
 
     /// Work done so far: what [`estimate`] bounds before the run (deterministic units, not time).

@@ -179,6 +179,34 @@ const PIC_CACHEABLE: u8 = 8;
 /// reset after a fallback storm stores it for the next call to find).
 const PIC_SEEN: u8 = 16;
 
+/// A site's walk mark (`Simulation::walk_marks`, [`SiteRt::walk_mark`]): what an event's walk
+/// needs to know of a site without reading it. `VISIT`: the walk reads the site (polymorphic,
+/// steady, or on a fast chain); else `HELD` with the kind of its PIC link's domain above it
+/// (bits 2 and 3), or nothing.
+pub(super) const VISIT: u8 = 1;
+const HELD: u8 = 2;
+
+/// A monomorphic site's relink from a link guarded by `k` at `epoch` (its domain's epoch
+/// now) in 32 bits, never 0 (`Simulation::last_relinks` starts at 0, no relink): the kind of
+/// the domain in the top two bits (a monomorphic site's links of one kind share one domain, see
+/// [`mark_holds`]) and the epoch plus one below. An epoch counts its domain's retirements, at
+/// most one per event, and a run's events are bounded by its work, below 2^30.
+#[inline]
+fn relink_stamp(k: Key, epoch: u32) -> u32 {
+    debug_assert!(epoch < ID_MASK, "epochs count events, capped by the work bound");
+    (k.parts().0 << ID_BITS) | ((epoch + 1) & ID_MASK)
+}
+const _: () = assert!(super::MAX_WORK < ID_MASK as u64);
+
+/// Whether a site marked `mark` (not `VISIT`) holds a link guarded by `k`, a domain whose
+/// dependents list holds the site. A monomorphic site registers with one domain of each kind
+/// (its receiver's pending or class domain, its own, or the global one), so the kind of its
+/// link's domain names the domain.
+#[inline]
+pub(super) fn mark_holds(mark: u8, k: Key) -> bool {
+    mark == HELD | ((k.parts().0 as u8) << 2)
+}
+
 /// The bytes at the head of a [`SiteRt`] that an event's walk reads: its first cache line (see
 /// its layout; a test checks the fields).
 pub(super) const WALKED_BYTES: usize = 64;
@@ -302,6 +330,14 @@ impl SiteRt {
         self.flags &= !(PIC | PIC_CACHEABLE | PIC_SEEN);
     }
 
+    /// The site's walk mark (see [`VISIT`]).
+    pub fn walk_mark(&self) -> u8 {
+        if self.poly.is_some() || self.steady.is_some() || self.mode == Mode::Fast {
+            return VISIT;
+        }
+        self.pic_link().map_or(0, |l| HELD | ((l.domain.parts().0 as u8) << 2))
+    }
+
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
     pub fn holds(&self, k: Key, polys: &[Poly]) -> bool {
         if let Some(p) = self.poly() {
@@ -421,9 +457,11 @@ pub(super) struct Env<'a> {
     pub world: &'a World,
     policy: Policy,
     serial: &'a mut u64,
-    /// Per monomorphic site, the (domain, epoch) of its last recorded relink: one record per
+    /// Per monomorphic site, its last recorded relink's [`relink_stamp`]: one record per
     /// retirement, however many calls fail the guard.
-    last_relinks: &'a mut [Option<(Key, u32)>],
+    last_relinks: &'a mut [u32],
+    /// Per site, its walk mark ([`VISIT`]): a run leaves it up to date.
+    walk_marks: &'a mut [u8],
     pub log: RelinkLog<'a>,
     /// The parameters, copied once per segment.
     p: SiteParams,
@@ -507,8 +545,16 @@ impl Simulation {
             op: self.op_index,
             now_ns: self.now_ns,
         };
-        let env =
-            Env { domains: &mut self.domains, world: &self.world, policy: self.policy, serial: &mut self.serial, last_relinks: &mut self.last_relinks, log, p };
+        let env = Env {
+            domains: &mut self.domains,
+            world: &self.world,
+            policy: self.policy,
+            serial: &mut self.serial,
+            last_relinks: &mut self.last_relinks,
+            walk_marks: &mut self.walk_marks,
+            log,
+            p,
+        };
         (&mut self.sites, env, &self.program)
     }
 
@@ -527,7 +573,9 @@ impl Env<'_> {
             // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
             return n as f64 * self.p.selection_ns;
         }
-        self.run_calls(site, s, n)
+        let cost = self.run_calls(site, s, n);
+        self.walk_marks[s] = site.walk_mark();
+        cost
     }
 
     /// A full selection: the fresh link for site `s` under the current world and policy.
@@ -550,12 +598,12 @@ impl Env<'_> {
     /// callers: every site a retirement hit comes through here once.
     #[inline(always)]
     fn relink_from(&mut self, site: &mut SiteRt, s: usize, old: &Link, epoch: u32) {
-        let key = Some((old.domain, epoch));
+        let stamp = relink_stamp(old.domain, epoch);
         let last = &mut self.last_relinks[s];
-        if *last == key {
+        if *last == stamp {
             return;
         }
-        *last = key;
+        *last = stamp;
         let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
         let domains = &*self.domains;
         self.log.record(&mut site.counts, s, &Relink { verdict, old, new: site.true_target, receiver: None }, || domains.retired_by_key(old.domain));
@@ -826,7 +874,19 @@ mod tests {
             offset_of!(SiteRt, counts) + offset_of!(Counts, fast_calls) + 8,
         ];
         assert!(ends.iter().all(|&e| e <= WALKED_BYTES), "{ends:?}");
-        assert_eq!((size_of::<SiteRt>(), std::mem::align_of::<SiteRt>(), size_of::<Link>(), size_of::<Option<(Key, u32)>>()), (128, 64, 24, 8));
+        assert_eq!((size_of::<SiteRt>(), std::mem::align_of::<SiteRt>(), size_of::<Link>()), (128, 64, 24));
+    }
+
+    #[test]
+    fn relink_stamps_tell_kinds_and_epochs_apart_and_are_never_zero() {
+        let keys = [DomainKey::Global, DomainKey::Pending(7), DomainKey::Class(7), DomainKey::Site(7)];
+        let epochs = [0, 1, ID_MASK - 1];
+        let stamps: Vec<u32> = keys.iter().flat_map(|&k| epochs.map(|e| relink_stamp(Key::new(k), e))).collect();
+        assert!(stamps.iter().all(|&x| x != 0), "{stamps:?}");
+        let mut distinct = stamps.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), stamps.len(), "{stamps:?}");
     }
 
     #[test]
