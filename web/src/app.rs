@@ -96,7 +96,7 @@ pub fn app(props: &AppProps) -> Html {
     // The text, copied once per change (not per render: it may be megabytes).
     let text = {
         let store = store.clone();
-        use_memo(text_rev, move |_| SharedText(AttrValue::from(store.read().session.text.clone())))
+        use_memo(text_rev, move |_| SharedText(AttrValue::from(Rc::<str>::from(store.read().session.text.as_str()))))
     };
     // The strip closes, rather than following along, when what it encodes changes: its note
     // says the link was copied, and the clipboard (and address bar) still hold the old link.
@@ -240,7 +240,8 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),
-            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.to_string(), x.class.to_string())).collect()),
+            // `as_str().to_owned()`, not `to_string()` (through `Display`: 2 x 10^5 names were ~10 ms).
+            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.as_str().to_owned(), x.class.as_str().to_owned())).collect()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
             site_names: match s.session.runner.names() {
                 names if names.len() == s.session.scenario.sites.len() => names.clone(),
@@ -464,13 +465,23 @@ fn call_site_sections(
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(|| Action::RevertText)}
+                            on_input={store.handler(edit_text)} on_revert={store.on(|| Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>
                 </section>
             }
         </>
+    }
+}
+
+/// An edit of the scenario text: a big one (a paste) is rendered in a task after the one that
+/// reduces it (`Store::dispatch_render_later`), a keystroke at once.
+fn edit_text(store: &Store, text: String) {
+    let big = text.len() >= offload::OFFLOAD_BYTES;
+    match Action::EditText(text) {
+        action if big => store.dispatch_render_later(action),
+        action => store.dispatch(action),
     }
 }
 

@@ -13,10 +13,11 @@ use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
-use blast_playground::offload::{self, Job, Reply, Verdict};
+use blast_playground::lane_wire;
+use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
 use blast_playground::state::{AppState, SaveKey};
-use blast_playground::{lane_wire, wire};
+use blast_playground::wire::{self, ReplyDecoder};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -240,13 +241,17 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
 
 type Shared<T> = Rc<RefCell<T>>;
 
-/// What the worker was asked and has not answered.
+/// What the worker was asked and has not answered, and answers being decoded.
 #[derive(Default)]
 struct InFlight {
-    /// Jobs, oldest first (the worker answers in order).
-    jobs: VecDeque<Job>,
+    /// Jobs' ids, oldest first (the worker answers in order).
+    jobs: VecDeque<u64>,
     /// Requests for its lanes.
     lanes: usize,
+    /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
+    /// of its own (at 10^5 sites a whole answer was one task of ~25 ms CPU): the page stays
+    /// responsive, and answers are applied in order.
+    decoding: VecDeque<(u64, ReplyDecoder)>,
 }
 
 /// Start the worker unless it runs (or could not start).
@@ -265,15 +270,14 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
     };
 }
 
-fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Job) {
+fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
     start(store, engine, in_flight);
     match &*engine.borrow() {
         Engine::Worker(worker) => {
-            let bytes = offload::encode_job(&job);
-            in_flight.borrow_mut().jobs.push_back(job);
-            worker.post(bytes);
+            in_flight.borrow_mut().jobs.push_back(job.id);
+            worker.post(job.bytes);
         }
-        _ => run_in_page(store, job),
+        _ => run_in_page(store, in_flight, job),
     }
 }
 
@@ -305,32 +309,33 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
         }
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
-            let reply = offload::decode_reply(&bytes).unwrap_or_else(|why| Reply { id: job.id, verdict: Verdict::Failed(why) });
-            // Applied (the reducer and the render around the new scenario) in a task after the
-            // one that decoded it: at 10^5 sites each half is ~20 ms of CPU, together one
-            // ~42 ms task.
-            let store = store.clone();
-            browser::soon_detached(move || store.dispatch(Action::Read(reply)));
+            decode(store, in_flight, job, bytes);
         }
         browser::WorkerNews::Failed { started, why } => {
             let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
             // Not from inside the worker's own event handler: this drops the worker.
             browser::soon_detached(move || {
-                let lost: Vec<Job> = in_flight.borrow_mut().jobs.drain(..).collect();
+                let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(Action::LanesLost(format!("it stopped: {why}")));
                 }
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
-                    for job in lost {
+                    for id in lost {
                         let verdict = Verdict::Failed(format!("the engine stopped while reading it ({why})"));
-                        store.dispatch(Action::Read(Reply { id: job.id, verdict }));
+                        store.dispatch(Action::Read(Reply { id, verdict }));
                     }
                 } else {
+                    // Never started: every job it was given still waits in it, in order.
+                    let unposted = match &*engine.borrow() {
+                        Engine::Worker(worker) => worker.take_unposted(),
+                        _ => Vec::new(),
+                    };
                     *engine.borrow_mut() = Engine::InPage;
                     store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
-                    for job in lost {
-                        run_in_page(&store, job);
+                    let jobs = unposted.into_iter().filter(|bytes| wire::kind(bytes) == Some(wire::READ));
+                    for (id, bytes) in lost.into_iter().zip(jobs) {
+                        run_in_page(&store, &in_flight, Posting { id, bytes });
                     }
                 }
             });
@@ -342,8 +347,45 @@ fn no_worker(why: &str) -> String {
     format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them.")
 }
 
-/// The worker's job, done by the page in a task of its own (after the loading note paints).
-fn run_in_page(store: &Store, job: Job) {
-    let store = store.clone();
-    browser::soon_detached(move || store.dispatch(Action::Read(offload::run(&job))));
+/// The worker's job, done by the page in a task of its own (after the loading note paints);
+/// its answer is decoded as the worker's would be.
+fn run_in_page(store: &Store, in_flight: &Shared<InFlight>, job: Posting) {
+    let (store, in_flight) = (store.clone(), in_flight.clone());
+    browser::soon_detached(move || decode(&store, &in_flight, job.id, offload::answer(&job.bytes)));
+}
+
+/// Decode the answer to job `id` after those before it, a part per task, then apply it.
+fn decode(store: &Store, in_flight: &Shared<InFlight>, id: u64, bytes: Vec<u8>) {
+    let mut f = in_flight.borrow_mut();
+    f.decoding.push_back((id, ReplyDecoder::new(bytes)));
+    if f.decoding.len() == 1 {
+        decode_step(store, in_flight);
+    }
+}
+
+fn decode_step(store: &Store, in_flight: &Shared<InFlight>) {
+    let (store, in_flight) = (store.clone(), in_flight.clone());
+    browser::soon_detached(move || {
+        let mut f = in_flight.borrow_mut();
+        let Some((id, decoder)) = f.decoding.front_mut() else { return };
+        let decoded = match decoder.step(wire::DECODE_ITEMS) {
+            Ok(None) => None,
+            Ok(Some(reply)) => Some(reply),
+            Err(e) => Some(Reply { id: *id, verdict: Verdict::Failed(offload::unreadable(e)) }),
+        };
+        if decoded.is_some() {
+            f.decoding.pop_front();
+        }
+        let more = !f.decoding.is_empty();
+        drop(f);
+        // Applied (the reducer and the render around the new scenario) in a task after the
+        // last step: at 10^5 sites the apply is ~20 ms of CPU on its own.
+        if let Some(reply) = decoded {
+            let store = store.clone();
+            browser::soon_detached(move || store.dispatch(Action::Read(reply)));
+        }
+        if more {
+            decode_step(&store, &in_flight);
+        }
+    });
 }

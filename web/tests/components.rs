@@ -335,3 +335,74 @@ async fn the_share_strip_closes_when_what_it_encodes_changes() {
     assert!(!exists(&root, "#share-link"), "model mode closes the strip");
     set_hash("");
 }
+
+/// A paste event as a user's, carrying `text`, dispatched on `target`; whether its default ran.
+fn paste_event(target: &web_sys::Element, text: &str) -> bool {
+    let make = js_sys::Function::new_with_args(
+        "text",
+        "const d = new DataTransfer(); d.setData('text/plain', text); return new ClipboardEvent('paste', { clipboardData: d, bubbles: true, cancelable: true });",
+    );
+    let event: web_sys::Event = make.call1(&wasm_bindgen::JsValue::NULL, &text.into()).expect("a paste event").into();
+    target.dispatch_event(&event).expect("dispatched")
+}
+
+#[wasm_bindgen_test]
+async fn a_large_paste_is_taken_from_the_box_and_handed_over_in_a_later_task() {
+    use wasm_bindgen::JsCast;
+    let root = fresh_root();
+    root.set_inner_html("<textarea id='box'></textarea>");
+    let area: web_sys::HtmlTextAreaElement = find(&root, "#box").dyn_into().unwrap();
+    let got = Rc::new(RefCell::new(Vec::new()));
+    let taken = Rc::new(RefCell::new(Vec::new()));
+    let _listener = {
+        let (got, taken) = (got.clone(), taken.clone());
+        // Not passive (`EventListener::new`'s default): the paste's default must be preventable.
+        let options = gloo::events::EventListenerOptions::enable_prevent_default();
+        gloo::events::EventListener::new_with_options(&area, "paste", options, move |e| {
+            let got = got.clone();
+            taken.borrow_mut().push(blast_web::browser::take_paste(e, 3, move |text| got.borrow_mut().push(text)));
+        })
+    };
+    // The selection is in UTF-16 units: the emoji is two.
+    area.set_value("é😀z");
+    area.set_selection_range(3, 3).unwrap();
+    assert!(!paste_event(&area, "-->"), "the box's default is prevented");
+    assert!(got.borrow().is_empty(), "handed over in a task after the paste's");
+    let handed = |n: usize| {
+        let got = got.clone();
+        async move {
+            for _ in 0..200 {
+                if got.borrow().len() >= n {
+                    return;
+                }
+                gloo::timers::future::TimeoutFuture::new(5).await;
+            }
+        }
+    };
+    handed(1).await;
+    assert_eq!(*got.borrow(), ["é😀-->z"]);
+    area.set_value("abcd");
+    area.set_selection_range(1, 3).unwrap();
+    assert!(paste_event(&area, "XY"), "a small paste is left to the box");
+    assert!(!paste_event(&area, "XYZ"));
+    handed(2).await;
+    assert_eq!(*got.borrow(), ["é😀-->z", "aXYZd"]);
+    assert_eq!(*taken.borrow(), [true, false, true]);
+    // A big paste comes into wasm a part per task; a part never ends inside a surrogate pair
+    // (after "a", every pair starts at an odd unit: the first part's end would split one).
+    let big = format!("a{}", "😀".repeat(400_000));
+    area.set_value("");
+    assert!(!paste_event(&area, &big));
+    handed(3).await;
+    assert_eq!(got.borrow().len(), 3, "handed over once, whole");
+    assert!(got.borrow()[2] == big, "the text came through unchanged");
+}
+
+#[wasm_bindgen_test]
+fn a_selection_past_the_end_is_clamped() {
+    let join = |v: &str, s, e, p: &str| String::from(blast_web::browser::pasted_into(&v.into(), s, e, &p.into()));
+    assert_eq!(join("abcd", 4, 4, "!"), "abcd!");
+    assert_eq!(join("", 0, 0, "x"), "x");
+    assert_eq!(join("ab", 9, 1, "-"), "ab-", "past the end, reversed: at the end");
+    assert_eq!(join("ab", 1, 9, "-"), "a-");
+}

@@ -381,8 +381,8 @@ mod tests {
                 }
                 for job in &jobs {
                     let reply = match &mut self.worker {
-                        Some(host) => offload::decode_reply(&host.answer(&offload::encode_job(job), &clock)).expect("a reply"),
-                        None => offload::run(job),
+                        Some(host) => offload::decode_reply(&host.answer(&job.bytes, &clock)).expect("a reply"),
+                        None => offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply"),
                     };
                     self.s.reduce(Action::Read(reply), &mut fx);
                 }

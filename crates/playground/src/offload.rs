@@ -108,9 +108,12 @@ pub fn expectation_lines(text: &str) -> Vec<Option<usize>> {
     (0..s.expectations.len()).map(|i| spans.get(&format!("expectations[{i}]")).map(|&(line, _)| line)).collect()
 }
 
-/// A job as the page posts it (`wire`: the text is most of it).
-pub fn encode_job(job: &Job) -> Vec<u8> {
-    crate::wire::encode_job(job)
+/// A job as the page posts it: its bytes (`wire::encode_job`, the text is most of them), made
+/// when the reducer hands the text out, and its id.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Posting {
+    pub id: u64,
+    pub bytes: Vec<u8>,
 }
 
 /// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
@@ -123,21 +126,24 @@ pub fn answer(job: &[u8]) -> Vec<u8> {
     crate::wire::encode_reply(&reply)
 }
 
-/// The page reads the worker's reply (`answer`).
+/// The page reads the worker's reply (`answer`) at once (the page itself steps a
+/// `wire::ReplyDecoder`).
 pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    crate::wire::decode_reply(bytes).map_err(|e| format!("the engine worker's reply is unreadable ({e})"))
+    crate::wire::decode_reply(bytes).map_err(unreadable)
+}
+
+/// Why a reply was not read, for the user.
+pub fn unreadable(e: crate::wire::DecodeError) -> String {
+    format!("the engine worker's reply is unreadable ({e})")
 }
 
 /// About how many sites a scenario text declares (for "loading N sites…"): lines that start
 /// with `site`. Cheap (no parse), and only a progress figure.
 pub fn site_count_hint(text: &str) -> usize {
-    // Only where the word occurs, not line by line: it runs in the paste's task, over megabytes.
-    text.match_indices("site")
-        .filter(|&(at, _)| {
-            let before = text[..at].trim_end_matches([' ', '\t']);
-            (before.is_empty() || before.ends_with('\n')) && text[at + 4..].starts_with(char::is_whitespace)
-        })
-        .count()
+    // Line by line (`split` finds newlines with `memchr`): it runs in the paste's edit, over
+    // megabytes. Searching for the word (`match_indices("site")`, a two-way string search) was
+    // two thirds of that task's CPU in a profile of a 3.5 MB paste.
+    text.split('\n').filter(|line| line.trim_start_matches([' ', '\t']).strip_prefix("site").is_some_and(|rest| rest.starts_with(char::is_whitespace))).count()
 }
 
 #[cfg(test)]
@@ -151,7 +157,7 @@ mod tests {
 
     /// Through the bytes both sides exchange.
     fn round_trip(job: &Job) -> Reply {
-        decode_reply(&answer(&encode_job(job))).expect("a readable reply")
+        decode_reply(&answer(&crate::wire::encode_job(job.id, &job.text, &job.policies, job.looping))).expect("a readable reply")
     }
 
     #[test]

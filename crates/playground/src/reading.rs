@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use blast_engine::Policy;
 
-use crate::offload::{self, Job, Reply};
+use crate::offload::{self, Posting, Reply};
 
 /// A text handed to the engine worker, and what its answer is for.
 pub struct Reading {
@@ -35,7 +35,7 @@ pub struct Readings {
     /// Texts being read off the main thread, oldest first.
     reading: VecDeque<Reading>,
     /// Jobs for the engine worker, not yet handed to it.
-    outbox: Vec<Job>,
+    outbox: Vec<Posting>,
     next_job: u64,
 }
 
@@ -44,12 +44,12 @@ impl Readings {
     pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) {
         self.next_job += 1;
         let id = self.next_job;
-        self.outbox.push(Job { id, text: text.to_string(), policies: policies.clone(), looping });
+        self.outbox.push(Posting { id, bytes: crate::wire::encode_job(id, text, &policies, looping) });
         self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
     }
 
     /// The jobs to hand to the engine worker now.
-    pub fn take_jobs(&mut self) -> Vec<Job> {
+    pub fn take_jobs(&mut self) -> Vec<Posting> {
         std::mem::take(&mut self.outbox)
     }
 

@@ -19,6 +19,7 @@ use crate::action::Action;
 use crate::offload;
 use crate::share::{self, Link};
 use crate::state::AppState;
+use crate::wire::{self, ReplyDecoder};
 
 /// What the rehearsal has left to do.
 enum Stage {
@@ -28,8 +29,8 @@ enum Stage {
     Open(Box<Link>),
     /// The worker's turn, taken here: the job's bytes in, the reply's bytes out.
     Answer(Vec<u8>),
-    /// Decode the reply and apply it (`Action::Read`).
-    Apply(Vec<u8>),
+    /// Decode the reply, as the page does (`wire::ReplyDecoder`), and apply it (`Action::Read`).
+    Apply(Box<ReplyDecoder>),
     Done,
 }
 
@@ -65,17 +66,19 @@ impl Rehearsal {
             Stage::Open(link) => {
                 state.reduce(Action::open_link(*link, "the rehearsal"));
                 match state.take_jobs().pop() {
-                    Some(job) => Stage::Answer(offload::encode_job(&job)),
+                    Some(job) => Stage::Answer(job.bytes),
                     None => Stage::Done,
                 }
             }
-            Stage::Answer(job) => Stage::Apply(offload::answer(&job)),
-            Stage::Apply(reply) => {
-                if let Ok(reply) = offload::decode_reply(&reply) {
+            Stage::Answer(job) => Stage::Apply(Box::new(ReplyDecoder::new(offload::answer(&job)))),
+            Stage::Apply(mut decoder) => match decoder.step(wire::DECODE_ITEMS) {
+                Ok(None) => Stage::Apply(decoder),
+                Ok(Some(reply)) => {
                     state.reduce(Action::Read(reply));
+                    Stage::Done
                 }
-                Stage::Done
-            }
+                Err(_) => Stage::Done,
+            },
             Stage::Done => Stage::Done,
         };
         !matches!(self.stage, Stage::Done)

@@ -246,7 +246,7 @@ pub fn classes_of(scenario: &Scenario) -> Vec<ClassEntry> {
 
 /// Site names by id.
 pub fn names_of(scenario: &Scenario) -> Rc<Vec<String>> {
-    Rc::new(scenario.sites.iter().map(|s| s.name.to_string()).collect())
+    Rc::new(scenario.sites.iter().map(|s| s.name.as_str().to_owned()).collect())
 }
 
 /// Why a hand-fired mutation went nowhere.

@@ -20,7 +20,7 @@ use crate::effects::Effects;
 use crate::history::History;
 use crate::lane_wire::Request;
 use crate::lanes::{self, Lanes, Mirror};
-use crate::offload::{self, Job, Reply, TextError, Verdict};
+use crate::offload::{self, Posting, Reply, TextError, Verdict};
 use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
 use crate::reading::{Purpose, Readings};
 use crate::runner::{LaneView, Runner};
@@ -181,7 +181,7 @@ impl CallSiteSession {
     }
 
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
-    pub fn take_jobs(&mut self) -> Vec<Job> {
+    pub fn take_jobs(&mut self) -> Vec<Posting> {
         self.readings.take_jobs()
     }
 
@@ -688,7 +688,7 @@ pub(crate) mod tests {
         let mut fx = Effects::default();
         let jobs = s.take_jobs();
         for job in &jobs {
-            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&offload::encode_job(job))).expect("a reply")), &mut fx);
+            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
         }
         (jobs.len(), fx)
     }
@@ -747,7 +747,7 @@ pub(crate) mod tests {
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
         act(&mut s, Action::EditText(small.clone()));
         assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
-        act(&mut s, Action::Read(offload::run(&stale[0])));
+        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
@@ -806,7 +806,7 @@ pub(crate) mod tests {
         act(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
-        act(&mut s, Action::Read(offload::run(&first[0])));
+        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
         assert!(!s.playback.playing, "a second link is still being read");
         answer_jobs(&mut s);
         assert!(s.playback.playing);

@@ -24,7 +24,7 @@ use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
 use crate::model_mode::{self, ModelLink, ModelSession};
-use crate::offload::Job;
+use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
 use crate::session::CallSiteSession;
 use crate::share::{self, Link, LinkError};
@@ -156,7 +156,7 @@ impl AppState {
     }
 
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
-    pub fn take_jobs(&mut self) -> Vec<Job> {
+    pub fn take_jobs(&mut self) -> Vec<Posting> {
         self.session.take_jobs()
     }
 

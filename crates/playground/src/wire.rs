@@ -8,6 +8,12 @@
 //! Expectations, few and rich, travel as their DSL lines and are read with
 //! `dsl::parse_unchecked`, which the page has anyway. Decoding is total: bytes that are not a
 //! message give an error, never a panic.
+//!
+//! A reply is decoded a part at a time ([`ReplyDecoder::step`], at most [`DECODE_ITEMS`]
+//! classes, sites or statements per step), so the page decodes a 10^5-site scenario over
+//! several tasks instead of one ~25 ms task. Statement blocks are written flat for that (a
+//! statement that has a body opens a block, a `CLOSE` tag ends it), so a step can stop
+//! anywhere inside a nested loop and the next one goes on with an explicit stack.
 
 use blast_engine::dsl;
 use blast_engine::model::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
@@ -27,12 +33,12 @@ pub fn kind(bytes: &[u8]) -> Option<u64> {
     bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES)
 }
 
-pub fn encode_job(job: &Job) -> Vec<u8> {
-    let Job { id, text, policies, looping } = job;
+/// A job's bytes, made from the text in place (the one copy of it the page makes for a job).
+pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Vec<u8> {
     let mut w = Writer(Vec::with_capacity(text.len() + 16));
     w.num(READ);
-    w.num(*id);
-    w.num(u64::from(*looping));
+    w.num(id);
+    w.num(u64::from(looping));
     w.num(policies.len() as u64);
     for p in policies {
         w.num(Policy::ALL.iter().position(|x| x == p).unwrap_or(0) as u64);
@@ -81,23 +87,248 @@ pub fn encode_reply(reply: &Reply) -> Vec<u8> {
     w.0
 }
 
-pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    let mut r = Reader::of(bytes, READ)?;
+/// A whole reply at once (the worker's tests and tools; the page steps a [`ReplyDecoder`]).
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, DecodeError> {
+    let mut decoder = ReplyDecoder::new(bytes.to_vec());
+    loop {
+        if let Some(reply) = decoder.step(usize::MAX)? {
+            return Ok(reply);
+        }
+    }
+}
+
+/// Classes, categories, sites or statements a [`ReplyDecoder::step`] decodes at most. Measured
+/// on the page (Chromium trace, the 10^5-site paste of e2e `scale`, load 6): a whole reply, ~2.1 x
+/// 10^5 of them, was one task of ~25-30 ms CPU; steps of 20,000 were 7-9 ms each.
+pub const DECODE_ITEMS: usize = 10_000;
+
+/// Why a reply's bytes are not a reply, and where (a byte offset).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecodeError {
+    pub at: usize,
+    pub why: &'static str,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.why, self.at)
+    }
+}
+
+/// A reply being decoded a part per [`step`](ReplyDecoder::step).
+pub struct ReplyDecoder {
+    bytes: Vec<u8>,
+    at: usize,
+    state: Decoding,
+}
+
+enum Decoding {
+    Start,
+    /// A read scenario, part by part.
+    Scenario(Box<Partial>),
+    /// Answered, or found damaged: a further step is an error.
+    Over,
+}
+
+/// What a read reply has given so far.
+struct Partial {
+    id: u64,
+    held: bool,
+    run_error: Option<String>,
+    expect_lines: Vec<Option<usize>>,
+    scenario: Scenario,
+    part: Part,
+    /// Items left in the current list (classes, categories, sites).
+    left: usize,
+    /// The blocks being read, outermost first (`Part::Block`).
+    open: Vec<Open>,
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Classes,
+    Categories,
+    Sites,
+    /// `setup`, `before_op`, `op`.
+    Block(u8),
+}
+
+/// A block being read, and what it is the body of.
+struct Open {
+    of: Body,
+    stmts: Vec<Stmt>,
+}
+
+enum Body {
+    Top,
+    Loop(u64),
+    Every(u64, u64),
+    Repeat(u64),
+    Use(String),
+}
+
+impl ReplyDecoder {
+    pub fn new(bytes: Vec<u8>) -> ReplyDecoder {
+        ReplyDecoder { bytes, at: 0, state: Decoding::Start }
+    }
+
+    /// Decode at most `items` more items: the reply once it is whole, `None` while there is more.
+    /// Damaged bytes are an error (once: the decoder is spent), never a panic.
+    pub fn step(&mut self, items: usize) -> Result<Option<Reply>, DecodeError> {
+        let mut r = Reader { bytes: &self.bytes, at: self.at };
+        let stepped = advance(&mut self.state, &mut r, items);
+        self.at = r.at;
+        if stepped.is_err() {
+            self.state = Decoding::Over;
+        }
+        stepped.map_err(|why| DecodeError { at: self.at, why })
+    }
+}
+
+fn advance(state: &mut Decoding, r: &mut Reader, mut items: usize) -> Read<Option<Reply>> {
+    loop {
+        match state {
+            Decoding::Start => match start(r)? {
+                Ok(reply) => {
+                    *state = Decoding::Over;
+                    return Ok(Some(reply));
+                }
+                Err(partial) => *state = Decoding::Scenario(partial),
+            },
+            Decoding::Scenario(_) if items == 0 => return Ok(None),
+            Decoding::Scenario(p) => {
+                items -= 1;
+                if p.item(r)? {
+                    if let Decoding::Scenario(p) = std::mem::replace(state, Decoding::Over) {
+                        return p.finish(r).map(Some);
+                    }
+                }
+            }
+            Decoding::Over => return Err("the reply was decoded already"),
+        }
+    }
+}
+
+/// A reply's head: a whole reply when it is short (a refusal), or a read scenario to go on with.
+fn start(r: &mut Reader) -> Read<Result<Reply, Box<Partial>>> {
+    if r.num()? != READ {
+        return Err("not this kind of message");
+    }
     let id = r.num()?;
     let verdict = match r.num()? {
-        0 => Verdict::Read {
-            held: r.bool()?,
-            run_error: r.opt()?,
-            expect_lines: r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?,
-            scenario: Box::new(r.scenario()?),
-        },
+        0 => {
+            let held = r.bool()?;
+            let run_error = r.opt()?;
+            let expect_lines = r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?;
+            let name = r.str()?;
+            let semantics = *Semantics::ALL.get(r.num()? as usize).ok_or("bad semantics")?;
+            let measure = Measure { warmup_ops: r.u32()?, ops: r.u32()? };
+            let scenario = Scenario { name, semantics, measure, ..Scenario::default() };
+            let left = r.len()?;
+            let open = Vec::new();
+            return Ok(Err(Box::new(Partial { id, held, run_error, expect_lines, scenario, part: Part::Classes, left, open })));
+        }
         1 => Verdict::Invalid { error: TextError { line: r.num()? as usize, col: r.num()? as usize, message: r.str()? }, message: r.str()? },
         2 => Verdict::Failed(r.str()?),
-        _ => return Err("bad verdict".into()),
+        _ => return Err("bad verdict"),
     };
     r.end()?;
-    Ok(Reply { id, verdict })
+    Ok(Ok(Reply { id, verdict }))
 }
+
+impl Partial {
+    /// The reply, from the expectations after the last block.
+    fn finish(self, r: &mut Reader) -> Read<Reply> {
+        let Partial { id, held, run_error, expect_lines, mut scenario, .. } = self;
+        let expectations = r.str()?;
+        if !expectations.is_empty() {
+            scenario.expectations = dsl::parse_unchecked(&expectations).map_err(|_| "bad expectations")?.0.expectations;
+        }
+        r.end()?;
+        Ok(Reply { id, verdict: Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held } })
+    }
+
+    /// Decode one item (or end a list); true when the last block has ended.
+    fn item(&mut self, r: &mut Reader) -> Read<bool> {
+        let s = &mut self.scenario;
+        match self.part {
+            Part::Classes if self.left > 0 => s.classes.push(ClassDecl {
+                name: r.str()?,
+                parent: r.opt()?,
+                methods: r.strs()?,
+                metaclass: r.meta()?,
+                costs: r.list(|r| Ok(BodyCost { method: r.str()?, ns: r.num()? }))?,
+            }),
+            Part::Categories if self.left > 0 => {
+                s.categories.push(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? })
+            }
+            Part::Sites if self.left > 0 => s.sites.push(SiteDecl::mono(r.name()?, r.name()?, r.name()?).with_receivers(r.strs()?, r.list(|r| r.u32())?)),
+            Part::Classes => {
+                (self.part, self.left) = (Part::Categories, r.len()?);
+                return Ok(false);
+            }
+            Part::Categories => {
+                (self.part, self.left) = (Part::Sites, r.len()?);
+                s.sites.reserve(self.left);
+                return Ok(false);
+            }
+            Part::Sites => {
+                self.part = Part::Block(0);
+                self.open.push(Open { of: Body::Top, stmts: Vec::new() });
+                return Ok(false);
+            }
+            Part::Block(which) => return self.statement(r, which),
+        }
+        self.left -= 1;
+        Ok(false)
+    }
+
+    /// One statement tag of block `which`; true when the last block has ended.
+    fn statement(&mut self, r: &mut Reader, which: u8) -> Read<bool> {
+        let opens = |of| Some(Open { of, stmts: Vec::new() });
+        let (stmt, open) = match r.num()? {
+            0 => (Some(Stmt::Call { site: r.name()? }), None),
+            1 => (None, opens(Body::Loop(r.num()?))),
+            2 => (None, opens(Body::Every(r.num()?, r.num()?))),
+            3 => (None, opens(Body::Repeat(r.num()?))),
+            4 => (None, opens(Body::Use(r.str()?))),
+            5 => (Some(Stmt::event(r.event()?)), None),
+            CLOSE => {
+                let Open { of, stmts } = self.open.pop().ok_or("a block closed twice")?;
+                match of {
+                    Body::Top => {
+                        let s = &mut self.scenario;
+                        *[&mut s.setup, &mut s.before_op, &mut s.op][usize::from(which)] = stmts;
+                        if which == 2 {
+                            return Ok(true);
+                        }
+                        self.part = Part::Block(which + 1);
+                        self.open.push(Open { of: Body::Top, stmts: Vec::new() });
+                        return Ok(false);
+                    }
+                    Body::Loop(count) => (Some(Stmt::looped(count, stmts)), None),
+                    Body::Every(period, offset) => (Some(Stmt::every(period, offset, stmts)), None),
+                    Body::Repeat(count) => (Some(Stmt::repeat(count, stmts)), None),
+                    Body::Use(category) => (Some(Stmt::use_category(category, stmts)), None),
+                }
+            }
+            _ => return Err("bad statement"),
+        };
+        if let Some(open) = open {
+            if self.open.len() > MAX_NESTING {
+                return Err("nested too deep");
+            }
+            self.open.push(open);
+        }
+        if let Some(stmt) = stmt {
+            self.open.last_mut().ok_or("a statement outside a block")?.stmts.push(stmt);
+        }
+        Ok(false)
+    }
+}
+
+/// The tag that ends a block (after the statements' tags 0-5).
+const CLOSE: u64 = 6;
 
 pub(crate) struct Writer(pub(crate) Vec<u8>);
 
@@ -197,8 +428,8 @@ impl Writer {
         self.num(MetaKind::ALL.iter().position(|x| *x == m).unwrap_or(0) as u64);
     }
 
+    /// A block's statements, flat: a statement with a body opens one, `CLOSE` ends it.
     fn block(&mut self, block: &[Stmt]) {
-        self.num(block.len() as u64);
         for st in block {
             match st {
                 Stmt::Call { site } => {
@@ -232,6 +463,7 @@ impl Writer {
                 }
             }
         }
+        self.num(CLOSE);
     }
 
     pub(crate) fn event(&mut self, e: &Event) {
@@ -300,32 +532,6 @@ impl<'a> Reader<'a> {
             1 => Ok(true),
             _ => Err("bad flag"),
         }
-    }
-
-    fn scenario(&mut self) -> Read<Scenario> {
-        let r = self;
-        let name = r.str()?;
-        let semantics = *Semantics::ALL.get(r.num()? as usize).ok_or("bad semantics")?;
-        let measure = Measure { warmup_ops: r.u32()?, ops: r.u32()? };
-        let classes = r.list(|r| {
-            Ok(ClassDecl {
-                name: r.str()?,
-                parent: r.opt()?,
-                methods: r.strs()?,
-                metaclass: r.meta()?,
-                costs: r.list(|r| Ok(BodyCost { method: r.str()?, ns: r.num()? }))?,
-            })
-        })?;
-        let categories = r.list(|r| Ok(CategoryDecl { name: r.str()?, methods: r.list(|r| Ok(MethodRef { class: r.str()?, method: r.str()? }))? }))?;
-        let sites = r.list(|r| Ok(SiteDecl::mono(r.name()?, r.name()?, r.name()?).with_receivers(r.strs()?, r.list(|r| r.u32())?)))?;
-        let setup = r.block(0)?;
-        let before_op = r.block(0)?;
-        let op = r.block(0)?;
-        let expectations = match r.str()? {
-            text if text.is_empty() => Vec::new(),
-            text => dsl::parse_unchecked(&text).map_err(|_| "bad expectations")?.0.expectations,
-        };
-        Ok(Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations })
     }
 
     pub(crate) fn end(&self) -> Read<()> {
@@ -400,23 +606,6 @@ impl<'a> Reader<'a> {
         MetaKind::ALL.get(self.num()? as usize).copied().ok_or("bad metaclass kind")
     }
 
-    fn block(&mut self, depth: usize) -> Read<Vec<Stmt>> {
-        if depth > MAX_NESTING {
-            return Err("nested too deep");
-        }
-        self.list(|r| {
-            Ok(match r.num()? {
-                0 => Stmt::Call { site: r.name()? },
-                1 => Stmt::looped(r.num()?, r.block(depth + 1)?),
-                2 => Stmt::every(r.num()?, r.num()?, r.block(depth + 1)?),
-                3 => Stmt::repeat(r.num()?, r.block(depth + 1)?),
-                4 => Stmt::use_category(r.str()?, r.block(depth + 1)?),
-                5 => Stmt::event(r.event()?),
-                _ => return Err("bad statement"),
-            })
-        })
-    }
-
     pub(crate) fn event(&mut self) -> Read<Event> {
         Ok(match self.num()? {
             0 => Event::Write { class: self.str()?, method: self.str()? },
@@ -440,38 +629,94 @@ mod tests {
         Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None], held: true } }
     }
 
+    /// Decoded `items` at a time, as the page does: the result and the steps it took.
+    fn stepped(bytes: &[u8], items: usize) -> (Result<Reply, DecodeError>, usize) {
+        let mut decoder = ReplyDecoder::new(bytes.to_vec());
+        for steps in 1.. {
+            match decoder.step(items) {
+                Ok(None) => continue,
+                Ok(Some(reply)) => return (Ok(reply), steps),
+                Err(e) => {
+                    assert!(decoder.step(items).is_err(), "a spent decoder goes on");
+                    return (Err(e), steps);
+                }
+            }
+        }
+        unreachable!()
+    }
+
     #[test]
-    fn every_preset_and_runtime_round_trips() {
+    fn every_preset_and_runtime_round_trips_whole_and_in_steps() {
         let mut texts: Vec<String> = presets::all().iter().map(|p| p.text.to_string()).collect();
         texts.extend(blast_engine::runtimes::PROFILES.iter().map(|r| r.scenario_text()));
         for text in texts {
             let reply = read(dsl::parse(&text).expect("parses"));
-            assert_eq!(decode_reply(&encode_reply(&reply)), Ok(reply.clone()));
+            let bytes = encode_reply(&reply);
+            assert_eq!(decode_reply(&bytes), Ok(reply.clone()));
+            for items in [1, 3] {
+                assert_eq!(stepped(&bytes, items).0, Ok(reply.clone()), "{items} per step");
+            }
         }
         let invalid = Reply { id: 1, verdict: Verdict::Invalid { error: TextError { line: 2, col: 5, message: "m".into() }, message: "2:5: m".into() } };
         let failed = Reply { id: u64::MAX, verdict: Verdict::Failed("stopped".into()) };
         for reply in [invalid, failed] {
-            assert_eq!(decode_reply(&encode_reply(&reply)), Ok(reply.clone()));
+            assert_eq!(stepped(&encode_reply(&reply), 1), (Ok(reply.clone()), 1));
         }
         let job = Job { id: 9, text: "class é { m }".into(), policies: Policy::ALL.to_vec(), looping: true };
-        assert_eq!(decode_job(&encode_job(&job)), Ok(job));
+        assert_eq!(decode_job(&encode_job(job.id, &job.text, &job.policies, job.looping)), Ok(job));
+    }
+
+    /// A world of `sites` sites over 10 classes, called in a loop inside a repeat.
+    fn world(sites: usize) -> Scenario {
+        let mut t = String::new();
+        for i in 0..10 {
+            t += &format!("class K{i} {{ m }}\n");
+        }
+        for i in 0..sites {
+            t += &format!("site s{i} = K{}.m\n", i % 10);
+        }
+        let calls: Vec<String> = (0..sites).map(|i| format!("call s{i}")).collect();
+        t += &format!("op {{ repeat 2 {{ loop 3 {{ {} }} }} }}\n", calls.join(" "));
+        dsl::parse(&t).expect("parses")
     }
 
     #[test]
-    fn damaged_bytes_are_an_error_not_a_panic() {
+    fn a_step_decodes_at_most_its_items() {
+        // 10 classes, 5,000 sites and 5,002 statements: about 10,000 items.
+        let reply = read(world(5000));
+        let bytes = encode_reply(&reply);
+        let (whole, steps) = stepped(&bytes, 1000);
+        assert_eq!(whole, Ok(reply));
+        assert!((10..=11).contains(&steps), "{steps} steps of 1,000 items");
+    }
+
+    #[test]
+    fn damaged_bytes_are_an_error_not_a_panic_whole_or_in_steps() {
         let bytes = encode_reply(&read(presets::find("oracle_liveParentRedefine").unwrap().scenario()));
         for cut in 0..bytes.len() {
             assert!(decode_reply(&bytes[..cut]).is_err(), "cut at {cut}");
+            for items in [1, 5] {
+                let (cut_short, _) = stepped(&bytes[..cut], items);
+                assert!(cut_short.is_err_and(|e| e.at <= cut), "cut at {cut}, {items} per step");
+            }
         }
         let mut flipped = bytes.clone();
         for i in 0..flipped.len() {
             flipped[i] ^= 0xff;
             let _ = decode_reply(&flipped);
+            let _ = stepped(&flipped, 2);
             flipped[i] ^= 0xff;
         }
         assert!(decode_reply(&[0xff; 16]).is_err() && decode_job(&[0xff; 16]).is_err());
         let mut trailing = bytes;
         trailing.push(0);
         assert!(decode_reply(&trailing).is_err());
+        // Blocks nested deeper than the engine accepts are refused, not followed down.
+        let mut deep = vec![Stmt::Call { site: Name::new("s") }];
+        for _ in 0..=MAX_NESTING {
+            deep = vec![Stmt::looped(1, deep)];
+        }
+        let bytes = encode_reply(&read(Scenario { op: deep, ..Scenario::default() }));
+        assert_eq!(stepped(&bytes, 1).0.map_err(|e| e.why), Err("nested too deep"));
     }
 }

@@ -6,19 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, freshPage } from './common.mjs';
-import { longTaskSummary, longestTask, mainThreadCompiles, waitedForCore } from './trace.mjs';
+import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, waitedForCore } from './trace.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
 const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
 
-/** With E2E_TRACE=1, a Chromium trace of the paste or link, its long tasks summarised (`trace.mjs`).
- *  With E2E_TRACE_DIR=dir, the deep links' traces are written there (JSON, for chrome://tracing). */
-const startTrace = (browser, page) =>
-  process.env.E2E_TRACE ? browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink'] }) : null;
-async function stopTrace(browser, log) {
-  if (process.env.E2E_TRACE) for (const line of longTaskSummary(await browser.stopTracing())) log(`# trace ${line}`);
-}
+// With E2E_TRACE=1 the paste's and the links' long tasks are summarised from their Chromium
+// traces (`trace.mjs`); with E2E_TRACE_DIR=dir the traces are written there (JSON, for chrome://tracing).
 
 const fragment = (dsl) => `#s=1.${Buffer.from(dsl, 'utf8').toString('base64url')}`;
 
@@ -80,8 +75,9 @@ const longestSince = (page, t0) => page.evaluate((t0) => Math.max(0, ...window._
  * While the engine worker reads it (the `#loading` note is up), the page must answer a click:
  * the theme button, timed from the click to its new label. Returns the phases (ms after the
  * paste): loading note shown, worker answer applied (note gone), blast view painted.
+ * `ready` runs once the clipboard is in the page, just before the paste (to start a trace).
  */
-async function paste(page, text, sites) {
+async function paste(page, text, sites, ready = async () => {}) {
   // The clipboard's content is put in the page first, in a task of its own: handing 3.5 MB to
   // the page over the DevTools protocol (deserializing the argument) took ~80 ms of CPU, which
   // the paste task was blamed for. A user's paste event carries its DataTransfer already.
@@ -91,6 +87,7 @@ async function paste(page, text, sites) {
     // Select all (Ctrl+A), as its own task before the paste.
     document.querySelector('#dsl-text').select();
   }, text);
+  await ready();
   const t0 = await page.evaluate(() => performance.now());
   await page.evaluate(() => {
     window.__phases = {};
@@ -175,7 +172,7 @@ export const checks = [
         // Goal < 1 s (measured 0.8-0.9 s alone, 1.4 s with the whole e2e suite on 2 cores: the
         // text goes to the engine worker and back). A hang guard; the figure is printed above.
         expect(firstPaintMs < 10_000, `first paint ${firstPaintMs} ms after the paste`);
-        // Not yet asserted: no long task > 50 ms (measured 110-230 ms under load). The engine
+        // Not yet asserted: no long task > 50 ms (measured 110-230 ms under load; 52 ms in a full run at load 9.8 once the paste and the answer were split). The engine
         // worker reads the text and the text box never holds it (read-only view); 2,000 sites
         // are under lanes::WORKER_SITES, so the page builds the lanes (a few ms) and renders the
         // new scenario in the task that applies the answer (E2E_TRACE=1 shows what it is made of).
@@ -185,17 +182,29 @@ export const checks = [
     },
   },
   {
-    name: 'scale: a pasted 10^5-site world paints and answers clicks (first paint and long tasks printed)',
+    name: 'scale: a pasted 10^5-site world paints within 3 s with no task over 50 ms of CPU, and answers clicks',
     async run({ browser, baseUrl, log }) {
       const { context, page, errors } = await openEditor(browser, baseUrl, log);
       try {
-        await startTrace(browser, page);
-        const { t0, firstPaintMs, loadingMs, readMs, clickWhileReadingMs } = await paste(page, world(10_000, 100_000), 100_000);
+        // Traced always (from the paste on, not the clipboard's set-up): each task's CPU time is asserted below.
+        // The User Timing mark places the trace's clock on the page's (`tasksOnPageClock`).
+        const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+        let markAt = 0;
+        const ready = async () => {
+          await browser.startTracing(page, { categories });
+          markAt = await page.evaluate(() => (performance.mark('blast:traced'), performance.now()));
+        };
+        const { t0, firstPaintMs, loadingMs, readMs, clickWhileReadingMs } = await paste(page, world(10_000, 100_000), 100_000, ready);
         await page.waitForTimeout(500);
-        await stopTrace(browser, log);
+        const trace = await browser.stopTracing();
+        if (process.env.E2E_TRACE) for (const line of longTaskSummary(trace, 25)) log(`# trace ${line}`);
+        if (process.env.E2E_TRACE_DIR) fs.writeFileSync(path.join(process.env.E2E_TRACE_DIR, `paste-${Date.now()}.json`), trace);
+        const traced = longestTask(trace);
+        const tracedTasks = tasksOnPageClock(trace, 'blast:traced', markAt);
         await page.waitForTimeout(500);
         const longest = await longestSince(page, t0);
         const tasks = await tasksSince(page, t0);
+        const seen = await page.evaluate((t0) => window.__longTasks.filter((e) => e.start + e.ms >= t0 && e.ms > 50), t0);
         const clickMs = await answersClick(page);
         // The search opens the path to one site among 10^5.
         await page.fill('#blast-search', 's99999');
@@ -221,7 +230,7 @@ export const checks = [
         const clock = await page.getAttribute('#virtual-time', 'data-value');
         log(`# 10^5 lanes in the engine worker: "${stepNote.trim()}", then a new run played to ${clock} virtual ms; longest task ${Math.round(playLongest)} ms (start+ms: ${playTasks.slice(0, 5).join(', ') || 'none'})`);
         const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
-        log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms, click answered in ${clickMs} ms, ${nodes} DOM elements`);
+        log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms (traced: longest ${Math.round(traced.wallMs)} ms wall, most CPU ${Math.round(traced.cpuMs)} ms), click answered in ${clickMs} ms, ${nodes} DOM elements`);
         log(`# 10^5 paste phases (ms after the paste): loading note ${loadingMs}, worker answer applied ${readMs}, painted ${firstPaintMs}; click while the worker read: ${clickWhileReadingMs ?? 'no sample'} ms; long tasks start+ms: ${tasks.slice(0, 8).join(', ') || 'none'}`);
         await shoot(page, 'scale-1e5-aggregated');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
@@ -232,16 +241,25 @@ export const checks = [
         // 3.5 MB of text is never in a text box (its layout was a 1.8-6 s task): read-only view.
         expect((await page.locator('#dsl-view').count()) === 1 && (await page.locator('#dsl-text').count()) === 0, 'the 10^5-site text is in a live text box');
         expect(/ran 10 loop iterations/.test(stepNote), `the worker's step note: ${stepNote}`);
-        // Goal < 3 s (met: 1.6-2.6 s on the loaded 2-core machine) and no long task > 50 ms, not
-        // met yet, so not asserted. The engine worker reads the text and keeps the lanes. Left
-        // on the page (E2E_TRACE=1, and a CPU profile of a build with names): the paste event's
-        // task (81-170 ms wall at load 5-11: the 3.5 MB text copied into wasm by getData, ~20%;
-        // the reducer's history, site count and job; the render that swaps the text box for the
-        // read-only view), the decoding of the worker's answer (10^5 sites and 10^5 calls, one
-        // task of ~25 ms CPU, not resumable yet) and, in their own tasks, the reducer, the
-        // lanes' first update (10^5 site views) and each later part's render (50-100 ms wall).
-        // A hang guard, not a speed target.
-        expect(firstPaintMs < 20_000, `first paint ${firstPaintMs} ms after the paste`);
+        // Issue 8 item 5 / 11 item 1: first paint < 3 s and no long task over 50 ms. The engine
+        // worker reads the text and keeps the lanes; on the page, the paste's task takes the text
+        // (joined as JS strings, brought into wasm once) and the edit, its job and its render run
+        // in the next (`browser::take_paste`); the worker's answer is decoded `wire::DECODE_ITEMS`
+        // at a time, a task each (`hooks::decode_step`), and applied in the next. Every task's
+        // traced CPU time is asserted (<= 50 ms). The observer's long tasks (wall time) are
+        // printed with their traced wall and CPU (the task found in the trace by its start), and
+        // NOT asserted yet: at load 3.5-10 the observer saw none in 3 of 9 runs; otherwise one or
+        // two tasks of 50-70 ms, some waiting for a core (wall > 2x CPU), others not: the render
+        // after the edit (the text box swapped for the read-only view, its line starts, the
+        // loading note, then layout and paint in one animation frame: 32-43 ms CPU) and the
+        // aggregated blast view's first render. Those two must be cut before this is asserted.
+        expect(firstPaintMs < 3_000, `first paint ${firstPaintMs} ms after the paste`);
+        expect(traced.cpuMs <= 50, `a task of ${Math.round(traced.cpuMs)} ms CPU between the paste and the painted blast view (start+ms: ${tasks.slice(0, 8).join(', ')})`);
+        for (const e of seen) {
+          const same = tracedTasks.find((t) => Math.abs(t.startMs - e.start) < 3);
+          const what = `a ${Math.round(e.ms)} ms task at +${Math.round(e.start - t0)} ms (observer; traced: ${same ? `${Math.round(same.wallMs)} ms wall, ${Math.round(same.cpuMs)} ms CPU` : 'not found'})`;
+          log(`# 10^5 paste: ${what}: ${same && waitedForCore(same) ? 'waiting for a core' : 'NOT YET under 50 ms (not asserted)'}`);
+        }
       } finally {
         await context.close();
       }

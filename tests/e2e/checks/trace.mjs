@@ -36,6 +36,20 @@ export function longestTask(buf) {
 export const waitedForCore = (traced) => traced.wallMs > 2 * traced.cpuMs;
 
 /**
+ * The traced page's main-thread tasks of `minMs` or more (wall), each with its start on the
+ * page's own clock (`performance.now()`, ms), wall and CPU time. The trace's clock is placed on
+ * the page's by a User Timing mark `mark` the page made at `markAt` (trace category
+ * `blink.user_timing`): a check can read the CPU time of the very task a longtask observer saw.
+ */
+export function tasksOnPageClock(buf, mark, markAt, minMs = 40) {
+  const at = JSON.parse(buf.toString()).traceEvents.find((e) => e.name === mark);
+  if (!at) return [];
+  return mainThread(buf)
+    .filter((e) => e.name === 'RunTask' && e.dur >= minMs * 1000)
+    .map((t) => ({ startMs: markAt + (t.ts - at.ts) / 1000, wallMs: t.dur / 1000, cpuMs: (t.tdur ?? t.dur) / 1000 }));
+}
+
+/**
  * V8's compiles on the main thread (trace categories `v8.wasm` and
  * `disabled-by-default-v8.compile`), by event name: a wasm function first called is compiled
  * there (`wasm.CompileLazy`), and while V8's background compile threads hold the cores that

@@ -172,23 +172,6 @@ fn line<'a>(text: &'a str, starts: &[usize], i: usize) -> &'a str {
     &text[starts[i]..end]
 }
 
-/// `value` with the UTF-16 selection `start..end` (the text box's) replaced by `pasted`.
-pub fn pasted_into(value: &str, start: usize, end: usize, pasted: &str) -> String {
-    let (start, end) = (start.min(end), start.max(end));
-    let (mut from, mut to, mut units) = (value.len(), value.len(), 0);
-    for (i, c) in value.char_indices() {
-        if units >= start && from == value.len() {
-            from = i;
-        }
-        if units >= end {
-            to = i;
-            break;
-        }
-        units += c.len_utf16();
-    }
-    format!("{}{pasted}{}", &value[..from], &value[to..])
-}
-
 /// A line split into the part that gets colours and the plain rest (at a char boundary).
 pub fn coloured_part(line: &str) -> (&str, &str) {
     match line.char_indices().nth(COLOURED_CHARS) {
@@ -264,9 +247,8 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
         let cb = p.on_input.clone();
         Callback::from(move |e: Event| {
             // Not through the box (`set_range_text` lays the whole text out: a 4 s task).
-            if let Some(paste) = browser::take_paste(&e, LIVE_TEXT_BYTES) {
-                cb.emit(pasted_into(&paste.value, paste.start, paste.end, &paste.text));
-            }
+            let cb = cb.clone();
+            browser::take_paste(&e, LIVE_TEXT_BYTES as u32, move |text| cb.emit(text));
         })
     };
     let edit = {
@@ -403,15 +385,6 @@ mod tests {
         assert_eq!(drawn_lines(0.0, 480.0, 3), 0..3, "a short text is drawn whole");
         assert_eq!(drawn_lines(1e9, 480.0, 10), 10..10, "scrolled past the end (text just shrank): nothing, no panic");
         assert_eq!(drawn_lines(-5.0, f64::NAN, 10), 0..10.min(1 + OVERSCAN_LINES));
-    }
-
-    #[test]
-    fn a_paste_replaces_the_selection_counted_in_utf16_units() {
-        assert_eq!(pasted_into("abcd", 1, 3, "XY"), "aXYd");
-        assert_eq!(pasted_into("abcd", 4, 4, "!"), "abcd!");
-        assert_eq!(pasted_into("", 0, 0, "x"), "x");
-        assert_eq!(pasted_into("é😀z", 3, 3, "-"), "é😀-z", "the emoji is two units");
-        assert_eq!(pasted_into("ab", 9, 1, "-"), "a-", "reversed or past the end: clamped");
     }
 
     #[test]
