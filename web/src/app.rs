@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::components::banners::{message, Banners};
-use crate::components::blast_view::BlastView;
+use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::charts::Charts;
 use crate::components::comparison::Comparison;
 use crate::components::dsl_editor::{DslEditor, SharedText};
@@ -20,7 +20,7 @@ use crate::components::knobs::Knobs;
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::ModelComparison;
-use crate::components::model_editor::ModelEditor;
+use crate::components::model_editor::{ModelEditor, ModelEditorProps};
 use crate::components::model_expectations::ModelExpectations;
 use crate::components::model_view::ModelView;
 use crate::components::mutations::Mutations;
@@ -33,6 +33,7 @@ use crate::warm;
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
+use blast_playground::editor::EditOp;
 use blast_playground::export;
 use blast_playground::measured::Measured;
 use blast_playground::model_entities::Family;
@@ -217,6 +218,41 @@ impl ScenarioParts {
             methods: Rc::new(method_suggestions(&s.session.scenario)),
         }
     }
+
+    /// The blast view's props for `s` (the page's and the rehearsal's, `warm`): `classes` is
+    /// this scenario's list, or the runner's when hand-fired mutations loaded more.
+    pub(crate) fn blast_props(
+        &self,
+        s: &AppState,
+        classes: Rc<Vec<ClassEntry>>,
+        on_hover: Callback<Option<String>>,
+        on_select: Callback<Option<String>>,
+    ) -> BlastViewProps {
+        BlastViewProps {
+            lanes: s.session.runner.views().to_vec(),
+            classes,
+            sites: self.sites.clone(),
+            scenario: self.scenario.clone(),
+            hovered: s.session.hovered_class.clone().map(AttrValue::from),
+            selected: s.session.selected_site.clone().map(AttrValue::from),
+            what_if: s.session.what_if.clone(),
+            playing: s.session.playback.playing,
+            on_hover,
+            on_select,
+        }
+    }
+
+    /// The model editor's props for `s` (the page's and the rehearsal's).
+    pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ModelEditorProps {
+        ModelEditorProps {
+            scenario: self.scenario.clone(),
+            scenario_rev: s.session.scenario_rev,
+            epoch: s.session.edit_epoch,
+            error: s.session.editor_error.clone().map(AttrValue::from),
+            on_edit,
+            generation,
+        }
+    }
 }
 
 /// What the top bar shows of the lanes on screen, whichever mode.
@@ -338,16 +374,13 @@ fn call_site_sections(
     gallery: Html,
     measured: Html,
 ) -> Html {
-    let lanes = s.session.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.session.runner.classes().len() == shared.classes.len() {
         (shared.classes.clone(), shared.class_names.clone())
     } else {
         (Rc::new(s.session.runner.classes().to_vec()), Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
     };
-    let sites = shared.sites.clone();
-    let shared_scenario = shared.scenario.clone();
-    let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
+    let active: Vec<(Policy, Vec<String>)> = s.session.runner.views().iter().map(|l| (l.policy, l.active_categories.clone())).collect();
     let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
     let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
     let t = &s.timeline;
@@ -364,9 +397,7 @@ fn call_site_sections(
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
                         <Later generation={read} frames={1}>
-                        <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
-                            hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
-                            what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <BlastView ..shared.blast_props(s, classes, store.callback(Action::HoverClass), store.callback(Action::SelectSite)) />
                         </Later>
                         <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
@@ -426,8 +457,7 @@ fn call_site_sections(
                     </header>
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
-                        <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
-                            error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} generation={read} />
+                        <ModelEditor ..shared.editor_props(s, store.callback(Action::Edit), read) />
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}

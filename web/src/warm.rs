@@ -93,26 +93,8 @@ struct RehearsalProps {
 
 fn props(s: &AppState, text: &str, parts: usize, generation: u64) -> RehearsalProps {
     let shared = ScenarioParts::of(s);
-    let blast = BlastViewProps {
-        lanes: s.session.runner.views().to_vec(),
-        classes: shared.classes.clone(),
-        sites: shared.sites.clone(),
-        scenario: shared.scenario.clone(),
-        hovered: None,
-        selected: None,
-        what_if: s.session.what_if.clone(),
-        playing: false,
-        on_hover: Callback::noop(),
-        on_select: Callback::noop(),
-    };
-    let editor = ModelEditorProps {
-        scenario: shared.scenario.clone(),
-        scenario_rev: s.session.scenario_rev,
-        epoch: s.session.edit_epoch,
-        error: None,
-        on_edit: Callback::noop(),
-        generation,
-    };
+    let blast = shared.blast_props(s, shared.classes.clone(), Callback::noop(), Callback::noop());
+    let editor = shared.editor_props(s, Callback::noop(), generation);
     let names = Rc::new((0..=SELECT_MAX).map(|i| format!("R{i}")).collect());
     let banners = s.chrome.banners.iter().map(|b| Banner { id: b.id + generation, ..b.clone() }).collect();
     RehearsalProps { blast, editor, text: SharedText(AttrValue::from(text.to_string())), names, banners, parts, generation }
