@@ -7,25 +7,25 @@ use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::components::banners::{message, Banners};
+use crate::components::banners::{banners, message, BannersProps};
 use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::charts::Charts;
-use crate::components::comparison::Comparison;
+use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
 use crate::components::expectations::{failed_lines, Expectations};
 use crate::components::files::Files;
-use crate::components::gallery::Gallery;
+use crate::components::gallery::{gallery, GalleryProps};
 use crate::components::help::Help;
-use crate::components::knobs::Knobs;
+use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
-use crate::components::model_comparison::ModelComparison;
+use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
 use crate::components::model_editor::{ModelEditor, ModelEditorProps};
-use crate::components::model_expectations::ModelExpectations;
-use crate::components::model_view::ModelView;
+use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
+use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
-use crate::components::tour::{self, Tour};
+use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::store::{use_store, Store};
@@ -149,7 +149,7 @@ pub fn app() -> Html {
     // presets" button are one click away from it.
     let gallery = html! {
         if mounted >= 4 {
-            <Gallery current={current.clone()} on_load={load_preset(&store)} on_measured={show_measured(&store, &measured)} />
+            { gallery(&GalleryProps { current: current.clone(), on_load: load_preset(&store), on_measured: show_measured(&store, &measured) }) }
         }
     };
     let html = html! {
@@ -157,7 +157,7 @@ pub fn app() -> Html {
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
             { share_strip(&share_link) }
-            <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
+            { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
                     { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }
@@ -167,7 +167,12 @@ pub fn app() -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             if let Some(step) = s.chrome.tour {
-                <Tour {step} on_next={store.on(Action::Chrome(ChromeAction::TourNext))} on_back={store.on(Action::Chrome(ChromeAction::TourBack))} on_close={store.on(Action::Chrome(ChromeAction::TourClose))} />
+                { tour::tour(&TourProps {
+                    step,
+                    on_next: store.on(Action::Chrome(ChromeAction::TourNext)),
+                    on_back: store.on(Action::Chrome(ChromeAction::TourBack)),
+                    on_close: store.on(Action::Chrome(ChromeAction::TourClose)),
+                }) }
             }
             <main class="layout">
                 {
@@ -430,7 +435,7 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={export_csv(store)} />
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: export_csv(store) }) }
                     <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
                         lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
                     </Later>
@@ -483,13 +488,13 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                         <p class="hint">{ caption }</p>
                     </header>
                     <p class="model-description">{ m.preset.description }</p>
-                    <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
-                    <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
+                    { knobs(&KnobsProps { config: m.config().clone(), error: m.knob_error.clone(), on_set: store.callback(|(knob, value)| Action::SetKnob { knob, value }) }) }
+                    { model_view(&ModelViewProps { views: m.runner.views().to_vec(), config: m.config().clone() }) }
                 </section>
             }
             if mounted >= 2 {
-                <ModelComparison views={m.slow_views.clone()} on_export_csv={export_csv(store)} />
-                <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
+                { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: export_csv(store) }) }
+                { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}

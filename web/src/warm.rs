@@ -15,7 +15,7 @@ use yew::AppHandle;
 
 use crate::app::ScenarioParts;
 use crate::browser;
-use crate::components::banners::Banners;
+use crate::components::banners::{banners, BannersProps};
 use crate::components::blast_aggregate::AggregatedBlast;
 use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
@@ -104,7 +104,7 @@ fn props(s: &AppState, text: &str, parts: usize, generation: u64) -> RehearsalPr
 fn rehearsal_view(p: &RehearsalProps) -> Html {
     html! {
         <>
-            <Banners banners={p.banners.clone()} on_dismiss={Callback::noop()} />
+            { banners(&BannersProps { banners: p.banners.clone(), on_dismiss: Callback::noop() }) }
             <BlastView ..p.blast.clone() />
             if p.parts >= 2 {
                 <Later generation={p.generation} frames={1}>
