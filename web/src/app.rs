@@ -12,7 +12,7 @@ use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::charts::Charts;
 use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
-use crate::components::expectations::{failed_lines, Expectations};
+use crate::components::expectations::{expectations, failed_lines, ExpectationsProps};
 use crate::components::files::Files;
 use crate::components::gallery::{gallery, GalleryProps};
 use crate::components::help::Help;
@@ -26,7 +26,7 @@ use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::tour::{self, TourProps};
-use crate::components::why::Why;
+use crate::components::why::{why, WhyProps};
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::store::{use_store, Store};
 use crate::warm;
@@ -425,9 +425,15 @@ fn call_site_sections(
                     }
                     if mounted >= 3 {
                         <Later generation={read} frames={2}>
-                        <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
-                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
-                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                        { why(&WhyProps {
+                            lanes: s.session.slow_lanes.clone(),
+                            sites: shared.site_names.clone(),
+                            selected: s.session.selected_site.clone().map(AttrValue::from),
+                            on_select: store.callback(Action::SelectSite),
+                            focus: s.session.focused_cause.clone(),
+                            mark: t.mark.clone(),
+                            on_mark: store.callback(Action::MarkRelink),
+                        }) }
                         </Later>
                     }
                 </div>
@@ -436,8 +442,14 @@ fn call_site_sections(
                 <div class="analysis">
                     <Later generation={read} frames={2}>
                     { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: export_csv(store) }) }
-                    <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
-                        lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    { expectations(&ExpectationsProps {
+                        expectations: Rc::new(s.session.scenario.expectations.clone()),
+                        outcomes: s.session.expectations.clone(),
+                        lines: expect_lines.clone(),
+                        lanes: s.session.policies.clone(),
+                        on_add_lanes: store.callback(Action::AddPolicies),
+                        on_cause: store.callback(Action::ShowCause),
+                    }) }
                     </Later>
                 </div>
             }

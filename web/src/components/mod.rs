@@ -3,8 +3,8 @@
 //! A view with no hooks whose parent re-renders it anyway (its callbacks are new at each of the
 //! parent's renders, so a component's props check would never skip it) is a plain
 //! `fn(&Props) -> Html` called in the parent's `html!`: each component type costs ~0.8 KiB
-//! gzipped of Yew lifecycle code in the bundle (issue 11 item 4). The why and expectations
-//! panels stay components: behind `Later`, their render waits for the painted frame too.
+//! gzipped of Yew lifecycle code in the bundle (issue 11 item 4). Behind `Later`, such a view
+//! is built with the page's render and shown after the painted frame, as a component was.
 
 pub mod arena_threads;
 pub mod banners;
