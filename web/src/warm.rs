@@ -11,6 +11,7 @@
 use std::rc::Rc;
 
 use yew::prelude::*;
+use yew::props;
 use yew::AppHandle;
 
 use crate::app::ScenarioParts;
@@ -21,7 +22,7 @@ use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
 use crate::components::later::Later;
 use crate::components::model_editor::{ModelEditor, ModelEditorProps};
-use crate::components::name_picker::{NamePicker, SELECT_MAX};
+use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
 use blast_playground::chrome::Banner;
 use blast_playground::rehearsal::Rehearsal;
 use blast_playground::state::AppState;
@@ -115,7 +116,7 @@ fn rehearsal_view(p: &RehearsalProps) -> Html {
                 <ModelEditor ..p.editor.clone() />
             }
             if p.parts >= 4 {
-                <NamePicker names={p.names.clone()} value="" label="rehearsal" on_pick={Callback::noop()} />
+                { name_picker(props!(NamePickerProps { names: p.names.clone(), value: "", label: "rehearsal", on_pick: Callback::noop() })) }
                 <DslEditor text={p.text.clone()} error={None} on_input={Callback::noop()} on_revert={Callback::noop()} />
             }
         </>
