@@ -20,7 +20,7 @@ use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
-use crate::components::model_editor::{ModelEditor, ModelEditorProps};
+use crate::components::model_editor::{model_editor, ModelEditorProps};
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
@@ -205,6 +205,8 @@ pub(crate) struct ScenarioParts {
     pub(crate) sites: Rc<Vec<(String, String)>>,
     site_names: Rc<Vec<String>>,
     class_names: Rc<Vec<String>>,
+    /// The classes the scenario declares (the editor's choices).
+    declared_names: Rc<Vec<String>>,
     methods: Rc<Vec<String>>,
 }
 
@@ -220,6 +222,7 @@ impl ScenarioParts {
                 _ => runner::names_of(&s.session.scenario),
             },
             class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
+            declared_names: Rc::new(s.session.scenario.classes.iter().map(|c| c.name.clone()).collect()),
             methods: Rc::new(method_suggestions(&s.session.scenario)),
         }
     }
@@ -251,6 +254,7 @@ impl ScenarioParts {
     pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ModelEditorProps {
         ModelEditorProps {
             scenario: self.scenario.clone(),
+            names: self.declared_names.clone(),
             scenario_rev: s.session.scenario_rev,
             epoch: s.session.edit_epoch,
             error: s.session.editor_error.clone().map(AttrValue::from),
@@ -474,7 +478,7 @@ fn call_site_sections(
                     </header>
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
-                        <ModelEditor ..shared.editor_props(s, store.callback(Action::Edit), read) />
+                        { model_editor(&shared.editor_props(s, store.callback(Action::Edit), read)) }
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}

@@ -21,7 +21,7 @@ use crate::components::blast_aggregate::AggregatedBlast;
 use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
 use crate::components::later::Later;
-use crate::components::model_editor::{ModelEditor, ModelEditorProps};
+use crate::components::model_editor::{model_editor, ModelEditorProps};
 use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
 use blast_playground::chrome::Banner;
 use blast_playground::rehearsal::Rehearsal;
@@ -113,7 +113,7 @@ fn rehearsal_view(p: &RehearsalProps) -> Html {
                 </Later>
             }
             if p.parts >= 3 {
-                <ModelEditor ..p.editor.clone() />
+                { model_editor(&p.editor) }
             }
             if p.parts >= 4 {
                 { name_picker(props!(NamePickerProps { names: p.names.clone(), value: "", label: "rehearsal", on_pick: Callback::noop() })) }
