@@ -1,5 +1,6 @@
 //! The page: wires the store to the components and the browser services.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use blast_engine::model::Scenario;
@@ -14,7 +15,7 @@ use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
 use crate::components::expectations::{expectations, failed_lines, ExpectationsProps};
 use crate::components::files::Files;
-use crate::components::gallery::{gallery, GalleryProps};
+use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
@@ -26,7 +27,7 @@ use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
 use crate::components::tour::{self, TourProps};
-use crate::components::why::{why, WhyProps};
+use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::store::{use_store, Store};
 use crate::warm;
@@ -52,10 +53,36 @@ use blast_playground::timeline::TimelineState;
 /// `use_mount_stages`.
 pub const PAGE_PARTS: usize = 5;
 
+/// The page state booted before the first render (`main.rs`), or nothing: then the first
+/// render boots it.
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    #[prop_or_default]
+    pub booted: Booted,
+}
+
+/// A state booted in a task of its own, taken by the first render. Compared by pointer.
+#[derive(Clone, Default)]
+pub struct Booted(Rc<RefCell<Option<AppState>>>);
+
+impl Booted {
+    /// Boots the page state now (the autosave, the link, the default preset's lanes).
+    pub fn now() -> Booted {
+        browser::install_panic_hook();
+        Booted(Rc::new(RefCell::new(Some(AppState::boot(browser::boot())))))
+    }
+}
+
+impl PartialEq for Booted {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 #[function_component(App)]
-pub fn app() -> Html {
+pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
-    let store = use_store(|| AppState::boot(browser::boot()));
+    let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(|| AppState::boot(browser::boot())));
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
@@ -136,6 +163,12 @@ pub fn app() -> Html {
     // The imported probe result (components/measured.rs) is not part of the scenario: it stays
     // while scenarios change, so a runtime's measurement can be compared with edits of its loop.
     let measured = use_state(|| None::<Rc<Measured>>);
+    // Made once (it captures the measured panel's state): a fresh callback per render would
+    // re-render the gallery on every frame of a run.
+    let on_measured = {
+        let (store, measured) = (store.clone(), measured.clone());
+        use_memo((), move |()| show_measured(&store, &measured))
+    };
 
     let s = store.read();
     let current = match &s.model {
@@ -149,7 +182,7 @@ pub fn app() -> Html {
     // presets" button are one click away from it.
     let gallery = html! {
         if mounted >= 4 {
-            { gallery(&GalleryProps { current: current.clone(), on_load: load_preset(&store), on_measured: show_measured(&store, &measured) }) }
+            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={(*on_measured).clone()} />
         }
     };
     let html = html! {
@@ -169,9 +202,9 @@ pub fn app() -> Html {
             if let Some(step) = s.chrome.tour {
                 { tour::tour(&TourProps {
                     step,
-                    on_next: store.on(Action::Chrome(ChromeAction::TourNext)),
-                    on_back: store.on(Action::Chrome(ChromeAction::TourBack)),
-                    on_close: store.on(Action::Chrome(ChromeAction::TourClose)),
+                    on_next: store.on(|| Action::Chrome(ChromeAction::TourNext)),
+                    on_back: store.on(|| Action::Chrome(ChromeAction::TourBack)),
+                    on_close: store.on(|| Action::Chrome(ChromeAction::TourClose)),
                 }) }
             }
             <main class="layout">
@@ -183,7 +216,7 @@ pub fn app() -> Html {
                 }
             </main>
             if s.chrome.help_open {
-                <Help on_close={store.on(Action::Chrome(ChromeAction::ToggleHelp))} />
+                <Help on_close={store.on(|| Action::Chrome(ChromeAction::ToggleHelp))} />
             }
             <footer class="footer">
                 <p>{ "A deterministic simulation of call-site invalidation (GROOVY-12191 and friends). Press " }<kbd>{ "?" }</kbd>{ " for shortcuts." }</p>
@@ -339,16 +372,16 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         lanes_title: status.choices_title.into(),
         lanes: status.choices,
         theme: s.chrome.theme,
-        on_toggle_play: store.on(Action::Run(Control::TogglePlay)),
-        on_step: store.on(Action::Run(Control::Step)),
-        on_reset: store.on(Action::Run(Control::Reset)),
+        on_toggle_play: store.on(|| Action::Run(Control::TogglePlay)),
+        on_step: store.on(|| Action::Run(Control::Step)),
+        on_reset: store.on(|| Action::Run(Control::Reset)),
         on_speed: store.callback(|x| Action::Run(Control::SetSpeed(x))),
         on_toggle_lane: store.callback(Action::ToggleLane),
-        on_theme: store.on(Action::Chrome(ChromeAction::CycleTheme)),
-        on_help: store.on(Action::Chrome(ChromeAction::ToggleHelp)),
+        on_theme: store.on(|| Action::Chrome(ChromeAction::CycleTheme)),
+        on_help: store.on(|| Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
-        on_preset: load_preset(store).reform(|id| (id, true)),
+        on_preset: store.handler(load_preset).reform(|id| (id, true)),
         on_gallery: Callback::from(|()| {
             browser::scroll_into_view("gallery");
             browser::focus_by_id("gallery-title");
@@ -413,7 +446,7 @@ fn call_site_sections(
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
-                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(Action::ToggleLoop)} />
+                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| Action::ToggleLoop)} />
                         </Later>
                     </section>
                 }
@@ -429,15 +462,9 @@ fn call_site_sections(
                     }
                     if mounted >= 3 {
                         <Later generation={read} frames={2}>
-                        { why(&WhyProps {
-                            lanes: s.session.slow_lanes.clone(),
-                            sites: shared.site_names.clone(),
-                            selected: s.session.selected_site.clone().map(AttrValue::from),
-                            on_select: store.callback(Action::SelectSite),
-                            focus: s.session.focused_cause.clone(),
-                            mark: t.mark.clone(),
-                            on_mark: store.callback(Action::MarkRelink),
-                        }) }
+                        <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
+                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
+                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
                         </Later>
                     }
                 </div>
@@ -445,7 +472,7 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: export_csv(store) }) }
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
                     { expectations(&ExpectationsProps {
                         expectations: Rc::new(s.session.scenario.expectations.clone()),
                         outcomes: s.session.expectations.clone(),
@@ -466,15 +493,15 @@ fn call_site_sections(
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
                         <div class="history-tools">
-                            <button id="new-scenario" class="small" onclick={store.on(Action::NewScenario)}
+                            <button id="new-scenario" class="small" onclick={store.on(|| Action::NewScenario)}
                                 title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
-                            <button id="undo" class="small" onclick={store.on(Action::Undo)} disabled={!s.session.history.can_undo()}
+                            <button id="undo" class="small" onclick={store.on(|| Action::Undo)} disabled={!s.session.history.can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
-                            <button id="redo" class="small" onclick={store.on(Action::Redo)} disabled={!s.session.history.can_redo()}
+                            <button id="redo" class="small" onclick={store.on(|| Action::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
                         <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
-                            on_export={export_scenario(store)} on_error={error_cb} />
+                            on_export={store.handler(export_scenario)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
@@ -482,7 +509,7 @@ fn call_site_sections(
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
-                            on_input={store.callback(Action::EditText)} on_revert={store.on(Action::RevertText)}
+                            on_input={store.callback(Action::EditText)} on_revert={store.on(|| Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>
@@ -509,7 +536,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 </section>
             }
             if mounted >= 2 {
-                { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: export_csv(store) }) }
+                { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: store.handler(export_csv) }) }
                 { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
@@ -537,10 +564,10 @@ fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Opti
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
 /// result shown in the measured panel, which is brought into sight once it is on the page.
 fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
-    let (load, measured, store) = (load_preset(store), measured.clone(), store.clone());
+    let (measured, store) = (measured.clone(), store.clone());
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
-        load.emit((runtime.preset_id(), false));
+        load_preset(&store, (runtime.preset_id(), false));
         let (measured, store) = (measured.clone(), store.clone());
         fetch_reference(runtime_id, move |m| match m {
             Ok(m) => {
@@ -554,30 +581,27 @@ fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>)
 
 /// Load a preset; Run also brings the blast view into sight, since the run happens there
 /// and not in the gallery row that was clicked.
-fn load_preset(store: &Store) -> Callback<(String, bool)> {
-    let store = store.clone();
-    Callback::from(move |(id, run): (String, bool)| {
-        match runtimes::by_preset_id(&id) {
-            // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
-            Some(runtime) => {
-                let text = runtime.scenario_text();
-                match dsl::parse(&text) {
-                    Ok(scenario) => {
-                        let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
-                        store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
-                        if run {
-                            store.dispatch(Action::Run(Control::Play));
-                        }
+fn load_preset(store: &Store, (id, run): (String, bool)) {
+    match runtimes::by_preset_id(&id) {
+        // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
+        Some(runtime) => {
+            let text = runtime.scenario_text();
+            match dsl::parse(&text) {
+                Ok(scenario) => {
+                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
+                    store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
+                    if run {
+                        store.dispatch(Action::Run(Control::Play));
                     }
-                    Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
                 }
+                Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
             }
-            None => store.dispatch(Action::LoadPreset { id, run }),
         }
-        if run {
-            browser::scroll_into_view("blast-view");
-        }
-    })
+        None => store.dispatch(Action::LoadPreset { id, run }),
+    }
+    if run {
+        browser::scroll_into_view("blast-view");
+    }
 }
 
 /// The skip link moves the focus past the top bar's controls and the tour (without leaving
@@ -642,39 +666,33 @@ fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
     }
 }
 
-fn export_csv(store: &Store) -> Callback<()> {
-    let store = store.clone();
-    Callback::from(move |_| {
-        let (name, csv) = {
-            let s = store.read();
-            match &s.model {
-                Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-                None => (
-                    export::file_stem(&s.session.scenario.name),
-                    export::results_csv(
-                        &s.session.scenario.name,
-                        s.session.runner.views(),
-                        &s.session.runner.site_rows(),
-                        s.session.preset.and_then(|p| p.published()),
-                    ),
+fn export_csv(store: &Store, (): ()) {
+    let (name, csv) = {
+        let s = store.read();
+        match &s.model {
+            Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
+            None => (
+                export::file_stem(&s.session.scenario.name),
+                export::results_csv(
+                    &s.session.scenario.name,
+                    s.session.runner.views(),
+                    &s.session.runner.site_rows(),
+                    s.session.preset.and_then(|p| p.published()),
                 ),
-            }
-        };
-        if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
+            ),
         }
-    })
+    };
+    if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
+    }
 }
 
-fn export_scenario(store: &Store) -> Callback<()> {
-    let store = store.clone();
-    Callback::from(move |()| {
-        let (name, text) = {
-            let s = store.read();
-            (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
-        };
-        if let Err(e) = browser::download(&name, "text/plain", &text) {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
-        }
-    })
+fn export_scenario(store: &Store, (): ()) {
+    let (name, text) = {
+        let s = store.read();
+        (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
+    };
+    if let Err(e) = browser::download(&name, "text/plain", &text) {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
+    }
 }

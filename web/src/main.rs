@@ -1,8 +1,12 @@
 fn main() {
-    // The first render (the page state, the engine's lanes, the top bar) runs in a task of its
-    // own, not in the one that compiled and instantiated the module: two shorter tasks during
-    // load instead of one long one (issue 11).
+    // Three tasks during load instead of one long one (issue 11): the module is compiled and
+    // instantiated in this one; the page state boots in the next (the autosave or link, the
+    // default preset read and its lanes built, each engine function compiled at its first
+    // call); the first render in the one after.
     blast_web::browser::soon_detached(|| {
-        yew::Renderer::<blast_web::App>::new().render();
+        let booted = blast_web::app::Booted::now();
+        blast_web::browser::soon_detached(move || {
+            yew::Renderer::<blast_web::App>::with_props(blast_web::app::AppProps { booted }).render();
+        });
     });
 }

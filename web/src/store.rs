@@ -5,6 +5,7 @@
 //! simulations, which are neither cheap nor possible to clone. So the state lives in a
 //! `RefCell`, actions are applied in place, and the App re-renders once per batch.
 
+use std::any::{Any, TypeId};
 use std::cell::{Ref, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -22,15 +23,20 @@ pub struct Store {
     rerender: UseForceUpdateHandle,
     /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
     after_batch: Rc<RefCell<Option<AfterBatch>>>,
+    /// The callbacks `callback`, `on` and `handler` made, one per function without captures.
+    made: Rc<RefCell<MadeCallbacks>>,
 }
 
 type AfterBatch = Rc<dyn Fn()>;
 
-impl PartialEq for Store {
-    fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.state, &other.state)
-    }
-}
+/// The callbacks the store made, by the type of the function each dispatches for: one per
+/// function without captures (an `Action` constructor, a closure that captures nothing), which
+/// behaves the same whichever instance is passed. A `Callback` compares by pointer, so one
+/// made afresh on every render re-renders the component it is handed to on every frame of a
+/// run: at 10^5 sites the editor's forms re-read the whole scenario each time (~20 ms of CPU
+/// per frame, in a CPU profile of a run). The store lives as long as the page, and so do the
+/// callbacks (they hold it). Each `Rc` holds a `Callback<E>`.
+type MadeCallbacks = Vec<(TypeId, Rc<dyn Any>)>;
 
 #[hook]
 pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
@@ -38,7 +44,8 @@ pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
     let queue = use_mut_ref(VecDeque::new);
     let rerender = use_force_update();
     let after_batch = use_mut_ref(|| None);
-    Store { state, queue, rerender, after_batch }
+    let made = use_mut_ref(Vec::new);
+    Store { state, queue, rerender, after_batch, made }
 }
 
 impl Store {
@@ -93,13 +100,37 @@ impl Store {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 
-    pub fn callback<E: 'static>(&self, f: impl Fn(E) -> Action + 'static) -> Callback<E> {
-        let store = self.clone();
-        Callback::from(move |e| store.dispatch(f(e)))
+    /// A callback that dispatches the action `f` makes of its event; the same callback on
+    /// every render where `f` captures nothing (`MadeCallbacks`).
+    pub fn callback<E: 'static, F: Fn(E) -> Action + 'static>(&self, f: F) -> Callback<E> {
+        self.handler(move |store: &Store, e| store.dispatch(f(e)))
     }
 
-    /// A callback that dispatches a fixed action.
-    pub fn on<E: 'static>(&self, action: Action) -> Callback<E> {
-        self.callback(move |_| action.clone())
+    /// A callback that dispatches the action `f` makes, whatever the event; the same callback
+    /// on every render where `f` captures nothing.
+    pub fn on<E: 'static, F: Fn() -> Action + 'static>(&self, f: F) -> Callback<E> {
+        self.handler(move |store: &Store, _| store.dispatch(f()))
+    }
+
+    /// A callback that runs `f` with the store; the same callback on every render where `f`
+    /// captures nothing (a plain `fn`).
+    pub fn handler<E: 'static, F: Fn(&Store, E) + 'static>(&self, f: F) -> Callback<E> {
+        let store = self.clone();
+        let fresh = move || -> Rc<dyn Any> { Rc::new(Callback::from(move |e| f(&store, e))) };
+        let key = (std::mem::size_of::<F>() == 0).then(TypeId::of::<F>);
+        // A key names one `F`, so one `E`: the downcast finds it (a default is never reached).
+        self.made(key, Box::new(fresh)).downcast_ref::<Callback<E>>().cloned().unwrap_or_default()
+    }
+
+    /// The callback made for `key` before, or `fresh`'s (kept when there is a key). Not
+    /// generic: one copy in the bundle, whatever the function types.
+    fn made(&self, key: Option<TypeId>, fresh: Box<dyn FnOnce() -> Rc<dyn Any>>) -> Rc<dyn Any> {
+        let Some(key) = key else { return fresh() };
+        if let Some((_, made)) = self.made.borrow().iter().find(|(k, _)| *k == key) {
+            return made.clone();
+        }
+        let made = fresh();
+        self.made.borrow_mut().push((key, made.clone()));
+        made
     }
 }

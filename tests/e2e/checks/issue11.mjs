@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { expect, ready, waitFinished } from './common.mjs';
+import { longTaskSummary, longestTask, waitedForCore } from './trace.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = path.join(HERE, '..', 'artifacts');
@@ -20,12 +21,10 @@ const BASELINE = 'hotLoop_baseline';
 
 /** Issue #11's load targets: no long task over this during load, and the blast view's lanes
  *  (the first meaningful paint: the running comparison, item 3) on screen within this after
- *  navigation starts. Timings on a shared
- *  machine are figures, printed; what is asserted is the best of three cold loads against the
- *  paint target, a ceiling on the longest task that a page built in one task exceeds (175-300
- *  ms measured before the staged mount), and the staging itself, which is counted. */
+ *  navigation starts. Each load is traced: every load's longest task is asserted by its CPU
+ *  time (the page's own work), the best of three loads by the longtask observer unless its
+ *  longest task mostly waited for a core (a shared machine), and the staging is counted. */
 const LONG_TASK_TARGET_MS = 50;
-const LONG_TASK_CEILING_MS = 150;
 const FIRST_PAINT_BUDGET_MS = 1000;
 const LOADS = 3;
 
@@ -34,12 +33,13 @@ async function shot(page, name, fullPage = false) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage, timeout: 15_000 });
 }
 
-async function withPage(browser, baseUrl, { width = 1280, height = 800, scheme = 'light', init } = {}, body) {
+async function withPage(browser, baseUrl, { width = 1280, height = 800, scheme = 'light', init, beforeLoad } = {}, body) {
   const context = await browser.newContext({ viewport: { width, height }, colorScheme: scheme });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   if (init) await page.addInitScript(init);
+  if (beforeLoad) await beforeLoad(page);
   try {
     await page.goto(baseUrl, { waitUntil: 'load', timeout: 60_000 });
     await ready(page);
@@ -68,12 +68,18 @@ function loadProbe() {
   watch.observe(document, { childList: true, subtree: true });
 }
 
-/** One cold load: its figures once the page has settled. */
+/** One cold load, traced (`traced`: its longest task's wall and CPU time): its figures once the
+ *  page has settled. */
 async function measureLoad(browser, baseUrl) {
   let figures;
-  await withPage(browser, baseUrl, { init: loadProbe }, async (page) => {
+  let traced;
+  const beforeLoad = (page) => browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+  await withPage(browser, baseUrl, { init: loadProbe, beforeLoad }, async (page) => {
     await page.waitForFunction(() => window.__load.firstPaint !== null, null, { timeout: 30_000 });
     await page.waitForTimeout(1000); // anything the first render deferred runs now
+    const trace = await browser.stopTracing();
+    if (process.env.E2E_TRACE_DIR) fs.writeFileSync(path.join(process.env.E2E_TRACE_DIR, `load-${Date.now()}.json`), trace);
+    traced = { ...longestTask(trace), summary: process.env.E2E_TRACE ? longTaskSummary(trace) : [] };
     figures = await page.evaluate(() => {
       const fcp = performance.getEntriesByName('first-contentful-paint')[0];
       const nav = performance.getEntriesByType('navigation')[0];
@@ -87,7 +93,7 @@ async function measureLoad(browser, baseUrl) {
       };
     });
   });
-  return figures;
+  return { ...figures, traced };
 }
 
 /** axe-core over the whole page; the violations that are serious or critical. */
@@ -153,18 +159,33 @@ export const checks = [
         log(
           `# load ${i + 1}: first contentful paint ${f.fcp?.toFixed(0)} ms, DOMContentLoaded ${f.domContentLoaded?.toFixed(0)} ms, ` +
             `blast view painted ${f.firstPaint.toFixed(0)} ms (${f.atFirst.nodes} of ${f.nodes} elements mounted), long tasks ${f.longTasks.length} ` +
-            `(longest ${longest(f).toFixed(0)} ms: ${f.longTasks.map((t) => `${t.duration.toFixed(0)} ms at ${t.start.toFixed(0)}`).join(', ') || 'none'})`,
+            `(longest ${longest(f).toFixed(0)} ms: ${f.longTasks.map((t) => `${t.duration.toFixed(0)} ms at ${t.start.toFixed(0)}`).join(', ') || 'none'}; ` +
+            `traced: ${f.traced.wallMs.toFixed(0)} ms wall, ${f.traced.cpuMs.toFixed(0)} ms CPU)`,
         );
+        for (const line of f.traced.summary) log(`# trace ${line}`);
       }
       const paint = Math.min(...runs.map((f) => f.firstPaint));
-      const task = Math.min(...runs.map(longest));
-      log(`# load best of ${LOADS}: blast view painted ${paint.toFixed(0)} ms (target ${FIRST_PAINT_BUDGET_MS}), longest task ${task.toFixed(0)} ms (target ${LONG_TASK_TARGET_MS}: ${task <= LONG_TASK_TARGET_MS ? 'met' : 'NOT met'})`);
+      const best = runs.reduce((a, b) => (longest(b) < longest(a) ? b : a));
+      const task = longest(best);
+      const cpu = Math.max(...runs.map((f) => f.traced.cpuMs));
+      log(
+        `# load best of ${LOADS}: blast view painted ${paint.toFixed(0)} ms (target ${FIRST_PAINT_BUDGET_MS}), longest task ${task.toFixed(0)} ms ` +
+          `(target ${LONG_TASK_TARGET_MS}: ${task <= LONG_TASK_TARGET_MS ? 'met' : 'NOT met'}); the longest task's CPU time at most ${cpu.toFixed(0)} ms over the ${LOADS} loads`,
+      );
       for (const f of runs) {
         expect(!f.atFirst.editor && !f.atFirst.charts, `the editor, the charts or the gallery were mounted with the blast view: ${JSON.stringify(f.atFirst)}`);
         expect(f.atFirst.nodes * 2 < f.nodes, `the first paint held ${f.atFirst.nodes} of ${f.nodes} elements: the page is not mounted in stages`);
       }
       expect(paint < FIRST_PAINT_BUDGET_MS, `the blast view was painted ${paint.toFixed(0)} ms after navigation at best (target ${FIRST_PAINT_BUDGET_MS} ms)`);
-      expect(task <= LONG_TASK_CEILING_MS, `the longest task during load was ${task.toFixed(0)} ms at best: the page is built in one task again`);
+      // The page's own work per task, every load: CPU time, which a busy machine does not inflate.
+      expect(cpu <= LONG_TASK_TARGET_MS, `a load's longest task did ${cpu.toFixed(0)} ms of CPU work (target ${LONG_TASK_TARGET_MS})`);
+      // The observer's wall time, best of three, unless that load's longest task mostly waited for
+      // a core (a shared 2-core VM): then it is printed above, not failed.
+      if (task > LONG_TASK_TARGET_MS && waitedForCore(best.traced)) {
+        log(`# load: the best load's longest task was ${task.toFixed(0)} ms of ${best.traced.cpuMs.toFixed(0)} ms CPU (traced ${best.traced.wallMs.toFixed(0)} ms wall): waiting for a core, not asserted`);
+      } else {
+        expect(task <= LONG_TASK_TARGET_MS, `the longest task during load was ${task.toFixed(0)} ms at best (target ${LONG_TASK_TARGET_MS}), ${best.traced.cpuMs.toFixed(0)} ms of it CPU`);
+      }
     },
   },
   {

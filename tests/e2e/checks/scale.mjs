@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, freshPage } from './common.mjs';
-import { longTaskSummary, longestTask, mainThreadCompiles } from './trace.mjs';
+import { longTaskSummary, longestTask, mainThreadCompiles, waitedForCore } from './trace.mjs';
 
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
@@ -354,11 +354,11 @@ export const checks = [
         // the observer is asserted for the best of up to three opens (a second open reloads the
         // page, whose code V8 has cached), the CPU time and the lazy compiles for every open.
         // And the observer only where the best open's longest task worked more than it waited
-        // (`waited`): on the same build, with the machine otherwise idle but the host slower
+        // (`waitedForCore`): on the same build, with the machine otherwise idle but the host slower
         // (every bench row 1.5x its earlier figure), the best of three was 54-59 ms wall in 3 of
         // 5 runs, each of 15-28 ms CPU, while the fresh-clone run just before gave 0 ms.
         const observed = (best, what) => {
-          if (best.longest > 50 && waited(best)) {
+          if (best.longest > 50 && waitedForCore(best.traced)) {
             return log(`# deep links: ${what}: the best open was a ${Math.round(best.longest)} ms task of ${Math.round(best.traced.cpuMs)} ms CPU (traced ${Math.round(best.traced.wallMs)} ms wall): waiting for a core, not asserted`);
           }
           expect(best.longest <= 50, `${what} took a ${Math.round(best.longest)} ms task in each of its opens (longtask observer), ${Math.round(best.traced.cpuMs)} ms of it CPU`);
@@ -398,12 +398,6 @@ async function bestOfThree(attempt, between) {
   const best = runs.reduce((a, b) => (b.longest < a.longest ? b : a));
   return { runs, best, maxCpuMs: Math.max(...runs.map((r) => r.traced.cpuMs)) };
 }
-
-/**
- * Whether an open's longest task waited for a core more than it ran: its traced wall time is over
- * twice its CPU time. Such a task is long because the machine is busy, not because of the page.
- */
-const waited = (run) => run.traced.wallMs > 2 * run.traced.cpuMs;
 
 /**
  * The page has rehearsed opening a big link while idle after load (`web/src/warm.rs`: it marks

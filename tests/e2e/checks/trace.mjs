@@ -29,6 +29,13 @@ export function longestTask(buf) {
 }
 
 /**
+ * Whether a traced task (`longestTask`'s figures) waited for a core more than it ran: its wall
+ * time is over twice its CPU time. Such a task is long because the machine is busy, not because
+ * of the page: the checks assert the page's own work (CPU time) and print the wait.
+ */
+export const waitedForCore = (traced) => traced.wallMs > 2 * traced.cpuMs;
+
+/**
  * V8's compiles on the main thread (trace categories `v8.wasm` and
  * `disabled-by-default-v8.compile`), by event name: a wasm function first called is compiled
  * there (`wasm.CompileLazy`), and while V8's background compile threads hold the cores that
@@ -45,9 +52,28 @@ export function mainThreadCompiles(buf, minMs = 50) {
   return { byName, inLong, wasmLazy: wasmLazy.length, wasmLazyMs: wasmLazy.reduce((a, c) => a + (c.dur || 0) / 1000, 0) };
 }
 
-/** The complete events (`ph: 'X'`) of the page's main thread (`CrRendererMain`) in a trace. */
+/**
+ * The complete events (`ph: 'X'`) of the traced page's main thread (`CrRendererMain`) in a trace.
+ * A Chromium trace covers every renderer: the e2e run's shared page, a closing context's page.
+ * The traced page's renderers are the processes of the frames `startTracing(page)` named
+ * (`TracingStartedInBrowser`) and of what those frames navigated to (`FrameCommittedInBrowser`:
+ * a navigation may swap the process). A trace without those events keeps every renderer.
+ */
 function mainThread(buf) {
   const events = JSON.parse(buf.toString()).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const frames = new Set();
+  const pids = new Set();
+  for (const e of events) {
+    if (e.name === 'TracingStartedInBrowser') {
+      for (const f of e.args?.data?.frames ?? []) {
+        frames.add(f.frame);
+        pids.add(f.processId);
+      }
+    }
+    const committed = e.name === 'FrameCommittedInBrowser' && e.args?.data;
+    if (committed && frames.has(committed.frame)) pids.add(committed.processId);
+  }
+  const ours = (e) => pids.size === 0 || pids.has(e.pid);
+  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain' && ours(e)).map((e) => `${e.pid}:${e.tid}`));
   return events.filter((e) => main.has(`${e.pid}:${e.tid}`) && e.ph === 'X');
 }

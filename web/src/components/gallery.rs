@@ -10,6 +10,7 @@ use yew::prelude::*;
 use blast_playground::model_entities::Family;
 use blast_playground::{format, order};
 
+#[derive(Properties, PartialEq)]
 pub struct GalleryProps {
     /// Id of the preset currently loaded (unedited).
     pub current: Option<AttrValue>,
@@ -127,6 +128,7 @@ fn group_heading(title: &str) -> Html {
     html! { <tr class="group-row"><th colspan="4" scope="rowgroup">{ title }</th></tr> }
 }
 
+#[function_component(Gallery)]
 pub fn gallery(p: &GalleryProps) -> Html {
     let mut list: Vec<&'static Preset> = presets::all().iter().collect();
     order::sort_by_key(&mut list, |x| family_rank(x.family));

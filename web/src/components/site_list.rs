@@ -11,7 +11,7 @@ use crate::browser;
 
 use super::name_picker::{name_picker, NamePickerProps};
 use super::virtual_rows::use_window;
-use blast_playground::editor::{callable_methods, receivers_text, EditOp};
+use blast_playground::editor::{receivers_text, EditOp, Lineages};
 use blast_playground::order;
 
 #[derive(Properties, PartialEq)]
@@ -37,6 +37,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
     let mut receivers: Vec<&str> = shown.iter().map(|s| s.class.as_str()).chain([chosen_class.as_str()]).collect();
     order::sort_by(&mut receivers, |a, b| a.cmp(b));
     receivers.dedup();
+    let lineages = Lineages::new(&p.scenario);
     let add = {
         let (cb, name, method, chosen) = (p.on_edit.clone(), name.clone(), method.clone(), chosen_class.clone());
         Callback::from(move |e: SubmitEvent| {
@@ -64,7 +65,7 @@ pub fn site_list(p: &SiteListProps) -> Html {
             </div>
             { for receivers.into_iter().map(|c| html! {
                 <datalist id={format!("methods-of-{c}")}>
-                    { for callable_methods(&p.scenario, c).into_iter().map(|m| html! { <option value={m} /> }) }
+                    { for lineages.callable_methods(c).into_iter().map(|m| html! { <option value={m} /> }) }
                 </datalist>
             }) }
             <form class="add-row" onsubmit={add}>

@@ -21,6 +21,7 @@ use blast_playground::format;
 use blast_playground::runner::{phase_name, InRange, LaneView};
 use blast_playground::timeline::Mark;
 
+#[derive(Properties, PartialEq)]
 pub struct WhyProps {
     pub lanes: Vec<Rc<LaneView>>,
     /// Every site of the scenario, in declaration order.
@@ -28,8 +29,10 @@ pub struct WhyProps {
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
     /// The relink behind a failed expectation that the user asked to see.
+    #[prop_or_default]
     pub focus: Option<Cause>,
     /// The relink marked on the charts.
+    #[prop_or_default]
     pub mark: Option<Mark>,
     /// A relink's time was clicked: mark it on the charts.
     pub on_mark: Callback<Mark>,
@@ -43,6 +46,7 @@ fn verdict_name(v: Verdict) -> &'static str {
     }
 }
 
+#[function_component(Why)]
 pub fn why(p: &WhyProps) -> Html {
     let on_change = {
         let cb = p.on_select.clone();

@@ -1,0 +1,65 @@
+//! The store hands a component the same callback on every render where it can: a fresh
+//! `Callback` compares unequal and re-renders the component it is given on every frame of a run.
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use blast_playground::action::Action;
+use blast_playground::state::AppState;
+use blast_web::store::{use_store, Store};
+use common::*;
+use wasm_bindgen_test::*;
+use yew::prelude::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// One render's callbacks, in the order `Probe` makes them.
+type Made = Vec<Callback<String>>;
+
+#[derive(Properties)]
+struct ProbeProps {
+    renders: Rc<RefCell<Vec<Made>>>,
+    store: Rc<RefCell<Option<Store>>>,
+}
+
+impl PartialEq for ProbeProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.renders, &other.renders)
+    }
+}
+
+#[function_component(Probe)]
+fn probe(p: &ProbeProps) -> Html {
+    let store = use_store(AppState::new);
+    let suffix = p.renders.borrow().len().to_string();
+    p.renders.borrow_mut().push(vec![
+        store.callback(Action::EditText),
+        store.callback(|x: String| Action::SelectSite(Some(x))),
+        store.on(|| Action::Undo),
+        store.handler(|_: &Store, _: String| ()),
+        // Captures: each render's may differ, so each render gets its own.
+        store.callback(move |x: String| Action::EditText(x + &suffix)),
+    ]);
+    *p.store.borrow_mut() = Some(store);
+    html! {}
+}
+
+#[wasm_bindgen_test]
+async fn a_callback_of_a_function_without_captures_is_the_same_on_every_render() {
+    let (renders, store) = (Rc::new(RefCell::new(Vec::new())), Rc::new(RefCell::new(None)));
+    yew::Renderer::<Probe>::with_root_and_props(fresh_root(), ProbeProps { renders: renders.clone(), store: store.clone() }).render();
+    yew::scheduler::flush().await;
+    // A dispatch re-renders the component that holds the store.
+    store.borrow().as_ref().expect("rendered").dispatch(Action::Undo);
+    yew::scheduler::flush().await;
+    let renders = renders.borrow();
+    assert!(renders.len() >= 2, "{} renders", renders.len());
+    let (first, last) = (&renders[0], &renders[renders.len() - 1]);
+    for (i, what) in ["an Action constructor", "a closure without captures", "a fixed action without captures", "a handler fn"].iter().enumerate() {
+        assert!(first[i] == last[i], "{what}: a new callback on the second render");
+    }
+    assert!(first[4] != last[4], "a closure with captures must be made afresh");
+    assert!(first[0] != first[1] && first[1] != first[3], "different functions share a callback");
+}
