@@ -23,20 +23,22 @@ pub struct Store {
     rerender: UseForceUpdateHandle,
     /// Run after each batch (`hooks::use_engine_worker` posts the lanes' frame requests).
     after_batch: Rc<RefCell<Option<AfterBatch>>>,
-    /// The callbacks `callback`, `on` and `handler` made, one per function without captures.
+    /// The callbacks `callback`, `on` and `handler` made, one per function.
     made: Rc<RefCell<MadeCallbacks>>,
 }
 
 type AfterBatch = Rc<dyn Fn()>;
 
-/// The callbacks the store made, by the type of the function each dispatches for: one per
-/// function without captures (an `Action` constructor, a closure that captures nothing), which
-/// behaves the same whichever instance is passed. A `Callback` compares by pointer, so one
-/// made afresh on every render re-renders the component it is handed to on every frame of a
-/// run: at 10^5 sites the editor's forms re-read the whole scenario each time (~20 ms of CPU
-/// per frame, in a CPU profile of a run). The store lives as long as the page, and so do the
-/// callbacks (they hold it). Each `Rc` holds a `Callback<E>`.
-type MadeCallbacks = Vec<(TypeId, Rc<dyn Any>)>;
+/// The callbacks the store made, one per function (its type and address). A `Callback`
+/// compares by pointer, so one made afresh on every render re-renders the component it is
+/// handed to on every frame of a run: at 10^5 sites the editor's forms re-read the whole
+/// scenario each time (~20 ms of CPU per frame, in a CPU profile of a run). The functions are
+/// plain `fn`s (an `Action` constructor, a closure without captures): one that does the same
+/// gets the same callback, and the store's code is generic over the event type only, not per
+/// function (keyed by the closure's type instead, it was 5 KiB more of the gzipped page). The
+/// store lives as long as the page, and so do the callbacks (they hold it). Each `Rc` holds a
+/// `Callback<E>`.
+type MadeCallbacks = Vec<((TypeId, usize), Rc<dyn Any>)>;
 
 #[hook]
 pub fn use_store(init: impl FnOnce() -> AppState) -> Store {
@@ -100,36 +102,37 @@ impl Store {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 
-    /// A callback that dispatches the action `f` makes of its event; the same callback on
-    /// every render where `f` captures nothing (`MadeCallbacks`).
-    pub fn callback<E: 'static, F: Fn(E) -> Action + 'static>(&self, f: F) -> Callback<E> {
-        self.handler(move |store: &Store, e| store.dispatch(f(e)))
+    /// A callback that dispatches the action `f` makes of its event, the same on every render.
+    pub fn callback<E: 'static>(&self, f: fn(E) -> Action) -> Callback<E> {
+        let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |e| store.dispatch(f(e)))) };
+        self.made((TypeId::of::<fn(E) -> Action>(), f as usize), &fresh)
     }
 
-    /// A callback that dispatches the action `f` makes, whatever the event; the same callback
-    /// on every render where `f` captures nothing.
-    pub fn on<E: 'static, F: Fn() -> Action + 'static>(&self, f: F) -> Callback<E> {
-        self.handler(move |store: &Store, _| store.dispatch(f()))
+    /// A callback that dispatches the action `f` makes, whatever the event, the same on every
+    /// render.
+    pub fn on<E: 'static>(&self, f: fn() -> Action) -> Callback<E> {
+        let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |_: E| store.dispatch(f()))) };
+        self.made((TypeId::of::<fn(E) -> Action>(), f as usize), &fresh)
     }
 
-    /// A callback that runs `f` with the store; the same callback on every render where `f`
-    /// captures nothing (a plain `fn`).
-    pub fn handler<E: 'static, F: Fn(&Store, E) + 'static>(&self, f: F) -> Callback<E> {
-        let store = self.clone();
-        let fresh = move || -> Rc<dyn Any> { Rc::new(Callback::from(move |e| f(&store, e))) };
-        let key = (std::mem::size_of::<F>() == 0).then(TypeId::of::<F>);
-        // A key names one `F`, so one `E`: the downcast finds it (a default is never reached).
-        self.made(key, Box::new(fresh)).downcast_ref::<Callback<E>>().cloned().unwrap_or_default()
+    /// A callback that runs `f` with the store, the same on every render.
+    pub fn handler<E: 'static>(&self, f: fn(&Store, E)) -> Callback<E> {
+        let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |e| f(&store, e))) };
+        self.made((TypeId::of::<fn(&Store, E)>(), f as usize), &fresh)
     }
 
-    /// The callback made for `key` before, or `fresh`'s (kept when there is a key). Not
-    /// generic: one copy in the bundle, whatever the function types.
-    fn made(&self, key: Option<TypeId>, fresh: Box<dyn FnOnce() -> Rc<dyn Any>>) -> Rc<dyn Any> {
-        let Some(key) = key else { return fresh() };
+    /// The callback made for `key` before, or `fresh`'s, kept. Generic over the event type
+    /// only where it must be (the downcast): one copy of the rest in the bundle.
+    fn made<E: 'static>(&self, key: (TypeId, usize), fresh: &dyn Fn(Store) -> Rc<dyn Any>) -> Callback<E> {
+        // A key names one event type, so the downcast finds it (the default is never reached).
+        self.kept(key, fresh).downcast_ref::<Callback<E>>().cloned().unwrap_or_default()
+    }
+
+    fn kept(&self, key: (TypeId, usize), fresh: &dyn Fn(Store) -> Rc<dyn Any>) -> Rc<dyn Any> {
         if let Some((_, made)) = self.made.borrow().iter().find(|(k, _)| *k == key) {
             return made.clone();
         }
-        let made = fresh();
+        let made = fresh(self.clone());
         self.made.borrow_mut().push((key, made.clone()));
         made
     }

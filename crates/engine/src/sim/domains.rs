@@ -142,11 +142,10 @@ impl Domains {
         Some(s.own_epoch + bulk)
     }
 
-    /// [`Domains::epoch_and_retirer`] of a link's packed key.
-    #[inline]
-    pub fn epoch_and_retirer_key(&self, k: Key) -> Option<(u32, Option<usize>)> {
+    /// [`Domains::retired_by`] of a link's packed key.
+    pub fn retired_by_key(&self, k: Key) -> Option<usize> {
         let (slot, class_like) = self.slot_of_key(k)?;
-        Some(self.epoch_and_retirer_of(slot, class_like))
+        self.epoch_and_retirer_of(slot, class_like).1
     }
 
     #[inline]

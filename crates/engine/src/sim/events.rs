@@ -2,6 +2,8 @@
 //! ([`crate::policy`]), retire it, and find the sites hit by walking only the dependents of
 //! what was retired.
 
+use std::cell::Cell;
+
 use crate::dsl::event_text;
 use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
@@ -9,8 +11,9 @@ use crate::policy::{self, Policy, Retirement, Scope};
 use crate::world::ClassId;
 
 use super::oracle::{Affected, RECORDED_NAMES};
-use super::program::Frame;
-use super::site::{Key, WALKED_BYTES};
+use super::poly::Poly;
+use super::program::{Frame, LoopRun, Program};
+use super::site::{mark_holds, Key, SiteRt, VISIT, WALKED_BYTES};
 use super::units::EventCode;
 use super::{prefetch_head, unsettle, Simulation};
 
@@ -160,30 +163,31 @@ impl Simulation {
         let mut fast = std::mem::take(&mut self.fast_hit);
         fast.clear();
         let (now, program) = (self.iterations, &self.program);
-        let mut run = match self.stack.last_mut() {
+        let run = match self.stack.last_mut() {
             Some(Frame::Loop(run)) => Some(run),
             _ => None,
         };
+        // Read by the prefetch ahead and read and written by the walk: cells.
+        let marks = Cell::from_mut(self.walk_marks.as_mut_slice()).as_slice_of_cells();
         // Raw: only ever prefetched (never read through) while the walk holds the sites.
-        let (base, n) = (self.sites.as_ptr(), self.sites.len());
+        let base = self.sites.as_ptr();
+        // A site the walk will read (its mark says so) is asked for a few entries early; the
+        // others are decided by their mark alone.
         let ahead = |s: u32| {
-            if (s as usize) < n {
+            if marks.get(s as usize).is_some_and(|m| m.get() & VISIT != 0) {
                 prefetch_head(base.wrapping_add(s as usize), WALKED_BYTES);
             }
         };
-        let (sites, polys) = (&mut self.sites, &mut self.polys);
+        let mut read = Reader { sites: &mut self.sites, polys: &mut self.polys, fast: &mut fast, now, run, program };
+        // A site that is neither polymorphic, steady nor on a fast chain, and holds the link:
+        // its mark says so, and the hit changes nothing in it. The rest read the site.
         let mut holds = |k: Key, s: u32| {
-            let site = &mut sites[s as usize];
-            let holds = site.holds(k, polys);
-            if !holds {
-                site.unregister(k, polys);
-            } else {
-                if site.fast_link().is_some() {
-                    fast.push(s);
-                }
-                unsettle(site, s as usize, now, run.as_deref_mut(), program);
+            let mark = &marks[s as usize];
+            if mark.get() & VISIT == 0 && mark_holds(mark.get(), k) {
+                debug_assert_eq!(mark.get(), read.sites[s as usize].walk_mark(), "site {s}'s walk mark is out of date");
+                return true;
             }
-            holds
+            read.site(k, s, mark)
         };
         if r.bulk {
             self.work += self.domains.walk_all_class_dependents(&mut hit, &mut holds, ahead);
@@ -202,6 +206,39 @@ impl Simulation {
         self.scratch = hit;
         self.fast_hit = fast;
         total
+    }
+}
+
+/// What a walk needs to read a site its mark does not decide (see `walk_retired`).
+struct Reader<'w> {
+    sites: &'w mut [SiteRt],
+    polys: &'w mut [Poly],
+    /// The sites hit on a fast chain, in walk order.
+    fast: &'w mut Vec<u32>,
+    now: u64,
+    run: Option<&'w mut LoopRun>,
+    program: &'w Program,
+}
+
+impl Reader<'_> {
+    /// Whether site `s` (walk mark `mark`) holds a link guarded by `k`, a domain whose
+    /// dependents list holds it: if it does, it is unsettled, listed when on a fast chain, and
+    /// its mark refreshed; if not, it leaves the domain's registrations. Out of line, so the
+    /// walk's loop keeps the mark-decided case inline.
+    #[inline(never)]
+    fn site(&mut self, k: Key, s: u32, mark: &Cell<u8>) -> bool {
+        let site = &mut self.sites[s as usize];
+        debug_assert!(mark.get() & VISIT != 0 || mark.get() == site.walk_mark(), "site {s}'s walk mark is out of date");
+        if mark.get() & VISIT == 0 || !site.holds(k, self.polys) {
+            site.unregister(k, self.polys);
+            return false;
+        }
+        if site.fast_link().is_some() {
+            self.fast.push(s);
+        }
+        unsettle(site, s as usize, self.now, self.run.as_deref_mut(), self.program);
+        mark.set(site.walk_mark());
+        true
     }
 }
 

@@ -82,6 +82,13 @@ pub struct Simulation {
     events_total: usize,
     relinks: Vec<RelinkRecord>,
     relinks_total: [u64; 3],
+    /// Per site, the domain and epoch of its last recorded relink (a monomorphic site's, packed
+    /// in 32 bits, 0 for none; see `site::Env`): beside the sites, so a site is two cache lines.
+    last_relinks: Vec<u32>,
+    /// Per site, what an event's walk needs to know of it without reading it
+    /// ([`site::VISIT`]): kept up to date wherever a site's link, mode or steadiness changes
+    /// (a site's run, becoming steady, settling).
+    walk_marks: Vec<u8>,
     /// Stale calls and missed dispatches by site: written only when a site serves a stale
     /// target, so they live beside the sites, not in them.
     stale: FxMap<u32, site::Stale>,
@@ -168,6 +175,8 @@ impl Simulation {
                 units.relinked(s, every);
             }
         }
+        let last_relinks = vec![0; sites.len()];
+        let walk_marks = sites.iter().map(SiteRt::walk_mark).collect();
         let mut sim = Simulation {
             name,
             measure,
@@ -194,6 +203,8 @@ impl Simulation {
             events_total: 0,
             relinks: Vec::new(),
             relinks_total: [0; 3],
+            last_relinks,
+            walk_marks,
             stale: FxMap::default(),
             timeline: Timeline::new(bucket, iterations_per_op),
             pending_relinks: [0; 3],
@@ -386,26 +397,44 @@ impl Simulation {
         // Whether a site is steady is final after its run when the loop calls it once; a site
         // called at several positions is checked after all of them (a later run can settle it).
         let once = self.program.loops[node].calls_each_site_once;
-        let p = site::SiteParams::of(&self.params);
         let mut settled = std::mem::take(&mut self.settled);
         settled.clear();
         let mut cost = 0.0;
         let mut next = 0;
         // Costs add in call order, as if every call ran one by one: the bits are the same.
-        for (i, &pos) in dirty.iter().enumerate() {
-            // A big segment runs sites far apart in memory: ask for a later one's lines early.
-            if let Some(&ahead) = dirty.get(i + PREFETCH_AHEAD) {
-                prefetch(&self.sites[self.program.loops[node].calls[ahead as usize] as usize] as *const SiteRt);
+        let mut i = 0;
+        while i < dirty.len() {
+            // Monomorphic sites run over the simulation split around its site table, up to the
+            // next polymorphic site, which runs on the whole simulation.
+            let (sites, mut env, program) = self.split();
+            let calls = &program.loops[node].calls;
+            while let Some(&pos) = dirty.get(i) {
+                let s = calls[pos as usize] as usize;
+                if sites[s].poly().is_some() {
+                    break;
+                }
+                // A big segment runs sites far apart in memory: ask for a later one's lines early.
+                if let Some(&ahead) = dirty.get(i + PREFETCH_AHEAD) {
+                    prefetch(&sites[calls[ahead as usize] as usize] as *const SiteRt);
+                }
+                cost = steady_until(cost, steady_cost, next, pos);
+                let site = &mut sites[s];
+                cost += env.run_mono(site, s, n);
+                if !once || site.is_steady(env.world, env.domains) {
+                    settled.push(pos);
+                }
+                next = pos + 1;
+                i += 1;
             }
-            if pos > next {
-                cost = vsum::add_repeated(cost, steady_cost, u64::from(pos - next));
-            }
-            let s = self.program.loops[node].calls[pos as usize] as usize;
-            cost += self.run_site(s, n, &p);
-            if !once || self.sites[s].is_steady(&self.world, &self.domains) {
+            let Some(&pos) = dirty.get(i) else { break };
+            cost = steady_until(cost, steady_cost, next, pos);
+            cost += self.run_poly(self.program.loops[node].calls[pos as usize] as usize, n);
+            // A polymorphic site never becomes steady.
+            if !once {
                 settled.push(pos);
             }
             next = pos + 1;
+            i += 1;
         }
         cost = vsum::add_repeated(cost, steady_cost, u64::from(calls - next));
         // The tier the loop's code runs in: what its calls add over C2 code that inlined them.
@@ -427,6 +456,7 @@ impl Simulation {
                 // The site is called at `pos`, so at least once; a loop's calls fit in 32 bits.
                 let calls_per_iteration = std::num::NonZeroU32::new(calls as u32).unwrap_or(std::num::NonZeroU32::MIN);
                 self.sites[s].steady = Some(site::Steady { since: now, calls_per_iteration, position: pos });
+                self.walk_marks[s] = site::VISIT;
             }
         }
         self.scratch = dirty;
@@ -438,7 +468,9 @@ impl Simulation {
         let Some(Frame::Loop(run)) = self.stack.pop() else { unreachable!("leaving a loop") };
         self.work += self.program.loops[run.node].calls.len() as u64;
         for &s in &self.program.loops[run.node].calls {
-            self.sites[s as usize].settle(self.iterations);
+            let site = &mut self.sites[s as usize];
+            site.settle(self.iterations);
+            self.walk_marks[s as usize] = site.walk_mark();
         }
     }
 
@@ -450,6 +482,7 @@ impl Simulation {
             _ => None,
         };
         unsettle(&mut self.sites[s], s, self.iterations, run, &self.program);
+        self.walk_marks[s] = self.sites[s].walk_mark();
     }
 
     /// Work done so far: what [`estimate`] bounds before the run (deterministic units, not time).
@@ -461,6 +494,16 @@ impl Simulation {
         self.timeline.add(self.iterations, cost, iterations, std::mem::take(&mut self.pending_relinks));
         self.now_ns += cost;
         self.iterations += iterations;
+    }
+}
+
+/// `cost` plus the steady calls at positions `next..pos`, `steady_cost` each, in call order.
+#[inline]
+fn steady_until(cost: f64, steady_cost: f64, next: u32, pos: u32) -> f64 {
+    if pos > next {
+        vsum::add_repeated(cost, steady_cost, u64::from(pos - next))
+    } else {
+        cost
     }
 }
 

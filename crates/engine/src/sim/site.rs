@@ -4,13 +4,15 @@
 
 use std::num::NonZeroU32;
 
+use crate::fxhash::FxMap;
 use crate::params::Params;
-use crate::policy::DomainKey;
-use crate::report::{RelinkRecord, SiteState, Verdict};
+use crate::policy::{DomainKey, Policy};
+use crate::report::{Phase, RelinkRecord, SiteState, Verdict};
 use crate::world::{ClassId, Target, World};
 
 use super::domains::Domains;
 use super::poly::Poly;
+use super::program::Program;
 use super::Simulation;
 
 /// Relink records kept (the totals count every one).
@@ -116,16 +118,6 @@ impl Link {
     }
 }
 
-/// A monomorphic site's inline cache entry (its flags are in [`SiteRt::flags`]: `PIC`,
-/// `PIC_CACHEABLE`, `PIC_SEEN`).
-#[derive(Clone, Copy, Debug)]
-#[repr(C)]
-pub(crate) struct PicEntry {
-    link: Link,
-    /// Consecutive-hit count (lives on the wrapper, as in Groovy).
-    hits: u64,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
     Default,
@@ -179,7 +171,7 @@ pub(crate) struct Stale {
 /// `SiteRt::flags`.
 const GIVEN_UP: u8 = 1;
 const TRUE_CACHEABLE: u8 = 2;
-/// The PIC holds an entry (`SiteRt::pic` is meaningful).
+/// The PIC holds an entry (`SiteRt::pic` and `pic_hits` are meaningful).
 const PIC: u8 = 4;
 /// `false` = the "uncacheable" sentinel: every hit re-selects.
 const PIC_CACHEABLE: u8 = 8;
@@ -187,18 +179,46 @@ const PIC_CACHEABLE: u8 = 8;
 /// reset after a fallback storm stores it for the next call to find).
 const PIC_SEEN: u8 = 16;
 
-/// The bytes at the head of a [`SiteRt`] that an event's walk reads (see its layout; a test
-/// checks the fields).
-pub(super) const WALKED_BYTES: usize = 72;
+/// A site's walk mark (`Simulation::walk_marks`, [`SiteRt::walk_mark`]): what an event's walk
+/// needs to know of a site without reading it. `VISIT`: the walk reads the site (polymorphic,
+/// steady, or on a fast chain); else `HELD` with the kind of its PIC link's domain above it
+/// (bits 2 and 3), or nothing.
+pub(super) const VISIT: u8 = 1;
+const HELD: u8 = 2;
 
-/// Laid out in declaration order (`repr(C)`): what an event's walk over the sites it retires
-/// reads (`mode`, `registered`, `flags`, `poly`, `steady`, the PIC entry's domain) comes first,
-/// in the first 36 bytes (72 with a steady site's `counts.fast_calls`), so a walk that visits
-/// sites far apart touches one or two cache lines of each, not the whole site. 136 bytes: ids,
-/// domain keys and targets in 32-bit words, flags in bits, polymorphic sites and rare counters
-/// beside the sites.
+/// A monomorphic site's relink from a link guarded by `k` at `epoch` (its domain's epoch
+/// now) in 32 bits, never 0 (`Simulation::last_relinks` starts at 0, no relink): the kind of
+/// the domain in the top two bits (a monomorphic site's links of one kind share one domain, see
+/// [`mark_holds`]) and the epoch plus one below. An epoch counts its domain's retirements, at
+/// most one per event, and a run's events are bounded by its work, below 2^30.
+#[inline]
+fn relink_stamp(k: Key, epoch: u32) -> u32 {
+    debug_assert!(epoch < ID_MASK, "epochs count events, capped by the work bound");
+    (k.parts().0 << ID_BITS) | ((epoch + 1) & ID_MASK)
+}
+const _: () = assert!(super::MAX_WORK < ID_MASK as u64);
+
+/// Whether a site marked `mark` (not `VISIT`) holds a link guarded by `k`, a domain whose
+/// dependents list holds the site. A monomorphic site registers with one domain of each kind
+/// (its receiver's pending or class domain, its own, or the global one), so the kind of its
+/// link's domain names the domain.
+#[inline]
+pub(super) fn mark_holds(mark: u8, k: Key) -> bool {
+    mark == HELD | ((k.parts().0 as u8) << 2)
+}
+
+/// The bytes at the head of a [`SiteRt`] that an event's walk reads: its first cache line (see
+/// its layout; a test checks the fields).
+pub(super) const WALKED_BYTES: usize = 64;
+
+/// Laid out in declaration order (`repr(C)`) and aligned to a cache line: what an event's walk
+/// over the sites it retires reads (`mode`, `registered`, `flags`, `poly`, the PIC entry's
+/// domain, `steady`, and a steady site's `counts.fast_calls`) is the site's first line, so a
+/// walk that visits sites far apart touches one line of each, not the whole site. 128 bytes:
+/// ids, domain keys and targets in 32-bit words, flags in bits; polymorphic sites, rare
+/// counters and the last relink recorded beside the sites.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub(crate) struct SiteRt {
     pub mode: Mode,
     /// Domains whose dependents list holds this site, one bit per kind of domain
@@ -214,26 +234,28 @@ pub(crate) struct SiteRt {
     poly: Option<NonZeroU32>,
     /// Index into `Simulation::methods` (method names interned once).
     pub method: u32,
+    /// The inline cache's entry (its flags are in `flags`: `PIC`, `PIC_CACHEABLE`,
+    /// `PIC_SEEN`). A site has one receiver class, so its PIC holds at most one entry (Groovy's
+    /// LRU cache keyed by receiver class, at one key): inline, no allocation per site.
+    pic: Link,
     pub steady: Option<Steady>,
-    /// The inline cache. A site has one receiver class, so its PIC holds at most one entry
-    /// (Groovy's LRU cache keyed by receiver class, at one key): inline, no allocation per site.
-    pic: PicEntry,
-    /// Next to the PIC: the walk settles a steady site into `counts.fast_calls`.
+    /// `fast_calls` first, in the first line: the walk settles a steady site into it.
     pub counts: Counts,
+    /// The PIC entry's consecutive-hit count (lives on the wrapper, as in Groovy).
+    pic_hits: u64,
     fallback_count: u64,
     rounds: u32,
     /// The event that last changed the true target, as `event + 1` (0: none; event ids fit in
     /// 32 bits: the work cap).
     pub true_changed_by: u32,
     true_target: CompactTarget,
-    last_relink_recorded: Option<(Key, u32)>,
 }
 
 /// A site's runtime state is this size (the per-site memory bound, issue 8, counts on it).
-const _: () = assert!(std::mem::size_of::<SiteRt>() <= 136);
+const _: () = assert!(std::mem::size_of::<SiteRt>() <= 128);
 
-/// A parked [`PicEntry`] (no entry: `PIC` is clear).
-const NO_PIC: PicEntry = PicEntry { link: Link { domain: Key(NonZeroU32::MIN), target: CompactTarget { a: 0, b: 0 }, epoch: 0, serial: 0 }, hits: 0 };
+/// A parked PIC entry (no entry: `PIC` is clear).
+const NO_PIC: Link = Link { domain: Key(NonZeroU32::MIN), target: CompactTarget { a: 0, b: 0 }, epoch: 0, serial: 0 };
 
 impl SiteRt {
     pub fn new(receiver: ClassId, method: u32, true_target: Target) -> SiteRt {
@@ -243,11 +265,11 @@ impl SiteRt {
             mode: Mode::Default,
             flags: TRUE_CACHEABLE,
             pic: NO_PIC,
+            pic_hits: 0,
             fallback_count: 0,
             rounds: 0,
             true_target: CompactTarget::new(true_target),
             true_changed_by: 0,
-            last_relink_recorded: None,
             counts: Counts::default(),
             registered: 0,
             steady: None,
@@ -300,12 +322,20 @@ impl SiteRt {
     /// The PIC entry's link, when there is one.
     #[inline]
     fn pic_link(&self) -> Option<&Link> {
-        (self.flags & PIC != 0).then_some(&self.pic.link)
+        (self.flags & PIC != 0).then_some(&self.pic)
     }
 
     #[inline]
     fn clear_pic(&mut self) {
         self.flags &= !(PIC | PIC_CACHEABLE | PIC_SEEN);
+    }
+
+    /// The site's walk mark (see [`VISIT`]).
+    pub fn walk_mark(&self) -> u8 {
+        if self.poly.is_some() || self.steady.is_some() || self.mode == Mode::Fast {
+            return VISIT;
+        }
+        self.pic_link().map_or(0, |l| HELD | ((l.domain.parts().0 as u8) << 2))
     }
 
     /// Whether the site holds a link (fast chain or PIC entry) guarded by `k`.
@@ -408,80 +438,73 @@ impl Domains {
         self.epoch_of_key(l.domain) == Some(l.epoch)
     }
 
-    /// `None` while `l`'s guard holds; once it fails, its domain's epoch and last retirer (what
-    /// a relink records), in the one lookup.
+    /// `None` while `l`'s guard holds; once it fails, its domain's epoch now.
     #[inline]
-    fn guard(&self, l: &Link) -> Option<(u32, Option<usize>)> {
-        match self.epoch_and_retirer_key(l.domain) {
-            Some((epoch, _)) if epoch == l.epoch => None,
-            now => Some(now.unwrap_or((0, None))),
+    fn guard(&self, l: &Link) -> Option<u32> {
+        match self.epoch_of_key(l.domain) {
+            Some(epoch) if epoch == l.epoch => None,
+            now => Some(now.unwrap_or(0)),
         }
     }
 }
 
-impl Simulation {
-    /// `n` calls of site `s` in a loop segment (`p`: the parameters, copied once per segment).
-    /// Returns virtual ns.
-    pub(super) fn run_site(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
-        if self.sites[s].poly.is_some() {
-            return self.run_poly(s, n);
-        }
-        if !self.world.loaded(self.sites[s].receiver()) {
-            // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
-            return n as f64 * self.params.selection_ns;
-        }
-        self.run_calls(s, n, p)
-    }
+/// What a monomorphic site's run reads and writes besides the site: the simulation's fields,
+/// borrowed apart from its site table ([`Simulation::split`]), so a run holds its site by
+/// reference instead of indexing the table at every field it touches (each index a bounds
+/// check, and a reload of the table after every call the compiler cannot see through).
+pub(super) struct Env<'a> {
+    pub domains: &'a mut Domains,
+    pub world: &'a World,
+    policy: Policy,
+    serial: &'a mut u64,
+    /// Per monomorphic site, its last recorded relink's [`relink_stamp`]: one record per
+    /// retirement, however many calls fail the guard.
+    last_relinks: &'a mut [u32],
+    /// Per site, its walk mark ([`VISIT`]): a run leaves it up to date.
+    walk_marks: &'a mut [u8],
+    pub log: RelinkLog<'a>,
+    /// The parameters, copied once per segment.
+    p: SiteParams,
+}
 
-    /// A full selection: the fresh link for the site under the current world and policy.
-    /// Inlined: returned through memory, the link is read back wider than it was written.
-    #[inline(always)]
-    fn select(&mut self, s: usize) -> (Link, bool) {
-        let domain = crate::policy::domain_for(self.policy, &self.world, s, self.sites[s].receiver());
-        let epoch = self.domains.open(domain);
-        self.serial += 1;
-        let site = &self.sites[s];
-        (Link { target: site.true_target, domain: Key::new(domain), epoch, serial: self.serial }, site.true_cacheable())
-    }
+/// A relink (or missed dispatch) from link `old` to target `new`; `receiver` names the
+/// receiver class whose entry it was on a polymorphic site.
+pub(super) struct Relink<'l> {
+    pub verdict: Verdict,
+    pub old: &'l Link,
+    pub new: CompactTarget,
+    pub receiver: Option<ClassId>,
+}
 
-    /// Selection replacing a link whose guard failed: record the relink once per retirement.
-    /// `now` is the domain's epoch and last retirer ([`Domains::guard`]). Inlined into its two
-    /// callers: every site a retirement hit comes through here once.
-    #[inline(always)]
-    fn relink_from(&mut self, s: usize, old: &Link, now: (u32, Option<usize>)) {
-        let (epoch, event) = now;
-        let key = (old.domain, epoch);
-        let site = &mut self.sites[s];
-        if site.last_relink_recorded == Some(key) {
-            return;
-        }
-        site.last_relink_recorded = Some(key);
-        let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
-        self.record_relink(s, verdict, event, old);
-    }
+/// Where relinks go: the first [`MAX_RELINK_RECORDS`] records, the totals by verdict, the
+/// timeline's pending counts, the stale calls; and the moment a record is stamped with.
+pub(super) struct RelinkLog<'a> {
+    records: &'a mut Vec<RelinkRecord>,
+    totals: &'a mut [u64; 3],
+    pending: &'a mut [u64; 3],
+    stale: &'a mut FxMap<u32, Stale>,
+    phase: Phase,
+    op: u32,
+    now_ns: f64,
+}
 
-    fn record_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link) {
-        let new = self.sites[s].true_target;
-        self.record_relink_for(s, verdict, event, old, new, None);
-    }
-
-    /// A relink (or missed dispatch) of site `s` from link `old` to target `new`; `receiver`
-    /// names the receiver class whose entry it was on a polymorphic site. Inlined: every site a
-    /// retirement hit comes through here; what few of them do (a missed dispatch, one of the
-    /// first records) is out of line.
+impl RelinkLog<'_> {
+    /// Relink `r` of site `s`, whose counters are `counts`; `event` (the event that caused it)
+    /// is asked only for the first [`MAX_RELINK_RECORDS`], the ones a record is kept of.
+    /// Inlined: every site a retirement hit comes through here; what few of them do (a missed
+    /// dispatch, one of the first records) is out of line.
     #[inline]
-    pub(super) fn record_relink_for(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
-        let counts = &mut self.sites[s].counts;
-        match verdict {
+    pub(super) fn record(&mut self, counts: &mut Counts, s: usize, r: &Relink, event: impl FnOnce() -> Option<usize>) {
+        match r.verdict {
             Verdict::Necessary => counts.necessary = counts.necessary.saturating_add(1),
             Verdict::Collateral => counts.collateral = counts.collateral.saturating_add(1),
             Verdict::Missed => self.count_missed(s),
         }
-        self.relinks_total[verdict as usize] += 1;
+        self.totals[r.verdict as usize] += 1;
         // Counted into the timeline with the step's cost, at the same iteration (`advance`).
-        self.pending_relinks[verdict as usize] += 1;
-        if self.relinks.len() < MAX_RELINK_RECORDS {
-            self.keep_relink(s, verdict, event, old, new, receiver);
+        self.pending[r.verdict as usize] += 1;
+        if self.records.len() < MAX_RELINK_RECORDS {
+            self.keep(s, r, event());
         }
     }
 
@@ -492,51 +515,131 @@ impl Simulation {
 
     /// One of the first [`MAX_RELINK_RECORDS`] relinks: its record, the compact keys read back.
     #[cold]
-    fn keep_relink(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
-        self.relinks.push(RelinkRecord {
+    fn keep(&mut self, s: usize, r: &Relink, event: Option<usize>) {
+        self.records.push(RelinkRecord {
             site: s,
             phase: self.phase,
-            op: self.op_index,
+            op: self.op,
             t_ms: self.now_ns / 1e6,
             event,
-            domain: old.domain.get(),
-            verdict,
-            old_target: old.target.get(),
-            new_target: new.get(),
-            receiver,
+            domain: r.old.domain.get(),
+            verdict: r.verdict,
+            old_target: r.old.target.get(),
+            new_target: r.new.get(),
+            receiver: r.receiver,
         });
+    }
+}
+
+impl Simulation {
+    /// The site table and, borrowed apart from it, what a site's run touches besides its site
+    /// (and the program, which a segment reads its calls from).
+    pub(super) fn split(&mut self) -> (&mut [SiteRt], Env<'_>, &Program) {
+        let p = SiteParams::of(&self.params);
+        let log = RelinkLog {
+            records: &mut self.relinks,
+            totals: &mut self.relinks_total,
+            pending: &mut self.pending_relinks,
+            stale: &mut self.stale,
+            phase: self.phase,
+            op: self.op_index,
+            now_ns: self.now_ns,
+        };
+        let env = Env {
+            domains: &mut self.domains,
+            world: &self.world,
+            policy: self.policy,
+            serial: &mut self.serial,
+            last_relinks: &mut self.last_relinks,
+            walk_marks: &mut self.walk_marks,
+            log,
+            p,
+        };
+        (&mut self.sites, env, &self.program)
+    }
+
+    /// [`RelinkLog::record`] for site `s` (a polymorphic site's receiver).
+    pub(super) fn record_relink_for(&mut self, s: usize, verdict: Verdict, event: Option<usize>, old: &Link, new: CompactTarget, receiver: Option<ClassId>) {
+        let (sites, mut env, _) = self.split();
+        env.log.record(&mut sites[s].counts, s, &Relink { verdict, old, new, receiver }, || event);
+    }
+}
+
+impl Env<'_> {
+    /// `n` calls of the monomorphic site `s` (`site`). Returns virtual ns.
+    #[inline]
+    pub(super) fn run_mono(&mut self, site: &mut SiteRt, s: usize, n: u64) -> f64 {
+        if !self.world.loaded(site.receiver()) {
+            // Calling a class that is not loaded yet: NoClassDefFoundError each call, costed as a selection.
+            return n as f64 * self.p.selection_ns;
+        }
+        let cost = self.run_calls(site, s, n);
+        self.walk_marks[s] = site.walk_mark();
+        cost
+    }
+
+    /// A full selection: the fresh link for site `s` under the current world and policy.
+    /// `failed`: the domain and current epoch of the link whose guard just failed, when there
+    /// is one (a link's domain exists: it was opened to make the link; nothing retires a
+    /// domain within a run), so a selection under the same domain reads no epoch again.
+    #[inline(always)]
+    fn select(&mut self, site: &SiteRt, s: usize, failed: Option<(Key, u32)>) -> (Link, bool) {
+        let domain = crate::policy::domain_for(self.policy, self.world, s, site.receiver());
+        let epoch = match failed {
+            Some((k, epoch)) if k == Key::new(domain) => epoch,
+            _ => self.domains.open(domain),
+        };
+        *self.serial += 1;
+        (Link { target: site.true_target, domain: Key::new(domain), epoch, serial: *self.serial }, site.true_cacheable())
+    }
+
+    /// Selection replacing a link whose guard failed: record the relink once per retirement.
+    /// `epoch` is the domain's epoch now ([`Domains::guard`]). Inlined into its two
+    /// callers: every site a retirement hit comes through here once.
+    #[inline(always)]
+    fn relink_from(&mut self, site: &mut SiteRt, s: usize, old: &Link, epoch: u32) {
+        let stamp = relink_stamp(old.domain, epoch);
+        let last = &mut self.last_relinks[s];
+        if *last == stamp {
+            return;
+        }
+        *last = stamp;
+        let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
+        let domains = &*self.domains;
+        self.log.record(&mut site.counts, s, &Relink { verdict, old, new: site.true_target, receiver: None }, || domains.retired_by_key(old.domain));
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.
     #[inline]
-    fn served(&mut self, s: usize, link: &Link, calls: u64) {
-        if link.target != self.sites[s].true_target {
-            self.served_stale(s, link, calls);
+    fn served(&mut self, site: &mut SiteRt, s: usize, link: &Link, calls: u64) {
+        if link.target != site.true_target {
+            self.served_stale(site, s, link, calls);
         }
     }
 
     #[cold]
-    fn served_stale(&mut self, s: usize, link: &Link, calls: u64) {
-        let cause = self.sites[s].true_changed_by;
+    fn served_stale(&mut self, site: &mut SiteRt, s: usize, link: &Link, calls: u64) {
+        let cause = site.true_changed_by;
         let key = (link.serial, cause);
-        let stale = self.stale.entry(s as u32).or_default();
+        let stale = self.log.stale.entry(s as u32).or_default();
         stale.calls += calls;
         if stale.last.replace(key) != Some(key) {
             let cause = cause.checked_sub(1).map(|e| e as usize);
-            self.record_relink(s, Verdict::Missed, cause, link);
+            self.log.record(&mut site.counts, s, &Relink { verdict: Verdict::Missed, old: link, new: site.true_target, receiver: None }, || cause);
         }
     }
 
     #[inline(always)]
-    fn pic_put(&mut self, s: usize, link: Link, cacheable: bool) {
-        let site = &mut self.sites[s];
+    fn pic_put(&mut self, site: &mut SiteRt, s: usize, link: Link, cacheable: bool) {
+        let p = self.p;
         // The new entry evicts the one for the same receiver, the only one there is.
         site.clear_pic();
-        if self.params.pic_capacity == 0 {
+        if p.pic_capacity == 0 {
             return;
         }
         let bit = kind_bit(link.domain);
-        site.pic = PicEntry { link, hits: 0 };
+        site.pic = link;
+        site.pic_hits = 0;
         site.flags |= if cacheable { PIC | PIC_CACHEABLE } else { PIC };
         if site.registered & bit == 0 {
             site.registered |= bit;
@@ -545,20 +648,21 @@ impl Simulation {
     }
 
     /// Run `n` consecutive calls of site `s` with the world unchanged. Returns virtual ns.
-    fn run_calls(&mut self, s: usize, n: u64, p: &SiteParams) -> f64 {
+    fn run_calls(&mut self, site: &mut SiteRt, s: usize, n: u64) -> f64 {
+        let p = self.p;
         let mut left = n;
         let mut cost = 0.0;
         let mut steps = 0;
         while left > 0 {
             steps += 1;
             debug_assert!(steps <= super::program::STEPS_PER_SITE_SEGMENT, "a site run took more steps than the work bound assumes");
-            match self.sites[s].fast_link().copied() {
+            match site.fast_link().copied() {
                 Some(link) => {
                     if let Some(now) = self.domains.guard(&link) {
                         // Guard failure: every call re-selects until the fallback threshold resets
                         // the target to default; the stale chain stays installed meanwhile.
-                        self.relink_from(s, &link, now);
-                        let site = &mut self.sites[s];
+                        self.relink_from(site, s, &link, now);
+                        let failed = Some((link.domain, now));
                         let until_reset = (p.fallback_threshold + 1).saturating_sub(site.fallback_count).max(1);
                         let k = left.min(until_reset);
                         site.fallback_count += k;
@@ -570,28 +674,27 @@ impl Simulation {
                             site.mode = Mode::Default;
                             site.fallback_count = 0;
                             site.rounds += 1;
-                            let (fresh, cacheable) = self.select(s);
-                            self.pic_put(s, fresh, cacheable);
+                            let (fresh, cacheable) = self.select(site, s, failed);
+                            self.pic_put(site, s, fresh, cacheable);
                         }
                     } else {
                         cost += left as f64 * p.fast_call_ns;
-                        self.sites[s].counts.fast_calls += left;
-                        self.served(s, &link, left);
+                        site.counts.fast_calls += left;
+                        self.served(site, s, &link, left);
                         left = 0;
                     }
                 }
                 None if p.pic_capacity == 0 => {
                     // No inline cache: every call is a miss that selects (closed form of the
                     // PIC-miss path below, taken `left` times).
-                    self.select(s);
-                    self.serial += left - 1;
-                    let site = &mut self.sites[s];
+                    self.select(site, s, None);
+                    *self.serial += left - 1;
                     site.counts.selections += left;
                     site.counts.pic_calls += left;
                     cost = super::vsum::add_repeated(cost, p.selection_ns + p.pic_call_ns, left);
                     left = 0;
                 }
-                None => self.run_default(s, &mut left, &mut cost, p),
+                None => self.run_default(site, s, &mut left, &mut cost),
             }
         }
         cost
@@ -601,17 +704,16 @@ impl Simulation {
     /// adds each step's virtual ns to `cost` in call order.
     /// Inlined into `run_calls`, its one caller.
     #[inline(always)]
-    fn run_default(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
-        let site = &self.sites[s];
+    fn run_default(&mut self, site: &mut SiteRt, s: usize, left: &mut u64, cost: &mut f64) {
+        let p = self.p;
         if site.flags & PIC == 0 {
-            return self.pic_miss(s, left, cost, p);
+            return self.pic_miss(site, s, left, cost);
         }
-        let (link, flags) = (site.pic.link, site.flags);
+        let (link, flags) = (site.pic, site.flags);
         let guard = self.domains.guard(&link);
         let valid = guard.is_none();
         if flags & PIC_CACHEABLE == 0 {
             if valid {
-                let site = &mut self.sites[s];
                 let k = *left;
                 site.counts.selections += k;
                 site.counts.pic_calls += k;
@@ -620,40 +722,38 @@ impl Simulation {
                 return;
             }
             // A stale sentinel is a miss.
-            self.sites[s].clear_pic();
-            return self.pic_miss(s, left, cost, p);
+            site.clear_pic();
+            return self.pic_miss(site, s, left, cost);
         }
-        let site = &mut self.sites[s];
         if flags & PIC_SEEN == 0 {
             site.flags |= PIC_SEEN;
-            site.pic.hits = 0;
+            site.pic_hits = 0;
             if valid {
                 site.counts.pic_calls += 1;
                 *left -= 1;
-                self.served(s, &link, 1);
+                self.served(site, s, &link, 1);
                 *cost += p.pic_call_ns;
                 if *left > 0 {
-                    self.pic_hits(s, &link, false, left, cost, p);
+                    self.pic_hits(site, s, &link, false, left, cost);
                 }
                 return;
             }
         } else if valid {
-            return self.pic_hits(s, &link, false, left, cost, p);
+            return self.pic_hits(site, s, &link, false, left, cost);
         } else {
-            site.pic.hits += 1;
+            site.pic_hits += 1;
         }
         // A stale PIC entry: promotion may still install its (stale) chain, then the guard fails.
-        let site = &mut self.sites[s];
-        if site.pic.hits > p.optimize_threshold {
-            site.pic.hits = 0;
+        if site.pic_hits > p.optimize_threshold {
+            site.pic_hits = 0;
             if site.rounds > p.fallback_cutoff {
                 site.flags |= GIVEN_UP;
             } else {
                 site.mode = Mode::Fast;
             }
         }
-        self.relink_from(s, &link, guard.unwrap_or((0, None)));
-        let site = &mut self.sites[s];
+        let now = guard.unwrap_or(0);
+        self.relink_from(site, s, &link, now);
         site.fallback_count += 1;
         site.counts.selections += 1;
         site.counts.fallback_calls += 1;
@@ -665,30 +765,29 @@ impl Simulation {
             site.rounds += 1;
         }
         *cost += p.pic_call_ns + p.selection_ns;
-        if self.sites[s].mode == Mode::Default {
-            let (fresh, cacheable) = self.select(s);
-            self.pic_put(s, fresh, cacheable);
+        if site.mode == Mode::Default {
+            let (fresh, cacheable) = self.select(site, s, Some((link.domain, now)));
+            self.pic_put(site, s, fresh, cacheable);
             // The next call finds the fresh entry (valid: its domain's epoch was just read)
             // for the first time: the first branch above, taken here without a second lookup.
-            let site = &mut self.sites[s];
             if site.flags & (PIC | PIC_CACHEABLE) == PIC | PIC_CACHEABLE && *left > 0 {
                 site.flags |= PIC_SEEN;
-                site.pic.hits = 0;
+                site.pic_hits = 0;
                 site.counts.pic_calls += 1;
                 *left -= 1;
                 *cost += p.pic_call_ns;
                 if *left > 0 {
-                    self.pic_hits(s, &fresh, true, left, cost, p);
+                    self.pic_hits(site, s, &fresh, true, left, cost);
                 }
             }
         }
     }
 
     /// A call that finds no PIC entry: select, store (or store the uncacheable sentinel), invoke.
-    fn pic_miss(&mut self, s: usize, left: &mut u64, cost: &mut f64, p: &SiteParams) {
-        let (fresh, cacheable) = self.select(s);
-        self.pic_put(s, fresh, cacheable);
-        let site = &mut self.sites[s];
+    fn pic_miss(&mut self, site: &mut SiteRt, s: usize, left: &mut u64, cost: &mut f64) {
+        let p = self.p;
+        let (fresh, cacheable) = self.select(site, s, None);
+        self.pic_put(site, s, fresh, cacheable);
         if site.flags & PIC != 0 {
             site.flags |= PIC_SEEN;
         }
@@ -698,7 +797,7 @@ impl Simulation {
         *cost += p.selection_ns + p.pic_call_ns;
         // The next call hits the entry just stored (valid: its domain's epoch was just read).
         if cacheable && site.flags & PIC != 0 && site.mode == Mode::Default && *left > 0 {
-            self.pic_hits(s, &fresh, true, left, cost, p);
+            self.pic_hits(site, s, &fresh, true, left, cost);
         }
     }
 
@@ -707,15 +806,15 @@ impl Simulation {
     /// default target for good. Consumes at least one call; the entry's link is `link`, `fresh`
     /// when it was selected in this run (its target is the true one: no call can be stale).
     #[inline(always)]
-    fn pic_hits(&mut self, s: usize, link: &Link, fresh: bool, left: &mut u64, cost: &mut f64, p: &SiteParams) {
-        let site = &mut self.sites[s];
-        let hits = site.pic.hits;
+    fn pic_hits(&mut self, site: &mut SiteRt, s: usize, link: &Link, fresh: bool, left: &mut u64, cost: &mut f64) {
+        let p = self.p;
+        let hits = site.pic_hits;
         let need = (p.optimize_threshold + 1).saturating_sub(hits).max(1);
         let k = (*left).min(need);
         site.counts.pic_calls += k;
         *left -= k;
         let promoted = hits + k > p.optimize_threshold;
-        site.pic.hits = if promoted { 0 } else { hits + k };
+        site.pic_hits = if promoted { 0 } else { hits + k };
         if promoted {
             if site.rounds > p.fallback_cutoff {
                 // Give up for good: the default target keeps serving from the PIC.
@@ -724,7 +823,7 @@ impl Simulation {
                 let rest = *left;
                 *left = 0;
                 if !fresh {
-                    self.served(s, link, k + rest);
+                    self.served(site, s, link, k + rest);
                 }
                 *cost += (k + rest) as f64 * p.pic_call_ns;
                 return;
@@ -732,7 +831,7 @@ impl Simulation {
             site.mode = Mode::Fast;
         }
         if !fresh {
-            self.served(s, link, k);
+            self.served(site, s, link, k);
         }
         *cost += k as f64 * p.pic_call_ns;
     }
@@ -753,8 +852,8 @@ mod tests {
     }
 
     fn calls(sim: &mut Simulation, n: u64) -> SiteState {
-        let p = SiteParams::of(&sim.params);
-        sim.run_calls(0, n, &p);
+        let (sites, mut env, _) = sim.split();
+        env.run_mono(&mut sites[0], 0, n);
         sim.site_state(0)
     }
 
@@ -771,11 +870,23 @@ mod tests {
             offset_of!(SiteRt, flags) + 1,
             offset_of!(SiteRt, poly) + size_of::<Option<NonZeroU32>>(),
             offset_of!(SiteRt, steady) + size_of::<Option<Steady>>(),
-            offset_of!(SiteRt, pic) + offset_of!(PicEntry, link) + offset_of!(Link, domain) + size_of::<Key>(),
+            offset_of!(SiteRt, pic) + offset_of!(Link, domain) + size_of::<Key>(),
             offset_of!(SiteRt, counts) + offset_of!(Counts, fast_calls) + 8,
         ];
         assert!(ends.iter().all(|&e| e <= WALKED_BYTES), "{ends:?}");
-        assert_eq!((size_of::<SiteRt>(), size_of::<Link>(), size_of::<Option<(Key, u32)>>()), (136, 24, 8));
+        assert_eq!((size_of::<SiteRt>(), std::mem::align_of::<SiteRt>(), size_of::<Link>()), (128, 64, 24));
+    }
+
+    #[test]
+    fn relink_stamps_tell_kinds_and_epochs_apart_and_are_never_zero() {
+        let keys = [DomainKey::Global, DomainKey::Pending(7), DomainKey::Class(7), DomainKey::Site(7)];
+        let epochs = [0, 1, ID_MASK - 1];
+        let stamps: Vec<u32> = keys.iter().flat_map(|&k| epochs.map(|e| relink_stamp(Key::new(k), e))).collect();
+        assert!(stamps.iter().all(|&x| x != 0), "{stamps:?}");
+        let mut distinct = stamps.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), stamps.len(), "{stamps:?}");
     }
 
     #[test]
