@@ -8,25 +8,25 @@ use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
-use crate::components::banners::{message, Banners};
-use crate::components::blast_view::BlastView;
+use crate::components::banners::{banners, message, BannersProps};
+use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::charts::Charts;
-use crate::components::comparison::Comparison;
+use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
-use crate::components::expectations::{failed_lines, Expectations};
+use crate::components::expectations::{expectations, failed_lines, ExpectationsProps};
 use crate::components::files::Files;
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
-use crate::components::knobs::Knobs;
+use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
-use crate::components::model_comparison::ModelComparison;
-use crate::components::model_editor::ModelEditor;
-use crate::components::model_expectations::ModelExpectations;
-use crate::components::model_view::ModelView;
+use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
+use crate::components::model_editor::{model_editor, ModelEditorProps};
+use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
+use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
 use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
-use crate::components::tour::{self, Tour};
+use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::store::{use_store, Store};
@@ -34,6 +34,7 @@ use crate::warm;
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
+use blast_playground::editor::EditOp;
 use blast_playground::export;
 use blast_playground::measured::Measured;
 use blast_playground::model_entities::Family;
@@ -189,7 +190,7 @@ pub fn app(props: &AppProps) -> Html {
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
             { share_strip(&share_link) }
-            <Banners banners={s.chrome.banners.clone()} on_dismiss={store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x)))} />
+            { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
                     { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }
@@ -199,7 +200,12 @@ pub fn app(props: &AppProps) -> Html {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
             }
             if let Some(step) = s.chrome.tour {
-                <Tour {step} on_next={store.on(|| Action::Chrome(ChromeAction::TourNext))} on_back={store.on(|| Action::Chrome(ChromeAction::TourBack))} on_close={store.on(|| Action::Chrome(ChromeAction::TourClose))} />
+                { tour::tour(&TourProps {
+                    step,
+                    on_next: store.on(|| Action::Chrome(ChromeAction::TourNext)),
+                    on_back: store.on(|| Action::Chrome(ChromeAction::TourBack)),
+                    on_close: store.on(|| Action::Chrome(ChromeAction::TourClose)),
+                }) }
             }
             <main class="layout">
                 {
@@ -232,6 +238,8 @@ pub(crate) struct ScenarioParts {
     pub(crate) sites: Rc<Vec<(String, String)>>,
     site_names: Rc<Vec<String>>,
     class_names: Rc<Vec<String>>,
+    /// The classes the scenario declares (the editor's choices).
+    declared_names: Rc<Vec<String>>,
     methods: Rc<Vec<String>>,
 }
 
@@ -248,7 +256,44 @@ impl ScenarioParts {
                 _ => runner::names_of(&s.session.scenario),
             },
             class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
+            declared_names: Rc::new(s.session.scenario.classes.iter().map(|c| c.name.clone()).collect()),
             methods: Rc::new(method_suggestions(&s.session.scenario)),
+        }
+    }
+
+    /// The blast view's props for `s` (the page's and the rehearsal's, `warm`): `classes` is
+    /// this scenario's list, or the runner's when hand-fired mutations loaded more.
+    pub(crate) fn blast_props(
+        &self,
+        s: &AppState,
+        classes: Rc<Vec<ClassEntry>>,
+        on_hover: Callback<Option<String>>,
+        on_select: Callback<Option<String>>,
+    ) -> BlastViewProps {
+        BlastViewProps {
+            lanes: s.session.runner.views().to_vec(),
+            classes,
+            sites: self.sites.clone(),
+            scenario: self.scenario.clone(),
+            hovered: s.session.hovered_class.clone().map(AttrValue::from),
+            selected: s.session.selected_site.clone().map(AttrValue::from),
+            what_if: s.session.what_if.clone(),
+            playing: s.session.playback.playing,
+            on_hover,
+            on_select,
+        }
+    }
+
+    /// The model editor's props for `s` (the page's and the rehearsal's).
+    pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ModelEditorProps {
+        ModelEditorProps {
+            scenario: self.scenario.clone(),
+            names: self.declared_names.clone(),
+            scenario_rev: s.session.scenario_rev,
+            epoch: s.session.edit_epoch,
+            error: s.session.editor_error.clone().map(AttrValue::from),
+            on_edit,
+            generation,
         }
     }
 }
@@ -372,16 +417,13 @@ fn call_site_sections(
     gallery: Html,
     measured: Html,
 ) -> Html {
-    let lanes = s.session.runner.views().to_vec();
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.session.runner.classes().len() == shared.classes.len() {
         (shared.classes.clone(), shared.class_names.clone())
     } else {
         (Rc::new(s.session.runner.classes().to_vec()), Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
     };
-    let sites = shared.sites.clone();
-    let shared_scenario = shared.scenario.clone();
-    let active: Vec<(Policy, Vec<String>)> = lanes.iter().map(|l| (l.policy, l.active_categories.clone())).collect();
+    let active: Vec<(Policy, Vec<String>)> = s.session.runner.views().iter().map(|l| (l.policy, l.active_categories.clone())).collect();
     let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
     let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
     let t = &s.timeline;
@@ -398,9 +440,7 @@ fn call_site_sections(
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
                         <Later generation={read} frames={1}>
-                        <BlastView {lanes} {classes} sites={sites} scenario={shared.scenario.clone()} playing={s.session.playback.playing}
-                            hovered={s.session.hovered_class.clone().map(AttrValue::from)} selected={s.session.selected_site.clone().map(AttrValue::from)}
-                            what_if={s.session.what_if.clone()} on_hover={store.callback(Action::HoverClass)} on_select={store.callback(Action::SelectSite)} />
+                        <BlastView ..shared.blast_props(s, classes, store.callback(Action::HoverClass), store.callback(Action::SelectSite)) />
                         </Later>
                         <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
@@ -433,9 +473,15 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    <Comparison lanes={s.session.slow_lanes.clone()} published={s.session.preset.and_then(|p| p.published())} on_export_csv={store.handler(export_csv)} />
-                    <Expectations expectations={Rc::new(s.session.scenario.expectations.clone())} outcomes={s.session.expectations.clone()} lines={expect_lines.clone()}
-                        lanes={s.session.policies.clone()} on_add_lanes={store.callback(Action::AddPolicies)} on_cause={store.callback(Action::ShowCause)} />
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
+                    { expectations(&ExpectationsProps {
+                        expectations: Rc::new(s.session.scenario.expectations.clone()),
+                        outcomes: s.session.expectations.clone(),
+                        lines: expect_lines.clone(),
+                        lanes: s.session.policies.clone(),
+                        on_add_lanes: store.callback(Action::AddPolicies),
+                        on_cause: store.callback(Action::ShowCause),
+                    }) }
                     </Later>
                 </div>
             }
@@ -460,8 +506,7 @@ fn call_site_sections(
                     </header>
                     <div class="editor-grid">
                         <Later generation={read} frames={3}>
-                        <ModelEditor scenario={shared_scenario.clone()} scenario_rev={s.session.scenario_rev} epoch={s.session.edit_epoch}
-                            error={s.session.editor_error.clone().map(AttrValue::from)} on_edit={store.callback(Action::Edit)} generation={read} />
+                        { model_editor(&shared.editor_props(s, store.callback(Action::Edit), read)) }
                         </Later>
                         <Later generation={read} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
@@ -497,13 +542,13 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                         <p class="hint">{ caption }</p>
                     </header>
                     <p class="model-description">{ m.preset.description }</p>
-                    <Knobs config={m.config().clone()} error={m.knob_error.clone()} on_set={store.callback(|(knob, value)| Action::SetKnob { knob, value })} />
-                    <ModelView views={m.runner.views().to_vec()} config={m.config().clone()} />
+                    { knobs(&KnobsProps { config: m.config().clone(), error: m.knob_error.clone(), on_set: store.callback(|(knob, value)| Action::SetKnob { knob, value }) }) }
+                    { model_view(&ModelViewProps { views: m.runner.views().to_vec(), config: m.config().clone() }) }
                 </section>
             }
             if mounted >= 2 {
-                <ModelComparison views={m.slow_views.clone()} on_export_csv={store.handler(export_csv)} />
-                <ModelExpectations text={m.preset.expectations} config={m.config().clone()} views={m.slow_views.clone()} />
+                { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: store.handler(export_csv) }) }
+                { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}

@@ -11,17 +11,18 @@
 use std::rc::Rc;
 
 use yew::prelude::*;
+use yew::props;
 use yew::AppHandle;
 
 use crate::app::ScenarioParts;
 use crate::browser;
-use crate::components::banners::Banners;
+use crate::components::banners::{banners, BannersProps};
 use crate::components::blast_aggregate::AggregatedBlast;
 use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
 use crate::components::later::Later;
-use crate::components::model_editor::{ModelEditor, ModelEditorProps};
-use crate::components::name_picker::{NamePicker, SELECT_MAX};
+use crate::components::model_editor::{model_editor, ModelEditorProps};
+use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
 use blast_playground::chrome::Banner;
 use blast_playground::rehearsal::Rehearsal;
 use blast_playground::state::AppState;
@@ -93,26 +94,8 @@ struct RehearsalProps {
 
 fn props(s: &AppState, text: &str, parts: usize, generation: u64) -> RehearsalProps {
     let shared = ScenarioParts::of(s);
-    let blast = BlastViewProps {
-        lanes: s.session.runner.views().to_vec(),
-        classes: shared.classes.clone(),
-        sites: shared.sites.clone(),
-        scenario: shared.scenario.clone(),
-        hovered: None,
-        selected: None,
-        what_if: s.session.what_if.clone(),
-        playing: false,
-        on_hover: Callback::noop(),
-        on_select: Callback::noop(),
-    };
-    let editor = ModelEditorProps {
-        scenario: shared.scenario.clone(),
-        scenario_rev: s.session.scenario_rev,
-        epoch: s.session.edit_epoch,
-        error: None,
-        on_edit: Callback::noop(),
-        generation,
-    };
+    let blast = shared.blast_props(s, shared.classes.clone(), Callback::noop(), Callback::noop());
+    let editor = shared.editor_props(s, Callback::noop(), generation);
     let names = Rc::new((0..=SELECT_MAX).map(|i| format!("R{i}")).collect());
     let banners = s.chrome.banners.iter().map(|b| Banner { id: b.id + generation, ..b.clone() }).collect();
     RehearsalProps { blast, editor, text: SharedText(AttrValue::from(text.to_string())), names, banners, parts, generation }
@@ -122,7 +105,7 @@ fn props(s: &AppState, text: &str, parts: usize, generation: u64) -> RehearsalPr
 fn rehearsal_view(p: &RehearsalProps) -> Html {
     html! {
         <>
-            <Banners banners={p.banners.clone()} on_dismiss={Callback::noop()} />
+            { banners(&BannersProps { banners: p.banners.clone(), on_dismiss: Callback::noop() }) }
             <BlastView ..p.blast.clone() />
             if p.parts >= 2 {
                 <Later generation={p.generation} frames={1}>
@@ -130,10 +113,10 @@ fn rehearsal_view(p: &RehearsalProps) -> Html {
                 </Later>
             }
             if p.parts >= 3 {
-                <ModelEditor ..p.editor.clone() />
+                { model_editor(&p.editor) }
             }
             if p.parts >= 4 {
-                <NamePicker names={p.names.clone()} value="" label="rehearsal" on_pick={Callback::noop()} />
+                { name_picker(props!(NamePickerProps { names: p.names.clone(), value: "", label: "rehearsal", on_pick: Callback::noop() })) }
                 <DslEditor text={p.text.clone()} error={None} on_input={Callback::noop()} on_revert={Callback::noop()} />
             }
         </>

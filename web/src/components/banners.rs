@@ -6,7 +6,6 @@ use yew::prelude::*;
 use blast_playground::chrome::{Banner, BannerKind};
 use blast_playground::format;
 
-#[derive(Properties, PartialEq)]
 pub struct BannersProps {
     pub banners: Vec<Banner>,
     pub on_dismiss: Callback<u64>,
@@ -19,7 +18,6 @@ pub fn message(text: &str) -> Html {
     }
 }
 
-#[function_component(Banners)]
 pub fn banners(p: &BannersProps) -> Html {
     html! {
         <div id="banners" class="banners">

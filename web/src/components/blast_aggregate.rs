@@ -12,7 +12,7 @@ use yew::prelude::*;
 use crate::browser;
 
 use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
-use crate::components::compiled_units::CompiledUnits;
+use crate::components::compiled_units::compiled_units;
 use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
 use blast_playground::format;
 use blast_playground::runner::LaneView;
@@ -170,7 +170,7 @@ fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], total
             <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
                 { for rows.iter().map(|r| agg_row(ctx, lane, r, relinks, totals, hottest)) }
             </ul>
-            <CompiledUnits compiled={lane.compiled.clone()} selected={ctx.p.selected.clone()} />
+            { compiled_units(&lane.compiled, ctx.p.selected.as_deref()) }
         </figure>
     }
 }

@@ -12,7 +12,7 @@ use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::components::blast_aggregate::AggregatedBlast;
-use crate::components::compiled_units::CompiledUnits;
+use crate::components::compiled_units::compiled_units;
 use blast_playground::aggregate;
 use blast_playground::format;
 use blast_playground::layout::{self, Graph, CHAR_W};
@@ -138,7 +138,7 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     site_node(p, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
-            <CompiledUnits compiled={lane.compiled.clone()} selected={p.selected.clone()} />
+            { compiled_units(&lane.compiled, p.selected.as_deref()) }
         </figure>
     }
 }

@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use blast_engine::model::{ClassDecl, MetaKind, Scenario};
 use yew::prelude::*;
+use yew::props;
 
 use crate::browser;
 
-use super::name_picker::NamePicker;
+use super::name_picker::{name_picker, NamePickerProps};
 use super::virtual_rows::use_window;
 use blast_playground::editor::EditOp;
 
@@ -92,9 +93,16 @@ pub fn class_tree(p: &ClassTreeProps) -> Html {
             <form class="add-row" onsubmit={add}>
                 <input id="new-class-name" placeholder="NewClass" value={(*new_name).clone()} spellcheck="false" aria-label="New class name"
                     oninput={let s = new_name.clone(); Callback::from(move |e: InputEvent| s.set(browser::value(&e)))} />
-                <label>{ "extends " }
-                    <NamePicker key={*added} id="new-class-parent" label="Parent of the new class" names={p.names.clone()} value={AttrValue::from((*new_parent).clone())}
-                        none_label="(nothing)" on_pick={let s = new_parent.clone(); Callback::from(move |v: String| s.set(v))} />
+                // Keyed by the classes added: the picker starts over after each (its label is replaced).
+                <label key={*added}>{ "extends " }
+                    { name_picker(props!(NamePickerProps {
+                        id: "new-class-parent",
+                        label: "Parent of the new class",
+                        names: p.names.clone(),
+                        value: AttrValue::from((*new_parent).clone()),
+                        none_label: "(nothing)",
+                        on_pick: { let s = new_parent.clone(); Callback::from(move |v: String| s.set(v)) },
+                    })) }
                 </label>
                 <button id="add-class" type="submit">{ "Add class" }</button>
             </form>
@@ -124,8 +132,14 @@ fn class_row(p: &ClassTreeProps, c: &ClassDecl, depth: usize) -> Html {
                 <input class="class-name-input" value={name.clone()} aria-label={format!("Name of {name}")} spellcheck="false"
                     onchange={Callback::from(move |e: Event| rename(browser::value(&e)))} />
             </span>
-            <NamePicker label={format!("Parent of {name}")} names={p.names.clone()} value={AttrValue::from(c.parent.clone().unwrap_or_default())}
-                none_label="(nothing)" exclude={AttrValue::from(name.clone())} on_pick={Callback::from(reparent)} />
+            { name_picker(props!(NamePickerProps {
+                label: format!("Parent of {name}"),
+                names: p.names.clone(),
+                value: AttrValue::from(c.parent.clone().unwrap_or_default()),
+                none_label: "(nothing)",
+                exclude: AttrValue::from(name.clone()),
+                on_pick: Callback::from(reparent),
+            })) }
             <select aria-label={format!("Metaclass of {name}")} onchange={Callback::from(move |e: Event| set_kind(browser::value(&e)))}>
                 { for KINDS.iter().map(|(k, label)| html! { <option value={MetaKind::name(*k)} selected={c.metaclass == *k}>{ *label }</option> }) }
             </select>

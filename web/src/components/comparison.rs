@@ -13,7 +13,6 @@ use crate::browser;
 use blast_playground::format;
 use blast_playground::runner::LaneView;
 
-#[derive(Properties, PartialEq)]
 pub struct ComparisonProps {
     pub lanes: Vec<Rc<LaneView>>,
     pub published: Option<Published>,
@@ -69,7 +68,6 @@ pub fn verdict_cells(t: RelinkTotals) -> Html {
     }
 }
 
-#[function_component(Comparison)]
 pub fn comparison(p: &ComparisonProps) -> Html {
     let first = p.lanes.first().and_then(|l| l.result).map(|r| r.ops_per_ms);
     let head = html! {

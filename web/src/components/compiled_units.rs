@@ -3,8 +3,6 @@
 //! inlines; a chip flashes when a retirement deoptimizes it. A chip whose unit inlines the
 //! selected site is outlined, since that site's relinks can cost the unit its code.
 
-use std::rc::Rc;
-
 use yew::prelude::*;
 
 use blast_playground::compiled::{tier_label, CompiledView, UnitView};
@@ -13,22 +11,16 @@ use blast_playground::format;
 /// Sites named in a chip's tooltip (a loop in a big world calls thousands).
 const MAX_NAMED: usize = 8;
 
-#[derive(Properties, PartialEq)]
-pub struct CompiledUnitsProps {
-    pub compiled: Rc<CompiledView>,
-    pub selected: Option<AttrValue>,
-}
-
-#[function_component(CompiledUnits)]
-pub fn compiled_units(p: &CompiledUnitsProps) -> Html {
-    if p.compiled.units.is_empty() {
+/// A lane's chips (a plain function, not a component: its lane re-renders it).
+pub fn compiled_units(compiled: &CompiledView, selected: Option<&str>) -> Html {
+    if compiled.units.is_empty() {
         return html! {};
     }
-    let deopts = p.compiled.total_deopts();
+    let deopts = compiled.total_deopts();
     html! {
         <div class="compiled-units" role="group" aria-label="Compiled code" data-deopts={deopts.to_string()}>
             <span class="compiled-title muted">{ "compiled code" }</span>
-            { for p.compiled.units.iter().map(|u| chip(u, p.selected.as_deref())) }
+            { for compiled.units.iter().map(|u| chip(u, selected)) }
         </div>
     }
 }

@@ -27,7 +27,6 @@ pub fn cause_text(c: &Cause) -> String {
     format!("`{event}` relinked {} ({}) under {}, {} op {}, at {}", c.site, c.verdict, c.policy, phase_name(c.phase), c.op, format::duration_ms(c.t_ms))
 }
 
-#[derive(Properties, PartialEq)]
 pub struct ExpectationsProps {
     pub expectations: Rc<Vec<Expectation>>,
     pub outcomes: Rc<Vec<Outcome>>,
@@ -38,7 +37,6 @@ pub struct ExpectationsProps {
     pub on_cause: Callback<Cause>,
 }
 
-#[function_component(Expectations)]
 pub fn expectations(p: &ExpectationsProps) -> Html {
     let count = |st: Status| p.outcomes.iter().filter(|o| o.status == st).count();
     let missing = missing_policies(&p.expectations, &p.lanes);

@@ -10,7 +10,6 @@ use crate::components::banners::message;
 use blast_playground::model_knobs;
 use blast_playground::model_mode::KnobError;
 
-#[derive(Properties, PartialEq)]
 pub struct KnobsProps {
     pub config: ModelConfig,
     pub error: Option<KnobError>,
@@ -18,7 +17,6 @@ pub struct KnobsProps {
     pub on_set: Callback<(String, String)>,
 }
 
-#[function_component(Knobs)]
 pub fn knobs(p: &KnobsProps) -> Html {
     html! {
         <div id="knobs" class="mutations knobs" role="group" aria-labelledby="knobs-title">

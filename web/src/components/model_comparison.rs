@@ -9,7 +9,6 @@ use crate::components::comparison::{comparison_panel, verdict_cells, verdict_hea
 use blast_playground::format;
 use blast_playground::model_runner::VariantView;
 
-#[derive(Properties, PartialEq)]
 pub struct ModelComparisonProps {
     pub views: Vec<Rc<VariantView>>,
     pub on_export_csv: Callback<()>,
@@ -56,7 +55,6 @@ pub fn speed_up(first: &VariantView, v: &VariantView) -> Option<(f64, bool)> {
     }
 }
 
-#[function_component(ModelComparison)]
 pub fn model_comparison(p: &ModelComparisonProps) -> Html {
     let unit = p.views.iter().find_map(|v| v.report.as_ref().map(|r| format::unit(&r.unit))).unwrap_or_default();
     let first = p.views.first().cloned();

@@ -14,10 +14,12 @@ use super::site_list::SiteList;
 use super::workload_form::WorkloadForm;
 use blast_playground::editor::EditOp;
 
-#[derive(Properties, PartialEq, Clone)]
+#[derive(PartialEq, Clone)]
 pub struct ModelEditorProps {
     /// Shared with the page: a big world is not copied per render.
     pub scenario: Rc<Scenario>,
+    /// The names of the classes it declares (built once per scenario: `ScenarioParts`).
+    pub names: Rc<Vec<String>>,
     /// Bumps when the scenario changes (remounts forms that copy it).
     pub scenario_rev: u64,
     /// Bumps on every edit attempt (resets inputs after a refused edit).
@@ -26,14 +28,14 @@ pub struct ModelEditorProps {
     pub on_edit: Callback<EditOp>,
     /// The read generation (`later::use_read_generation`): after a scenario read off the main
     /// thread, the site list and workload follow the class tree a painted frame later.
-    #[prop_or_default]
     pub generation: u64,
 }
 
-#[function_component(ModelEditor)]
+/// The editor: a plain function, not a component (its `on_edit` is new at each of the page's
+/// renders, so a component's props check never skipped it); its parts are components.
 pub fn model_editor(p: &ModelEditorProps) -> Html {
     let s = &p.scenario;
-    let names = use_memo(p.scenario.clone(), |s| Rc::new(s.classes.iter().map(|c| c.name.clone()).collect::<Vec<_>>()));
+    let names = &p.names;
     let on_name = {
         let cb = p.on_edit.clone();
         Callback::from(move |e: Event| cb.emit(EditOp::SetName(browser::value(&e))))

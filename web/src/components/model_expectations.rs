@@ -12,7 +12,6 @@ use yew::prelude::*;
 use blast_playground::model_mode::outcomes;
 use blast_playground::model_runner::VariantView;
 
-#[derive(Properties, PartialEq)]
 pub struct ModelExpectationsProps {
     /// The preset's expectation lines.
     pub text: &'static str,
@@ -20,7 +19,6 @@ pub struct ModelExpectationsProps {
     pub views: Vec<Rc<VariantView>>,
 }
 
-#[function_component(ModelExpectations)]
 pub fn model_expectations(p: &ModelExpectationsProps) -> Html {
     let placed = match model::parse(p.text, &p.config) {
         Ok(placed) => placed,

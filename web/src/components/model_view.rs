@@ -12,7 +12,6 @@ use blast_playground::format;
 use blast_playground::model_entities::Family;
 use blast_playground::model_runner::VariantView;
 
-#[derive(Properties, PartialEq)]
 pub struct ModelViewProps {
     pub views: Vec<Rc<VariantView>>,
     pub config: ModelConfig,
@@ -41,7 +40,6 @@ fn status(v: &VariantView) -> String {
     }
 }
 
-#[function_component(ModelView)]
 pub fn model_view(p: &ModelViewProps) -> Html {
     let family = Family::of(&p.config);
     html! {

@@ -5,11 +5,12 @@ use std::rc::Rc;
 use blast_engine::model::{Event as Mutation, MetaKind};
 use blast_engine::Policy;
 use yew::prelude::*;
+use yew::props;
 
 use crate::browser;
 
 use crate::components::banners::message;
-use crate::components::name_picker::NamePicker;
+use crate::components::name_picker::{name_picker, NamePickerProps};
 use blast_playground::editor::is_name;
 use blast_playground::session::FireOutcome;
 
@@ -96,7 +97,13 @@ pub fn mutations(p: &MutationsProps) -> Html {
             <h3 id="mutations-title">{ "Fire a mutation" }</h3>
             <div class="mutation-row">
                 <label>{ "on class " }
-                    <NamePicker id="fire-class" label="Class the mutation targets" names={p.classes.clone()} value={AttrValue::from(current.clone())} on_pick={on_class} />
+                    { name_picker(props!(NamePickerProps {
+                        id: "fire-class",
+                        label: "Class the mutation targets",
+                        names: p.classes.clone(),
+                        value: AttrValue::from(current.clone()),
+                        on_pick: on_class,
+                    })) }
                 </label>
                 <label>{ "method " }
                     <input id="fire-method" list="fire-method-names" value={(*method).clone()} oninput={on_method} size="10"

@@ -57,12 +57,14 @@ pub fn matches<'a>(names: &'a [String], query: &str, exclude: Option<&str>, limi
     prefix
 }
 
-#[function_component(NamePicker)]
-pub fn name_picker(p: &NamePickerProps) -> Html {
+/// The picker: a plain function, not a component (its callers' `on_pick` is new at each of
+/// their renders, so a component's props check never skipped it); the searching one is a
+/// component, for its state.
+pub fn name_picker(p: NamePickerProps) -> Html {
     if p.names.len() <= SELECT_MAX {
-        return select(p);
+        return select(&p);
     }
-    html! { <SearchPicker ..p.clone() /> }
+    html! { <SearchPicker ..p /> }
 }
 
 fn select(p: &NamePickerProps) -> Html {

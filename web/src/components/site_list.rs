@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use blast_engine::model::{Scenario, SiteDecl};
 use yew::prelude::*;
+use yew::props;
 
 use crate::browser;
 
-use super::name_picker::NamePicker;
+use super::name_picker::{name_picker, NamePickerProps};
 use super::virtual_rows::use_window;
 use blast_playground::editor::{receivers_text, EditOp, Lineages};
 use blast_playground::order;
@@ -69,8 +70,12 @@ pub fn site_list(p: &SiteListProps) -> Html {
             }) }
             <form class="add-row" onsubmit={add}>
                 <input id="new-site-name" placeholder="site name" size="10" value={(*name).clone()} oninput={text(&name)} spellcheck="false" aria-label="New site name" />
-                <NamePicker label="Receiver class of the new site" names={p.names.clone()} value={AttrValue::from(chosen_class.clone())}
-                    on_pick={let s = class.clone(); Callback::from(move |v: String| s.set(v))} />
+                { name_picker(props!(NamePickerProps {
+                    label: "Receiver class of the new site",
+                    names: p.names.clone(),
+                    value: AttrValue::from(chosen_class.clone()),
+                    on_pick: { let s = class.clone(); Callback::from(move |v: String| s.set(v)) },
+                })) }
                 <input placeholder="method" size="10" value={(*method).clone()} oninput={text(&method)} list={format!("methods-of-{chosen_class}")} spellcheck="false" aria-label="Method of the new site" />
                 <button id="add-site" type="submit">{ "Add site" }</button>
             </form>
@@ -101,8 +106,12 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
         <tr data-site={s.name.to_string()} key={format!("{}#{}", s.name, p.epoch)}>
             <td><code>{ s.name.to_string() }</code></td>
             <td>
-                <NamePicker label={format!("Receiver class of {}", s.name)} names={p.names.clone()} value={AttrValue::from(s.class.to_string())}
-                    on_pick={Callback::from(set_class)} />
+                { name_picker(props!(NamePickerProps {
+                    label: format!("Receiver class of {}", s.name),
+                    names: p.names.clone(),
+                    value: AttrValue::from(s.class.to_string()),
+                    on_pick: Callback::from(set_class),
+                })) }
             </td>
             <td>
                 <input value={s.method.to_string()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}

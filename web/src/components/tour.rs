@@ -44,7 +44,6 @@ pub const STEPS: [Step; TOUR_STEPS] = [
     },
 ];
 
-#[derive(Properties, PartialEq)]
 pub struct TourProps {
     pub step: usize,
     pub on_next: Callback<()>,
@@ -53,7 +52,6 @@ pub struct TourProps {
     pub on_close: Callback<()>,
 }
 
-#[function_component(Tour)]
 pub fn tour(p: &TourProps) -> Html {
     let Some(step) = STEPS.get(p.step) else { return html! {} };
     let last = p.step + 1 == STEPS.len();

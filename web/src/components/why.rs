@@ -11,10 +11,11 @@ use std::rc::Rc;
 use blast_engine::expect::Cause;
 use blast_engine::report::{ReceiverReport, RelinkText, Verdict};
 use yew::prelude::*;
+use yew::props;
 
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
-use crate::components::name_picker::NamePicker;
+use crate::components::name_picker::{name_picker, NamePickerProps};
 use blast_playground::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use blast_playground::format;
 use blast_playground::runner::{phase_name, InRange, LaneView};
@@ -56,8 +57,14 @@ pub fn why(p: &WhyProps) -> Html {
             <header class="panel-head">
                 <h2 id="why-title">{ "Why did it relink?" }</h2>
                 <label>{ "Site " }
-                    <NamePicker id="why-site" label="Site whose relinks to explain" names={p.sites.clone()} value={p.selected.clone().unwrap_or_default()}
-                        none_label="— pick a site —" on_pick={on_change} />
+                    { name_picker(props!(NamePickerProps {
+                        id: "why-site",
+                        label: "Site whose relinks to explain",
+                        names: p.sites.clone(),
+                        value: p.selected.clone().unwrap_or_default(),
+                        none_label: "— pick a site —",
+                        on_pick: on_change,
+                    })) }
                 </label>
             </header>
             if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {

@@ -5,10 +5,11 @@ use std::rc::Rc;
 
 use blast_engine::model::Scenario;
 use yew::prelude::*;
+use yew::props;
 
 use crate::browser;
 
-use super::name_picker::NamePicker;
+use super::name_picker::{name_picker, NamePickerProps};
 use super::virtual_rows::VIRTUAL_ABOVE;
 use blast_playground::editor::{workload_of, Churn, EditOp, Workload};
 
@@ -115,8 +116,13 @@ pub fn workload_form(p: &WorkloadFormProps) -> Html {
                     value={form.churn.as_ref().map(|c| c.period.to_string()).unwrap_or_else(|| "1000".into())}
                     onchange={Callback::from(move |e: Event| on_period(browser::value(&e)))} />
                 { " iterations write " }
-                <NamePicker label="Class written" disabled={form.churn.is_none()} names={p.names.clone()}
-                    value={AttrValue::from(churn_class.clone().unwrap_or_default())} on_pick={Callback::from(on_class)} />
+                { name_picker(props!(NamePickerProps {
+                    label: "Class written",
+                    disabled: form.churn.is_none(),
+                    names: p.names.clone(),
+                    value: AttrValue::from(churn_class.clone().unwrap_or_default()),
+                    on_pick: Callback::from(on_class),
+                })) }
                 { "." }
                 <input aria-label="Method written" disabled={form.churn.is_none()} size="8" spellcheck="false"
                     value={form.churn.as_ref().map(|c| c.method.clone()).unwrap_or_else(|| "dyn0".into())}
