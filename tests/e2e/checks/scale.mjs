@@ -185,7 +185,7 @@ export const checks = [
     },
   },
   {
-    name: 'scale: a pasted 10^5-site world paints within 3 s, each task's CPU under a ceiling (target 50 ms printed), and answers clicks',
+    name: 'scale: a pasted 10^5-site world paints within 3 s, every task CPU time under a ceiling (target 50 ms printed), and answers clicks',
     async run({ browser, baseUrl, log }) {
       const { context, page, errors } = await openEditor(browser, baseUrl, log);
       try {
