@@ -430,7 +430,12 @@ export const checks = [
         await page.waitForFunction(() => /Fired/.test(document.querySelector('.fire-outcome').textContent), null, { timeout: 5_000 });
         await page.waitForFunction((n) => Number(document.querySelector('#relink-count').dataset.value) > n, before, { timeout: 10_000 });
         await page.click('#run');
-        expect((await page.textContent('#run-state')).trim() === 'paused', 'Pause stops the loop');
+        // The page re-renders after the click's task; read the state once it has (a read right
+        // after the click saw the old 'running' in 1 of 4 runs at load 8-9).
+        const paused = await page
+          .waitForFunction(() => document.querySelector('#run-state')?.textContent.trim() === 'paused', null, { timeout: 5_000 })
+          .then(() => true, () => false);
+        expect(paused, 'Pause stops the loop');
       }),
   },
   {
