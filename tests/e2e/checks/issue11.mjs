@@ -26,6 +26,9 @@ const BASELINE = 'hotLoop_baseline';
  *  are printed; the paint target (best of three) and the staging (counted) are asserted. */
 const LONG_TASK_TARGET_MS = 50;
 const LONG_TASK_CPU_CEILING_MS = 75;
+/** The observer's best of three stays under this: a page built in one task again exceeds it
+ *  (175-300 ms measured before the staged mount). */
+const LONG_TASK_CEILING_MS = 150;
 const FIRST_PAINT_BUDGET_MS = 1000;
 const LOADS = 3;
 
@@ -182,6 +185,7 @@ export const checks = [
       // less than wall time): a ceiling is asserted, the 50 ms target printed above. Measured
       // 21-41 ms CPU at load 2-10 after the boot got a task of its own: too near 50 to gate CI.
       expect(cpu <= LONG_TASK_CPU_CEILING_MS, `a load's longest task did ${cpu.toFixed(0)} ms of CPU work (ceiling ${LONG_TASK_CPU_CEILING_MS}, target ${LONG_TASK_TARGET_MS})`);
+      expect(task <= LONG_TASK_CEILING_MS, `the longest task during load was ${task.toFixed(0)} ms at best: the page is built in one task again`);
       if (task > LONG_TASK_TARGET_MS) {
         log(`# load: the best load's longest task was ${task.toFixed(0)} ms of ${best.traced.cpuMs.toFixed(0)} ms CPU (traced ${best.traced.wallMs.toFixed(0)} ms wall)${waitedForCore(best.traced) ? ': waiting for a core' : ''}: not asserted`);
       }
