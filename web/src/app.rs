@@ -69,8 +69,13 @@ impl Booted {
     /// Boots the page state now (the autosave, the link, the default preset's lanes).
     pub fn now() -> Booted {
         browser::install_panic_hook();
-        Booted(Rc::new(RefCell::new(Some(AppState::boot(browser::boot())))))
+        Booted(Rc::new(RefCell::new(Some(boot()))))
     }
+}
+
+/// The page state from what the browser holds (autosave, link, tour).
+fn boot() -> AppState {
+    AppState::boot(browser::boot())
 }
 
 impl PartialEq for Booted {
@@ -82,7 +87,7 @@ impl PartialEq for Booted {
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
-    let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(|| AppState::boot(browser::boot())));
+    let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(boot));
     let share_link = use_state(|| None::<(String, &'static str)>);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();

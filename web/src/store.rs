@@ -129,7 +129,7 @@ impl Store {
     /// render.
     pub fn on<E: 'static>(&self, f: fn() -> Action) -> Callback<E> {
         let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |_: E| store.dispatch(f()))) };
-        self.made((TypeId::of::<fn(E) -> Action>(), f as usize), &fresh)
+        self.made((TypeId::of::<(fn() -> Action, E)>(), f as usize), &fresh)
     }
 
     /// A callback that runs `f` with the store, the same on every render.
