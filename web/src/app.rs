@@ -239,8 +239,6 @@ pub(crate) struct ScenarioParts {
     pub(crate) scenario: Rc<Scenario>,
     /// Declared classes and those the program loads (the runner's list at the last rebuild).
     pub(crate) classes: Rc<Vec<ClassEntry>>,
-    /// (site, receiver class)
-    pub(crate) sites: Rc<Vec<(String, String)>>,
     site_names: Rc<Vec<String>>,
     class_names: Rc<Vec<String>>,
     /// The classes the scenario declares (the editor's choices).
@@ -253,8 +251,6 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),
-            // `as_str().to_owned()`, not `to_string()` (through `Display`: 2 x 10^5 names were ~10 ms).
-            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.as_str().to_owned(), x.class.as_str().to_owned())).collect()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
             site_names: match s.session.runner.names() {
                 names if names.len() == s.session.scenario.sites.len() => names.clone(),
@@ -278,7 +274,6 @@ impl ScenarioParts {
         BlastViewProps {
             lanes: s.session.runner.views().to_vec(),
             classes,
-            sites: self.sites.clone(),
             scenario: self.scenario.clone(),
             hovered: s.session.hovered_class.clone().map(AttrValue::from),
             selected: s.session.selected_site.clone().map(AttrValue::from),
