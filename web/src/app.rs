@@ -118,7 +118,7 @@ pub fn app(props: &AppProps) -> Html {
     }
     let mounted = use_mount_stages(PAGE_PARTS);
     // A scenario read off the main thread is shown in steps (components/later.rs).
-    let read = use_read_generation(loading);
+    let (read, loads) = use_read_generation(loading);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -216,7 +216,7 @@ pub fn app(props: &AppProps) -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
                     }
                 }
             </main>
@@ -239,8 +239,6 @@ pub(crate) struct ScenarioParts {
     pub(crate) scenario: Rc<Scenario>,
     /// Declared classes and those the program loads (the runner's list at the last rebuild).
     pub(crate) classes: Rc<Vec<ClassEntry>>,
-    /// (site, receiver class)
-    pub(crate) sites: Rc<Vec<(String, String)>>,
     site_names: Rc<Vec<String>>,
     class_names: Rc<Vec<String>>,
     /// The classes the scenario declares (the editor's choices).
@@ -253,8 +251,6 @@ impl ScenarioParts {
         ScenarioParts {
             scenario: s.session.scenario.clone(),
             classes: Rc::new(s.session.runner.classes().to_vec()),
-            // `as_str().to_owned()`, not `to_string()` (through `Display`: 2 x 10^5 names were ~10 ms).
-            sites: Rc::new(s.session.scenario.sites.iter().map(|x| (x.name.as_str().to_owned(), x.class.as_str().to_owned())).collect()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
             site_names: match s.session.runner.names() {
                 names if names.len() == s.session.scenario.sites.len() => names.clone(),
@@ -278,7 +274,6 @@ impl ScenarioParts {
         BlastViewProps {
             lanes: s.session.runner.views().to_vec(),
             classes,
-            sites: self.sites.clone(),
             scenario: self.scenario.clone(),
             hovered: s.session.hovered_class.clone().map(AttrValue::from),
             selected: s.session.selected_site.clone().map(AttrValue::from),
@@ -411,13 +406,14 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneV
 /// panel under the charts, comparison and expectations; 4: also the gallery and the
 /// measured-runtime panel; 5: also the editor); see `use_mount_stages`. `read`: the read
 /// generation (`Later`): after a scenario was read off the main thread, the parts after the
-/// blast view follow it one painted frame after another.
+/// blast view follow it one painted frame after another. `loads`: also bumped when a read
+/// starts (the text view follows the loading note).
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
     s: &AppState,
     (shared, text): (&ScenarioParts, &SharedText),
-    (mounted, read): (usize, u64),
+    (mounted, read, loads): (usize, u64, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
     gallery: Html,
     measured: Html,
@@ -510,10 +506,15 @@ fn call_site_sections(
                             on_export={store.handler(export_scenario)} on_error={error_cb} />
                     </header>
                     <div class="editor-grid">
-                        <Later generation={read} frames={3}>
+                        // Held while a text is read: a text edit re-keys the form's rows (`edit_epoch`),
+                        // and re-drawing the old model's form was ~500 DOM nodes in the render after a
+                        // 10^5-site paste (a 51-75 ms task, with the text view's lines).
+                        <Later generation={read} frames={3} hold={s.session.loading_sites().is_some()}>
                         { model_editor(&shared.editor_props(s, store.callback(Action::Edit), read)) }
                         </Later>
-                        <Later generation={read} frames={5}>
+                        // Also a few frames after a read starts (`loads`): a big paste's text follows
+                        // the loading note, in a task of its own.
+                        <Later generation={loads} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
                             on_input={store.handler(edit_text)} on_revert={store.on(|| Action::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />

@@ -8,7 +8,11 @@
 //! the path to a class or site. Everything here is iterative (a 5,000-deep chain must not
 //! recurse 5,000 frames deep on the wasm stack) and linear in the world's size.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use blast_engine::fxhash::FxMap;
+use blast_engine::model::Scenario;
 
 use crate::order;
 
@@ -20,21 +24,27 @@ pub const ROWS_PER_LEVEL: usize = 40;
 /// Search hits listed at most.
 pub const MAX_HITS: usize = 12;
 
-/// The class forest of one scenario, indexed once (names are looked up, never iterated).
+/// The class forest of one scenario, indexed once. The names stay in the scenario and the
+/// class list (shared, not copied: at 10^5 sites copying them and a SipHash map of the class
+/// names, looked up once per site, were most of the aggregated view's first render, 29-44 ms
+/// of CPU).
 #[derive(Debug, PartialEq, Default)]
 pub struct Forest {
-    pub names: Vec<String>,
+    /// (name, parent) of each class.
+    classes: Rc<Vec<(String, Option<String>)>>,
     parent: Vec<Option<usize>>,
     children: Vec<Vec<usize>>,
     roots: Vec<usize>,
-    /// Site indices (into the scenario's sites) per receiver class.
-    sites_of: Vec<Vec<usize>>,
-    pub site_names: Vec<String>,
+    /// The scenario: its sites (name, receiver class) in order.
+    scenario: Rc<Scenario>,
+    /// Site indices grouped by receiver class: class `c`'s are
+    /// `by_class[class_start[c]..class_start[c + 1]]`, in scenario order.
+    by_class: Vec<usize>,
+    class_start: Vec<usize>,
     /// Receiver class of each site (`None`: not a known class).
     site_class: Vec<Option<usize>>,
     /// Every class after all its descendants (for subtree sums without recursion).
     post_order: Vec<usize>,
-    index: HashMap<String, usize>,
 }
 
 /// A subtree's sums for one lane.
@@ -75,16 +85,16 @@ pub enum Hit {
 }
 
 impl Forest {
-    /// `classes` (name, parent) and `sites` (name, receiver class). Unknown parents make a
-    /// class a root; classes only reachable through a cycle become roots too.
-    pub fn new(classes: &[(String, Option<String>)], sites: &[(String, String)]) -> Forest {
+    /// `classes` (name, parent) and the scenario's sites (name, receiver class). Unknown
+    /// parents make a class a root; classes only reachable through a cycle become roots too.
+    pub fn new(classes: Rc<Vec<(String, Option<String>)>>, scenario: Rc<Scenario>) -> Forest {
         let n = classes.len();
-        let mut index = HashMap::with_capacity(n);
-        for (i, (name, _)) in classes.iter().enumerate() {
-            index.entry(name.clone()).or_insert(i);
-        }
+        // Looked up once per class and per site while indexing (the fixed-seed hasher: names
+        // are short, SipHash's rounds were the cost), then dropped.
+        // In reverse, so a repeated name keeps its first class.
+        let index: FxMap<&str, usize> = classes.iter().enumerate().rev().map(|(i, (name, _))| (name.as_str(), i)).collect();
         let mut parent: Vec<Option<usize>> =
-            classes.iter().enumerate().map(|(i, (_, p))| p.as_ref().and_then(|p| index.get(p).copied()).filter(|&p| p != i)).collect();
+            classes.iter().enumerate().map(|(i, (_, p))| p.as_deref().and_then(|p| index.get(p).copied()).filter(|&p| p != i)).collect();
         // Break cycles: walk each class's parent chain once, marking as we go (linear overall).
         let mut state = vec![0u8; n]; // 0 unseen, 1 on the current walk, 2 done
         for start in 0..n {
@@ -117,11 +127,22 @@ impl Forest {
                 None => roots.push(i),
             }
         }
-        let mut sites_of = vec![Vec::new(); n];
-        let site_class: Vec<Option<usize>> = sites.iter().map(|(_, c)| index.get(c).copied()).collect();
+        let site_class: Vec<Option<usize>> = scenario.sites.iter().map(|s| index.get(s.class.as_str()).copied()).collect();
+        drop(index);
+        // Counting sort of the sites by class: one flat list, no vector per class.
+        let mut class_start = vec![0usize; n + 1];
+        for c in site_class.iter().flatten() {
+            class_start[c + 1] += 1;
+        }
+        for c in 0..n {
+            class_start[c + 1] += class_start[c];
+        }
+        let mut next = class_start.clone();
+        let mut by_class = vec![0usize; class_start[n]];
         for (s, c) in site_class.iter().enumerate() {
             if let Some(c) = c {
-                sites_of[*c].push(s);
+                by_class[next[*c]] = s;
+                next[*c] += 1;
             }
         }
         // Post-order without recursion: pre-order with an explicit stack, reversed.
@@ -132,41 +153,57 @@ impl Forest {
             stack.extend(children[i].iter().rev().copied());
         }
         pre.reverse();
-        Forest {
-            names: classes.iter().map(|(n, _)| n.clone()).collect(),
-            parent,
-            children,
-            roots,
-            sites_of,
-            site_names: sites.iter().map(|(n, _)| n.clone()).collect(),
-            site_class,
-            post_order: pre,
-            index,
-        }
+        Forest { classes, parent, children, roots, scenario, by_class, class_start, site_class, post_order: pre }
     }
 
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.classes.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.classes.is_empty()
     }
 
-    pub fn class_id(&self, name: &str) -> Option<usize> {
-        self.index.get(name).copied()
+    /// Class `c`'s name.
+    pub fn name(&self, c: usize) -> &str {
+        &self.classes[c].0
+    }
+
+    /// How many sites the scenario has.
+    pub fn site_count(&self) -> usize {
+        self.scenario.sites.len()
+    }
+
+    /// Site `s`'s name.
+    pub fn site_name(&self, s: usize) -> &str {
+        self.scenario.sites[s].name.as_str()
+    }
+
+    /// Every site's name, in scenario order.
+    pub fn site_names(&self) -> impl Iterator<Item = &str> {
+        self.scenario.sites.iter().map(|s| s.name.as_str())
+    }
+
+    /// The site named `name` (a scan: for one site, not per site).
+    pub fn site_id(&self, name: &str) -> Option<usize> {
+        self.site_names().position(|n| n == name)
     }
 
     pub fn site_class(&self, site: usize) -> Option<usize> {
         self.site_class.get(site).copied().flatten()
     }
 
+    /// Class `c`'s own sites, in scenario order.
+    fn sites_of(&self, c: usize) -> &[usize] {
+        &self.by_class[self.class_start[c]..self.class_start[c + 1]]
+    }
+
     /// Per class, its subtree's sums; `site_relinks[s]` is site `s`'s relinks in one lane.
     pub fn totals(&self, site_relinks: &[u64]) -> Vec<Totals> {
         let mut t = vec![Totals::default(); self.len()];
         for &i in &self.post_order {
-            let mut own = Totals { classes: 1, sites: self.sites_of[i].len() as u64, ..Totals::default() };
-            for &s in &self.sites_of[i] {
+            let mut own = Totals { classes: 1, sites: self.sites_of(i).len() as u64, ..Totals::default() };
+            for &s in self.sites_of(i) {
                 let r = site_relinks.get(s).copied().unwrap_or(0);
                 own.relinks += r;
                 own.hit_sites += u64::from(r > 0);
@@ -205,14 +242,14 @@ impl Forest {
             return Vec::new();
         }
         let mut hits = Vec::new();
-        if let Some(i) = self.index.get(query.trim()) {
-            hits.push(Hit::Class(*i));
+        if let Some(i) = self.classes.iter().position(|(n, _)| n == query.trim()) {
+            hits.push(Hit::Class(i));
         }
-        if let Some(s) = self.site_names.iter().position(|n| n == query.trim()) {
+        if let Some(s) = self.site_id(query.trim()) {
             hits.push(Hit::Site(s));
         }
-        let classes = self.names.iter().enumerate().filter(|(_, n)| n.to_ascii_lowercase().contains(&q)).map(|(i, _)| Hit::Class(i));
-        let sites = self.site_names.iter().enumerate().filter(|(_, n)| n.to_ascii_lowercase().contains(&q)).map(|(s, _)| Hit::Site(s));
+        let classes = self.classes.iter().enumerate().filter(|(_, (n, _))| n.to_ascii_lowercase().contains(&q)).map(|(i, _)| Hit::Class(i));
+        let sites = self.site_names().enumerate().filter(|(_, n)| n.to_ascii_lowercase().contains(&q)).map(|(s, _)| Hit::Site(s));
         for h in classes.chain(sites) {
             if hits.len() >= MAX_HITS {
                 break;
@@ -238,7 +275,9 @@ impl Forest {
         let mut stack: Vec<Job> = Vec::new();
         let push_level = |stack: &mut Vec<Job>, ids: &[usize], depth: usize| {
             let mut ids: Vec<usize> = ids.to_vec();
-            order::sort_by(&mut ids, |&a, &b| totals[b].relinks.cmp(&totals[a].relinks).then(a.cmp(&b)));
+            // (A class without totals counts as cold: a caller's lane may lag a new world.)
+            let heat = |i: usize| totals.get(i).map_or(0, |t| t.relinks);
+            order::sort_by(&mut ids, |&a, &b| heat(b).cmp(&heat(a)).then(a.cmp(&b)));
             let (mut shown, rest): (Vec<usize>, Vec<usize>) =
                 (ids.iter().take(ROWS_PER_LEVEL).copied().collect(), ids.iter().skip(ROWS_PER_LEVEL).copied().collect());
             let extra: Vec<usize> = rest.iter().copied().filter(|i| show.classes.contains(i)).collect();
@@ -256,7 +295,7 @@ impl Forest {
             match job {
                 Job::More(depth, hidden) => rows.push(Row::More { depth, hidden }),
                 Job::Sites(i, depth) => {
-                    let mut sites = self.sites_of[i].clone();
+                    let mut sites = self.sites_of(i).to_vec();
                     order::sort_by(&mut sites, |&a, &b| site_relinks.get(b).cmp(&site_relinks.get(a)).then(a.cmp(&b)));
                     let mut hidden = 0;
                     for (k, &s) in sites.iter().enumerate() {
@@ -272,7 +311,7 @@ impl Forest {
                 }
                 Job::Class(i, depth) => {
                     let is_open = open.contains(&i);
-                    let has_more = !self.children[i].is_empty() || !self.sites_of[i].is_empty();
+                    let has_more = !self.children[i].is_empty() || !self.sites_of(i).is_empty();
                     rows.push(Row::Class { id: i, depth, open: is_open, has_more });
                     if is_open {
                         // Sites come after the children: push them first (the stack pops last-in first).
@@ -301,6 +340,13 @@ pub fn aggregates(classes: usize, sites: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use blast_engine::model::SiteDecl;
+
+    /// A scenario of sites (name, receiver class), each calling `m`.
+    fn sites(sites: &[(&str, &str)]) -> Rc<Scenario> {
+        let sites = sites.iter().map(|(name, class)| SiteDecl { name: (*name).into(), class: (*class).into(), method: "m".into(), poly: None }).collect();
+        Rc::new(Scenario { sites, ..Scenario::default() })
+    }
 
     fn chain(depth: usize) -> Vec<(String, Option<String>)> {
         (0..depth).map(|i| (format!("K{i}"), (i > 0).then(|| format!("K{}", i - 1)))).collect()
@@ -309,8 +355,7 @@ mod tests {
     #[test]
     fn a_deep_chain_sums_without_recursion() {
         let classes = chain(100_000);
-        let sites = vec![("a".to_string(), "K99999".to_string()), ("b".to_string(), "K0".to_string())];
-        let f = Forest::new(&classes, &sites);
+        let f = Forest::new(Rc::new(classes), sites(&[("a", "K99999"), ("b", "K0")]));
         let t = f.totals(&[7, 1]);
         assert_eq!(t[0], Totals { classes: 100_000, sites: 2, relinks: 8, hit_sites: 2 });
         assert_eq!(t[99_999], Totals { classes: 1, sites: 1, relinks: 7, hit_sites: 1 });
@@ -320,7 +365,7 @@ mod tests {
     #[test]
     fn cycles_become_roots_and_nothing_is_lost() {
         let classes = vec![("A".to_string(), Some("B".to_string())), ("B".to_string(), Some("A".to_string())), ("C".to_string(), Some("C".to_string()))];
-        let f = Forest::new(&classes, &[]);
+        let f = Forest::new(Rc::new(classes), Rc::default());
         let t = f.totals(&[]);
         let roots_total: u64 = f.roots.iter().map(|&r| t[r].classes).sum();
         assert_eq!(roots_total, 3, "every class is under exactly one root");
@@ -330,8 +375,8 @@ mod tests {
     fn closed_roots_are_one_row_each_and_levels_are_capped() {
         let mut classes = vec![("Root".to_string(), None)];
         classes.extend((0..100).map(|i| (format!("C{i}"), Some("Root".to_string()))));
-        let sites: Vec<(String, String)> = (0..100).map(|i| (format!("s{i}"), format!("C{i}"))).collect();
-        let f = Forest::new(&classes, &sites);
+        let named: Vec<(String, String)> = (0..100).map(|i| (format!("s{i}"), format!("C{i}"))).collect();
+        let f = Forest::new(Rc::new(classes), sites(&named.iter().map(|(s, c)| (s.as_str(), c.as_str())).collect::<Vec<_>>()));
         let relinks: Vec<u64> = (0..100).map(|i| if i == 77 { 1000 } else { 0 }).collect();
         let t = f.totals(&relinks);
         let closed = f.rows(&t, &relinks, &HashSet::new(), &ShowAlso::default());
@@ -349,10 +394,26 @@ mod tests {
     }
 
     #[test]
+    fn sites_hang_on_their_receiver_class_in_scenario_order() {
+        let classes = vec![("A".to_string(), None), ("B".to_string(), Some("A".to_string())), ("A".to_string(), None)];
+        let f = Forest::new(Rc::new(classes), sites(&[("s0", "B"), ("s1", "A"), ("s2", "Nope"), ("s3", "B")]));
+        assert_eq!((f.sites_of(0), f.sites_of(1), f.sites_of(2)), (&[1][..], &[0, 3][..], &[][..]), "a repeated class name is its first class");
+        assert_eq!((0..4).map(|s| f.site_class(s)).collect::<Vec<_>>(), [Some(1), Some(0), None, Some(1)]);
+        assert_eq!((f.site_name(3), f.site_id("s2"), f.site_count(), f.name(1)), ("s3", Some(2), 4, "B"));
+        assert_eq!(f.totals(&[1, 2, 4, 8])[0], Totals { classes: 2, sites: 3, relinks: 11, hit_sites: 3 }, "a site of an unknown class counts nowhere");
+    }
+
+    #[test]
+    fn rows_without_totals_are_drawn_cold_not_a_panic() {
+        let f = Forest::new(Rc::new(chain(3)), sites(&[("a", "K2")]));
+        let rows = f.rows(&[], &[], &HashSet::from([0, 1]), &ShowAlso::default());
+        assert_eq!(rows.len(), 3, "the chain down to its last class: {rows:?}");
+    }
+
+    #[test]
     fn search_finds_classes_and_sites_exact_first() {
         let classes = vec![("Alpha".to_string(), None), ("alphabet".to_string(), None)];
-        let sites = vec![("alpha".to_string(), "Alpha".to_string())];
-        let f = Forest::new(&classes, &sites);
+        let f = Forest::new(Rc::new(classes), sites(&[("alpha", "Alpha")]));
         assert_eq!(f.search("alpha"), vec![Hit::Site(0), Hit::Class(0), Hit::Class(1)]);
         assert_eq!(f.search("  "), vec![]);
         assert_eq!(f.search("zzz"), vec![]);

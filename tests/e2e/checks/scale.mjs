@@ -8,9 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { expect, freshPage } from './common.mjs';
 import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, waitedForCore } from './trace.mjs';
 
-/** A regression ceiling on one task's CPU time during a 10^5-site paste: the target is 50 ms
- *  (printed); the split paste measured 27-49 ms at load 3-10, too near 50 to gate CI on it. */
-const PASTE_CPU_CEILING_MS = 75;
+/** The most CPU time one main-thread task may take during a 10^5-site paste (issue 8 item 5:
+ *  50 ms). Was a 75 ms regression ceiling while the split paste measured 27-49 ms; with the
+ *  render after the edit, the aggregated view's first render and the lanes' first update split
+ *  or cut, every task measured 24-29 ms at load 4-7. */
+const PASTE_CPU_CEILING_MS = 50;
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
 const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
@@ -185,7 +187,7 @@ export const checks = [
     },
   },
   {
-    name: 'scale: a pasted 10^5-site world paints within 3 s, every task CPU time under a ceiling (target 50 ms printed), and answers clicks',
+    name: 'scale: a pasted 10^5-site world paints within 3 s, no task over 50 ms (observer; CPU time traced), and answers clicks',
     async run({ browser, baseUrl, log }) {
       const { context, page, errors } = await openEditor(browser, baseUrl, log);
       try {
@@ -248,24 +250,28 @@ export const checks = [
         // worker reads the text and keeps the lanes; on the page, the paste's task takes the text
         // (joined as JS strings, brought into wasm once) and the edit, its job and its render run
         // in the next (`browser::take_paste`); the worker's answer is decoded `wire::DECODE_ITEMS`
-        // at a time, a task each (`hooks::decode_step`), and applied in the next. Every task's
-        // traced CPU time is asserted under PASTE_CPU_CEILING_MS (the 50 ms target printed). The observer's long tasks (wall time) are
-        // printed with their traced wall and CPU (the task found in the trace by its start), and
-        // NOT asserted yet: at load 3.5-10 the observer saw none in 3 of 9 runs; otherwise one or
-        // two tasks of 50-70 ms, some waiting for a core (wall > 2x CPU), others not: the render
-        // after the edit (the text box swapped for the read-only view, its line starts, the
-        // loading note, then layout and paint in one animation frame: 32-43 ms CPU) and the
-        // aggregated blast view's first render. Those two must be cut before this is asserted.
+        // at a time, a task each (`hooks::decode_step`), and applied in the next. The render
+        // after the edit shows the loading note only: the text view follows a few frames later
+        // and the model's form waits for the read (`components/later.rs`); the text view's
+        // lines are one HTML string (`dsl_editor::highlight_html`); the lanes' first update is
+        // rendered in a task after its decode, the aggregated view's second lane a frame after
+        // the first. Every task's traced CPU time is asserted under PASTE_CPU_CEILING_MS (50),
+        // and the observer's long tasks (wall time) below.
         expect(firstPaintMs < 3_000, `first paint ${firstPaintMs} ms after the paste`);
-        // The page's own work per task: the target is 50 ms; measured 27-49 ms at load 3-10,
-        // so a ceiling with room for a slower host is asserted (the old unsplit paste task and
-        // decode were 45 + 30 ms in one go), and the target is printed.
-        log(`# 10^5 paste: most CPU in one task ${Math.round(traced.cpuMs)} ms (target 50: ${traced.cpuMs <= 50 ? 'met' : 'NOT met'})`);
+        // The page's own work per task (the old unsplit paste task and decode were 45 + 30 ms in one go).
+        log(`# 10^5 paste: most CPU in one task ${Math.round(traced.cpuMs)} ms`);
         expect(traced.cpuMs <= PASTE_CPU_CEILING_MS, `a task of ${Math.round(traced.cpuMs)} ms CPU between the paste and the painted blast view (start+ms: ${tasks.slice(0, 8).join(', ')})`);
+        // The issue's measure: no long task over 50 ms by the page's own PerformanceObserver,
+        // except a task the trace shows waited for a core more than it ran (`waitedForCore`:
+        // wall > 2x CPU; printed): on the shared 2-core machine the wall time also counts that wait.
         for (const e of seen) {
           const same = tracedTasks.find((t) => Math.abs(t.startMs - e.start) < 3);
           const what = `a ${Math.round(e.ms)} ms task at +${Math.round(e.start - t0)} ms (observer; traced: ${same ? `${Math.round(same.wallMs)} ms wall, ${Math.round(same.cpuMs)} ms CPU` : 'not found'})`;
-          log(`# 10^5 paste: ${what}: ${same && waitedForCore(same) ? 'waiting for a core' : 'NOT YET under 50 ms (not asserted)'}`);
+          if (same && waitedForCore(same)) {
+            log(`# 10^5 paste: ${what}: waiting for a core, not asserted`);
+            continue;
+          }
+          expect(false, `10^5 paste: ${what}: over 50 ms (tasks start+ms: ${tasks.slice(0, 8).join(', ')})`);
         }
       } finally {
         await context.close();

@@ -17,14 +17,14 @@ use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
 use blast_playground::format;
 use blast_playground::runner::LaneView;
 
-/// Per lane: each scenario site's relinks, by the index of `forest.site_names`.
+/// Per lane: each scenario site's relinks, by the forest's site index.
 fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
     // The runner reports sites in the scenario's order; fall back to names if it ever does not.
-    if lane.names.len() == forest.site_names.len() && lane.names.iter().zip(&forest.site_names).all(|(a, b)| a == b) {
+    if lane.names.len() == forest.site_count() && lane.names.iter().map(String::as_str).eq(forest.site_names()) {
         return lane.sites.iter().map(|s| s.relinks).collect();
     }
     let by_name: std::collections::HashMap<&str, u64> = lane.names.iter().map(String::as_str).zip(lane.sites.iter().map(|s| s.relinks)).collect();
-    forest.site_names.iter().map(|n| by_name.get(n.as_str()).copied().unwrap_or(0)).collect()
+    forest.site_names().map(|n| by_name.get(n).copied().unwrap_or(0)).collect()
 }
 
 fn heat_class(relinks: u64, hottest: u64) -> &'static str {
@@ -39,9 +39,37 @@ fn heat_class(relinks: u64, hottest: u64) -> &'static str {
     }
 }
 
+/// How much of the world `key` (its scenario's address) is drawn: 0 at its first render (the
+/// index and the header; the drawing it replaces goes), 1 a painted frame later (the first
+/// lane's rows), 2 a frame after that (every lane's rows). At 10^5 sites the first render did
+/// all of it in one task of 29-48 ms CPU: the index (a hash lookup per site), ~450 DOM nodes of
+/// rows per lane and the card drawing they replace.
+#[hook]
+fn use_stage(key: usize) -> u8 {
+    let drawn = use_mut_ref(|| (0usize, 0u8));
+    let update = use_force_update();
+    let stage = match *drawn.borrow() {
+        (k, stage) if k == key => stage,
+        _ => 0,
+    };
+    use_effect_with((key, stage), move |&(key, stage)| {
+        let wait = (stage < 2).then(|| {
+            browser::after_frames(1, move || {
+                *drawn.borrow_mut() = (key, stage + 1);
+                update.force_update();
+            })
+        });
+        move || drop(wait)
+    });
+    stage
+}
+
 #[function_component(AggregatedBlast)]
 pub fn aggregated_blast(p: &BlastViewProps) -> Html {
-    let forest = use_memo((p.classes.clone(), p.sites.clone()), |(classes, sites)| Forest::new(classes, sites));
+    let stage = use_stage(Rc::as_ptr(&p.scenario) as usize);
+    let all_lanes = stage >= 2;
+    let forest = use_memo((p.classes.clone(), p.scenario.clone()), |(classes, scenario)| Forest::new(classes.clone(), scenario.clone()));
+    let (classes, sites) = (p.classes.len(), p.scenario.sites.len());
     let open = use_state(HashSet::<usize>::new);
     let query = use_state(String::new);
     let found = use_state(|| None::<Hit>);
@@ -71,25 +99,31 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
         }
         None => {}
     }
-    if let Some(s) = p.selected.as_deref().and_then(|name| forest.site_names.iter().position(|n| n == name)) {
+    if let Some(s) = p.selected.as_deref().and_then(|name| forest.site_id(name)) {
         show.sites.insert(s);
         if let Some(c) = forest.site_class(s) {
             show.classes.extend(forest.path_to(c));
         }
     }
     // The rows come from the first lane's heat, so every lane shows the same rows in the same order.
+    // Every lane's figure is there from the first render (the same nodes later: only rows
+    // are added); the lanes after the first get their rows once `all_lanes`.
     let per_lane: Vec<(Rc<LaneView>, Vec<u64>, Vec<Totals>)> = p
         .lanes
         .iter()
-        .map(|lane| {
+        .enumerate()
+        .map(|(i, lane)| {
+            if stage == 0 || (i > 0 && !all_lanes) {
+                return (lane.clone(), Vec::new(), Vec::new());
+            }
             let relinks = site_relinks(&forest, lane);
             let totals = forest.totals(&relinks);
             (lane.clone(), relinks, totals)
         })
         .collect();
     let rows = match per_lane.first() {
-        Some((_, relinks, totals)) => forest.rows(totals, relinks, &open, &show),
-        None => Vec::new(),
+        Some((_, relinks, totals)) if stage > 0 => forest.rows(totals, relinks, &open, &show),
+        _ => Vec::new(),
     };
     let toggle = {
         let open = open.clone();
@@ -121,11 +155,11 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
     };
     let ctx = RowCtx { forest: &forest, p, toggle, found: (*found).clone() };
     html! {
-        <div class="aggregate" data-classes={forest.len().to_string()} data-sites={forest.site_names.len().to_string()}>
+        <div class="aggregate" data-classes={classes.to_string()} data-sites={sites.to_string()}>
             <div class="aggregate-tools">
                 <p class="hint">{ format!(
                     "{} and {}: each row sums its class's whole subtree (classes · sites · sites hit · relinks); open a row to see its children and sites, hottest first.",
-                    format::counted(forest.len() as u64, "class"), format::counted(forest.site_names.len() as u64, "site")) }</p>
+                    format::counted(classes as u64, "class"), format::counted(sites as u64, "site")) }</p>
                 <label class="aggregate-search">{ "Find a class or site " }
                     <input id="blast-search" type="search" value={(*query).clone()} oninput={on_query} onkeydown={on_search_key}
                         placeholder="name…" spellcheck="false" autocomplete="off" aria-label="Find a class or site in the blast view" />
@@ -134,8 +168,8 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
                     <ul class="search-hits" aria-label="Matches">
                         { for hits.iter().map(|h| {
                             let (label, kind) = match h {
-                                Hit::Class(c) => (forest.names[*c].clone(), "class"),
-                                Hit::Site(s) => (forest.site_names[*s].clone(), "site"),
+                                Hit::Class(c) => (forest.name(*c).to_owned(), "class"),
+                                Hit::Site(s) => (forest.site_name(*s).to_owned(), "site"),
                             };
                             let (reveal, h2) = (reveal.clone(), h.clone());
                             html! { <li><button class="link" onclick={Callback::from(move |_: MouseEvent| reveal.emit(h2.clone()))}>
@@ -146,7 +180,7 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
                 }
             </div>
             <div class="lanes">
-                { for per_lane.iter().map(|(lane, relinks, totals)| lane_rows(&ctx, lane, &rows, relinks, totals)) }
+                { for per_lane.iter().enumerate().map(|(i, (lane, relinks, totals))| lane_rows(&ctx, lane, if i > 0 && !all_lanes { &[] } else { &rows }, relinks, totals)) }
                 if p.lanes.is_empty() {
                     <p class="empty">{ "Nothing to show: the scenario cannot run (see the message above)." }</p>
                 }
@@ -178,7 +212,7 @@ fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], total
 fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[Totals], hottest: u64) -> Html {
     match row {
         Row::Class { id, depth, open, has_more } => {
-            let name = ctx.forest.names[*id].clone();
+            let name = ctx.forest.name(*id).to_owned();
             let t = totals[*id];
             let loaded = lane.is_loaded(&name);
             let found = ctx.found == Some(Hit::Class(*id));
@@ -206,7 +240,7 @@ fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[
             }
         }
         Row::Site { site, depth } => {
-            let name = ctx.forest.site_names[*site].clone();
+            let name = ctx.forest.site_name(*site).to_owned();
             let view = lane.sites.get(*site).filter(|_| lane.names.get(*site) == Some(&name)).or_else(|| lane.site(&name));
             let (state, state_text) = view.map(shown_look).unwrap_or(("not-called", "not called"));
             let selected = ctx.p.selected.as_deref() == Some(name.as_str());

@@ -24,8 +24,6 @@ pub struct BlastViewProps {
     pub lanes: Vec<Rc<LaneView>>,
     /// Every class the scenario declares or loads (by the program or by hand).
     pub classes: Rc<Vec<ClassEntry>>,
-    /// (site, receiver class)
-    pub sites: Rc<Vec<(String, String)>>,
     /// The scenario drawn (a site node names its receivers and method from its declaration).
     pub scenario: Rc<Scenario>,
     pub hovered: Option<AttrValue>,
@@ -79,13 +77,14 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
         2 => 700.0,
         _ => 440.0,
     };
-    let aggregated = aggregate::aggregates(p.classes.len(), p.sites.len());
+    let aggregated = aggregate::aggregates(p.classes.len(), p.scenario.sites.len());
     // Big worlds skip the card layout altogether (its cost and size grow with the world).
-    let graph = use_memo((p.classes.clone(), p.sites.clone(), max_width as u32, aggregated), |(classes, sites, w, aggregated)| {
+    let graph = use_memo((p.classes.clone(), p.scenario.clone(), max_width as u32, aggregated), |(classes, scenario, w, aggregated)| {
         if *aggregated {
             Graph::default()
         } else {
-            layout::layout(classes, sites, f64::from(*w))
+            let sites: Vec<(String, String)> = scenario.sites.iter().map(|s| (s.name.as_str().to_owned(), s.class.as_str().to_owned())).collect();
+            layout::layout(classes, &sites, f64::from(*w))
         }
     });
     if aggregated {

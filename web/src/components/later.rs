@@ -21,6 +21,10 @@ pub struct LaterProps {
     pub generation: u64,
     /// Painted frames to wait after a bump before showing the children again (at least one).
     pub frames: usize,
+    /// While true, the part keeps its last look (a part that shows the model, while a text is
+    /// read off the main thread: the model does not change until the read is applied).
+    #[prop_or_default]
+    pub hold: bool,
     #[prop_or_default]
     pub children: Html,
 }
@@ -44,21 +48,25 @@ pub fn later(p: &LaterProps) -> Html {
         });
     }
     let mut shown = shown.borrow_mut();
-    if shown.0 == p.generation {
+    if shown.0 == p.generation && !p.hold {
         shown.1 = p.children.clone();
     }
     shown.1.clone()
 }
 
-/// Counts the scenarios read off the main thread: bumped by the render in which the page
-/// stopped waiting for a read (`loading` went from true to false).
+/// Counts the scenarios read off the main thread: `.0` is bumped by the render in which the
+/// page stopped waiting for a read (`loading` went from true to false), `.1` also by the one in
+/// which it started: a part keyed on `.1` also follows the render that shows the loading note a
+/// few painted frames late (the text view of a big paste: its swap for the read-only view, with
+/// the layout around it, was most of a 25-34 ms task beside the note's render).
 #[hook]
-pub fn use_read_generation(loading: bool) -> u64 {
-    let state = use_mut_ref(|| (loading, 0u64));
+pub fn use_read_generation(loading: bool) -> (u64, u64) {
+    let state = use_mut_ref(|| (loading, 0u64, 0u64));
     let mut s = state.borrow_mut();
-    if s.0 && !loading {
-        s.1 += 1;
+    if s.0 != loading {
+        s.1 += u64::from(!loading);
+        s.2 += 1;
     }
     s.0 = loading;
-    s.1
+    (s.1, s.2)
 }
