@@ -265,9 +265,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     ];
     let dragging = drag.map(|(a, b)| (a.min(b), a.max(b)));
     let shown_brush = dragging.or(p.brush);
-    let chart_events = |tooltip: bool| (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone());
-    let (down_t, move_t, up_t, leave_t, wheel_t) = chart_events(true);
-    let (down_r, move_r, up_r, leave_r, wheel_r) = chart_events(false);
+    let chart_events =
+        |tooltip: bool| -> ChartEvents { (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone()) };
     let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
     html! {
@@ -290,43 +289,80 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                     { timeline_status(axis, p.view.map(|_| window), p.brush, p.brushed_relinks) }
                 </output>
             </div>
-            <figure class="chart">
-                <figcaption>
-                    <span>{ text.lines }</span>
-                    <button id="png-throughput" class="small" onclick={export(&throughput, "throughput.png")}>{ "PNG" }</button>
-                </figcaption>
-                <div class="canvas-wrap">
-                    <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
-                        aria-label="Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range"
-                        onmousedown={down_t} onmousemove={move_t} onmouseup={up_t} onmouseleave={leave_t} onwheel={wheel_t}></canvas>
-                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
-                    if !has_data {
-                        <p class="chart-empty">{ text.lines_empty }</p>
-                    } else if let Some(at) = (*pointer).filter(|_| dragging.is_none()) {
-                        { tooltip(p, axis, at) }
-                    }
-                </div>
-            </figure>
-            <figure class="chart">
-                <figcaption>
+            { figure(Figure {
+                canvas_id: "throughput-chart",
+                node: throughput.clone(),
+                caption: html! { <span>{ text.lines }</span> },
+                png_id: "png-throughput",
+                export: export(&throughput, "throughput.png"),
+                label: "Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range",
+                style: None,
+                events: chart_events(true),
+                overlays: overlays(window, shown_brush, dragging.is_some(), p.mark),
+                below: if !has_data {
+                    html! { <p class="chart-empty">{ text.lines_empty }</p> }
+                } else if let Some(at) = (*pointer).filter(|_| dragging.is_none()) {
+                    tooltip(p, axis, at)
+                } else {
+                    html! {}
+                },
+            }) }
+            { figure(Figure {
+                canvas_id: "relinks-chart",
+                node: relinks.clone(),
+                caption: html! {
                     <span>{ text.bars }
                         <span class="v-necessary">{ "necessary" }</span>{ ", " }
                         <span class="v-collateral">{ "collateral" }</span>{ ", " }
                         <span class="v-missed">{ "missed" }</span>
                     </span>
-                    <button id="png-relinks" class="small" onclick={export(&relinks, "relinks.png")}>{ "PNG" }</button>
-                </figcaption>
-                <div class="canvas-wrap">
-                    <canvas id="relinks-chart" ref={relinks} class="chart-canvas" style={relinks_height} role="img"
-                        aria-label="Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range"
-                        onmousedown={down_r} onmousemove={move_r} onmouseup={up_r} onmouseleave={leave_r} onwheel={wheel_r}></canvas>
-                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
-                    if !has_data {
-                        <p class="chart-empty">{ text.bars_empty }</p>
-                    }
-                </div>
-            </figure>
+                },
+                png_id: "png-relinks",
+                export: export(&relinks, "relinks.png"),
+                label: "Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range",
+                style: Some(relinks_height),
+                events: chart_events(false),
+                overlays: overlays(window, shown_brush, dragging.is_some(), p.mark),
+                below: if has_data { html! {} } else { html! { <p class="chart-empty">{ text.bars_empty }</p> } },
+            }) }
         </section>
+    }
+}
+
+/// A chart canvas's mouse listeners: down, move, up, leave and the wheel.
+type ChartEvents = (Callback<MouseEvent>, Callback<MouseEvent>, Callback<MouseEvent>, Callback<MouseEvent>, Callback<WheelEvent>);
+
+/// One of the two charts: its caption and PNG button, the canvas, and what lies over it.
+struct Figure {
+    canvas_id: &'static str,
+    node: NodeRef,
+    caption: Html,
+    png_id: &'static str,
+    export: Callback<MouseEvent>,
+    label: &'static str,
+    style: Option<String>,
+    events: ChartEvents,
+    overlays: Html,
+    /// The empty state, or the tooltip.
+    below: Html,
+}
+
+/// A function, so the two charts share one copy of this markup's code.
+fn figure(f: Figure) -> Html {
+    let (onmousedown, onmousemove, onmouseup, onmouseleave, onwheel) = f.events;
+    html! {
+        <figure class="chart">
+            <figcaption>
+                { f.caption }
+                <button id={f.png_id} class="small" onclick={f.export}>{ "PNG" }</button>
+            </figcaption>
+            <div class="canvas-wrap">
+                <canvas id={f.canvas_id} ref={f.node} class="chart-canvas" style={f.style} role="img" aria-label={f.label}
+                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onwheel}></canvas>
+                { f.overlays }
+                { f.below }
+            </div>
+        </figure>
     }
 }
 
