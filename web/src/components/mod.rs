@@ -38,3 +38,17 @@ pub mod tour;
 pub mod virtual_rows;
 pub mod why;
 pub mod workload_form;
+
+use yew::{AttrValue, Html};
+
+/// Read-only markup written as text (`blast_playground::markup`): a part of a view that the
+/// page only shows costs far less bundle code as one string than as `html!` nodes. Whoever
+/// writes the string escapes every value in it that is not one of our literals.
+pub fn raw(markup: String) -> Html {
+    Html::from_html_unchecked(AttrValue::from(markup))
+}
+
+/// Markup that is one of our literals.
+pub fn raw_static(markup: &'static str) -> Html {
+    Html::from_html_unchecked(AttrValue::Static(markup))
+}
