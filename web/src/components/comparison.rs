@@ -10,6 +10,7 @@ use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser;
+use crate::components::raw;
 
 use blast_playground::format;
 use blast_playground::runner::LaneView;
@@ -42,7 +43,7 @@ pub fn comparison_panel(title: &str, on_export_csv: &Callback<()>, head: &str, r
                 <button id="export-csv" class="small" onclick={export}>{ "Export results CSV" }</button>
             </header>
             <div class="table-scroll" tabindex="0" role="region" aria-label="Comparison table">
-                { Html::from_html_unchecked(AttrValue::from(table)) }
+                { raw(table) }
             </div>
             { below }
         </section>

@@ -9,6 +9,7 @@ use blast_engine::expect::{Cause, Expectation, Outcome, Status};
 use blast_engine::Policy;
 use yew::prelude::*;
 
+use crate::components::{raw, raw_static};
 use blast_playground::format;
 use blast_playground::markup::escape;
 use blast_playground::runner::phase_name;
@@ -57,8 +58,10 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
                 }
             </header>
             if p.expectations.is_empty() {
-                <p class="hint">{ "This scenario states no expectations. Add `expect` lines to its text, e.g. " }
-                    <code>{ "expect under exact: write Unrelated.* relinks nothing" }</code>{ " (docs/EXPECTATIONS.md)." }</p>
+                { raw_static(concat!(
+                    r#"<p class="hint">This scenario states no expectations. Add `expect` lines to its text, e.g. "#,
+                    "<code>expect under exact: write Unrelated.* relinks nothing</code> (docs/EXPECTATIONS.md).</p>"
+                )) }
             } else {
                 if !missing.is_empty() {
                     <p class="expect-missing">
@@ -94,7 +97,7 @@ fn row(o: &Outcome, e: &Expectation, line: Option<usize>, on_cause: &Callback<Ca
     }
     html! {
         <li class={classes!("expectation", format!("status-{status}"))} data-status={status} data-index={o.index.to_string()} key={o.index}>
-            { Html::from_html_unchecked(AttrValue::from(head)) }
+            { raw(head) }
             if !o.causes.is_empty() {
                 <ul class="expect-causes">
                     { for o.causes.iter().map(|c| {

@@ -5,6 +5,7 @@
 //! and a strip chart of the same values.
 
 use std::cell::RefCell;
+use std::fmt::Write;
 use std::rc::Rc;
 
 use blast_engine::fingerprint::Fitting;
@@ -13,6 +14,8 @@ use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser::{self, FileRefusal};
+use crate::components::{raw, raw_static};
+use blast_playground::markup::escape;
 
 use blast_playground::measured::{self, FitState, ImportError, Measured};
 use blast_playground::measured_markup;
@@ -183,20 +186,20 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
             </header>
             if *paste_open {
                 <div class="measured-paste">
-                    <label for="measured-paste-text">{ "The JSON that " }<code>{ "bash scripts/probe.sh RUNTIME" }</code>{ " writes:" }</label>
+                    { raw_static(r#"<label for="measured-paste-text">The JSON that <code>bash scripts/probe.sh RUNTIME</code> writes:</label>"#) }
                     <textarea id="measured-paste-text" ref={paste_ref} rows="6" spellcheck="false" placeholder="{ \"schema\": \"blast-radius-probe/1\", … }" />
                     <button id="measured-read" class="small primary" onclick={on_read_paste}>{ "Read" }</button>
                 </div>
             }
             if let Some(r) = &*refusal {
-                { refusal_view(r) }
+                { raw(refusal_view(r)) }
             }
             {
                 match &p.measured {
-                    None => html! {
-                        <p class="hint">{ "Measure a runtime with " }<code>{ "bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy" }</code>
-                            { " and import the JSON it writes, or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named." }</p>
-                    },
+                    None => raw_static(concat!(
+                        r#"<p class="hint">Measure a runtime with <code>bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy</code> and import the JSON it writes, "#,
+                        "or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named.</p>"
+                    )),
                     Some(m) => html! {
                         <>
                             { raw(measured_markup::summary(m)) }
@@ -214,15 +217,24 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     }
 }
 
-fn refusal_view(r: &Refusal) -> Html {
-    html! {
-        <div id="measured-error" class="measured-error" role="alert">
-            <p><strong>{ format!("{} is not a probe result we can read: ", r.origin) }</strong>{ &r.message }</p>
-            if let Some((line, text, column)) = &r.excerpt {
-                <pre class="excerpt"><span class="line-no">{ format!("{line:>4} | ") }</span>{ text }{ "\n" }<span class="line-no">{ "     | " }</span><span class="caret">{ format!("{}^", " ".repeat(column.saturating_sub(1))) }</span></pre>
-            }
-        </div>
+/// A refused import, as markup: its origin, message and excerpt come from the file, escaped.
+fn refusal_view(r: &Refusal) -> String {
+    let mut s = format!(
+        r#"<div id="measured-error" class="measured-error" role="alert"><p><strong>{} is not a probe result we can read: </strong>{}</p>"#,
+        escape(&r.origin),
+        escape(&r.message)
+    );
+    if let Some((line, text, column)) = &r.excerpt {
+        let _ = write!(
+            s,
+            r#"<pre class="excerpt"><span class="line-no">{line:>4} | </span>{}{}<span class="line-no">     | </span><span class="caret">{}^</span></pre>"#,
+            escape(text),
+            "\n",
+            " ".repeat(column.saturating_sub(1))
+        );
     }
+    s.push_str("</div>");
+    s
 }
 
 fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
@@ -236,9 +248,4 @@ fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
         FitState::Failed(e) => html! { <p id="measured-fit-error" class="measured-error" role="alert">{ format!("The fit failed: {e}") }</p> },
         FitState::Done(f) => raw(measured_markup::fit(f, highlight)),
     }
-}
-
-/// Read-only markup written as text (`blast_playground::markup`: every imported name escaped).
-fn raw(markup: String) -> Html {
-    Html::from_html_unchecked(AttrValue::from(markup))
 }

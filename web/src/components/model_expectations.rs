@@ -10,6 +10,7 @@ use blast_engine::expect::Status;
 use blast_engine::models::ModelConfig;
 use yew::prelude::*;
 
+use crate::components::raw;
 use blast_playground::markup::escape;
 use blast_playground::model_mode::outcomes;
 use blast_playground::model_runner::VariantView;
@@ -44,7 +45,7 @@ pub fn model_expectations(p: &ModelExpectationsProps) -> Html {
                 </p>
             </header>
             // Read-only: one markup string (`blast_playground::markup`), the text escaped.
-            { Html::from_html_unchecked(AttrValue::from(list)) }
+            { raw(list) }
         </section>
     }
 }

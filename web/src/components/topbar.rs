@@ -6,6 +6,7 @@ use blast_engine::{presets, runtimes};
 use yew::prelude::*;
 
 use crate::browser;
+use crate::components::raw_static;
 
 use blast_playground::chrome::Theme;
 use blast_playground::format;
@@ -108,10 +109,7 @@ pub fn top_bar(p: &TopBarProps) -> Html {
     };
     html! {
         <header class="topbar">
-            <div class="brand">
-                <h1>{ "Blast Radius" }</h1>
-                <span class="tagline">{ "which call sites does a metaclass change throw away?" }</span>
-            </div>
+            { raw_static(r#"<div class="brand"><h1>Blast Radius</h1><span class="tagline">which call sites does a metaclass change throw away?</span></div>"#) }
             { preset_picker(p) }
             <div class="controls" role="toolbar" aria-label="Run controls">
                 <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}

@@ -18,6 +18,7 @@ use yew::props;
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::{name_picker, NamePickerProps};
+use crate::components::raw;
 use blast_playground::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use blast_playground::format;
 use blast_playground::markup::escape;
@@ -179,11 +180,6 @@ fn lane_head(lane: &LaneView, s: &SiteView, report: &SiteReport, site: &str) -> 
 /// A policy's swatch and name, as markup.
 fn swatch_name(p: Policy) -> String {
     format!(r#"<span class="swatch policy-{0}" aria-hidden="true"></span>{0}"#, p.name())
-}
-
-/// Read-only markup written as text, set as it is (every name in it escaped by its writer).
-fn raw(markup: String) -> Html {
-    Html::from_html_unchecked(AttrValue::from(markup))
 }
 
 /// A polymorphic site's receivers: weight in the mix, whether the PIC holds an entry for it
