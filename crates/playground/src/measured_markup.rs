@@ -112,6 +112,9 @@ fn verdict(f: &Fingerprint) -> String {
     s
 }
 
+/// A footer row's cell for one policy's fit.
+type FootCell = fn(&PolicyFit) -> String;
+
 fn table(s: &mut String, f: &Fingerprint, highlight: Option<&str>) {
     let best = f.best().policy;
     s.push_str(concat!(
@@ -146,10 +149,10 @@ fn table(s: &mut String, f: &Fingerprint, highlight: Option<&str>) {
         s.push_str("</tr>");
     }
     s.push_str("</tbody><tfoot>");
-    let rows: [(&str, &dyn Fn(&PolicyFit) -> String); 3] = [
-        ("fitted write ns", &|fit| format::sig3(fit.write_ns)),
-        ("fitted relink ns", &|fit| format::sig3(fit.relink_ns)),
-        ("rms log10 (lower fits better)", &|fit| format!("{:.3}", fit.rms_log10)),
+    let rows: [(&str, FootCell); 3] = [
+        ("fitted write ns", |fit| format::sig3(fit.write_ns)),
+        ("fitted relink ns", |fit| format::sig3(fit.relink_ns)),
+        ("rms log10 (lower fits better)", |fit| format!("{:.3}", fit.rms_log10)),
     ];
     for (label, cell) in rows {
         let _ = write!(s, r#"<tr class="fit-row"><th scope="row" colspan="3">{label}</th>"#);
