@@ -14,7 +14,7 @@ use crate::components::charts::Charts;
 use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
 use crate::components::expectations::{expectations, failed_lines, ExpectationsProps};
-use crate::components::files::Files;
+use crate::components::files::{files, FilesProps};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::{knobs, KnobsProps};
@@ -25,7 +25,7 @@ use crate::components::model_editor::{model_editor, ModelEditorProps};
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
-use crate::components::topbar::{LaneChoice, TopBar, TopBarProps};
+use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
@@ -193,7 +193,7 @@ pub fn app(props: &AppProps) -> Html {
     let html = html! {
         <div class="app" data-tour={tour::target(s.chrome.tour)}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
-            <TopBar ..top_bar_props(&store, &s, share_link.clone(), current.clone()) />
+            { top_bar(&top_bar_props(&store, &s, share_link.clone(), current.clone())) }
             { share_strip(&share_link) }
             { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
             if let Some(sites) = s.session.loading_sites() {
@@ -502,8 +502,8 @@ fn call_site_sections(
                             <button id="redo" class="small" onclick={store.on(|| Action::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
-                        <Files on_import={store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name })}
-                            on_export={store.handler(export_scenario)} on_error={error_cb} />
+                        { files(&FilesProps { on_import: store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name }),
+                            on_export: store.handler(export_scenario), on_error: error_cb }) }
                     </header>
                     <div class="editor-grid">
                         // Held while a text is read: a text edit re-keys the form's rows (`edit_epoch`),

@@ -73,29 +73,37 @@ pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static
     wasm_bindgen_futures::spawn_local(async move { done(read(request).await) });
 }
 
-/// Keep the CSS variable `var` on the page's root equal to the height of the element `node`
-/// (in px), as that changes (wrapping at another width, a longer label); the stylesheet places
-/// sticky parts below the sticky top bar with it. Dropping the result stops following.
-pub struct HeightVar(web_sys::ResizeObserver, #[allow(dead_code)] wasm_bindgen::closure::Closure<dyn FnMut(js_sys::Array)>);
-
-impl Drop for HeightVar {
-    fn drop(&mut self) {
-        self.0.disconnect();
+/// Keep the CSS variable `var` on the page's root equal to the height (px) of the element that
+/// `selector` finds, as that changes (wrapping at another width, a longer label); the
+/// stylesheet places sticky parts below the sticky top bar with it. Called at each render of
+/// that element's view, which is a plain function (no component, no hooks: issue 11's bundle):
+/// the first call after the element is on the page starts following it for the page's life
+/// (the top bar is never unmounted); the other calls do nothing.
+pub fn publish_height(selector: &'static str, var: &'static str) {
+    thread_local! { static FOLLOWING: Cell<bool> = const { Cell::new(false) }; }
+    if FOLLOWING.get() {
+        return;
     }
-}
-
-pub fn publish_height(node: &NodeRef, var: &'static str) -> Option<HeightVar> {
-    let el = node.cast::<web_sys::Element>()?;
-    let publish = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-        let Some(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>().ok() else { return };
-        let root = window().and_then(|w| w.document()).and_then(|d| d.document_element()).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-        if let Some(root) = root {
-            let _ = root.style().set_property(var, &format!("{}px", entry.target().get_bounding_client_rect().height().ceil()));
+    FOLLOWING.set(true);
+    // After this render is on the page.
+    soon_detached(move || {
+        let Some(el) = window().and_then(|w| w.document()).and_then(|d| d.query_selector(selector).ok().flatten()) else {
+            return FOLLOWING.set(false);
+        };
+        let publish = wasm_bindgen::closure::Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            let Some(entry) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>().ok() else { return };
+            let root = window().and_then(|w| w.document()).and_then(|d| d.document_element()).and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(root) = root {
+                let _ = root.style().set_property(var, &format!("{}px", entry.target().get_bounding_client_rect().height().ceil()));
+            }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(publish.as_ref().unchecked_ref()) {
+            observer.observe(&el);
+            // Both live as long as the page.
+            std::mem::forget(observer);
+            publish.forget();
         }
     });
-    let observer = web_sys::ResizeObserver::new(publish.as_ref().unchecked_ref()).ok()?;
-    observer.observe(&el);
-    Some(HeightVar(observer, publish))
 }
 
 /// Scroll the element with `id` to the top of the viewport, below the top bar while that is

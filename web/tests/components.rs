@@ -13,10 +13,10 @@ use blast_playground::measured::{self, Measured};
 use blast_playground::playback::{RunState, Speed};
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::measured::{MeasuredPanel, MeasuredProps};
-use blast_web::components::topbar::{LaneChoice, TopBar, TopBarProps};
+use blast_web::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use common::*;
 use wasm_bindgen_test::*;
-use yew::Callback;
+use yew::{function_component, Callback, Html, Properties};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -111,6 +111,23 @@ async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
     assert!(imported.borrow().is_empty(), "a failed fetch replaces nothing");
 }
 
+/// The top bar is a plain function, not a component: the test's own component hosts it.
+#[derive(Properties)]
+struct TopBarHostProps {
+    props: Rc<TopBarProps>,
+}
+
+impl PartialEq for TopBarHostProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.props, &other.props)
+    }
+}
+
+#[function_component(TopBarHost)]
+fn top_bar_host(p: &TopBarHostProps) -> Html {
+    top_bar(&p.props)
+}
+
 #[wasm_bindgen_test]
 async fn top_bar_buttons_call_back() {
     let root = fresh_root();
@@ -161,7 +178,7 @@ async fn top_bar_buttons_call_back() {
         },
         on_gallery: note("gallery"),
     };
-    yew::Renderer::<TopBar>::with_root_and_props(root.clone(), props).render();
+    yew::Renderer::<TopBarHost>::with_root_and_props(root.clone(), TopBarHostProps { props: Rc::new(props) }).render();
     yew::scheduler::flush().await;
     assert_eq!(find(&root, "#relink-count").text_content().as_deref(), Some("7"));
     assert_eq!(find(&root, "#run").text_content().as_deref(), Some("Resume"), "a paused run resumes");

@@ -9,6 +9,8 @@ use std::rc::Rc;
 use blast_engine::fingerprint::{Fingerprint, FingerprintError, Pair, ProbeResult};
 use blast_engine::runtimes::{self, RuntimeProfile};
 
+use crate::markup::escape;
+
 /// Files larger than this are refused before reading: a probe result is about 7 KB.
 pub const MAX_IMPORT_BYTES: f64 = 1_000_000.0;
 
@@ -156,11 +158,6 @@ const LABEL_W: f64 = 150.0;
 const ROW_H: f64 = 18.0;
 const AXIS_H: f64 = 22.0;
 
-/// Text for SVG content and attribute values: workload names come from an imported file.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// The strip chart as SVG markup: one line per workload on a shared log axis, the measured
 /// slowdown as a dot with its spread as a whisker (hollow when too wide to read), each policy's
 /// simulated slowdown as a tick in its colour (CSS classes `policy-*`), stacked so that ties
@@ -224,15 +221,16 @@ pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
     s
 }
 
+/// A reference result as the page fetches it: the file in `probes/results/` (tests only).
+#[cfg(test)]
+pub(crate) fn reference_file(id: &str) -> Option<Measured> {
+    let text = std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).ok()?;
+    reference(id, &text).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A reference result as the page fetches it: the file in `probes/results/`.
-    fn reference_file(id: &str) -> Option<Measured> {
-        let text = std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).ok()?;
-        reference(id, &text).ok()
-    }
 
     #[test]
     fn every_reference_result_imports_and_names_a_probed_runtime() {

@@ -5,7 +5,9 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
+use crate::components::{raw, raw_static};
 use blast_playground::format;
+use blast_playground::markup::escape;
 use blast_playground::model_entities::ThreadRow;
 use blast_playground::model_runner::EntityView;
 
@@ -17,13 +19,11 @@ pub fn threads(entities: &[EntityView]) -> Html {
     }
     html! {
         <div class="entity-table threads" role="table" aria-label="Threads">
-            <div class="entity-row entity-head" role="row">
-                <span role="columnheader">{ "thread" }</span>
-                <span role="columnheader">{ "role" }</span>
-                <span role="columnheader" title="The thread's top compiled frame">{ "top frame" }</span>
-                <span role="columnheader" class="num">{ "handshakes" }</span>
-                <span role="columnheader" class="num">{ "deopts" }</span>
-            </div>
+            { raw_static(concat!(
+                r#"<div class="entity-row entity-head" role="row"><span role="columnheader">thread</span><span role="columnheader">role</span>"#,
+                r#"<span role="columnheader" title="The thread's top compiled frame">top frame</span><span role="columnheader" class="num">handshakes</span>"#,
+                r#"<span role="columnheader" class="num">deopts</span></div>"#
+            )) }
             { for entities.iter().filter_map(|e| ThreadRow::from_entity(&e.entity).map(|t| thread_row(&t, e.flash))) }
         </div>
     }
@@ -40,11 +40,13 @@ fn thread_row(t: &ThreadRow, flash: u64) -> Html {
         <div class={classes!("entity-row", "thread", format!("verdict-{verdict}"))} role="row" data-thread={t.name.clone()} data-verdict={verdict}
             title={format!("{}: {} ({verdict})", t.name, counters(t))}>
             { flash_layer(flash) }
-            <span role="cell" class="thread-name"><span class="verdict-dot"></span>{ &t.name }</span>
-            <span role="cell">{ t.role.name() }</span>
-            <span role="cell" class="frame">{ frame }</span>
-            <span role="cell" class="num">{ format::count(t.handshakes) }</span>
-            <span role="cell" class="num deopts">{ format::count(t.deopts) }</span>
+            { raw(format!(
+                r#"<span role="cell" class="thread-name"><span class="verdict-dot"></span>{}</span><span role="cell">{}</span><span role="cell" class="frame">{frame}</span><span role="cell" class="num">{}</span><span role="cell" class="num deopts">{}</span>"#,
+                escape(&t.name),
+                t.role.name(),
+                format::count(t.handshakes),
+                format::count(t.deopts)
+            )) }
         </div>
     }
 }

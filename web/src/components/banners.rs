@@ -3,8 +3,10 @@
 
 use yew::prelude::*;
 
+use crate::components::raw;
 use blast_playground::chrome::{Banner, BannerKind};
 use blast_playground::format;
+use blast_playground::markup::escape;
 
 pub struct BannersProps {
     pub banners: Vec<Banner>,
@@ -13,9 +15,19 @@ pub struct BannersProps {
 
 /// A message with its backtick-quoted names as `<code>`.
 pub fn message(text: &str) -> Html {
-    html! {
-        { for format::code_spans(text).into_iter().map(|(code, part)| if code { html! { <code>{ part }</code> } } else { html! { part } }) }
+    // Markup (`blast_playground::markup`): messages quote names from the scenario, escaped.
+    let mut s = String::new();
+    for (code, part) in format::code_spans(text) {
+        let part = escape(part);
+        if code {
+            s.push_str("<code>");
+            s.push_str(&part);
+            s.push_str("</code>");
+        } else {
+            s.push_str(&part);
+        }
     }
+    raw(s)
 }
 
 pub fn banners(p: &BannersProps) -> Html {

@@ -7,12 +7,15 @@
 //! the blast view), buttons do the same from the keyboard. The range and the relink marked
 //! from the why panel are HTML overlays on the canvas, so brushing never redraws a chart.
 
+use std::fmt::Write;
 use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::browser;
+use crate::components::raw;
 use blast_playground::charts::{ChartData, ChartLanes};
+use blast_playground::markup::escape;
 use blast_playground::timeline::XAxis;
 
 use crate::plot::{self, DrawChart, Palette};
@@ -76,26 +79,23 @@ struct Pointer {
     flip: bool,
 }
 
-/// The crosshair and the values of every line at the pointer.
+/// The crosshair and the values of every line at the pointer. The tooltip stays a node (a
+/// live region is announced when its content changes, not when it is replaced); its content
+/// is markup, line labels escaped.
 fn tooltip(p: &ChartsProps, axis: XAxis, at: Pointer) -> Html {
     let data = p.lanes.data(axis);
-    let rows: Vec<Html> = data
-        .lines
-        .iter()
-        .map(|line| {
-            let value = line.value_at(at.x).map_or_else(|| "–".to_string(), |v| format!("{} {}", format::sig3(v), data.y_unit));
-            html! {
-                <li><span class={classes!("swatch", format!("series-{}", line.colour))} aria-hidden="true"></span>{ format!("{}: {value}", line.legend()) }</li>
-            }
-        })
-        .collect();
+    let mut s = format!("<strong>{}</strong><ul>", escape(&axis.value_label(at.x)));
+    for line in &data.lines {
+        let value = line.value_at(at.x).map_or_else(|| "–".to_string(), |v| format!("{} {}", format::sig3(v), data.y_unit));
+        let _ =
+            write!(s, r#"<li><span class="swatch series-{}" aria-hidden="true"></span>{}</li>"#, line.colour, escape(&format!("{}: {value}", line.legend())));
+    }
+    s.push_str("</ul>");
+    let left = format!("left: {:.1}px", at.css_x);
     html! {
         <>
-            <div class="crosshair" aria-hidden="true" style={format!("left: {:.1}px", at.css_x)}></div>
-            <div id="chart-tooltip" class={classes!("chart-tooltip", at.flip.then_some("flip"))} role="status" style={format!("left: {:.1}px", at.css_x)}>
-                <strong>{ axis.value_label(at.x) }</strong>
-                <ul>{ for rows }</ul>
-            </div>
+            <div class="crosshair" aria-hidden="true" style={left.clone()}></div>
+            <div id="chart-tooltip" class={classes!("chart-tooltip", at.flip.then_some("flip"))} role="status" style={left}>{ raw(s) }</div>
         </>
     }
 }
@@ -106,20 +106,19 @@ fn plot_style((start, width): (f64, f64)) -> String {
     format!("left: calc({l}px + (100% - {lr}px) * {start:.5}); width: calc((100% - {lr}px) * {width:.5})")
 }
 
-/// The selected range (or the one being dragged) and the marked moment over a chart.
+/// The selected range (or the one being dragged) and the marked moment over a chart, as markup.
 fn overlays(window: Range, brush: Option<Range>, dragging: bool, mark: Option<(usize, f64)>) -> Html {
     let brush = brush.and_then(|r| timeline::plot_fractions(r, window));
     let mark = mark.and_then(|(colour, x)| timeline::plot_fractions((x, x), window).map(|f| (colour, f)));
-    html! {
-        <>
-            if let Some(f) = brush {
-                <div class={classes!("brush", dragging.then_some("dragging"))} aria-hidden="true" style={plot_style(f)}></div>
-            }
-            if let Some((colour, f)) = mark {
-                <div class="moment" aria-hidden="true" style={format!("{}; border-color: var(--series-{colour})", plot_style(f))}></div>
-            }
-        </>
+    let mut s = String::new();
+    if let Some(f) = brush {
+        let dragging = if dragging { " dragging" } else { "" };
+        let _ = write!(s, r#"<div class="brush{dragging}" aria-hidden="true" style="{}"></div>"#, plot_style(f));
     }
+    if let Some((colour, f)) = mark {
+        let _ = write!(s, r#"<div class="moment" aria-hidden="true" style="{}; border-color: var(--series-{colour})"></div>"#, plot_style(f));
+    }
+    raw(s)
 }
 
 #[function_component(Charts)]
@@ -265,9 +264,8 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
     ];
     let dragging = drag.map(|(a, b)| (a.min(b), a.max(b)));
     let shown_brush = dragging.or(p.brush);
-    let chart_events = |tooltip: bool| (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone());
-    let (down_t, move_t, up_t, leave_t, wheel_t) = chart_events(true);
-    let (down_r, move_r, up_r, leave_r, wheel_r) = chart_events(false);
+    let chart_events =
+        |tooltip: bool| -> ChartEvents { (on_down.clone(), on_move(tooltip), finish.reform(|_: MouseEvent| ()), on_leave.clone(), on_wheel.clone()) };
     let text = captions(&p.lanes);
     let relinks_height = format!("height: {}px", RELINK_PANEL_PX * p.lanes.len().max(1) as i32 + 40);
     html! {
@@ -290,43 +288,77 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                     { timeline_status(axis, p.view.map(|_| window), p.brush, p.brushed_relinks) }
                 </output>
             </div>
-            <figure class="chart">
-                <figcaption>
-                    <span>{ text.lines }</span>
-                    <button id="png-throughput" class="small" onclick={export(&throughput, "throughput.png")}>{ "PNG" }</button>
-                </figcaption>
-                <div class="canvas-wrap">
-                    <canvas id="throughput-chart" ref={throughput} class="chart-canvas" role="img"
-                        aria-label="Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range"
-                        onmousedown={down_t} onmousemove={move_t} onmouseup={up_t} onmouseleave={leave_t} onwheel={wheel_t}></canvas>
-                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
-                    if !has_data {
-                        <p class="chart-empty">{ text.lines_empty }</p>
-                    } else if let Some(at) = (*pointer).filter(|_| dragging.is_none()) {
-                        { tooltip(p, axis, at) }
-                    }
-                </div>
-            </figure>
-            <figure class="chart">
-                <figcaption>
-                    <span>{ text.bars }
-                        <span class="v-necessary">{ "necessary" }</span>{ ", " }
-                        <span class="v-collateral">{ "collateral" }</span>{ ", " }
-                        <span class="v-missed">{ "missed" }</span>
-                    </span>
-                    <button id="png-relinks" class="small" onclick={export(&relinks, "relinks.png")}>{ "PNG" }</button>
-                </figcaption>
-                <div class="canvas-wrap">
-                    <canvas id="relinks-chart" ref={relinks} class="chart-canvas" style={relinks_height} role="img"
-                        aria-label="Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range"
-                        onmousedown={down_r} onmousemove={move_r} onmouseup={up_r} onmouseleave={leave_r} onwheel={wheel_r}></canvas>
-                    { overlays(window, shown_brush, dragging.is_some(), p.mark) }
-                    if !has_data {
-                        <p class="chart-empty">{ text.bars_empty }</p>
-                    }
-                </div>
-            </figure>
+            { figure(Figure {
+                canvas_id: "throughput-chart",
+                node: throughput.clone(),
+                caption: html! { <span>{ text.lines }</span> },
+                png_id: "png-throughput",
+                export: export(&throughput, "throughput.png"),
+                label: "Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range",
+                style: None,
+                events: chart_events(true),
+                overlays: overlays(window, shown_brush, dragging.is_some(), p.mark),
+                below: if !has_data {
+                    html! { <p class="chart-empty">{ text.lines_empty }</p> }
+                } else if let Some(at) = (*pointer).filter(|_| dragging.is_none()) {
+                    tooltip(p, axis, at)
+                } else {
+                    html! {}
+                },
+            }) }
+            { figure(Figure {
+                canvas_id: "relinks-chart",
+                node: relinks.clone(),
+                caption: raw(format!(
+                    r#"<span>{}<span class="v-necessary">necessary</span>, <span class="v-collateral">collateral</span>, <span class="v-missed">missed</span></span>"#,
+                    text.bars
+                )),
+                png_id: "png-relinks",
+                export: export(&relinks, "relinks.png"),
+                label: "Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range",
+                style: Some(relinks_height),
+                events: chart_events(false),
+                overlays: overlays(window, shown_brush, dragging.is_some(), p.mark),
+                below: if has_data { html! {} } else { html! { <p class="chart-empty">{ text.bars_empty }</p> } },
+            }) }
         </section>
+    }
+}
+
+/// A chart canvas's mouse listeners: down, move, up, leave and the wheel.
+type ChartEvents = (Callback<MouseEvent>, Callback<MouseEvent>, Callback<MouseEvent>, Callback<MouseEvent>, Callback<WheelEvent>);
+
+/// One of the two charts: its caption and PNG button, the canvas, and what lies over it.
+struct Figure {
+    canvas_id: &'static str,
+    node: NodeRef,
+    caption: Html,
+    png_id: &'static str,
+    export: Callback<MouseEvent>,
+    label: &'static str,
+    style: Option<String>,
+    events: ChartEvents,
+    overlays: Html,
+    /// The empty state, or the tooltip.
+    below: Html,
+}
+
+/// A function, so the two charts share one copy of this markup's code.
+fn figure(f: Figure) -> Html {
+    let (onmousedown, onmousemove, onmouseup, onmouseleave, onwheel) = f.events;
+    html! {
+        <figure class="chart">
+            <figcaption>
+                { f.caption }
+                <button id={f.png_id} class="small" onclick={f.export}>{ "PNG" }</button>
+            </figcaption>
+            <div class="canvas-wrap">
+                <canvas id={f.canvas_id} ref={f.node} class="chart-canvas" style={f.style} role="img" aria-label={f.label}
+                    {onmousedown} {onmousemove} {onmouseup} {onmouseleave} {onwheel}></canvas>
+                { f.overlays }
+                { f.below }
+            </div>
+        </figure>
     }
 }
 

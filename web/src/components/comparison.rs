@@ -1,6 +1,7 @@
 //! Policy comparison: throughput and relinks side by side (with the published numbers when
 //! the scenario is a benchmark preset), and which sites relinked under one policy only.
 
+use std::fmt::Write;
 use std::rc::Rc;
 
 use blast_engine::presets::Published;
@@ -9,6 +10,7 @@ use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser;
+use crate::components::raw;
 
 use blast_playground::format;
 use blast_playground::runner::LaneView;
@@ -25,94 +27,95 @@ fn published_for(p: Option<Published>, policy: Policy) -> Option<(f64, f64)> {
 
 /// The comparison panel both modes share: title, CSV export, `#comparison-table` with the
 /// given heading cells and rows, and what goes below the table.
-pub fn comparison_panel(title: &str, on_export_csv: &Callback<()>, head: Html, rows: Html, below: Html) -> Html {
+/// The panel around a comparison table: `head` (the header row's cells) and `rows` are
+/// markup (`blast_playground::markup`, every name escaped): the table is read-only and
+/// changes every frame while the lanes run, so one string is far less code than its nodes.
+pub fn comparison_panel(title: &str, on_export_csv: &Callback<()>, head: &str, rows: &str, below: Html) -> Html {
     let export = {
         let cb = on_export_csv.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
+    let table = format!(r#"<table id="comparison-table" class="comparison"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"#);
     html! {
         <section id="comparison" class="panel" aria-labelledby="comparison-title">
             <header class="panel-head">
                 <h2 id="comparison-title">{ title }</h2>
                 <button id="export-csv" class="small" onclick={export}>{ "Export results CSV" }</button>
             </header>
-            // Focusable: on a phone the table scrolls sideways, and the keyboard must reach that too.
             <div class="table-scroll" tabindex="0" role="region" aria-label="Comparison table">
-                <table id="comparison-table" class="comparison">
-                    <thead><tr>{ head }</tr></thead>
-                    <tbody>{ rows }</tbody>
-                </table>
+                { raw(table) }
             </div>
             { below }
         </section>
     }
 }
 
-pub fn verdict_headings() -> Html {
-    html! {
-        <>
-            <th scope="col" class="num v-necessary">{ "necessary" }</th>
-            <th scope="col" class="num v-collateral">{ "collateral" }</th>
-            <th scope="col" class="num v-missed">{ "missed" }</th>
-        </>
-    }
-}
+pub const VERDICT_HEADINGS: &str = r#"<th scope="col" class="num v-necessary">necessary</th><th scope="col" class="num v-collateral">collateral</th><th scope="col" class="num v-missed">missed</th>"#;
 
-pub fn verdict_cells(t: RelinkTotals) -> Html {
-    html! {
-        <>
-            <td class="num">{ format::count(t.necessary) }</td>
-            <td class="num">{ format::count(t.collateral) }</td>
-            <td class="num">{ format::count(t.missed) }</td>
-        </>
+/// The three verdict cells of a row, appended to `s`.
+pub fn verdict_cells(s: &mut String, t: RelinkTotals) {
+    for n in [t.necessary, t.collateral, t.missed] {
+        let _ = write!(s, r#"<td class="num">{}</td>"#, format::count(n));
     }
 }
 
 pub fn comparison(p: &ComparisonProps) -> Html {
     let first = p.lanes.first().and_then(|l| l.result).map(|r| r.ops_per_ms);
-    let head = html! {
-        <>
-            <th scope="col">{ "Policy" }</th>
-            <th scope="col" class="num">{ "ops/ms" }</th>
-            <th scope="col" class="num" title="Throughput relative to the first policy">{ "vs first" }</th>
-            { verdict_headings() }
-            if p.published.is_some() {
-                <th scope="col" class="num" title="Published JMH result in ops/ms (before = global, after = exact)">{ "published" }</th>
-            }
-        </>
-    };
-    let rows = p.lanes.iter().map(|lane| row(lane, first, p.published)).collect::<Html>();
+    let mut head = String::from(
+        r#"<th scope="col">Policy</th><th scope="col" class="num">ops/ms</th><th scope="col" class="num" title="Throughput relative to the first policy">vs first</th>"#,
+    );
+    head.push_str(VERDICT_HEADINGS);
+    if p.published.is_some() {
+        head.push_str(r#"<th scope="col" class="num" title="Published JMH result in ops/ms (before = global, after = exact)">published</th>"#);
+    }
+    let mut rows = String::new();
+    for lane in &p.lanes {
+        row(&mut rows, lane, first, p.published);
+    }
     let below = html! {
         <>
             { published_note(&p.lanes, p.published) }
             <SiteDiff lanes={p.lanes.clone()} />
         </>
     };
-    comparison_panel("Policy comparison", &p.on_export_csv, head, rows, below)
+    comparison_panel("Policy comparison", &p.on_export_csv, &head, &rows, below)
 }
 
-fn row(lane: &LaneView, first: Option<f64>, published: Option<Published>) -> Html {
+/// A policy's row (policy names are ours: no escaping needed, and none done).
+fn row(s: &mut String, lane: &LaneView, first: Option<f64>, published: Option<Published>) {
     let ops = lane.result.map(|r| r.ops_per_ms).filter(|v| v.is_finite());
-    let progress = 100.0 * lane.iterations as f64 / lane.total_iterations.max(1) as f64;
-    html! {
-        <tr data-policy={lane.policy.name()} data-finished={lane.finished().to_string()} key={lane.policy.name()}>
-            <th scope="row"><span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>{ lane.policy.name() }</th>
-            {
-                match ops {
-                    Some(v) => html! { <td class="ops num" data-value={v.to_string()}>{ format::sig3(v) }</td> },
-                    None if lane.iterations == 0 => html! { <td class="ops num muted" title="Not started">{ "–" }</td> },
-                    None => html! { <td class="ops num muted" title="ops/ms is known once the measured ops finish">{ format!("{progress:.0}% run") }</td> },
-                }
-            }
-            <td class="num" title={lane.result.map(|r| format!("{} ms per op", format::sig3(r.ms_per_op)))}>
-                { match (ops, first) { (Some(a), Some(b)) if b > 0.0 => format::ratio(a / b), _ => "–".into() } }
-            </td>
-            { verdict_cells(lane.totals) }
-            if published.is_some() {
-                <td class="num published">{ match published_for(published, lane.policy) { Some((v, e)) => format!("{} ± {}", format::sig3(v), format::sig3(e)), None => "–".into() } }</td>
-            }
-        </tr>
+    let name = lane.policy.name();
+    let _ = write!(
+        s,
+        r#"<tr data-policy="{name}" data-finished="{}"><th scope="row"><span class="swatch policy-{name}" aria-hidden="true"></span>{name}</th>"#,
+        lane.finished()
+    );
+    let _ = match ops {
+        Some(v) => write!(s, r#"<td class="ops num" data-value="{v}">{}</td>"#, format::sig3(v)),
+        None if lane.iterations == 0 => write!(s, r#"<td class="ops num muted" title="Not started">–</td>"#),
+        None => write!(
+            s,
+            r#"<td class="ops num muted" title="ops/ms is known once the measured ops finish">{:.0}% run</td>"#,
+            100.0 * lane.iterations as f64 / lane.total_iterations.max(1) as f64
+        ),
+    };
+    let vs_first = match (ops, first) {
+        (Some(a), Some(b)) if b > 0.0 => format::ratio(a / b),
+        _ => "–".into(),
+    };
+    let _ = match lane.result {
+        Some(r) => write!(s, r#"<td class="num" title="{} ms per op">{vs_first}</td>"#, format::sig3(r.ms_per_op)),
+        None => write!(s, r#"<td class="num">{vs_first}</td>"#),
+    };
+    verdict_cells(s, lane.totals);
+    if published.is_some() {
+        let value = match published_for(published, lane.policy) {
+            Some((v, e)) => format!("{} ± {}", format::sig3(v), format::sig3(e)),
+            None => "–".into(),
+        };
+        let _ = write!(s, r#"<td class="num published">{value}</td>"#);
     }
+    s.push_str("</tr>");
 }
 
 fn published_note(lanes: &[Rc<LaneView>], published: Option<Published>) -> Html {

@@ -6,7 +6,11 @@
 use yew::prelude::*;
 
 use blast_playground::compiled::{tier_label, CompiledView, UnitView};
+use std::fmt::Write;
+
+use crate::components::raw;
 use blast_playground::format;
+use blast_playground::markup::escape;
 
 /// Sites named in a chip's tooltip (a loop in a big world calls thousands).
 const MAX_NAMED: usize = 8;
@@ -44,6 +48,12 @@ fn chip(u: &UnitView, selected: Option<&str>) -> Html {
         format::counted(st.compiles, "compile")
     );
     let inlines_selected = selected.is_some_and(|s| u.inlines_site(s));
+    let mut inside =
+        format!(r#"<span class="unit-name">{}</span><span class="unit-tier">{}</span>"#, escape(&r.name), if r.past_cutoff { "C1 (C2 gave up)" } else { tier });
+    if u.is_loop() {
+        let _ =
+            write!(inside, r#"<span class="unit-deopts" title="deopts / recompiles">{} / {}</span>"#, format::count(st.deopts), format::count(st.recompiles));
+    }
     html! {
         <span class={classes!("unit", format!("tier-{}", state.to_ascii_lowercase()), (!u.is_loop()).then_some("event-code"), inlines_selected.then_some("inlines-selected"))}
             data-unit={r.name.clone()} data-tier={tier} data-deopts={st.deopts.to_string()} title={tip.clone()} aria-label={tip}>
@@ -52,11 +62,7 @@ fn chip(u: &UnitView, selected: Option<&str>) -> Html {
                     <span key={u.flash.to_string()} class="flash-box"></span>
                 }
             </span>
-            <span class="unit-name">{ &r.name }</span>
-            <span class="unit-tier">{ if r.past_cutoff { "C1 (C2 gave up)" } else { tier } }</span>
-            if u.is_loop() {
-                <span class="unit-deopts" title="deopts / recompiles">{ format!("{} / {}", format::count(st.deopts), format::count(st.recompiles)) }</span>
-            }
+            { raw(inside) }
         </span>
     }
 }

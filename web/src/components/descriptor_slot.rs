@@ -4,8 +4,10 @@
 use yew::prelude::*;
 
 use crate::components::model_view::flash_layer;
+use crate::components::raw;
 use blast_engine::models::descriptor::SlotState;
 use blast_playground::format;
+use blast_playground::markup::escape;
 
 use blast_playground::model_entities::DescriptorSlot;
 use blast_playground::model_runner::EntityView;
@@ -27,14 +29,18 @@ fn card(d: &DescriptorSlot, flash: u64) -> Html {
     html! {
         <div class={classes!("entity-card", "descriptor-slot", format!("slot-{state}"))} data-class={d.class.clone()} data-state={state}>
             { flash_layer(flash) }
-            <div class="entity-card-head">
-                <span><code>{ format!("cache[{}.class]", d.class) }</code>{ " → " }<span class="badge slot-badge">{ badge }</span></span>
-            </div>
-            <p class="slot-counters">
-                <span>{ "rebuilds " }<strong class="rebuilds">{ format::count(d.rebuilds) }</strong></span>
-                <span>{ "discarded copies " }<strong class="discarded">{ format::count(d.discarded) }</strong></span>
-            </p>
-            <p class="slot-note muted">{ explain }</p>
+            { raw(format!(
+                concat!(
+                    r#"<div class="entity-card-head"><span><code>cache[{}.class]</code> → <span class="badge slot-badge">{badge}</span></span></div>"#,
+                    r#"<p class="slot-counters"><span>rebuilds <strong class="rebuilds">{}</strong></span><span>discarded copies <strong class="discarded">{}</strong></span></p>"#,
+                    r#"<p class="slot-note muted">{explain}</p>"#
+                ),
+                escape(&d.class),
+                format::count(d.rebuilds),
+                format::count(d.discarded),
+                badge = badge,
+                explain = explain
+            )) }
         </div>
     }
 }

@@ -2,13 +2,16 @@
 //! the lanes while they run (`blast_engine::expect`); a failure lists the relinks that caused
 //! it, and a click on one shows it in the why panel.
 
+use std::fmt::Write;
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Expectation, Outcome, Status};
 use blast_engine::Policy;
 use yew::prelude::*;
 
+use crate::components::{raw, raw_static};
 use blast_playground::format;
+use blast_playground::markup::escape;
 use blast_playground::runner::phase_name;
 
 /// Text lines of the failed expectations, for the DSL view's gutter.
@@ -55,8 +58,10 @@ pub fn expectations(p: &ExpectationsProps) -> Html {
                 }
             </header>
             if p.expectations.is_empty() {
-                <p class="hint">{ "This scenario states no expectations. Add `expect` lines to its text, e.g. " }
-                    <code>{ "expect under exact: write Unrelated.* relinks nothing" }</code>{ " (docs/EXPECTATIONS.md)." }</p>
+                { raw_static(concat!(
+                    r#"<p class="hint">This scenario states no expectations. Add `expect` lines to its text, e.g. "#,
+                    "<code>expect under exact: write Unrelated.* relinks nothing</code> (docs/EXPECTATIONS.md).</p>"
+                )) }
             } else {
                 if !missing.is_empty() {
                     <p class="expect-missing">
@@ -79,23 +84,20 @@ fn names(policies: &[Policy]) -> String {
 fn row(o: &Outcome, e: &Expectation, line: Option<usize>, on_cause: &Callback<Cause>) -> Html {
     let status = o.status.name();
     let text = e.to_string();
+    // The head and the detail are read-only: markup (`blast_playground::markup`), the text escaped.
+    let line = line.map(|line| format!(r#"<span class="expect-line muted">line {line}</span>"#)).unwrap_or_default();
+    let mut head = format!(
+        r#"<div class="expect-head"><span class="badge expect-badge">{status}</span>{line}<code class="expect-text">{}</code></div>"#,
+        escape(text.strip_prefix("expect ").unwrap_or(&text))
+    );
+    if o.status != Status::Pass {
+        let expected = if o.status == Status::Fail { format!("expected {} · ", e.expected()) } else { String::new() };
+        let observed = o.observed.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ");
+        let _ = write!(head, r#"<p class="expect-detail muted">{}{}</p>"#, escape(&expected), escape(&observed));
+    }
     html! {
         <li class={classes!("expectation", format!("status-{status}"))} data-status={status} data-index={o.index.to_string()} key={o.index}>
-            <div class="expect-head">
-                <span class="badge expect-badge">{ status }</span>
-                if let Some(line) = line {
-                    <span class="expect-line muted">{ format!("line {line}") }</span>
-                }
-                <code class="expect-text">{ text.strip_prefix("expect ").unwrap_or(&text).to_string() }</code>
-            </div>
-            if o.status != Status::Pass {
-                <p class="expect-detail muted">
-                    if o.status == Status::Fail {
-                        { format!("expected {} · ", e.expected()) }
-                    }
-                    { o.observed.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ") }
-                </p>
-            }
+            { raw(head) }
             if !o.causes.is_empty() {
                 <ul class="expect-causes">
                     { for o.causes.iter().map(|c| {

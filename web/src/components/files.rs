@@ -1,5 +1,7 @@
 //! Keep and share: import a scenario (DSL), export it as DSL or JSON.
 
+use std::cell::RefCell;
+
 use blast_engine::dsl;
 use yew::prelude::*;
 
@@ -10,7 +12,6 @@ use blast_playground::share::Shared;
 /// Files larger than this are refused before reading (the DSL parser caps at 2 MB too).
 const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
 
-#[derive(Properties, PartialEq)]
 pub struct FilesProps {
     pub on_import: Callback<(Shared, String)>,
     /// Export the scenario text. There is no JSON export on the page (as there is no JSON
@@ -38,15 +39,19 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
     Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new() })
 }
 
-#[function_component(Files)]
+thread_local! {
+    /// The file being read: the reader must live until it calls back (dropping it cancels the
+    /// read); a new pick replaces it. Here rather than in a hook: the view is a plain function,
+    /// not a component (issue 11's bundle), and the page has one import button.
+    static READING: RefCell<Option<browser::FileRead>> = const { RefCell::new(None) };
+}
+
 pub fn files(p: &FilesProps) -> Html {
-    // The reader must live until it calls back; dropping it cancels the read.
-    let reader = use_mut_ref(|| None::<browser::FileRead>);
     let on_file = {
-        let (on_import, on_error, reader) = (p.on_import.clone(), p.on_error.clone(), reader.clone());
+        let (on_import, on_error) = (p.on_import.clone(), p.on_error.clone());
         Callback::from(move |e: Event| {
             let (on_import, on_error) = (on_import.clone(), on_error.clone());
-            *reader.borrow_mut() = browser::read_picked_file(&e, MAX_IMPORT_BYTES, move |name, text| match text {
+            let read = browser::read_picked_file(&e, MAX_IMPORT_BYTES, move |name, text| match text {
                 Ok(text) => match parse_import(&text) {
                     Ok(shared) => on_import.emit((shared, name)),
                     Err(e) => on_error.emit(format!("{name} is not a valid scenario: {e}")),
@@ -54,6 +59,7 @@ pub fn files(p: &FilesProps) -> Html {
                 Err(FileRefusal::TooLarge) => on_error.emit(format!("{name} is too large to import (at most 2 MB).")),
                 Err(FileRefusal::Unreadable(e)) => on_error.emit(format!("{name} could not be read: {e}")),
             });
+            READING.set(read);
         })
     };
     let export = {

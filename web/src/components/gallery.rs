@@ -7,6 +7,8 @@ use blast_engine::presets::{self, Preset};
 use blast_engine::runtimes::{RuntimeProfile, PRESET_WORKLOAD, PROFILES};
 use yew::prelude::*;
 
+use crate::components::raw;
+use blast_playground::markup::escape;
 use blast_playground::model_entities::Family;
 use blast_playground::{format, order};
 
@@ -28,16 +30,26 @@ fn family_rank(family: &str) -> u8 {
     }
 }
 
-fn published_cell(p: &Preset) -> Html {
+/// The published before → after cell's content, as markup.
+fn published_cell(p: &Preset) -> String {
     match p.published() {
-        Some(pb) => html! {
-            <span title={format!("before {} ± {}, after {} ± {} ops/ms", pb.before, pb.before_err, pb.after, pb.after_err)}>
-                { format::sig3(pb.before) }{ " → " }{ format::sig3(pb.after) }
-                <span class="ratio">{ format!(" ({})", format::ratio(pb.after / pb.before)) }</span>
-            </span>
-        },
-        None => html! { <span class="muted">{ "—" }</span> },
+        Some(pb) => format!(
+            r#"<span title="before {} ± {}, after {} ± {} ops/ms">{} → {}<span class="ratio"> ({})</span></span>"#,
+            pb.before,
+            pb.before_err,
+            pb.after,
+            pb.after_err,
+            format::sig3(pb.before),
+            format::sig3(pb.after),
+            format::ratio(pb.after / pb.before)
+        ),
+        None => r#"<span class="muted">—</span>"#.into(),
     }
+}
+
+/// A preset's name cell's content: title, id and family, as markup.
+fn name_cell(title: &str, id: &str, family: &str) -> Html {
+    raw(format!(r#"<strong>{}</strong><div><code>{}</code> <span class="family family-{2}">{2}</span></div>"#, escape(title), escape(id), escape(family)))
 }
 
 /// A gallery row's cells, whichever kind of preset it is.
@@ -48,7 +60,7 @@ struct Row {
     description: &'static str,
     /// The published ops/ms cell; `None` for the other models, whose published rows are in
     /// other units and several per preset: their description spans that column instead.
-    published: Option<Html>,
+    published: Option<String>,
 }
 
 impl Row {
@@ -69,13 +81,10 @@ fn row(p: &GalleryProps, preset: Row) -> Html {
     };
     html! {
         <tr data-preset={preset.id} class={classes!(current.then_some("current"))} aria-current={current.then_some("true")}>
-            <td class="preset-name">
-                <strong>{ preset.title }</strong>
-                <div><code>{ preset.id }</code>{ " " }<span class={classes!("family", format!("family-{}", preset.family))}>{ preset.family }</span></div>
-            </td>
+            <td class="preset-name">{ name_cell(preset.title, preset.id, preset.family) }</td>
             if let Some(published) = preset.published {
                 <td class="preset-description">{ preset.description }</td>
-                <td class="num">{ published }</td>
+                <td class="num">{ raw(published) }</td>
             } else {
                 <td class="preset-description" colspan="2">{ preset.description }</td>
             }
@@ -103,17 +112,20 @@ fn runtime_row(p: &GalleryProps, runtime: &RuntimeProfile) -> Html {
     };
     html! {
         <tr data-preset={id.clone()} data-runtime={runtime.id} class={classes!("runtime-row", current.then_some("current"))} aria-current={current.then_some("true")}>
-            <td class="preset-name">
-                <strong>{ runtime.name }</strong>
-                <div><code>{ id.clone() }</code>{ " " }<span class="family family-runtime">{ "runtime" }</span></div>
-            </td>
-            <td class="preset-description" colspan="2">
-                { "Closest policy: " }
-                <span class={classes!("policy-badge", format!("policy-{}", runtime.policy.name()))} title="The simulator’s policy whose scope is closest to what the runtime’s source invalidates">{ runtime.policy.name() }</span>
-                { format!(" ({} lookup). A class write throws away {}. ", runtime.semantics, runtime.invalidates) }
-                <span class="source">{ "Source: " }<code>{ runtime.source }</code>{ "." }</span>
-                { format!(" The scenario is the probes’ {workload}@{sites} loop; Measured loads it and shows this runtime’s measured slowdowns beside the policies.") }
-            </td>
+            <td class="preset-name">{ name_cell(runtime.name, &id, "runtime") }</td>
+            <td class="preset-description" colspan="2">{ raw(format!(
+                concat!(
+                    r#"Closest policy: <span class="policy-badge policy-{0}" title="The simulator’s policy whose scope is closest to what the runtime’s source invalidates">{0}</span>"#,
+                    r#" ({1} lookup). A class write throws away {2}. <span class="source">Source: <code>{3}</code>.</span>"#,
+                    " The scenario is the probes’ {4}@{5} loop; Measured loads it and shows this runtime’s measured slowdowns beside the policies."
+                ),
+                runtime.policy.name(),
+                escape(&runtime.semantics.to_string()),
+                escape(runtime.invalidates),
+                escape(runtime.source),
+                escape(workload),
+                sites
+            )) }</td>
             <td class="actions">
                 <button class="measured-link" onclick={measured} title="Load the scenario and show the runtime’s measured result (probes/results) beside the policies"
                     aria-label={format!("Measured result of {}", runtime.id)}>{ "Measured" }</button>

@@ -3,8 +3,12 @@
 
 use yew::prelude::*;
 
+use std::fmt::Write;
+
 use crate::browser;
+use crate::components::raw;
 use blast_playground::keys::SHORTCUTS;
+use blast_playground::markup::escape;
 
 #[derive(Properties, PartialEq)]
 pub struct HelpProps {
@@ -23,6 +27,23 @@ pub fn next_tab_stop(len: usize, current: Option<usize>, back: bool) -> Option<u
         (Some(i), false) => (i + 1) % len,
         (Some(i), true) => (i + len - 1) % len,
     })
+}
+
+/// The shortcuts and the note under them: read-only, so markup (`blast_playground::markup`).
+fn shortcuts_table() -> String {
+    let mut s = String::from(r#"<table class="shortcuts"><tbody>"#);
+    for shortcut in SHORTCUTS.iter() {
+        s.push_str("<tr><td>");
+        for k in shortcut.keys {
+            let _ = if *k == "…" { write!(s, "<span> … </span>") } else { write!(s, "<kbd>{}</kbd>", escape(k)) };
+        }
+        let _ = write!(s, "</td><td>{}</td></tr>", escape(shortcut.what));
+    }
+    s.push_str(concat!(
+        r#"</tbody></table><p class="hint">Shortcuts are ignored while typing in a text field. On a focused button, checkbox or list, "#,
+        "Space, Enter and the arrow keys keep operating it.</p>"
+    ));
+    s
 }
 
 #[function_component(Help)]
@@ -63,17 +84,7 @@ pub fn help(p: &HelpProps) -> Html {
                     <h2 id="cheat-title">{ "Keyboard shortcuts" }</h2>
                     <button class="icon" aria-label="Close" onclick={close} ref={close_button}>{ "×" }</button>
                 </header>
-                <table class="shortcuts">
-                    <tbody>
-                        { for SHORTCUTS.iter().map(|s| html! {
-                            <tr>
-                                <td>{ for s.keys.iter().map(|k| if *k == "…" { html! { <span>{ " … " }</span> } } else { html! { <kbd>{ *k }</kbd> } }) }</td>
-                                <td>{ s.what }</td>
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
-                <p class="hint">{ "Shortcuts are ignored while typing in a text field. On a focused button, checkbox or list, Space, Enter and the arrow keys keep operating it." }</p>
+                { raw(shortcuts_table()) }
             </div>
         </div>
     }

@@ -5,17 +5,20 @@
 //! and a strip chart of the same values.
 
 use std::cell::RefCell;
+use std::fmt::Write;
 use std::rc::Rc;
 
-use blast_engine::fingerprint::{Fingerprint, Fitting, PolicyFit};
+use blast_engine::fingerprint::Fitting;
 use blast_engine::runtimes;
 use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser::{self, FileRefusal};
+use crate::components::{raw, raw_static};
+use blast_playground::markup::escape;
 
-use blast_playground::format;
 use blast_playground::measured::{self, FitState, ImportError, Measured};
+use blast_playground::measured_markup;
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {
@@ -183,23 +186,23 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
             </header>
             if *paste_open {
                 <div class="measured-paste">
-                    <label for="measured-paste-text">{ "The JSON that " }<code>{ "bash scripts/probe.sh RUNTIME" }</code>{ " writes:" }</label>
+                    { raw_static(r#"<label for="measured-paste-text">The JSON that <code>bash scripts/probe.sh RUNTIME</code> writes:</label>"#) }
                     <textarea id="measured-paste-text" ref={paste_ref} rows="6" spellcheck="false" placeholder="{ \"schema\": \"blast-radius-probe/1\", … }" />
                     <button id="measured-read" class="small primary" onclick={on_read_paste}>{ "Read" }</button>
                 </div>
             }
             if let Some(r) = &*refusal {
-                { refusal_view(r) }
+                { raw(refusal_view(r)) }
             }
             {
                 match &p.measured {
-                    None => html! {
-                        <p class="hint">{ "Measure a runtime with " }<code>{ "bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy" }</code>
-                            { " and import the JSON it writes, or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named." }</p>
-                    },
+                    None => raw_static(concat!(
+                        r#"<p class="hint">Measure a runtime with <code>bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy</code> and import the JSON it writes, "#,
+                        "or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named.</p>"
+                    )),
                     Some(m) => html! {
                         <>
-                            { summary(m) }
+                            { raw(measured_markup::summary(m)) }
                             {
                                 match &*fit {
                                     Some((fitted, state)) if Rc::ptr_eq(fitted, m) => fit_view(state, p.highlight.as_deref()),
@@ -214,39 +217,24 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     }
 }
 
-fn refusal_view(r: &Refusal) -> Html {
-    html! {
-        <div id="measured-error" class="measured-error" role="alert">
-            <p><strong>{ format!("{} is not a probe result we can read: ", r.origin) }</strong>{ &r.message }</p>
-            if let Some((line, text, column)) = &r.excerpt {
-                <pre class="excerpt"><span class="line-no">{ format!("{line:>4} | ") }</span>{ text }{ "\n" }<span class="line-no">{ "     | " }</span><span class="caret">{ format!("{}^", " ".repeat(column.saturating_sub(1))) }</span></pre>
-            }
-        </div>
+/// A refused import, as markup: its origin, message and excerpt come from the file, escaped.
+fn refusal_view(r: &Refusal) -> String {
+    let mut s = format!(
+        r#"<div id="measured-error" class="measured-error" role="alert"><p><strong>{} is not a probe result we can read: </strong>{}</p>"#,
+        escape(&r.origin),
+        escape(&r.message)
+    );
+    if let Some((line, text, column)) = &r.excerpt {
+        let _ = write!(
+            s,
+            r#"<pre class="excerpt"><span class="line-no">{line:>4} | </span>{}{}<span class="line-no">     | </span><span class="caret">{}^</span></pre>"#,
+            escape(text),
+            "\n",
+            " ".repeat(column.saturating_sub(1))
+        );
     }
-}
-
-fn summary(m: &Measured) -> Html {
-    let r = &m.result;
-    let reps = r.rows.iter().map(|row| row.reps).max().unwrap_or(0);
-    let machine = r.machine.as_ref().map(|mc| {
-        let load = match (mc.load_average_1min_start, mc.load_average_1min) {
-            (Some(a), Some(b)) => format!(", load {a:.1} → {b:.1}"),
-            (None, Some(b)) => format!(", load {b:.1}"),
-            _ => String::new(),
-        };
-        format!("; machine: {} CPUs, {}{load}", mc.cpus.map_or("?".into(), |c| c.to_string()), mc.cpu_model.as_deref().unwrap_or("?"))
-    });
-    html! {
-        <div id="measured-summary" class="measured-summary" data-runtime={r.runtime.clone()}>
-            <p><strong>{ &r.version }</strong>{ format!(" ({}), {}", r.runtime, m.origin) }</p>
-            <p class="hint">{ format!("{} mode, up to {reps} reps per row, {}{}. ", r.mode, format::counted(r.rows.len() as u64, "row"), machine.unwrap_or_default()) }
-                { "Command: " }<code>{ &r.command }</code></p>
-        </div>
-    }
-}
-
-fn policy_badge(policy: Policy) -> Html {
-    html! { <span class={classes!("policy-badge", format!("policy-{}", policy.name()))}>{ policy.name() }</span> }
+    s.push_str("</div>");
+    s
 }
 
 fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
@@ -258,110 +246,6 @@ fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
             </p>
         },
         FitState::Failed(e) => html! { <p id="measured-fit-error" class="measured-error" role="alert">{ format!("The fit failed: {e}") }</p> },
-        FitState::Done(f) => html! {
-            <>
-                { verdict(f) }
-                { table(f, highlight) }
-                { strip_chart(f, highlight) }
-            </>
-        },
-    }
-}
-
-/// The fingerprint in words: the closest shape and its ties, how clearly it wins, what the
-/// runtime's source says, and how many rows were too noisy to read.
-fn verdict(f: &Fingerprint) -> Html {
-    let best = f.best();
-    let margin = f.margin();
-    let next = f.fits.iter().find(|fit| !fit.simulated.iter().zip(&best.simulated).all(|(a, b)| (a - b).abs() <= 1e-9 * b.abs()));
-    let unreadable = f.pairs.iter().filter(|p| !p.readable).count();
-    let claim = runtimes::profile(&f.runtime).map(|p| (p, f.fits.iter().position(|fit| fit.policy == p.policy).map_or(0, |k| k + 1)));
-    html! {
-        <div id="measured-verdict" class="measured-verdict" data-best={best.policy.name()}>
-            <p>
-                { "Closest shape: " }{ policy_badge(best.policy) }
-                { for f.tied().into_iter().map(|p| html! { <>{ " = " }{ policy_badge(p) }</> }) }
-                { format!(" (rms log10 {:.3} at a write of {} ns and a relink of {} ns). ", best.rms_log10, format::sig3(best.write_ns), format::sig3(best.relink_ns)) }
-                {
-                    match next {
-                        Some(n) if margin < 1.15 => html! { <span class="weak">{ format!("Not discriminated: the next different shape, {}, fits only {margin:.2}x worse.", n.policy) }</span> },
-                        Some(n) => html! { <>{ format!("The next different shape, {}, fits {margin:.1}x worse.", n.policy) }</> },
-                        None => html! { <>{ "Every policy simulates the same slowdowns here." }</> },
-                    }
-                }
-            </p>
-            if let Some((profile, rank)) = claim {
-                <p class="hint">{ "Its source says " }{ policy_badge(profile.policy) }{ format!(", ranked {rank} of {} by fit (", f.fits.len()) }<code>{ profile.source }</code>{ ")." }</p>
-            }
-            if unreadable > 0 {
-                <p class="hint wide-note">{ format!("{unreadable} of {} are marked * : the fastest quarter of their reps spread more than 10%, too wide to read on their own.", format::counted(f.pairs.len() as u64, "row")) }</p>
-            }
-        </div>
-    }
-}
-
-fn table(f: &Fingerprint, highlight: Option<&str>) -> Html {
-    let best = f.best().policy;
-    let head = |fit: &PolicyFit| {
-        html! {
-            <th scope="col" class={classes!("num", (fit.policy == best).then_some("best"))} title={format!("{}: slowdown simulated at its fitted costs", fit.policy)}>
-                <span class={classes!("swatch", format!("policy-{}", fit.policy.name()))} aria-hidden="true"></span>{ fit.policy.name() }
-            </th>
-        }
-    };
-    let foot = |label: &str, cell: &dyn Fn(&PolicyFit) -> String| {
-        html! {
-            <tr class="fit-row"><th scope="row" colspan="3">{ label }</th>{ for f.fits.iter().map(|fit| html! { <td class="num">{ cell(fit) }</td> }) }</tr>
-        }
-    };
-    html! {
-        <div class="table-scroll">
-            <table id="measured-table" class="comparison measured-table">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "Workload" }</th>
-                        <th scope="col" class="num measured" title="Measured: the fastest rep per call over the no-write baseline's">{ "measured" }</th>
-                        <th scope="col" class="num" title="How far the fastest quarter of reps spread above the fastest (the larger of the two rows); * too wide to read">{ "spread" }</th>
-                        { for f.fits.iter().map(head) }
-                    </tr>
-                </thead>
-                <tbody>
-                    { for f.pairs.iter().enumerate().map(|(k, pair)| {
-                        let label = pair.label();
-                        let current = highlight == Some(label.as_str());
-                        html! {
-                            <tr data-workload={label.clone()} class={classes!(current.then_some("current"), (!pair.readable).then_some("wide"))}>
-                                <th scope="row">{ label }</th>
-                                <td class="num measured" data-value={pair.measured.to_string()}>{ format!("{:.2}x", pair.measured) }</td>
-                                <td class="num spread">{ format!("{:.0}%{}", pair.spread * 100.0, if pair.readable { "" } else { "*" }) }</td>
-                                { for f.fits.iter().map(|fit| html! { <td class={classes!("num", (fit.policy == best).then_some("best"))}>{ format!("{:.2}x", fit.simulated[k]) }</td> }) }
-                            </tr>
-                        }
-                    }) }
-                </tbody>
-                <tfoot>
-                    { foot("fitted write ns", &|fit| format::sig3(fit.write_ns)) }
-                    { foot("fitted relink ns", &|fit| format::sig3(fit.relink_ns)) }
-                    { foot("rms log10 (lower fits better)", &|fit| format!("{:.3}", fit.rms_log10)) }
-                </tfoot>
-            </table>
-        </div>
-    }
-}
-
-/// The strip chart (`measured::strip_chart_svg`, built as text: one string is far less code in
-/// the bundle than a virtual node per mark) and its legend.
-fn strip_chart(f: &Fingerprint, highlight: Option<&str>) -> Html {
-    html! {
-        <figure class="measured-chart">
-            { Html::from_html_unchecked(AttrValue::from(measured::strip_chart_svg(f, highlight))) }
-            <figcaption class="hint">
-                <span class="legend-dot" aria-hidden="true"></span>{ " measured (whisker: spread, cut at 50%; hollow: too wide to read); " }
-                { for f.fits.iter().map(|fit| html! {
-                    <span class="legend-item"><span class={classes!("swatch", format!("policy-{}", fit.policy.name()))} aria-hidden="true"></span>{ fit.policy.name() }{ " " }</span>
-                }) }
-                { " simulated at fitted costs. Slowdown = a churn workload's time per call over its no-write baseline's, log scale." }
-            </figcaption>
-        </figure>
+        FitState::Done(f) => raw(measured_markup::fit(f, highlight)),
     }
 }

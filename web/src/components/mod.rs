@@ -1,12 +1,16 @@
 //! Function components: props down, callbacks up; none of them holds simulation logic.
 //!
-//! A view with no hooks whose props change with the lanes anyway (the comparison, the model
-//! views, a lane's compiled units), or that is a few nodes over components that keep their own
-//! props check (the model editor over its class tree, site list and workload form; the name
-//! picker over its searching form; banners, tour, knobs, expectations), is a plain
-//! `fn(&Props) -> Html` called in the parent's `html!`: each component type costs ~0.8 KiB
+//! A view with no hooks whose props change with the lanes anyway (the top bar, the comparison,
+//! the model views, a lane's compiled units), or that is a few nodes over components that keep
+//! their own props check (the model editor over its class tree, site list and workload form; the
+//! name picker over its searching form; banners, tour, knobs, expectations, import/export), is a
+//! plain `fn(&Props) -> Html` called in the parent's `html!`: each component type costs ~0.8 KiB
 //! gzipped of Yew lifecycle code in the bundle (issue 11 item 4). The gallery and the why panel
 //! stay components: their props hold still while a run plays, so their props check skips them.
+//!
+//! Read-only parts of a view (tables, captions, legends, counts; no listener, no focus to keep)
+//! are markup written as text ([`raw`], `blast_playground::markup`, every value that is not our
+//! literal escaped): one string costs far less bundle code than a virtual node per element.
 
 pub mod arena_threads;
 pub mod banners;
@@ -38,3 +42,17 @@ pub mod tour;
 pub mod virtual_rows;
 pub mod why;
 pub mod workload_form;
+
+use yew::{AttrValue, Html};
+
+/// Read-only markup written as text (`blast_playground::markup`): a part of a view that the
+/// page only shows costs far less bundle code as one string than as `html!` nodes. Whoever
+/// writes the string escapes every value in it that is not one of our literals.
+pub fn raw(markup: String) -> Html {
+    Html::from_html_unchecked(AttrValue::from(markup))
+}
+
+/// Markup that is one of our literals.
+pub fn raw_static(markup: &'static str) -> Html {
+    Html::from_html_unchecked(AttrValue::Static(markup))
+}

@@ -1,12 +1,14 @@
 //! Model mode's comparison: each variant's value (time per op, lower is better), its speed-up
 //! over the first variant, the oracle's verdict counts and the per-role figures.
 
+use std::fmt::Write;
 use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::components::comparison::{comparison_panel, verdict_cells, verdict_headings};
+use crate::components::comparison::{comparison_panel, verdict_cells, VERDICT_HEADINGS};
 use blast_playground::format;
+use blast_playground::markup::escape;
 use blast_playground::model_runner::VariantView;
 
 pub struct ModelComparisonProps {
@@ -59,54 +61,57 @@ pub fn model_comparison(p: &ModelComparisonProps) -> Html {
     let unit = p.views.iter().find_map(|v| v.report.as_ref().map(|r| format::unit(&r.unit))).unwrap_or_default();
     let first = p.views.first().cloned();
     let roles = role_names(&p.views);
-    let head = html! {
-        <>
-            <th scope="col">{ "Variant" }</th>
-            <th scope="col" class="num" title="Mean over the measured ops; lower is better">{ unit.clone() }</th>
-            <th scope="col" class="num" title="The first variant's time per op divided by this one's">{ "speed-up vs first" }</th>
-            { verdict_headings() }
-            { for roles.iter().map(|r| html! { <th scope="col" class="num role" title={format!("{r} (per-role mean)")}>{ role_heading(r) }</th> }) }
-        </>
-    };
-    let rows = p.views.iter().map(|v| row(v, first.as_deref(), &roles)).collect::<Html>();
+    let mut head = format!(
+        r#"<th scope="col">Variant</th><th scope="col" class="num" title="Mean over the measured ops; lower is better">{}</th><th scope="col" class="num" title="The first variant's time per op divided by this one's">speed-up vs first</th>{VERDICT_HEADINGS}"#,
+        escape(&unit)
+    );
+    for r in &roles {
+        let _ = write!(head, r#"<th scope="col" class="num role" title="{0} (per-role mean)">{1}</th>"#, escape(r), escape(role_heading(r)));
+    }
+    let mut rows = String::new();
+    for v in &p.views {
+        row(&mut rows, v, first.as_deref(), &roles);
+    }
     let below = html! {
         <p class="hint">{ format!("Times are {unit}, the mean over each run’s measured ops (lower is better); verdicts count rebuilds, deopts and handshakes over the whole run, warm-up included.") }</p>
     };
-    comparison_panel("Variant comparison", &p.on_export_csv, head, rows, below)
+    comparison_panel("Variant comparison", &p.on_export_csv, &head, &rows, below)
 }
 
-fn row(v: &VariantView, first: Option<&VariantView>, roles: &[String]) -> Html {
+/// A variant's row, as markup: role names and a failed run's error are escaped.
+fn row(s: &mut String, v: &VariantView, first: Option<&VariantView>, roles: &[String]) {
     let result = v.result();
-    html! {
-        <tr data-policy={v.variant} data-variant={v.variant} data-finished={v.finished().to_string()} key={v.variant}>
-            <th scope="row"><span class={classes!("swatch", format!("series-{}", v.index))} aria-hidden="true"></span>{ v.variant }</th>
-            {
-                match (result, &v.error) {
-                    (_, Some(e)) => html! { <td class="ops num error" title={e.clone()}>{ "failed" }</td> },
-                    (Some(r), _) => html! { <td class="ops num" data-value={r.value.to_string()}>{ format::sig3(r.value) }</td> },
-                    (None, _) if v.revealed == 0 => html! { <td class="ops num muted" title="Not replayed yet">{ "–" }</td> },
-                    (None, _) => html! { <td class="ops num muted" title="Known once the replay ends">{ format!("{:.0}% replayed", 100.0 * v.progress()) }</td> },
-                }
-            }
-            {
-                match first.and_then(|f| speed_up(f, v)) {
-                    Some((x, true)) => html! { <td class="num speed-up" data-final="true">{ format::ratio(x) }</td> },
-                    Some((x, false)) => html! {
-                        <td class="num speed-up provisional" data-final="false" title="So far: the mean time per op over the ops replayed yet">{ format!("≈{}", format::ratio(x)) }</td>
-                    },
-                    None => html! { <td class="num speed-up muted" title="Known from the first replayed op">{ "–" }</td> },
-                }
-            }
-            { verdict_cells(v.verdicts) }
-            { for roles.iter().map(|name| {
-                let value = result.and_then(|r| r.roles.iter().find(|(n, _)| n == name)).map(|(_, x)| *x);
-                match value {
-                    Some(x) => html! { <td class="num role" data-role={name.clone()} data-value={x.to_string()}>{ role_value(name, x) }</td> },
-                    None => html! { <td class="num role muted" data-role={name.clone()}>{ "–" }</td> },
-                }
-            }) }
-        </tr>
+    let name = escape(v.variant);
+    let _ = write!(
+        s,
+        r#"<tr data-policy="{name}" data-variant="{name}" data-finished="{}"><th scope="row"><span class="swatch series-{}" aria-hidden="true"></span>{name}</th>"#,
+        v.finished(),
+        v.index
+    );
+    let _ = match (result, &v.error) {
+        (_, Some(e)) => write!(s, r#"<td class="ops num error" title="{}">failed</td>"#, escape(e)),
+        (Some(r), _) => write!(s, r#"<td class="ops num" data-value="{}">{}</td>"#, r.value, format::sig3(r.value)),
+        (None, _) if v.revealed == 0 => write!(s, r#"<td class="ops num muted" title="Not replayed yet">–</td>"#),
+        (None, _) => write!(s, r#"<td class="ops num muted" title="Known once the replay ends">{:.0}% replayed</td>"#, 100.0 * v.progress()),
+    };
+    let _ = match first.and_then(|f| speed_up(f, v)) {
+        Some((x, true)) => write!(s, r#"<td class="num speed-up" data-final="true">{}</td>"#, format::ratio(x)),
+        Some((x, false)) => write!(
+            s,
+            r#"<td class="num speed-up provisional" data-final="false" title="So far: the mean time per op over the ops replayed yet">≈{}</td>"#,
+            format::ratio(x)
+        ),
+        None => write!(s, r#"<td class="num speed-up muted" title="Known from the first replayed op">–</td>"#),
+    };
+    verdict_cells(s, v.verdicts);
+    for name in roles {
+        let value = result.and_then(|r| r.roles.iter().find(|(n, _)| n == name)).map(|(_, x)| *x);
+        let _ = match value {
+            Some(x) => write!(s, r#"<td class="num role" data-role="{}" data-value="{x}">{}</td>"#, escape(name), escape(&role_value(name, x))),
+            None => write!(s, r#"<td class="num role muted" data-role="{}">–</td>"#, escape(name)),
+        };
     }
+    s.push_str("</tr>");
 }
 
 #[cfg(test)]

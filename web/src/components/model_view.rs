@@ -8,7 +8,9 @@ use blast_engine::models::ModelConfig;
 use yew::prelude::*;
 
 use crate::components::{arena_threads, descriptor_slot, shape_slots};
+use crate::components::{raw, raw_static};
 use blast_playground::format;
+use blast_playground::markup::escape;
 use blast_playground::model_entities::Family;
 use blast_playground::model_runner::VariantView;
 
@@ -63,18 +65,23 @@ fn variant_lane(family: Family, v: &VariantView) -> Html {
             Family::Descriptor => descriptor_slot::slot(entities),
         },
     };
+    let caption = format!(
+        concat!(
+            r#"<span class="swatch series-{}" aria-hidden="true"></span><strong>{}</strong><span class="muted"> · {} · {}</span>"#,
+            r#"<span class="lane-relinks" title="verdicts so far: necessary / collateral / missed"><span class="v-necessary">{}</span> / "#,
+            r#"<span class="v-collateral">{}</span> / <span class="v-missed">{}</span></span>"#
+        ),
+        v.index,
+        escape(v.variant),
+        format::duration_ms(v.now_ms),
+        status(v),
+        format::count(v.verdicts.necessary),
+        format::count(v.verdicts.collateral),
+        format::count(v.verdicts.missed)
+    );
     html! {
         <figure class="lane model-lane" data-variant={v.variant} data-finished={v.finished().to_string()} key={v.variant}>
-            <figcaption>
-                <span class={classes!("swatch", format!("series-{}", v.index))} aria-hidden="true"></span>
-                <strong>{ v.variant }</strong>
-                <span class="muted">{ format!(" · {} · {}", format::duration_ms(v.now_ms), status(v)) }</span>
-                <span class="lane-relinks" title="verdicts so far: necessary / collateral / missed">
-                    <span class="v-necessary">{ format::count(v.verdicts.necessary) }</span>{ " / " }
-                    <span class="v-collateral">{ format::count(v.verdicts.collateral) }</span>{ " / " }
-                    <span class="v-missed">{ format::count(v.verdicts.missed) }</span>
-                </span>
-            </figcaption>
+            <figcaption>{ raw(caption) }</figcaption>
             if let Some(e) = &v.error {
                 <p class="error">{ e }</p>
             }
@@ -84,25 +91,24 @@ fn variant_lane(family: Family, v: &VariantView) -> Html {
 }
 
 fn legend(family: Family) -> Html {
-    let flash = match family {
-        Family::Arena => "flash: deoptimized just now",
-        Family::ShapeCache => "flash: a miss rebuilt a handle just now",
-        Family::Descriptor => "flash: rebuilt by reflection just now",
-    };
-    html! {
-        <ul class="legend" aria-label="Legend">
-            if family == Family::Arena {
-                <li><span class="legend-dot verdict-necessary"></span>{ "necessary deopt (holds the closing session)" }</li>
-                <li><span class="legend-dot verdict-collateral"></span>{ "collateral deopt" }</li>
-                <li><span class="legend-dot verdict-missed"></span>{ "missed: left compiled while using the closed arena" }</li>
-                <li><span class="legend-dot verdict-handshake-only"></span>{ "handshake only" }</li>
-            }
-            if family == Family::ShapeCache {
-                <li><span class="legend-slot filled"></span>{ "cached shape" }</li>
-                <li><span class="legend-slot"></span>{ "free slot (leftmost is evicted next)" }</li>
-            }
-            <li><span class="legend-flash"></span>{ flash }</li>
-            <li class="muted">{ "counts: necessary / collateral / missed so far (the oracle’s verdicts)" }</li>
-        </ul>
-    }
+    raw_static(match family {
+        Family::Arena => concat!(
+            r#"<ul class="legend" aria-label="Legend"><li><span class="legend-dot verdict-necessary"></span>necessary deopt (holds the closing session)</li>"#,
+            r#"<li><span class="legend-dot verdict-collateral"></span>collateral deopt</li>"#,
+            r#"<li><span class="legend-dot verdict-missed"></span>missed: left compiled while using the closed arena</li>"#,
+            r#"<li><span class="legend-dot verdict-handshake-only"></span>handshake only</li>"#,
+            r#"<li><span class="legend-flash"></span>flash: deoptimized just now</li>"#,
+            r#"<li class="muted">counts: necessary / collateral / missed so far (the oracle’s verdicts)</li></ul>"#
+        ),
+        Family::ShapeCache => concat!(
+            r#"<ul class="legend" aria-label="Legend"><li><span class="legend-slot filled"></span>cached shape</li>"#,
+            r#"<li><span class="legend-slot"></span>free slot (leftmost is evicted next)</li>"#,
+            r#"<li><span class="legend-flash"></span>flash: a miss rebuilt a handle just now</li>"#,
+            r#"<li class="muted">counts: necessary / collateral / missed so far (the oracle’s verdicts)</li></ul>"#
+        ),
+        Family::Descriptor => concat!(
+            r#"<ul class="legend" aria-label="Legend"><li><span class="legend-flash"></span>flash: rebuilt by reflection just now</li>"#,
+            r#"<li class="muted">counts: necessary / collateral / missed so far (the oracle’s verdicts)</li></ul>"#
+        ),
+    })
 }

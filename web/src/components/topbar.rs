@@ -6,6 +6,7 @@ use blast_engine::{presets, runtimes};
 use yew::prelude::*;
 
 use crate::browser;
+use crate::components::raw_static;
 
 use blast_playground::chrome::Theme;
 use blast_playground::format;
@@ -22,7 +23,6 @@ pub struct LaneChoice {
     pub checked: bool,
 }
 
-#[derive(Properties, PartialEq)]
 pub struct TopBarProps {
     pub run_state: RunState,
     pub can_run: bool,
@@ -85,7 +85,8 @@ fn preset_picker(p: &TopBarProps) -> Html {
     }
 }
 
-#[function_component(TopBar)]
+/// A plain function, not a component: its props change with the clock every frame of a run,
+/// so a props check would never skip it.
 pub fn top_bar(p: &TopBarProps) -> Html {
     let playing = p.run_state == RunState::Running;
     let on_speed = {
@@ -100,25 +101,15 @@ pub fn top_bar(p: &TopBarProps) -> Html {
         Callback::from(move |_: MouseEvent| cb.emit(()))
     };
     // The sticky parts under the bar (the blast view beside a tall why panel) sit below it.
-    let bar = use_node_ref();
-    {
-        let bar = bar.clone();
-        use_effect_with((), move |_| {
-            let following = browser::publish_height(&bar, "--bar-h");
-            move || drop(following)
-        });
-    }
+    browser::publish_height(".topbar", "--bar-h");
     let theme_label = match p.theme {
         Theme::Auto => "Theme: auto",
         Theme::Light => "Theme: light",
         Theme::Dark => "Theme: dark",
     };
     html! {
-        <header class="topbar" ref={bar}>
-            <div class="brand">
-                <h1>{ "Blast Radius" }</h1>
-                <span class="tagline">{ "which call sites does a metaclass change throw away?" }</span>
-            </div>
+        <header class="topbar">
+            { raw_static(r#"<div class="brand"><h1>Blast Radius</h1><span class="tagline">which call sites does a metaclass change throw away?</span></div>"#) }
             { preset_picker(p) }
             <div class="controls" role="toolbar" aria-label="Run controls">
                 <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}

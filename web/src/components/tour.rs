@@ -8,7 +8,9 @@
 
 use yew::prelude::*;
 
+use crate::components::raw;
 use blast_playground::chrome::TOUR_STEPS;
+use blast_playground::markup::escape;
 
 pub struct Step {
     /// What the stylesheet outlines while the step shows (`.app[data-tour=…]`).
@@ -58,11 +60,13 @@ pub fn tour(p: &TourProps) -> Html {
     let click = |cb: &Callback<()>| cb.reform(|_: MouseEvent| ());
     html! {
         <aside id="tour" class="tour" aria-labelledby="tour-title" data-step={p.step.to_string()}>
-            <p class="tour-count">{ format!("Tour {} of {}", p.step + 1, STEPS.len()) }</p>
-            <div class="tour-body">
-                <h2 id="tour-title">{ step.title }</h2>
-                <p>{ step.text }</p>
-            </div>
+            { raw(format!(
+                r#"<p class="tour-count">Tour {} of {}</p><div class="tour-body"><h2 id="tour-title">{}</h2><p>{}</p></div>"#,
+                p.step + 1,
+                STEPS.len(),
+                escape(step.title),
+                escape(step.text)
+            )) }
             <div class="tour-buttons">
                 <button id="tour-back" class="small" onclick={click(&p.on_back)} disabled={p.step == 0}>{ "Back" }</button>
                 // The last step's Next ends the tour like Skip does (the reducer closes it).

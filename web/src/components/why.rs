@@ -6,19 +6,23 @@
 //! Linked to the timeline both ways: a range selected on the charts lists its relinks here
 //! (every site, per policy), and a click on a relink's time marks its moment on the charts.
 
+use std::fmt::Write;
 use std::rc::Rc;
 
 use blast_engine::expect::Cause;
-use blast_engine::report::{ReceiverReport, RelinkText, Verdict};
+use blast_engine::report::{ReceiverReport, RelinkText, SiteReport, Verdict};
+use blast_engine::Policy;
 use yew::prelude::*;
 use yew::props;
 
 use crate::components::blast_view::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::{name_picker, NamePickerProps};
+use crate::components::raw;
 use blast_playground::compiled::{chain_text, deopt_short, tier_label, CompiledView};
 use blast_playground::format;
-use blast_playground::runner::{phase_name, InRange, LaneView};
+use blast_playground::markup::escape;
+use blast_playground::runner::{phase_name, InRange, LaneView, SiteView};
 use blast_playground::timeline::Mark;
 
 #[derive(Properties, PartialEq)]
@@ -98,16 +102,19 @@ fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
         sites.push_str(&format!(" and {} more", format::count((r.sites.len() - RANGE_SITES_SHOWN) as u64)));
     }
     let shown = if r.total > r.rows.len() { format!(", the first {} listed", r.rows.len()) } else { String::new() };
+    let mut head = format!(
+        "<h4>{}<span class=\"muted\"> · {} – {} · {}{shown}</span></h4>",
+        swatch_name(lane.policy),
+        format::duration_ms(r.t_ms.0),
+        format::duration_ms(r.t_ms.1),
+        format::counted(r.total as u64, "relink")
+    );
+    if !r.sites.is_empty() {
+        let _ = write!(head, r#"<p class="muted range-sites">Sites: {}</p>"#, escape(&sites));
+    }
     html! {
         <div class="range-lane" data-policy={lane.policy.name()} data-relinks={r.total.to_string()} key={lane.policy.name()}>
-            <h4>
-                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
-                { lane.policy.name() }
-                <span class="muted">{ format!(" · {} – {} · {}{shown}", format::duration_ms(r.t_ms.0), format::duration_ms(r.t_ms.1), format::counted(r.total as u64, "relink")) }</span>
-            </h4>
-            if !r.sites.is_empty() {
-                <p class="muted range-sites">{ format!("Sites: {sites}") }</p>
-            }
+            { raw(head) }
             if !r.rows.is_empty() {
                 <div class="table-scroll history-scroll" tabindex="0" role="region" aria-label={format!("Relinks in the selected range under {}", lane.policy.name())}>
                     <table class="history">
@@ -122,26 +129,9 @@ fn range_lane(p: &WhyProps, lane: &LaneView, r: &InRange) -> Html {
 
 fn lane_history(p: &WhyProps, lane: &LaneView, site: &str) -> Html {
     let (Some(s), Some(report)) = (lane.site(site), lane.selected.as_deref().filter(|r| r.name == site)) else { return html! {} };
-    let st = &report.stats;
-    let shown = lane.history.len() as u64;
     html! {
         <div class="why-lane" data-policy={lane.policy.name()} key={lane.policy.name()}>
-            <h3>
-                <span class={classes!("swatch", format!("policy-{}", lane.policy.name()))} aria-hidden="true"></span>
-                { lane.policy.name() }
-                <span class="muted">{ format!(" · {} · now {}", shown_look(s).1, report.target) }</span>
-            </h3>
-            <p class="why-summary">
-                <span class="v-necessary">{ format!("{} necessary", format::count(st.necessary)) }</span>{ " · " }
-                <span class="v-collateral">{ format!("{} collateral", format::count(st.collateral)) }</span>{ " · " }
-                <span class="v-missed">{ format!("{} missed", format::count(st.missed)) }</span>
-                <span class="muted">{ format!(" · {} fast calls, {} selections, {} stale calls", format::count(st.fast_calls), format::count(st.selections), format::count(st.stale_calls)) }</span>
-                if s.relinks > shown && shown > 0 {
-                    <span class="muted">{ format!(" · showing the latest {shown}") }</span>
-                }
-            </p>
-            { receivers_line(&report.receivers) }
-            { compiled_summary(&lane.compiled, site) }
+            { raw(lane_head(lane, s, report, site)) }
             if lane.history.is_empty() {
                 <p class="muted">{ "No relinks so far." }</p>
             } else {
@@ -157,17 +147,52 @@ fn lane_history(p: &WhyProps, lane: &LaneView, site: &str) -> Html {
     }
 }
 
+/// A site's lane heading and the read-only lines under it, as markup (`blast_playground::markup`:
+/// class, method and unit names are the scenario's, escaped): its look and target, the verdict
+/// counts, the receivers of a polymorphic site and the compiled units inlining it.
+fn lane_head(lane: &LaneView, s: &SiteView, report: &SiteReport, site: &str) -> String {
+    let st = &report.stats;
+    let shown = lane.history.len() as u64;
+    let mut out = format!(
+        concat!(
+            r#"<h3>{}<span class="muted"> · {} · now {}</span></h3><p class="why-summary"><span class="v-necessary">{} necessary</span> · "#,
+            r#"<span class="v-collateral">{} collateral</span> · <span class="v-missed">{} missed</span><span class="muted"> · {} fast calls, {} selections, {} stale calls</span>"#
+        ),
+        swatch_name(lane.policy),
+        shown_look(s).1,
+        escape(&report.target.to_string()),
+        format::count(st.necessary),
+        format::count(st.collateral),
+        format::count(st.missed),
+        format::count(st.fast_calls),
+        format::count(st.selections),
+        format::count(st.stale_calls)
+    );
+    if s.relinks > shown && shown > 0 {
+        let _ = write!(out, r#"<span class="muted"> · showing the latest {shown}</span>"#);
+    }
+    out.push_str("</p>");
+    receivers_line(&mut out, &report.receivers);
+    compiled_summary(&mut out, &lane.compiled, site);
+    out
+}
+
+/// A policy's swatch and name, as markup.
+fn swatch_name(p: Policy) -> String {
+    format!(r#"<span class="swatch policy-{0}" aria-hidden="true"></span>{0}"#, p.name())
+}
+
 /// A polymorphic site's receivers: weight in the mix, whether the PIC holds an entry for it
 /// now, and its entry's relinks.
-fn receivers_line(receivers: &[ReceiverReport]) -> Html {
+fn receivers_line(out: &mut String, receivers: &[ReceiverReport]) {
     if receivers.is_empty() {
-        return html! {};
+        return;
     }
     let text: Vec<String> = receivers
         .iter()
         .map(|r| format!("{} ×{}{} {}", r.class, r.weight, if r.cached { " cached" } else { "" }, format::counted(r.relinks, "relink")))
         .collect();
-    html! { <p class="why-receivers muted">{ "Receivers (mix weight, PIC entry, relinks): " }{ text.join(" · ") }</p> }
+    let _ = write!(out, r#"<p class="why-receivers muted">Receivers (mix weight, PIC entry, relinks): {}</p>"#, escape(&text.join(" · ")));
 }
 
 /// A missed relink's domain guarded the stale link and was *not* retired: that is the miss.
@@ -179,24 +204,25 @@ fn domain_note(v: Verdict) -> &'static str {
 }
 
 /// The units whose C2 code inlines `site`: what its relinks can cost beyond the relink.
-fn compiled_summary(c: &CompiledView, site: &str) -> Html {
+fn compiled_summary(out: &mut String, c: &CompiledView, site: &str) {
     let units: Vec<_> = c.units.iter().filter(|u| u.inlines_site(site)).collect();
     if units.is_empty() {
-        return html! {};
+        return;
     }
-    html! {
-        <p class="why-compiled">
-            { "Compiled code inlining this site: " }
-            { for units.iter().map(|u| {
-                let st = &u.report.stats;
-                let cutoff = if u.report.past_cutoff { ", C2 gave up on it" } else { "" };
-                html! { <span class="why-unit" data-unit={u.report.name.clone()}>
-                    <strong>{ &u.report.name }</strong>
-                    { format!(" ({} now, {}, {}{cutoff}) ", tier_label(u.report.tier), format::counted(st.deopts, "deopt"), format::counted(st.recompiles, "recompile")) }
-                </span> }
-            }) }
-        </p>
+    out.push_str(r#"<p class="why-compiled">Compiled code inlining this site: "#);
+    for u in units {
+        let st = &u.report.stats;
+        let cutoff = if u.report.past_cutoff { ", C2 gave up on it" } else { "" };
+        let name = escape(&u.report.name);
+        let _ = write!(
+            out,
+            r#"<span class="why-unit" data-unit="{name}"><strong>{name}</strong> ({} now, {}, {}{cutoff}) </span>"#,
+            tier_label(u.report.tier),
+            format::counted(st.deopts, "deopt"),
+            format::counted(st.recompiles, "recompile")
+        );
     }
+    out.push_str("</p>");
 }
 
 /// The deoptimizations the row's event caused in code that inlined the row's site: the rest
