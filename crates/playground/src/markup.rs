@@ -6,22 +6,35 @@
 /// `text` safe as element content and as a double- or single-quoted attribute value.
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    escape_into(&mut out, text);
     out
+}
+
+/// Appends [`escape`]`(text)` to `out`: the runs between markup characters are copied whole,
+/// so a long line (the DSL view's, `dsl_editor::highlight_html`) costs a few copies, not one
+/// push per character.
+pub fn escape_into(out: &mut String, text: &str) {
+    let mut from = 0;
+    for (at, b) in text.bytes().enumerate() {
+        let reference = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        // An ASCII byte is a char boundary on both sides.
+        out.push_str(&text[from..at]);
+        out.push_str(reference);
+        from = at + 1;
+    }
+    out.push_str(&text[from..]);
 }
 
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{escape, escape_into};
 
     #[test]
     fn markup_characters_become_references_and_the_rest_stays() {
@@ -31,6 +44,9 @@ mod tests {
         assert_eq!(escape("&lt; & &amp;"), "&amp;lt; &amp; &amp;amp;");
         assert_eq!(escape("fanout_root@8 · →"), "fanout_root@8 · →");
         assert_eq!(escape(""), "");
+        let mut out = String::from("<b>");
+        escape_into(&mut out, "a'b");
+        assert_eq!(out, "<b>a&#39;b");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use yew::prelude::*;
 use crate::browser;
 
 use crate::components::banners::message;
+use blast_playground::markup::escape_into;
 use blast_playground::offload::TextError;
 
 /// What a stretch of the text is, for its colour.
@@ -178,25 +179,6 @@ pub fn coloured_part(line: &str) -> (&str, &str) {
         Some((at, _)) => line.split_at(at),
         None => (line, ""),
     }
-}
-
-/// Appends `text` to `out` with `&`, `<`, `>` and `"` escaped (text and attribute values).
-fn escape_into(out: &mut String, text: &str) {
-    let mut from = 0;
-    for (at, b) in text.bytes().enumerate() {
-        let entity = match b {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => continue,
-        };
-        // An ASCII byte is a char boundary on both sides.
-        out.push_str(&text[from..at]);
-        out.push_str(entity);
-        from = at + 1;
-    }
-    out.push_str(&text[from..]);
 }
 
 /// The drawn lines' colours as HTML: each line's coloured part as token spans, its plain
@@ -446,12 +428,12 @@ mod tests {
             rest = &rest[rest[at..].find('>').map_or(rest.len(), |end| at + end + 1)..];
         }
         out.push_str(rest);
-        out.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&amp;", "&")
+        out.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
     }
 
     #[test]
     fn the_drawn_lines_as_html_read_back_as_the_text_with_its_colours() {
-        let text = "class A { m } # <b>&\"x\"</b>\nsite s = A.m\n\nop { loop 1_000 { call s } }";
+        let text = "class A { m } # <b>&\"x\"'y'</b>\nsite s = A.m\n\nop { loop 1_000 { call s } }";
         let starts = line_starts(text);
         let all = highlight_html(text, &starts, 0..starts.len());
         assert_eq!(text_of(&all), format!("{text}\n"), "every drawn line, each ending in a newline");
