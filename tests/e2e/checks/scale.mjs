@@ -200,7 +200,7 @@ export const checks = [
         log(`# 10^5 paste, attempt ${n} of 3: ${attempt.problems.join('; ')}: again in a fresh page`);
         await attempt.context.close();
       }
-      const { context, page, errors, t0, firstPaintMs, loadingMs, readMs, clickWhileReadingMs, traced, longest, tasks, problems } = attempt;
+      const { context, page, errors, firstPaintMs, loadingMs, readMs, clickWhileReadingMs, traced, longest, tasks, problems } = attempt;
       try {
         const clickMs = await answersClick(page);
         // The search opens the path to one site among 10^5.
