@@ -525,7 +525,11 @@ impl CallSiteSession {
         match held.filter(|_| lanes::runs_in_worker(&self.scenario)) {
             Some(job) => {
                 self.worker_runs += 1;
-                let mirror = Mirror::build(self.worker_runs, job, scenario, &self.policies, self.loop_mode);
+                let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
+                let mirror = match std::mem::replace(&mut self.runner, Lanes::idle()) {
+                    Lanes::Worker(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
+                    Lanes::Here(_) => Mirror::build(run, job, scenario, policies, looping),
+                };
                 self.install(Ok(Lanes::Worker(mirror)));
             }
             None => {
