@@ -20,7 +20,7 @@ use blast_engine::model::{Event, Scenario};
 use blast_engine::Policy;
 
 use crate::export::SiteRow;
-use crate::lane_wire::{self, Command, Request, Update};
+use crate::lane_wire::{self, Command, Request, Update, UpdateDecoder};
 use crate::runner::{self, ClassEntry, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
 
@@ -154,15 +154,31 @@ impl Mirror {
         Some(Request { run: self.run, commands: std::mem::take(&mut self.outbox) })
     }
 
-    /// Apply the worker's answer (bytes of `lane_wire::encode_update`); `None` when it is for
+    /// A decoder of the worker's answer against the views held now, with its build; `None` when
+    /// it is for another build. Updates are decoded in order, each after the last is applied
+    /// (`decoded`): its deltas are against the views that one left.
+    pub fn decoder(&self, bytes: Vec<u8>) -> Option<(u64, UpdateDecoder)> {
+        let run = lane_wire::update_run(&bytes).ok().filter(|&run| run == self.run)?;
+        Some((run, UpdateDecoder::new(bytes, self.held().to_vec(), self.names.clone())))
+    }
+
+    /// Apply an update of build `run`, decoded (or why it could not be); `None` when it is for
     /// another build.
-    pub fn receive(&mut self, bytes: &[u8]) -> Option<Result<News, String>> {
-        if lane_wire::update_run(bytes).ok()? != self.run {
+    pub fn decoded(&mut self, run: u64, decoded: Result<Update, String>) -> Option<Result<News, String>> {
+        if run != self.run {
             return None;
         }
         self.in_flight = self.in_flight.saturating_sub(1);
-        let held: &[Rc<LaneView>] = if self.previous { &[] } else { &self.views };
-        Some(lane_wire::decode_update(bytes, held, &self.names).map(|u| self.apply(u)))
+        Some(decoded.map(|u| self.apply(u)))
+    }
+
+    /// The views the worker's next update is against (none for a new build's first).
+    fn held(&self) -> &[Rc<LaneView>] {
+        if self.previous {
+            &[]
+        } else {
+            &self.views
+        }
     }
 
     fn apply(&mut self, update: Update) -> News {
@@ -405,6 +421,18 @@ mod tests {
         t + &format!("op {{ loop 4 {{ every 2 {{ write K1.m }} {} }} }}\n", calls.join(" "))
     }
 
+    /// The worker's update, decoded as the page does: a few site views per step
+    /// (`hooks::lanes_step`), then applied.
+    fn update(s: &mut CallSiteSession, bytes: Vec<u8>, fx: &mut Effects) {
+        let Some((run, mut decoder)) = s.lanes_decoder(bytes) else { return };
+        let decoded = loop {
+            if let Some(decoded) = decoder.step(97).transpose() {
+                break decoded;
+            }
+        };
+        s.reduce(Action::LanesDecoded(run, Box::new(decoded)), fx);
+    }
+
     /// A session, and the engine worker it talks to (`None`: there is none, the page reads).
     struct Page {
         s: CallSiteSession,
@@ -438,7 +466,7 @@ mod tests {
                 if let Some(request) = lanes {
                     let host = self.worker.as_mut().expect("lanes in the worker only when there is one");
                     let bytes = host.answer(&lane_wire::encode_request(&request), &clock);
-                    self.s.reduce(Action::Lanes(bytes), &mut fx);
+                    update(&mut self.s, bytes, &mut fx);
                 }
             }
         }
@@ -661,7 +689,7 @@ mod tests {
             }
             if n % 3 == 0 {
                 if let Some(bytes) = posted.pop_front() {
-                    there.s.reduce(Action::Lanes(bytes), &mut fx);
+                    update(&mut there.s, bytes, &mut fx);
                 }
             }
         }
@@ -677,7 +705,8 @@ mod tests {
         there.act(Action::Run(Control::Reset));
         let bytes = there.worker.as_mut().unwrap().answer(&lane_wire::encode_request(&stale), &|| 0.0);
         let before = there.s.runner.views().to_vec();
-        there.act(Action::Lanes(bytes));
+        update(&mut there.s, bytes, &mut Effects::default());
+        there.pump();
         assert_eq!(there.s.runner.views(), before.as_slice());
     }
 }
