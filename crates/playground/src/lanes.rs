@@ -89,26 +89,7 @@ impl Mirror {
     /// lanes run it: in loop mode, looped), at time zero once the worker answers.
     pub fn build(run: u64, job: u64, scenario: &Scenario, policies: &[Policy], looping: bool) -> Mirror {
         let classes = runner::classes_of(scenario);
-        Mirror {
-            run,
-            names: runner::names_of(scenario),
-            declared: classes.len(),
-            classes,
-            views: Vec::new(),
-            previous: false,
-            job,
-            looping,
-            clock_ms: 0.0,
-            finished: false,
-            outbox: vec![Command::Build { job, policies: policies.to_vec(), looping }],
-            in_flight: 0,
-            advance_ms: 0.0,
-            hover: None,
-            what_if: Vec::new(),
-            // Every run missing until the worker's first evaluation.
-            outcomes: expect::evaluate(scenario, &[]),
-            moved: true,
-        }
+        Mirror::at_zero(run, (job, looping), scenario, policies, (runner::names_of(scenario), classes.len(), classes), Vec::new())
     }
 
     /// `old`'s lanes built again (a Reset, a run started over) as `build` would. The same
@@ -124,13 +105,26 @@ impl Mirror {
         let Mirror { names, mut classes, declared, views, .. } = old;
         classes.truncate(declared);
         let same_lanes = views.iter().map(|v| v.policy).eq(policies.iter().copied());
+        Mirror::at_zero(run, (job, looping), scenario, policies, (names, declared, classes), if same_lanes { views } else { Vec::new() })
+    }
+
+    /// A new build at time zero showing `views` (the previous build's, or none) until the
+    /// worker's first update.
+    fn at_zero(
+        run: u64,
+        (job, looping): (u64, bool),
+        scenario: &Scenario,
+        policies: &[Policy],
+        (names, declared, classes): (Rc<Vec<String>>, usize, Vec<ClassEntry>),
+        views: Vec<Rc<LaneView>>,
+    ) -> Mirror {
         Mirror {
             run,
             names,
             declared,
             classes,
-            previous: same_lanes && !views.is_empty(),
-            views: if same_lanes { views } else { Vec::new() },
+            previous: !views.is_empty(),
+            views,
             job,
             looping,
             clock_ms: 0.0,
@@ -140,6 +134,7 @@ impl Mirror {
             advance_ms: 0.0,
             hover: None,
             what_if: Vec::new(),
+            // Every run missing until the worker's first evaluation.
             outcomes: expect::evaluate(scenario, &[]),
             moved: true,
         }
