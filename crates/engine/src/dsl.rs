@@ -322,7 +322,7 @@ impl<'a> Parser<'a> {
                     self.sym('.')?;
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
-                    let (others, mix) = self.receiver_mix(&path, &method)?;
+                    let (others, mix) = self.receiver_mix(&path, method)?;
                     s.sites.push(SiteDecl::mono(name, class, method).with_receivers(others, mix));
                 }
                 "setup" => {
@@ -354,7 +354,7 @@ impl<'a> Parser<'a> {
             }
         }
         if !seen_op {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self.error(&t, "missing `op { .. }` block");
         }
         Ok(s)
@@ -381,7 +381,7 @@ impl<'a> Parser<'a> {
                 self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
                 // `cost` followed by a number is a body cost; alone it is a method named `cost`.
                 if self.at_keyword("cost") && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Num(_))) {
-                    self.body_cost(path, &m, &mut c.costs)?;
+                    self.body_cost(path, m, &mut c.costs)?;
                 }
                 c.methods.push(m.to_string());
             }

@@ -30,7 +30,7 @@ impl<'a> Parser<'a> {
             let policies = self.policy_list(path)?;
             return self.run_claim(path, policies);
         }
-        let t = self.peek().clone();
+        let t = *self.peek();
         let Tok::Ident(word) = &t.tok else {
             return self.error(&t, format!("expected `under POLICY:` or a comparison of two policies after `expect`, found {}", describe(&t.tok)));
         };
@@ -53,7 +53,7 @@ impl<'a> Parser<'a> {
             return Ok(Expectation::Figure { subject: Subject::Ratio { a, b }, metric, tolerance_pct, reference });
         }
         if !self.at_cmp() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self.error(&t, format!("expected `/` (a ratio) or a comparison (`<=`, `==`, ...) after `{a}`, found {}", describe(&t.tok)));
         }
         let cmp = self.cmp()?;
@@ -91,7 +91,7 @@ impl<'a> Parser<'a> {
 
     /// After `under POLICY:`: a relink claim, a bound on a figure, or a `within`.
     fn run_claim(&mut self, path: &str, policies: Vec<Policy>) -> PResult<Expectation> {
-        let t = self.peek().clone();
+        let t = *self.peek();
         let metric = match &t.tok {
             Tok::Ident(w) => w.parse::<Metric>().ok(),
             _ => None,
@@ -114,7 +114,7 @@ impl<'a> Parser<'a> {
             site = Some(name.to_string());
         }
         if !self.at_cmp() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self
                 .error(&t, format!("expected a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) or `within` after `{metric}`, found {}", describe(&t.tok)));
         }
@@ -143,7 +143,7 @@ impl<'a> Parser<'a> {
         let pct = self.decimal(&format!("{path}.tolerance_pct"), "a tolerance in percent")?;
         self.sym('%')?;
         self.keyword("of")?;
-        let t = self.peek().clone();
+        let t = *self.peek();
         self.mark(|| format!("{path}.reference"), &t);
         if self.at_keyword("published") {
             self.next();
@@ -258,7 +258,7 @@ impl<'a> Parser<'a> {
     /// `relinks [a, b]`, `relinks none of [..]`, `relinks only [..]`, `relinks nothing`.
     fn site_claim(&mut self, path: &str) -> PResult<SiteClaim> {
         self.keyword("relinks")?;
-        let t = self.peek().clone();
+        let t = *self.peek();
         match &t.tok {
             Tok::Ident(w) if *w == "nothing" => {
                 self.next();
