@@ -20,3 +20,22 @@ export TRUNK_OFFLINE=true
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=120
 export WASM_BINDGEN_TEST_WEBDRIVER_JSON="$BLAST_ROOT/web/webdriver.json"
+
+# The release bundles' size flags (issue 11 item 4), set by the scripts that make a release
+# build (`scripts/build.sh`, `scripts/serve.sh --release`), never for tests: they are unstable
+# options of the stable toolchain, which RUSTC_BOOTSTRAP=1 unlocks for this build only.
+# - build-std: the standard library compiled with the bundle's own profile (opt-level "z", LTO
+#   across it) instead of the prebuilt one (opt-level 3): page -10.0 KiB gzipped, worker -3.8.
+# - location-detail=none: panics carry no file, line and column (~780 of them): -10.7, -4.5.
+# - panic=immediate-abort: a panic traps at once, with no message formatting: -10.6, -7.1.
+#   A trap reaches the page as an uncaught WebAssembly.RuntimeError, which index.html's
+#   script turns into the "internal error" banner (no panic is reachable from any input: the
+#   fuzz targets and the hostile-input e2e checks look for them).
+# Measured on rustc 1.95.0, 2026-12-02: page 515,811 -> 483,843 B, worker 156,253 -> 140,672 B.
+# The standard library's sources come from the rust-src component and its dependencies from
+# crates.io (scripts/install-tools.sh fetches both).
+blast_release_flags() {
+  export RUSTC_BOOTSTRAP=1
+  export CARGO_UNSTABLE_BUILD_STD=std,panic_abort
+  export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none -Zunstable-options -Cpanic=immediate-abort"
+}

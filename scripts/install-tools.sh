@@ -30,12 +30,20 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
-for component in rustfmt clippy; do
+for component in rustfmt clippy rust-src; do
   if ! rustup component list --installed 2>/dev/null | grep -q "^$component"; then
     say "adding rustup component $component"
     rustup component add "$component"
   fi
 done
+
+# The standard library's own dependencies, for release builds that compile it (env.sh's
+# blast_release_flags; Trunk builds offline). Nothing to do once they are in cargo's cache.
+STD_MANIFEST="$(rustc --print sysroot)/lib/rustlib/src/rust/library/Cargo.toml"
+if ! RUSTC_BOOTSTRAP=1 cargo fetch --offline --manifest-path "$STD_MANIFEST" >/dev/null 2>&1; then
+  say "fetching the standard library's dependencies (cargo fetch)"
+  RUSTC_BOOTSTRAP=1 cargo fetch --manifest-path "$STD_MANIFEST"
+fi
 
 # --- Trunk ------------------------------------------------------------------------
 if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then

@@ -8,4 +8,6 @@ bash "$ROOT/scripts/install-tools.sh"
 # shellcheck source=scripts/env.sh
 source "$ROOT/scripts/env.sh"
 cd "$ROOT"
+# A release build gets the bundles' size flags (env.sh); a debug build does not need them.
+case " $* " in *" --release "*) blast_release_flags ;; esac
 exec trunk serve --offline --address 127.0.0.1 --port 8080 "$@"

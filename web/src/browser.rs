@@ -7,7 +7,6 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::Once;
 
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
@@ -827,8 +826,17 @@ pub fn apply_theme(theme: Theme) {
     }
 }
 
-/// A panic would otherwise kill the page silently: say so on the page itself.
+/// A panic would otherwise kill the page silently: say so on the page itself, with the panic's
+/// message and place. Debug builds only: a release build aborts at a panic before any hook runs
+/// (scripts/env.sh, `blast_release_flags`), and `index.html`'s script shows the banner.
 pub fn install_panic_hook() {
+    #[cfg(debug_assertions)]
+    install_debug_panic_hook();
+}
+
+#[cfg(debug_assertions)]
+fn install_debug_panic_hook() {
+    use std::sync::Once;
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         yew::set_custom_panic_hook(Box::new(|info| {

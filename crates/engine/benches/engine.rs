@@ -6,6 +6,9 @@
 //!
 //! `BLAST_BENCH_PART=table` prints only the targets, `=generators` only the generator table.
 //!
+//! The chain row's instruction counts come from `valgrind --tool=callgrind` on a child (exact
+//! from run to run); without valgrind the row says n/a.
+//!
 //! Memory is the process's peak RSS (`VmHWM`), so each memory figure comes from a fresh child
 //! process: the bench runs itself with `BLAST_BENCH_CHILD=<job>` and reads what it prints.
 
@@ -199,6 +202,12 @@ fn child(job: &str) {
         println!("{} {} 0 0 0", t.wall, t.cpu);
         return;
     }
+    if let Some(depth) = job.strip_prefix("chain:") {
+        // Counted under callgrind (`instructions`): the chain row's parse + validate alone.
+        parse_counted(&chain_text(depth.parse().unwrap()));
+        println!("0 0 0 0 0");
+        return;
+    }
     if let Some(sites) = job.strip_prefix("parse:") {
         // For profiling: parse + validate the DSL table row's text at another size.
         let text = big_text(sites.parse().unwrap());
@@ -228,6 +237,28 @@ fn child(job: &str) {
     }
     let t = start.elapsed();
     println!("{} {} {} {} {before}", t.wall, t.cpu, peak_rss(), sim.work_done());
+}
+
+/// The parse + validate a child job counts (`instructions`): its own symbol, which callgrind's
+/// `--toggle-collect` names.
+#[inline(never)]
+fn parse_counted(text: &str) {
+    drop(dsl::parse(text).unwrap());
+}
+
+/// Instructions `parse_counted` executes in child `job`, counted by callgrind: a deterministic
+/// figure where a time ratio is not (a 10^5-deep chain's tables leave the caches, so its time
+/// grows faster than its work on a busy host). `None` without valgrind.
+fn instructions(job: &str) -> Option<u64> {
+    let out = std::process::Command::new("valgrind")
+        .args(["--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=*parse_counted*"])
+        .arg(std::env::current_exe().ok()?)
+        .env("BLAST_BENCH_CHILD", job)
+        .output()
+        .ok()?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err.lines().find(|l| l.contains("Collected :"))?;
+    line.rsplit(':').next()?.trim().replace(',', "").parse().ok()
 }
 
 fn in_child(job: &str) -> (Secs, u64, u64, u64) {
@@ -288,6 +319,11 @@ fn targets() {
     let t1 = time(|| drop(dsl::parse(&c1).unwrap()), 3);
     let t2 = time(|| drop(dsl::parse(&c2).unwrap()), 1);
     row("parse + validate chain: 10^5 deep / 10^4 deep", format!("{:.1} / {:.1}", t2.wall / t1.wall, t2.cpu / t1.cpu), "~10 (linear)");
+    let counted = match (instructions("chain:10000"), instructions("chain:100000")) {
+        (Some(i1), Some(i2)) => format!("{:.1} M / {:.1} M = {:.2}", i2 as f64 / 1e6, i1 as f64 / 1e6, i2 as f64 / i1 as f64),
+        _ => "n/a (no valgrind)".into(),
+    };
+    row("  instructions (callgrind), 10^5 deep / 10^4 deep", counted, "~10 (linear)");
 
     let groovy: Vec<Scenario> = presets::all().iter().filter(|p| p.family == "groovy").map(|p| p.scenario()).collect();
     let t = time(

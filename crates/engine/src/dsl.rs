@@ -31,27 +31,31 @@ use crate::validate::{validate, Location, ScenarioError};
 mod expect_syntax;
 use expect_syntax::EXPECT_SYMBOLS;
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Ident(String),
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
+    /// A word of the text, borrowed: a million-site text has millions, and a `String` each
+    /// was a third of the parse's allocations.
+    Ident(&'a str),
     Num(u64),
-    /// A number with a decimal point (`1.5`), as written; only expectations take one.
-    Dec(String),
-    Str(String),
+    /// A number with a decimal point (`1.5`), as written (`_` separators included); only
+    /// expectations take one.
+    Dec(&'a str),
+    Str(&'a str),
     Sym(char),
     Eof,
 }
 
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
-    line: usize,
-    col: usize,
+/// 32 bytes: a big text has about one token per 5 bytes, all held at once.
+#[derive(Clone, Copy, Debug)]
+struct Token<'a> {
+    tok: Tok<'a>,
+    line: u32,
+    col: u32,
 }
 
 const MAX_INPUT: usize = 64_000_000;
 
-fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
+fn lex(src: &str) -> Result<Vec<Token<'_>>, ScenarioError> {
     if src.len() > MAX_INPUT {
         return Err(ScenarioError::at_text(1, 1, format!("scenario text is {} bytes; at most {MAX_INPUT}", src.len())));
     }
@@ -64,6 +68,8 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
     while i < bytes.len() {
         let b = bytes[i];
         let (tl, tc) = (line, col);
+        // Both fit: the text is at most `MAX_INPUT` bytes.
+        let (tlu, tcu) = (tl as u32, tc as u32);
         if b == b'\n' {
             i += 1;
             line += 1;
@@ -82,7 +88,7 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
                 i += 1;
             }
             col += i - start;
-            out.push(Token { tok: Tok::Ident(src[start..i].to_string()), line: tl, col: tc });
+            out.push(Token { tok: Tok::Ident(&src[start..i]), line: tlu, col: tcu });
         } else if b.is_ascii_digit() {
             let start = i;
             while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
@@ -95,13 +101,13 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
                     i += 1;
                 }
                 col += i - start;
-                out.push(Token { tok: Tok::Dec(digits(i)), line: tl, col: tc });
+                out.push(Token { tok: Tok::Dec(&src[start..i]), line: tlu, col: tcu });
                 continue;
             }
             col += i - start;
             let n = bytes[start..i].iter().filter(|&&c| c != b'_').try_fold(0u64, |n, &c| n.checked_mul(10)?.checked_add(u64::from(c - b'0')));
             let n = n.ok_or_else(|| ScenarioError::at_text(tl, tc, format!("number `{}` is too large", digits(i))))?;
-            out.push(Token { tok: Tok::Num(n), line: tl, col: tc });
+            out.push(Token { tok: Tok::Num(n), line: tlu, col: tcu });
         } else if b == b'"' {
             let rest = &src[i + 1..];
             let Some(len) = rest.find(['"', '\n']).filter(|&n| rest.as_bytes()[n] == b'"') else {
@@ -110,9 +116,9 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
             let text = &rest[..len];
             col += 2 + text.chars().count();
             i += len + 2;
-            out.push(Token { tok: Tok::Str(text.to_string()), line: tl, col: tc });
+            out.push(Token { tok: Tok::Str(text), line: tlu, col: tcu });
         } else if b"{}=.".contains(&b) || EXPECT_SYMBOLS.as_bytes().contains(&b) {
-            out.push(Token { tok: Tok::Sym(char::from(b)), line: tl, col: tc });
+            out.push(Token { tok: Tok::Sym(char::from(b)), line: tlu, col: tcu });
             i += 1;
             col += 1;
         } else {
@@ -124,12 +130,12 @@ fn lex(src: &str) -> Result<Vec<Token>, ScenarioError> {
             col += 1;
         }
     }
-    out.push(Token { tok: Tok::Eof, line, col });
+    out.push(Token { tok: Tok::Eof, line: line as u32, col: col as u32 });
     Ok(out)
 }
 
-struct Parser {
-    toks: Vec<Token>,
+struct Parser<'a> {
+    toks: Vec<Token<'a>>,
     pos: usize,
     /// Where each model path came from, for locating validation errors; `None` when the parse
     /// does not record places (the first, fast pass of [`parse`]).
@@ -142,35 +148,32 @@ fn describe(t: &Tok) -> String {
     match t {
         Tok::Ident(s) => format!("`{s}`"),
         Tok::Num(n) => format!("number {n}"),
-        Tok::Dec(d) => format!("number {d}"),
+        Tok::Dec(d) => format!("number {}", d.replace('_', "")),
         Tok::Str(s) => format!("string \"{s}\""),
         Tok::Sym(c) => format!("`{c}`"),
         Tok::Eof => "end of input".into(),
     }
 }
 
-impl Parser {
-    fn peek(&self) -> &Token {
+impl<'a> Parser<'a> {
+    fn peek(&self) -> &Token<'a> {
         &self.toks[self.pos]
     }
-    /// The current token, moved out (a consumed token is never read again); the end of input
-    /// stays where it is.
-    fn next(&mut self) -> Token {
+    /// The current token; the end of input stays where it is.
+    fn next(&mut self) -> Token<'a> {
+        let t = self.toks[self.pos];
         if self.pos + 1 < self.toks.len() {
             self.pos += 1;
-            let t = &mut self.toks[self.pos - 1];
-            Token { tok: std::mem::replace(&mut t.tok, Tok::Eof), line: t.line, col: t.col }
-        } else {
-            self.toks[self.pos].clone()
         }
+        t
     }
     fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
-        Err(ScenarioError::at_text(t.line, t.col, msg))
+        Err(ScenarioError::at_text(t.line as usize, t.col as usize, msg))
     }
     /// Record where the model path `path()` starts, when this parse records places.
     fn mark(&mut self, path: impl FnOnce() -> String, t: &Token) {
         if let Some(spans) = &mut self.spans {
-            spans.insert(path(), (t.line, t.col));
+            spans.insert(path(), (t.line as usize, t.col as usize));
         }
     }
     /// A model path for nested marks: built only when this parse records places.
@@ -181,21 +184,21 @@ impl Parser {
             String::new()
         }
     }
-    fn ident(&mut self, what: &str) -> PResult<(String, Token)> {
+    fn ident(&mut self, what: &str) -> PResult<(&'a str, Token<'a>)> {
         let mut t = self.next();
         match std::mem::replace(&mut t.tok, Tok::Eof) {
             Tok::Ident(s) => Ok((s, t)),
             other => self.error(&t, format!("expected {what}, found {}", describe(&other))),
         }
     }
-    fn num(&mut self, what: &str) -> PResult<(u64, Token)> {
+    fn num(&mut self, what: &str) -> PResult<(u64, Token<'a>)> {
         let t = self.next();
         match t.tok {
             Tok::Num(n) => Ok((n, t)),
             ref other => self.error(&t, format!("expected {what}, found {}", describe(other))),
         }
     }
-    fn sym(&mut self, c: char) -> PResult<Token> {
+    fn sym(&mut self, c: char) -> PResult<Token<'a>> {
         let t = self.next();
         if t.tok == Tok::Sym(c) {
             Ok(t)
@@ -203,10 +206,10 @@ impl Parser {
             self.error(&t, format!("expected `{c}`, found {}", describe(&t.tok)))
         }
     }
-    fn keyword(&mut self, kw: &str) -> PResult<Token> {
+    fn keyword(&mut self, kw: &str) -> PResult<Token<'a>> {
         let t = self.next();
         match &t.tok {
-            Tok::Ident(s) if s == kw => Ok(t),
+            Tok::Ident(s) if *s == kw => Ok(t),
             other => self.error(&t, format!("expected `{kw}`, found {}", describe(other))),
         }
     }
@@ -214,7 +217,7 @@ impl Parser {
         self.peek().tok == Tok::Sym(c)
     }
     fn at_keyword(&self, kw: &str) -> bool {
-        matches!(&self.peek().tok, Tok::Ident(s) if s == kw)
+        matches!(&self.peek().tok, Tok::Ident(s) if *s == kw)
     }
 
     /// After a site's first `Class.method`: the other receivers of a polymorphic site
@@ -230,7 +233,7 @@ impl Parser {
             if m != method {
                 return self.error(&mt, format!("a call site calls one method: expected `{class}.{method}`, found `{class}.{m}`"));
             }
-            others.push(class);
+            others.push(class.to_string());
         }
         let mut mix = Vec::new();
         if self.at_keyword("mix") {
@@ -260,11 +263,11 @@ impl Parser {
             let Tok::Ident(kw) = &t.tok else {
                 return self.error(&t, format!("expected a declaration, found {}", describe(&t.tok)));
             };
-            match kw.as_str() {
+            match *kw {
                 "scenario" => {
                     let t = self.next();
                     match t.tok {
-                        Tok::Str(name) => s.name = name,
+                        Tok::Str(name) => s.name = name.to_string(),
                         ref other => return self.error(&t, format!("expected a quoted name, found {}", describe(other))),
                     }
                 }
@@ -304,10 +307,10 @@ impl Parser {
                         self.mark(|| format!("{path}.methods[{}]", methods.len()), &ct);
                         self.sym('.')?;
                         let (method, _) = self.ident("a method name")?;
-                        methods.push(MethodRef { class, method });
+                        methods.push(MethodRef { class: class.to_string(), method: method.to_string() });
                     }
                     self.sym('}')?;
-                    s.categories.push(CategoryDecl { name, methods });
+                    s.categories.push(CategoryDecl { name: name.to_string(), methods });
                 }
                 "site" => {
                     let path = self.sub(|| format!("sites[{}]", s.sites.len()));
@@ -319,7 +322,7 @@ impl Parser {
                     self.sym('.')?;
                     let (method, mt) = self.ident("a method name")?;
                     self.mark(|| format!("{path}.method"), &mt);
-                    let (others, mix) = self.receiver_mix(&path, &method)?;
+                    let (others, mix) = self.receiver_mix(&path, method)?;
                     s.sites.push(SiteDecl::mono(name, class, method).with_receivers(others, mix));
                 }
                 "setup" => {
@@ -351,7 +354,7 @@ impl Parser {
             }
         }
         if !seen_op {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self.error(&t, "missing `op { .. }` block");
         }
         Ok(s)
@@ -360,12 +363,12 @@ impl Parser {
     fn class_body(&mut self, path: &str) -> PResult<ClassDecl> {
         let (name, nt) = self.ident("a class name")?;
         self.mark(|| path.to_string(), &nt);
-        let mut c = ClassDecl { name, parent: None, methods: vec![], metaclass: MetaKind::None, costs: vec![] };
+        let mut c = ClassDecl { name: name.to_string(), parent: None, methods: vec![], metaclass: MetaKind::None, costs: vec![] };
         if self.at_keyword("extends") {
             self.next();
             let (p, pt) = self.ident("a parent class")?;
             self.mark(|| format!("{path}.parent"), &pt);
-            c.parent = Some(p);
+            c.parent = Some(p.to_string());
         }
         if self.at_keyword("metaclass") {
             self.next();
@@ -378,9 +381,9 @@ impl Parser {
                 self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
                 // `cost` followed by a number is a body cost; alone it is a method named `cost`.
                 if self.at_keyword("cost") && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Num(_))) {
-                    self.body_cost(path, &m, &mut c.costs)?;
+                    self.body_cost(path, m, &mut c.costs)?;
                 }
-                c.methods.push(m);
+                c.methods.push(m.to_string());
             }
             self.sym('}')?;
         }
@@ -392,7 +395,7 @@ impl Parser {
         self.next();
         let (n, nt) = self.num("a cost such as `180ns`")?;
         let (unit, ut) = self.ident("a time unit (`ns` or `us`)")?;
-        let scale = match unit.as_str() {
+        let scale = match unit {
             "ns" => 1,
             "us" => 1_000,
             other => return self.error(&ut, format!("unknown time unit `{other}` (expected ns or us)")),
@@ -425,12 +428,12 @@ impl Parser {
     fn stmt(&mut self, p: &str) -> PResult<Stmt> {
         let (kw, t) = self.ident("a statement")?;
         self.mark(|| p.to_string(), &t);
-        let class_field = |me: &mut Parser| -> PResult<String> {
+        let class_field = |me: &mut Parser<'a>| -> PResult<String> {
             let (c, ct) = me.ident("a class name")?;
             me.mark(|| format!("{p}.class"), &ct);
-            Ok(c)
+            Ok(c.to_string())
         };
-        Ok(match kw.as_str() {
+        Ok(match kw {
             "call" => {
                 let (site, st) = self.ident("a site name")?;
                 self.mark(|| format!("{p}.site"), &st);
@@ -466,14 +469,14 @@ impl Parser {
                 self.mark(|| format!("{p}.category"), &ct);
                 let body_path = self.sub(|| format!("{p}.body"));
                 let body = self.block(&body_path)?;
-                Stmt::use_category(category, body)
+                Stmt::use_category(category.to_string(), body)
             }
             "write" => {
                 let class = class_field(self)?;
                 self.sym('.')?;
                 let (method, mt) = self.ident("a method name")?;
                 self.mark(|| format!("{p}.method"), &mt);
-                Stmt::event(Event::Write { class, method })
+                Stmt::event(Event::Write { class, method: method.to_string() })
             }
             "replace" => {
                 let class = class_field(self)?;

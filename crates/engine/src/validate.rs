@@ -9,6 +9,7 @@ use std::cell::Cell;
 use std::fmt;
 
 use crate::model::{ClassDecl, Event, Scenario, SiteDecl, Stmt};
+use crate::name_table::NameTable;
 
 pub const MAX_CLASSES: usize = 100_000;
 pub const MAX_SITES: usize = 1_000_000;
@@ -96,7 +97,7 @@ fn check_ident(path: Path, what: &str, name: &str) -> Result<(), ScenarioError> 
 /// million sites that sequential compare replaces a cache-missing probe of a million-entry map.
 pub struct SiteIndex<'a> {
     sites: &'a [SiteDecl],
-    ids: HashMap<&'a str, u32>,
+    ids: NameTable,
     next: Cell<u32>,
 }
 
@@ -105,7 +106,7 @@ impl<'a> SiteIndex<'a> {
         let next = self.next.get();
         let id = match self.sites.get(next as usize) {
             Some(s) if s.name == name => next,
-            _ => *self.ids.get(name)?,
+            _ => self.ids.get(name, |id| self.sites[id as usize].name.as_str())?,
         };
         self.next.set(id + 1);
         Some(id)
@@ -237,8 +238,9 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
             check_ident(&mp, "method", &m.method)?;
         }
     }
-    let mut ids = HashMap::default();
-    ids.reserve(s.sites.len());
+    // `Err(i)`: site i is the first to repeat a name, reported in its turn below.
+    let ids = NameTable::build(s.sites.len(), |i| s.sites[i as usize].name.as_str());
+    let declared_twice = |i: usize| ScenarioError::at_path(format!("sites[{i}]"), format!("site `{}` is declared twice", s.sites[i].name));
     // Sites usually come grouped by class or in class order: the last site's class and the one
     // declared after it are checked by name before the set (see `SiteIndex`).
     let mut last_class = 0;
@@ -246,9 +248,8 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
     for (i, site) in s.sites.iter().enumerate() {
         let path = || format!("sites[{i}]");
         check_ident(&path, "site", &site.name)?;
-        // The cap keeps ids in u32.
-        if ids.insert(site.name.as_str(), i as u32).is_some() {
-            return err(path(), format!("site `{}` is declared twice", site.name));
+        if ids.as_ref().err() == Some(&i) {
+            return Err(declared_twice(i));
         }
         let near = [last_class, last_class + 1].into_iter().find(|&c| s.classes.get(c).is_some_and(|k| k.name == site.class));
         if let Some(c) = near.or_else(|| classes.get(site.class.as_str()).copied()) {
@@ -262,7 +263,8 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
     if mix_total > MAX_MIX_TOTAL {
         return err("sites", format!("the polymorphic sites' mixes add up to {mix_total} calls per cycle; at most {MAX_MIX_TOTAL} over all sites"));
     }
-    let sites = SiteIndex { sites: &s.sites, ids, next: Cell::new(0) };
+    // The cap keeps ids in u32.
+    let sites = SiteIndex { sites: &s.sites, ids: ids.map_err(declared_twice)?, next: Cell::new(0) };
     let names = Names { classes: &known, sites: &sites, categories: &categories };
     for (b, block) in s.blocks() {
         check_block(block, &|| b.name().to_string(), Where::Top, 0, &names)?;

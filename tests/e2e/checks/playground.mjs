@@ -166,6 +166,34 @@ export const checks = [
     },
   },
   {
+    // A release build aborts at a panic without running any Rust (scripts/env.sh): the trap
+    // leaves the module as an uncaught WebAssembly.RuntimeError, in a handler or a promise, and
+    // index.html's script must turn it into the banner. Other page errors must not.
+    name: 'playground: a WebAssembly trap, thrown or rejected, shows the internal-error banner; other errors do not',
+    run: async ({ browser, baseUrl }) => {
+      for (const how of ['thrown', 'rejected']) {
+        const fresh = await freshContextPage(browser, baseUrl, ready);
+        try {
+          const { page, errors } = fresh;
+          await page.evaluate(() => setTimeout(() => { throw new TypeError('not a trap'); }));
+          await page.waitForTimeout(200);
+          expect((await page.locator('#fatal-error').count()) === 0, 'a TypeError showed the internal-error banner');
+          await page.evaluate((how) => {
+            const trap = new WebAssembly.RuntimeError('unreachable');
+            if (how === 'thrown') setTimeout(() => { throw trap; });
+            else Promise.reject(trap);
+          }, how);
+          await page.waitForSelector('#fatal-error[role="alert"]', { timeout: 5_000 });
+          const text = await page.textContent('#fatal-error');
+          expect(/internal error/.test(text) && /unreachable/.test(text) && /autosaved/.test(text), `${how}: banner text: ${text}`);
+          expect(errors.some((e) => e.includes('not a trap')), `${how}: the TypeError was not reported as a page error: ${errors.join('; ')}`);
+        } finally {
+          await fresh.context.close();
+        }
+      }
+    },
+  },
+  {
     name: 'playground: screenshots in light and dark (gallery, blast view mid-flash, charts, comparison)',
     run: async ({ page, screenshot }) => {
       await screenshotsFor(page, 'light', screenshot);

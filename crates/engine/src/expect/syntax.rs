@@ -22,7 +22,7 @@ use crate::policy::Policy;
 /// Characters only expectations use (`:`, lists, wildcards, comparisons, ratios, percents).
 pub(super) const EXPECT_SYMBOLS: &str = ":[],*<>!/%";
 
-impl Parser {
+impl<'a> Parser<'a> {
     /// After `expect`: the rest of the line.
     pub(super) fn expectation(&mut self, path: &str) -> PResult<Expectation> {
         if self.at_keyword("under") {
@@ -30,11 +30,11 @@ impl Parser {
             let policies = self.policy_list(path)?;
             return self.run_claim(path, policies);
         }
-        let t = self.peek().clone();
+        let t = *self.peek();
         let Tok::Ident(word) = &t.tok else {
             return self.error(&t, format!("expected `under POLICY:` or a comparison of two policies after `expect`, found {}", describe(&t.tok)));
         };
-        if word.parse::<Policy>().is_err() && (EVENT_KINDS.contains(&word.as_str()) || word.parse::<Metric>().is_ok()) {
+        if word.parse::<Policy>().is_err() && (EVENT_KINDS.contains(word) || word.parse::<Metric>().is_ok()) {
             return self.error(&t, format!("say which policy's run this is about: `expect under exact: {word} ...`"));
         }
         let (a, _) = self.policy(path, "a")?;
@@ -53,7 +53,7 @@ impl Parser {
             return Ok(Expectation::Figure { subject: Subject::Ratio { a, b }, metric, tolerance_pct, reference });
         }
         if !self.at_cmp() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self.error(&t, format!("expected `/` (a ratio) or a comparison (`<=`, `==`, ...) after `{a}`, found {}", describe(&t.tok)));
         }
         let cmp = self.cmp()?;
@@ -80,7 +80,7 @@ impl Parser {
         }
     }
 
-    fn policy(&mut self, path: &str, field: &str) -> PResult<(Policy, Token)> {
+    fn policy(&mut self, path: &str, field: &str) -> PResult<(Policy, Token<'a>)> {
         let (name, t) = self.ident("a policy")?;
         self.mark(|| format!("{path}.{field}"), &t);
         match name.parse() {
@@ -91,7 +91,7 @@ impl Parser {
 
     /// After `under POLICY:`: a relink claim, a bound on a figure, or a `within`.
     fn run_claim(&mut self, path: &str, policies: Vec<Policy>) -> PResult<Expectation> {
-        let t = self.peek().clone();
+        let t = *self.peek();
         let metric = match &t.tok {
             Tok::Ident(w) => w.parse::<Metric>().ok(),
             _ => None,
@@ -111,10 +111,10 @@ impl Parser {
             self.next();
             let (name, st) = self.ident("a site name")?;
             self.mark(|| format!("{path}.site"), &st);
-            site = Some(name);
+            site = Some(name.to_string());
         }
         if !self.at_cmp() {
-            let t = self.peek().clone();
+            let t = *self.peek();
             return self
                 .error(&t, format!("expected a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`) or `within` after `{metric}`, found {}", describe(&t.tok)));
         }
@@ -143,13 +143,13 @@ impl Parser {
         let pct = self.decimal(&format!("{path}.tolerance_pct"), "a tolerance in percent")?;
         self.sym('%')?;
         self.keyword("of")?;
-        let t = self.peek().clone();
+        let t = *self.peek();
         self.mark(|| format!("{path}.reference"), &t);
         if self.at_keyword("published") {
             self.next();
             let (row, rt) = self.ident("the published row's benchmark name (`published hotLoop_baseline`)")?;
             self.mark(|| format!("{path}.reference.row"), &rt);
-            return Ok((pct, FigureRef::Published(row)));
+            return Ok((pct, FigureRef::Published(row.to_string())));
         }
         if !matches!(t.tok, Tok::Num(_) | Tok::Dec(_)) {
             return self.error(&t, format!("expected `published` or a figure after `of`, found {}", describe(&t.tok)));
@@ -163,7 +163,7 @@ impl Parser {
         self.mark(|| mark.to_string(), &t);
         let text = match &t.tok {
             Tok::Num(n) => return Ok(Decimal::whole(*n)),
-            Tok::Dec(d) => d.clone(),
+            Tok::Dec(d) => d.replace('_', ""),
             other => return self.error(&t, format!("expected {what}, found {}", describe(other))),
         };
         text.parse().or_else(|e: String| self.error(&t, e))
@@ -173,7 +173,7 @@ impl Parser {
     fn factor_x(&mut self) -> PResult<()> {
         let t = self.next();
         match &t.tok {
-            Tok::Ident(x) if x == "x" => Ok(()),
+            Tok::Ident(x) if *x == "x" => Ok(()),
             other => self.error(&t, format!("expected `x` after the factor (`10x ops`), found {}", describe(other))),
         }
     }
@@ -204,23 +204,23 @@ impl Parser {
     }
 
     /// A name or `*`.
-    fn name_or_any(&mut self, what: &str) -> PResult<(String, Token)> {
+    fn name_or_any(&mut self, what: &str) -> PResult<(String, Token<'a>)> {
         if self.at_sym('*') {
             let t = self.next();
             return Ok((ANY_NAME.to_string(), t));
         }
-        self.ident(what)
+        self.ident(what).map(|(n, t)| (n.to_string(), t))
     }
 
     fn event_pattern(&mut self, path: &str) -> PResult<EventPattern> {
         let (kind, kt) = self.ident("an event pattern or a metric")?;
         self.mark(|| format!("{path}.event"), &kt);
-        let class = |me: &mut Parser, what: &str| -> PResult<String> {
+        let class = |me: &mut Parser<'a>, what: &str| -> PResult<String> {
             let (c, ct) = me.name_or_any(what)?;
             me.mark(|| format!("{path}.event.name"), &ct);
             Ok(c)
         };
-        Ok(match kind.as_str() {
+        Ok(match kind {
             "write" => {
                 let class_name = class(self, "a class name or `*`")?;
                 self.sym('.')?;
@@ -258,18 +258,18 @@ impl Parser {
     /// `relinks [a, b]`, `relinks none of [..]`, `relinks only [..]`, `relinks nothing`.
     fn site_claim(&mut self, path: &str) -> PResult<SiteClaim> {
         self.keyword("relinks")?;
-        let t = self.peek().clone();
+        let t = *self.peek();
         match &t.tok {
-            Tok::Ident(w) if w == "nothing" => {
+            Tok::Ident(w) if *w == "nothing" => {
                 self.next();
                 Ok(SiteClaim::Nothing)
             }
-            Tok::Ident(w) if w == "none" => {
+            Tok::Ident(w) if *w == "none" => {
                 self.next();
                 self.keyword("of")?;
                 Ok(SiteClaim::NoneOf(self.site_list(path)?))
             }
-            Tok::Ident(w) if w == "only" => {
+            Tok::Ident(w) if *w == "only" => {
                 self.next();
                 Ok(SiteClaim::Only(self.site_list(path)?))
             }
@@ -287,7 +287,7 @@ impl Parser {
             }
             let (site, st) = self.ident("a site name")?;
             self.mark(|| format!("{path}.sites[{}]", out.len()), &st);
-            out.push(site);
+            out.push(site.to_string());
         }
         self.sym(']')?;
         if out.is_empty() {

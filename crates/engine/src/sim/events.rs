@@ -15,7 +15,8 @@ use super::poly::Poly;
 use super::program::{Frame, LoopRun, Program};
 use super::site::{mark_holds, Key, SiteRt, VISIT, WALKED_BYTES};
 use super::units::EventCode;
-use super::{prefetch_head, unsettle, Simulation};
+use super::{unsettle, Simulation};
+use crate::prefetch::prefetch_head;
 
 impl Simulation {
     pub(super) fn fire_category(&mut self, cat: usize, enter: bool) -> usize {

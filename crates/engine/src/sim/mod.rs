@@ -25,6 +25,7 @@ use crate::fxhash::FxMap;
 use crate::model::{Event, Measure, Scenario};
 use crate::params::{Params, SiteCache};
 use crate::policy::Policy;
+use crate::prefetch::prefetch;
 use crate::report::*;
 use crate::validate::{validate_indexed, ScenarioError, SiteIndex};
 use crate::world::{ClassId, World};
@@ -510,33 +511,6 @@ fn steady_until(cost: f64, steady_cost: f64, next: u32, pos: u32) -> f64 {
 /// How many dirty sites ahead a segment prefetches (8 measured 69-72 ms against 73-77 without
 /// for the bulk row at 10^6 sites; 4 about the same).
 const PREFETCH_AHEAD: usize = 8;
-
-/// Ask the CPU to bring the cache lines of the `T` at `x` in: a hint that reads nothing, so
-/// results never depend on it (no-op off x86-64).
-#[inline(always)]
-fn prefetch<T>(x: *const T) {
-    prefetch_head(x, std::mem::size_of::<T>());
-}
-
-/// [`prefetch`] of the lines holding the first `bytes` bytes of the `T` at `x` only.
-#[inline(always)]
-fn prefetch_head<T>(x: *const T, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = x.cast::<i8>();
-        // Every 64 bytes, and the last byte (whose line may be one more when `x` is unaligned).
-        for line in (0..bytes).step_by(64) {
-            // SAFETY: a prefetch never faults and reads nothing the program sees; the address
-            // is only computed (`wrapping_add`), never dereferenced.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(line)) };
-        }
-        // SAFETY: as above.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(bytes.saturating_sub(1))) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (x, bytes);
-}
 
 /// [`Simulation::unsettle`] over split borrows (an event's walk holds the site table): settle
 /// site `s` at iteration `now` and mark its positions in the active loop `run` dirty.
