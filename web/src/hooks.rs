@@ -13,7 +13,7 @@ use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
-use blast_playground::lane_wire;
+use blast_playground::lane_wire::{self, UpdateDecoder};
 use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
 use blast_playground::state::{AppState, SaveKey};
@@ -265,6 +265,15 @@ struct InFlight {
     /// of its own (at 10^5 sites a whole answer was one task of ~25 ms CPU): the page stays
     /// responsive, and answers are applied in order.
     decoding: VecDeque<(u64, ReplyDecoder)>,
+    /// Updates of the lanes, oldest first, likewise decoded `lane_wire::DECODE_SITES` site views
+    /// per task (one whose every site changed was a task of 20-36 ms CPU at 10^5 sites), each
+    /// against the views the one before it left: its decoder is made once that one is applied.
+    updates: VecDeque<LanesUpdate>,
+}
+
+enum LanesUpdate {
+    Arrived(Vec<u8>),
+    Decoding(u64, UpdateDecoder),
 }
 
 /// Start the worker unless it runs (or could not start).
@@ -317,11 +326,12 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
         browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::LANES) => {
             let mut f = in_flight.borrow_mut();
             f.lanes = f.lanes.saturating_sub(1);
+            f.updates.push_back(LanesUpdate::Arrived(bytes));
+            let first = f.updates.len() == 1;
             drop(f);
-            // Rendered in a task after the one that decodes and applies it: at 10^5 sites the
-            // first update (every site's view) and the aggregated view's rows it draws were one
-            // 41 ms task of CPU (Chromium trace, load 5).
-            store.dispatch_render_later(Action::Lanes(bytes));
+            if first {
+                lanes_step(store, in_flight);
+            }
         }
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
@@ -377,6 +387,39 @@ fn decode(store: &Store, in_flight: &Shared<InFlight>, id: u64, bytes: Vec<u8>) 
     if f.decoding.len() == 1 {
         decode_step(store, in_flight);
     }
+}
+
+/// Decode the oldest lanes update a part further, in a task of its own; the last part applies
+/// it, and its render follows in a task after that (at 10^5 sites the first update and the
+/// aggregated view's rows it draws were one 41 ms task of CPU, Chromium trace at load 5).
+fn lanes_step(store: &Store, in_flight: &Shared<InFlight>) {
+    let (store, in_flight) = (store.clone(), in_flight.clone());
+    browser::soon_detached(move || {
+        let mut f = in_flight.borrow_mut();
+        let Some(front) = f.updates.front_mut() else { return };
+        if let LanesUpdate::Arrived(bytes) = front {
+            match store.read().session.lanes_decoder(std::mem::take(bytes)) {
+                Some((run, decoder)) => *front = LanesUpdate::Decoding(run, decoder),
+                // Not for the lanes on screen (a Reset since): dropped.
+                None => drop(f.updates.pop_front()),
+            }
+        }
+        let decoded = match f.updates.front_mut() {
+            Some(LanesUpdate::Decoding(run, decoder)) => decoder.step(lane_wire::DECODE_SITES).transpose().map(|d| (*run, d)),
+            _ => None,
+        };
+        if decoded.is_some() {
+            f.updates.pop_front();
+        }
+        let more = !f.updates.is_empty();
+        drop(f);
+        if let Some((run, decoded)) = decoded {
+            store.dispatch_render_later(Action::LanesDecoded(run, Box::new(decoded)));
+        }
+        if more {
+            lanes_step(&store, &in_flight);
+        }
+    });
 }
 
 fn decode_step(store: &Store, in_flight: &Shared<InFlight>) {

@@ -10,6 +10,7 @@ use blast_engine::Policy;
 
 use crate::chrome::ChromeAction;
 use crate::editor::EditOp;
+use crate::lane_wire::Update;
 use crate::model_mode::ModelLink;
 use crate::offload::Reply;
 use crate::playback::Control;
@@ -73,8 +74,9 @@ pub enum Action {
     CloseOverlays,
     /// The engine worker (or the page standing in for it) answered a job (`offload`).
     Read(Reply),
-    /// The engine worker's update of the lanes it runs (`lane_wire` bytes, read by the mirror).
-    Lanes(Vec<u8>),
+    /// The engine worker's update of the lanes it runs for build `run`, decoded by the page in
+    /// steps (`lanes::Mirror::decoder`), or why its bytes were unreadable.
+    LanesDecoded(u64, Box<Result<Update, String>>),
     /// The engine worker stopped while running lanes, or there is none to run them.
     LanesLost(String),
     /// The charts' x axis (a new axis starts unzoomed and unbrushed).

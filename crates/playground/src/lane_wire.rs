@@ -220,38 +220,123 @@ pub fn update_run(bytes: &[u8]) -> Result<u64, String> {
     Ok(Reader::of(bytes, LANES)?.num()?)
 }
 
-/// The page reads an update against the views it holds for the run (`held`, empty for a new
-/// run); `names` are the run's site names, which never travel.
-pub fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>>) -> Result<Update, String> {
-    let mut r = Reader::of(bytes, LANES)?;
-    let run = r.num()?;
-    let error = r.opt()?;
-    let clock_ms = r.f64()?;
-    let finished = r.bool()?;
-    let n = r.len()?;
-    let mut views = Vec::with_capacity(n);
-    for i in 0..n {
-        views.push(Rc::new(r.lane(held.get(i).map(|p| p.as_ref()), names)?));
+/// Site views an [`UpdateDecoder::step`] reads at most (a changed site is ~7 numbers). Measured
+/// on the page (CPU profile, e2e `scale`'s 10^5-site world, load 5): an update whose every
+/// site changed (a Step's, a run's first frames) was one task of 20-36 ms CPU for two lanes.
+pub const DECODE_SITES: usize = 20_000;
+
+/// An update being decoded a part per [`step`](UpdateDecoder::step): the header, then each
+/// lane's changed sites at most `sites` per step (its other parts with the last of them), then
+/// what follows the lanes.
+pub struct UpdateDecoder {
+    bytes: Vec<u8>,
+    at: usize,
+    held: Vec<Rc<LaneView>>,
+    names: Rc<Vec<String>>,
+    state: Decoding,
+}
+
+enum Decoding {
+    Start,
+    Lanes(Box<Partial>),
+    /// Decoded, or found damaged: a further step is an error.
+    Over,
+}
+
+/// What an update has given so far.
+struct Partial {
+    run: u64,
+    error: Option<String>,
+    clock_ms: f64,
+    finished: bool,
+    lanes: usize,
+    views: Vec<Rc<LaneView>>,
+    /// The lane being read: its first fields, its sites so far and how many changed ones are left.
+    lane: Option<(LaneHead, Vec<SiteView>, usize)>,
+}
+
+/// A lane's site list as its update begins.
+enum Sites {
+    /// The one held before, unchanged.
+    Held(Rc<Vec<SiteView>>),
+    /// A copy of the held one (or default views), and how many changed views follow.
+    Changing(Vec<SiteView>, usize),
+}
+
+/// A lane's fields before its sites.
+struct LaneHead {
+    policy: Policy,
+    now_ms: f64,
+    iterations: u64,
+    total_iterations: u64,
+    phase: Phase,
+}
+
+impl UpdateDecoder {
+    /// An update read against the views the page holds for the run (`held`, empty for a new
+    /// run); `names` are the run's site names, which never travel.
+    pub fn new(bytes: Vec<u8>, held: Vec<Rc<LaneView>>, names: Rc<Vec<String>>) -> UpdateDecoder {
+        UpdateDecoder { bytes, at: 0, held, names, state: Decoding::Start }
     }
-    let loaded = r.list(|r| Ok((r.str()?, r.opt()?)))?;
-    let stepped = match r.num()? {
-        0 => None,
-        1 => Some(r.opt()?),
-        _ => return Err("bad step".into()),
-    };
-    let fires = r.list(|r| match r.num()? {
-        0 => Ok(Ok(r.num()? as usize)),
-        1 => Ok(Err(r.str()?)),
-        _ => Err("bad fire"),
-    })?;
-    let what_if = r.list(|r| Ok((r.policy()?, r.strs()?)))?;
-    let expectations = match r.num()? {
-        0 => None,
-        1 => Some(r.list(|r| r.outcome())?),
-        _ => return Err("bad expectations".into()),
-    };
-    r.end()?;
-    Ok(Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations })
+
+    /// Decode at most about `sites` more site views: the update once it is whole, `None` while
+    /// there is more. Damaged bytes are an error (once: the decoder is spent), never a panic.
+    pub fn step(&mut self, sites: usize) -> Result<Option<Update>, String> {
+        let mut r = Reader { bytes: &self.bytes, at: self.at };
+        let stepped = advance(&mut self.state, &mut r, (&self.held, &self.names), sites);
+        self.at = r.at;
+        if stepped.is_err() {
+            self.state = Decoding::Over;
+        }
+        stepped.map_err(str::to_owned)
+    }
+}
+
+fn advance(state: &mut Decoding, r: &mut Reader, (held, names): (&[Rc<LaneView>], &Rc<Vec<String>>), mut budget: usize) -> Read<Option<Update>> {
+    loop {
+        let p = match state {
+            Decoding::Over => return Err("decoded already"),
+            Decoding::Start => {
+                if r.num()? != LANES {
+                    return Err("not this kind of message");
+                }
+                let (run, error, clock_ms, finished, lanes) = (r.num()?, r.opt()?, r.f64()?, r.bool()?, r.len()?);
+                let views = Vec::with_capacity(lanes);
+                *state = Decoding::Lanes(Box::new(Partial { run, error, clock_ms, finished, lanes, views, lane: None }));
+                continue;
+            }
+            Decoding::Lanes(p) => p,
+        };
+        let before = held.get(p.views.len()).map(Rc::as_ref);
+        match &mut p.lane {
+            Some((_, sites, left)) => {
+                let n = (*left).min(budget);
+                for _ in 0..n {
+                    r.site_view(sites)?;
+                }
+                (*left, budget) = (*left - n, budget - n);
+                if *left > 0 {
+                    return Ok(None);
+                }
+                let Some((head, sites, _)) = p.lane.take() else { return Err("no lane") };
+                p.views.push(Rc::new(r.lane_rest(head, Rc::new(sites), before, names)?));
+            }
+            None if p.views.len() < p.lanes => {
+                if budget == 0 {
+                    return Ok(None);
+                }
+                let head = r.lane_head()?;
+                match r.sites_head(before.map(|b| &b.sites))? {
+                    Sites::Held(same) => p.views.push(Rc::new(r.lane_rest(head, same, before, names)?)),
+                    Sites::Changing(sites, left) => p.lane = Some((head, sites, left)),
+                }
+            }
+            None => {
+                let Decoding::Lanes(p) = std::mem::replace(state, Decoding::Over) else { return Err("no lanes") };
+                return r.update_tail(*p).map(Some);
+            }
+        }
+    }
 }
 
 /// A shared part of a lane's view: 0 = the one held before, 1 = a new one follows.
@@ -550,13 +635,19 @@ impl Reader<'_> {
         }
     }
 
-    fn lane(&mut self, before: Option<&LaneView>, names: &Rc<Vec<String>>) -> Read<LaneView> {
-        let policy = self.policy()?;
-        let now_ms = self.f64()?;
-        let iterations = self.num()?;
-        let total_iterations = self.num()?;
-        let phase = self.pick(&PHASES, "bad phase")?;
-        let sites = self.sites(before.map(|b| &b.sites))?;
+    fn lane_head(&mut self) -> Read<LaneHead> {
+        Ok(LaneHead {
+            policy: self.policy()?,
+            now_ms: self.f64()?,
+            iterations: self.num()?,
+            total_iterations: self.num()?,
+            phase: self.pick(&PHASES, "bad phase")?,
+        })
+    }
+
+    /// A lane's fields after its sites.
+    fn lane_rest(&mut self, head: LaneHead, sites: Rc<Vec<SiteView>>, before: Option<&LaneView>, names: &Rc<Vec<String>>) -> Read<LaneView> {
+        let LaneHead { policy, now_ms, iterations, total_iterations, phase } = head;
         let selected = match self.num()? {
             0 => None,
             1 => Some(Rc::new(self.site_report()?)),
@@ -620,28 +711,61 @@ impl Reader<'_> {
         })
     }
 
-    fn sites(&mut self, before: Option<&Rc<Vec<SiteView>>>) -> Read<Rc<Vec<SiteView>>> {
+    /// A lane's site list: the held one, or the held one copied (a new run: default views)
+    /// and how many changed views follow.
+    fn sites_head(&mut self, before: Option<&Rc<Vec<SiteView>>>) -> Read<Sites> {
         let n = self.num()? as usize;
         let changed = match self.num()? {
-            0 => return before.filter(|b| b.len() == n).cloned().ok_or("no sites held"),
+            0 => return before.filter(|b| b.len() == n).cloned().map(Sites::Held).ok_or("no sites held"),
             c => c - 1,
         };
-        let mut sites = match before.filter(|b| b.len() == n) {
+        let sites = match before.filter(|b| b.len() == n) {
             Some(b) => b.as_ref().clone(),
             // At most one site per byte left: a bad count cannot allocate much.
             None if n <= self.bytes_left() * 8 + 1024 => vec![SiteView::default(); n],
             None => return Err("too many sites"),
         };
-        for _ in 0..changed {
-            let i = self.num()? as usize;
-            let state = match self.num()? {
-                0 => None,
-                s => Some(*SiteState::ALL.get(s as usize - 1).ok_or("bad site state")?),
-            };
-            let view = SiteView { state, necessary: self.num()?, collateral: self.num()?, missed: self.num()?, relinks: self.num()?, flash: self.num()? };
-            *sites.get_mut(i).ok_or("bad site id")? = view;
+        // Each changed view takes 7 bytes or more: a bad count is found before any work.
+        if changed > (self.bytes_left() / 7) as u64 {
+            return Err("cut short");
         }
-        Ok(Rc::new(sites))
+        Ok(Sites::Changing(sites, changed as usize))
+    }
+
+    /// What follows the lanes in an update.
+    fn update_tail(&mut self, p: Partial) -> Read<Update> {
+        let Partial { run, error, clock_ms, finished, lanes: _, views, lane: _ } = p;
+        let loaded = self.list(|r| Ok((r.str()?, r.opt()?)))?;
+        let stepped = match self.num()? {
+            0 => None,
+            1 => Some(self.opt()?),
+            _ => return Err("bad step"),
+        };
+        let fires = self.list(|r| match r.num()? {
+            0 => Ok(Ok(r.num()? as usize)),
+            1 => Ok(Err(r.str()?)),
+            _ => Err("bad fire"),
+        })?;
+        let what_if = self.list(|r| Ok((r.policy()?, r.strs()?)))?;
+        let expectations = match self.num()? {
+            0 => None,
+            1 => Some(self.list(|r| r.outcome())?),
+            _ => return Err("bad expectations"),
+        };
+        self.end()?;
+        Ok(Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations })
+    }
+
+    /// One changed site's view, into `sites`.
+    fn site_view(&mut self, sites: &mut [SiteView]) -> Read<()> {
+        let i = self.num()? as usize;
+        let state = match self.num()? {
+            0 => None,
+            s => Some(*SiteState::ALL.get(s as usize - 1).ok_or("bad site state")?),
+        };
+        let view = SiteView { state, necessary: self.num()?, collateral: self.num()?, missed: self.num()?, relinks: self.num()?, flash: self.num()? };
+        *sites.get_mut(i).ok_or("bad site id")? = view;
+        Ok(())
     }
 
     fn site_report(&mut self) -> Read<SiteReport> {
@@ -760,6 +884,21 @@ mod tests {
     use blast_engine::{presets, Params};
 
     use crate::runner::Runner;
+
+    /// A whole update at once, and the same a site view per step: they must agree.
+    fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>>) -> Result<Update, String> {
+        let read = |budget: usize| {
+            let mut decoder = UpdateDecoder::new(bytes.to_vec(), held.to_vec(), names.clone());
+            loop {
+                if let Some(read) = decoder.step(budget).transpose() {
+                    return read;
+                }
+            }
+        };
+        let whole = read(usize::MAX);
+        assert_eq!(read(1), whole, "stepped");
+        whole
+    }
 
     fn update(r: &Runner) -> Update {
         // Outcomes with every kind of observation and causes: a preset's expectations against

@@ -18,7 +18,7 @@ use crate::action::Action;
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::history::History;
-use crate::lane_wire::Request;
+use crate::lane_wire::{Request, Update, UpdateDecoder};
 use crate::lanes::{self, Lanes, Mirror};
 use crate::offload::{self, Posting, Reply, TextError, Verdict};
 use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
@@ -316,7 +316,7 @@ impl CallSiteSession {
             }
             Action::HoverClass(class) => self.hover(class),
             Action::Read(reply) => self.read(reply, fx),
-            Action::Lanes(bytes) => self.lanes_update(&bytes, fx),
+            Action::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
             Action::LanesLost(why) => {
                 if matches!(self.runner, Lanes::Worker(_)) {
                     self.lanes_lost(&why, fx);
@@ -525,7 +525,11 @@ impl CallSiteSession {
         match held.filter(|_| lanes::runs_in_worker(&self.scenario)) {
             Some(job) => {
                 self.worker_runs += 1;
-                let mirror = Mirror::build(self.worker_runs, job, scenario, &self.policies, self.loop_mode);
+                let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
+                let mirror = match std::mem::replace(&mut self.runner, Lanes::idle()) {
+                    Lanes::Worker(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
+                    Lanes::Here(_) => Mirror::build(run, job, scenario, policies, looping),
+                };
                 self.install(Ok(Lanes::Worker(mirror)));
             }
             None => {
@@ -535,10 +539,20 @@ impl CallSiteSession {
         }
     }
 
-    /// The worker's update of its lanes: the views on screen, and what a Step or mutation did.
-    fn lanes_update(&mut self, bytes: &[u8], fx: &mut Effects) {
+    /// A decoder for the worker's update of its lanes (`Mirror::decoder`): `None` when it is
+    /// not for the lanes on screen.
+    pub fn lanes_decoder(&self, bytes: Vec<u8>) -> Option<(u64, UpdateDecoder)> {
+        match &self.runner {
+            Lanes::Worker(mirror) => mirror.decoder(bytes),
+            Lanes::Here(_) => None,
+        }
+    }
+
+    /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
+    /// on screen, and what a Step or mutation did.
+    fn lanes_update(&mut self, run: u64, decoded: Result<Update, String>, fx: &mut Effects) {
         let Lanes::Worker(mirror) = &mut self.runner else { return };
-        let news = match mirror.receive(bytes) {
+        let news = match mirror.decoded(run, decoded) {
             None => return,
             Some(Ok(news)) => news,
             Some(Err(why)) => return self.lanes_lost(&format!("its update is unreadable ({why})"), fx),

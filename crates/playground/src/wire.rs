@@ -499,8 +499,8 @@ impl Writer {
 }
 
 pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    pub(crate) bytes: &'a [u8],
+    pub(crate) at: usize,
 }
 
 pub(crate) type Read<T> = Result<T, &'static str>;

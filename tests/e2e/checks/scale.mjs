@@ -13,6 +13,10 @@ import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, wai
  *  render after the edit, the aggregated view's first render and the lanes' first update split
  *  or cut, every task measured 24-29 ms at load 4-7. */
 const PASTE_CPU_CEILING_MS = 50;
+/** The same for playing the pasted world (Step, Reset, Run; issue 8 item 5). Measured once a
+ *  Reset kept its rows and the lanes' updates were decoded in steps: every task 18-24 ms CPU
+ *  at load 5-9 (was up to 90). */
+const PLAY_CPU_CEILING_MS = 50;
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
 const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
@@ -187,7 +191,7 @@ export const checks = [
     },
   },
   {
-    name: 'scale: a pasted 10^5-site world paints within 3 s, no task over 50 ms (observer; CPU time traced), and answers clicks',
+    name: 'scale: a pasted 10^5-site world paints within 3 s, no task over 50 ms while pasting or playing it (observer; CPU time traced), and answers clicks',
     async run({ browser, baseUrl, log }) {
       // Up to three pastes, each in a fresh page, until one has no task over the targets
       // (`pasteOnce`), as the load and deep-link checks take the best of three: the observer's
@@ -209,23 +213,18 @@ export const checks = [
         await page.waitForSelector('.lane.aggregated .agg-site[data-site="s99999"]', { timeout: 10_000 });
         await page.evaluate(() => document.querySelector('#blast-view')?.scrollIntoView());
         // The lanes run in the engine worker (lanes.rs): a Step comes back with what it did, a
-        // run moves the clock, and the page's tasks meanwhile are its own renders.
-        const p0 = await page.evaluate(() => performance.now());
-        await page.click('#step');
-        await page.waitForFunction(() => /Step 1: (?!stepping)/.test(document.querySelector('#step-note')?.textContent ?? ''), null, { timeout: 60_000 });
-        const stepNote = await page.textContent('#step-note');
-        // That step ran the whole loop (one segment): Reset builds new lanes in the worker, Run plays them.
-        await page.click('#reset');
-        await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) === 0, null, { timeout: 30_000 });
-        await page.click('#run');
-        // One engine step here is the whole loop over 10^5 sites (seconds on a loaded machine).
-        await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) > 0, null, { timeout: 90_000 });
-        await page.waitForTimeout(1_000);
-        if ((await page.getAttribute('#run-state', 'data-state')) === 'running') await page.click('#run');
-        const playLongest = await longestSince(page, p0);
-        const playTasks = await tasksSince(page, p0);
-        const clock = await page.getAttribute('#virtual-time', 'data-value');
-        log(`# 10^5 lanes in the engine worker: "${stepNote.trim()}", then a new run played to ${clock} virtual ms; longest task ${Math.round(playLongest)} ms (start+ms: ${playTasks.slice(0, 5).join(', ') || 'none'})`);
+        // run moves the clock, and the page's tasks meanwhile are its own renders. Played up
+        // to three times (from time zero each), as the paste, until one has no task over the
+        // targets (`playOnce`); every attempt that missed is printed.
+        let play;
+        for (let n = 1; ; n++) {
+          play = await playOnce(browser, page, log);
+          if (play.problems.length === 0 || n === 3) break;
+          log(`# 10^5 play, attempt ${n} of 3: ${play.problems.join('; ')}: again from time zero`);
+        }
+        const { stepNote, clock, longest: playLongest, tasks: playTasks, traced: playTraced } = play;
+        log(`# 10^5 lanes in the engine worker: "${stepNote.trim()}", then a new run played to ${clock} virtual ms; longest task ${Math.round(playLongest)} ms (start+ms: ${playTasks.slice(0, 5).join(', ') || 'none'}; traced: longest ${Math.round(playTraced.wallMs)} ms wall, most CPU ${Math.round(playTraced.cpuMs)} ms)`);
+        for (const line of play.waited) log(`# 10^5 play: ${line}: waiting for a core, not asserted`);
         const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
         log(`# 10^5 paste: first paint ${firstPaintMs} ms, longest task ${Math.round(longest)} ms (traced: longest ${Math.round(traced.wallMs)} ms wall, most CPU ${Math.round(traced.cpuMs)} ms), click answered in ${clickMs} ms, ${nodes} DOM elements`);
         log(`# 10^5 paste phases (ms after the paste): loading note ${loadingMs}, worker answer applied ${readMs}, painted ${firstPaintMs}; click while the worker read: ${clickWhileReadingMs ?? 'no sample'} ms; long tasks start+ms: ${tasks.slice(0, 8).join(', ') || 'none'}`);
@@ -253,6 +252,12 @@ export const checks = [
         // The page's own work per task (the old unsplit paste task and decode were 45 + 30 ms in one go).
         log(`# 10^5 paste: most CPU in one task ${Math.round(traced.cpuMs)} ms`);
         for (const problem of problems) expect(false, problem);
+        // Playing the pasted world (Step, Reset, Run) with the same targets and allowances: every
+        // task's traced CPU time under PLAY_CPU_CEILING_MS, and no observer long task over 50 ms
+        // unless it waited for a core more than it ran. Was printed only (58-61 ms in most runs,
+        // 174 once): a Reset's render redrew every row of the aggregated view (a task of up to
+        // 90 ms CPU) and the lanes' updates were decoded in one task of 20-36 ms.
+        for (const problem of play.problems) expect(false, problem);
       } finally {
         await context.close();
       }
@@ -430,6 +435,57 @@ async function pasteOnce(browser, baseUrl, log) {
     else problems.push(`10^5 paste: ${what}: over 50 ms (tasks start+ms: ${tasks.slice(0, 8).join(', ')})`);
   }
   return { ...opened, ...pasted, traced, longest, tasks, problems };
+}
+
+/**
+ * The play phase on the pasted 10^5-site world (its lanes run in the engine worker), traced
+ * from the Step click: Step (the worker runs the whole loop once and says what it did), Reset
+ * (new lanes in the worker), Run for a second, then pause. A later attempt resets to time zero
+ * first. Returns the step's note, the clock reached, the observer's longest task and long tasks
+ * since the Step click, the trace's longest task, the observer's long tasks that waited for a
+ * core (`waited`, printed), and `problems` counted as `pasteOnce` counts them: a task over
+ * PLAY_CPU_CEILING_MS of traced CPU time, an observer long task over 50 ms that did not wait.
+ */
+async function playOnce(browser, page, log) {
+  if (Number(await page.getAttribute('#virtual-time', 'data-value')) !== 0) {
+    await page.click('#reset');
+    await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) === 0, null, { timeout: 30_000 });
+    await page.waitForTimeout(500);
+  }
+  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+  await browser.startTracing(page, { categories });
+  const p0 = await page.evaluate(() => (performance.mark('blast:play'), performance.now()));
+  await page.click('#step');
+  await page.waitForFunction(() => /Step 1: (?!stepping)/.test(document.querySelector('#step-note')?.textContent ?? ''), null, { timeout: 60_000 });
+  const stepNote = await page.textContent('#step-note');
+  // That step ran the whole loop (one segment): Reset builds new lanes in the worker, Run plays them.
+  await page.click('#reset');
+  await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) === 0, null, { timeout: 30_000 });
+  await page.click('#run');
+  // One engine step here is the whole loop over 10^5 sites (seconds on a loaded machine).
+  await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) > 0, null, { timeout: 90_000 });
+  await page.waitForTimeout(1_000);
+  if ((await page.getAttribute('#run-state', 'data-state')) === 'running') await page.click('#run');
+  await page.waitForTimeout(300);
+  const trace = await browser.stopTracing();
+  if (process.env.E2E_TRACE) for (const line of longTaskSummary(trace, 25)) log(`# play trace ${line}`);
+  if (process.env.E2E_TRACE_DIR) fs.writeFileSync(path.join(process.env.E2E_TRACE_DIR, `play-${Date.now()}.json`), trace);
+  const traced = longestTask(trace);
+  const tracedTasks = tasksOnPageClock(trace, 'blast:play', p0);
+  const clock = await page.getAttribute('#virtual-time', 'data-value');
+  const longest = await longestSince(page, p0);
+  const tasks = await tasksSince(page, p0);
+  const seen = await page.evaluate((p0) => window.__longTasks.filter((e) => e.start + e.ms >= p0 && e.ms > 50), p0);
+  const problems = [];
+  const waited = [];
+  if (traced.cpuMs > PLAY_CPU_CEILING_MS) problems.push(`a task of ${Math.round(traced.cpuMs)} ms CPU while playing (start+ms: ${tasks.slice(0, 8).join(', ')})`);
+  for (const e of seen) {
+    const same = tracedTasks.find((t) => Math.abs(t.startMs - e.start) < 3);
+    const what = `a ${Math.round(e.ms)} ms task at +${Math.round(e.start - p0)} ms (observer; traced: ${same ? `${Math.round(same.wallMs)} ms wall, ${Math.round(same.cpuMs)} ms CPU` : 'not found'})`;
+    if (same && waitedForCore(same)) waited.push(what);
+    else problems.push(`10^5 play: ${what}: over 50 ms (tasks start+ms: ${tasks.slice(0, 8).join(', ')})`);
+  }
+  return { stepNote, clock, longest, tasks, traced, waited, problems };
 }
 
 /**

@@ -13,18 +13,46 @@ use crate::browser;
 
 use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::compiled_units;
+use blast_engine::fxhash::FxSet;
 use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
 use blast_playground::format;
-use blast_playground::runner::LaneView;
+use blast_playground::runner::{LaneView, SiteView};
 
-/// Per lane: each scenario site's relinks, by the forest's site index.
-fn site_relinks(forest: &Forest, lane: &LaneView) -> Vec<u64> {
-    // The runner reports sites in the scenario's order; fall back to names if it ever does not.
-    if lane.names.len() == forest.site_count() && lane.names.iter().map(String::as_str).eq(forest.site_names()) {
-        return lane.sites.iter().map(|s| s.relinks).collect();
+/// One lane's relinks per site (by the forest's site index) and subtree sums, kept while the
+/// forest and the lane's names and sites are the same ones: a render with no new lane view
+/// (a click, a hover, a frame of another part) reuses them, and a new view of the same run
+/// does not compare 10^5 names again.
+#[derive(Clone)]
+struct LaneSums {
+    forest: Rc<Forest>,
+    names: Rc<Vec<String>>,
+    sites: Rc<Vec<SiteView>>,
+    /// The lane's sites are in the scenario's order (as the runner reports them).
+    in_order: bool,
+    relinks: Rc<Vec<u64>>,
+    totals: Rc<Vec<Totals>>,
+}
+
+impl LaneSums {
+    fn of(kept: Option<&LaneSums>, forest: &Rc<Forest>, lane: &LaneView) -> LaneSums {
+        let same_run = kept.filter(|k| Rc::ptr_eq(&k.forest, forest) && Rc::ptr_eq(&k.names, &lane.names));
+        if let Some(k) = same_run.filter(|k| Rc::ptr_eq(&k.sites, &lane.sites)) {
+            return k.clone();
+        }
+        let in_order = match same_run {
+            Some(k) => k.in_order,
+            None => lane.names.len() == forest.site_count() && lane.names.iter().map(String::as_str).eq(forest.site_names()),
+        };
+        let relinks: Vec<u64> = if in_order {
+            lane.sites.iter().map(|s| s.relinks).collect()
+        } else {
+            // The runner reports sites in the scenario's order; fall back to names if it ever does not.
+            let by_name: std::collections::HashMap<&str, u64> = lane.names.iter().map(String::as_str).zip(lane.sites.iter().map(|s| s.relinks)).collect();
+            forest.site_names().map(|n| by_name.get(n).copied().unwrap_or(0)).collect()
+        };
+        let totals = Rc::new(forest.totals(&relinks));
+        LaneSums { forest: forest.clone(), names: lane.names.clone(), sites: lane.sites.clone(), in_order, relinks: Rc::new(relinks), totals }
     }
-    let by_name: std::collections::HashMap<&str, u64> = lane.names.iter().map(String::as_str).zip(lane.sites.iter().map(|s| s.relinks)).collect();
-    forest.site_names().map(|n| by_name.get(n).copied().unwrap_or(0)).collect()
 }
 
 fn heat_class(relinks: u64, hottest: u64) -> &'static str {
@@ -74,7 +102,17 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
     let query = use_state(String::new);
     let found = use_state(|| None::<Hit>);
 
-    let hits = forest.search(&query);
+    // Searched once per query (every class and site name, lowercased), not per frame.
+    let hits = {
+        let forest = forest.clone();
+        use_memo(((*query).clone(), Rc::as_ptr(&forest) as usize), move |(q, _)| forest.search(q))
+    };
+    // The selected site's id: a scan of the names, once per selection.
+    let selected = {
+        let forest = forest.clone();
+        use_memo((p.selected.clone(), Rc::as_ptr(&forest) as usize), move |(name, _)| name.as_deref().and_then(|n| forest.site_id(n)))
+    };
+    let sums = use_mut_ref(Vec::<LaneSums>::new);
     let reveal = {
         let (forest, open, found) = (forest.clone(), open.clone(), found.clone());
         Callback::from(move |hit: Hit| {
@@ -99,7 +137,7 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
         }
         None => {}
     }
-    if let Some(s) = p.selected.as_deref().and_then(|name| forest.site_id(name)) {
+    if let Some(s) = *selected {
         show.sites.insert(s);
         if let Some(c) = forest.site_class(s) {
             show.classes.extend(forest.path_to(c));
@@ -108,21 +146,20 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
     // The rows come from the first lane's heat, so every lane shows the same rows in the same order.
     // Every lane's figure is there from the first render (the same nodes later: only rows
     // are added); the lanes after the first get their rows once `all_lanes`.
-    let per_lane: Vec<(Rc<LaneView>, Vec<u64>, Vec<Totals>)> = p
-        .lanes
-        .iter()
-        .enumerate()
-        .map(|(i, lane)| {
-            if stage == 0 || (i > 0 && !all_lanes) {
-                return (lane.clone(), Vec::new(), Vec::new());
-            }
-            let relinks = site_relinks(&forest, lane);
-            let totals = forest.totals(&relinks);
-            (lane.clone(), relinks, totals)
-        })
-        .collect();
+    let per_lane: Vec<(Rc<LaneView>, Option<LaneSums>)> = {
+        let kept = sums.borrow();
+        p.lanes
+            .iter()
+            .enumerate()
+            .map(|(i, lane)| {
+                let drawn = stage > 0 && (i == 0 || all_lanes);
+                (lane.clone(), drawn.then(|| LaneSums::of(kept.get(i), &forest, lane)))
+            })
+            .collect()
+    };
+    *sums.borrow_mut() = per_lane.iter().filter_map(|(_, s)| s.clone()).collect();
     let rows = match per_lane.first() {
-        Some((_, relinks, totals)) if stage > 0 => forest.rows(totals, relinks, &open, &show),
+        Some((_, Some(s))) => forest.rows(&s.totals, &s.relinks, &open, &show),
         _ => Vec::new(),
     };
     let toggle = {
@@ -180,7 +217,10 @@ pub fn aggregated_blast(p: &BlastViewProps) -> Html {
                 }
             </div>
             <div class="lanes">
-                { for per_lane.iter().enumerate().map(|(i, (lane, relinks, totals))| lane_rows(&ctx, lane, if i > 0 && !all_lanes { &[] } else { &rows }, relinks, totals)) }
+                { for per_lane.iter().map(|(lane, sums)| match sums {
+                    Some(s) => lane_rows(&ctx, lane, &rows, &s.relinks, &s.totals),
+                    None => lane_rows(&ctx, lane, &[], &[], &[]),
+                }) }
                 if p.lanes.is_empty() {
                     <p class="empty">{ "Nothing to show: the scenario cannot run (see the message above)." }</p>
                 }
@@ -198,23 +238,26 @@ struct RowCtx<'a> {
 
 fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], totals: &[Totals]) -> Html {
     let hottest = rows.iter().filter_map(|r| if let Row::Class { id, .. } = r { Some(totals[*id].relinks) } else { None }).max().unwrap_or(0);
+    // Before the program loads them, every class is unloaded (10^4 names in the e2e world): a
+    // scan of them per class row was ~10^6 name comparisons per render.
+    let unloaded: FxSet<&str> = lane.unloaded.iter().map(String::as_str).collect();
     html! {
         <figure class="lane aggregated" data-policy={lane.policy.name()} key={lane.policy.name()}>
             { lane_caption(lane, ctx.p.playing) }
             <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
-                { for rows.iter().map(|r| agg_row(ctx, lane, r, relinks, totals, hottest)) }
+                { for rows.iter().map(|r| agg_row(ctx, lane, r, (relinks, totals), hottest, &unloaded)) }
             </ul>
             { compiled_units(&lane.compiled, ctx.p.selected.as_deref()) }
         </figure>
     }
 }
 
-fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, relinks: &[u64], totals: &[Totals], hottest: u64) -> Html {
+fn agg_row(ctx: &RowCtx, lane: &LaneView, row: &Row, (relinks, totals): (&[u64], &[Totals]), hottest: u64, unloaded: &FxSet<&str>) -> Html {
     match row {
         Row::Class { id, depth, open, has_more } => {
             let name = ctx.forest.name(*id).to_owned();
             let t = totals[*id];
-            let loaded = lane.is_loaded(&name);
+            let loaded = !unloaded.contains(name.as_str());
             let found = ctx.found == Some(Hit::Class(*id));
             let toggle = {
                 let (cb, id) = (ctx.toggle.clone(), *id);
