@@ -227,6 +227,24 @@ impl Lane {
     }
 }
 
+/// The sites that relinked in lane `here` and never in lane `there` (both run the same
+/// scenario, so site ids match): the first `max` by id with their relink counts, and how many
+/// there are in all. Bounded because one bulk event under one policy can relink every site:
+/// 10^5 chips in one render otherwise (the comparison's "which sites" lists).
+pub fn relinked_only_in<'a>(here: &'a LaneView, there: &LaneView, max: usize) -> (Vec<(&'a str, u64)>, usize) {
+    let mut first = Vec::new();
+    let mut total = 0;
+    for ((site, other), name) in here.sites.iter().zip(there.sites.iter()).zip(here.names.iter()) {
+        if site.relinks > 0 && other.relinks == 0 {
+            total += 1;
+            if first.len() < max {
+                first.push((name.as_str(), site.relinks));
+            }
+        }
+    }
+    (first, total)
+}
+
 /// Loop iterations of the whole program (warm-up and measured ops).
 pub fn total_iterations(scenario: &Scenario) -> u64 {
     let ops = u64::from(scenario.measure.warmup_ops) + u64::from(scenario.measure.ops);
@@ -586,6 +604,29 @@ mod tests {
             }
         }
         r.refresh();
+    }
+
+    #[test]
+    fn relinked_only_in_lists_the_first_sites_and_counts_them_all() {
+        let mut r = runner("hotLoop_unrelatedMetaClassChurn", &[Policy::Global, Policy::Exact]);
+        run_to_end(&mut r);
+        let v = r.views();
+        let (global, exact) = (&v[0], &v[1]);
+        let expected: Vec<(&str, u64)> = global
+            .sites
+            .iter()
+            .zip(exact.sites.iter())
+            .zip(global.names.iter())
+            .filter(|((g, e), _)| g.relinks > 0 && e.relinks == 0)
+            .map(|((g, _), n)| (n.as_str(), g.relinks))
+            .collect();
+        assert!(!expected.is_empty(), "global relinks a site that exact never does in this preset");
+        assert_eq!(relinked_only_in(global, exact, usize::MAX), (expected.clone(), expected.len()));
+        let (first, total) = relinked_only_in(global, exact, 0);
+        assert!(first.is_empty());
+        assert_eq!(total, expected.len(), "the total counts past the shown ones");
+        let (none, zero) = relinked_only_in(global, global, usize::MAX);
+        assert!(none.is_empty() && zero == 0, "a lane has no site that relinked only in itself");
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::browser;
 use crate::components::raw;
 
 use blast_playground::format;
-use blast_playground::runner::LaneView;
+use blast_playground::runner::{self, LaneView};
 
 pub struct ComparisonProps {
     pub lanes: Vec<Rc<LaneView>>,
@@ -137,6 +137,9 @@ struct SiteDiffProps {
     lanes: Vec<Rc<LaneView>>,
 }
 
+/// Chips shown per "only under" list (the rest are counted).
+const DIFF_CHIPS: usize = 40;
+
 /// Sites that relinked under policy A but not under policy B (and the reverse).
 #[function_component(SiteDiff)]
 fn site_diff(p: &SiteDiffProps) -> Html {
@@ -154,29 +157,20 @@ fn site_diff(p: &SiteDiffProps) -> Html {
             </select>
         }
     };
-    let only = |x: &LaneView, y: &LaneView| -> Vec<(String, u64)> {
-        // Both lanes run the same scenario: the same site ids.
-        x.sites
-            .iter()
-            .zip(y.sites.iter())
-            .zip(x.names.iter())
-            .filter(|((s, o), _)| s.relinks > 0 && o.relinks == 0)
-            .map(|((s, _), n)| (n.clone(), s.relinks))
-            .collect()
-    };
     let (la, lb) = (&p.lanes[ia], &p.lanes[ib]);
-    let list = |items: Vec<(String, u64)>| {
-        if items.is_empty() {
-            html! { <span class="muted">{ "none" }</span> }
-        } else {
-            html! { { for items.into_iter().map(|(s, n)| html! { <span class="chip">{ s }<span class="muted">{ format!(" ×{n}") }</span></span> }) } }
+    let list = |here: &LaneView, there: &LaneView| {
+        let (first, total) = runner::relinked_only_in(here, there, DIFF_CHIPS);
+        if total == 0 {
+            return html! { <span class="muted">{ "none" }</span> };
         }
+        let more = (total > first.len()).then(|| html! { <span class="muted">{ format!(" and {} more", format::count((total - first.len()) as u64)) }</span> });
+        html! { <>{ for first.into_iter().map(|(s, n)| html! { <span class="chip">{ s }<span class="muted">{ format!(" ×{n}") }</span></span> }) }{ more }</> }
     };
     html! {
         <div id="site-diff" class="site-diff">
             <h3>{ "Which sites relinked under " }{ select("diff-a", "Relinked under policy", ia, a.clone()) }{ " but not under " }{ select("diff-b", "But not under policy", ib, b.clone()) }{ "?" }</h3>
-            <p class="diff-row"><strong>{ format!("{} only: ", la.policy.name()) }</strong>{ list(only(la, lb)) }</p>
-            <p class="diff-row"><strong>{ format!("{} only: ", lb.policy.name()) }</strong>{ list(only(lb, la)) }</p>
+            <p class="diff-row"><strong>{ format!("{} only: ", la.policy.name()) }</strong>{ list(la, lb) }</p>
+            <p class="diff-row"><strong>{ format!("{} only: ", lb.policy.name()) }</strong>{ list(lb, la) }</p>
         </div>
     }
 }
