@@ -428,11 +428,14 @@ fn call_site_sections(
     let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
     let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
     let t = &s.timeline;
+    // After a Reset in the engine worker, the last run's views until its answer.
+    let stale = s.session.runner.awaiting_rebuild();
     html! {
         <>
             <div class="payoff">
                 if mounted >= 1 {
-                    <section id="blast-view" class="panel" aria-labelledby="blast-title" tabindex="-1">
+                    <section id="blast-view" class={if stale { "panel stale" } else { "panel" }} aria-busy={stale.then_some("true")}
+                        aria-labelledby="blast-title" tabindex="-1">
                         <header class="panel-head">
                             <h2 id="blast-title">{ "Blast view" }</h2>
                             <p class="hint">{ scenario_caption(s) }</p>
