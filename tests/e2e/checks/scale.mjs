@@ -64,7 +64,7 @@ function chain(depth) {
 }
 
 /** Wasm functions V8 may compile lazily on the main thread during a page's first deep-link open (see the check). */
-const LAZY_COMPILES_MAX = 40;
+const LAZY_COMPILES_MAX = 60;
 
 /** Long tasks are recorded from the start of every document of the context. */
 async function observe(context) {
@@ -388,7 +388,11 @@ export const checks = [
         // V8's background threads held (a 51 ms task of 11 ms CPU). The page rehearses the open
         // while idle after load (web/src/warm.rs). Counted in the trace: 157 functions compiled
         // lazily during the first open without the rehearsal (9 of 9 runs), 13-14 with it (25 of
-        // 25: the hashchange and worker-message glue, a few std helpers).
+        // 25: the hashchange and worker-message glue, a few std helpers). Later runs count 35-38 (37 and
+        // 36 in the last two fresh-clone runs): the page side of the real worker round trip,
+        // which the rehearsal takes on the page instead (posting the job, copying the answer's
+        // bytes, the hooks that decode it in steps). The bound sits between that and the 157
+        // of a page that does not rehearse.
         const { wasmLazy } = first.compiles;
         expect(wasmLazy <= LAZY_COMPILES_MAX, `the first open of the ${depth}-deep link compiled ${wasmLazy} wasm functions on the main thread (at most ${LAZY_COMPILES_MAX}: has the rehearsal of web/src/warm.rs fallen behind the link's path?)`);
       } finally {
