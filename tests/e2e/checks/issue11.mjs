@@ -192,11 +192,14 @@ export const checks = [
     },
   },
   {
-    name: '#11 axe-core: no serious or critical violations (light 1280 px after a run, dark 390 px, model mode)',
+    name: '#11 axe-core: no violations at all, serious or minor (light 1280 px after a run, dark 390 px, model mode)',
     run: async ({ browser, baseUrl, log }) => {
+      // The issue asks for no serious ones; every look has had none of any impact since model
+      // mode's time column got a heading before its first report (axe's minor
+      // empty-table-header, the last one), so a new minor one fails too.
       const report = (look, r) => {
         log(`# axe ${look}: ${r.all.length} violations, ${r.serious.length} serious or critical${r.all.length ? ': ' + r.all.map((v) => `${v.id} (${v.impact})`).join(', ') : ''}`);
-        expect(r.serious.length === 0, `${look}:\n${describe(r.serious)}`);
+        expect(r.all.length === 0, `${look}:\n${describe(r.all)}`);
       };
       await withPage(browser, baseUrl, {}, async (page) => {
         report('light 1280 px, first screen', await axeSerious(page));
