@@ -106,6 +106,13 @@ async function screenshotsOf(page, family, id, scheme, screenshot) {
   await page.selectOption('#speed', { label: 'max' });
   await waitFinished(page);
   await fullShot(page, screenshot, `model-${family}-finished-${scheme}`);
+  // At 1280 px the two charts sit side by side under the zoom toolbar, which spans both
+  // columns (it once took the first column's cell: the throughput chart beside it, a blank
+  // the chart's height under it).
+  const box = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; });
+  const tools = await box('#charts > .timeline-tools');
+  const [throughput, relinks] = await Promise.all(['#throughput-chart', '#relinks-chart'].map((c) => page.$eval(c, (e) => e.closest('figure').getBoundingClientRect().top)));
+  expect(Math.abs(throughput - relinks) <= 2 && tools.bottom <= Math.min(throughput, relinks), `${family}: charts at ${throughput} and ${relinks} px, the toolbar ends at ${tools.bottom} px`);
 }
 
 export const checks = [
