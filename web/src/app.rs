@@ -434,7 +434,7 @@ fn call_site_sections(
         <>
             <div class="payoff">
                 if mounted >= 1 {
-                    <section id="blast-view" class={if stale { "panel stale" } else { "panel" }} aria-busy={stale.then_some("true")}
+                    <section id="blast-view" class={classes!("panel", stale.then_some("stale"))} aria-busy={stale.then_some("true")}
                         aria-labelledby="blast-title" tabindex="-1">
                         <header class="panel-head">
                             <h2 id="blast-title">{ "Blast view" }</h2>

@@ -100,8 +100,8 @@ async function measureLoad(browser, baseUrl) {
   return { ...figures, traced };
 }
 
-/** axe-core over the whole page; the violations that are serious or critical. */
-async function axeSerious(page) {
+/** axe-core over the whole page: every violation (`all`) and those serious or critical (`serious`). */
+async function axeViolations(page) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE_SOURCE });
   const result = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });
@@ -202,21 +202,21 @@ export const checks = [
         expect(r.all.length === 0, `${look}:\n${describe(r.all)}`);
       };
       await withPage(browser, baseUrl, {}, async (page) => {
-        report('light 1280 px, first screen', await axeSerious(page));
+        report('light 1280 px, first screen', await axeViolations(page));
         await page.selectOption('#speed', { label: 'max' });
         await page.click(`tr[data-preset="${CHURN}"] button.run`);
         await waitFinished(page);
         await page.selectOption('#why-site', 'hot');
         await page.waitForSelector('.why-summary');
-        report('light 1280 px, churn run finished, why panel open', await axeSerious(page));
+        report('light 1280 px, churn run finished, why panel open', await axeViolations(page));
       });
       await withPage(browser, baseUrl, { width: 390, height: 844, scheme: 'dark' }, async (page) => {
-        report('dark 390 px, first screen', await axeSerious(page));
+        report('dark 390 px, first screen', await axeViolations(page));
       });
       await withPage(browser, baseUrl, {}, async (page) => {
         await page.click('tr[data-preset="records_rotating11"] button.load');
         await page.waitForSelector('#blast-view.model-mode', { timeout: 30_000 });
-        report('light 1280 px, model mode', await axeSerious(page));
+        report('light 1280 px, model mode', await axeViolations(page));
       });
     },
   },

@@ -109,10 +109,11 @@ async function screenshotsOf(page, family, id, scheme, screenshot) {
   // At 1280 px the two charts sit side by side under the zoom toolbar, which spans both
   // columns (it once took the first column's cell: the throughput chart beside it, a blank
   // the chart's height under it).
-  const box = (sel) => page.$eval(sel, (e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; });
-  const tools = await box('#charts > .timeline-tools');
-  const [throughput, relinks] = await Promise.all(['#throughput-chart', '#relinks-chart'].map((c) => page.$eval(c, (e) => e.closest('figure').getBoundingClientRect().top)));
-  expect(Math.abs(throughput - relinks) <= 2 && tools.bottom <= Math.min(throughput, relinks), `${family}: charts at ${throughput} and ${relinks} px, the toolbar ends at ${tools.bottom} px`);
+  const { tools, throughput, relinks } = await page.evaluate(() => {
+    const top = (canvas) => document.querySelector(canvas).closest('figure').getBoundingClientRect().top;
+    return { tools: document.querySelector('#charts > .timeline-tools').getBoundingClientRect().bottom, throughput: top('#throughput-chart'), relinks: top('#relinks-chart') };
+  });
+  expect(Math.abs(throughput - relinks) <= 2 && tools <= Math.min(throughput, relinks), `${family}: charts at ${throughput} and ${relinks} px, the toolbar ends at ${tools} px`);
 }
 
 export const checks = [

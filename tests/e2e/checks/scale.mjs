@@ -392,8 +392,8 @@ export const checks = [
         // V8's background threads held (a 51 ms task of 11 ms CPU). The page rehearses the open
         // while idle after load (web/src/warm.rs). Counted in the trace: 157 functions compiled
         // lazily during the first open without the rehearsal (9 of 9 runs), 13-14 with it (25 of
-        // 25: the hashchange and worker-message glue, a few std helpers). Later runs count 35-38 (37 and
-        // 36 in the last two fresh-clone runs): the page side of the real worker round trip,
+        // 25: the hashchange and worker-message glue, a few std helpers). Later runs count 35-38 (five
+        // fresh-clone runs, 2026-12-02): the page side of the real worker round trip,
         // which the rehearsal takes on the page instead (posting the job, copying the answer's
         // bytes, the hooks that decode it in steps). The bound sits between that and the 157
         // of a page that does not rehearse.
