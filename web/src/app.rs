@@ -36,7 +36,7 @@ use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::editor::EditOp;
 use blast_playground::export;
-use blast_playground::measured::Measured;
+use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
@@ -165,14 +165,10 @@ pub fn app(props: &AppProps) -> Html {
         })
     };
 
-    // The imported probe result (components/measured.rs) is not part of the scenario: it stays
-    // while scenarios change, so a runtime's measurement can be compared with edits of its loop.
-    let measured = use_state(|| None::<Rc<Measured>>);
-    // Made once (it captures the measured panel's state): a fresh callback per render would
-    // re-render the gallery on every frame of a run.
+    // Made once: a fresh callback per render would re-render the gallery on every frame of a run.
     let on_measured = {
-        let (store, measured) = (store.clone(), measured.clone());
-        use_memo((), move |()| show_measured(&store, &measured))
+        let store = store.clone();
+        use_memo((), move |()| show_measured(&store))
     };
 
     let s = store.read();
@@ -216,7 +212,7 @@ pub fn app(props: &AppProps) -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&measured, current.as_deref())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, current.as_deref())),
                     }
                 }
             </main>
@@ -571,27 +567,26 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
 
 /// The measured-runtime panel; while a runtime's gallery scenario is loaded unedited, its row
 /// (the workload the scenario simulates) is marked.
-fn measured_panel(measured: &UseStateHandle<Option<Rc<Measured>>>, current: Option<&str>) -> Html {
+fn measured_panel(store: &Store, lab: &Lab, current: Option<&str>) -> Html {
     let (workload, sites) = runtimes::PRESET_WORKLOAD;
     let highlight = current.and_then(runtimes::by_preset_id).map(|_| AttrValue::from(format!("{workload}@{sites}")));
-    let (set, clear) = (measured.clone(), measured.clone());
     html! {
-        <MeasuredPanel measured={(**measured).clone()} {highlight}
-            on_import={Callback::from(move |m| set.set(Some(m)))} on_clear={Callback::from(move |()| clear.set(None))} />
+        <MeasuredPanel shown={lab.shown.clone()} {highlight}
+            on_import={store.callback(|m| Action::Lab(LabAction::Show(m)))} on_clear={store.callback(|()| Action::Lab(LabAction::Clear))} />
     }
 }
 
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
 /// result shown in the measured panel, which is brought into sight once it is on the page.
-fn show_measured(store: &Store, measured: &UseStateHandle<Option<Rc<Measured>>>) -> Callback<&'static str> {
-    let (measured, store) = (measured.clone(), store.clone());
+fn show_measured(store: &Store) -> Callback<&'static str> {
+    let store = store.clone();
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load_preset(&store, (runtime.preset_id(), false));
-        let (measured, store) = (measured.clone(), store.clone());
+        let store = store.clone();
         fetch_reference(runtime_id, move |m| match m {
             Ok(m) => {
-                measured.set(Some(Rc::new(m)));
+                store.dispatch(Action::Lab(LabAction::Show(Rc::new(m))));
                 browser::soon_detached(|| browser::scroll_into_view("measured"));
             }
             Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The reference result of {runtime_id} could not be read: {e}")))),

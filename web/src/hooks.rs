@@ -9,10 +9,13 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::store::Store;
+use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
+use blast_playground::fit_wire;
 use blast_playground::keys;
+use blast_playground::lab::LabAction;
 use blast_playground::lane_wire::{self, UpdateDecoder};
 use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
@@ -231,10 +234,14 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             start(&store, &engine, &in_flight);
         }
         let jobs = store.take_jobs();
+        let fit = store.take_fit();
         let later = !jobs.is_empty();
         let post = move || {
             for job in jobs {
                 submit(&store, &engine, &in_flight, job);
+            }
+            if let Some(job) = fit {
+                post_fit(&store, &engine, &in_flight, job);
             }
             // After the jobs: a lanes command may name a job's scenario.
             if let Some(request) = store.take_lanes() {
@@ -261,6 +268,8 @@ struct InFlight {
     jobs: VecDeque<u64>,
     /// Requests for its lanes.
     lanes: usize,
+    /// Fit jobs' ids (`fit_wire`), oldest first.
+    fits: VecDeque<u64>,
     /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
     /// of its own (at 10^5 sites a whole answer was one task of ~25 ms CPU): the page stays
     /// responsive, and answers are applied in order.
@@ -316,6 +325,24 @@ fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
     }
 }
 
+/// The measured panel's fit job (`fit_wire`): its answer comes back as `LabAction::Fitted`.
+/// Without a worker there is no fit: the engine's fingerprint is not on the page.
+fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
+    start(store, engine, in_flight);
+    match &*engine.borrow() {
+        Engine::Worker(worker) => {
+            in_flight.borrow_mut().fits.push_back(job.id);
+            worker.post(job.bytes);
+        }
+        _ => fitted(store, job.id, Err("the fit runs in the engine worker, which did not start".into())),
+    }
+}
+
+fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, String>) {
+    let store = store.clone();
+    browser::soon_detached(move || store.dispatch(Action::Lab(LabAction::Fitted { job, fitted })));
+}
+
 fn lanes_lost(store: &Store, why: String) {
     let store = store.clone();
     browser::soon_detached(move || store.dispatch(Action::LanesLost(why)));
@@ -333,6 +360,13 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 lanes_step(store, in_flight);
             }
         }
+        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::FIT) => {
+            let Some(job) = in_flight.borrow_mut().fits.pop_front() else { return };
+            match fit_wire::decode_reply(&bytes) {
+                Ok((job, fit)) => fitted(store, job, fit),
+                Err(why) => fitted(store, job, Err(format!("the engine worker's answer is unreadable ({why})"))),
+            }
+        }
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
             decode(store, in_flight, job, bytes);
@@ -342,6 +376,11 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             // Not from inside the worker's own event handler: this drops the worker.
             browser::soon_detached(move || {
                 let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
+                let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
+                let how = if started { "stopped" } else { "did not start" };
+                for job in fits {
+                    store.dispatch(Action::Lab(LabAction::Fitted { job, fitted: Err(format!("the engine worker {how} ({why})")) }));
+                }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(Action::LanesLost(format!("it stopped: {why}")));
                 }
@@ -370,7 +409,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
 }
 
 fn no_worker(why: &str) -> String {
-    format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them.")
+    format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them, and the measured panel cannot fit results.")
 }
 
 /// The worker's job, done by the page in a task of its own (after the loading note paints);

@@ -114,6 +114,11 @@ impl Store {
         self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
     }
 
+    /// The measured panel's fit job for the engine worker (`AppState::take_fit`).
+    pub fn take_fit(&self) -> Option<blast_playground::offload::Posting> {
+        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_fit())
+    }
+
     /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
     pub fn take_lanes(&self) -> Option<blast_playground::lane_wire::Request> {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())

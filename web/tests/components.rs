@@ -9,7 +9,8 @@ use blast_engine::models::MODEL_PRESETS;
 use blast_engine::runtimes::PROFILES;
 use blast_engine::{presets, Policy};
 use blast_playground::chrome::Theme;
-use blast_playground::measured::{self, Measured};
+use blast_playground::fit_wire;
+use blast_playground::measured::{self, FitState, Measured};
 use blast_playground::playback::{RunState, Speed};
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::measured::{MeasuredPanel, MeasuredProps};
@@ -51,18 +52,6 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     assert_eq!(*measured.borrow(), vec!["jruby"]);
 }
 
-/// Wait (a timer task at a time, as the fit runs) until `selector` is on the page.
-async fn until_present(root: &web_sys::Element, selector: &str) {
-    for _ in 0..200 {
-        if exists(root, selector) {
-            return;
-        }
-        gloo::timers::future::TimeoutFuture::new(5).await;
-        yew::scheduler::flush().await;
-    }
-    panic!("{selector} never appeared");
-}
-
 #[wasm_bindgen_test]
 async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
     let root = fresh_root();
@@ -72,11 +61,19 @@ async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
         Callback::from(move |m: Rc<Measured>| imported.borrow_mut().push(m))
     };
     let reference = Rc::new(measured::reference("cpython", include_str!("../../probes/results/cpython.json")).unwrap());
-    let props = MeasuredProps { measured: Some(reference.clone()), highlight: Some("fanout_root@8".into()), on_import, on_clear: Callback::noop() };
+    // Asked of the engine worker (`lab::Lab`): the panel says so until the answer.
+    let asked = fresh_root();
+    let props = MeasuredProps { shown: Some((reference.clone(), FitState::Fitting)), highlight: None, on_import: Callback::noop(), on_clear: Callback::noop() };
+    yew::Renderer::<MeasuredPanel>::with_root_and_props(asked.clone(), props).render();
+    yew::scheduler::flush().await;
+    assert!(exists(&asked, "#measured-fitting") && !exists(&asked, "#measured-verdict"), "the fit is awaited, with a note");
+    // Answered: the worker's fit as it comes back through its bytes (`fit_wire`).
+    let (_, fitted) = fit_wire::decode_reply(&fit_wire::answer(&fit_wire::encode_job(1, &reference.result))).unwrap();
+    let fit = FitState::Done(Rc::new(fitted.unwrap()));
+    let props = MeasuredProps { shown: Some((reference.clone(), fit)), highlight: Some("fanout_root@8".into()), on_import, on_clear: Callback::noop() };
     yew::Renderer::<MeasuredPanel>::with_root_and_props(root.clone(), props).render();
     yew::scheduler::flush().await;
-    assert!(exists(&root, "#measured-fitting"), "the fit runs a policy per task, with progress");
-    until_present(&root, "#measured-verdict").await;
+    assert!(!exists(&root, "#measured-fitting"));
     let expected = blast_engine::fingerprint::fingerprint(&reference.result).unwrap();
     assert_eq!(attr(&root, "#measured-verdict", "data-best"), expected.best().policy.name());
     assert_eq!(count(&root, "#measured-table tbody tr"), expected.pairs.len() as u32);

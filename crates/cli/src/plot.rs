@@ -41,7 +41,7 @@ fn colour(p: Policy) -> RGBColor {
 fn fanout_pairs(f: &Fingerprint) -> Vec<(usize, &Pair)> {
     let spec = fanout_spec();
     let mut out = Vec::new();
-    for sites in &spec.sites {
+    for sites in spec.sites {
         for row in spec.rows.iter().filter(|r| r.write.is_some()) {
             if let Some(k) = f.pairs.iter().position(|p| p.workload == row.workload && p.param == Some(*sites)) {
                 out.push((k, &f.pairs[k]));

@@ -124,18 +124,25 @@ impl ProbeResult {
             let reason = reason.split(" at line ").next().unwrap_or(&reason).to_string();
             FingerprintError::NotJson { line: e.line(), column: e.column(), reason }
         })?;
-        if r.schema != SCHEMA {
-            return Err(FingerprintError::WrongSchema(r.schema));
+        r.check()?;
+        Ok(r)
+    }
+
+    /// What `parse` checks past the JSON's shape: the schema, the row count and every row's
+    /// numbers (the engine worker checks a result it is sent again, `blast_playground::fit_wire`).
+    pub fn check(&self) -> Result<(), FingerprintError> {
+        if self.schema != SCHEMA {
+            return Err(FingerprintError::WrongSchema(self.schema.clone()));
         }
-        if r.rows.len() > MAX_ROWS {
-            return Err(FingerprintError::TooManyRows(r.rows.len()));
+        if self.rows.len() > MAX_ROWS {
+            return Err(FingerprintError::TooManyRows(self.rows.len()));
         }
-        for (index, row) in r.rows.iter().enumerate() {
+        for (index, row) in self.rows.iter().enumerate() {
             if let Some(reason) = row.problem() {
                 return Err(FingerprintError::BadRow { index, workload: row.label(), reason });
             }
         }
-        Ok(r)
+        Ok(())
     }
 
     fn row(&self, workload: &str, param: Option<u64>) -> Option<&ProbeRow> {
@@ -293,34 +300,42 @@ fn workload_text(receiver_sites: usize, write: Option<(&str, u64)>, burst: u64, 
     s
 }
 
-/// The fanout workloads as `probes/workloads.json` defines them for every probe: the same file,
-/// so the simulated loops are the measured ones.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+/// The fanout workloads as `probes/workloads.json` defines them for every probe, so the
+/// simulated loops are the measured ones.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Fanout {
     /// Loop iterations between writes.
     pub period: u64,
     /// The site counts measured.
-    pub sites: Vec<u64>,
+    pub sites: &'static [u64],
     /// Baseline first: one row per written class (`None` for the baseline).
-    pub rows: Vec<FanoutRow>,
+    pub rows: &'static [FanoutRow],
 }
 
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FanoutRow {
-    pub workload: String,
-    pub write: Option<String>,
+    pub workload: &'static str,
+    pub write: Option<&'static str>,
 }
 
-#[derive(Deserialize)]
-struct Workloads {
-    fanout: Fanout,
-}
+/// `probes/workloads.json`'s `fanout`, which every probe reads, as Rust: the engine reads no JSON
+/// to simulate a probe row, so the engine worker, which fits probe results, ships no JSON parser
+/// (serde_json and the derived readers were ~30 KB of its module before wasm-opt). The test
+/// `the_fanout_mirrors_probes_workloads_json` holds the two equal.
+const FANOUT: Fanout = Fanout {
+    period: 10,
+    sites: &[8, 64],
+    rows: &[
+        FanoutRow { workload: "fanout_baseline", write: None },
+        FanoutRow { workload: "fanout_other", write: Some("Other") },
+        FanoutRow { workload: "fanout_leaf", write: Some("L0") },
+        FanoutRow { workload: "fanout_root", write: Some("Root") },
+    ],
+};
 
-const WORKLOADS_JSON: &str = include_str!("../../../probes/workloads.json");
-
-/// The shared fanout definition (the file is part of the build, so a bad edit fails the tests).
-pub fn fanout_spec() -> Fanout {
-    serde_json::from_str::<Workloads>(WORKLOADS_JSON).expect("probes/workloads.json is the shared workload definition").fanout
+/// The shared fanout definition (`probes/workloads.json`).
+pub fn fanout_spec() -> &'static Fanout {
+    &FANOUT
 }
 
 /// A fanout scenario: Root, `sites` subclasses with their own `m` and one site each, Other, and
@@ -352,12 +367,12 @@ fn pair_texts(workload: &str, param: Option<u64>) -> Option<PairTexts> {
         let spec = fanout_spec();
         let sites = param.filter(|k| (1..=MAX_SITES).contains(k))?;
         let row = spec.rows.iter().find(|r| r.workload == workload)?;
-        let class = row.write.as_deref()?;
+        let class = row.write?;
         let base = spec.rows.iter().find(|r| r.write.is_none())?;
         return Some(PairTexts {
             churn: fanout_text(sites, spec.period, Some(class), Semantics::Live, 1),
             base: fanout_text(sites, spec.period, None, Semantics::Live, 1),
-            base_row: (base.workload.clone(), Some(sites)),
+            base_row: (base.workload.to_string(), Some(sites)),
         });
     }
     let plain = |churn: String| PairTexts { churn, base: workload_text(0, None, 0, false), base_row: ("baseline".into(), None) };
@@ -563,6 +578,19 @@ pub fn fingerprint(result: &ProbeResult) -> Result<Fingerprint, FingerprintError
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_fanout_mirrors_probes_workloads_json() {
+        let file: serde_json::Value = serde_json::from_str(include_str!("../../../probes/workloads.json")).expect("probes/workloads.json is JSON");
+        let fanout = &file["fanout"];
+        let spec = fanout_spec();
+        assert_eq!(fanout["period"].as_u64(), Some(spec.period));
+        let sites: Vec<u64> = fanout["sites"].as_array().expect("sites").iter().filter_map(|v| v.as_u64()).collect();
+        assert_eq!(sites, spec.sites);
+        let rows: Vec<(&str, Option<&str>)> =
+            fanout["rows"].as_array().expect("rows").iter().map(|r| (r["workload"].as_str().expect("a workload"), r["write"].as_str())).collect();
+        assert_eq!(rows, spec.rows.iter().map(|r| (r.workload, r.write)).collect::<Vec<_>>());
+    }
+
     /// A result whose slowdowns are what `policy` simulates at the given costs.
     fn synthetic(policy: Policy, write_ns: f64, relink_ns: f64) -> ProbeResult {
         let call_ns = 50.0;
@@ -593,7 +621,7 @@ mod tests {
         add("parent_churn", Some(1000));
         add("hot_sites", Some(8));
         add("hot_sites", Some(64));
-        for sites in fanout_spec().sites {
+        for &sites in fanout_spec().sites {
             for workload in ["fanout_other", "fanout_leaf", "fanout_root"] {
                 add(workload, Some(sites));
             }

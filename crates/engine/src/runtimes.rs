@@ -99,7 +99,7 @@ impl RuntimeProfile {
     pub fn scenario_text(&self) -> String {
         let spec = fingerprint::fanout_spec();
         let (workload, sites) = PRESET_WORKLOAD;
-        let write = spec.rows.iter().find(|r| r.workload == workload).and_then(|r| r.write.as_deref());
+        let write = spec.rows.iter().find(|r| r.workload == workload).and_then(|r| r.write);
         let site_list: Vec<String> = (0..sites).map(|k| format!("s{k}")).collect();
         let expectations = write
             .map(|class| {

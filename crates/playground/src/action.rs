@@ -10,6 +10,7 @@ use blast_engine::Policy;
 
 use crate::chrome::ChromeAction;
 use crate::editor::EditOp;
+use crate::lab::LabAction;
 use crate::lane_wire::Update;
 use crate::model_mode::ModelLink;
 use crate::offload::Reply;
@@ -50,6 +51,8 @@ pub enum Action {
     Run(Control),
     /// Theme, cheat sheet, banners, tour.
     Chrome(ChromeAction),
+    /// The measured panel's probe result and its fit.
+    Lab(LabAction),
     Fire(Event),
     /// Enter (`use`) or leave a category by hand in every running lane.
     FireCategory {

@@ -3,9 +3,10 @@
 //! mirror of their views (`lanes::Mirror`).
 //!
 //! [`Host`] is the worker's whole state, one message at a time: a text to read (`offload`),
-//! after which it keeps a big scenario and the lanes its run check built, or a batch of
-//! commands for those lanes (`lane_wire::Request`), answered with the views' deltas. Plain
-//! Rust: the tests call it as the worker does, with a clock passed in.
+//! after which it keeps a big scenario and the lanes its run check built, a batch of
+//! commands for those lanes (`lane_wire::Request`), answered with the views' deltas, or a
+//! probe result to fit (`fit_wire`, which keeps nothing). Plain Rust:
+//! the tests call it as the worker does, with a clock passed in.
 
 use std::rc::Rc;
 
@@ -55,6 +56,7 @@ impl Host {
     pub fn answer(&mut self, bytes: &[u8], now_ms: &dyn Fn() -> f64) -> Vec<u8> {
         match wire::kind(bytes) {
             Some(wire::LANES) => self.command(bytes, now_ms),
+            Some(wire::FIT) => crate::fit_wire::answer(bytes),
             _ => self.read(bytes),
         }
     }

@@ -1,8 +1,9 @@
 //! A real runtime's measurements beside the simulated policies: a probe result (`probes/`,
 //! `blast-radius-probe/1`) imported from a file, pasted, or one of the six reference results
 //! measured for docs/RUNTIMES.md, read into the engine's `ProbeResult`, with errors that name
-//! their place. The fit itself is the engine's (`fingerprint::Fitting`, one policy per task);
-//! this module only reads the input and places the values on the chart's axis.
+//! their place. The fit itself is the engine's (`fingerprint::Fitting`), run by the engine
+//! worker (`fit_wire`, asked by `lab::Lab`); this module only reads the input and places the
+//! values on the chart's axis.
 
 use std::rc::Rc;
 
@@ -99,8 +100,8 @@ pub fn reference_ids() -> impl Iterator<Item = &'static str> {
 /// Where the fit of the imported result is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitState {
-    /// This many of `Policy::ALL` are fitted.
-    Fitting(usize),
+    /// Asked of the engine worker, not answered yet.
+    Fitting,
     Done(Rc<Fingerprint>),
     Failed(String),
 }

@@ -1,4 +1,4 @@
-//! The whole page state: four sub-states, each with its own reducer, and the router between.
+//! The whole page state: five sub-states, each with its own reducer, and the router between.
 //!
 //! Every change goes through [`AppState::reduce`]: user intents, frame ticks from the
 //! animation loop, and facts from the browser (a share link or autosave that was read, the
@@ -6,6 +6,7 @@
 //! - run controls to the playback of the lanes on screen (`playback::control` over the
 //!   call-site session or the model session: one path for both);
 //! - chrome actions (theme, cheat sheet, banners, tour) to `chrome::Chrome`;
+//! - the measured panel's result and its fit to `lab::Lab`;
 //! - model knobs and variants to `model_mode::ModelSession`;
 //! - the timeline's axis, zoom, brush and mark to `timeline::TimelineState` (the brushed
 //!   range goes on to the call-site lanes);
@@ -23,6 +24,7 @@ use crate::action::Action;
 use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
+use crate::lab::Lab;
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
@@ -64,6 +66,8 @@ pub struct AppState {
     pub model: Option<ModelSession>,
     pub timeline: TimelineState,
     pub chrome: Chrome,
+    /// The measured panel: an imported probe result and its fit.
+    pub lab: Lab,
 }
 
 impl AppState {
@@ -160,6 +164,11 @@ impl AppState {
         self.session.take_jobs()
     }
 
+    /// The measured panel's fit job for the engine worker, to post now (`fit_wire`).
+    pub fn take_fit(&mut self) -> Option<Posting> {
+        self.lab.take_fit()
+    }
+
     /// Commands for the lanes the engine worker runs, to post now (`lanes`).
     pub fn take_lanes(&mut self) -> Option<crate::lane_wire::Request> {
         self.session.take_lanes()
@@ -196,6 +205,9 @@ impl AppState {
         }
         if let Action::Chrome(chrome) = action {
             return self.chrome.reduce(chrome);
+        }
+        if let Action::Lab(lab) = action {
+            return self.lab.reduce(lab);
         }
         match action {
             Action::LoadPreset { id, run } if presets::find(&id).is_none() && models::find(&id).is_some() => {

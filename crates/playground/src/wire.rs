@@ -25,12 +25,14 @@ use crate::offload::{Job, Reply, TextError, Verdict};
 
 /// The first number of every message: what it is. A text to read (`Job`) and its `Reply`...
 pub const READ: u64 = 0;
-/// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`.
+/// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`...
 pub const LANES: u64 = 1;
+/// ...or a probe result to fit (`fit_wire`) and its fingerprint.
+pub const FIT: u64 = 2;
 
-/// What a message is (`READ` or `LANES`), `None` for bytes that are not one.
+/// What a message is (`READ`, `LANES` or `FIT`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
-    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES)
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT)
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).

@@ -268,7 +268,7 @@ export const checks = [
     },
   },
   {
-    name: 'scale: without the engine worker (its loader fails to load) a large paste is read on the page, with a notice',
+    name: 'scale: without the engine worker (its loader fails to load) a large paste is read on the page, with a notice, and a fit says why there is none',
     async run({ browser, baseUrl, log }) {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       await context.route('**/worker-loader.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
@@ -283,6 +283,13 @@ export const checks = [
         log(`# no worker: 2000x2000 paste read on the page, painted ${firstPaintMs} ms; notice: ${banners.find((t) => t.includes('worker')) ?? 'none'}`);
         expect(banners.some((t) => t.includes('engine worker did not start')), `no notice: ${banners.join(' | ')}`);
         expect((await scenarioText(page)).includes('site s1999 = K1999.m'), 'the pasted text is not in the editor');
+        // The measured panel's fit runs only in the worker (the fingerprint is not on the page):
+        // without one, a reference result still shows, and its fit says why there is none.
+        await page.selectOption('#measured-reference', 'node');
+        await page.waitForSelector('#measured-summary[data-runtime="node"]', { timeout: 15_000 });
+        const fitError = await page.locator('#measured-fit-error').textContent({ timeout: 15_000 });
+        log(`# no worker: the measured panel says "${fitError}"`);
+        expect(fitError.includes('engine worker') && fitError.includes('did not start'), `fit without a worker: ${fitError}`);
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
       } finally {
         await context.close();

@@ -1,16 +1,13 @@
 //! The measured-runtime panel: import a probe result (file, paste, or a reference result),
-//! fit it against every policy one policy per task (the page stays responsive), and set the
+//! which the engine worker fits against every policy (`lab::Lab`, `fit_wire`), and set the
 //! measured slowdowns beside what each policy simulates at its fitted costs: the fingerprint
 //! (closest shape, margin, spread flags), a "measured" column next to the policies' columns,
 //! and a strip chart of the same values.
 
-use std::cell::RefCell;
 use std::fmt::Write;
 use std::rc::Rc;
 
-use blast_engine::fingerprint::Fitting;
 use blast_engine::runtimes;
-use blast_engine::Policy;
 use yew::prelude::*;
 
 use crate::browser::{self, FileRefusal};
@@ -22,7 +19,8 @@ use blast_playground::measured_markup;
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {
-    pub measured: Option<Rc<Measured>>,
+    /// The result on screen and where its fit is (`lab::Lab`).
+    pub shown: Option<(Rc<Measured>, FitState)>,
     /// The row (`workload@param`) the loaded scenario simulates, when it is a runtime's.
     pub highlight: Option<AttrValue>,
     pub on_import: Callback<Rc<Measured>>,
@@ -50,60 +48,12 @@ impl Refusal {
     }
 }
 
-/// The fit of one imported result: shown only while that result is the one on screen.
-type Fit = (Rc<Measured>, FitState);
-
-/// Fit `m` one policy per timer task; `generation` moves on when another result arrives, and
-/// a step of an older fit then stops without touching the state.
-fn start_fit(m: Rc<Measured>, fit: UseStateHandle<Option<Fit>>, generation: Rc<RefCell<u64>>) {
-    *generation.borrow_mut() += 1;
-    match Fitting::new(&m.result) {
-        Err(e) => fit.set(Some((m, FitState::Failed(e.to_string())))),
-        Ok(fitting) => {
-            fit.set(Some((m.clone(), FitState::Fitting(0))));
-            let mine = *generation.borrow();
-            step_later(m, Rc::new(RefCell::new(fitting)), fit, generation, mine);
-        }
-    }
-}
-
-fn step_later(m: Rc<Measured>, fitting: Rc<RefCell<Fitting>>, fit: UseStateHandle<Option<Fit>>, generation: Rc<RefCell<u64>>, mine: u64) {
-    // Detached: a timer that replaced itself from its own callback would drop the running closure.
-    browser::soon_detached(move || {
-        if *generation.borrow() != mine {
-            return;
-        }
-        let step = fitting.borrow_mut().step();
-        match step {
-            Ok(Some(f)) => fit.set(Some((m, FitState::Done(Rc::new(f))))),
-            Ok(None) => {
-                fit.set(Some((m.clone(), FitState::Fitting(fitting.borrow().done()))));
-                step_later(m, fitting, fit, generation, mine);
-            }
-            Err(e) => fit.set(Some((m, FitState::Failed(e.to_string())))),
-        }
-    });
-}
-
 #[function_component(MeasuredPanel)]
 pub fn measured_panel(p: &MeasuredProps) -> Html {
-    let fit = use_state(|| None::<Fit>);
-    let generation = use_mut_ref(|| 0u64);
     let refusal = use_state(|| None::<Refusal>);
     let paste_open = use_state(|| false);
     let reader = use_mut_ref(|| None::<browser::FileRead>);
     let paste_ref = use_node_ref();
-
-    {
-        let (fit, generation) = (fit.clone(), generation.clone());
-        use_effect_with(p.measured.clone(), move |m| {
-            match m {
-                Some(m) => start_fit(m.clone(), fit, generation),
-                None => *generation.borrow_mut() += 1,
-            }
-            || ()
-        });
-    }
 
     // Every way in ends here: a result replaces the last one, a refusal is shown and the last
     // good result stays.
@@ -179,7 +129,7 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
                             <option value={id}>{ runtimes::profile(id).map_or(id, |p| p.name) }</option>
                         }) }
                     </select>
-                    if p.measured.is_some() {
+                    if p.shown.is_some() {
                         <button id="measured-clear" class="small" onclick={clear}>{ "Clear" }</button>
                     }
                 </div>
@@ -195,20 +145,15 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
                 { raw(refusal_view(r)) }
             }
             {
-                match &p.measured {
+                match &p.shown {
                     None => raw_static(concat!(
                         r#"<p class="hint">Measure a runtime with <code>bash scripts/probe.sh cpython|pypy|node|ruby|jruby|groovy</code> and import the JSON it writes, "#,
                         "or pick one of the six reference results: its slowdowns appear beside what each policy simulates, and the closest policy is named.</p>"
                     )),
-                    Some(m) => html! {
+                    Some((m, fit)) => html! {
                         <>
                             { raw(measured_markup::summary(m)) }
-                            {
-                                match &*fit {
-                                    Some((fitted, state)) if Rc::ptr_eq(fitted, m) => fit_view(state, p.highlight.as_deref()),
-                                    _ => fit_view(&FitState::Fitting(0), None),
-                                }
-                            }
+                            { fit_view(fit, p.highlight.as_deref()) }
                         </>
                     },
                 }
@@ -239,12 +184,10 @@ fn refusal_view(r: &Refusal) -> String {
 
 fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
     match fit {
-        FitState::Fitting(done) => html! {
-            <p id="measured-fitting" class="hint" aria-live="polite">
-                { format!("Fitting the policies to the measurements: {done} of {} done…", Policy::ALL.len()) }
-                <progress max={Policy::ALL.len().to_string()} value={done.to_string()}></progress>
-            </p>
-        },
+        FitState::Fitting => raw_static(concat!(
+            r#"<p id="measured-fitting" class="hint" aria-live="polite">Fitting every policy to the measurements in the engine worker… "#,
+            r#"<progress aria-label="Fitting"></progress></p>"#
+        )),
         FitState::Failed(e) => html! { <p id="measured-fit-error" class="measured-error" role="alert">{ format!("The fit failed: {e}") }</p> },
         FitState::Done(f) => raw(measured_markup::fit(f, highlight)),
     }
