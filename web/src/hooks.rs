@@ -302,40 +302,42 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
 }
 
 fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
+    let Posting { id, bytes } = job;
+    post(store, engine, in_flight, bytes, |f| f.jobs.push_back(id), |bytes| run_in_page(store, in_flight, Posting { id, bytes }));
+}
+
+/// Post a message to the worker (started if need be), noted in flight by `track`; without a
+/// worker (it could not start), `otherwise` gets the message back.
+fn post(
+    store: &Store,
+    engine: &Shared<Engine>,
+    in_flight: &Shared<InFlight>,
+    bytes: Vec<u8>,
+    track: impl FnOnce(&mut InFlight),
+    otherwise: impl FnOnce(Vec<u8>),
+) {
     start(store, engine, in_flight);
     match &*engine.borrow() {
         Engine::Worker(worker) => {
-            in_flight.borrow_mut().jobs.push_back(job.id);
-            worker.post(job.bytes);
+            track(&mut in_flight.borrow_mut());
+            worker.post(bytes);
         }
-        _ => run_in_page(store, in_flight, job),
+        _ => otherwise(bytes),
     }
 }
 
 /// Commands for the lanes the worker runs (`lanes`): its update comes back as `Action::Lanes`.
 /// Without a worker (it could not start) the lanes are built on the page.
 fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
-    start(store, engine, in_flight);
-    match &*engine.borrow() {
-        Engine::Worker(worker) => {
-            in_flight.borrow_mut().lanes += 1;
-            worker.post(lane_wire::encode_request(request));
-        }
-        _ => lanes_lost(store, "there is no engine worker".into()),
-    }
+    post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
 }
 
 /// The measured panel's fit job (`fit_wire`): its answer comes back as `LabAction::Fitted`.
 /// Without a worker there is no fit: the engine's fingerprint is not on the page.
 fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
-    start(store, engine, in_flight);
-    match &*engine.borrow() {
-        Engine::Worker(worker) => {
-            in_flight.borrow_mut().fits.push_back(job.id);
-            worker.post(job.bytes);
-        }
-        _ => fitted(store, job.id, Err("the fit runs in the engine worker, which did not start".into())),
-    }
+    let Posting { id, bytes } = job;
+    let no_worker = |_| fitted(store, id, Err("the fit runs in the engine worker, which did not start".into()));
+    post(store, engine, in_flight, bytes, |f| f.fits.push_back(id), no_worker);
 }
 
 fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, String>) {

@@ -167,26 +167,33 @@ pub fn decode_reply(bytes: &[u8]) -> Read<(u64, Result<Fingerprint, String>)> {
     Ok((id, fitted))
 }
 
-fn opt_num(w: &mut Writer, v: Option<u64>) {
+/// An option as a flag and, when set, its value (`put` writes it).
+fn opt<T: Copy>(w: &mut Writer, v: Option<T>, put: fn(&mut Writer, T)) {
     w.bool(v.is_some());
     if let Some(v) = v {
-        w.num(v);
+        put(w, v);
     }
 }
 
-fn read_opt_num(r: &mut Reader) -> Read<Option<u64>> {
-    Ok(if r.bool()? { Some(r.num()?) } else { None })
+fn opt_num(w: &mut Writer, v: Option<u64>) {
+    opt(w, v, Writer::num);
 }
 
 fn opt_f64(w: &mut Writer, v: Option<f64>) {
-    w.bool(v.is_some());
-    if let Some(v) = v {
-        w.f64(v);
-    }
+    opt(w, v, Writer::f64);
+}
+
+/// An option written by `opt`: its flag, then `get` reads the value.
+fn read_opt<'a, T>(r: &mut Reader<'a>, get: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Read<Option<T>> {
+    Ok(if r.bool()? { Some(get(r)?) } else { None })
+}
+
+fn read_opt_num(r: &mut Reader) -> Read<Option<u64>> {
+    read_opt(r, |r| r.num())
 }
 
 fn read_opt_f64(r: &mut Reader) -> Read<Option<f64>> {
-    Ok(if r.bool()? { Some(r.f64()?) } else { None })
+    read_opt(r, |r| r.f64())
 }
 
 #[cfg(test)]
