@@ -381,7 +381,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
                 let how = if started { "stopped" } else { "did not start" };
                 for job in fits {
-                    store.dispatch(Action::Lab(LabAction::Fitted { job, fitted: Err(format!("the engine worker {how} ({why})")) }));
+                    fitted(&store, job, Err(format!("the engine worker {how} ({why})")));
                 }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(Action::LanesLost(format!("it stopped: {why}")));

@@ -11,10 +11,10 @@
 //!
 //! The format is `wire`'s: lengths and numbers as LEB128, floats as 8 bytes, strings as their
 //! length and UTF-8; the encoder destructures every struct, so a new field does not compile
-//! until it is carried. Decoding is total: bytes that are not a fit message give an error, never a panic.
+//! until it is carried. Decoding is total: bytes that are not a fit message give an error, never a
+//! panic.
 
 use blast_engine::fingerprint::{Fingerprint, Fitting, Machine, Pair, PolicyFit, ProbeResult, ProbeRow};
-use blast_engine::Policy;
 
 use crate::wire::{Read, Reader, Writer, FIT};
 
@@ -30,7 +30,7 @@ pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
     w.num(rows.len() as u64);
     for ProbeRow { workload, param, iterations, reps, min_ns, median_ns, max_ns, wide, low_rel, low_wide } in rows {
         w.str(workload);
-        opt_num(&mut w, *param);
+        w.opt_num(*param);
         w.num(*iterations);
         w.num(u64::from(*reps));
         w.f64(*min_ns);
@@ -42,7 +42,7 @@ pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
     }
     w.bool(machine.is_some());
     if let Some(Machine { cpus, cpu_model, load_average_1min_start, load_average_1min }) = machine {
-        opt_num(&mut w, cpus.map(u64::from));
+        w.opt_num(cpus.map(u64::from));
         w.opt(cpu_model);
         opt_f64(&mut w, *load_average_1min_start);
         opt_f64(&mut w, *load_average_1min);
@@ -55,14 +55,14 @@ pub fn decode_job(bytes: &[u8]) -> Read<(u64, ProbeResult)> {
     let id = r.num()?;
     let (schema, runtime, version, command, mode) = (r.str()?, r.str()?, r.str()?, r.str()?, r.str()?);
     let rows = r.list(|r| {
-        let (workload, param, iterations) = (r.str()?, read_opt_num(r)?, r.num()?);
+        let (workload, param, iterations) = (r.str()?, r.opt_num()?, r.num()?);
         let reps = u32::try_from(r.num()?).map_err(|_| "a count is too large")?;
         let (min_ns, median_ns, max_ns, wide) = (r.f64()?, r.f64()?, r.f64()?, r.bool()?);
         let (low_rel, low_wide) = (read_opt_f64(r)?, r.bool()?);
         Ok(ProbeRow { workload, param, iterations, reps, min_ns, median_ns, max_ns, wide, low_rel, low_wide })
     })?;
     let machine = if r.bool()? {
-        let cpus = read_opt_num(&mut r)?.map(|n| u32::try_from(n).map_err(|_| "a count is too large")).transpose()?;
+        let cpus = r.opt_num()?.map(|n| u32::try_from(n).map_err(|_| "a count is too large")).transpose()?;
         let cpu_model = r.opt()?;
         let (load_average_1min_start, load_average_1min) = (read_opt_f64(&mut r)?, read_opt_f64(&mut r)?);
         Some(Machine { cpus, cpu_model, load_average_1min_start, load_average_1min })
@@ -89,7 +89,7 @@ pub fn fit(result: &ProbeResult) -> Result<Fingerprint, String> {
 }
 
 /// The worker's whole turn for a fit job: bytes in, bytes out. A job it cannot read is answered
-/// as failed, under id 0, which no job has (`measured::Lab` numbers them from 1).
+/// as failed, under id 0, which no job has (`lab::Lab` numbers them from 1).
 pub fn answer(job: &[u8]) -> Vec<u8> {
     match decode_job(job) {
         Ok((id, result)) => encode_reply(id, &fit(&result)),
@@ -115,14 +115,14 @@ pub fn encode_reply(id: u64, fitted: &Result<Fingerprint, String>) -> Vec<u8> {
             w.num(pairs.len() as u64);
             for Pair { workload, param, measured, spread, readable } in pairs {
                 w.str(workload);
-                opt_num(&mut w, *param);
+                w.opt_num(*param);
                 w.f64(*measured);
                 w.f64(*spread);
                 w.bool(*readable);
             }
             w.num(fits.len() as u64);
             for PolicyFit { policy, write_ns, relink_ns, rms_log10, simulated } in fits {
-                w.num(Policy::ALL.iter().position(|p| p == policy).unwrap_or(0) as u64);
+                w.policy(*policy);
                 w.f64(*write_ns);
                 w.f64(*relink_ns);
                 w.f64(*rms_log10);
@@ -146,11 +146,11 @@ pub fn decode_reply(bytes: &[u8]) -> Read<(u64, Result<Fingerprint, String>)> {
             let (runtime, version) = (r.str()?, r.str()?);
             let (load_start, load_end) = (read_opt_f64(&mut r)?, read_opt_f64(&mut r)?);
             let pairs = r.list(|r| {
-                let (workload, param) = (r.str()?, read_opt_num(r)?);
+                let (workload, param) = (r.str()?, r.opt_num()?);
                 Ok(Pair { workload, param, measured: r.f64()?, spread: r.f64()?, readable: r.bool()? })
             })?;
             let fits = r.list(|r| {
-                let policy = Policy::ALL.get(r.num()? as usize).copied().ok_or("bad policy")?;
+                let policy = r.policy()?;
                 let (write_ns, relink_ns, rms_log10) = (r.f64()?, r.f64()?, r.f64()?);
                 let simulated = r.list(|r| r.f64())?;
                 Ok(PolicyFit { policy, write_ns, relink_ns, rms_log10, simulated })
@@ -167,39 +167,23 @@ pub fn decode_reply(bytes: &[u8]) -> Read<(u64, Result<Fingerprint, String>)> {
     Ok((id, fitted))
 }
 
-/// An option as a flag and, when set, its value (`put` writes it).
-fn opt<T: Copy>(w: &mut Writer, v: Option<T>, put: fn(&mut Writer, T)) {
+/// An optional float as a flag and, when set, its 8 bytes.
+fn opt_f64(w: &mut Writer, v: Option<f64>) {
     w.bool(v.is_some());
     if let Some(v) = v {
-        put(w, v);
+        w.f64(v);
     }
 }
 
-fn opt_num(w: &mut Writer, v: Option<u64>) {
-    opt(w, v, Writer::num);
-}
-
-fn opt_f64(w: &mut Writer, v: Option<f64>) {
-    opt(w, v, Writer::f64);
-}
-
-/// An option written by `opt`: its flag, then `get` reads the value.
-fn read_opt<'a, T>(r: &mut Reader<'a>, get: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Read<Option<T>> {
-    Ok(if r.bool()? { Some(get(r)?) } else { None })
-}
-
-fn read_opt_num(r: &mut Reader) -> Read<Option<u64>> {
-    read_opt(r, |r| r.num())
-}
-
 fn read_opt_f64(r: &mut Reader) -> Read<Option<f64>> {
-    read_opt(r, |r| r.f64())
+    Ok(if r.bool()? { Some(r.f64()?) } else { None })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::measured;
+    use blast_engine::Policy;
 
     fn reference(id: &str) -> ProbeResult {
         measured::reference_file(id).expect("a reference result").result

@@ -5,8 +5,8 @@
 //! [`Host`] is the worker's whole state, one message at a time: a text to read (`offload`),
 //! after which it keeps a big scenario and the lanes its run check built, a batch of
 //! commands for those lanes (`lane_wire::Request`), answered with the views' deltas, or a
-//! probe result to fit (`fit_wire`, which keeps nothing). Plain Rust:
-//! the tests call it as the worker does, with a clock passed in.
+//! probe result to fit (`fit_wire`, which keeps nothing). Plain Rust: the tests call it as the
+//! worker does, with a clock passed in.
 
 use std::rc::Rc;
 

@@ -352,14 +352,6 @@ const PHASES: [Phase; 4] = [Phase::Setup, Phase::Warmup, Phase::Measure, Phase::
 const STATUSES: [Status; 3] = [Status::Pass, Status::Fail, Status::Pending];
 
 impl Writer {
-    fn policy(&mut self, p: Policy) {
-        self.num(index(&Policy::ALL, &p));
-    }
-
-    fn opt_num(&mut self, v: Option<u64>) {
-        self.num(v.map_or(0, |v| v + 1));
-    }
-
     fn lane(&mut self, v: &LaneView, before: Option<&LaneView>) {
         let LaneView {
             policy,
@@ -613,17 +605,9 @@ impl Writer {
 }
 
 impl Reader<'_> {
-    fn policy(&mut self) -> Read<Policy> {
-        Policy::ALL.get(self.num()? as usize).copied().ok_or("bad policy")
-    }
-
     /// One of `all` by its index; `bad` when there is none.
     fn pick<T: Copy>(&mut self, all: &[T], bad: &'static str) -> Read<T> {
         all.get(self.num()? as usize).copied().ok_or(bad)
-    }
-
-    fn opt_num(&mut self) -> Read<Option<u64>> {
-        Ok(self.num()?.checked_sub(1))
     }
 
     /// A shared part: the held one (flag 0) or a new one read by `read`.

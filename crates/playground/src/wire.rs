@@ -43,7 +43,7 @@ pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Ve
     w.num(u64::from(looping));
     w.num(policies.len() as u64);
     for p in policies {
-        w.num(Policy::ALL.iter().position(|x| x == p).unwrap_or(0) as u64);
+        w.policy(*p);
     }
     w.str(text);
     w.0
@@ -53,7 +53,7 @@ pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
     let mut r = Reader::of(bytes, READ)?;
     let id = r.num()?;
     let looping = r.num()? == 1;
-    let policies = r.list(|r| Policy::ALL.get(r.num()? as usize).copied().ok_or("bad policy"))?;
+    let policies = r.list(|r| r.policy())?;
     let text = r.str()?;
     r.end()?;
     Ok(Job { id, text, policies, looping })
@@ -343,6 +343,15 @@ impl Writer {
         self.num(u64::from(v));
     }
 
+    pub(crate) fn policy(&mut self, p: Policy) {
+        self.num(Policy::ALL.iter().position(|x| *x == p).unwrap_or(0) as u64);
+    }
+
+    /// An optional number as one number: 0 for none, else the value + 1.
+    pub(crate) fn opt_num(&mut self, v: Option<u64>) {
+        self.num(v.map_or(0, |v| v + 1));
+    }
+
     fn scenario(&mut self, s: &Scenario) {
         let Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations } = s;
         let w = self;
@@ -526,6 +535,15 @@ impl<'a> Reader<'a> {
 
     pub(crate) fn bytes_left(&self) -> usize {
         self.bytes.len() - self.at
+    }
+
+    pub(crate) fn policy(&mut self) -> Read<Policy> {
+        Policy::ALL.get(self.num()? as usize).copied().ok_or("bad policy")
+    }
+
+    /// A number written by `Writer::opt_num`.
+    pub(crate) fn opt_num(&mut self) -> Read<Option<u64>> {
+        Ok(self.num()?.checked_sub(1))
     }
 
     pub(crate) fn bool(&mut self) -> Read<bool> {
