@@ -140,10 +140,10 @@ if [ "$big" = 0 ]; then
     java "${JAVA_FLAGS[@]}" ChaBreak
   capture hotspot-plugin-registry hotspot probes/traces/java/PluginRegistry.java file \
     java "${JAVA_FLAGS[@]}" PluginRegistry
-  capture groovy-unrelated-churn groovy probes/traces/groovy/unrelated-churn.groovy stderr \
-    groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/unrelated-churn.groovy
-  capture groovy-same-class-churn groovy probes/traces/groovy/same-class-churn.groovy stderr \
-    groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/same-class-churn.groovy
+  capture groovy-unrelated-churn groovy "probes/traces/groovy/churn.groovy Unrelated" stderr \
+    groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/churn.groovy Unrelated
+  capture groovy-same-class-churn groovy "probes/traces/groovy/churn.groovy Hot" stderr \
+    groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/churn.groovy Hot
   capture groovy-plugin-registry groovy probes/traces/groovy/plugin-registry.groovy stderr \
     groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/plugin-registry.groovy
 else
