@@ -76,10 +76,12 @@ wanted() {
 
 # capture NAME RUNTIME PROGRAM LOG_TO(file|stderr) COMMAND...
 # The command may contain the word @LOG@, replaced by the log's path.
+captured=0
 capture() {
   local name=$1 runtime=$2 program=$3 sink=$4
   shift 4
   wanted "$name" || return 0
+  captured=$((captured + 1))
   local log="$out/$name.log" meta="$out/$name.meta" stdout="$out/$name.stdout"
   local cmd=() arg
   for arg in "$@"; do cmd+=("${arg//@LOG@/$log}"); done
@@ -155,4 +157,8 @@ else
     probes/traces/node/proto-write.js 1120000 1000
   capture groovy-three-receivers-big groovy "probes/traces/groovy/three-receivers.groovy 30000" stderr \
     groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/three-receivers.groovy 30000
+fi
+if [ "$captured" -ne "${#only[@]}" ] && [ ${#only[@]} -gt 0 ]; then
+  echo "capture-traces: captured $captured of ${#only[@]} names asked for; unknown names in: ${only[*]}" >&2
+  exit 2
 fi
