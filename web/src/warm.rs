@@ -14,7 +14,7 @@ use yew::prelude::*;
 use yew::props;
 use yew::AppHandle;
 
-use crate::app::ScenarioParts;
+use crate::scenario_parts::ScenarioParts;
 use crate::browser;
 use crate::components::banners::{banners, BannersProps};
 use crate::components::blast_aggregate::AggregatedBlast;
