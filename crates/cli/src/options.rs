@@ -6,6 +6,7 @@ use std::str::FromStr;
 use blast_engine::policy::{parse_policies, Policy};
 
 use crate::error::CliError;
+use crate::runs::MAX_SWEEP_VALUES;
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -105,7 +106,11 @@ pub fn parse_options(args: &[String]) -> Result<Options, CliError> {
                     if o.sweep.is_some() {
                         return Err(CliError::SeveralSweeps);
                     }
-                    o.sweep = Some((name, val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()));
+                    let values: Vec<String> = val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+                    if values.len() > MAX_SWEEP_VALUES {
+                        return Err(CliError::TooManyValues { given: values.len(), max: MAX_SWEEP_VALUES });
+                    }
+                    o.sweep = Some((name, values));
                 } else {
                     o.sets.push((name, val.to_string()));
                 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::report::RunReport;
-use crate::sim::Simulation;
+use crate::sim::{Prepared, Simulation};
 use crate::{Scenario, ScenarioError};
 
 #[derive(Clone, Debug, Serialize)]
@@ -23,9 +23,34 @@ pub struct SiteDiff {
 
 /// Run `s` under each policy. The scenario is taken: it is validated and bounded once, then
 /// dropped, and the policies run one at a time ([`Simulation::run_each`]), so a big scenario's
-/// peak is one simulation's tables.
+/// peak is one simulation's tables. The reports are all kept: a caller that prints them one
+/// by one uses [`prepare`] and [`Ready::run`] and drops each report before the next run.
 pub fn compare(s: Scenario, policies: &[Policy], params: &Params) -> Result<Comparison, ScenarioError> {
     Ok(Comparison { runs: Simulation::run_each(s, policies, params)? })
+}
+
+/// A scenario validated, bounded and compiled once, ready to run under any policy; the
+/// scenario itself is dropped here. Refusals (validation, admission) happen in [`prepare`],
+/// before any run, so a caller can refuse before it prints anything.
+pub struct Ready {
+    prepared: Prepared,
+    params: Params,
+}
+
+/// Take `s` and prepare it for [`Ready::run`] under `params`.
+pub fn prepare(s: Scenario, params: &Params) -> Result<Ready, ScenarioError> {
+    let prepared = Prepared::of(&s, params)?;
+    drop(s);
+    Ok(Ready { prepared, params: params.clone() })
+}
+
+impl Ready {
+    /// Build and run the scenario under `policy`. Each run builds its simulation from a copy
+    /// of the prepared part, so runs are independent and at most one simulation is alive; the
+    /// report is the caller's to drop before the next run.
+    pub fn run(&self, policy: Policy) -> RunReport {
+        Simulation::build(self.prepared.clone(), policy, &self.params).run()
+    }
 }
 
 impl Comparison {
@@ -47,5 +72,22 @@ impl Comparison {
             .filter(|(x, y)| x.stats.relinks() != y.stats.relinks())
             .map(|(x, y)| SiteDiff { site: x.name.clone(), relinks_a: x.stats.relinks(), relinks_b: y.stats.relinks() })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn runs_from_one_preparation_equal_the_comparison_of_every_policy() {
+        for p in presets::all() {
+            let all = compare(p.scenario(), &Policy::ALL, &Params::default()).unwrap();
+            let ready = prepare(p.scenario(), &Params::default()).unwrap();
+            for (&policy, expected) in Policy::ALL.iter().zip(&all.runs) {
+                assert!(ready.run(policy) == *expected, "{} under {policy}", p.id);
+            }
+        }
     }
 }

@@ -53,7 +53,8 @@ struct Token<'a> {
     col: u32,
 }
 
-const MAX_INPUT: usize = 64_000_000;
+/// The largest scenario text (DSL or JSON) read, in bytes; the CLI reads no more of a file.
+pub const MAX_INPUT: usize = 64_000_000;
 
 fn lex(src: &str) -> Result<Vec<Token<'_>>, ScenarioError> {
     if src.len() > MAX_INPUT {

@@ -1,0 +1,108 @@
+//! Where a command's output goes: stdout (or a test's buffer) through one buffered writer whose
+//! every failure is a [`CliError::Output`] value. Nothing in `blast` uses `print!`: Rust ignores
+//! SIGPIPE, so a closed pipe or a full disk makes a write return an error, and `print!` turns
+//! that error into a panic (an abort in the release profile). Here it ends the command instead:
+//! quietly with exit 0 on a broken pipe (as `grep` and `rg` do), with one line on stderr and
+//! exit [`crate::error::EXIT_OUTPUT`] on any other failure (`crate::run`).
+//!
+//! Big outputs are streamed: JSON goes through `serde_json::to_writer_pretty` straight into the
+//! buffer, and row-by-row outputs (`sweep`, CSV) are flushed as each row is complete, so a
+//! reader sees partial results and a 450 MB report is never one `String`.
+
+use std::io::{self, BufWriter, Write};
+
+use serde::Serialize;
+
+use crate::error::CliError;
+
+pub struct Out<'a> {
+    w: BufWriter<&'a mut dyn Write>,
+}
+
+impl<'a> Out<'a> {
+    pub fn new(w: &'a mut dyn Write) -> Out<'a> {
+        Out { w: BufWriter::with_capacity(64 * 1024, w) }
+    }
+
+    /// Write `s` as it is.
+    pub fn text(&mut self, s: &str) -> Result<(), CliError> {
+        self.w.write_all(s.as_bytes()).map_err(CliError::Output)
+    }
+
+    /// `value` as pretty JSON and a newline, encoded straight into the writer.
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
+        serde_json::to_writer_pretty(&mut self.w, value).map_err(CliError::from_json)?;
+        self.text("\n")
+    }
+
+    /// Push what is buffered to the writer: after each row of a streamed table, and at the end.
+    pub fn flush(&mut self) -> Result<(), CliError> {
+        self.w.flush().map_err(CliError::Output)
+    }
+}
+
+/// How many bytes [`Out::json`] writes for `value`, counted without keeping them.
+pub fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<u64, CliError> {
+    struct Count(u64);
+    impl Write for Count {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer_pretty(&mut count, value).map_err(CliError::from_json)?;
+    Ok(count.0 + 1)
+}
+
+/// Whether a write error is the reader going away (`head`, a closed pager): the one failure
+/// that ends `blast` quietly and successfully.
+pub fn is_broken_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that takes `room` bytes, then fails every write with `kind`.
+    struct Failing {
+        room: usize,
+        kind: io::ErrorKind,
+    }
+
+    impl Write for Failing {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from(self.kind));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_is_an_output_error_carrying_its_kind() {
+        let mut w = Failing { room: 10, kind: io::ErrorKind::BrokenPipe };
+        let mut out = Out::new(&mut w);
+        // Buffered: the failure shows at the latest when the buffer is flushed.
+        let r = out.text(&"x".repeat(200_000)).and_then(|()| out.flush());
+        assert!(matches!(r, Err(CliError::Output(ref e)) if is_broken_pipe(e)), "{r:?}");
+    }
+
+    #[test]
+    fn a_json_encoding_that_fails_to_write_is_an_output_error_not_an_encode_error() {
+        let mut w = Failing { room: 0, kind: io::ErrorKind::StorageFull };
+        let mut out = Out::new(&mut w);
+        let big: Vec<u64> = (0..100_000).collect();
+        let r = out.json(&big).and_then(|()| out.flush());
+        assert!(matches!(r, Err(CliError::Output(ref e)) if e.kind() == io::ErrorKind::StorageFull), "{r:?}");
+    }
+}
