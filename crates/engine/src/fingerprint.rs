@@ -187,11 +187,12 @@ impl ProbeRow {
         } else if let Some((name, v)) =
             [("min_ns", self.min_ns), ("median_ns", self.median_ns), ("max_ns", self.max_ns)].into_iter().find(|(_, v)| !(v.is_finite() && *v > 0.0))
         {
-            Some(format!("{name} is {v}; it must be a positive time in ns"))
+            Some(format!("{name} is {}; it must be a positive time in ns", short(v)))
         } else if !(self.min_ns <= self.median_ns && self.median_ns <= self.max_ns) {
-            Some(format!("min_ns {} <= median_ns {} <= max_ns {} does not hold", self.min_ns, self.median_ns, self.max_ns))
+            Some(format!("min_ns {} <= median_ns {} <= max_ns {} does not hold", short(self.min_ns), short(self.median_ns), short(self.max_ns)))
         } else if !CALL_NS_RANGE.contains(&self.ns_per_call()) {
-            Some(format!("{} ns per call (min_ns / iterations); a row may claim {} ..= {} ns", self.ns_per_call(), CALL_NS_RANGE.start(), CALL_NS_RANGE.end()))
+            let (lo, hi) = (short(*CALL_NS_RANGE.start()), short(*CALL_NS_RANGE.end()));
+            Some(format!("{} ns per call (min_ns / iterations); a row may claim {lo} ..= {hi} ns", short(self.ns_per_call())))
         } else if !self.low_rel.is_none_or(|s| s.is_finite() && s >= 0.0) {
             Some("low_rel must be a fraction of at least 0".into())
         } else if let Some(p) = self.param.filter(|&p| p == 0 && sites) {
@@ -207,6 +208,16 @@ impl ProbeRow {
     /// counts calls (loop iterations x sites per iteration).
     fn ns_per_call(&self) -> f64 {
         self.min_ns / self.iterations as f64
+    }
+}
+
+/// A number as a message prints it: exponent notation when plain notation would be long
+/// (`1e308`, not 309 digits).
+fn short(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e12).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -726,6 +737,7 @@ mod tests {
         (huge.rows[2].min_ns, huge.rows[2].median_ns, huge.rows[2].max_ns) = (1e308, 1e308, 1e308);
         let Err(e) = ProbeResult::parse(&serde_json::to_string(&huge).unwrap()) else { panic!("1e308 ns was accepted") };
         assert!(matches!(e, FingerprintError::BadRow { index: 2, .. }) && e.to_string().contains("ns per call"), "{e}");
+        assert!(e.to_string().len() < 200 && e.to_string().contains("e303"), "{e}");
         // Every row at either end of the accepted range still fits to finite numbers.
         for per_call in [*CALL_NS_RANGE.start(), *CALL_NS_RANGE.end()] {
             let mut edge = good.clone();
