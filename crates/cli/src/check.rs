@@ -16,7 +16,6 @@ use blast_engine::runtimes::{self, RuntimeProfile};
 use blast_engine::{presets, Scenario};
 
 use crate::error::CliError;
-use crate::input::read_text;
 use crate::options::{Format, Options};
 use crate::out::Out;
 use crate::Ended;
@@ -50,7 +49,7 @@ fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
         } else if let Some(p) = models::find(t) {
             out.push(Source::Model(p));
         } else {
-            let text = read_text(t, dsl::MAX_INPUT as u64)?;
+            let text = crate::read_input(t, dsl::MAX_INPUT as u64)?;
             out.push(Source::Scenario { target: t.clone(), text });
         }
     }

@@ -4,7 +4,6 @@
 //! and the text is made only when it is printed.
 
 use std::fmt;
-use std::io;
 
 use blast_engine::expect::model::ModelExpectError;
 use blast_engine::fingerprint::FingerprintError;
@@ -15,7 +14,7 @@ use blast_engine::ScenarioError;
 
 use crate::input::InputError;
 use crate::options::Format;
-use crate::out::is_broken_pipe;
+use crate::out::OutError;
 
 /// The exit code when writing the output failed for any reason but a broken pipe (a full disk,
 /// a device error): 74, `EX_IOERR` of BSD's sysexits.h. A broken pipe (`blast ... | head`)
@@ -98,10 +97,8 @@ pub enum CliError {
         given: usize,
         max: usize,
     },
-    /// Writing to the output failed (stdout closed, a full disk).
-    Output(io::Error),
-    /// A value could not be encoded as JSON (not a write failure: those are `Output`).
-    Encode(serde_json::Error),
+    /// Writing the output failed (stdout closed, a full disk, a value JSON cannot encode).
+    Output(OutError),
 }
 
 impl CliError {
@@ -123,10 +120,10 @@ impl CliError {
             | CliError::Policy(_)
             | CliError::PlotNotSupported(_)
             | CliError::TooManyValues { .. } => 2,
-            CliError::Output(e) if is_broken_pipe(e) => 0,
-            CliError::Output(_) => EXIT_OUTPUT,
+            CliError::Output(e) if e.is_broken_pipe() => 0,
+            CliError::Output(OutError::Write(_)) => EXIT_OUTPUT,
             CliError::Input { .. }
-            | CliError::Encode(_)
+            | CliError::Output(OutError::Encode(_))
             | CliError::ShowTooLarge { .. }
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
@@ -178,8 +175,7 @@ impl fmt::Display for CliError {
                 write!(f, "{scenario}: as {} it is {bytes} bytes; `blast run` reads at most {cap}, so `show` does not print it", format.name())
             }
             CliError::TooManyValues { given, max } => write!(f, "sweep got {given} values; it runs at most {max} (split the sweep)"),
-            CliError::Output(e) => write!(f, "cannot write the output: {e}"),
-            CliError::Encode(e) => write!(f, "cannot encode the output as JSON: {e}"),
+            CliError::Output(e) => write!(f, "{e}"),
         }
     }
 }
@@ -187,19 +183,15 @@ impl fmt::Display for CliError {
 impl std::error::Error for CliError {}
 
 impl CliError {
-    /// A JSON encoding's failure: a write's (`Output`, so a broken pipe stays quiet) or the
-    /// value's own (`Encode`).
-    pub fn from_json(e: serde_json::Error) -> CliError {
-        if e.is_io() {
-            CliError::Output(e.into())
-        } else {
-            CliError::Encode(e)
-        }
-    }
-
     /// Whether the command ends without a word: its output's reader went away.
     pub fn is_quiet(&self) -> bool {
-        matches!(self, CliError::Output(e) if is_broken_pipe(e))
+        matches!(self, CliError::Output(e) if e.is_broken_pipe())
+    }
+}
+
+impl From<OutError> for CliError {
+    fn from(e: OutError) -> Self {
+        CliError::Output(e)
     }
 }
 

@@ -7,8 +7,6 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use crate::error::CliError;
-
 /// Why an input was not read.
 #[derive(Debug)]
 pub enum InputError {
@@ -22,11 +20,7 @@ pub enum InputError {
 }
 
 /// Read `path` as text of at most `cap` bytes.
-pub fn read_text(path: &str, cap: u64) -> Result<String, CliError> {
-    read_file(path, cap).map_err(|error| CliError::Input { target: path.to_string(), error })
-}
-
-fn read_file(path: &str, cap: u64) -> Result<String, InputError> {
+pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
     let file = File::open(path).map_err(InputError::Io)?;
     // A regular file says how long it is: refuse it before reading a byte. Devices and pipes
     // report 0 and are caught by the counting read below.
@@ -107,7 +101,7 @@ mod tests {
     fn a_file_longer_than_the_cap_is_refused_by_its_length_before_reading() {
         let path = std::env::temp_dir().join(format!("blast-input-cap-{}.txt", std::process::id()));
         std::fs::write(&path, "x".repeat(100)).unwrap();
-        let r = read_file(path.to_str().unwrap(), 99);
+        let r = read_text(path.to_str().unwrap(), 99);
         std::fs::remove_file(&path).unwrap();
         assert!(matches!(r, Err(InputError::TooLarge { cap: 99, size: Some(100) })), "{r:?}");
     }

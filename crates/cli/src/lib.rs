@@ -25,8 +25,7 @@ use blast_engine::sweep::Knob;
 use blast_engine::{dsl, presets, Params, Scenario};
 
 pub use error::{CliError, EXIT_OUTPUT};
-pub use options::{parse_options, Format, Options};
-pub use runs::MAX_SWEEP_VALUES;
+pub use options::{parse_options, Format, Options, MAX_SWEEP_VALUES};
 
 use out::Out;
 
@@ -58,7 +57,7 @@ pub fn run(args: &[String], stdout: &mut dyn io::Write, stderr: &mut dyn io::Wri
     // What was printed before a refusal is delivered before the refusal's message.
     let flushed = out.flush();
     drop(out);
-    let (code, note) = match result.and_then(|ended| flushed.map(|()| ended)) {
+    let (code, note) = match result.and_then(|ended| Ok(flushed.map(|()| ended)?)) {
         Ok(Ended { code, note }) => (code, note),
         Err(e) if e.is_quiet() => return 0,
         Err(e) => (e.exit_code(), format!("error: {e}\n")),
@@ -179,10 +178,15 @@ pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, CliError> {
     if let Some(p) = presets::find(target) {
         return Ok(vec![(p.id.to_string(), p.scenario())]);
     }
-    let text = input::read_text(target, dsl::MAX_INPUT as u64)?;
+    let text = read_input(target, dsl::MAX_INPUT as u64)?;
     let s = dsl::parse_any(&text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let name = if s.name.is_empty() { target.to_string() } else { s.name.clone() };
     Ok(vec![(name, s)])
+}
+
+/// The text of the file `path`, at most `cap` bytes of UTF-8 (`input::read_text`).
+pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
+    input::read_text(path, cap).map_err(|error| CliError::Input { target: path.to_string(), error })
 }
 
 fn list_presets() -> String {
@@ -250,10 +254,13 @@ fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options, out: &mut 
             match format {
                 Format::Json => {
                     let runs: Vec<&ModelReport> = reports.iter().map(|(_, r)| r).collect();
-                    out.json(&runs)
+                    Ok(out.json(&runs)?)
                 }
-                Format::Csv => out.text(&(MODEL_COLUMNS.join(",") + "\n" + &reports.iter().map(|(v, r)| model_csv_row(&[], v, r)).collect::<String>())),
-                _ => out.text(&(format!("{} ({})\n{header}", preset.id, preset.family) + &reports.iter().map(|(v, r)| model_row(v, r)).collect::<String>())),
+                Format::Csv => Ok(out.text(&(MODEL_COLUMNS.join(",") + "\n" + &reports.iter().map(|(v, r)| model_csv_row(&[], v, r)).collect::<String>()))?),
+                _ => {
+                    Ok(out
+                        .text(&(format!("{} ({})\n{header}", preset.id, preset.family) + &reports.iter().map(|(v, r)| model_row(v, r)).collect::<String>()))?)
+                }
             }
         }
         (_, Some((name, values))) => {
@@ -285,7 +292,7 @@ fn cmd_fingerprint(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     }
     let mut prints = Vec::new();
     for path in &opts.positional {
-        let text = input::read_text(path, MAX_PROBE_BYTES as u64)?;
+        let text = read_input(path, MAX_PROBE_BYTES as u64)?;
         let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
         prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
     }
@@ -294,10 +301,11 @@ fn cmd_fingerprint(opts: &Options, out: &mut Out) -> Result<(), CliError> {
         std::fs::write(png, bytes).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
     }
     match format {
-        Format::Json => out.json(&prints),
-        Format::Markdown => out.text(&fingerprint_markdown(&prints)),
-        _ => out.text(&prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n")),
+        Format::Json => out.json(&prints)?,
+        Format::Markdown => out.text(&fingerprint_markdown(&prints))?,
+        _ => out.text(&prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"))?,
     }
+    Ok(())
 }
 
 /// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
@@ -412,14 +420,14 @@ fn cmd_show(opts: &Options, out: &mut Out) -> Result<(), CliError> {
             if bytes > cap {
                 return Err(refuse(bytes));
             }
-            out.json(&s)
+            Ok(out.json(&s)?)
         }
         _ => {
             let text = dsl::print(&s);
             if text.len() as u64 > cap {
                 return Err(refuse(text.len() as u64));
             }
-            out.text(&text)
+            Ok(out.text(&text)?)
         }
     }
 }

@@ -6,7 +6,6 @@ use std::str::FromStr;
 use blast_engine::policy::{parse_policies, Policy};
 
 use crate::error::CliError;
-use crate::runs::MAX_SWEEP_VALUES;
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -45,6 +44,11 @@ impl FromStr for Format {
         Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| CliError::UnknownFormat(name.to_string()))
     }
 }
+
+/// The most values one `sweep` runs: each is a full run under every policy (seconds each at
+/// the caps), so a longer list is refused before anything runs, rather than left to run for
+/// minutes.
+pub const MAX_SWEEP_VALUES: usize = 32;
 
 #[derive(Debug, Default)]
 pub struct Options {

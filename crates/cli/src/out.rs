@@ -1,9 +1,9 @@
 //! Where a command's output goes: stdout (or a test's buffer) through one buffered writer whose
-//! every failure is a [`CliError::Output`] value. Nothing in `blast` uses `print!`: Rust ignores
+//! every failure is an [`OutError`] value (`CliError::Output` once it reaches a command). Nothing in `blast` uses `print!`: Rust ignores
 //! SIGPIPE, so a closed pipe or a full disk makes a write return an error, and `print!` turns
 //! that error into a panic (an abort in the release profile). Here it ends the command instead:
 //! quietly with exit 0 on a broken pipe (as `grep` and `rg` do), with one line on stderr and
-//! exit [`crate::error::EXIT_OUTPUT`] on any other failure (`crate::run`).
+//! exit 74 (`EXIT_OUTPUT`) on any other failure (`crate::run`).
 //!
 //! Big outputs are streamed: JSON goes through `serde_json::to_writer_pretty` straight into the
 //! buffer, and row-by-row outputs (`sweep`, CSV) are flushed as each row is complete, so a
@@ -13,7 +13,39 @@ use std::io::{self, BufWriter, Write};
 
 use serde::Serialize;
 
-use crate::error::CliError;
+/// Why the output could not be written.
+#[derive(Debug)]
+pub enum OutError {
+    /// The writer refused bytes (a closed pipe, a full disk).
+    Write(io::Error),
+    /// A value could not be encoded as JSON (not a write failure).
+    Encode(serde_json::Error),
+}
+
+impl OutError {
+    /// Whether the reader went away (`head`, a closed pager): the one failure that ends
+    /// `blast` quietly and successfully.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, OutError::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    fn from_json(e: serde_json::Error) -> OutError {
+        if e.is_io() {
+            OutError::Write(e.into())
+        } else {
+            OutError::Encode(e)
+        }
+    }
+}
+
+impl std::fmt::Display for OutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutError::Write(e) => write!(f, "cannot write the output: {e}"),
+            OutError::Encode(e) => write!(f, "cannot encode the output as JSON: {e}"),
+        }
+    }
+}
 
 pub struct Out<'a> {
     w: BufWriter<&'a mut dyn Write>,
@@ -25,24 +57,24 @@ impl<'a> Out<'a> {
     }
 
     /// Write `s` as it is.
-    pub fn text(&mut self, s: &str) -> Result<(), CliError> {
-        self.w.write_all(s.as_bytes()).map_err(CliError::Output)
+    pub fn text(&mut self, s: &str) -> Result<(), OutError> {
+        self.w.write_all(s.as_bytes()).map_err(OutError::Write)
     }
 
     /// `value` as pretty JSON and a newline, encoded straight into the writer.
-    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), CliError> {
-        serde_json::to_writer_pretty(&mut self.w, value).map_err(CliError::from_json)?;
+    pub fn json<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), OutError> {
+        serde_json::to_writer_pretty(&mut self.w, value).map_err(OutError::from_json)?;
         self.text("\n")
     }
 
     /// Push what is buffered to the writer: after each row of a streamed table, and at the end.
-    pub fn flush(&mut self) -> Result<(), CliError> {
-        self.w.flush().map_err(CliError::Output)
+    pub fn flush(&mut self) -> Result<(), OutError> {
+        self.w.flush().map_err(OutError::Write)
     }
 }
 
 /// How many bytes [`Out::json`] writes for `value`, counted without keeping them.
-pub fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<u64, CliError> {
+pub fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<u64, OutError> {
     struct Count(u64);
     impl Write for Count {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
@@ -54,14 +86,8 @@ pub fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<u64, CliError> {
         }
     }
     let mut count = Count(0);
-    serde_json::to_writer_pretty(&mut count, value).map_err(CliError::from_json)?;
+    serde_json::to_writer_pretty(&mut count, value).map_err(OutError::from_json)?;
     Ok(count.0 + 1)
-}
-
-/// Whether a write error is the reader going away (`head`, a closed pager): the one failure
-/// that ends `blast` quietly and successfully.
-pub fn is_broken_pipe(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::BrokenPipe
 }
 
 #[cfg(test)]
@@ -94,7 +120,7 @@ mod tests {
         let mut out = Out::new(&mut w);
         // Buffered: the failure shows at the latest when the buffer is flushed.
         let r = out.text(&"x".repeat(200_000)).and_then(|()| out.flush());
-        assert!(matches!(r, Err(CliError::Output(ref e)) if is_broken_pipe(e)), "{r:?}");
+        assert!(matches!(r, Err(ref e) if e.is_broken_pipe()), "{r:?}");
     }
 
     #[test]
@@ -103,6 +129,6 @@ mod tests {
         let mut out = Out::new(&mut w);
         let big: Vec<u64> = (0..100_000).collect();
         let r = out.json(&big).and_then(|()| out.flush());
-        assert!(matches!(r, Err(CliError::Output(ref e)) if e.kind() == io::ErrorKind::StorageFull), "{r:?}");
+        assert!(matches!(r, Err(OutError::Write(ref e)) if e.kind() == io::ErrorKind::StorageFull), "{r:?}");
     }
 }

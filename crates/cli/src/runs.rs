@@ -19,11 +19,6 @@ use crate::options::{Format, Options};
 use crate::out::Out;
 use crate::{fmt_ops, load, set, settings, RUN_FORMATS, SWEEP_FORMATS};
 
-/// The most values one `sweep` runs: each is a full run under every policy (seconds each at
-/// the caps), so a longer list is refused before anything runs, rather than left to run for
-/// minutes.
-pub const MAX_SWEEP_VALUES: usize = 32;
-
 /// What the table keeps of one run once its report is dropped.
 struct Summary {
     ops_per_ms: f64,
@@ -47,7 +42,7 @@ pub fn cmd_run(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     let policies = opts.policies()?;
     let targets = load(opts.one_target()?)?.into_iter().map(|(name, s)| ready(&name, s, opts).map(|r| (name, r))).collect::<Result<Vec<_>, _>>()?;
     match format {
-        Format::Json => out.json(&AllRuns { targets: &targets, policies: &policies }),
+        Format::Json => Ok(out.json(&AllRuns { targets: &targets, policies: &policies })?),
         Format::Csv => csv(&targets, &policies, out),
         _ => table(&targets, &policies, out),
     }
