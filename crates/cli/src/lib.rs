@@ -139,6 +139,13 @@ pub fn usage() -> String {
         let c = p.config();
         let _ = writeln!(s, "  {:<24} variants {}; knobs {}", p.id, c.variants().join(", "), c.knobs().join(", "));
     }
+    let _ = write!(
+        s,
+        "\nlimits: a scenario file is read up to {} bytes, a probe result up to {} (refused at the cap, naming it); sweep runs at most {MAX_SWEEP_VALUES} values\n\
+         \nexit codes:\n  0   done (also when the reader of the output goes away: `blast ... | head` ends quietly)\n  1   a bad input, a refused run, a failed calibration row or expectation\n  2   a wrong command line\n  {EXIT_OUTPUT}  the output could not be written (a full disk, a device error); one line on stderr\n",
+        dsl::MAX_INPUT,
+        MAX_PROBE_BYTES
+    );
     s
 }
 

@@ -104,3 +104,14 @@ fn the_binary_reports_a_full_disk_in_one_line_with_exit_74() {
     assert_eq!(out.status.code(), Some(EXIT_OUTPUT), "{stderr}");
     assert_eq!(stderr.lines().collect::<Vec<_>>(), ["error: cannot write the output: No space left on device (os error 28)"]);
 }
+
+#[test]
+fn help_documents_every_exit_code() {
+    let mut help = Vec::new();
+    assert_eq!(run(&args(&["help"]), &mut help, &mut io::sink()), 0);
+    let help = String::from_utf8(help).unwrap();
+    let codes = help.split("exit codes:").nth(1).expect("an exit codes section");
+    for code in ["0 ", "1 ", "2 ", &format!("{EXIT_OUTPUT} ")] {
+        assert!(codes.lines().any(|l| l.trim_start().starts_with(code)), "{code}: {codes}");
+    }
+}
