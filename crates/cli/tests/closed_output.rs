@@ -115,3 +115,32 @@ fn help_documents_every_exit_code() {
         assert!(codes.lines().any(|l| l.trim_start().starts_with(code)), "{code}: {codes}");
     }
 }
+
+/// Records each write that reaches it: a streamed output arrives in several writes, one
+/// buffered to the end in one.
+#[derive(Default)]
+struct Chunks(Vec<usize>);
+
+impl Write for Chunks {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.push(buf.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn sweep_and_csv_rows_reach_the_output_as_each_completes() {
+    for (a, rows) in [
+        (&["sweep", "hotLoop_unrelatedMetaClassChurn", "--param", "churn_every=10,100,1000"][..], 3),
+        (&["sweep", "hotLoop_unrelatedMetaClassChurn", "--param", "churn_every=10,100,1000", "--format", "csv"][..], 3),
+        (&["run", "hotLoop_unrelatedMetaClassChurn", "--policy", "global,exact,ideal", "--format", "csv"][..], 3),
+    ] {
+        let mut chunks = Chunks::default();
+        assert_eq!(run(&args(a), &mut chunks, &mut io::sink()), 0, "{a:?}");
+        // Each row in its own write (the header goes with the first or before it).
+        assert!(chunks.0.len() >= rows, "{a:?}: {:?}", chunks.0);
+    }
+}
