@@ -1,9 +1,10 @@
 //! Where a command's output goes: stdout (or a test's buffer) through one buffered writer whose
-//! every failure is an [`OutError`] value (`CliError::Output` once it reaches a command). Nothing in `blast` uses `print!`: Rust ignores
-//! SIGPIPE, so a closed pipe or a full disk makes a write return an error, and `print!` turns
+//! every failure is an [`OutError`] value (`CliError::Output` once it reaches a command).
+//! Nothing in `blast` uses `print!`: Rust ignores SIGPIPE, so a closed pipe or a full disk makes a write return an error, and `print!` turns
 //! that error into a panic (an abort in the release profile). Here it ends the command instead:
 //! quietly with exit 0 on a broken pipe (as `grep` and `rg` do), with one line on stderr and
-//! exit 74 (`EXIT_OUTPUT`) on any other failure (`crate::run`).
+//! exit 74 (`EXIT_OUTPUT`) on any other failure (`crate::run`; tests/closed_output.rs drives
+//! every printing command into writers that fail).
 //!
 //! Big outputs are streamed: JSON goes through `serde_json::to_writer_pretty` straight into the
 //! buffer, and row-by-row outputs (`sweep`, CSV) are flushed as each row is complete, so a
@@ -88,47 +89,4 @@ pub fn json_len<T: Serialize + ?Sized>(value: &T) -> Result<u64, OutError> {
     let mut count = Count(0);
     serde_json::to_writer_pretty(&mut count, value).map_err(OutError::from_json)?;
     Ok(count.0 + 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A writer that takes `room` bytes, then fails every write with `kind`.
-    struct Failing {
-        room: usize,
-        kind: io::ErrorKind,
-    }
-
-    impl Write for Failing {
-        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            if self.room == 0 {
-                return Err(io::Error::from(self.kind));
-            }
-            let n = buf.len().min(self.room);
-            self.room -= n;
-            Ok(n)
-        }
-        fn flush(&mut self) -> io::Result<()> {
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn a_failed_write_is_an_output_error_carrying_its_kind() {
-        let mut w = Failing { room: 10, kind: io::ErrorKind::BrokenPipe };
-        let mut out = Out::new(&mut w);
-        // Buffered: the failure shows at the latest when the buffer is flushed.
-        let r = out.text(&"x".repeat(200_000)).and_then(|()| out.flush());
-        assert!(matches!(r, Err(ref e) if e.is_broken_pipe()), "{r:?}");
-    }
-
-    #[test]
-    fn a_json_encoding_that_fails_to_write_is_an_output_error_not_an_encode_error() {
-        let mut w = Failing { room: 0, kind: io::ErrorKind::StorageFull };
-        let mut out = Out::new(&mut w);
-        let big: Vec<u64> = (0..100_000).collect();
-        let r = out.json(&big).and_then(|()| out.flush());
-        assert!(matches!(r, Err(OutError::Write(ref e)) if e.kind() == io::ErrorKind::StorageFull), "{r:?}");
-    }
 }
