@@ -257,9 +257,10 @@ pub enum Event {
 
 /// A statement. 16 bytes: a loop body holds one `Call` per call site (10^6 at the cap, and a
 /// scenario may have several such loops), so everything but a call is boxed. JSON is the same
-/// as with inline fields (`{"stmt": "loop", "count": 10, "body": [..]}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, tag = "stmt", rename_all = "kebab-case")]
+/// as with inline fields (`{"stmt": "loop", "count": 10, "body": [..]}`); it is read by hand
+/// (`crate::json`), so a statement's fields are read as they come, not buffered first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "stmt", rename_all = "kebab-case")]
 pub enum Stmt {
     /// One call through a site; only inside `loop`.
     Call { site: Name },
