@@ -28,10 +28,10 @@ struct Summary {
     compiled: String,
 }
 
-/// Prepare `s` after the command line's settings; a refusal names `name`.
-fn ready(name: &str, s: Scenario, opts: &Options) -> Result<Ready, CliError> {
+/// Prepare `s` for `policies` after the command line's settings; a refusal names `name`.
+fn ready(name: &str, s: Scenario, policies: &[Policy], opts: &Options) -> Result<Ready, CliError> {
     let (s, params) = settings(s, opts)?;
-    prepare(s, &params).map_err(|error| CliError::Run { scenario: name.to_string(), error })
+    prepare(s, policies, &params).map_err(|error| CliError::Run { scenario: name.to_string(), error })
 }
 
 pub fn cmd_run(opts: &Options, out: &mut Out) -> Result<(), CliError> {
@@ -40,10 +40,10 @@ pub fn cmd_run(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     }
     let format = opts.format_for("run", RUN_FORMATS)?;
     let policies = opts.policies()?;
-    let targets = load(opts.one_target()?)?.into_iter().map(|(name, s)| ready(&name, s, opts).map(|r| (name, r))).collect::<Result<Vec<_>, _>>()?;
+    let targets = load(opts.one_target()?)?.into_iter().map(|(name, s)| ready(&name, s, &policies, opts).map(|r| (name, r))).collect::<Result<Vec<_>, _>>()?;
     match format {
-        Format::Json => Ok(out.json(&AllRuns { targets: &targets, policies: &policies })?),
-        Format::Csv => csv(&targets, &policies, out),
+        Format::Json => Ok(out.json(&AllRuns { targets: &targets, policies: policies.len() })?),
+        Format::Csv => csv(&targets, out),
         _ => table(&targets, &policies, out),
     }
 }
@@ -51,7 +51,8 @@ pub fn cmd_run(opts: &Options, out: &mut Out) -> Result<(), CliError> {
 /// `[{"scenario": name, "runs": [report, ...]}, ...]`, each report made while it is encoded.
 struct AllRuns<'a> {
     targets: &'a [(String, Ready)],
-    policies: &'a [Policy],
+    /// How many reports each scenario has.
+    policies: usize,
 }
 
 impl Serialize for AllRuns<'_> {
@@ -67,7 +68,7 @@ impl Serialize for AllRuns<'_> {
 struct ScenarioRuns<'a> {
     name: &'a str,
     ready: &'a Ready,
-    policies: &'a [Policy],
+    policies: usize,
 }
 
 impl Serialize for ScenarioRuns<'_> {
@@ -82,24 +83,24 @@ impl Serialize for ScenarioRuns<'_> {
 /// One report per policy, run when it is its turn to be encoded and dropped right after.
 struct Reports<'a> {
     ready: &'a Ready,
-    policies: &'a [Policy],
+    policies: usize,
 }
 
 impl Serialize for Reports<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.policies.len()))?;
-        for &p in self.policies {
-            seq.serialize_element(&self.ready.run(p))?;
+        let mut seq = serializer.serialize_seq(Some(self.policies))?;
+        for report in self.ready.runs() {
+            seq.serialize_element(&report)?;
         }
         seq.end()
     }
 }
 
-fn csv(targets: &[(String, Ready)], policies: &[Policy], out: &mut Out) -> Result<(), CliError> {
+fn csv(targets: &[(String, Ready)], out: &mut Out) -> Result<(), CliError> {
     out.text("scenario,policy,ops_per_ms,ms_per_op,relinks,necessary,collateral,missed,stale_calls\n")?;
     for (name, ready) in targets {
-        for &p in policies {
-            let r = ready.run(p);
+        for r in ready.runs() {
+            let p = r.policy;
             let stale: u64 = r.sites.iter().map(|x| x.stats.stale_calls).sum();
             let t = r.relink_totals;
             drop(r.sites);
@@ -134,7 +135,7 @@ fn table(targets: &[(String, Ready)], policies: &[Policy], out: &mut Out) -> Res
     out.text(&(head + "\n"))?;
     let mut done: Vec<(&str, Vec<Summary>)> = Vec::new();
     for (name, ready) in targets {
-        let runs: Vec<Summary> = policies.iter().map(|&p| summary(ready.run(p))).collect();
+        let runs: Vec<Summary> = ready.runs().map(summary).collect();
         let mut row = format!("{name:<36}");
         for r in &runs {
             row += &format!(" {:>14}", fmt_ops(r.ops_per_ms));
@@ -213,8 +214,8 @@ pub fn cmd_sweep(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     for v in values {
         // One value's scenario at a time: a copy per value would hold them all at once.
         let (sv, pv) = set(&s, &params, name, v)?;
-        let ready = prepare(sv, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
-        let ops: Vec<(Policy, f64)> = policies.iter().map(|&p| (p, ready.run(p).ops_per_ms)).collect();
+        let ready = prepare(sv, &policies, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
+        let ops: Vec<(Policy, f64)> = ready.runs().map(|r| (r.policy, r.ops_per_ms)).collect();
         drop(ready);
         let row = if format == Format::Csv {
             ops.iter().map(|(p, o)| format!("{v},{p},{o}\n")).collect()
