@@ -17,7 +17,8 @@ use blast_engine::{presets, Scenario};
 
 use crate::error::CliError;
 use crate::options::{Format, Options};
-use crate::Output;
+use crate::out::Out;
+use crate::Ended;
 
 pub const CHECK_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Junit];
 
@@ -48,7 +49,7 @@ fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
         } else if let Some(p) = models::find(t) {
             out.push(Source::Model(p));
         } else {
-            let text = std::fs::read_to_string(t).map_err(|e| CliError::Unreadable { target: t.clone(), reason: e.to_string() })?;
+            let text = crate::read_input(t, dsl::MAX_INPUT as u64)?;
             out.push(Source::Scenario { target: t.clone(), text });
         }
     }
@@ -172,7 +173,7 @@ fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, C
     Ok(Checked { target: target.to_string(), scenario: s.name.clone(), expectations })
 }
 
-pub fn cmd_check(opts: &Options) -> Result<Output, CliError> {
+pub fn cmd_check(opts: &Options, out: &mut Out) -> Result<Ended, CliError> {
     let format = opts.format_for("check", CHECK_FORMATS)?;
     if opts.positional.is_empty() {
         return Err(CliError::MissingTarget);
@@ -180,16 +181,16 @@ pub fn cmd_check(opts: &Options) -> Result<Output, CliError> {
     let checked = sources(&opts.positional)?.iter().map(|src| check_one(src, opts)).collect::<Result<Vec<_>, _>>()?;
     let count = |st: Status| checked.iter().flat_map(|c| &c.expectations).filter(|l| l.status == st).count();
     let summary = Summary { passed: count(Status::Pass), failed: count(Status::Fail), scenarios: checked };
-    let stdout = match format {
-        Format::Json => serde_json::to_string_pretty(&summary).expect("reports serialize") + "\n",
-        Format::Junit => junit(&summary),
-        _ => table(&summary),
-    };
+    match format {
+        Format::Json => out.json(&summary)?,
+        Format::Junit => out.text(&junit(&summary))?,
+        _ => out.text(&table(&summary))?,
+    }
     if summary.failed == 0 {
-        return Ok(Output { code: 0, stdout, stderr: String::new() });
+        return Ok(Ended::OK);
     }
     let failures: Vec<&str> = summary.scenarios.iter().flat_map(|c| &c.expectations).filter(|l| l.status == Status::Fail).map(|l| l.at.as_str()).collect();
-    Ok(Output { code: 1, stdout, stderr: format!("check FAILED: {} expectation(s) at {}\n", summary.failed, failures.join(", ")) })
+    Ok(Ended { code: 1, note: format!("check FAILED: {} expectation(s) at {}\n", summary.failed, failures.join(", ")) })
 }
 
 fn table(summary: &Summary) -> String {

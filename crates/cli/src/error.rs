@@ -1,6 +1,7 @@
 //! Everything that can go wrong in a `blast` command, as values: the command decides the exit
 //! code from the variant (2 for a mistake in the command line, 1 for a bad input or a failed
-//! run), and the text is made only when it is printed.
+//! run, [`EXIT_OUTPUT`] when the output could not be written, 0 when its reader went away),
+//! and the text is made only when it is printed.
 
 use std::fmt;
 
@@ -11,7 +12,14 @@ use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;
 use blast_engine::ScenarioError;
 
+use crate::input::InputError;
 use crate::options::Format;
+use crate::out::OutError;
+
+/// The exit code when writing the output failed for any reason but a broken pipe (a full disk,
+/// a device error): 74, `EX_IOERR` of BSD's sysexits.h. A broken pipe (`blast ... | head`)
+/// exits 0 and prints nothing, as `grep` and `rg` do.
+pub const EXIT_OUTPUT: i32 = 74;
 
 #[derive(Debug)]
 pub enum CliError {
@@ -40,10 +48,11 @@ pub enum CliError {
     /// `sweep` got no `--param name=v1,v2`.
     SweepNeedsParam,
     Policy(PolicyError),
-    /// The target is neither a preset nor a readable file.
-    Unreadable {
+    /// The target is neither a preset nor a file that could be read as text within the cap
+    /// (missing, too large, not UTF-8).
+    Input {
         target: String,
-        reason: String,
+        error: InputError,
     },
     /// The file does not parse or validate.
     Scenario {
@@ -76,6 +85,20 @@ pub enum CliError {
     Plot(String),
     /// `--plot` given to a command that draws nothing.
     PlotNotSupported(String),
+    /// `show` would print more than `run` reads back.
+    ShowTooLarge {
+        scenario: String,
+        format: Format,
+        bytes: u64,
+        cap: u64,
+    },
+    /// `sweep` was given more values than it runs.
+    TooManyValues {
+        given: usize,
+        max: usize,
+    },
+    /// Writing the output failed (stdout closed, a full disk, a value JSON cannot encode).
+    Output(OutError),
 }
 
 impl CliError {
@@ -95,8 +118,13 @@ impl CliError {
             | CliError::SweepInRun
             | CliError::SweepNeedsParam
             | CliError::Policy(_)
-            | CliError::PlotNotSupported(_) => 2,
-            CliError::Unreadable { .. }
+            | CliError::PlotNotSupported(_)
+            | CliError::TooManyValues { .. } => 2,
+            CliError::Output(e) if e.is_broken_pipe() => 0,
+            CliError::Output(OutError::Write(_)) => EXIT_OUTPUT,
+            CliError::Input { .. }
+            | CliError::Output(OutError::Encode(_))
+            | CliError::ShowTooLarge { .. }
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
             | CliError::Model(_)
@@ -130,7 +158,8 @@ impl fmt::Display for CliError {
             CliError::SweepInRun => write!(f, "`run` takes single values; use `blast sweep` to vary a parameter"),
             CliError::SweepNeedsParam => write!(f, "sweep needs --param name=v1,v2,..."),
             CliError::Policy(e) => write!(f, "{e}"),
-            CliError::Unreadable { target, reason } => write!(f, "{target}: not a preset, and cannot read it as a file: {reason}"),
+            CliError::Input { target, error: InputError::Io(e) } => write!(f, "{target}: not a preset, and cannot read it as a file: {e}"),
+            CliError::Input { target, error } => write!(f, "{target}: {error}"),
             CliError::Scenario { target, error } if error.location.is_some() => write!(f, "{target}:{error}"),
             CliError::Scenario { target, error } => write!(f, "{target}: {error}"),
             CliError::Setting { name, value, error } => write!(f, "--param {name}={value}: {error}"),
@@ -142,11 +171,29 @@ impl fmt::Display for CliError {
             CliError::PlotNotSupported(command) => {
                 write!(f, "--plot draws the charts of `blast fingerprint` and `blast calibrate`; `blast {command}` has none")
             }
+            CliError::ShowTooLarge { scenario, format, bytes, cap } => {
+                write!(f, "{scenario}: as {} it is {bytes} bytes; `blast run` reads at most {cap}, so `show` does not print it", format.name())
+            }
+            CliError::TooManyValues { given, max } => write!(f, "sweep got {given} values; it runs at most {max} (split the sweep)"),
+            CliError::Output(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for CliError {}
+
+impl CliError {
+    /// Whether the command ends without a word: its output's reader went away.
+    pub fn is_quiet(&self) -> bool {
+        matches!(self, CliError::Output(e) if e.is_broken_pipe())
+    }
+}
+
+impl From<OutError> for CliError {
+    fn from(e: OutError) -> Self {
+        CliError::Output(e)
+    }
+}
 
 impl From<PolicyError> for CliError {
     fn from(e: PolicyError) -> Self {

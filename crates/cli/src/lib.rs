@@ -1,16 +1,20 @@
 //! Argument handling and output formatting for the `blast` binary, kept as a library so it is
-//! tested without spawning processes.
+//! tested without spawning processes: [`run`] writes to any `io::Write` pair and returns the
+//! exit code, [`main_with_args`] captures both streams.
 
 mod check;
 mod error;
+mod input;
 mod options;
+mod out;
 pub mod plot;
+mod runs;
 
 use std::fmt::Write as _;
+use std::io;
 
 use blast_engine::calibrate::{calibrate, CalRow, Calibration};
-use blast_engine::compare::{compare, Comparison};
-use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult};
+use blast_engine::fingerprint::{fingerprint, Fingerprint, ProbeResult, MAX_PROBE_BYTES};
 use blast_engine::groovy24;
 use blast_engine::models::{self, ModelConfig, ModelError, ModelReport};
 use blast_engine::params::Param;
@@ -20,27 +24,60 @@ use blast_engine::runtimes::{self, PROFILES};
 use blast_engine::sweep::Knob;
 use blast_engine::{dsl, presets, Params, Scenario};
 
-pub use error::CliError;
-pub use options::{parse_options, Format, Options};
+pub use error::{CliError, EXIT_OUTPUT};
+pub use options::{parse_options, Format, Options, MAX_SWEEP_VALUES};
 
+use out::Out;
+
+/// A command's two streams and exit code, captured ([`main_with_args`]).
 pub struct Output {
     pub code: i32,
     pub stdout: String,
     pub stderr: String,
 }
 
-impl Output {
-    fn ok(stdout: String) -> Output {
-        Output { code: 0, stdout, stderr: String::new() }
+/// How a command that did not fail ended: 0, or 1 with a note for stderr when it found what
+/// it checks for (a calibration row out of tolerance, a failed expectation).
+pub(crate) struct Ended {
+    pub code: i32,
+    pub note: String,
+}
+
+impl Ended {
+    pub(crate) const OK: Ended = Ended { code: 0, note: String::new() };
+}
+
+/// Run `blast` with `args`, writing to `stdout` and `stderr`; returns the exit code. A
+/// failure to write stdout ends the command: quietly with 0 when the reader went away (a
+/// broken pipe), otherwise with one line on stderr and [`EXIT_OUTPUT`]. A failure to write
+/// stderr is ignored (there is nowhere left to say it); the exit code still tells.
+pub fn run(args: &[String], stdout: &mut dyn io::Write, stderr: &mut dyn io::Write) -> i32 {
+    let mut out = Out::new(stdout);
+    let result = dispatch(args, &mut out);
+    // What was printed before a refusal is delivered before the refusal's message.
+    let flushed = out.flush();
+    drop(out);
+    let (code, note) = match result.and_then(|ended| Ok(flushed.map(|()| ended)?)) {
+        Ok(Ended { code, note }) => (code, note),
+        Err(e) if e.is_quiet() => return 0,
+        Err(e) => (e.exit_code(), format!("error: {e}\n")),
+    };
+    if !note.is_empty() {
+        let _ = stderr.write_all(note.as_bytes()).and_then(|()| stderr.flush());
     }
-    fn fail(e: &CliError) -> Output {
-        Output { code: e.exit_code(), stdout: String::new(), stderr: format!("error: {e}\n") }
-    }
+    code
+}
+
+/// [`run`] with both streams captured, for tests.
+pub fn main_with_args(args: &[String]) -> Output {
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let code = run(args, &mut stdout, &mut stderr);
+    Output { code, stdout: String::from_utf8_lossy(&stdout).into_owned(), stderr: String::from_utf8_lossy(&stderr).into_owned() }
 }
 
 /// What `run` and `sweep` can print, for scenarios and models alike.
-const RUN_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
-const SWEEP_FORMATS: &[Format] = &[Format::Table, Format::Csv];
+pub(crate) const RUN_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
+pub(crate) const SWEEP_FORMATS: &[Format] = &[Format::Table, Format::Csv];
 const SHOW_FORMATS: &[Format] = &[Format::Dsl, Format::Json];
 const CALIBRATE_FORMATS: &[Format] = &[Format::Table, Format::Markdown, Format::Json];
 const TEXT_ONLY: &[Format] = &[Format::Table];
@@ -102,17 +139,17 @@ pub fn usage() -> String {
         let c = p.config();
         let _ = writeln!(s, "  {:<24} variants {}; knobs {}", p.id, c.variants().join(", "), c.knobs().join(", "));
     }
+    let _ = write!(
+        s,
+        "\nlimits: a scenario file is read up to {} bytes, a probe result up to {} (refused at the cap, naming it); sweep runs at most {MAX_SWEEP_VALUES} values\n\
+         \nexit codes:\n  0   done (also when the reader of the output goes away: `blast ... | head` ends quietly)\n  1   a bad input, a refused run, a failed calibration row or expectation\n  2   a wrong command line\n  {EXIT_OUTPUT}  the output could not be written (a full disk, a device error); one line on stderr\n",
+        dsl::MAX_INPUT,
+        MAX_PROBE_BYTES
+    );
     s
 }
 
-pub fn main_with_args(args: &[String]) -> Output {
-    match dispatch(args) {
-        Ok(out) => out,
-        Err(e) => Output::fail(&e),
-    }
-}
-
-fn dispatch(args: &[String]) -> Result<Output, CliError> {
+fn dispatch(args: &[String], out: &mut Out) -> Result<Ended, CliError> {
     let cmd = args.first().ok_or(CliError::NoCommand)?;
     let opts = parse_options(&args[1..])?;
     if opts.plot.is_some() && !matches!(cmd.as_str(), "fingerprint" | "calibrate") {
@@ -120,24 +157,24 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
     }
     if matches!(cmd.as_str(), "run" | "sweep") {
         if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
-            return cmd_model(cmd, preset, &opts).map(Output::ok);
+            return cmd_model(cmd, preset, &opts, out).map(|()| Ended::OK);
         }
     }
-    let text = match cmd.as_str() {
+    match cmd.as_str() {
         "presets" => {
             opts.format_for("presets", TEXT_ONLY)?;
-            list_presets()
+            out.text(&list_presets())?
         }
-        "run" => cmd_run(&opts)?,
-        "show" => cmd_show(&opts)?,
-        "check" => return check::cmd_check(&opts),
-        "calibrate" => return cmd_calibrate(&opts),
-        "sweep" => cmd_sweep(&opts)?,
-        "fingerprint" => cmd_fingerprint(&opts)?,
-        "help" | "--help" | "-h" => usage(),
+        "run" => runs::cmd_run(&opts, out)?,
+        "show" => cmd_show(&opts, out)?,
+        "check" => return check::cmd_check(&opts, out),
+        "calibrate" => return cmd_calibrate(&opts, out),
+        "sweep" => runs::cmd_sweep(&opts, out)?,
+        "fingerprint" => cmd_fingerprint(&opts, out)?,
+        "help" | "--help" | "-h" => out.text(&usage())?,
         other => return Err(CliError::UnknownCommand(other.to_string())),
-    };
-    Ok(Output::ok(text))
+    }
+    Ok(Ended::OK)
 }
 
 /// Resolve a preset id or a file path to scenarios (`all` = every preset).
@@ -148,10 +185,15 @@ pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, CliError> {
     if let Some(p) = presets::find(target) {
         return Ok(vec![(p.id.to_string(), p.scenario())]);
     }
-    let text = std::fs::read_to_string(target).map_err(|e| CliError::Unreadable { target: target.to_string(), reason: e.to_string() })?;
+    let text = read_input(target, dsl::MAX_INPUT as u64)?;
     let s = dsl::parse_any(&text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let name = if s.name.is_empty() { target.to_string() } else { s.name.clone() };
     Ok(vec![(name, s)])
+}
+
+/// The text of the file `path`, at most `cap` bytes of UTF-8 (`input::read_text`).
+pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
+    input::read_text(path, cap).map_err(|error| CliError::Input { target: path.to_string(), error })
 }
 
 fn list_presets() -> String {
@@ -206,7 +248,7 @@ fn model_config(preset: &models::ModelPreset, opts: &Options) -> Result<ModelCon
     Ok(config)
 }
 
-fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<String, CliError> {
+fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options, out: &mut Out) -> Result<(), CliError> {
     let config = model_config(preset, opts)?;
     let variants = model_variants(&config, opts)?;
     let header = format!("{:<16} {:>12} {:<6} {:>9} {:>10} {:>7}   roles\n", "variant", "value", "unit", "necessary", "collateral", "missed");
@@ -216,45 +258,48 @@ fn cmd_model(cmd: &str, preset: &models::ModelPreset, opts: &Options) -> Result<
         (_, None) => {
             let format = opts.format_for("run", RUN_FORMATS)?;
             let reports = variants.iter().map(|v| config.run(v).map(|r| (v, r))).collect::<Result<Vec<_>, _>>()?;
-            Ok(match format {
+            match format {
                 Format::Json => {
                     let runs: Vec<&ModelReport> = reports.iter().map(|(_, r)| r).collect();
-                    json(&runs)
+                    Ok(out.json(&runs)?)
                 }
-                Format::Csv => MODEL_COLUMNS.join(",") + "\n" + &reports.iter().map(|(v, r)| model_csv_row(&[], v, r)).collect::<String>(),
-                _ => format!("{} ({})\n{header}", preset.id, preset.family) + &reports.iter().map(|(v, r)| model_row(v, r)).collect::<String>(),
-            })
+                Format::Csv => Ok(out.text(&(MODEL_COLUMNS.join(",") + "\n" + &reports.iter().map(|(v, r)| model_csv_row(&[], v, r)).collect::<String>()))?),
+                _ => {
+                    Ok(out
+                        .text(&(format!("{} ({})\n{header}", preset.id, preset.family) + &reports.iter().map(|(v, r)| model_row(v, r)).collect::<String>()))?)
+                }
+            }
         }
         (_, Some((name, values))) => {
             let format = opts.format_for("sweep", SWEEP_FORMATS)?;
-            let mut out = match format {
+            out.text(&match format {
                 Format::Csv => format!("{name},{}\n", MODEL_COLUMNS.join(",")),
                 _ => format!("{} ({})\n", preset.id, preset.family),
-            };
+            })?;
             for value in values {
                 let c = models::apply(&config, name, value)?;
                 if format == Format::Table {
-                    let _ = writeln!(out, "{name} = {value}");
-                    out.push_str(&header);
+                    out.text(&format!("{name} = {value}\n{header}"))?;
                 }
                 for v in &variants {
                     let r = c.run(v)?;
-                    out.push_str(&if format == Format::Csv { model_csv_row(&[value], v, &r) } else { model_row(v, &r) });
+                    out.text(&if format == Format::Csv { model_csv_row(&[value], v, &r) } else { model_row(v, &r) })?;
                 }
+                out.flush()?;
             }
-            Ok(out)
+            Ok(())
         }
     }
 }
 
-fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
+fn cmd_fingerprint(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     let format = opts.format_for("fingerprint", FINGERPRINT_FORMATS)?;
     if opts.positional.is_empty() {
         return Err(CliError::MissingTarget);
     }
     let mut prints = Vec::new();
     for path in &opts.positional {
-        let text = std::fs::read_to_string(path).map_err(|e| CliError::Unreadable { target: path.clone(), reason: e.to_string() })?;
+        let text = read_input(path, MAX_PROBE_BYTES as u64)?;
         let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
         prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
     }
@@ -262,11 +307,12 @@ fn cmd_fingerprint(opts: &Options) -> Result<String, CliError> {
         let bytes = plot::fingerprint_png(&prints)?;
         std::fs::write(png, bytes).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
     }
-    Ok(match format {
-        Format::Json => json(&prints),
-        Format::Markdown => fingerprint_markdown(&prints),
-        _ => prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"),
-    })
+    match format {
+        Format::Json => out.json(&prints)?,
+        Format::Markdown => out.text(&fingerprint_markdown(&prints))?,
+        _ => out.text(&prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"))?,
+    }
+    Ok(())
 }
 
 /// The generated part of docs/RUNTIMES.md: what each runtime's source says a write invalidates
@@ -367,40 +413,30 @@ fn fingerprint_table(f: &Fingerprint) -> String {
     s
 }
 
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
-    // The engine's reports are plain structs with string keys: serializing them cannot fail.
-    serde_json::to_string_pretty(value).expect("reports serialize") + "\n"
-}
-
-fn cmd_show(opts: &Options) -> Result<String, CliError> {
+/// `show`: the scenario in the other format, refused when the printed text would be larger
+/// than `run` reads ([`dsl::MAX_INPUT`]): what `show` prints, `run` must take back. The JSON is
+/// measured by encoding it into a counter before it is encoded into the output.
+fn cmd_show(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     let format = opts.format_for("show", SHOW_FORMATS)?;
-    let (_, s) = load(opts.one_target()?)?.remove(0);
-    Ok(match format {
-        Format::Json => json(&s),
-        _ => dsl::print(&s),
-    })
-}
-
-fn cmd_run(opts: &Options) -> Result<String, CliError> {
-    if opts.sweep.is_some() {
-        return Err(CliError::SweepInRun);
-    }
-    let format = opts.format_for("run", RUN_FORMATS)?;
-    let policies = opts.policies()?;
-    let mut results = Vec::new();
-    for (name, s) in load(opts.one_target()?)? {
-        let (s, params) = settings(s, opts)?;
-        let c = compare(s, &policies, &params).map_err(|error| CliError::Run { scenario: name.clone(), error })?;
-        results.push((name, c));
-    }
-    Ok(match format {
+    let (name, s) = load(opts.one_target()?)?.remove(0);
+    let cap = dsl::MAX_INPUT as u64;
+    let refuse = |bytes: u64| CliError::ShowTooLarge { scenario: name.clone(), format, bytes, cap };
+    match format {
         Format::Json => {
-            let v: Vec<_> = results.iter().map(|(n, c)| serde_json::json!({ "scenario": n, "runs": c.runs })).collect();
-            json(&v)
+            let bytes = out::json_len(&s)?;
+            if bytes > cap {
+                return Err(refuse(bytes));
+            }
+            Ok(out.json(&s)?)
         }
-        Format::Csv => csv(&results, &policies),
-        _ => table(&results, &policies),
-    })
+        _ => {
+            let text = dsl::print(&s);
+            if text.len() as u64 > cap {
+                return Err(refuse(text.len() as u64));
+            }
+            Ok(out.text(&text)?)
+        }
+    }
 }
 
 /// The scenario and engine params after applying every `--param name=value`.
@@ -412,50 +448,8 @@ pub(crate) fn settings(s: Scenario, opts: &Options) -> Result<(Scenario, Params)
     Ok(cur)
 }
 
-fn set(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(Scenario, Params), CliError> {
+pub(crate) fn set(s: &Scenario, params: &Params, name: &str, value: &str) -> Result<(Scenario, Params), CliError> {
     blast_engine::sweep::apply(s, params, name, value).map_err(|error| CliError::Setting { name: name.to_string(), value: value.to_string(), error })
-}
-
-fn cmd_sweep(opts: &Options) -> Result<String, CliError> {
-    let format = opts.format_for("sweep", SWEEP_FORMATS)?;
-    let (name, values) = opts.sweep.as_ref().ok_or(CliError::SweepNeedsParam)?;
-    let policies = opts.policies()?;
-    let (label, s) = load(opts.one_target()?)?.remove(0);
-    let (s, params) = settings(s, opts)?;
-    let mut out = match format {
-        Format::Csv => format!("{name},policy,ops_per_ms\n"),
-        _ => {
-            let mut head = format!("sweep of {label} over {name} (ops/ms per policy)\n{name:>14}");
-            for p in &policies {
-                let _ = write!(head, " {:>14}", p.name());
-            }
-            for p in &policies[1..] {
-                let _ = write!(head, " {:>16}", format!("{}/{}", p.name(), policies[0].name()));
-            }
-            head + "\n"
-        }
-    };
-    for v in values {
-        let (sv, pv) = set(&s, &params, name, v)?;
-        let c = compare(sv, &policies, &pv).map_err(|error| CliError::Run { scenario: format!("{label} with {name}={v}"), error })?;
-        if format == Format::Csv {
-            for p in &policies {
-                if let Some(r) = c.get(*p) {
-                    let _ = writeln!(out, "{v},{p},{}", r.ops_per_ms);
-                }
-            }
-            continue;
-        }
-        let _ = write!(out, "{v:>14}");
-        for p in &policies {
-            let _ = write!(out, " {:>14}", c.get(*p).map(|r| fmt_ops(r.ops_per_ms)).unwrap_or_default());
-        }
-        for p in &policies[1..] {
-            let _ = write!(out, " {:>16}", c.ratio(*p, policies[0]).map(|r| format!("{r:.2}x")).unwrap_or_default());
-        }
-        out.push('\n');
-    }
-    Ok(out)
 }
 
 /// docs/groovy24_sweeps.png: the Groovy 2.4 sweeps of `cal` beside the same mirrors under `global`.
@@ -464,22 +458,22 @@ pub fn sweeps_chart(cal: &Calibration) -> Result<Vec<u8>, CliError> {
     plot::sweeps_png(&cal.sweeps, &global)
 }
 
-fn cmd_calibrate(opts: &Options) -> Result<Output, CliError> {
+fn cmd_calibrate(opts: &Options, out: &mut Out) -> Result<Ended, CliError> {
     let format = opts.format_for("calibrate", CALIBRATE_FORMATS)?;
     let cal = calibrate(&Params::default());
     if let Some(png) = &opts.plot {
         std::fs::write(png, sweeps_chart(&cal)?).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
     }
-    let text = match format {
-        Format::Json => json(&cal),
-        Format::Markdown => calibration_markdown(&cal),
-        _ => calibration_table(&cal),
-    };
+    match format {
+        Format::Json => out.json(&cal)?,
+        Format::Markdown => out.text(&calibration_markdown(&cal))?,
+        _ => out.text(&calibration_table(&cal))?,
+    }
     if cal.ok() {
-        Ok(Output::ok(text))
+        Ok(Ended::OK)
     } else {
         let failed: Vec<&str> = cal.checks.iter().filter(|c| !c.ok).map(|c| c.name.as_str()).collect();
-        Ok(Output { code: 1, stdout: text, stderr: format!("calibration FAILED: {}\n", failed.join("; ")) })
+        Ok(Ended { code: 1, note: format!("calibration FAILED: {}\n", failed.join("; ")) })
     }
 }
 
@@ -602,84 +596,4 @@ pub fn fmt_ops(v: f64) -> String {
         (3.0 - v.log10().floor()).clamp(3.0, 8.0) as usize
     };
     format!("{v:.digits$}")
-}
-
-fn csv(results: &[(String, Comparison)], policies: &[Policy]) -> String {
-    let mut s = String::from("scenario,policy,ops_per_ms,ms_per_op,relinks,necessary,collateral,missed,stale_calls\n");
-    for (name, c) in results {
-        for p in policies {
-            let Some(r) = c.get(*p) else { continue };
-            let stale: u64 = r.sites.iter().map(|x| x.stats.stale_calls).sum();
-            let t = r.relink_totals;
-            let _ =
-                writeln!(s, "{name},{p},{},{},{},{},{},{},{stale}", r.ops_per_ms, r.ms_per_op, t.necessary + t.collateral, t.necessary, t.collateral, t.missed);
-        }
-    }
-    s
-}
-
-fn table(results: &[(String, Comparison)], policies: &[Policy]) -> String {
-    let mut s = String::new();
-    let _ = write!(s, "{:<36}", "Benchmark (ops/ms)");
-    for p in policies {
-        let _ = write!(s, " {:>14}", p.name());
-    }
-    for p in &policies[1..] {
-        let _ = write!(s, " {:>12}", format!("{}/{}", p.name(), policies[0].name()));
-    }
-    s.push('\n');
-    for (name, c) in results {
-        let _ = write!(s, "{name:<36}");
-        for p in policies {
-            let _ = write!(s, " {:>14}", c.get(*p).map(|r| fmt_ops(r.ops_per_ms)).unwrap_or_default());
-        }
-        for p in &policies[1..] {
-            let _ = write!(s, " {:>12}", c.ratio(*p, policies[0]).map(|r| format!("{r:.2}x")).unwrap_or_default());
-        }
-        s.push('\n');
-    }
-    s.push_str("\nRelinks over the whole run, warm-up included (necessary / collateral / missed), by receiver class:\n");
-    for (name, c) in results {
-        let _ = writeln!(s, "  {name}");
-        for p in policies {
-            let Some(r) = c.get(*p) else { continue };
-            let t = r.relink_totals;
-            let classes: Vec<String> = r.relinks_by_class().into_iter().filter(|(_, n)| *n > 0).map(|(cl, n)| format!("{cl} {n}")).collect();
-            let _ = writeln!(
-                s,
-                "    {:<13} {:>7} / {:>7} / {:>7}   {}",
-                p.name(),
-                t.necessary,
-                t.collateral,
-                t.missed,
-                if classes.is_empty() { "-".to_string() } else { classes.join(", ") }
-            );
-        }
-    }
-    s.push_str(&compiled_code(results, policies));
-    s
-}
-
-/// Per policy: the loops' compiled code (deopts, recompiles, the tier it ended in) and how long
-/// a deoptimized loop ran below C2 before it was recompiled.
-fn compiled_code(results: &[(String, Comparison)], policies: &[Policy]) -> String {
-    let mut s = String::from("\nCompiled code over the whole run (deopts / recompiles, final tier; median iterations below C2 after a deopt):\n");
-    for (name, c) in results {
-        let _ = writeln!(s, "  {name}");
-        for p in policies {
-            let Some(r) = c.get(*p) else { continue };
-            let (deopts, recompiles) = r.units.iter().fold((0, 0), |(d, n), u| (d + u.stats.deopts, n + u.stats.recompiles));
-            let loops: Vec<String> = r
-                .units
-                .iter()
-                .filter(|u| u.name.starts_with("loop"))
-                .map(|u| format!("{} {}{}", u.name, u.tier.name(), if u.past_cutoff { " (C2 gave up)" } else { "" }))
-                .collect();
-            let mut below: Vec<u64> = r.deopts.iter().filter_map(|d| d.recompiled_after).collect();
-            below.sort_unstable();
-            let median = below.get(below.len() / 2).map_or("-".to_string(), |m| m.to_string());
-            let _ = writeln!(s, "    {:<13} {:>7} / {:>7}   {}   {median}", p.name(), deopts, recompiles, loops.join(", "));
-        }
-    }
-    s
 }

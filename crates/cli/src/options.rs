@@ -45,6 +45,11 @@ impl FromStr for Format {
     }
 }
 
+/// The most values one `sweep` runs: each is a full run under every policy (seconds each at
+/// the caps), so a longer list is refused before anything runs, rather than left to run for
+/// minutes.
+pub const MAX_SWEEP_VALUES: usize = 32;
+
 #[derive(Debug, Default)]
 pub struct Options {
     /// `--policy` as given: call-site policies, or a model's variants.
@@ -105,7 +110,11 @@ pub fn parse_options(args: &[String]) -> Result<Options, CliError> {
                     if o.sweep.is_some() {
                         return Err(CliError::SeveralSweeps);
                     }
-                    o.sweep = Some((name, val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()));
+                    let values: Vec<String> = val.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect();
+                    if values.len() > MAX_SWEEP_VALUES {
+                        return Err(CliError::TooManyValues { given: values.len(), max: MAX_SWEEP_VALUES });
+                    }
+                    o.sweep = Some((name, values));
                 } else {
                     o.sets.push((name, val.to_string()));
                 }

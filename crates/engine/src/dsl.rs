@@ -53,7 +53,8 @@ struct Token<'a> {
     col: u32,
 }
 
-const MAX_INPUT: usize = 64_000_000;
+/// The largest scenario text (DSL or JSON) read, in bytes; the CLI reads no more of a file.
+pub const MAX_INPUT: usize = 64_000_000;
 
 fn lex(src: &str) -> Result<Vec<Token<'_>>, ScenarioError> {
     if src.len() > MAX_INPUT {
@@ -700,7 +701,7 @@ pub fn from_json(src: &str) -> Result<Scenario, ScenarioError> {
     if src.len() > MAX_INPUT {
         return Err(ScenarioError::at_text(1, 1, format!("scenario JSON is {} bytes; at most {MAX_INPUT}", src.len())));
     }
-    let s: Scenario = serde_json::from_str(src).map_err(|e| ScenarioError::at_text(e.line().max(1), e.column().max(1), e.to_string()))?;
+    let s: Scenario = crate::json::decode_scenario(src)?;
     validate(&s)?;
     Ok(s)
 }

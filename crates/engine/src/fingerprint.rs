@@ -95,6 +95,8 @@ pub enum FingerprintError {
     },
     /// More rows than any probe writes.
     TooManyRows(usize),
+    /// More bytes than any probe writes ([`MAX_PROBE_BYTES`]).
+    TooLarge(usize),
     /// A churn workload has no matching baseline row, or no row has a churn workload at all.
     Missing(String),
     /// A workload's simulation was refused (a bug: the workloads are fixed).
@@ -108,6 +110,7 @@ impl std::fmt::Display for FingerprintError {
             FingerprintError::WrongSchema(s) => write!(f, "schema `{s}`; this version reads `{SCHEMA}`"),
             FingerprintError::BadRow { index, workload, reason } => write!(f, "rows[{index}] ({workload}): {reason}"),
             FingerprintError::TooManyRows(n) => write!(f, "{n} rows; a probe result has at most {MAX_ROWS}"),
+            FingerprintError::TooLarge(n) => write!(f, "{n} bytes; a probe result has at most {MAX_PROBE_BYTES}"),
             FingerprintError::Missing(what) => write!(f, "the result has no {what}"),
             FingerprintError::Scenario(e) => write!(f, "{e}"),
         }
@@ -118,6 +121,9 @@ impl std::error::Error for FingerprintError {}
 
 impl ProbeResult {
     pub fn parse(json: &str) -> Result<ProbeResult, FingerprintError> {
+        if json.len() > MAX_PROBE_BYTES {
+            return Err(FingerprintError::TooLarge(json.len()));
+        }
         let r: ProbeResult = serde_json::from_str(json).map_err(|e| {
             // serde_json's message ends with its own " at line L column C"; the location is kept as numbers.
             let reason = e.to_string();
@@ -152,6 +158,15 @@ impl ProbeResult {
 
 /// A probe writes about 25 rows; a file with thousands is not one, and each row is simulated.
 pub const MAX_ROWS: usize = 200;
+/// A probe result's largest size in bytes: `MAX_ROWS` rows of a few hundred bytes each, with
+/// room to spare (the kept results, `probes/results/`, are about 10 KB). The CLI reads no more
+/// of a file than this.
+pub const MAX_PROBE_BYTES: usize = 1 << 20;
+/// The range of one call's time (`min_ns / iterations`) a row may claim, in ns: below a
+/// picosecond is no call a CPU makes, above a second is no hot loop. The kept results lie in
+/// 0.55 ..= 464 ns. Bounding it keeps every simulated time and slowdown finite: a `min_ns` of
+/// 1e308 once made the fit divide infinities and print `NaN`.
+pub const CALL_NS_RANGE: std::ops::RangeInclusive<f64> = 1e-3..=1e9;
 /// The largest site count a many-site row may ask the simulator for.
 const MAX_SITES: u64 = 4096;
 /// The largest write period or burst length a row may carry.
@@ -169,8 +184,15 @@ impl ProbeRow {
         let sites = self.workload.starts_with("fanout_") || self.workload.starts_with("hot_sites");
         if self.iterations == 0 {
             Some("iterations is 0; it counts the calls one op makes".into())
-        } else if !(self.min_ns.is_finite() && self.min_ns > 0.0) {
-            Some(format!("min_ns is {}; it must be a positive time in ns", self.min_ns))
+        } else if let Some((name, v)) =
+            [("min_ns", self.min_ns), ("median_ns", self.median_ns), ("max_ns", self.max_ns)].into_iter().find(|(_, v)| !(v.is_finite() && *v > 0.0))
+        {
+            Some(format!("{name} is {}; it must be a positive time in ns", short(v)))
+        } else if !(self.min_ns <= self.median_ns && self.median_ns <= self.max_ns) {
+            Some(format!("min_ns {} <= median_ns {} <= max_ns {} does not hold", short(self.min_ns), short(self.median_ns), short(self.max_ns)))
+        } else if !CALL_NS_RANGE.contains(&self.ns_per_call()) {
+            let (lo, hi) = (short(*CALL_NS_RANGE.start()), short(*CALL_NS_RANGE.end()));
+            Some(format!("{} ns per call (min_ns / iterations); a row may claim {lo} ..= {hi} ns", short(self.ns_per_call())))
         } else if !self.low_rel.is_none_or(|s| s.is_finite() && s >= 0.0) {
             Some("low_rel must be a fraction of at least 0".into())
         } else if let Some(p) = self.param.filter(|&p| p == 0 && sites) {
@@ -186,6 +208,16 @@ impl ProbeRow {
     /// counts calls (loop iterations x sites per iteration).
     fn ns_per_call(&self) -> f64 {
         self.min_ns / self.iterations as f64
+    }
+}
+
+/// A number as a message prints it: exponent notation when plain notation would be long
+/// (`1e308`, not 309 digits).
+fn short(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e12).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -605,8 +637,8 @@ mod tests {
                 iterations: LOOP,
                 reps: 9,
                 min_ns,
-                median_ns: 0.0,
-                max_ns: 0.0,
+                median_ns: min_ns,
+                max_ns: min_ns,
                 wide: false,
                 low_rel: None,
                 low_wide: false,
@@ -682,6 +714,10 @@ mod tests {
         assert!(refused(&|row| row.min_ns = 0.0).contains("min_ns is 0"));
         assert!(refused(&|row| row.min_ns = -5.0).contains("positive"));
         assert!(refused(&|row| row.low_rel = Some(-1.0)).contains("low_rel"));
+        assert!(refused(&|row| row.median_ns = 0.0).contains("median_ns is 0"));
+        assert!(refused(&|row| row.median_ns = -1.0).contains("median_ns is -1"));
+        assert!(refused(&|row| row.max_ns = 0.0).contains("max_ns is 0"));
+        assert!(refused(&|row| row.median_ns = row.max_ns * 2.0).contains("<= max_ns"));
         assert!(refused(&|row| {
             row.workload = "hot_sites".into();
             row.param = Some(1 << 40);
@@ -692,6 +728,41 @@ mod tests {
         many.rows = vec![good.rows[0].clone(); MAX_ROWS + 1];
         assert_eq!(ProbeResult::parse(&serde_json::to_string(&many).unwrap()), Err(FingerprintError::TooManyRows(MAX_ROWS + 1)));
         assert!(ProbeResult::parse(&serde_json::to_string(&good).unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_time_too_large_to_simulate_is_refused_with_its_row_and_no_nan_is_ever_fitted() {
+        let good = synthetic(Policy::Exact, 1_000.0, 1_000.0);
+        let mut huge = good.clone();
+        (huge.rows[2].min_ns, huge.rows[2].median_ns, huge.rows[2].max_ns) = (1e308, 1e308, 1e308);
+        let Err(e) = ProbeResult::parse(&serde_json::to_string(&huge).unwrap()) else { panic!("1e308 ns was accepted") };
+        assert!(matches!(e, FingerprintError::BadRow { index: 2, .. }) && e.to_string().contains("ns per call"), "{e}");
+        assert!(e.to_string().len() < 200 && e.to_string().contains("e303"), "{e}");
+        // Every row at either end of the accepted range still fits to finite numbers.
+        for per_call in [*CALL_NS_RANGE.start(), *CALL_NS_RANGE.end()] {
+            let mut edge = good.clone();
+            for row in &mut edge.rows {
+                let t = per_call * row.iterations as f64;
+                (row.min_ns, row.median_ns, row.max_ns) = (t, t, t);
+            }
+            edge.rows[1].min_ns *= if per_call > 1.0 { 0.5 } else { 2.0 };
+            edge.rows[1].median_ns = edge.rows[1].min_ns;
+            edge.rows[1].max_ns = edge.rows[1].min_ns;
+            let edge = ProbeResult::parse(&serde_json::to_string(&edge).unwrap()).unwrap();
+            let f = fingerprint(&edge).unwrap();
+            let numbers = f
+                .pairs
+                .iter()
+                .map(|p| p.measured)
+                .chain(f.fits.iter().flat_map(|fit| [fit.write_ns, fit.relink_ns, fit.rms_log10].into_iter().chain(fit.simulated.iter().copied())));
+            assert!(numbers.clone().all(f64::is_finite), "{per_call} ns per call: {:?}", numbers.collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_probe_result_larger_than_any_probe_writes_is_refused_before_it_is_parsed() {
+        let big = format!("{{\"schema\": \"{SCHEMA}\", \"pad\": \"{}\"}}", "x".repeat(MAX_PROBE_BYTES));
+        assert_eq!(ProbeResult::parse(&big), Err(FingerprintError::TooLarge(big.len())));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod fingerprint;
 pub mod fxhash;
 pub mod groovy24;
 pub mod jit;
+pub mod json;
 pub mod model;
 pub mod models;
 pub mod name;

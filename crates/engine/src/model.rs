@@ -71,6 +71,7 @@ impl MetaKind {
 named!(MetaKind, "metaclass kind");
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClassDecl {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -88,6 +89,7 @@ pub struct ClassDecl {
 /// The cost of a declared method's body when run in C2 code (`cost 180ns` in the DSL). The
 /// simulator scales it for the tier the calling loop runs in (`interpreter_slowdown`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BodyCost {
     pub method: String,
     pub ns: u64,
@@ -101,6 +103,7 @@ impl ClassDecl {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MethodRef {
     pub class: String,
     pub method: String,
@@ -108,6 +111,7 @@ pub struct MethodRef {
 
 /// `use(Cat) { .. }` makes these methods take precedence on the class and its subclasses.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CategoryDecl {
     pub name: String,
     #[serde(default)]
@@ -143,6 +147,7 @@ pub struct Receivers {
 
 /// A site as JSON reads it: the polymorphic fields inline.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SiteIn {
     name: Name,
     class: Name,
@@ -225,7 +230,7 @@ impl SiteDecl {
 
 /// A mutation of the runtime: each is one registry or metaclass event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "event", rename_all = "kebab-case")]
 pub enum Event {
     /// `C.metaClass.m = { .. }`: in-place add (or redefinition) on an ExpandoMetaClass;
     /// installs the expando first if the class has no class-level metaclass.
@@ -252,8 +257,9 @@ pub enum Event {
 
 /// A statement. 16 bytes: a loop body holds one `Call` per call site (10^6 at the cap, and a
 /// scenario may have several such loops), so everything but a call is boxed. JSON is the same
-/// as with inline fields (`{"stmt": "loop", "count": 10, "body": [..]}`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// as with inline fields (`{"stmt": "loop", "count": 10, "body": [..]}`); it is read by hand
+/// (`crate::json`), so a statement's fields are read as they come, not buffered first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "stmt", rename_all = "kebab-case")]
 pub enum Stmt {
     /// One call through a site; only inside `loop`.
@@ -272,6 +278,7 @@ pub enum Stmt {
 
 /// The fields of a `loop` or a `repeat`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Counted {
     pub count: u64,
     pub body: Vec<Stmt>,
@@ -279,6 +286,7 @@ pub struct Counted {
 
 /// The fields of an `every` clause.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Every {
     pub period: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -288,6 +296,7 @@ pub struct Every {
 
 /// The fields of a `use` block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Use {
     pub category: String,
     pub body: Vec<Stmt>,
@@ -362,6 +371,7 @@ fn is_zero(v: &u64) -> bool {
 /// JMH-like measurement: `setup` once, then warm-up ops and measured ops, each preceded by the
 /// untimed `before_op` block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Measure {
     pub warmup_ops: u32,
     pub ops: u32,
@@ -374,6 +384,7 @@ impl Default for Measure {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
 pub struct Scenario {
     #[serde(default)]
     pub name: String,

@@ -11,7 +11,7 @@ use crate::policy::Policy;
 
 /// One `expect ...` line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "claim", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "claim", rename_all = "kebab-case")]
 pub enum Expectation {
     /// `expect under exact: write Unrelated.* relinks none of [hot, loopTest]`: which sites the
     /// matching events relink (a necessary or collateral re-selection) under each policy.
@@ -39,7 +39,7 @@ pub enum Expectation {
 
 /// Which events a relink expectation is about: a kind and the names it must match (`*` = any).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
 pub enum EventPattern {
     Write {
         class: String,
@@ -78,7 +78,7 @@ pub const ANY_NAME: &str = "*";
 
 /// What the matching events do to the listed sites.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "quantifier", content = "sites", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "quantifier", content = "sites", rename_all = "kebab-case")]
 pub enum SiteClaim {
     /// `relinks [a, b]`: each listed site is relinked at least once by a matching event.
     All(Vec<String>),
@@ -180,7 +180,7 @@ named!(Cmp, "comparison");
 
 /// What a `within` expectation measures: one policy's figure, or the ratio of two.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "of", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "of", rename_all = "kebab-case")]
 pub enum Subject {
     Run { policies: Vec<Policy> },
     Ratio { a: Policy, b: Policy },
@@ -188,7 +188,7 @@ pub enum Subject {
 
 /// What a `within` expectation compares with.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "source", content = "value", rename_all = "kebab-case")]
+#[serde(deny_unknown_fields, tag = "source", content = "value", rename_all = "kebab-case")]
 pub enum FigureRef {
     /// The published row of this benchmark (`crates/engine/data/`, via `reference`), named
     /// explicitly so a copied and renamed scenario keeps its reference.

@@ -146,7 +146,7 @@ impl Simulation {
     }
 
     /// Build from what was taken out of a scenario that passed [`check`].
-    fn build(prepared: Prepared, policy: Policy, params: &Params) -> Simulation {
+    pub(crate) fn build(prepared: Prepared, policy: Policy, params: &Params) -> Simulation {
         let Prepared { name, measure, program, world, site_names, methods, site_keys, polymorphic, iterations_per_op, bodies } = prepared;
         let mut sites: Vec<SiteRt> = site_keys
             .iter()
@@ -533,7 +533,7 @@ fn unsettle(site: &mut SiteRt, s: usize, now: u64, run: Option<&mut LoopRun>, pr
 /// What a simulation takes out of its scenario (validated, bounded, its program compiled, its
 /// names interned), shared by the policies built from it; nothing here is per policy.
 #[derive(Clone)]
-struct Prepared {
+pub(crate) struct Prepared {
     name: String,
     measure: Measure,
     program: Program,
@@ -550,7 +550,7 @@ struct Prepared {
 }
 
 impl Prepared {
-    fn of(scenario: &Scenario, params: &Params) -> Result<Prepared, ScenarioError> {
+    pub(crate) fn of(scenario: &Scenario, params: &Params) -> Result<Prepared, ScenarioError> {
         // The site index (a million-entry map at the cap) is dropped once the program is
         // compiled, before any per-site table exists, so the two never add up.
         let program = {

@@ -1,0 +1,80 @@
+//! Inputs are read within their caps and decoded strictly: a file past the cap, an endless
+//! device, text that is not UTF-8 and a JSON field nobody reads are each refused with the file,
+//! the cap or the place; `sweep` takes a bounded number of values.
+
+use blast_cli::{main_with_args, MAX_SWEEP_VALUES};
+
+fn blast(args: &[&str]) -> blast_cli::Output {
+    main_with_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+}
+
+fn file(name: &str, bytes: &[u8]) -> String {
+    let path = std::env::temp_dir().join(format!("blast-bounded-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn an_endless_device_is_refused_at_the_cap_naming_the_file_and_the_cap() {
+    if !std::path::Path::new("/dev/zero").exists() {
+        return;
+    }
+    let out = blast(&["run", "/dev/zero"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        format!("error: /dev/zero: more than {0} bytes; an input may have at most {0} (stopped reading there)\n", blast_engine::dsl::MAX_INPUT)
+    );
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_placed_at_its_byte_offset() {
+    let path = file("latin1.blast", b"class A { m }\nsite s = A.m \xe9\n");
+    for cmd in ["run", "show", "check"] {
+        let out = blast(&[cmd, &path]);
+        assert_eq!(out.code, 1, "{cmd}");
+        assert_eq!(out.stderr, format!("error: {path}: not UTF-8 text: invalid byte at offset 27 (2:14)\n"), "{cmd}");
+    }
+    let probe = blast(&["fingerprint", &path]);
+    assert!(probe.stderr.contains("offset 27"), "{}", probe.stderr);
+}
+
+#[test]
+fn an_unknown_json_field_is_refused_with_its_path() {
+    let path = file("typo.json", br#"{"classes": [{"name": "A", "methods": ["m"]}, {"name": "B", "parnet": "A"}]}"#);
+    let out = blast(&["run", &path]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("classes[1]: unknown field `parnet`, expected one of `name`, `parent`"), "{}", out.stderr);
+}
+
+#[test]
+fn every_preset_round_trips_through_strict_json() {
+    for p in blast_engine::presets::all() {
+        let json = blast(&["show", p.id, "--format", "json"]);
+        assert_eq!(json.code, 0, "{}: {}", p.id, json.stderr);
+        let path = file(&format!("{}.json", p.id), json.stdout.as_bytes());
+        let back = blast(&["show", &path]);
+        assert_eq!((back.code, back.stderr.as_str()), (0, ""), "{}", p.id);
+    }
+}
+
+#[test]
+fn a_sweep_past_its_cap_is_refused_before_anything_runs() {
+    let values: Vec<String> = (1..=MAX_SWEEP_VALUES + 1).map(|v| v.to_string()).collect();
+    let param = format!("churn_every={}", values.join(","));
+    let out = blast(&["sweep", "hotLoop_unrelatedMetaClassChurn", "--param", &param]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(out.stderr, format!("error: sweep got {} values; it runs at most {MAX_SWEEP_VALUES} (split the sweep)\n", MAX_SWEEP_VALUES + 1));
+}
+
+#[test]
+fn a_probe_result_with_an_impossible_time_is_refused_with_its_row_and_prints_no_nan() {
+    let kept = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../probes/results/cpython.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&kept).unwrap();
+    v["rows"][1]["min_ns"] = serde_json::json!(1e308);
+    let path = file("huge.json", v.to_string().as_bytes());
+    let out = blast(&["fingerprint", &path]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("rows[1]") && !out.stdout.contains("NaN"), "{}{}", out.stdout, out.stderr);
+}
