@@ -129,6 +129,20 @@ impl Gen<'_, '_> {
             sites.push(site);
         }
         self.sites = sites.iter().map(|s| s.name.to_string()).collect();
+        // A site calls a method its receivers answer (validation refuses the rest): a receiver
+        // that neither declares nor inherits it declares it, so most scenarios stay valid.
+        for site in &sites {
+            for receiver in site.receivers() {
+                let answered = std::iter::successors(classes.iter().position(|c| c.name == receiver), |&c| {
+                    classes[c].parent.as_ref().and_then(|p| classes.iter().position(|k| k.name == *p))
+                })
+                .any(|c| classes[c].methods.iter().any(|m| **m == *site.method));
+                if !answered {
+                    let c = classes.iter().position(|c| c.name == receiver).expect("sites name declared classes");
+                    classes[c].methods.push(site.method.to_string());
+                }
+            }
+        }
         let setup = self.block(1, false)?;
         let before_op = self.block(0, false)?;
         let mut op = self.block(2, false)?;
