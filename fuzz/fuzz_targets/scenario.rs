@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use arbitrary::{Result, Unstructured};
 use blast_engine::model::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
-use blast_engine::sim::{estimate_work, StepOutcome};
+use blast_engine::sim::{estimate_for, StepOutcome};
 use blast_engine::{dsl, validate, Event, Params, Policy, RunReport, Scenario, Semantics, Simulation};
 use libfuzzer_sys::fuzz_target;
 
@@ -205,11 +205,11 @@ fn check_superset(s: &Scenario, wider: &RunReport, narrower: &RunReport) {
 }
 
 /// One run to the end; the work it counted never exceeds the estimate that admitted it
-/// (`sim::estimate_work`, the same counting `Simulation::new` refuses scenarios by).
+/// under its policy (`sim::estimate_for`, the same counting `Simulation::new` admits it by).
 fn run_within_bound(s: &Scenario, policy: Policy) -> RunReport {
     let mut sim = Simulation::new(s, policy, &Params::default()).unwrap_or_else(|e| panic!("a valid small scenario was refused under {}: {e}", policy.name()));
     while sim.step() != StepOutcome::Finished {}
-    let (done, bound) = (sim.work_done(), estimate_work(s));
+    let (done, bound) = (sim.work_done(), estimate_for(s, policy).total);
     assert!(done <= bound, "{}: counted work {done} > estimate {bound} in\n{}", policy.name(), dsl::print(s));
     sim.run()
 }

@@ -111,8 +111,11 @@ fn absurd_sizes_are_refused_before_running() {
     let s = dsl::parse(text).unwrap();
     assert!(estimate_work(&s) > blast_engine::sim::MAX_WORK);
     let e = Simulation::new(&s, Policy::Exact, &Params::default()).err().unwrap();
-    // The refusal names the dominant term.
-    assert!(e.to_string().contains("most of it is 10,000,000,000,010,000 events x 1 sites and 1 classes"), "{e}");
+    // The refusal names every term, largest first.
+    assert!(
+        e.to_string().contains("more than the 200,000,000 a run may take: 130,000,000,000,130,000 for 10,000,000,000,010,000 events in `op` over 10,000 ops"),
+        "{e}"
+    );
 }
 
 /// Deterministic xorshift, so the fuzz cases are the same on every machine.
