@@ -182,6 +182,17 @@ struct Parser<'a> {
     /// Where each model path came from, for locating validation errors; `None` when the parse
     /// does not record places (the first, fast pass of [`parse`]).
     spans: Option<Spans>,
+    /// Record only the places of this path and its ancestors (the second pass of [`parse`],
+    /// which places one error: a map of every path was 55 MB at 10^5 classes).
+    only: Option<String>,
+}
+
+/// Which places a parse records.
+enum Places {
+    None,
+    All,
+    /// The places of this model path and of its ancestors.
+    Of(String),
 }
 
 type PResult<T> = Result<T, ScenarioError>;
@@ -198,11 +209,16 @@ fn describe(t: &Tok) -> String {
 }
 
 impl<'a> Parser<'a> {
-    fn new(src: &'a str, record_places: bool) -> PResult<Parser<'a>> {
+    fn new(src: &'a str, places: Places) -> PResult<Parser<'a>> {
         let mut lexer = Lexer::new(src)?;
         let cur = lexer.token()?;
         let after = lexer.token()?;
-        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, spans: record_places.then(Spans::default) })
+        let (spans, only) = match places {
+            Places::None => (None, None),
+            Places::All => (Some(Spans::default()), None),
+            Places::Of(path) => (Some(Spans::default()), Some(path)),
+        };
+        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, spans, only })
     }
     fn peek(&self) -> &Token<'a> {
         &self.cur
@@ -253,7 +269,13 @@ impl<'a> Parser<'a> {
     /// Record where the model path `path()` starts, when this parse records places.
     fn mark(&mut self, path: impl FnOnce() -> String, t: &Token) {
         if let Some(spans) = &mut self.spans {
-            spans.insert(path(), (t.line as usize, t.col as usize));
+            let path = path();
+            // A loaded class's own paths (`.load`, `.load.parent`) stand for the event's
+            // (`.class`, `.parent`): kept when the event is wanted.
+            let stem = path.strip_suffix(".load.parent").or_else(|| path.strip_suffix(".load")).unwrap_or(&path);
+            if self.only.as_ref().is_none_or(|only| only.starts_with(stem)) {
+                spans.insert(path, (t.line as usize, t.col as usize));
+            }
         }
     }
     /// A model path for nested marks: built only when this parse records places.
@@ -662,26 +684,31 @@ const DECLARATIONS: [&str; 10] = ["scenario", "semantics", "measure", "class", "
 /// Model path (`classes[2].parent`) -> the `(line, col)` of the text that produced it.
 pub type Spans = FxMap<String, (usize, usize)>;
 
-fn parse_text(src: &str, record_places: bool) -> Result<(Scenario, Spans), ScenarioError> {
-    let mut p = Parser::new(src, record_places)?;
+fn parse_text(src: &str, places: Places) -> Result<(Scenario, Spans), ScenarioError> {
+    let mut p = Parser::new(src, places)?;
     let s = p.scenario()?;
     Ok((s, p.spans.unwrap_or_default()))
 }
 
 /// Parse scenario text without validating it, with the place of every model path.
 pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
-    parse_text(src, true)
+    parse_text(src, Places::All)
 }
 
 /// Parse and validate scenario text; every error names `line:col`. A valid text is parsed once
 /// without recording places (a path string per node was most of the parse's cost); an invalid
-/// one is parsed again, recording them, to place the validator's error.
+/// one is parsed again, recording the places of the error's path, to place it.
 pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
-    let (s, _) = parse_text(src, false)?;
+    let (s, _) = parse_text(src, Places::None)?;
     match validate(&s) {
         Ok(()) => Ok(s),
         Err(e) => {
-            let (_, spans) = parse_unchecked(src)?;
+            drop(s);
+            let places = match &e.location {
+                Some(Location::Path(path)) => Places::Of(path.clone()),
+                _ => Places::None,
+            };
+            let (_, spans) = parse_text(src, places)?;
             Err(locate(e, &spans))
         }
     }

@@ -141,3 +141,17 @@ fn the_site_cap_is_refused_at_the_first_site_past_it() {
     // What the 10^6 sites before it take (the largest valid scenario holds as many), no more.
     assert!(peak < 100 * MB, "{peak} bytes at the peak");
 }
+
+#[test]
+fn a_validation_refusal_is_placed_without_a_map_of_every_path() {
+    let _alone = counting::alone();
+    // A cycle through 99,999 classes: validation refuses it, and the second parse, which
+    // places the error, records the places of that one path only.
+    let n = 99_999;
+    let mut text: String = (0..n).map(|i| format!("class K{i} extends K{}\n", (i + 1) % n)).collect();
+    text.push_str("op { loop 1 { } }");
+    let (error, peak) = refusal(&text);
+    assert!(error.starts_with("1:18: cyclic hierarchy of 99999 classes: K0 -> K1"), "{error}");
+    println!("peak heap refusing a 99,999-class cycle: {} MB", peak / MB);
+    assert!(peak < 32 * MB, "{peak} bytes at the peak");
+}
