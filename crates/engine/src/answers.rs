@@ -7,7 +7,8 @@
 //! (and the same method on A's subclasses) callable, before or after the write runs.
 
 use crate::fxhash::{FxMap, FxSet};
-use crate::model::{Event, Scenario};
+use crate::model::{Event, Scenario, SiteDecl};
+use crate::validate::ScenarioError;
 
 /// Steps up parent chains the check may take in all. A hierarchy 10^5 deep with thousands of
 /// methods declared at its root could otherwise make this check cost 10^9 steps; past the
@@ -84,21 +85,75 @@ impl<'a> Answers<'a> {
         }
     }
 
-    /// What `class` answers, for the message: its own methods and its ancestors', the first
-    /// `shown` of them.
-    pub(crate) fn listed(&self, class: &'a str, shown: usize) -> (Vec<&'a str>, usize) {
+    /// What `class` answers, for the message: its own methods, then its ancestors'.
+    fn listed(&self, class: &'a str) -> Vec<&'a str> {
         let mut all = Vec::new();
         let mut c = Some(class);
-        let mut steps = 0;
-        while let Some(k) = c.filter(|_| steps < 1_000) {
+        // Bounded like the walks: a message names a few of them anyway.
+        for _ in 0..1_000 {
+            let Some(k) = c else { break };
             all.extend(self.own.get(k).into_iter().flatten().copied());
             c = self.parent.get(k).copied();
-            steps += 1;
         }
-        let total = all.len();
-        all.truncate(shown);
-        (all, total)
+        all
     }
+
+    /// Every receiver class of site `i` answers its method; the first that does not is
+    /// refused at its place, with the methods it has (and the nearest of them, when one is
+    /// within a typo of it).
+    pub(crate) fn check_site(&mut self, site: &'a SiteDecl, i: usize) -> Result<(), ScenarioError> {
+        let method: &'a str = &site.method;
+        for (j, class) in site.receivers().enumerate() {
+            if self.answers(class, method) {
+                continue;
+            }
+            let all = self.listed(class);
+            let has = match all.len() {
+                0 => format!("`{class}` has no methods"),
+                n if n > SHOWN => format!("`{class}` has {} and {} more", all[..SHOWN].join(", "), n - SHOWN),
+                _ => format!("`{class}` has {}", all.join(", ")),
+            };
+            let near = nearest(method, &all).map_or(String::new(), |m| format!("; did you mean `{m}`?"));
+            let at = if j == 0 { format!("sites[{i}].method") } else { format!("sites[{i}].others[{}]", j - 1) };
+            return Err(ScenarioError::at_path(
+                at,
+                format!("site `{}` calls `{class}.{method}`, which `{class}` neither declares nor inherits ({has}{near}); declare it, or add it with `write {class}.{method}`", site.name),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Methods a refusal names.
+const SHOWN: usize = 10;
+
+/// The method of `all` nearest to `wrong` by edit distance, when it is at most 2 (and less than
+/// half the name): a likely typo. Names are at most 64 bytes, so each distance is cheap.
+fn nearest<'a>(wrong: &str, all: &[&'a str]) -> Option<&'a str> {
+    let limit = 2.min(wrong.len().saturating_sub(1) / 2).max(1);
+    all.iter().map(|m| (edit_distance(wrong, m), *m)).filter(|&(d, _)| d <= limit).min_by_key(|&(d, _)| d).map(|(_, m)| m)
+}
+
+/// Edit distance over bytes (names are ASCII), a swap of two neighbours counting as one edit
+/// (`lgo` is one from `log`): the optimal string alignment distance.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    rows[0] = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let swap = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j - 1] + swap).min(rows[i - 1][j] + 1).min(rows[i][j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 #[cfg(test)]
@@ -113,7 +168,13 @@ mod tests {
     fn a_site_calling_a_method_nobody_declares_is_refused_with_the_class_methods_named() {
         let e = error("class Logger { log flush }\nsite logIt = Logger.lgo\nop { loop 10 { call logIt } }");
         assert!(e.starts_with("2:21: "), "{e}");
-        assert!(e.contains("`Logger.lgo`") && e.contains("log, flush"), "{e}");
+        assert!(e.contains("`Logger.lgo`") && e.contains("log, flush; did you mean `log`?"), "{e}");
+    }
+
+    #[test]
+    fn a_name_far_from_every_method_gets_no_suggestion() {
+        let e = error("class A { m n }\nsite s = A.zz\nop { loop 10 { call s } }");
+        assert!(e.ends_with("(`A` has m, n); declare it, or add it with `write A.zz`"), "{e}");
     }
 
     #[test]

@@ -285,7 +285,7 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
         mix_total += check_receivers(site, i, &known)?;
         // The usual site calls a method its class declares: no map needed.
         if !declared.is_some_and(|c| s.classes[c].methods.iter().any(|m| **m == *site.method)) || site.is_polymorphic() {
-            check_answered(answers.get_or_insert_with(|| Answers::of(s)), site, i)?;
+            answers.get_or_insert_with(|| Answers::of(s)).check_site(site, i)?;
         }
     }
     let receivers: usize = s.sites.iter().filter(|x| x.is_polymorphic()).map(|x| 1 + x.others().len()).sum();
@@ -311,30 +311,6 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
 
 /// Classes of a cycle an error names; it says how many there are in all.
 const CYCLE_SHOWN: usize = 10;
-
-/// Every receiver class of site `i` answers its method (see [`Answers`]).
-fn check_answered<'a>(answers: &mut Answers<'a>, site: &'a SiteDecl, i: usize) -> Result<(), ScenarioError> {
-    for (j, class) in site.receivers().enumerate() {
-        if answers.answers(class, &site.method) {
-            continue;
-        }
-        let (shown, total) = answers.listed(class, CYCLE_SHOWN);
-        let has = match total {
-            0 => format!("`{class}` has no methods"),
-            n if n > shown.len() => format!("`{class}` has {} and {} more", shown.join(", "), n - shown.len()),
-            _ => format!("`{class}` has {}", shown.join(", ")),
-        };
-        let at = if j == 0 { format!("sites[{i}].method") } else { format!("sites[{i}].others[{}]", j - 1) };
-        return err(
-            at,
-            format!(
-                "site `{}` calls `{class}.{}`, which `{class}` neither declares nor inherits ({has}); declare it, or add it with `write {class}.{}`",
-                site.name, site.method, site.method
-            ),
-        );
-    }
-    Ok(())
-}
 
 /// Each class is followed up its parent chain once: a chain that reaches a class already
 /// cleared stops there, so a deep hierarchy costs its size, not its size times its depth.
