@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 use crate::model::*;
 use crate::sim::thousands;
 use crate::validate::{
-    excerpt, validate, Location, ScenarioError, MAX_CALLS, MAX_CLASSES, MAX_EVENTS, MAX_METHODS, MAX_NESTING, MAX_POLY_RECEIVERS, MAX_RECEIVERS, MAX_SITES,
+    excerpt, validate, Location, ScenarioError, EXCERPT_CHARS, MAX_CALLS, MAX_CLASSES, MAX_EVENTS, MAX_METHODS, MAX_NESTING, MAX_POLY_RECEIVERS, MAX_RECEIVERS,
+    MAX_SITES,
 };
 
 // The `expect` lines: their parser extends `Parser` from a file of the expectations module.
@@ -201,8 +202,11 @@ fn describe(t: &Tok) -> String {
     match t {
         Tok::Ident(s) => excerpt(s),
         Tok::Num(n) => format!("number {n}"),
-        Tok::Dec(d) => format!("number {}", d.replace('_', "")),
-        Tok::Str(s) => format!("string \"{}\"", excerpt(s).trim_matches('`')),
+        Tok::Dec(d) => format!("number {}", excerpt(&d.replace('_', ""))),
+        Tok::Str(s) => match s.char_indices().nth(EXCERPT_CHARS) {
+            None => format!("string \"{s}\""),
+            Some((cut, _)) => format!("string \"{}...\" ({} characters)", &s[..cut], s.chars().count()),
+        },
         Tok::Sym(c) => format!("`{c}`"),
         Tok::Eof => "end of input".into(),
     }

@@ -79,7 +79,7 @@ fn err<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, Scenario
 }
 
 /// Longer words are cut in error messages: a pasted megabyte-long word must not be copied whole.
-const EXCERPT_CHARS: usize = 80;
+pub(crate) const EXCERPT_CHARS: usize = 80;
 
 /// A word of the text as an error quotes it: between backquotes, cut after [`EXCERPT_CHARS`]
 /// characters with its full length said.

@@ -247,6 +247,8 @@ fn a_long_word_is_cut_in_an_error_with_its_length() {
     let word = "w".repeat(10_000_000);
     let e = error_of(&format!("class A {{ m }}\n{word}"));
     assert_eq!(e, format!("2:1: unknown declaration `{}...` (10000000 characters) (expected scenario, semantics, measure, class, category, site, setup, before-op, op or expect)", "w".repeat(80)));
+    let e = error_of(&format!("scenario \"{word}\" \"{word}\""));
+    assert_eq!(e, format!("1:10000013: expected a declaration, found string \"{}...\" (10000000 characters)", "w".repeat(80)));
     let e = error_of(&format!("class {word}\nop {{ loop 1 {{ }} }}"));
     assert!(e.starts_with("1:7: class `www") && e.contains("...` (10000000 characters) is not a valid name") && e.len() < 300, "{}", &e[..300.min(e.len())]);
 }
