@@ -431,7 +431,9 @@ impl<'a> Parser<'a> {
                     s.categories.push(CategoryDecl { name: name.to_string(), methods });
                 }
                 "site" => {
-                    self.cap(&t, s.sites.len(), MAX_SITES, "sites")?;
+                    if s.sites.len() >= MAX_SITES {
+                        return self.error(&t, sites_past_cap());
+                    }
                     let path = self.sub(|| format!("sites[{}]", s.sites.len()));
                     let (name, nt) = self.ident("a site name")?;
                     self.mark(|| path.clone(), &nt);
@@ -682,13 +684,57 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The refusal of the first site past [`MAX_SITES`] (by the parse, or by [`site_past_cap`]).
+fn sites_past_cap() -> String {
+    format!("at most {} sites; this is number {}", thousands(MAX_SITES as u64), thousands(MAX_SITES as u64 + 1))
+}
+
 /// The words that start a top-level declaration.
 const DECLARATIONS: [&str; 10] = ["scenario", "semantics", "measure", "class", "category", "site", "setup", "before-op", "op", "expect"];
 
 /// Model path (`classes[2].parent`) -> the `(line, col)` of the text that produced it.
 pub type Spans = FxMap<String, (usize, usize)>;
 
+/// The shortest text of one site declaration and what separates it from the next (`site
+/// a=A.m `): a text shorter than this many bytes per site cannot declare too many.
+const SHORTEST_SITE: usize = 11;
+
+/// The first site declaration past [`MAX_SITES`] (`site NAME =` outside braces), found by the
+/// lexer alone, before any model is built: refusing it costs reading the text up to it, not
+/// building a million sites first (55 MB). Only a text long enough to hold that many sites, and
+/// with that many words `site`, is scanned; one the lexer refuses is left to the parse, which
+/// reports it in order.
+fn site_past_cap(src: &str) -> Option<Token<'_>> {
+    // Each declaration has the word `site`: a text with fewer of them needs no scan (a valid
+    // text of 10^6 sites has exactly that many, so it is not lexed twice).
+    if src.len() <= SHORTEST_SITE * MAX_SITES || src.as_bytes().windows(4).filter(|w| w == b"site").nth(MAX_SITES).is_none() {
+        return None;
+    }
+    let mut lexer = Lexer::new(src).ok()?;
+    let (mut a, mut b) = (lexer.token().ok()?, lexer.token().ok()?);
+    let (mut depth, mut sites) = (0usize, 0usize);
+    loop {
+        let c = lexer.token().ok()?;
+        match a.tok {
+            Tok::Sym('{') => depth += 1,
+            Tok::Sym('}') => depth = depth.saturating_sub(1),
+            Tok::Eof => return None,
+            Tok::Ident("site") if depth == 0 && matches!(b.tok, Tok::Ident(_)) && c.tok == Tok::Sym('=') => {
+                sites += 1;
+                if sites > MAX_SITES {
+                    return Some(a);
+                }
+            }
+            _ => {}
+        }
+        (a, b) = (b, c);
+    }
+}
+
 fn parse_text(src: &str, places: Places) -> Result<(Scenario, Spans), ScenarioError> {
+    if let Some(t) = site_past_cap(src) {
+        return Err(ScenarioError::at_text(t.line as usize, t.col as usize, sites_past_cap()));
+    }
     let mut p = Parser::new(src, places)?;
     let s = p.scenario()?;
     Ok((s, p.spans.unwrap_or_default()))
