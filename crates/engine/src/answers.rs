@@ -8,7 +8,6 @@
 
 use crate::fxhash::{FxMap, FxSet};
 use crate::model::{Event, Scenario, SiteDecl};
-use crate::validate::ScenarioError;
 
 /// Steps up parent chains the check may take in all. A hierarchy 10^5 deep with thousands of
 /// methods declared at its root could otherwise make this check cost 10^9 steps; past the
@@ -101,7 +100,7 @@ impl<'a> Answers<'a> {
     /// Every receiver class of site `i` answers its method; the first that does not is
     /// refused at its place, with the methods it has (and the nearest of them, when one is
     /// within a typo of it).
-    pub(crate) fn check_site(&mut self, site: &'a SiteDecl, i: usize) -> Result<(), ScenarioError> {
+    pub(crate) fn check_site(&mut self, site: &'a SiteDecl, i: usize) -> Result<(), Unanswered> {
         let method: &'a str = &site.method;
         for (j, class) in site.receivers().enumerate() {
             if self.answers(class, method) {
@@ -115,13 +114,20 @@ impl<'a> Answers<'a> {
             };
             let near = nearest(method, &all).map_or(String::new(), |m| format!("; did you mean `{m}`?"));
             let at = if j == 0 { format!("sites[{i}].method") } else { format!("sites[{i}].others[{}]", j - 1) };
-            return Err(ScenarioError::at_path(
-                at,
-                format!("site `{}` calls `{class}.{method}`, which `{class}` neither declares nor inherits ({has}{near}); declare it, or add it with `write {class}.{method}`", site.name),
-            ));
+            return Err(Unanswered {
+                path: at,
+                message: format!("site `{}` calls `{class}.{method}`, which `{class}` neither declares nor inherits ({has}{near}); declare it, or add it with `write {class}.{method}`", site.name),
+            });
         }
         Ok(())
     }
+}
+
+/// A site's receiver that does not answer its method: where (a model path) and why.
+#[derive(Debug)]
+pub(crate) struct Unanswered {
+    pub path: String,
+    pub message: String,
 }
 
 /// Methods a refusal names.

@@ -8,6 +8,7 @@
 mod answers;
 pub mod calibrate;
 pub mod compare;
+pub mod digits;
 pub mod dsl;
 pub mod expect;
 pub mod fingerprint;

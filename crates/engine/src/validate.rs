@@ -285,7 +285,7 @@ pub(crate) fn validate_indexed(s: &Scenario) -> Result<SiteIndex<'_>, ScenarioEr
         mix_total += check_receivers(site, i, &known)?;
         // The usual site calls a method its class declares: no map needed.
         if !declared.is_some_and(|c| s.classes[c].methods.iter().any(|m| **m == *site.method)) || site.is_polymorphic() {
-            answers.get_or_insert_with(|| Answers::of(s)).check_site(site, i)?;
+            answers.get_or_insert_with(|| Answers::of(s)).check_site(site, i).map_err(|u| ScenarioError::at_path(u.path, u.message))?;
         }
     }
     let receivers: usize = s.sites.iter().filter(|x| x.is_polymorphic()).map(|x| 1 + x.others().len()).sum();

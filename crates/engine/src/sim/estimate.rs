@@ -11,6 +11,7 @@
 //! domain_for`), plus one snapshot rebuild. So a write to a class with 10 of 10^6 sites costs
 //! about 10 sites, not 10^6.
 
+use crate::digits::thousands;
 use crate::fxhash::{FxMap, FxSet};
 use crate::model::{Block, Event, MetaKind, Scenario, Stmt};
 use crate::policy::Policy;
@@ -385,17 +386,4 @@ pub fn estimate(s: &Scenario) -> Estimate {
 /// [`estimate`]'s total.
 pub fn estimate_work(s: &Scenario) -> u64 {
     estimate(s).total
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }

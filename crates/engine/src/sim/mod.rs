@@ -35,8 +35,9 @@ use domains::Domains;
 use program::{Frame, LoopRun, Program, BEFORE_OP, OP, SETUP};
 use site::SiteRt;
 
+pub use crate::digits::thousands;
 pub use crate::report::Phase;
-pub use estimate::{estimate, estimate_for, estimate_largest, estimate_work, thousands, Estimate, Term};
+pub use estimate::{estimate, estimate_for, estimate_largest, estimate_work, Estimate, Term};
 pub use program::iterations_in;
 pub use units::{loop_name, DeoptRecord, UnitReport};
 
