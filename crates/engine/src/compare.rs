@@ -40,7 +40,7 @@ pub struct Ready {
 
 /// Take `s` and prepare it for [`Ready::runs`] under each of `policies` with `params`.
 pub fn prepare(s: Scenario, policies: &[Policy], params: &Params) -> Result<Ready, ScenarioError> {
-    let prepared = Prepared::of(&s, params)?;
+    let prepared = Prepared::of(&s, params, policies)?;
     drop(s);
     Ok(Ready { prepared, policies: policies.to_vec(), params: params.clone() })
 }

@@ -23,8 +23,12 @@
 use crate::fxhash::FxMap;
 use std::fmt::Write as _;
 
+use crate::digits::thousands;
 use crate::model::*;
-use crate::validate::{validate, Location, ScenarioError};
+use crate::validate::{
+    excerpt, validate, Location, ScenarioError, EXCERPT_CHARS, MAX_CALLS, MAX_CLASSES, MAX_EVENTS, MAX_METHODS, MAX_NESTING, MAX_POLY_RECEIVERS, MAX_RECEIVERS,
+    MAX_SITES,
+};
 
 // The `expect` lines: their parser extends `Parser` from a file of the expectations module.
 #[path = "expect/syntax.rs"]
@@ -56,117 +60,213 @@ struct Token<'a> {
 /// The largest scenario text (DSL or JSON) read, in bytes; the CLI reads no more of a file.
 pub const MAX_INPUT: usize = 64_000_000;
 
-fn lex(src: &str) -> Result<Vec<Token<'_>>, ScenarioError> {
-    if src.len() > MAX_INPUT {
-        return Err(ScenarioError::at_text(1, 1, format!("scenario text is {} bytes; at most {MAX_INPUT}", src.len())));
-    }
-    // Bytes, not chars: every token is ASCII, so only whitespace and string contents outside
-    // ASCII are decoded (columns count chars, as an editor does).
-    let bytes = src.as_bytes();
-    let mut out = Vec::with_capacity(src.len() / 4);
-    let (mut i, mut line, mut col) = (0usize, 1usize, 1usize);
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
-    while i < bytes.len() {
-        let b = bytes[i];
-        let (tl, tc) = (line, col);
-        // Both fit: the text is at most `MAX_INPUT` bytes.
-        let (tlu, tcu) = (tl as u32, tc as u32);
-        if b == b'\n' {
-            i += 1;
-            line += 1;
-            col = 1;
-        } else if b.is_ascii_whitespace() || b == b';' || b == 0x0b {
-            i += 1;
-            col += 1;
-        } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
-            let end = bytes[i..].iter().position(|&c| c == b'\n').map_or(bytes.len(), |n| i + n);
-            col += src[i..end].chars().count();
-            i = end;
-        } else if b.is_ascii_alphabetic() || b == b'_' {
-            let start = i;
-            // `-` joins words of a keyword (`before-op`); names reject it in validation.
-            while i < bytes.len() && (is_word(bytes[i]) || (bytes[i] == b'-' && bytes.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()))) {
-                i += 1;
-            }
-            col += i - start;
-            out.push(Token { tok: Tok::Ident(&src[start..i]), line: tlu, col: tcu });
-        } else if b.is_ascii_digit() {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let digits = |end: usize| -> String { src[start..end].chars().filter(|&c| c != '_').collect() };
-            if bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(|c| c.is_ascii_digit()) {
-                i += 1;
-                while i < bytes.len() && bytes[i].is_ascii_digit() {
-                    i += 1;
-                }
-                col += i - start;
-                out.push(Token { tok: Tok::Dec(&src[start..i]), line: tlu, col: tcu });
-                continue;
-            }
-            col += i - start;
-            let n = bytes[start..i].iter().filter(|&&c| c != b'_').try_fold(0u64, |n, &c| n.checked_mul(10)?.checked_add(u64::from(c - b'0')));
-            let n = n.ok_or_else(|| ScenarioError::at_text(tl, tc, format!("number `{}` is too large", digits(i))))?;
-            out.push(Token { tok: Tok::Num(n), line: tlu, col: tcu });
-        } else if b == b'"' {
-            let rest = &src[i + 1..];
-            let Some(len) = rest.find(['"', '\n']).filter(|&n| rest.as_bytes()[n] == b'"') else {
-                return Err(ScenarioError::at_text(tl, tc, "unterminated string"));
-            };
-            let text = &rest[..len];
-            col += 2 + text.chars().count();
-            i += len + 2;
-            out.push(Token { tok: Tok::Str(text), line: tlu, col: tcu });
-        } else if b"{}=.".contains(&b) || EXPECT_SYMBOLS.as_bytes().contains(&b) {
-            out.push(Token { tok: Tok::Sym(char::from(b)), line: tlu, col: tcu });
-            i += 1;
-            col += 1;
-        } else {
-            let c = src[i..].chars().next().expect("i is on a char boundary");
-            if !c.is_whitespace() {
-                return Err(ScenarioError::at_text(tl, tc, format!("unexpected character `{c}`")));
-            }
-            i += c.len_utf8();
-            col += 1;
+/// Reads the text one token at a time, as the parser asks for them: nothing is held for the
+/// tokens already read, so a refusal early in a large text costs nothing for the rest of it.
+struct Lexer<'a> {
+    src: &'a str,
+    i: usize,
+    line: usize,
+    col: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Result<Lexer<'a>, ScenarioError> {
+        if src.len() > MAX_INPUT {
+            return Err(ScenarioError::at_text(1, 1, format!("scenario text is {} bytes; at most {MAX_INPUT}", src.len())));
         }
+        // A UTF-8 byte-order mark is not part of the text (editors on Windows write one).
+        let i = if src.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+        Ok(Lexer { src, i, line: 1, col: 1 })
     }
-    out.push(Token { tok: Tok::Eof, line: line as u32, col: col as u32 });
-    Ok(out)
+
+    /// The next token; `Eof` at the end, as often as asked.
+    fn token(&mut self) -> Result<Token<'a>, ScenarioError> {
+        // Bytes, not chars: every token is ASCII, so only whitespace and string contents outside
+        // ASCII are decoded (columns count chars, as an editor does).
+        let (src, bytes) = (self.src, self.src.as_bytes());
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        while self.i < bytes.len() {
+            let (i, b) = (self.i, bytes[self.i]);
+            let (tl, tc) = (self.line, self.col);
+            // Both fit: the text is at most `MAX_INPUT` bytes.
+            let at = |tok| Token { tok, line: tl as u32, col: tc as u32 };
+            if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {
+                // A lone CR (old Mac line ends) breaks a line too; CR LF counts once, at the LF.
+                self.i += 1;
+                self.line += 1;
+                self.col = 1;
+            } else if b.is_ascii_whitespace() || b == b';' || b == 0x0b {
+                self.i += 1;
+                self.col += 1;
+            } else if b == b'#' || (b == b'/' && bytes.get(i + 1) == Some(&b'/')) {
+                let end = bytes[i..].iter().position(|&c| c == b'\n' || c == b'\r').map_or(bytes.len(), |n| i + n);
+                self.col += src[i..end].chars().count();
+                self.i = end;
+            } else if b.is_ascii_alphabetic() || b == b'_' {
+                let mut j = i;
+                // `-` joins words of a keyword (`before-op`); names reject it in validation.
+                while j < bytes.len() && (is_word(bytes[j]) || (bytes[j] == b'-' && bytes.get(j + 1).is_some_and(|c| c.is_ascii_alphabetic()))) {
+                    j += 1;
+                }
+                self.col += j - i;
+                self.i = j;
+                return Ok(at(Tok::Ident(&src[i..j])));
+            } else if b.is_ascii_digit() {
+                let mut j = i;
+                while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b'_') {
+                    j += 1;
+                }
+                if bytes.get(j) == Some(&b'.') && bytes.get(j + 1).is_some_and(|c| c.is_ascii_digit()) {
+                    j += 1;
+                    while j < bytes.len() && bytes[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    self.col += j - i;
+                    self.i = j;
+                    return Ok(at(Tok::Dec(&src[i..j])));
+                }
+                self.col += j - i;
+                self.i = j;
+                let n = bytes[i..j].iter().filter(|&&c| c != b'_').try_fold(0u64, |n, &c| n.checked_mul(10)?.checked_add(u64::from(c - b'0')));
+                let n = n.ok_or_else(|| ScenarioError::at_text(tl, tc, format!("number {} is too large", excerpt(&src[i..j]))))?;
+                return Ok(at(Tok::Num(n)));
+            } else if b == b'"' {
+                let rest = &src[i + 1..];
+                let Some(len) = rest.find(['"', '\n', '\r']).filter(|&n| rest.as_bytes()[n] == b'"') else {
+                    return Err(ScenarioError::at_text(tl, tc, "a string (`\"`) is not closed on its line"));
+                };
+                let text = &rest[..len];
+                self.col += 2 + text.chars().count();
+                self.i += len + 2;
+                return Ok(at(Tok::Str(text)));
+            } else if b"{}=.".contains(&b) || EXPECT_SYMBOLS.as_bytes().contains(&b) {
+                self.i += 1;
+                self.col += 1;
+                return Ok(at(Tok::Sym(char::from(b))));
+            } else {
+                let c = src[i..].chars().next().expect("i is on a char boundary");
+                if !c.is_whitespace() {
+                    return Err(ScenarioError::at_text(tl, tc, format!("unexpected character {}", shown_char(c))));
+                }
+                self.i += c.len_utf8();
+                self.col += 1;
+            }
+        }
+        Ok(Token { tok: Tok::Eof, line: self.line as u32, col: self.col as u32 })
+    }
+}
+
+/// A character as an error shows it: itself between backquotes when it is visible, escaped
+/// (`\0`, `\u{feff}`) when it is a control or invisible character a reader could not see.
+fn shown_char(c: char) -> String {
+    let invisible = c.is_control()
+        || c.is_whitespace()
+        || matches!(c, '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}' | '\u{ad}');
+    match c {
+        '\0' => "`\\0` (a NUL byte)".into(),
+        c if invisible => format!("`\\u{{{:x}}}` (an invisible character)", u32::from(c)),
+        c => format!("`{c}`"),
+    }
 }
 
 struct Parser<'a> {
-    toks: Vec<Token<'a>>,
-    pos: usize,
+    lexer: Lexer<'a>,
+    /// The current token and the one after it (the only lookahead the grammar needs).
+    cur: Token<'a>,
+    after: Token<'a>,
+    /// How many blocks enclose the statement being read (0 in `op { .. }` itself).
+    depth: usize,
+    /// Statements read so far in all blocks, and receivers of polymorphic sites: counted as
+    /// they are read, so a text past a cap is refused at its first declaration over it.
+    events: usize,
+    calls: usize,
+    receivers: usize,
     /// Where each model path came from, for locating validation errors; `None` when the parse
     /// does not record places (the first, fast pass of [`parse`]).
     spans: Option<Spans>,
+    /// Record only the places of this path and its ancestors (the second pass of [`parse`],
+    /// which places one error: a map of every path was 55 MB at 10^5 classes).
+    only: Option<String>,
+}
+
+/// Which places a parse records.
+enum Places {
+    None,
+    All,
+    /// The places of this model path and of its ancestors.
+    Of(String),
 }
 
 type PResult<T> = Result<T, ScenarioError>;
 
 fn describe(t: &Tok) -> String {
     match t {
-        Tok::Ident(s) => format!("`{s}`"),
+        Tok::Ident(s) => excerpt(s),
         Tok::Num(n) => format!("number {n}"),
-        Tok::Dec(d) => format!("number {}", d.replace('_', "")),
-        Tok::Str(s) => format!("string \"{s}\""),
+        Tok::Dec(d) => format!("number {}", excerpt(&d.replace('_', ""))),
+        Tok::Str(s) => match s.char_indices().nth(EXCERPT_CHARS) {
+            None => format!("string \"{s}\""),
+            Some((cut, _)) => format!("string \"{}...\" ({} characters)", &s[..cut], s.chars().count()),
+        },
         Tok::Sym(c) => format!("`{c}`"),
         Tok::Eof => "end of input".into(),
     }
 }
 
 impl<'a> Parser<'a> {
-    fn peek(&self) -> &Token<'a> {
-        &self.toks[self.pos]
+    fn new(src: &'a str, places: Places) -> PResult<Parser<'a>> {
+        let mut lexer = Lexer::new(src)?;
+        let cur = lexer.token()?;
+        let after = lexer.token()?;
+        let (spans, only) = match places {
+            Places::None => (None, None),
+            Places::All => (Some(Spans::default()), None),
+            Places::Of(path) => (Some(Spans::default()), Some(path)),
+        };
+        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, spans, only })
     }
-    /// The current token; the end of input stays where it is.
-    fn next(&mut self) -> Token<'a> {
-        let t = self.toks[self.pos];
-        if self.pos + 1 < self.toks.len() {
-            self.pos += 1;
+    fn peek(&self) -> &Token<'a> {
+        &self.cur
+    }
+    /// The token after the current one.
+    fn peek_after(&self) -> &Token<'a> {
+        &self.after
+    }
+    /// The current token; the end of input stays where it is. A character the lexer refuses
+    /// is reported here, two tokens before the parser would reach it.
+    fn next(&mut self) -> PResult<Token<'a>> {
+        let t = self.cur;
+        if t.tok != Tok::Eof {
+            self.cur = self.after;
+            self.after = self.lexer.token()?;
         }
-        t
+        Ok(t)
+    }
+    /// An error inside the braces opened at `open`, where `what` was expected. When the text
+    /// ends first, or a declaration word (`declaration`) was met inside them, the likelier
+    /// mistake is a missing `}`: the error names the `{`, at its place.
+    fn unclosed<T>(&self, open: &Token, declaration: Option<&Token>, what: &str) -> PResult<T> {
+        let here = self.peek();
+        let at = |t: &Token| format!("{}:{}", t.line, t.col);
+        let opened = format!("the `{{` opened at {} is not closed", at(open));
+        match (declaration, &here.tok) {
+            (_, Tok::Eof) => self.error(open, format!("{opened}: the text ends first")),
+            (Some(d), _) if d.line == here.line && d.col == here.col => {
+                self.error(open, format!("{opened}: {} at {} starts a declaration", describe(&d.tok), at(d)))
+            }
+            (Some(d), found) => self.error(
+                open,
+                format!("{opened}: {} at {} was read as part of the block, then {} at {} does not fit", describe(&d.tok), at(d), describe(found), at(here)),
+            ),
+            (None, found) => self.error(here, format!("expected {what}, found {}", describe(found))),
+        }
+    }
+    /// Refuse the declaration at `t` when `count` of its kind were read already.
+    fn cap(&self, t: &Token, count: usize, max: usize, what: &str) -> PResult<()> {
+        if count < max {
+            return Ok(());
+        }
+        self.error(t, format!("at most {} {what}; this is number {}", thousands(max as u64), thousands(count as u64 + 1)))
     }
     fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
         Err(ScenarioError::at_text(t.line as usize, t.col as usize, msg))
@@ -174,7 +274,13 @@ impl<'a> Parser<'a> {
     /// Record where the model path `path()` starts, when this parse records places.
     fn mark(&mut self, path: impl FnOnce() -> String, t: &Token) {
         if let Some(spans) = &mut self.spans {
-            spans.insert(path(), (t.line as usize, t.col as usize));
+            let path = path();
+            // A loaded class's own paths (`.load`, `.load.parent`) stand for the event's
+            // (`.class`, `.parent`): kept when the event is wanted.
+            let stem = path.strip_suffix(".load.parent").or_else(|| path.strip_suffix(".load")).unwrap_or(&path);
+            if self.only.as_ref().is_none_or(|only| only.starts_with(stem)) {
+                spans.insert(path, (t.line as usize, t.col as usize));
+            }
         }
     }
     /// A model path for nested marks: built only when this parse records places.
@@ -186,21 +292,21 @@ impl<'a> Parser<'a> {
         }
     }
     fn ident(&mut self, what: &str) -> PResult<(&'a str, Token<'a>)> {
-        let mut t = self.next();
+        let mut t = self.next()?;
         match std::mem::replace(&mut t.tok, Tok::Eof) {
             Tok::Ident(s) => Ok((s, t)),
             other => self.error(&t, format!("expected {what}, found {}", describe(&other))),
         }
     }
     fn num(&mut self, what: &str) -> PResult<(u64, Token<'a>)> {
-        let t = self.next();
+        let t = self.next()?;
         match t.tok {
             Tok::Num(n) => Ok((n, t)),
             ref other => self.error(&t, format!("expected {what}, found {}", describe(other))),
         }
     }
     fn sym(&mut self, c: char) -> PResult<Token<'a>> {
-        let t = self.next();
+        let t = self.next()?;
         if t.tok == Tok::Sym(c) {
             Ok(t)
         } else {
@@ -208,7 +314,7 @@ impl<'a> Parser<'a> {
         }
     }
     fn keyword(&mut self, kw: &str) -> PResult<Token<'a>> {
-        let t = self.next();
+        let t = self.next()?;
         match &t.tok {
             Tok::Ident(s) if *s == kw => Ok(t),
             other => self.error(&t, format!("expected `{kw}`, found {}", describe(other))),
@@ -226,8 +332,14 @@ impl<'a> Parser<'a> {
     fn receiver_mix(&mut self, path: &str, method: &str) -> PResult<(Vec<String>, Vec<u32>)> {
         let mut others = Vec::new();
         while self.at_sym(',') {
-            self.next();
+            self.next()?;
             let (class, ct) = self.ident("a receiver class")?;
+            self.cap(&ct, others.len() + 1, MAX_RECEIVERS, "receiver classes per site")?;
+            // The site's first receiver counts with its second.
+            self.receivers += 1 + usize::from(others.is_empty());
+            if self.receivers > MAX_POLY_RECEIVERS {
+                return self.error(&ct, format!("at most {} receiver classes over all polymorphic sites", thousands(MAX_POLY_RECEIVERS as u64)));
+            }
             self.mark(|| format!("{path}.others[{}]", others.len()), &ct);
             self.sym('.')?;
             let (m, mt) = self.ident("a method name")?;
@@ -238,16 +350,17 @@ impl<'a> Parser<'a> {
         }
         let mut mix = Vec::new();
         if self.at_keyword("mix") {
-            let t = self.next();
+            let t = self.next()?;
             self.mark(|| format!("{path}.mix"), &t);
             loop {
                 let (w, wt) = self.num("a mix weight (`mix 60/30/10`)")?;
+                self.cap(&wt, mix.len(), MAX_RECEIVERS, "mix weights per site (one per receiver class)")?;
                 self.mark(|| format!("{path}.mix[{}]", mix.len()), &wt);
                 mix.push(u32::try_from(w).or_else(|_| self.error(&wt, "mix weight is too large"))?);
                 if !self.at_sym('/') {
                     break;
                 }
-                self.next();
+                self.next()?;
             }
         }
         Ok((others, mix))
@@ -260,13 +373,13 @@ impl<'a> Parser<'a> {
             if self.peek().tok == Tok::Eof {
                 break;
             }
-            let t = self.next();
+            let t = self.next()?;
             let Tok::Ident(kw) = &t.tok else {
                 return self.error(&t, format!("expected a declaration, found {}", describe(&t.tok)));
             };
             match *kw {
                 "scenario" => {
-                    let t = self.next();
+                    let t = self.next()?;
                     match t.tok {
                         Tok::Str(name) => s.name = name.to_string(),
                         ref other => return self.error(&t, format!("expected a quoted name, found {}", describe(other))),
@@ -293,6 +406,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 "class" => {
+                    self.cap(&t, s.classes.len(), MAX_CLASSES, "classes")?;
                     let path = self.sub(|| format!("classes[{}]", s.classes.len()));
                     let c = self.class_body(&path)?;
                     s.classes.push(c);
@@ -301,10 +415,14 @@ impl<'a> Parser<'a> {
                     let path = self.sub(|| format!("categories[{}]", s.categories.len()));
                     let (name, nt) = self.ident("a category name")?;
                     self.mark(|| path.clone(), &nt);
-                    self.sym('{')?;
+                    let open = self.sym('{')?;
                     let mut methods = Vec::new();
                     while !self.at_sym('}') {
+                        if self.peek().tok == Tok::Eof {
+                            return self.unclosed(&open, None, "`Class.method` or `}`");
+                        }
                         let (class, ct) = self.ident("`Class.method`")?;
+                        self.cap(&ct, methods.len(), MAX_METHODS, "methods per category")?;
                         self.mark(|| format!("{path}.methods[{}]", methods.len()), &ct);
                         self.sym('.')?;
                         let (method, _) = self.ident("a method name")?;
@@ -314,6 +432,9 @@ impl<'a> Parser<'a> {
                     s.categories.push(CategoryDecl { name: name.to_string(), methods });
                 }
                 "site" => {
+                    if s.sites.len() >= MAX_SITES {
+                        return self.error(&t, sites_past_cap());
+                    }
                     let path = self.sub(|| format!("sites[{}]", s.sites.len()));
                     let (name, nt) = self.ident("a site name")?;
                     self.mark(|| path.clone(), &nt);
@@ -341,6 +462,7 @@ impl<'a> Parser<'a> {
                     s.op = self.block("op")?;
                 }
                 "expect" => {
+                    self.cap(&t, s.expectations.len(), crate::expect::MAX_EXPECTATIONS, "expectations")?;
                     let path = self.sub(|| format!("expectations[{}]", s.expectations.len()));
                     self.mark(|| path.clone(), &t);
                     let e = self.expectation(&path)?;
@@ -349,7 +471,10 @@ impl<'a> Parser<'a> {
                 other => {
                     return self.error(
                         &t,
-                        format!("unknown declaration `{other}` (expected scenario, semantics, measure, class, category, site, setup, before-op, op or expect)"),
+                        format!(
+                            "unknown declaration {} (expected scenario, semantics, measure, class, category, site, setup, before-op, op or expect)",
+                            excerpt(other)
+                        ),
                     )
                 }
             }
@@ -366,22 +491,32 @@ impl<'a> Parser<'a> {
         self.mark(|| path.to_string(), &nt);
         let mut c = ClassDecl { name: name.to_string(), parent: None, methods: vec![], metaclass: MetaKind::None, costs: vec![] };
         if self.at_keyword("extends") {
-            self.next();
+            self.next()?;
             let (p, pt) = self.ident("a parent class")?;
             self.mark(|| format!("{path}.parent"), &pt);
             c.parent = Some(p.to_string());
         }
         if self.at_keyword("metaclass") {
-            self.next();
+            self.next()?;
             c.metaclass = self.meta_kind()?;
         }
         if self.at_sym('{') {
-            self.next();
+            let open = self.next()?;
+            // The first declaration word read as a method on a later line: a sign that this
+            // `{` was never closed and the next declarations were read as its methods.
+            let mut declaration: Option<Token> = None;
             while !self.at_sym('}') {
+                if !matches!(self.peek().tok, Tok::Ident(_)) {
+                    return self.unclosed(&open, declaration.as_ref(), "a method name or `}`");
+                }
                 let (m, mt) = self.ident("a method name or `}`")?;
+                if declaration.is_none() && mt.line > open.line && DECLARATIONS.contains(&m) {
+                    declaration = Some(Token { tok: Tok::Ident(m), ..mt });
+                }
+                self.cap(&mt, c.methods.len(), MAX_METHODS, "methods per class")?;
                 self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
                 // `cost` followed by a number is a body cost; alone it is a method named `cost`.
-                if self.at_keyword("cost") && matches!(self.toks.get(self.pos + 1).map(|t| &t.tok), Some(Tok::Num(_))) {
+                if self.at_keyword("cost") && matches!(self.peek_after().tok, Tok::Num(_)) {
                     self.body_cost(path, m, &mut c.costs)?;
                 }
                 c.methods.push(m.to_string());
@@ -393,7 +528,7 @@ impl<'a> Parser<'a> {
 
     /// `cost 180ns` (or `us`) after a method name in a class body.
     fn body_cost(&mut self, path: &str, method: &str, costs: &mut Vec<BodyCost>) -> PResult<()> {
-        self.next();
+        self.next()?;
         let (n, nt) = self.num("a cost such as `180ns`")?;
         let (unit, ut) = self.ident("a time unit (`ns` or `us`)")?;
         let scale = match unit {
@@ -416,9 +551,15 @@ impl<'a> Parser<'a> {
     }
 
     fn block(&mut self, path: &str) -> PResult<Vec<Stmt>> {
-        self.sym('{')?;
+        let open = self.sym('{')?;
         let mut out = Vec::new();
         while !self.at_sym('}') {
+            let t = *self.peek();
+            match t.tok {
+                Tok::Eof => return self.unclosed(&open, None, "a statement or `}`"),
+                Tok::Ident(w) if DECLARATIONS.contains(&w) => return self.unclosed(&open, Some(&t), "a statement or `}`"),
+                _ => {}
+            }
             let p = self.sub(|| format!("{path}[{}]", out.len()));
             out.push(self.stmt(&p)?);
         }
@@ -426,9 +567,32 @@ impl<'a> Parser<'a> {
         Ok(out)
     }
 
+    /// The body of the statement at `t`: refused before it is read when it would nest deeper
+    /// than [`MAX_NESTING`], so no input makes the parser (or any walk after it) recurse deeper.
+    fn body(&mut self, t: &Token, path: &str) -> PResult<Vec<Stmt>> {
+        if self.depth >= MAX_NESTING {
+            return self.error(t, format!("blocks nest at most {MAX_NESTING} deep; this one would be level {}", self.depth + 1));
+        }
+        self.depth += 1;
+        let body = self.block(path)?;
+        self.depth -= 1;
+        Ok(body)
+    }
+
     fn stmt(&mut self, p: &str) -> PResult<Stmt> {
         let (kw, t) = self.ident("a statement")?;
         self.mark(|| p.to_string(), &t);
+        match kw {
+            "call" => {
+                self.cap(&t, self.calls, MAX_CALLS, "`call` statements")?;
+                self.calls += 1;
+            }
+            "write" | "replace" | "remove" | "instance" | "load" | "invalidate" | "unattributed" => {
+                self.cap(&t, self.events, MAX_EVENTS, "event statements")?;
+                self.events += 1;
+            }
+            _ => {}
+        }
         let class_field = |me: &mut Parser<'a>| -> PResult<String> {
             let (c, ct) = me.ident("a class name")?;
             me.mark(|| format!("{p}.class"), &ct);
@@ -444,7 +608,7 @@ impl<'a> Parser<'a> {
                 let (count, ct) = self.num("a count")?;
                 self.mark(|| format!("{p}.count"), &ct);
                 let body_path = self.sub(|| format!("{p}.body"));
-                let body = self.block(&body_path)?;
+                let body = self.body(&t, &body_path)?;
                 if kw == "loop" {
                     Stmt::looped(count, body)
                 } else {
@@ -456,20 +620,20 @@ impl<'a> Parser<'a> {
                 self.mark(|| format!("{p}.period"), &pt);
                 let mut offset = 0;
                 if self.at_keyword("offset") {
-                    self.next();
+                    self.next()?;
                     let (o, ot) = self.num("an offset")?;
                     self.mark(|| format!("{p}.offset"), &ot);
                     offset = o;
                 }
                 let body_path = self.sub(|| format!("{p}.body"));
-                let body = self.block(&body_path)?;
+                let body = self.body(&t, &body_path)?;
                 Stmt::every(period, offset, body)
             }
             "use" => {
                 let (category, ct) = self.ident("a category name")?;
                 self.mark(|| format!("{p}.category"), &ct);
                 let body_path = self.sub(|| format!("{p}.body"));
-                let body = self.block(&body_path)?;
+                let body = self.body(&t, &body_path)?;
                 Stmt::use_category(category.to_string(), body)
             }
             "write" => {
@@ -512,38 +676,90 @@ impl<'a> Parser<'a> {
                 return self.error(
                     &t,
                     format!(
-                    "unknown statement `{other}` (expected call, loop, every, repeat, use, write, replace, remove, instance, load, invalidate or unattributed)"
-                ),
+                        "unknown statement {} (expected call, loop, every, repeat, use, write, replace, remove, instance, load, invalidate or unattributed)",
+                        excerpt(other)
+                    ),
                 )
             }
         })
     }
 }
 
+/// The refusal of the first site past [`MAX_SITES`] (by the parse, or by [`site_past_cap`]).
+fn sites_past_cap() -> String {
+    format!("at most {} sites; this is number {}", thousands(MAX_SITES as u64), thousands(MAX_SITES as u64 + 1))
+}
+
+/// The words that start a top-level declaration.
+const DECLARATIONS: [&str; 10] = ["scenario", "semantics", "measure", "class", "category", "site", "setup", "before-op", "op", "expect"];
+
 /// Model path (`classes[2].parent`) -> the `(line, col)` of the text that produced it.
 pub type Spans = FxMap<String, (usize, usize)>;
 
-fn parse_text(src: &str, record_places: bool) -> Result<(Scenario, Spans), ScenarioError> {
-    let toks = lex(src)?;
-    let mut p = Parser { toks, pos: 0, spans: record_places.then(Spans::default) };
+/// The shortest text of one site declaration and what separates it from the next (`site
+/// a=A.m `): a text shorter than this many bytes per site cannot declare too many.
+const SHORTEST_SITE: usize = 11;
+
+/// The first site declaration past [`MAX_SITES`] (`site NAME =` outside braces), found by the
+/// lexer alone, before any model is built: refusing it costs reading the text up to it, not
+/// building a million sites first (55 MB). Only a text long enough to hold that many sites, and
+/// with that many words `site`, is scanned; one the lexer refuses is left to the parse, which
+/// reports it in order.
+fn site_past_cap(src: &str) -> Option<Token<'_>> {
+    // Each declaration has the word `site`: a text with fewer of them needs no scan (a valid
+    // text of 10^6 sites has exactly that many, so it is not lexed twice).
+    if src.len() <= SHORTEST_SITE * MAX_SITES || src.as_bytes().windows(4).filter(|w| w == b"site").nth(MAX_SITES).is_none() {
+        return None;
+    }
+    let mut lexer = Lexer::new(src).ok()?;
+    let (mut a, mut b) = (lexer.token().ok()?, lexer.token().ok()?);
+    let (mut depth, mut sites) = (0usize, 0usize);
+    loop {
+        let c = lexer.token().ok()?;
+        match a.tok {
+            Tok::Sym('{') => depth += 1,
+            Tok::Sym('}') => depth = depth.saturating_sub(1),
+            Tok::Eof => return None,
+            Tok::Ident("site") if depth == 0 && matches!(b.tok, Tok::Ident(_)) && c.tok == Tok::Sym('=') => {
+                sites += 1;
+                if sites > MAX_SITES {
+                    return Some(a);
+                }
+            }
+            _ => {}
+        }
+        (a, b) = (b, c);
+    }
+}
+
+fn parse_text(src: &str, places: Places) -> Result<(Scenario, Spans), ScenarioError> {
+    if let Some(t) = site_past_cap(src) {
+        return Err(ScenarioError::at_text(t.line as usize, t.col as usize, sites_past_cap()));
+    }
+    let mut p = Parser::new(src, places)?;
     let s = p.scenario()?;
     Ok((s, p.spans.unwrap_or_default()))
 }
 
 /// Parse scenario text without validating it, with the place of every model path.
 pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
-    parse_text(src, true)
+    parse_text(src, Places::All)
 }
 
 /// Parse and validate scenario text; every error names `line:col`. A valid text is parsed once
 /// without recording places (a path string per node was most of the parse's cost); an invalid
-/// one is parsed again, recording them, to place the validator's error.
+/// one is parsed again, recording the places of the error's path, to place it.
 pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
-    let (s, _) = parse_text(src, false)?;
+    let (s, _) = parse_text(src, Places::None)?;
     match validate(&s) {
         Ok(()) => Ok(s),
         Err(e) => {
-            let (_, spans) = parse_unchecked(src)?;
+            drop(s);
+            let places = match &e.location {
+                Some(Location::Path(path)) => Places::Of(path.clone()),
+                _ => Places::None,
+            };
+            let (_, spans) = parse_text(src, places)?;
             Err(locate(e, &spans))
         }
     }
@@ -689,6 +905,8 @@ pub fn event_text(ev: &Event) -> String {
 
 /// Parse a scenario given either as DSL text or as JSON (detected by a leading `{`).
 pub fn parse_any(src: &str) -> Result<Scenario, ScenarioError> {
+    // A byte-order mark is not part of either form (editors on Windows write one).
+    let src = src.strip_prefix('\u{feff}').unwrap_or(src);
     if src.trim_start().starts_with('{') {
         from_json(src)
     } else {

@@ -5,8 +5,10 @@
 //! relink cost, and whether it was necessary, collateral or missed. No I/O, no clocks, no
 //! randomness: the same scenario gives the same numbers natively and in wasm.
 
+mod answers;
 pub mod calibrate;
 pub mod compare;
+pub mod digits;
 pub mod dsl;
 pub mod expect;
 pub mod fingerprint;

@@ -514,7 +514,7 @@ impl fmt::Display for ParamError {
             ParamError::Unknown(e) => write!(f, "{e}"),
             ParamError::NotANumber { name, text } => write!(f, "{name}: `{text}` is not a number"),
             ParamError::NotWhole { name, value } => write!(f, "{name} = {value}: must be a whole number"),
-            ParamError::OutOfRange { name, value, min, max } => write!(f, "{name} = {value}: must be in {min}..={max}"),
+            ParamError::OutOfRange { name, value, min, max } => write!(f, "{name} = {value}: must be at least {min} and at most {max}"),
         }
     }
 }

@@ -38,8 +38,8 @@ impl Knob {
     pub fn meaning(self) -> &'static str {
         match self {
             Knob::ChurnEvery => "iterations between the op's `every` events (alias: every)",
-            Knob::Ops => "measured ops (1..=10000)",
-            Knob::Warmup => "warm-up ops (0..=10000)",
+            Knob::Ops => "measured ops (1 to 10000)",
+            Knob::Warmup => "warm-up ops (0 to 10000)",
             Knob::BulkScan => "how a bulk retirement finds domains: all-loaded or live-only",
             Knob::Param(p) => p.meaning(),
         }

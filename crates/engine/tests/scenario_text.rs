@@ -28,22 +28,25 @@ fn error_of(text: &str) -> String {
 #[test]
 fn errors_name_line_and_column() {
     let cases = [
-        ("class A {\n  m\nop { loop 1 { } }", "3:4: expected a method name or `}`, found `{`"),
+        (
+            "class A {\n  m\nop { loop 1 { } }",
+            "1:9: the `{` opened at 1:9 is not closed: `op` at 3:1 was read as part of the block, then `{` at 3:4 does not fit",
+        ),
         ("class A extends B\nop { loop 1 { } }", "1:17: class `A` extends unknown class `B`"),
-        ("class A extends B\nclass B extends A\nop { loop 1 { } }", "1:17: cyclic hierarchy: A -> B -> A"),
+        ("class A extends B\nclass B extends A\nop { loop 1 { } }", "1:17: cyclic hierarchy of 2 classes: A -> B -> A"),
         ("class A { m }\nsite s = Z.m\nop { loop 1 { call s } }", "2:10: site `s` calls on unknown class `Z`"),
         ("class A { m }\nsite s = A.m\nop {\n  loop 10 { call t }\n}", "4:18: unknown site `t`"),
         ("op { loop 99999999999999999999999 { } }", "1:11: number `99999999999999999999999` is too large"),
-        ("op { loop 0 { } }", "1:11: loop count must be"),
+        ("op { loop 0 { } }", "1:11: a loop runs at least once and at most 1000000000000 times (found 0)"),
         ("class A { m }\nsite s = A.m\nop { call s }", "3:6: `call` belongs directly inside a `loop`"),
-        ("class A\nop { loop 5 { every 0 { write A.x } } }", "2:21: period must be"),
+        ("class A\nop { loop 5 { every 0 { write A.x } } }", "2:21: the period must be at least 1 and at most 1000000000000 iterations (found 0)"),
         ("frobnicate", "1:1: unknown declaration `frobnicate`"),
         ("class A { m }\nop { loop 1 { } }\n@", "3:1: unexpected character `@`"),
         // Columns count chars: a comment, a string and Unicode whitespace before the error.
         ("# é ü\nscenario \"größe\" \u{a0}class A { m }\nop { loop 1 { } } ✗", "3:19: unexpected character `✗`"),
         ("scenario \"ü\" §", "1:14: unexpected character `§`"),
-        ("scenario \"open\nclass A", "1:10: unterminated string"),
-        ("op { loop 1_000_0000000000000000000 { } }", "1:11: number `10000000000000000000000` is too large"),
+        ("scenario \"open\nclass A", "1:10: a string (`\"`) is not closed on its line"),
+        ("op { loop 1_000_0000000000000000000 { } }", "1:11: number `1_000_0000000000000000000` is too large"),
         ("class A\nclass A\nop { loop 1 { } }", "2:7: class `A` is declared twice"),
         ("class A\nop { loop 3 { } use Nope { } }", "2:21: unknown category `Nope`"),
         ("class A", "1:8: missing `op { .. }` block"),
@@ -108,8 +111,11 @@ fn absurd_sizes_are_refused_before_running() {
     let s = dsl::parse(text).unwrap();
     assert!(estimate_work(&s) > blast_engine::sim::MAX_WORK);
     let e = Simulation::new(&s, Policy::Exact, &Params::default()).err().unwrap();
-    // The refusal names the dominant term.
-    assert!(e.to_string().contains("most of it is 10,000,000,000,010,000 events x 1 sites and 1 classes"), "{e}");
+    // The refusal names every term, largest first.
+    assert!(
+        e.to_string().contains("more than the 200,000,000 a run may take: 130,000,000,000,130,000 for 10,000,000,000,010,000 events in `op` over 10,000 ops"),
+        "{e}"
+    );
 }
 
 /// Deterministic xorshift, so the fuzz cases are the same on every machine.
@@ -165,4 +171,105 @@ fn mangled_scenarios_never_panic() {
         }
     }
     assert!(accepted > 10, "the mangler should leave some scenarios valid ({accepted})");
+}
+
+#[test]
+fn a_byte_order_mark_is_accepted_and_invisible_characters_are_shown_escaped() {
+    let text = "\u{feff}class A { m }\nsite s = A.m\nop { loop 1 { call s } }";
+    assert_eq!(dsl::parse(text).unwrap().classes[0].name, "A");
+    assert_eq!(error_of("class A { m }\nop { loop 1 { } }\u{feff}"), "2:18: unexpected character `\\u{feff}` (an invisible character)");
+    assert_eq!(error_of("class A\0 { m }"), "1:8: unexpected character `\\0` (a NUL byte)");
+    assert_eq!(error_of("class A \u{200b}"), "1:9: unexpected character `\\u{200b}` (an invisible character)");
+}
+
+#[test]
+fn a_lone_carriage_return_breaks_a_line() {
+    assert_eq!(error_of("class A { m }\rclass B\r\rop { loop 1 { call zz } }"), "4:20: unknown site `zz`");
+    // CR LF counts once.
+    assert_eq!(error_of("class A { m }\r\nop { loop 1 { call zz } }"), "2:20: unknown site `zz`");
+}
+
+#[test]
+fn a_method_declared_twice_is_refused_at_the_second() {
+    assert_eq!(error_of("class A { m n m }\nop { loop 1 { } }"), "1:15: class `A` declares method `m` twice");
+    assert_eq!(error_of("class A\nsetup { load class B { x x } }\nop { loop 1 { } }"), "2:26: class `B` declares method `x` twice");
+}
+
+#[test]
+fn loading_a_class_under_a_taken_name_names_the_clash() {
+    assert_eq!(
+        error_of("class A { m }\nsetup { load class A extends A { m } }\nop { loop 1 { } }"),
+        "2:20: a class named `A` already exists; a loaded class needs a new name"
+    );
+    assert_eq!(error_of("setup { load class B extends B }\nop { loop 1 { } }"), "1:30: loaded class `B` cannot extend itself");
+}
+
+#[test]
+fn a_long_cycle_is_named_by_its_first_ten_classes_and_its_length() {
+    let n = 99_999;
+    let mut text: String = (0..n).map(|i| format!("class K{i} extends K{}\n", (i + 1) % n)).collect();
+    text.push_str("op { loop 1 { } }");
+    let e = error_of(&text);
+    assert_eq!(e, "1:18: cyclic hierarchy of 99999 classes: K0 -> K1 -> K2 -> K3 -> K4 -> K5 -> K6 -> K7 -> K8 -> K9 -> ... -> K0");
+}
+
+#[test]
+fn bounds_are_said_in_plain_words() {
+    assert_eq!(
+        error_of("class A\nop { loop 5 { every 0 { write A.x } } }"),
+        "2:21: the period must be at least 1 and at most 1000000000000 iterations (found 0)"
+    );
+    assert_eq!(error_of("class A\nop { repeat 0 { loop 1 { } } }"), "2:13: a repeat runs at least once and at most 1000000 times (found 0)");
+    assert_eq!(error_of("measure ops 0\nclass A\nop { loop 1 { } }"), "1:1: measured ops must be at least 1 and at most 10000, warm-up ops at most 10000");
+}
+
+#[test]
+fn an_unclosed_brace_is_named_where_it_opens() {
+    let text = "class Shape { area }\n\
+                class Square extends Shape { side }\n\
+                class Tri extends Shape { base }\n\
+                \n\
+                class Circle extends Shape { radius\n\
+                class Ellipse extends Shape { axes }\n\
+                site c = Circle.area\n\
+                op { loop 10 { call c } }\n";
+    assert_eq!(error_of(text), "5:28: the `{` opened at 5:28 is not closed: `class` at 6:1 was read as part of the block, then `{` at 6:29 does not fit");
+    assert_eq!(error_of("class A { m }\nsite s = A.m\nop { loop 10 { call s }\n"), "3:4: the `{` opened at 3:4 is not closed: the text ends first");
+    assert_eq!(
+        error_of("class A { m }\nsite s = A.m\nop { loop 10 { call s }\nsite t = A.m"),
+        "3:4: the `{` opened at 3:4 is not closed: `site` at 4:1 starts a declaration"
+    );
+    assert_eq!(error_of("category C { A.m\n"), "1:12: the `{` opened at 1:12 is not closed: the text ends first");
+}
+
+#[test]
+fn a_long_word_is_cut_in_an_error_with_its_length() {
+    let word = "w".repeat(10_000_000);
+    let e = error_of(&format!("class A {{ m }}\n{word}"));
+    assert_eq!(e, format!("2:1: unknown declaration `{}...` (10000000 characters) (expected scenario, semantics, measure, class, category, site, setup, before-op, op or expect)", "w".repeat(80)));
+    let e = error_of(&format!("scenario \"{word}\" \"{word}\""));
+    assert_eq!(e, format!("1:10000013: expected a declaration, found string \"{}...\" (10000000 characters)", "w".repeat(80)));
+    let e = error_of(&format!("class {word}\nop {{ loop 1 {{ }} }}"));
+    assert!(e.starts_with("1:7: class `www") && e.contains("...` (10000000 characters) is not a valid name") && e.len() < 300, "{}", &e[..300.min(e.len())]);
+}
+
+#[test]
+fn json_after_a_byte_order_mark_is_read_as_json() {
+    let s = dsl::parse("class A { m }\nsite s = A.m\nop { loop 1 { call s } }").unwrap();
+    let json = format!("\u{feff}{}", serde_json::to_string(&s).unwrap());
+    assert_eq!(dsl::parse_any(&json).unwrap(), s);
+}
+
+#[test]
+fn json_nested_past_the_reader_depth_limit_is_refused_with_its_place() {
+    // serde_json stops at 128 levels of arrays and objects (its default limit, kept on).
+    let levels = 100_000;
+    let mut json = String::from(r#"{"op":["#);
+    for _ in 0..levels {
+        json.push_str(r#"{"stmt":"repeat","count":1,"body":["#);
+    }
+    json.push_str(&"]}".repeat(levels));
+    json.push_str("]}");
+    let e = dsl::from_json(&json).unwrap_err().to_string();
+    assert!(e.starts_with("1:") && e.contains("recursion limit exceeded"), "{e}");
 }

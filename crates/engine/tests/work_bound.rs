@@ -3,7 +3,7 @@
 
 mod generators;
 
-use blast_engine::sim::{estimate, MAX_WORK};
+use blast_engine::sim::{estimate, estimate_for, MAX_WORK};
 use blast_engine::{Params, Simulation};
 use generators::Size;
 
@@ -18,6 +18,9 @@ fn check(size: Size) {
             }
             let done = sim.work_done();
             assert!(done <= bound, "{} under {p}: counted {done} > estimated {bound}", g.name);
+            // The policy's own estimate (events charged what they reach under it) bounds it too.
+            let own = estimate_for(&g.scenario, p).total;
+            assert!(done <= own && own <= bound, "{} under {p}: counted {done}, its estimate {own}, the largest {bound}", g.name);
             assert!(done > 0);
         }
     }
@@ -53,8 +56,14 @@ fn parameters_that_disable_the_cache_do_not_escape_the_bound() {
 }
 
 #[test]
-fn a_refusal_names_the_dominant_term() {
+fn a_refusal_names_every_term_and_they_add_up_to_its_total() {
     let g = generators::bulk_events(Size { classes: 100, sites: 1_000_000, events: 4_762 });
-    let e = Simulation::new(&g.scenario, blast_engine::Policy::Exact, &Params::default()).err().expect("refused");
-    assert!(e.to_string().contains("most of it is 4,763 events x 1,000,000 sites"), "{e}");
+    let e = Simulation::new(&g.scenario, blast_engine::Policy::Exact, &Params::default()).err().expect("refused").to_string();
+    let est = estimate_for(&g.scenario, blast_engine::Policy::Exact);
+    assert_eq!(est.terms.iter().map(|t| t.units).sum::<u64>(), est.total);
+    assert!(e.contains(&format!("needs about {} work units under exact", blast_engine::sim::thousands(est.total))), "{e}");
+    for t in &est.terms {
+        assert!(e.contains(&format!("{} for {}", blast_engine::sim::thousands(t.units), t.what)), "{e}");
+    }
+    assert!(e.contains("for 4,763 events in `op` over 1 op, each charged what it can reach under exact; the largest, `unattributed`"), "{e}");
 }

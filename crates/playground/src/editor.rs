@@ -80,7 +80,7 @@ impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EditError::BadScenarioName => write!(f, "a scenario name is one line of at most 80 characters, without quotes"),
-            EditError::BadMeasure => write!(f, "measured ops must be 1..={MAX_OPS} and warm-up ops at most {MAX_OPS}"),
+            EditError::BadMeasure => write!(f, "measured ops must be at least 1 and at most {MAX_OPS}, warm-up ops at most {MAX_OPS}"),
             EditError::BadName { what, name } if name.is_empty() => write!(f, "the {what} needs a name"),
             EditError::BadName { what, name } => {
                 write!(f, "`{name}` is not a valid {what} name: start with a letter or _, then letters, digits, _ or $ (at most 64)")
@@ -100,7 +100,7 @@ impl fmt::Display for EditError {
                 Ok(())
             }
             EditError::MethodExists { class, method } => write!(f, "`{class}` already declares `{method}`"),
-            EditError::BadIterations => write!(f, "iterations must be 1..={MAX_LOOP_COUNT}"),
+            EditError::BadIterations => write!(f, "iterations must be at least 1 and at most {MAX_LOOP_COUNT}"),
             EditError::BadPeriod => write!(f, "the write period must be between 1 and the number of iterations"),
             EditError::BadReceivers(text) => {
                 write!(f, "`{text}` is not a receiver list: other receiver classes, then optionally `mix` and one weight per receiver, e.g. `Square, Tri mix 60/30/10`")

@@ -26,7 +26,7 @@ impl<'a> Parser<'a> {
     /// After `expect`: the rest of the line.
     pub(super) fn expectation(&mut self, path: &str) -> PResult<Expectation> {
         if self.at_keyword("under") {
-            self.next();
+            self.next()?;
             let policies = self.policy_list(path)?;
             return self.run_claim(path, policies);
         }
@@ -39,7 +39,7 @@ impl<'a> Parser<'a> {
         }
         let (a, _) = self.policy(path, "a")?;
         if self.at_sym('/') {
-            self.next();
+            self.next()?;
             let (b, _) = self.policy(path, "b")?;
             if self.at_cmp() {
                 let cmp = self.cmp()?;
@@ -72,7 +72,7 @@ impl<'a> Parser<'a> {
             }
             out.push(p);
             if self.at_sym(',') {
-                self.next();
+                self.next()?;
                 continue;
             }
             self.sym(':')?;
@@ -101,14 +101,14 @@ impl<'a> Parser<'a> {
             let sites = self.site_claim(path)?;
             return Ok(Expectation::Relinks { policies, event, sites });
         };
-        self.next();
+        self.next()?;
         if self.at_keyword("within") {
             let (tolerance_pct, reference) = self.within(path)?;
             return Ok(Expectation::Figure { subject: Subject::Run { policies }, metric, tolerance_pct, reference });
         }
         let mut site = None;
         if self.at_keyword("at") {
-            self.next();
+            self.next()?;
             let (name, st) = self.ident("a site name")?;
             self.mark(|| format!("{path}.site"), &st);
             site = Some(name.to_string());
@@ -122,7 +122,7 @@ impl<'a> Parser<'a> {
         let value = self.decimal(&format!("{path}.value"), "a number")?;
         let mut per_event = false;
         if self.at_keyword("per") {
-            self.next();
+            self.next()?;
             self.keyword("event")?;
             per_event = true;
         }
@@ -146,7 +146,7 @@ impl<'a> Parser<'a> {
         let t = *self.peek();
         self.mark(|| format!("{path}.reference"), &t);
         if self.at_keyword("published") {
-            self.next();
+            self.next()?;
             let (row, rt) = self.ident("the published row's benchmark name (`published hotLoop_baseline`)")?;
             self.mark(|| format!("{path}.reference.row"), &rt);
             return Ok((pct, FigureRef::Published(row.to_string())));
@@ -159,7 +159,7 @@ impl<'a> Parser<'a> {
     }
 
     fn decimal(&mut self, mark: &str, what: &str) -> PResult<Decimal> {
-        let t = self.next();
+        let t = self.next()?;
         self.mark(|| mark.to_string(), &t);
         let text = match &t.tok {
             Tok::Num(n) => return Ok(Decimal::whole(*n)),
@@ -171,7 +171,7 @@ impl<'a> Parser<'a> {
 
     /// The `x` of `10x`, written against the number or apart from it.
     fn factor_x(&mut self) -> PResult<()> {
-        let t = self.next();
+        let t = self.next()?;
         match &t.tok {
             Tok::Ident(x) if *x == "x" => Ok(()),
             other => self.error(&t, format!("expected `x` after the factor (`10x ops`), found {}", describe(other))),
@@ -184,7 +184,7 @@ impl<'a> Parser<'a> {
 
     /// `==`, `!=`, `<`, `<=`, `>`, `>=`: one or two adjacent symbols.
     fn cmp(&mut self) -> PResult<Cmp> {
-        let first = self.next();
+        let first = self.next()?;
         let second_is_eq = {
             let n = self.peek();
             n.tok == Tok::Sym('=') && n.line == first.line && n.col == first.col + 1
@@ -199,14 +199,14 @@ impl<'a> Parser<'a> {
             (Tok::Sym(c), false) => return self.error(&first, format!("`{c}` is not a comparison; write `==`, `!=`, `<`, `<=`, `>` or `>=`")),
             (other, _) => return self.error(&first, format!("expected a comparison, found {}", describe(other))),
         };
-        self.next();
+        self.next()?;
         Ok(cmp)
     }
 
     /// A name or `*`.
     fn name_or_any(&mut self, what: &str) -> PResult<(String, Token<'a>)> {
         if self.at_sym('*') {
-            let t = self.next();
+            let t = self.next()?;
             return Ok((ANY_NAME.to_string(), t));
         }
         self.ident(what).map(|(n, t)| (n.to_string(), t))
@@ -261,16 +261,16 @@ impl<'a> Parser<'a> {
         let t = *self.peek();
         match &t.tok {
             Tok::Ident(w) if *w == "nothing" => {
-                self.next();
+                self.next()?;
                 Ok(SiteClaim::Nothing)
             }
             Tok::Ident(w) if *w == "none" => {
-                self.next();
+                self.next()?;
                 self.keyword("of")?;
                 Ok(SiteClaim::NoneOf(self.site_list(path)?))
             }
             Tok::Ident(w) if *w == "only" => {
-                self.next();
+                self.next()?;
                 Ok(SiteClaim::Only(self.site_list(path)?))
             }
             Tok::Sym('[') => Ok(SiteClaim::All(self.site_list(path)?)),

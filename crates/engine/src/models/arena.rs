@@ -134,7 +134,7 @@ pub fn run(c: &ArenaConfig, gate: &str, p: &ArenaParams) -> Result<ModelReport, 
     let total = c.warmup_ops.saturating_add(c.ops);
     // Every close visits every thread, so the work grows with threads squared.
     if n == 0 || n > 256 || c.ops == 0 || total.saturating_mul(n as u64) > MAX_MODEL_OPS || total.saturating_mul((n * n) as u64) > 50_000_000 {
-        return Err(ModelError::TooLarge { model: "arena", bounds: "1..=256 threads, at most 2e6 thread-ops and 5e7 handshakes".into() });
+        return Err(ModelError::TooLarge { model: "arena", bounds: "1 to 256 threads, at most 2e6 thread-ops and 5e7 handshakes".into() });
     }
     if !c.threads.contains(&c.measure) {
         return Err(ModelError::NoMeasuredThread { role: c.measure.name() });

@@ -68,7 +68,7 @@ pub fn run(c: &DescriptorConfig, variant: &str, p: &DescriptorParams) -> Result<
     check_variant("descriptor", variant, VARIANTS)?;
     let total = c.warmup_ops.saturating_add(c.ops);
     if c.ops == 0 || total > MAX_MODEL_OPS || c.entries > 1_000_000_000 {
-        return Err(ModelError::TooLarge { model: "descriptor", bounds: "ops must be 1..=2e6 and entries at most 1e9".into() });
+        return Err(ModelError::TooLarge { model: "descriptor", bounds: "ops must be at least 1 and at most 2e6, entries at most 1e9".into() });
     }
     let mut slot = if variant != "good" && c.preseeded.contains(&c.class) { SlotState::Unregistered } else { SlotState::Empty };
     let mut verdicts = RelinkTotals::default();

@@ -11,6 +11,7 @@
 //! records), `domains` (switch points), `view` (what the UI reads), `vsum` (exact sums).
 
 mod domains;
+mod estimate;
 mod events;
 mod interned;
 mod oracle;
@@ -34,8 +35,10 @@ use domains::Domains;
 use program::{Frame, LoopRun, Program, BEFORE_OP, OP, SETUP};
 use site::SiteRt;
 
+pub use crate::digits::thousands;
 pub use crate::report::Phase;
-pub use program::{estimate, estimate_work, iterations_in, thousands, Estimate};
+pub use estimate::{estimate, estimate_for, estimate_largest, estimate_work, Estimate, Term};
+pub use program::iterations_in;
 pub use units::{loop_name, DeoptRecord, UnitReport};
 
 /// Upper bound on the work a run may take (the units of [`estimate`]), so no input can hang.
@@ -121,14 +124,14 @@ impl Simulation {
     /// scenario is dropped as soon as what the simulation needs is taken out of it, before the
     /// per-site tables exist, so the model and the engine's tables never add up at the peak.
     pub fn new_owned(scenario: Scenario, policy: Policy, params: &Params) -> Result<Simulation, ScenarioError> {
-        let prepared = Prepared::of(&scenario, params)?;
+        let prepared = Prepared::of(&scenario, params, &[policy])?;
         drop(scenario);
         Ok(Simulation::build(prepared, policy, params))
     }
 
     /// One simulation per policy, the scenario validated and bounded once for all of them.
     pub fn for_policies(scenario: &Scenario, policies: &[Policy], params: &Params) -> Result<Vec<Simulation>, ScenarioError> {
-        let prepared = Prepared::of(scenario, params)?;
+        let prepared = Prepared::of(scenario, params, policies)?;
         let Some((&last, others)) = policies.split_last() else { return Ok(Vec::new()) };
         let mut sims: Vec<Simulation> = others.iter().map(|&p| Simulation::build(prepared.clone(), p, params)).collect();
         sims.push(Simulation::build(prepared, last, params));
@@ -140,7 +143,7 @@ impl Simulation {
     /// the peak is one engine's tables (not the model plus one set per policy). The reports
     /// are those of [`Simulation::for_policies`] run one by one.
     pub fn run_each(scenario: Scenario, policies: &[Policy], params: &Params) -> Result<Vec<RunReport>, ScenarioError> {
-        let prepared = Prepared::of(&scenario, params)?;
+        let prepared = Prepared::of(&scenario, params, policies)?;
         drop(scenario);
         Ok(policies.iter().map(|&p| Simulation::build(prepared.clone(), p, params).run()).collect())
     }
@@ -550,11 +553,12 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    pub(crate) fn of(scenario: &Scenario, params: &Params) -> Result<Prepared, ScenarioError> {
+    /// Validated, and its work bounded under each of `policies`.
+    pub(crate) fn of(scenario: &Scenario, params: &Params, policies: &[Policy]) -> Result<Prepared, ScenarioError> {
         // The site index (a million-entry map at the cap) is dropped once the program is
         // compiled, before any per-site table exists, so the two never add up.
         let program = {
-            let site_index = check(scenario)?;
+            let site_index = check(scenario, policies)?;
             check_polymorphic(scenario, params)?;
             // Category ids are the world's: declaration order.
             let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
@@ -643,18 +647,18 @@ fn check_polymorphic(scenario: &Scenario, params: &Params) -> Result<(), Scenari
     Ok(())
 }
 
-/// Valid, and its work bounded (the same for every policy); the sites indexed.
-fn check(scenario: &Scenario) -> Result<SiteIndex<'_>, ScenarioError> {
+/// Valid, and its work under each of `policies` bounded; the sites indexed.
+fn check<'a>(scenario: &'a Scenario, policies: &[Policy]) -> Result<SiteIndex<'a>, ScenarioError> {
     let sites = validate_indexed(scenario)?;
-    let estimate = estimate(scenario);
-    if estimate.total > MAX_WORK {
+    if let Some(e) = estimate_largest(scenario, policies).filter(|e| e.total > MAX_WORK) {
         return Err(ScenarioError::at_path(
             "op",
             format!(
-                "this scenario needs about {} work units, more than the {} a run may take; most of it is {} (fewer events, ops or sites)",
-                thousands(estimate.total),
+                "this scenario needs about {} work units under {}, more than the {} a run may take: {} (fewer events, ops or sites, or events that reach fewer sites)",
+                thousands(e.total),
+                e.policy,
                 thousands(MAX_WORK),
-                estimate.dominant
+                e.breakdown()
             ),
         ));
     }

@@ -410,7 +410,7 @@ mod tests {
         "class Shape { area }\nclass Round extends Shape\nclass Circle extends Round\nclass Ellipse extends Round\nclass Square extends Shape\n";
 
     fn sim(site: &str, policy: Policy) -> Simulation {
-        let text = format!("{SHAPES}class C5\nclass C6\nclass C7\nclass C8\nclass C9\n{site}\nop {{ loop 1 {{ call s }} }}");
+        let text = format!("{SHAPES}class C5 {{ area }}\nclass C6 {{ area }}\nclass C7 {{ area }}\nclass C8 {{ area }}\nclass C9 {{ area }}\n{site}\nop {{ loop 1 {{ call s }} }}");
         Simulation::new(&dsl::parse(&text).unwrap(), policy, &Params::default()).unwrap()
     }
 

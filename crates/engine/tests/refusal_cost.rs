@@ -1,0 +1,167 @@
+//! Refusals cost little at any input size: the parser counts nesting and declarations as it
+//! reads, stops at the first one past a cap, places the error there, and reads no further.
+//!
+//! Two counts, not timings: each text ends in a character the lexer refuses (`@`), a few tokens
+//! after the place of the refusal (the parser looks two tokens ahead), so a refusal placed before
+//! it proves the rest was never read; and the counting allocator bounds the heap it took.
+
+// Its own test binary (the allocator is the process's); native only.
+#![cfg(not(target_arch = "wasm32"))]
+
+mod counting;
+
+use blast_engine::dsl;
+use counting::peak_during;
+
+#[global_allocator]
+static ALLOCATOR: counting::Counting = counting::Counting;
+
+const MB: usize = 1 << 20;
+
+/// The error `text` is refused with, and the heap bytes its parse took at the peak.
+fn refusal(text: &str) -> (String, usize) {
+    let mut error = String::new();
+    let peak = peak_during(|| error = dsl::parse(text).expect_err("must be refused").to_string());
+    (error, peak)
+}
+
+/// `op { repeat 1 { repeat 1 { ...` `levels` deep, never closed, then `@`.
+fn nested(keyword: &str, levels: usize) -> String {
+    let mut t = String::from("class A { m }\nsite s = A.m\nop { ");
+    for _ in 0..levels {
+        t.push_str(keyword);
+        t.push_str(" { ");
+    }
+    t.push('@');
+    t
+}
+
+#[test]
+fn nesting_is_refused_at_level_33_before_the_deeper_levels_are_read() {
+    let _alone = counting::alone();
+    for (keyword, width) in [("repeat 1", 11), ("use C", 8)] {
+        for levels in [20_000, 1_000_000] {
+            let text = nested(keyword, levels);
+            let (error, peak) = refusal(&text);
+            // The 33rd `repeat`: after `op { ` (5 columns) and 32 levels.
+            let col = 6 + 32 * width;
+            assert_eq!(error, format!("3:{col}: blocks nest at most 32 deep; this one would be level 33"), "{keyword} x {levels}");
+            assert!(peak < MB, "{keyword} x {levels}: {peak} bytes at the peak");
+        }
+    }
+}
+
+#[test]
+fn nesting_inside_a_loop_is_refused_the_same_way() {
+    let _alone = counting::alone();
+    let mut text = String::from("class A { m }\nsite s = A.m\nop { loop 10 { ");
+    for _ in 0..50_000 {
+        text.push_str("every 2 { ");
+    }
+    text.push('@');
+    let (error, peak) = refusal(&text);
+    // `loop 10 { ` is level 1; the 32nd `every` opens level 33.
+    assert_eq!(error, format!("3:{}: blocks nest at most 32 deep; this one would be level 33", 16 + 31 * 10));
+    assert!(peak < MB, "{peak} bytes at the peak");
+}
+
+#[test]
+fn a_scenario_nested_deeper_than_the_limit_by_hand_is_refused_by_validation_without_recursion() {
+    let _alone = counting::alone();
+    use blast_engine::model::{Scenario, Stmt};
+    // A million levels built in code (as an API user or a JSON reader without a depth limit
+    // could): validation walks it with an explicit stack and refuses it.
+    let mut body = vec![Stmt::event(blast_engine::Event::Unattributed)];
+    for _ in 0..1_000_000 {
+        body = vec![Stmt::repeat(1, body)];
+    }
+    let s = Scenario { op: body, ..Scenario::default() };
+    let e = blast_engine::validate::validate(&s).unwrap_err().to_string();
+    assert!(e.starts_with("op[0]") && e.ends_with("blocks nest at most 32 deep; this one would be level 33"), "{}", &e[..e.len().min(300)]);
+    // Dropping it recurses once per level; a thread with room for that does it.
+    std::thread::Builder::new().stack_size(1 << 30).spawn(move || drop(s)).unwrap().join().unwrap();
+}
+
+#[test]
+fn caps_are_refused_at_the_first_declaration_past_them() {
+    let _alone = counting::alone();
+    let cases: Vec<(String, String, usize)> = vec![
+        // classes: the 100,001st is on line 100,001.
+        (
+            (0..100_001).map(|i| format!("class K{i}\n")).collect::<String>() + "x y z\n@",
+            "100001:1: at most 100,000 classes; this is number 100,001".into(),
+            40 * MB,
+        ),
+        // methods of one class: the 10,001st.
+        (
+            format!("class A {{{}\nx y z\n@", (0..10_001).map(|i| format!("\nm{i}")).collect::<String>()),
+            "10002:1: at most 10,000 methods per class; this is number 10,001".into(),
+            4 * MB,
+        ),
+        // receivers of one site: the 65th.
+        (
+            format!(
+                "{}site s = C0.m{}",
+                (0..65).map(|i| format!("class C{i} {{ m }}\n")).collect::<String>(),
+                (1..65).map(|i| format!(",\nC{i}.m")).collect::<String>()
+            ) + " x y z\n@",
+            "130:1: at most 64 receiver classes per site; this is number 65".into(),
+            MB,
+        ),
+        // receivers over all polymorphic sites: 125,000 bimorphic sites are 250,000.
+        (
+            format!("class A {{ m }}\nclass B {{ m }}\n{}x y z\n@", (0..125_001).map(|i| format!("site s{i} = A.m,\nB.m\n")).collect::<String>()),
+            "250004:1: at most 250,000 receiver classes over all polymorphic sites".into(),
+            40 * MB,
+        ),
+        // event statements in all blocks: the 100,001st.
+        (
+            format!("class A {{ m }}\nsetup {{{}\nx y z\n@", (0..100_001).map(|_| "\nwrite A.m").collect::<String>()),
+            "100003:1: at most 100,000 event statements; this is number 100,001".into(),
+            40 * MB,
+        ),
+    ];
+    for (text, want, bound) in cases {
+        let (error, peak) = refusal(&text);
+        assert_eq!(error, want);
+        assert!(peak < bound, "{want}: {peak} bytes at the peak");
+    }
+}
+
+#[test]
+fn the_site_cap_is_refused_at_the_first_site_past_it() {
+    let _alone = counting::alone();
+    let mut text = String::from("class A { m }\n");
+    for i in 0..1_000_001 {
+        text.push_str(&format!("site s{i} = A.m\n"));
+    }
+    text.push_str("x y z\n@");
+    let (error, peak) = refusal(&text);
+    assert_eq!(error, "1000002:1: at most 1,000,000 sites; this is number 1,000,001");
+    // Found by the lexer alone, before any site is built.
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // Written as tightly as the grammar allows, on one line: the same place, the same cost.
+    let mut text = String::from("class A { m }\n");
+    for i in 0..1_000_001 {
+        text.push_str(&format!("site s{i}=A.m "));
+    }
+    let last = text.len() - "site s1000000=A.m ".len();
+    text.push_str("x y z\n@");
+    let (error, peak) = refusal(&text);
+    assert_eq!(error, format!("2:{}: at most 1,000,000 sites; this is number 1,000,001", last - "class A { m }\n".len() + 1));
+    assert!(peak < MB, "{peak} bytes at the peak");
+}
+
+#[test]
+fn a_validation_refusal_is_placed_without_a_map_of_every_path() {
+    let _alone = counting::alone();
+    // A cycle through 99,999 classes: validation refuses it, and the second parse, which
+    // places the error, records the places of that one path only.
+    let n = 99_999;
+    let mut text: String = (0..n).map(|i| format!("class K{i} extends K{}\n", (i + 1) % n)).collect();
+    text.push_str("op { loop 1 { } }");
+    let (error, peak) = refusal(&text);
+    assert!(error.starts_with("1:18: cyclic hierarchy of 99999 classes: K0 -> K1"), "{error}");
+    println!("peak heap refusing a 99,999-class cycle: {} MB", peak / MB);
+    assert!(peak < 32 * MB, "{peak} bytes at the peak");
+}
