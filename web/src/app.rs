@@ -378,6 +378,8 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         on_help: store.on(|| Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
+        has_own: s.session.has_own(),
+        on_own: store.on(|| Action::OpenOwn),
         on_preset: store.handler(load_preset).reform(|id| (id, true)),
         on_gallery: Callback::from(|()| {
             browser::scroll_into_view("gallery");

@@ -169,6 +169,8 @@ async fn top_bar_buttons_call_back() {
         on_help: note("help"),
         on_share: note("share"),
         current: Some("hotLoop_baseline".into()),
+        has_own: true,
+        on_own: note("own"),
         on_preset: {
             let log = log.clone();
             Callback::from(move |id: String| log.borrow_mut().push(format!("preset {id}")))
