@@ -336,7 +336,7 @@ async fn the_share_strip_closes_when_what_it_encodes_changes() {
     let root = fresh_app().await;
     click(&root, "#share-button");
     yew::scheduler::flush().await;
-    assert!(input_value(&root, "#share-link").contains("#s=1."));
+    assert!(input_value(&root, "#share-link").contains("#s=2."));
     load_preset(&root, "parentChild_baseline").await;
     assert!(!exists(&root, "#share-link"), "another preset closes the strip");
     click(&root, "#share-button");

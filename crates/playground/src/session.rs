@@ -733,7 +733,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn shared(text: &str) -> Shared {
-        match share::decode(&format!("#{}", share::encode(text, &[]))) {
+        match share::decode(&format!("#{}", share::encode(text, &[]).unwrap())) {
             Ok(Some(Link::Scenario(shared))) => shared,
             other => panic!("not a scenario link: {other:?}"),
         }

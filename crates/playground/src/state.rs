@@ -123,10 +123,11 @@ impl AppState {
     }
 
     /// The URL fragment (without `#`) a share link for what is on screen carries: the model
-    /// session in model mode, else the scenario text and the selected policies.
-    pub fn share_fragment(&self) -> String {
+    /// session in model mode, else the scenario text and the selected policies; or why no
+    /// link can carry the scenario (decided before anything is copied).
+    pub fn share_fragment(&self) -> Result<String, share::TooBigForLink> {
         match &self.model {
-            Some(m) => share::encode_model(&m.link()),
+            Some(m) => Ok(share::encode_model(&m.link())),
             None => share::encode(&self.session.shareable_text(), &self.session.policies),
         }
     }
@@ -510,9 +511,9 @@ mod tests {
     #[test]
     fn the_share_fragment_follows_what_is_on_screen() {
         let mut s = AppState::new();
-        let mut seen = vec![s.share_fragment()];
+        let mut seen = vec![s.share_fragment().unwrap()];
         let mut changed = |s: &AppState, what: &str| {
-            let now = s.share_fragment();
+            let now = s.share_fragment().unwrap();
             assert!(!seen.contains(&now), "{what} should change the share link");
             seen.push(now);
         };
@@ -523,16 +524,16 @@ mod tests {
         s.reduce(Action::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
         changed(&s, "an edit");
         s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        assert!(s.share_fragment().starts_with("m=1."));
+        assert!(s.share_fragment().unwrap().starts_with("m=1."));
         changed(&s, "model mode");
         s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
         changed(&s, "a knob");
         s.reduce(Action::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
-        let before = s.share_fragment();
+        let before = s.share_fragment().unwrap();
         s.reduce(Action::Run(Control::Pause));
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
-        assert_eq!(s.share_fragment(), before, "running and speed are not part of a link");
+        assert_eq!(s.share_fragment().unwrap(), before, "running and speed are not part of a link");
     }
 
     #[test]
