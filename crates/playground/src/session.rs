@@ -303,7 +303,7 @@ impl CallSiteSession {
                     self.policies.push(p);
                     self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
                 }
-                self.rebuild();
+                self.policies_changed(fx);
             }
             Action::ToggleLane(index) => {
                 if let Some(&policy) = Policy::ALL.get(index) {
@@ -314,7 +314,7 @@ impl CallSiteSession {
                 let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
                 if policies != self.policies {
                     self.policies = policies;
-                    self.rebuild();
+                    self.policies_changed(fx);
                 }
             }
             Action::ToggleLoop => {
@@ -393,6 +393,22 @@ impl CallSiteSession {
         self.keep_own(&text);
         self.set_scenario(scenario, text, preset);
         fx.info(format!("Loaded {name} from {origin}."));
+    }
+
+    /// New lanes for the new policies: every lane restarts from time zero (so all of them ran
+    /// the same program and the same hand-fired mutations), a run that was playing plays on,
+    /// and a run that had started says it restarted instead of showing zeros without a word.
+    fn policies_changed(&mut self, fx: &mut Effects) {
+        let (was_playing, state) = (self.playback.playing, self.run_state());
+        self.rebuild();
+        if state != RunState::Ready {
+            let names: Vec<&str> = self.policies.iter().map(|p| p.name()).collect();
+            let next = if was_playing { "it is running again" } else { "press Run to compare them" };
+            fx.info(format!("The policies changed, so the run restarted from time zero under {}; {next}.", names.join(", ")));
+        }
+        if was_playing {
+            self.control(Control::Play, fx);
+        }
     }
 
     /// A load is about to put `text` on screen: the text it replaces is one undo step back,
@@ -1071,6 +1087,32 @@ pub(crate) mod tests {
             [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal].into_iter().map(|p| act(&mut s, Action::TogglePolicy(p)).banners.len()).sum();
         assert_eq!(s.policies, [Policy::Ideal]);
         assert_eq!(refusals, 1);
+    }
+
+    #[test]
+    fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
+        for frame in 0..3 {
+            act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
+            act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
+            act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
+        }
+        assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
+        let fx = act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        assert_eq!(s.runner.views().len(), 3);
+        assert_eq!(s.run_state(), RunState::Running, "the run goes on");
+        assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
+        run_to_end(&mut s);
+        assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
+        // Paused part-way: restarted, paused, and said so.
+        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
+        act(&mut s, Action::Run(Control::Step));
+        let fx = act(&mut s, Action::TogglePolicy(Policy::Ideal));
+        assert_eq!(s.run_state(), RunState::Ready);
+        assert!(fx.banners.iter().any(|(_, t)| t.contains("press Run")), "{:?}", fx.banners);
+        // Before any run: nothing to say.
+        assert!(act(&mut s, Action::TogglePolicy(Policy::Ideal)).banners.is_empty());
     }
 
     #[test]
