@@ -64,6 +64,8 @@ pub enum SaveError {
     /// The entry would be over [`MAX_STORED`] characters even with its text deflated
     /// (`bytes`: the scenario text's length, `stored`: the entry's).
     TooLarge { bytes: usize, stored: usize },
+    /// A stored entry over [`MAX_STORED`] characters (not written by this page).
+    EntryTooLarge { stored: usize },
     /// Not the JSON of a saved session (serde's account of where).
     NotASession(String),
     /// Saved by another format version.
@@ -82,6 +84,7 @@ impl fmt::Display for SaveError {
                 stored / 1024,
                 MAX_STORED / 1024
             ),
+            SaveError::EntryTooLarge { stored } => write!(f, "the saved entry is {} KB; at most {} KB is read", stored / 1024, MAX_STORED / 1024),
             SaveError::NotASession(e) => write!(f, "not a saved session ({e})"),
             SaveError::OtherVersion(v) => write!(f, "saved by format version {v}; this page reads version {VERSION}"),
             SaveError::Damaged(e) => write!(f, "damaged saved session ({e})"),
@@ -122,12 +125,16 @@ mod packed {
         Packed { deflate: String },
     }
 
+    /// Packed only when that is shorter, so an entry read back and saved again is never longer
+    /// than it was (what the autosave fuzz target checks).
     pub(super) fn pack(text: &str) -> Stored {
         if text.len() > super::PACK_ABOVE {
-            Stored::Packed { deflate: base64url::encode(&deflate::deflate(text)) }
-        } else {
-            Stored::Plain(text.to_string())
+            let packed = base64url::encode(&deflate::deflate(text));
+            if packed.len() < text.len() {
+                return Stored::Packed { deflate: packed };
+            }
         }
+        Stored::Plain(text.to_string())
     }
 
     pub(super) fn unpack<E: serde::de::Error>(stored: Stored) -> Result<String, E> {
@@ -170,6 +177,9 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     #[derive(Deserialize)]
     struct Probe {
         version: u32,
+    }
+    if raw.len() > MAX_STORED {
+        return Err(SaveError::EntryTooLarge { stored: raw.len() });
     }
     let probe: Probe = serde_json::from_str(raw).map_err(|e| SaveError::NotASession(e.to_string()))?;
     if probe.version != VERSION {
@@ -313,6 +323,9 @@ mod tests {
         assert_eq!(decode(&raw).unwrap(), s);
         // A small text stays plain, readable in the entry.
         assert!(encode(&sample()).unwrap().contains("unfinished edit"));
+        // An entry longer than any this page writes is not read.
+        let long = format!("{{\"version\":1,\"scenario_text\":\"{}\"}}", "x".repeat(MAX_STORED));
+        assert_eq!(decode(&long), Err(SaveError::EntryTooLarge { stored: long.len() }));
     }
 
     #[test]
