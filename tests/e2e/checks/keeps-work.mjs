@@ -44,6 +44,21 @@ const holds = (page, what) => page.waitForFunction((w) => document.querySelector
 
 const ownEnabled = (page) => page.$eval(`#preset-picker option[value="${OWN}"]`, (o) => !o.disabled);
 
+/** `loaded` (what a load put over the edit) is on screen; Undo brings the edit back. */
+async function undoBringsBack(page, loaded, what) {
+  await holds(page, loaded);
+  expect(!(await page.isDisabled('#undo')), `Undo is enabled after ${what} over an edit`);
+  await page.click('#undo');
+  await holds(page, MARK);
+}
+
+/** "Your scenario" in the preset picker can be picked and brings the edit back. */
+async function pickOwn(page, when) {
+  expect(await ownEnabled(page), `"Your scenario" is selectable ${when}`);
+  await page.selectOption('#preset-picker', OWN);
+  await holds(page, MARK);
+}
+
 export const checks = [
   {
     name: 'keeps work: a preset loaded over an edit is one Undo away, and "Your scenario" in the picker brings the edit back',
@@ -51,16 +66,11 @@ export const checks = [
       await withFreshPage(browser, baseUrl, '#dsl-text', async (page) => {
         await edit(page);
         await page.click(`tr[data-preset="${BASELINE}"] button.load`);
-        await holds(page, BASELINE);
-        expect(!(await page.isDisabled('#undo')), 'Undo is enabled after a load over an edit');
-        await page.click('#undo');
-        await holds(page, MARK);
+        await undoBringsBack(page, BASELINE, 'a load');
         // Load again, then take the picker's way back.
         await page.click(`tr[data-preset="${BASELINE}"] button.load`);
         await holds(page, BASELINE);
-        expect(await ownEnabled(page), '"Your scenario" is selectable while the edit is kept');
-        await page.selectOption('#preset-picker', OWN);
-        await holds(page, MARK);
+        await pickOwn(page, 'while the edit is kept');
       });
     },
   },
@@ -71,10 +81,7 @@ export const checks = [
         await edit(page);
         const text = 'scenario "from a link"\nclass A { m }\nsite s = A.m\nop { loop 10 { call s } }\n';
         await page.goto(`${baseUrl}${fragment(text, 'exact')}`, { waitUntil: 'load' });
-        await holds(page, 'from a link');
-        expect(!(await page.isDisabled('#undo')), 'Undo is enabled after opening a link over an edit');
-        await page.click('#undo');
-        await holds(page, MARK);
+        await undoBringsBack(page, 'from a link', 'opening a link');
         await page.click('#redo');
         await holds(page, 'from a link');
         // The autosave keeps the edit behind the link: after a reload the picker still offers it.
@@ -82,9 +89,7 @@ export const checks = [
         await page.reload({ waitUntil: 'load' });
         await page.waitForSelector('#dsl-text', { timeout: 30_000 });
         await holds(page, 'from a link');
-        expect(await ownEnabled(page), '"Your scenario" survives a reload');
-        await page.selectOption('#preset-picker', OWN);
-        await holds(page, MARK);
+        await pickOwn(page, 'after a reload');
       });
     },
   },
