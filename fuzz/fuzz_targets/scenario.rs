@@ -8,6 +8,8 @@
 //! - every site `ideal` relinks as necessary, a policy with no missed dispatch retires too;
 //! - `hierarchy` retires every site `exact` does, `global` every site `hierarchy` does;
 //! - relink totals agree between the report, its timeline, its sites and its relink log;
+//! - a necessary relink or a missed dispatch names as its cause an event that changed the
+//!   site's target, never one that merely retired a shared domain;
 //! - the counted work never exceeds the estimate that admitted the scenario.
 #![no_main]
 
@@ -188,6 +190,28 @@ fn check_totals_add_up(r: &RunReport) {
     assert_eq!(r.total_relinks(), t.necessary + t.collateral, "{}: total_relinks", r.policy.name());
 }
 
+/// Every necessary relink and missed dispatch names an event that changed its site's target
+/// (the event's `targets_changed` holds the site): under a shared domain the last event to
+/// retire it can be an unrelated write, which is the cause of collateral relinks only.
+fn check_causes_changed_the_target(s: &Scenario, r: &RunReport) {
+    use blast_engine::report::Verdict;
+    for x in r.relinks.iter().filter(|x| x.verdict != Verdict::Collateral) {
+        let Some(e) = x.event.map(|e| &r.events[e]) else { continue };
+        if e.targets_changed.len() < e.targets_changed_total {
+            continue; // the record lists only the first sites
+        }
+        assert!(
+            e.targets_changed.contains(&x.site),
+            "{}: a {:?} relink of {} names `{}`, which did not change its target, in\n{}",
+            r.policy.name(),
+            x.verdict,
+            r.sites[x.site].name,
+            e.label,
+            dsl::print(s)
+        );
+    }
+}
+
 /// `policy` retires every site `ideal` relinked as necessary.
 fn check_necessary_covered(s: &Scenario, policy: &RunReport, ideal: &RunReport) {
     let retired = retired(policy);
@@ -235,6 +259,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for r in &reports {
         check_totals_add_up(r);
+        check_causes_changed_the_target(&scenario, r);
     }
     // Every site `ideal` relinks because its target really changed, a policy without missed
     // dispatches retires too. (Not every site ideal *retires*: ideal retires eagerly, when the

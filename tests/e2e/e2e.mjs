@@ -29,6 +29,7 @@ import { checks as polyChecks } from './checks/poly.mjs';
 import { checks as runtimeChecks } from './checks/runtimes.mjs';
 import { checks as accessChecks } from './checks/access.mjs';
 import { checks as payoffChecks } from './checks/payoff.mjs';
+import { checks as keepsWorkChecks } from './checks/keeps-work.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -90,6 +91,7 @@ const pageCheckGroups = [
   runtimeChecks, // the Runtimes gallery and the measured-runtime panel
   accessChecks, // load figures, axe-core, keyboard alone, the 390 px layout
   payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline
+  keepsWorkChecks, // the user's work kept (loads over an edit, a policy ticked mid-run), true causes, links refused at Copy
 ];
 // Checks that measure pages of their own (load figures, long tasks, traced CPU time). The shared
 // page is parked on about:blank first: its running comparison plays on in the background (a

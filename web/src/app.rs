@@ -86,7 +86,7 @@ impl PartialEq for Booted {
 pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
     let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(boot));
-    let share_link = use_state(|| None::<(String, &'static str)>);
+    let share_link = use_state(|| None::<ShareStrip>);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
         let session = &s.session;
@@ -188,7 +188,7 @@ pub fn app(props: &AppProps) -> Html {
         <div class="app" data-tour={tour::target(s.chrome.tour)}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             { top_bar(&top_bar_props(&store, &s, share_link.clone(), current.clone())) }
-            { share_strip(&share_link) }
+            { share_strip(&share_link, &store) }
             { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
@@ -288,7 +288,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
     }
 }
 
-fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(String, &'static str)>>, current: Option<AttrValue>) -> TopBarProps {
+fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<ShareStrip>>, current: Option<AttrValue>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
         run_state: status.run_state,
@@ -310,6 +310,8 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<(Strin
         on_help: store.on(|| Action::Chrome(ChromeAction::ToggleHelp)),
         on_share: share_callback(store, link),
         current,
+        has_own: s.session.has_own(),
+        on_own: store.on(|| Action::OpenOwn),
         on_preset: store.handler(load_preset).reform(|id| (id, true)),
         on_gallery: Callback::from(|()| {
             browser::scroll_into_view("gallery");
@@ -567,34 +569,66 @@ fn scenario_caption(s: &AppState) -> String {
     format!("{name} under {}. Click a site for its history.", policies.join(", "))
 }
 
-fn share_callback(store: &Store, link: UseStateHandle<Option<(String, &'static str)>>) -> Callback<()> {
+/// What the strip under the top bar shows after *Copy share link*.
+#[derive(Clone, PartialEq)]
+enum ShareStrip {
+    /// The link made, and whether it reached the clipboard.
+    Link { url: String, note: &'static str },
+    /// No link can carry this scenario (`share::TooBigForLink`): why, and the file instead.
+    Refused(String),
+}
+
+fn share_callback(store: &Store, link: UseStateHandle<Option<ShareStrip>>) -> Callback<()> {
     let store = store.clone();
     Callback::from(move |_| {
-        let fragment = store.read().share_fragment();
+        // Decided before anything is copied: a link that would not open is never made.
+        let fragment = match store.read().share_fragment() {
+            Ok(fragment) => fragment,
+            Err(too_big) => return link.set(Some(ShareStrip::Refused(too_big.to_string()))),
+        };
         let Some(url) = browser::share_url(&fragment) else {
             store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
             return;
         };
-        link.set(Some((url.clone(), "Copying…")));
+        link.set(Some(ShareStrip::Link { url: url.clone(), note: "Copying…" }));
         let (link, copied) = (link.clone(), url.clone());
         browser::copy_to_clipboard(&url, move |ok| {
-            link.set(Some((copied, if ok { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." })));
+            let note = if ok { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." };
+            link.set(Some(ShareStrip::Link { url: copied, note }));
         });
     })
 }
 
-fn share_strip(link: &UseStateHandle<Option<(String, &'static str)>>) -> Html {
-    let Some((url, note)) = (**link).clone() else { return html! {} };
+fn share_strip(link: &UseStateHandle<Option<ShareStrip>>, store: &Store) -> Html {
+    let Some(strip) = (**link).clone() else { return html! {} };
     let close = {
         let link = link.clone();
         Callback::from(move |_: MouseEvent| link.set(None))
     };
-    let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
+    let body = match strip {
+        ShareStrip::Link { url, note } => {
+            let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
+            html! {
+                <>
+                    <label for="share-link">{ "Share link" }</label>
+                    <input id="share-link" readonly=true value={url} onfocus={select_all} />
+                    <span class="muted">{ note }</span>
+                </>
+            }
+        }
+        ShareStrip::Refused(why) => {
+            let download = store.handler(export_scenario).reform(|_: MouseEvent| ());
+            html! {
+                <>
+                    <span id="share-refused">{ why }</span>
+                    <button id="share-download" class="small" onclick={download}>{ "Download the scenario file" }</button>
+                </>
+            }
+        }
+    };
     html! {
         <div class="share-strip" role="status">
-            <label for="share-link">{ "Share link" }</label>
-            <input id="share-link" readonly=true value={url} onfocus={select_all} />
-            <span class="muted">{ note }</span>
+            { body }
             <button class="icon" aria-label="Close" onclick={close}>{ "×" }</button>
         </div>
     }

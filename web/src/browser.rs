@@ -146,7 +146,8 @@ pub fn boot() -> Boot {
     }
     let shared = fragment.and_then(|f| f.decode().transpose());
     let tour_done = local_storage().and_then(|s| s.get_item(storage::TOUR_KEY).ok().flatten()).is_some();
-    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()), tour_done }
+    let stale_autosave = local_storage().and_then(|s| s.get_item(storage::STALE_KEY).ok().flatten());
+    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()), tour_done, stale_autosave }
 }
 
 /// The tour was skipped or finished: it stays closed on later visits.
@@ -270,10 +271,18 @@ fn set_aside_autosave(why: &str) -> Option<Result<Saved, String>> {
     Some(Err(format!("{why}; {where_}")))
 }
 
+/// Save the session; when it cannot be, the entry left is older than the screen, and
+/// `storage::STALE_KEY` says so to the next visit (a good save removes it).
 pub fn save(saved: &Saved) -> Result<(), String> {
     let store = local_storage().ok_or("local storage is not available in this browser session")?;
-    let raw = storage::encode(saved).map_err(|e| e.to_string())?;
-    store.set_item(storage::KEY, &raw).map_err(|_| "the browser refused to store the session (storage full or disabled)".to_string())
+    let stale = |why: String| {
+        let _ = store.set_item(storage::STALE_KEY, &saved.scenario_text.len().to_string());
+        why
+    };
+    let raw = storage::encode(saved).map_err(|e| stale(e.to_string()))?;
+    store.set_item(storage::KEY, &raw).map_err(|_| stale("the browser refused to store the session (storage full or disabled)".to_string()))?;
+    let _ = store.remove_item(storage::STALE_KEY);
+    Ok(())
 }
 
 /// The page's own URL with `fragment` (without `#`). The address bar keeps its plain URL: a

@@ -169,6 +169,8 @@ async fn top_bar_buttons_call_back() {
         on_help: note("help"),
         on_share: note("share"),
         current: Some("hotLoop_baseline".into()),
+        has_own: true,
+        on_own: note("own"),
         on_preset: {
             let log = log.clone();
             Callback::from(move |id: String| log.borrow_mut().push(format!("preset {id}")))
@@ -334,7 +336,7 @@ async fn the_share_strip_closes_when_what_it_encodes_changes() {
     let root = fresh_app().await;
     click(&root, "#share-button");
     yew::scheduler::flush().await;
-    assert!(input_value(&root, "#share-link").contains("#s=1."));
+    assert!(input_value(&root, "#share-link").contains("#s=2."));
     load_preset(&root, "parentChild_baseline").await;
     assert!(!exists(&root, "#share-link"), "another preset closes the strip");
     click(&root, "#share-button");

@@ -200,8 +200,11 @@ pub struct RelinkRecord {
     pub phase: Phase,
     pub op: u32,
     pub t_ms: f64,
-    /// The index of the event that retired the domain (for `missed`: the event that changed
-    /// the target); `None` when nothing did (a link made stale by nothing recorded).
+    /// The index of the event that caused it: for `necessary` and `missed`, the event that
+    /// changed the target (the last to change what the site resolves to, even when another
+    /// event of the same step retired the shared domain last); for `collateral`, the event that
+    /// retired the domain, an unrelated change the site paid for by sharing it. `None` when
+    /// nothing did (a link made stale by nothing recorded).
     pub event: Option<usize>,
     /// The domain that guarded the old link: retired for necessary and collateral relinks,
     /// still live for a missed one (which is why the stale link kept dispatching).

@@ -304,3 +304,97 @@ fn ideal_retires_eagerly_so_a_change_undone_before_the_next_call_is_collateral()
     let necessary: Vec<usize> = ideal.relinks.iter().filter(|r| r.verdict == blast_engine::report::Verdict::Necessary).map(|r| r.site).collect();
     assert!(necessary.iter().all(|s| exact.events.iter().any(|e| e.sites_hit.contains(s))));
 }
+
+/// Two writes in one step: `write A.m` changes what `a` resolves to, `write B.x` (fired after
+/// it) only retires whatever domain it shares with `a`. `c` is never written.
+const TWO_WRITES_ONE_STEP: &str = "
+class A { m }
+class B { x }
+class C { k }
+site a = A.m
+site c = C.k
+op { loop 100 { every 50 { write A.m  write B.x } call a call c } }
+";
+
+/// The labels of the events `r`'s relinks of site `name` with `verdict` name as their cause.
+fn causes(r: &blast_engine::RunReport, name: &str, verdict: blast_engine::report::Verdict) -> Vec<String> {
+    let id = r.sites.iter().position(|s| s.name == name).unwrap();
+    r.relinks.iter().filter(|x| x.site == id && x.verdict == verdict).map(|x| r.relink_text(x).event_label.unwrap_or_default()).collect()
+}
+
+#[test]
+fn a_necessary_relink_names_the_write_that_changed_its_target_under_every_policy() {
+    use blast_engine::report::Verdict;
+    let s = dsl::parse(TWO_WRITES_ONE_STEP).unwrap();
+    for policy in Policy::ALL {
+        let (r, policy) = (run(&s, policy, &Params::default()).unwrap(), policy.name());
+        let necessary = causes(&r, "a", Verdict::Necessary);
+        let missed = causes(&r, "a", Verdict::Missed);
+        // Every write to A.m changes a's target: each is a relink (or, where the policy does not
+        // retire it, a missed dispatch), and whichever it is, it names the write to A.m.
+        assert!(!necessary.is_empty() || !missed.is_empty(), "{policy}: a is never relinked");
+        assert!(necessary.iter().chain(&missed).all(|e| e == "write A.m"), "{policy}: {necessary:?} {missed:?}");
+        assert!(causes(&r, "a", Verdict::Collateral).is_empty(), "{policy}: every relink of a changed its target");
+    }
+    // Under global the last event to retire the one domain is `write B.x`: still named for
+    // the relinks it alone caused, the collateral ones of `c`, which nothing changed.
+    let global = run(&s, Policy::Global, &Params::default()).unwrap();
+    let collateral = causes(&global, "c", Verdict::Collateral);
+    assert!(!collateral.is_empty());
+    assert!(collateral.iter().all(|e| e == "write B.x"), "{collateral:?}");
+    assert_eq!(causes(&global, "a", Verdict::Necessary).len(), causes(&run(&s, Policy::Exact, &Params::default()).unwrap(), "a", Verdict::Necessary).len());
+}
+
+#[test]
+fn a_polymorphic_sites_necessary_relink_names_the_write_to_its_receiver() {
+    use blast_engine::report::Verdict;
+    let text = TWO_WRITES_ONE_STEP
+        .replace("site c = C.k", "site c = C.k\nsite p = A.m, C.m mix 50/50")
+        .replace("class C { k }", "class C { k m }")
+        .replace("call c", "call c call p");
+    let s = dsl::parse(&text).unwrap();
+    let r = run(&s, Policy::Global, &Params::default()).unwrap();
+    let id = r.sites.iter().position(|s| s.name == "p").unwrap();
+    let mut seen = 0;
+    for x in r.relinks.iter().filter(|x| x.site == id) {
+        let t = r.relink_text(x);
+        let receiver = t.receiver.as_deref().expect("a polymorphic site's relink names its receiver");
+        match (x.verdict, receiver) {
+            (Verdict::Necessary, "A") => assert_eq!(t.event_label.as_deref(), Some("write A.m")),
+            (Verdict::Collateral, "C") => assert_eq!(t.event_label.as_deref(), Some("write B.x")),
+            other => panic!("unexpected {other:?}: {t:?}"),
+        }
+        seen += 1;
+    }
+    assert!(seen > 0);
+}
+
+/// The fuzz target's cause invariant (`fuzz/fuzz_targets/scenario.rs`) over every preset and
+/// policy: a necessary relink or a missed dispatch names an event that changed its site's target.
+#[test]
+fn every_necessary_relink_names_an_event_that_changed_its_target() {
+    use blast_engine::report::Verdict;
+    let mut checked = 0;
+    for p in presets::all() {
+        for policy in Policy::ALL {
+            let r = run(&p.scenario(), policy, &Params::default()).unwrap();
+            for x in r.relinks.iter().filter(|x| x.verdict != Verdict::Collateral) {
+                let Some(e) = x.event.and_then(|e| r.events.get(e)) else { continue };
+                if e.targets_changed.len() < e.targets_changed_total {
+                    continue;
+                }
+                assert!(
+                    e.targets_changed.contains(&x.site),
+                    "{} {}: {:?} relink of {} names `{}`",
+                    p.id,
+                    policy.name(),
+                    x.verdict,
+                    r.sites[x.site].name,
+                    e.label
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+}

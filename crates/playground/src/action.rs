@@ -24,6 +24,8 @@ pub enum Action {
         id: String,
         run: bool,
     },
+    /// The user's own scenario a load replaced back on screen (the picker's "Your scenario").
+    OpenOwn,
     /// A scenario from a share link or an imported file.
     LoadScenario {
         shared: Shared,

@@ -11,6 +11,7 @@ pub mod base64url;
 pub mod charts;
 pub mod chrome;
 pub mod compiled;
+pub mod deflate;
 pub mod editor;
 pub mod effects;
 pub mod export;

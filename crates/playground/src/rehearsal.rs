@@ -48,7 +48,9 @@ impl Rehearsal {
     /// conversions of its address bar's fragment).
     pub fn new(bytes: usize, arrive: impl FnOnce(String) -> String) -> Rehearsal {
         let text = text(bytes.max(offload::OFFLOAD_BYTES));
-        let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact])));
+        // Padded with one comment line repeated, the text deflates to far below a link's limit
+        // (the rehearsal test opens it).
+        let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact]).unwrap_or_default()));
         Rehearsal { state: None, text, stage: Stage::Decode(link) }
     }
 

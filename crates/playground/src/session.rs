@@ -64,8 +64,14 @@ pub struct CallSiteSession {
     pub what_if: Vec<(Policy, Vec<String>)>,
     pub editor_error: Option<String>,
     pub last_fire: Option<FireOutcome>,
-    /// Undo and redo of form and text edits; a load starts afresh.
+    /// Undo and redo of form and text edits; a load is one step, so Undo brings back what it replaced.
     pub history: History,
+    /// The user's own scenario text that a load (preset, link, file) replaced, for the preset
+    /// picker's "Your scenario" while something else is on screen (`OpenOwn` brings it back).
+    pub own: Option<String>,
+    /// The text on screen is the user's: typed, edited, undone to or autosaved, not loaded as
+    /// it is. A load over it keeps it in `own`.
+    pub edited: bool,
     /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
     pub loop_mode: bool,
     /// Bumps whenever the scenario changes.
@@ -121,6 +127,8 @@ impl CallSiteSession {
             editor_error: None,
             last_fire: None,
             history: History::default(),
+            own: None,
+            edited: false,
             loop_mode: false,
             scenario_rev: 0,
             run_id: 0,
@@ -159,6 +167,8 @@ impl CallSiteSession {
         }
         self.text = text;
         self.text_rev += 1;
+        // Saved without a preset: the user's own text (typed, or opened and kept).
+        self.edited = preset.is_none();
         self.rebuild();
     }
 
@@ -224,7 +234,7 @@ impl CallSiteSession {
             Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
                 Some((p, Ok(s))) => {
                     fx.call_sites_loaded = true;
-                    self.history.clear();
+                    self.keep_own(p.text);
                     self.set_scenario(s, p.text.to_string(), Some(p));
                     if run {
                         self.control(Control::Play, fx);
@@ -237,20 +247,36 @@ impl CallSiteSession {
             Action::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
+                self.edited = true;
             }
             Action::NewScenario => {
                 let text = editor::BLANK.to_string();
                 self.history.record(&self.text, &text, false);
                 self.set_text(text);
+                self.edited = true;
             }
             Action::Undo => {
                 if let Some(text) = self.history.undo(&self.text) {
                     self.set_text(text);
+                    self.edited = true;
                 }
             }
             Action::Redo => {
                 if let Some(text) = self.history.redo(&self.text) {
                     self.set_text(text);
+                    self.edited = true;
+                }
+            }
+            Action::OpenOwn => {
+                fx.call_sites_loaded = true;
+                if let Some(text) = self.own.take().filter(|t| *t != self.text) {
+                    // A swap: an edit of what was loaded becomes the kept one in turn.
+                    if self.edited {
+                        self.own = Some(self.text.clone());
+                    }
+                    self.history.record(&self.text, &text, false);
+                    self.set_text(text);
+                    self.edited = true;
                 }
             }
             Action::RevertText => {
@@ -264,6 +290,7 @@ impl CallSiteSession {
                 let before = self.text.clone();
                 self.edit(&op);
                 self.history.record(&before, &self.text, false);
+                self.edited |= before != self.text;
             }
             Action::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
@@ -276,7 +303,7 @@ impl CallSiteSession {
                     self.policies.push(p);
                     self.policies = Policy::ALL.iter().copied().filter(|x| self.policies.contains(x)).collect();
                 }
-                self.rebuild();
+                self.policies_changed(fx);
             }
             Action::ToggleLane(index) => {
                 if let Some(&policy) = Policy::ALL.get(index) {
@@ -287,7 +314,7 @@ impl CallSiteSession {
                 let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
                 if policies != self.policies {
                     self.policies = policies;
-                    self.rebuild();
+                    self.policies_changed(fx);
                 }
             }
             Action::ToggleLoop => {
@@ -363,9 +390,40 @@ impl CallSiteSession {
             self.policies = policies;
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
-        self.history.clear();
+        self.keep_own(&text);
         self.set_scenario(scenario, text, preset);
         fx.info(format!("Loaded {name} from {origin}."));
+    }
+
+    /// New lanes for the new policies: every lane restarts from time zero (so all of them ran
+    /// the same program and the same hand-fired mutations), a run that was playing plays on,
+    /// and a run that had started says it restarted instead of showing zeros without a word.
+    fn policies_changed(&mut self, fx: &mut Effects) {
+        let (was_playing, state) = (self.playback.playing, self.run_state());
+        self.rebuild();
+        if state != RunState::Ready {
+            let names: Vec<&str> = self.policies.iter().map(|p| p.name()).collect();
+            let next = if was_playing { "it is running again" } else { "press Run to compare them" };
+            fx.info(format!("The policies changed, so the run restarted from time zero under {}; {next}.", names.join(", ")));
+        }
+        if was_playing {
+            self.control(Control::Play, fx);
+        }
+    }
+
+    /// A load is about to put `text` on screen: the text it replaces is one undo step back,
+    /// and the user's own (edited) text is also kept for the picker's "Your scenario".
+    fn keep_own(&mut self, text: &str) {
+        if self.edited && self.text != text {
+            self.own = Some(self.text.clone());
+        }
+        self.history.record(&self.text, text, false);
+        self.edited = false;
+    }
+
+    /// Whether the picker's "Your scenario" has something to bring back (or is on screen).
+    pub fn has_own(&self) -> bool {
+        self.own.is_some() || self.edited
     }
 
     /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
@@ -691,7 +749,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn shared(text: &str) -> Shared {
-        match share::decode(&format!("#{}", share::encode(text, &[]))) {
+        match share::decode(&format!("#{}", share::encode(text, &[]).unwrap())) {
             Ok(Some(Link::Scenario(shared))) => shared,
             other => panic!("not a scenario link: {other:?}"),
         }
@@ -779,7 +837,7 @@ pub(crate) mod tests {
         assert!(!fx.call_sites_loaded, "a model on screen stays");
         act(&mut s, open(world(50, 1000)));
         let (_, fx) = answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], false));
+        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], true));
         assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
     }
 
@@ -939,7 +997,59 @@ pub(crate) mod tests {
         act(&mut s, Action::Redo);
         assert_eq!(s.text, after_form);
         act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        assert!(!s.history.can_undo() && !s.history.can_redo(), "a load starts a new history");
+        assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
+    }
+
+    #[test]
+    fn a_preset_loaded_over_an_edit_keeps_it_one_undo_away_and_in_the_picker() {
+        let mut s = CallSiteSession::new();
+        assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
+        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        act(&mut s, Action::EditText(edited.clone()));
+        assert!(s.has_own());
+        for run in [false, true] {
+            let fx = act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run });
+            assert!(fx.call_sites_loaded);
+            assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
+            act(&mut s, Action::Undo);
+            assert_eq!(s.text, edited, "one undo step back to the edit");
+            assert!(s.scenario.classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
+            act(&mut s, Action::Redo);
+            assert_eq!(s.scenario.name, "hotLoop_baseline");
+            act(&mut s, Action::OpenOwn);
+            assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
+            assert!(s.preset.is_none());
+        }
+        // Loading one preset after another keeps the edit, not the presets.
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        assert_eq!(s.own.as_deref(), Some(edited.as_str()));
+        // An edit of a loaded preset and the kept one swap places.
+        let second = s.text.replace("class Unrelated", "class Unrelated { second }");
+        act(&mut s, Action::EditText(second.clone()));
+        act(&mut s, Action::OpenOwn);
+        assert_eq!((s.text.as_str(), s.own.as_deref()), (edited.as_str(), Some(second.as_str())));
+    }
+
+    #[test]
+    fn a_link_opened_over_an_edit_keeps_it() {
+        let mut s = CallSiteSession::new();
+        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        act(&mut s, Action::EditText(edited.clone()));
+        let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
+        let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact] };
+        act(&mut s, Action::LoadScenario { shared, origin: "the link".into() });
+        assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, edited);
+        // A big link, read by the worker, too.
+        act(&mut s, Action::LoadScenario { shared: Shared { text: world(50, 1000), scenario: None, policies: vec![] }, origin: "the link".into() });
+        answer_jobs(&mut s);
+        assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
+        act(&mut s, Action::Undo);
+        assert_eq!(s.text, edited);
     }
 
     #[test]
@@ -977,6 +1087,32 @@ pub(crate) mod tests {
             [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal].into_iter().map(|p| act(&mut s, Action::TogglePolicy(p)).banners.len()).sum();
         assert_eq!(s.policies, [Policy::Ideal]);
         assert_eq!(refusals, 1);
+    }
+
+    #[test]
+    fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
+        let mut s = CallSiteSession::new();
+        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
+        for frame in 0..3 {
+            act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
+            act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
+            act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
+        }
+        assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
+        let fx = act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        assert_eq!(s.runner.views().len(), 3);
+        assert_eq!(s.run_state(), RunState::Running, "the run goes on");
+        assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
+        run_to_end(&mut s);
+        assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
+        // Paused part-way: restarted, paused, and said so.
+        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
+        act(&mut s, Action::Run(Control::Step));
+        let fx = act(&mut s, Action::TogglePolicy(Policy::Ideal));
+        assert_eq!(s.run_state(), RunState::Ready);
+        assert!(fx.banners.iter().any(|(_, t)| t.contains("press Run")), "{:?}", fx.banners);
+        // Before any run: nothing to say.
+        assert!(act(&mut s, Action::TogglePolicy(Policy::Ideal)).banners.is_empty());
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Share links: the whole scenario (or model session) travels in the URL fragment.
 //!
-//! Formats (version 1): `#s=1.<base64url of the DSL text>&p=global,exact` for a call-site
-//! scenario, `#m=1.<base64url of a JSON ModelLink>` for a model preset with its knobs and
-//! variants. The fragment never reaches a server, so a link works on any static host.
+//! Formats: `#s=2.<base64url of the DSL text, deflated>&p=global,exact` for a call-site
+//! scenario (`s=1.`, the text not deflated, is still read), `#m=1.<base64url of a JSON
+//! ModelLink>` for a model preset with its knobs and variants. The fragment never reaches a
+//! server, so a link works on any static host. Writing and reading share one limit,
+//! [`MAX_FRAGMENT`]: a link [`encode`] writes is one [`decode`] accepts, and a scenario too big
+//! for it is refused when the link is made ([`TooBigForLink`]), not when it is opened.
 //! Decoding treats the fragment as hostile: size is capped before anything is decoded; a
 //! scenario goes through the engine's parser and validator (cycles, unknown names, oversized
 //! numbers) and its work estimate, a model link through the same checks as the page's knob
@@ -14,11 +17,40 @@ use blast_engine::{dsl, Params, Policy, ScenarioError, Simulation};
 use std::fmt;
 
 use crate::base64url::{self, Base64Error};
+use crate::deflate::{self, InflateError};
 use crate::model_mode::{self, ModelLink};
 
-pub const VERSION: u32 = 1;
-/// Longest fragment accepted (a preset is about 1.5 KB encoded).
+/// The scenario link's format written: 2 (deflated); 1 (plain) is still read.
+pub const VERSION: u32 = 2;
+/// The model link's format (a few hundred bytes of JSON: not deflated).
+pub const MODEL_VERSION: u32 = 1;
+/// Longest fragment written or accepted (a 5,000-class chain is 29 KB encoded, a preset 0.6 KB:
+/// `a_five_thousand_class_chain_fits_a_link`).
 pub const MAX_FRAGMENT: usize = 64 * 1024;
+/// Longest text a link unpacks to (inflating stops there): a few KB of deflate can stand for
+/// megabytes of text.
+pub const MAX_LINK_TEXT: usize = 8_000_000;
+
+/// A scenario too big for any link: refused when the link is made, with a way out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooBigForLink {
+    /// The scenario text's length.
+    pub text: usize,
+    /// The link's fragment length, when the text was short enough to pack.
+    pub fragment: Option<usize>,
+}
+
+impl fmt::Display for TooBigForLink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let why = match self.fragment {
+            Some(n) => format!("its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), MAX_FRAGMENT / 1024),
+            None => format!("its text is {} KB, and a link carries at most {} KB of text", self.text / 1024, MAX_LINK_TEXT / 1024),
+        };
+        write!(f, "This scenario is too big for a share link: {why}. Download the scenario file and send that instead.")
+    }
+}
+
+impl std::error::Error for TooBigForLink {}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shared {
@@ -37,21 +69,28 @@ pub enum Link {
     Model(ModelLink),
 }
 
-/// The fragment (without `#`) for a scenario's text and the selected policies.
-pub fn encode(text: &str, policies: &[Policy]) -> String {
-    let mut out = format!("s={VERSION}.{}", base64url::encode(text.as_bytes()));
+/// The fragment (without `#`) for a scenario's text and the selected policies, or why no
+/// link can carry it (the same limits `decode` applies).
+pub fn encode(text: &str, policies: &[Policy]) -> Result<String, TooBigForLink> {
+    if text.len() > MAX_LINK_TEXT {
+        return Err(TooBigForLink { text: text.len(), fragment: None });
+    }
+    let mut out = format!("s={VERSION}.{}", base64url::encode(&deflate::deflate(text)));
     if !policies.is_empty() {
         let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
         out.push_str("&p=");
         out.push_str(&names.join(","));
     }
-    out
+    if out.len() > MAX_FRAGMENT {
+        return Err(TooBigForLink { text: text.len(), fragment: Some(out.len()) });
+    }
+    Ok(out)
 }
 
 /// The fragment (without `#`) for a model session.
 pub fn encode_model(link: &ModelLink) -> String {
     let json = serde_json::to_string(link).unwrap_or_default();
-    format!("m={VERSION}.{}", base64url::encode(json.as_bytes()))
+    format!("m={MODEL_VERSION}.{}", base64url::encode(json.as_bytes()))
 }
 
 /// What a link was meant to open, so a refusal names the right thing.
@@ -84,6 +123,8 @@ pub enum LinkProblem {
     BadVersion(String),
     NotBase64(Base64Error),
     NotUtf8,
+    /// A deflated text that does not unpack (damaged, or over [`MAX_LINK_TEXT`]).
+    Packed(InflateError),
     DoesNotParse(ScenarioError),
     CannotRun(ScenarioError),
     /// The model settings are not the JSON of a model link.
@@ -98,10 +139,11 @@ impl fmt::Display for LinkProblem {
             LinkProblem::TooLong { bytes } => write!(f, "it is {} KB long; at most {} KB is accepted", bytes / 1024, MAX_FRAGMENT / 1024),
             LinkProblem::Policies(e) => write!(f, "{e}"),
             LinkProblem::NoVersion { kind } => write!(f, "it has no format version (expected {kind}=1.…)"),
-            LinkProblem::UnknownVersion(v) => write!(f, "it uses format version {v}; this page reads version {VERSION}"),
+            LinkProblem::UnknownVersion(v) => write!(f, "it uses format version {v}, which this page does not read"),
             LinkProblem::BadVersion(v) => write!(f, "its format version `{v}` is not a number"),
             LinkProblem::NotBase64(e) => write!(f, "it is not valid base64url ({e})"),
             LinkProblem::NotUtf8 => write!(f, "it is not UTF-8 text"),
+            LinkProblem::Packed(e) => write!(f, "{e}"),
             LinkProblem::DoesNotParse(e) => write!(f, "it does not parse: {e}"),
             LinkProblem::CannotRun(e) => write!(f, "it cannot run: {e}"),
             LinkProblem::UnreadableModel(e) => write!(f, "its model settings are not readable ({e})"),
@@ -168,15 +210,22 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     }
 }
 
-/// The text behind `<version>.<base64url>`.
+/// The text behind `<version>.<base64url>`: version 1 plain, 2 deflated (scenarios only).
 fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
     let (version, data) = payload.split_once('.').ok_or(LinkProblem::NoVersion { kind })?;
-    match version.parse::<u32>() {
-        Ok(VERSION) => {}
-        Ok(v) => return Err(LinkProblem::UnknownVersion(v)),
-        Err(_) => return Err(LinkProblem::BadVersion(truncate(version, 12))),
-    }
+    let packed = match (version.parse::<u32>(), kind) {
+        (Ok(1), _) => false,
+        (Ok(2), 's') => true,
+        (Ok(v), _) => return Err(LinkProblem::UnknownVersion(v)),
+        (Err(_), _) => return Err(LinkProblem::BadVersion(truncate(version, 12))),
+    };
     let bytes = base64url::decode(data.trim_end_matches('=')).map_err(LinkProblem::NotBase64)?;
+    if packed {
+        return deflate::inflate(&bytes, MAX_LINK_TEXT).map_err(|e| match e {
+            InflateError::NotUtf8 { .. } => LinkProblem::NotUtf8,
+            e => LinkProblem::Packed(e),
+        });
+    }
     String::from_utf8(bytes).map_err(|_| LinkProblem::NotUtf8)
 }
 
@@ -213,7 +262,7 @@ mod tests {
     #[test]
     fn round_trips_every_preset_with_policies() {
         for p in presets::all() {
-            let frag = encode(p.text, &[Policy::Global, Policy::Exact]);
+            let frag = encode(p.text, &[Policy::Global, Policy::Exact]).unwrap();
             let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).expect("decodes") else { panic!("a scenario link") };
             assert_eq!(shared.text, p.text);
             assert_eq!(shared.scenario, Some(p.scenario()));
@@ -223,7 +272,7 @@ mod tests {
 
     #[test]
     fn fragment_is_url_safe() {
-        let frag = encode(presets::all()[0].text, &[Policy::Exact]);
+        let frag = encode(presets::all()[0].text, &[Policy::Exact]).unwrap();
         assert!(frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=&,".contains(c)), "{frag}");
     }
 
@@ -304,6 +353,86 @@ mod tests {
         let scenario = decode("#s=1.!!!").unwrap_err();
         assert!(scenario.to_string().starts_with("The link's scenario was not loaded: "), "{scenario}");
         assert_eq!(decode("#m=1.AAAA&s=1.!!!").unwrap_err().kind, LinkKind::Scenario, "the scenario wins, as when decoding");
+    }
+
+    /// The chain: `class C0 { m }` then `class Ci extends C(i-1)`, one site on the deepest.
+    fn chain(n: usize) -> String {
+        let mut t = String::from("class C0 { m }\n");
+        for i in 1..n {
+            t.push_str(&format!("class C{i} extends C{}\n", i - 1));
+        }
+        t + &format!("site s = C{}.m\nop {{ loop 10 {{ every 5 {{ write C0.m }} call s }} }}\n", n - 1)
+    }
+
+    #[test]
+    fn a_five_thousand_class_chain_fits_a_link() {
+        let text = chain(5000);
+        let frag = encode(&text, &[Policy::Global, Policy::Exact]).expect("fits");
+        // Measured: 5,000 classes are 127,838 bytes of text; version 1 (base64url of the text)
+        // was 170 KB, over the limit; deflated the fragment is 28,963 characters.
+        assert!(text.len() > 120_000 && frag.len() < 32 * 1024, "{} -> {}", text.len(), frag.len());
+        let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).unwrap() else { panic!("a scenario link") };
+        assert_eq!(shared.text, text);
+        // A preset shrinks too (the smallest gain is on the shortest text).
+        let p = presets::find("hotLoop_unrelatedMetaClassChurn").unwrap();
+        let plain = format!("s=1.{}", base64url::encode(p.text.as_bytes()));
+        assert!(encode(p.text, &[]).unwrap().len() < plain.len(), "{} vs {}", encode(p.text, &[]).unwrap().len(), plain.len());
+    }
+
+    /// Class names that deflate cannot predict, so the fragment grows with every class.
+    fn noisy(n: usize) -> String {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut t = String::new();
+        for _ in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            t.push_str(&format!("class K{x:x} {{ m }}\n"));
+        }
+        t + "class A { m }\nsite s = A.m\nop { loop 10 { call s } }\n"
+    }
+
+    #[test]
+    fn the_writer_and_the_reader_share_one_limit() {
+        // The most classes whose link is written: found by bisection over the writer alone.
+        let (mut lo, mut hi) = (1, 20_000);
+        assert!(encode(&noisy(lo), &[]).is_ok() && encode(&noisy(hi), &[]).is_err());
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if encode(&noisy(mid), &[]).is_ok() {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        // The longest link written is read (not refused for its length) ...
+        let longest = encode(&noisy(lo), &[]).unwrap();
+        assert!(longest.len() <= MAX_FRAGMENT && longest.len() > MAX_FRAGMENT - 1024, "{}", longest.len());
+        assert!(matches!(decode(&format!("#{longest}")), Ok(Some(Link::Scenario(_)))));
+        // ... and the one the writer refused is refused by the reader for the same reason.
+        let refused = encode(&noisy(hi), &[]).unwrap_err();
+        let fragment = format!("s={VERSION}.{}", base64url::encode(&deflate::deflate(&noisy(hi))));
+        assert_eq!(refused, TooBigForLink { text: noisy(hi).len(), fragment: Some(fragment.len()) });
+        assert_eq!(problem(&format!("#{fragment}")), LinkProblem::TooLong { bytes: fragment.len() });
+        assert!(refused.to_string().contains("Download the scenario file"), "{refused}");
+        // A text over what a link unpacks to is refused by both, before any packing.
+        let huge = "#".repeat(MAX_LINK_TEXT + 1);
+        assert_eq!(encode(&huge, &[]), Err(TooBigForLink { text: MAX_LINK_TEXT + 1, fragment: None }));
+        let bomb = format!("#s=2.{}", base64url::encode(&deflate::deflate(&huge)));
+        assert!(bomb.len() < MAX_FRAGMENT, "{}", bomb.len());
+        assert_eq!(problem(&bomb), LinkProblem::Packed(InflateError::TooLong { limit: MAX_LINK_TEXT }));
+    }
+
+    #[test]
+    fn old_plain_links_still_open_and_damaged_packed_ones_are_errors() {
+        let p = presets::all()[0];
+        let Some(Link::Scenario(shared)) = decode(&encoded(p.text)).unwrap() else { panic!("a scenario link") };
+        assert_eq!(shared.text, p.text);
+        assert_eq!(problem("#s=2.AAAA"), LinkProblem::Packed(InflateError::Corrupt));
+        let frag = encode(p.text, &[]).unwrap();
+        // Cut at a whole base64 quantum, so only the deflate stream is cut short.
+        assert_eq!(problem(&format!("#{}", &frag[..(frag.len() / 2) & !3])), LinkProblem::Packed(InflateError::Corrupt));
+        assert_eq!(problem(&format!("#s=2.{}", base64url::encode(&deflate::deflate("ok")[..0]))), LinkProblem::Packed(InflateError::Corrupt));
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub struct Boot {
     pub notice: Option<String>,
     /// The guided tour was dismissed (or finished) on an earlier visit.
     pub tour_done: bool,
+    /// The autosave is older than what was on screen at the last visit: the value of
+    /// `storage::STALE_KEY` (the text's length that could not be kept).
+    pub stale_autosave: Option<String>,
 }
 
 /// What the autosave and the share link depend on, without the text itself.
@@ -83,7 +86,12 @@ impl AppState {
         state.chrome.tour = (!boot.tour_done).then_some(0);
         state.chrome.autoplay = boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none();
         match boot.saved {
-            Some(Ok(saved)) => state.restore(saved),
+            Some(Ok(saved)) => {
+                state.restore(saved);
+                if let Some(bytes) = &boot.stale_autosave {
+                    state.chrome.banner(BannerKind::Error, crate::storage::stale_notice(bytes));
+                }
+            }
             Some(Err(why)) => {
                 state.chrome.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh."))
             }
@@ -103,6 +111,7 @@ impl AppState {
     fn restore(&mut self, saved: Saved) {
         self.chrome.theme = saved.theme;
         self.session.restore(saved.scenario_text, saved.preset.as_deref(), &saved.policies, saved.speed);
+        self.session.own = saved.own_text;
         if let Some(link) = saved.model {
             match model_mode::resolve(&link) {
                 Ok(resolved) => self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback.speed)),
@@ -114,10 +123,11 @@ impl AppState {
     }
 
     /// The URL fragment (without `#`) a share link for what is on screen carries: the model
-    /// session in model mode, else the scenario text and the selected policies.
-    pub fn share_fragment(&self) -> String {
+    /// session in model mode, else the scenario text and the selected policies; or why no
+    /// link can carry the scenario (decided before anything is copied).
+    pub fn share_fragment(&self) -> Result<String, share::TooBigForLink> {
         match &self.model {
-            Some(m) => share::encode_model(&m.link()),
+            Some(m) => Ok(share::encode_model(&m.link())),
             None => share::encode(&self.session.shareable_text(), &self.session.policies),
         }
     }
@@ -137,7 +147,8 @@ impl AppState {
     pub fn saved(&self) -> Saved {
         let s = &self.session;
         let model = self.model.as_ref().map(ModelSession::link);
-        Saved { model, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.preset.map(|p| p.id.to_string())) }
+        let own_text = s.own.clone();
+        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.preset.map(|p| p.id.to_string())) }
     }
 
     /// The playback of the lanes on screen (the model's in model mode).
@@ -403,13 +414,13 @@ mod tests {
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
+        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert!(s.model.is_none() && s.chrome.banners[0].text.contains("could not be reopened"));
 
         let s = AppState::boot(Boot {
@@ -417,6 +428,7 @@ mod tests {
             shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
             notice: None,
             tour_done: true,
+            stale_autosave: None,
         });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
@@ -444,29 +456,53 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.session.preset.map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET);
         assert!(s.chrome.banners[0].text.contains("set aside"));
     }
 
     #[test]
+    fn a_link_opened_over_an_edited_autosave_keeps_it_across_a_reload() {
+        let mine = presets::find("hotLoop_baseline").unwrap().text.replace("class Hot", "class Hot2 { x }\nclass Hot");
+        let saved = Saved::new(mine.clone(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
+        let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
+        let mut s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
+        assert_eq!((s.session.scenario.name.as_str(), s.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
+        // The autosave carries it, so the next visit still offers it.
+        let again = AppState::boot(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
+        assert_eq!((again.session.scenario.name.as_str(), again.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
+        s.reduce(Action::Undo);
+        assert_eq!(s.session.text, mine, "one undo step back");
+    }
+
+    #[test]
+    fn an_autosave_older_than_the_last_screen_says_so() {
+        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
+        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
+        assert_eq!(s.session.scenario.name, "hotLoop_baseline");
+        assert!(s.chrome.banners.iter().any(|b| b.text.contains("older than the one on screen") && b.text.contains("2929 KB")), "{:?}", s.chrome.banners);
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        assert!(s.chrome.banners.is_empty());
+    }
+
+    #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
         let banner = &s.chrome.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -475,9 +511,9 @@ mod tests {
     #[test]
     fn the_share_fragment_follows_what_is_on_screen() {
         let mut s = AppState::new();
-        let mut seen = vec![s.share_fragment()];
+        let mut seen = vec![s.share_fragment().unwrap()];
         let mut changed = |s: &AppState, what: &str| {
-            let now = s.share_fragment();
+            let now = s.share_fragment().unwrap();
             assert!(!seen.contains(&now), "{what} should change the share link");
             seen.push(now);
         };
@@ -488,22 +524,22 @@ mod tests {
         s.reduce(Action::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
         changed(&s, "an edit");
         s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        assert!(s.share_fragment().starts_with("m=1."));
+        assert!(s.share_fragment().unwrap().starts_with("m=1."));
         changed(&s, "model mode");
         s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
         changed(&s, "a knob");
         s.reduce(Action::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
-        let before = s.share_fragment();
+        let before = s.share_fragment().unwrap();
         s.reduce(Action::Run(Control::Pause));
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
-        assert_eq!(s.share_fragment(), before, "running and speed are not part of a link");
+        assert_eq!(s.share_fragment().unwrap(), before, "running and speed are not part of a link");
     }
 
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true });
+        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.text, "class A {\n  oops");
         assert!(s.session.text_error.is_some());
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the model falls back to the default");

@@ -5,6 +5,11 @@
 //! page shows a model preset (the call-site scenario stays saved behind it). The envelope is versioned; an
 //! entry that cannot be read is reported and set aside under another key by the caller,
 //! never silently dropped and never a crash.
+//!
+//! A long text is stored deflated (`{"deflate": "<base64url>"}` in place of the string, see
+//! [`packed`]), so a big scenario stays autosaved; entries with plain strings still read.
+//! When even the packed entry is over [`MAX_STORED`], the page keeps the older entry and
+//! marks it ([`STALE_KEY`]), so the next visit says that what it restores is older.
 
 use blast_engine::Policy;
 use serde::{Deserialize, Serialize};
@@ -16,12 +21,22 @@ use crate::playback::{Speed, SPEEDS};
 
 pub const KEY: &str = "blast-radius.autosave";
 pub const VERSION: u32 = 1;
-/// Larger entries are not written (they would crowd out the origin's storage quota).
-pub const MAX_TEXT: usize = 512 * 1024;
+/// Larger entries are not written (they would crowd out the origin's storage quota, 5 M
+/// characters in Chromium and Firefox): the stored form's length, a long text counted
+/// deflated. A 1.5 MB 40,000-class chain is stored in 0.3 MB (`a_big_text_is_stored_packed_and_read_back`).
+pub const MAX_STORED: usize = 1024 * 1024;
+/// Longest text an entry unpacks to (reading stops there): the DSL's own input bound.
+pub const MAX_TEXT: usize = 64_000_000;
+/// Texts longer than this are stored deflated (a preset's text stays readable in the entry).
+pub const PACK_ABOVE: usize = 16 * 1024;
+/// Set (to the too-big text's length in bytes) when the scenario on screen could not be
+/// autosaved, so the entry left under [`KEY`] is older; removed by the next good save.
+pub const STALE_KEY: &str = "blast-radius.autosave-stale";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Saved {
     pub version: u32,
+    #[serde(with = "packed")]
     pub scenario_text: String,
     pub policies: Vec<Policy>,
     pub speed: Speed,
@@ -32,19 +47,25 @@ pub struct Saved {
     /// The open model preset with its knobs and variants (model mode), checked on restore.
     #[serde(default)]
     pub model: Option<ModelLink>,
+    /// The user's own scenario a load replaced (the preset picker's "Your scenario").
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "packed_opt")]
+    pub own_text: Option<String>,
 }
 
 impl Saved {
     pub fn new(scenario_text: String, policies: Vec<Policy>, speed: Speed, theme: Theme, preset: Option<String>) -> Saved {
-        Saved { version: VERSION, scenario_text, policies, speed, theme, preset, model: None }
+        Saved { version: VERSION, scenario_text, policies, speed, theme, preset, model: None, own_text: None }
     }
 }
 
 /// Why a session was not saved, or a saved entry could not be read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SaveError {
-    /// The scenario text is over [`MAX_TEXT`] bytes.
-    TooLarge { bytes: usize },
+    /// The entry would be over [`MAX_STORED`] characters even with its text deflated
+    /// (`bytes`: the scenario text's length, `stored`: the entry's).
+    TooLarge { bytes: usize, stored: usize },
+    /// A stored entry over [`MAX_STORED`] characters (not written by this page).
+    EntryTooLarge { stored: usize },
     /// Not the JSON of a saved session (serde's account of where).
     NotASession(String),
     /// Saved by another format version.
@@ -56,7 +77,14 @@ pub enum SaveError {
 impl fmt::Display for SaveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SaveError::TooLarge { bytes } => write!(f, "the scenario text is {} KB; autosave keeps at most {} KB", bytes / 1024, MAX_TEXT / 1024),
+            SaveError::TooLarge { bytes, stored } => write!(
+                f,
+                "the scenario text is {} KB, {} KB even packed; autosave keeps at most {} KB, so the autosave holds your last smaller scenario",
+                bytes / 1024,
+                stored / 1024,
+                MAX_STORED / 1024
+            ),
+            SaveError::EntryTooLarge { stored } => write!(f, "the saved entry is {} KB; at most {} KB is read", stored / 1024, MAX_STORED / 1024),
             SaveError::NotASession(e) => write!(f, "not a saved session ({e})"),
             SaveError::OtherVersion(v) => write!(f, "saved by format version {v}; this page reads version {VERSION}"),
             SaveError::Damaged(e) => write!(f, "damaged saved session ({e})"),
@@ -67,11 +95,81 @@ impl fmt::Display for SaveError {
 impl std::error::Error for SaveError {}
 
 pub fn encode(saved: &Saved) -> Result<String, SaveError> {
-    if saved.scenario_text.len() > MAX_TEXT {
-        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len() });
-    }
     // A Saved is strings, numbers and enums with string names: it always serializes.
-    Ok(serde_json::to_string(saved).expect("a Saved serializes"))
+    let raw = serde_json::to_string(saved).expect("a Saved serializes");
+    if raw.len() > MAX_STORED {
+        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len(), stored: raw.len() });
+    }
+    Ok(raw)
+}
+
+/// What the page says at start-up when the autosave is older than what was on screen at the
+/// last visit (`bytes`: the [`STALE_KEY`] value, the text that could not be kept).
+pub fn stale_notice(bytes: &str) -> String {
+    let size = bytes.trim().parse::<usize>().map_or_else(|_| "too big".to_string(), |b| format!("{} KB", b / 1024));
+    format!(
+        "The scenario restored is older than the one on screen at your last visit: that one ({size}) was too big to autosave. Download a scenario file (Export) to keep a big scenario."
+    )
+}
+
+/// A text field stored as itself, or past [`PACK_ABOVE`] bytes as `{"deflate": "<base64url>"}`.
+mod packed {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::{base64url, deflate};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    pub(super) enum Stored {
+        Plain(String),
+        Packed { deflate: String },
+    }
+
+    /// Packed only when that is shorter, so an entry read back and saved again is never longer
+    /// than it was (what the autosave fuzz target checks).
+    pub(super) fn pack(text: &str) -> Stored {
+        if text.len() > super::PACK_ABOVE {
+            let packed = base64url::encode(&deflate::deflate(text));
+            if packed.len() < text.len() {
+                return Stored::Packed { deflate: packed };
+            }
+        }
+        Stored::Plain(text.to_string())
+    }
+
+    pub(super) fn unpack<E: serde::de::Error>(stored: Stored) -> Result<String, E> {
+        match stored {
+            Stored::Plain(text) if text.len() > super::MAX_TEXT => Err(E::custom(format!("its text is over {} bytes", super::MAX_TEXT))),
+            Stored::Plain(text) => Ok(text),
+            Stored::Packed { deflate } => {
+                let bytes = base64url::decode(&deflate).map_err(|e| E::custom(format!("its packed text is not base64url ({e})")))?;
+                deflate::inflate(&bytes, super::MAX_TEXT).map_err(E::custom)
+            }
+        }
+    }
+
+    pub fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
+        pack(text).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        unpack(Stored::deserialize(d)?)
+    }
+}
+
+/// [`packed`] for an optional text.
+mod packed_opt {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::packed::{pack, unpack, Stored};
+
+    pub fn serialize<S: Serializer>(text: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        text.as_deref().map(pack).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        Option::<Stored>::deserialize(d)?.map(unpack).transpose()
+    }
 }
 
 /// Read an entry. Any error means the entry is corrupt (or from an unknown version).
@@ -80,14 +178,16 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     struct Probe {
         version: u32,
     }
+    if raw.len() > MAX_STORED {
+        return Err(SaveError::EntryTooLarge { stored: raw.len() });
+    }
     let probe: Probe = serde_json::from_str(raw).map_err(|e| SaveError::NotASession(e.to_string()))?;
     if probe.version != VERSION {
         return Err(SaveError::OtherVersion(probe.version));
     }
+    // Texts are bounded while read (`packed::unpack`: a plain one by its length, a packed one
+    // stops inflating at `MAX_TEXT`).
     let saved: Saved = serde_json::from_str(raw).map_err(|e| SaveError::Damaged(e.to_string()))?;
-    if saved.scenario_text.len() > MAX_TEXT {
-        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len() });
-    }
     // The page only ever saves one of its speeds; any other factor (say 2e127, which does not
     // even survive a JSON round trip) was written by someone else.
     if !SPEEDS.contains(&saved.speed) {
@@ -207,11 +307,60 @@ mod tests {
         assert_eq!(decode(&v.to_string()), Err(SaveError::OtherVersion(2)));
     }
 
+    /// A 5,000-class chain and a 100,000-site world: scenario texts of a big paste.
+    fn chain(n: usize) -> String {
+        (0..n).map(|i| format!("class C{i}{} {{ m{i} }}\n", if i == 0 { String::new() } else { format!(" extends C{}", i - 1) })).collect()
+    }
+
     #[test]
-    fn oversized_text_is_not_written() {
+    fn a_big_text_is_stored_packed_and_read_back() {
         let mut s = sample();
-        s.scenario_text = "x".repeat(MAX_TEXT + 1);
-        assert_eq!(encode(&s), Err(SaveError::TooLarge { bytes: MAX_TEXT + 1 }));
+        s.scenario_text = chain(40_000);
+        s.own_text = Some(chain(30_000));
+        assert!(s.scenario_text.len() > MAX_STORED, "bigger than the old cap: {}", s.scenario_text.len());
+        let raw = encode(&s).unwrap();
+        assert!(raw.len() <= MAX_STORED && raw.contains("\"deflate\""), "{}", raw.len());
+        assert_eq!(decode(&raw).unwrap(), s);
+        // A small text stays plain, readable in the entry.
+        assert!(encode(&sample()).unwrap().contains("unfinished edit"));
+        // An entry longer than any this page writes is not read.
+        let long = format!("{{\"version\":1,\"scenario_text\":\"{}\"}}", "x".repeat(MAX_STORED));
+        assert_eq!(decode(&long), Err(SaveError::EntryTooLarge { stored: long.len() }));
+    }
+
+    #[test]
+    fn an_entry_too_big_even_packed_is_not_written_and_says_why() {
+        let mut s = sample();
+        // Text that does not deflate: every line different in a way deflate cannot predict.
+        let mut x: u64 = 1;
+        s.scenario_text = (0..120_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("{x:x}\n")
+            })
+            .collect();
+        let Err(SaveError::TooLarge { bytes, stored }) = encode(&s) else { panic!("written") };
+        assert!(bytes == s.scenario_text.len() && stored > MAX_STORED, "{bytes} {stored}");
+        assert!(SaveError::TooLarge { bytes, stored }.to_string().contains("holds your last smaller scenario"));
+        assert!(stale_notice(&bytes.to_string()).contains(&format!("({} KB)", bytes / 1024)));
+        assert!(stale_notice("junk").contains("too big"));
+    }
+
+    #[test]
+    fn damaged_packed_texts_are_damaged_entries() {
+        let v = serde_json::to_value(sample()).unwrap();
+        for bad in [serde_json::json!({"deflate": "!!"}), serde_json::json!({"deflate": "AAAA"}), serde_json::json!({"other": 1})] {
+            let mut w = v.clone();
+            w["scenario_text"] = bad.clone();
+            assert!(matches!(decode(&w.to_string()), Err(SaveError::Damaged(_))), "{bad}");
+        }
+        // A packed bomb stops at MAX_TEXT.
+        let bomb = crate::base64url::encode(&crate::deflate::deflate(&"a".repeat(MAX_TEXT + 1)));
+        let mut w = v.clone();
+        w["scenario_text"] = serde_json::json!({ "deflate": bomb });
+        assert!(matches!(decode(&w.to_string()), Err(SaveError::Damaged(e)) if e.contains("more than")));
     }
 
     #[test]

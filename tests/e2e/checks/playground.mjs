@@ -106,7 +106,7 @@ export const checks = [
       await page.click('#share-button');
       await page.waitForSelector('#share-link');
       const link = await page.inputValue('#share-link');
-      expect(link.includes('#s=1.'), `unexpected share link ${link}`);
+      expect(link.includes('#s=2.'), `unexpected share link ${link}`);
       const original = await page.inputValue('#dsl-text');
       await page.click('#policy-ideal');
       expect((await page.locator('#share-link').count()) === 0, 'the share strip closes once its link is out of date');

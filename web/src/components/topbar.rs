@@ -48,19 +48,28 @@ pub struct TopBarProps {
     pub on_share: Callback<()>,
     /// The preset on screen (unedited), selected in the picker.
     pub current: Option<AttrValue>,
+    /// The user's own scenario is on screen or kept behind a load: "Your scenario" can be picked.
+    pub has_own: bool,
+    /// "Your scenario" picked: bring it back.
+    pub on_own: Callback<()>,
     /// A preset picked: load and run it.
     pub on_preset: Callback<String>,
     /// Bring the gallery (every preset, described) into view.
     pub on_gallery: Callback<()>,
 }
 
+/// The picker's value for "Your scenario" (no preset id has a space).
+const OWN: &str = "your scenario";
+
 /// The picker's options, grouped as the gallery groups them.
 fn preset_picker(p: &TopBarProps) -> Html {
     let on_change = {
-        let cb = p.on_preset.clone();
+        let (cb, own) = (p.on_preset.clone(), p.on_own.clone());
         Callback::from(move |e: Event| {
             let id = browser::value(&e);
-            if !id.is_empty() {
+            if id == OWN {
+                own.emit(());
+            } else if !id.is_empty() {
                 cb.emit(id);
             }
         })
@@ -73,7 +82,7 @@ fn preset_picker(p: &TopBarProps) -> Html {
     html! {
         <div class="preset-pick">
             <select id="preset-picker" aria-label="Preset: load and run it" onchange={on_change} title="Load a preset and run it">
-                <option value="" selected={current.is_empty()} disabled=true>{ "Your scenario" }</option>
+                <option value={OWN} selected={current.is_empty()} disabled={!p.has_own}>{ "Your scenario" }</option>
                 <optgroup label="Groovy call sites">{ for presets::all().iter().map(|x| option(x.id.to_string(), x.title)) }</optgroup>
                 <optgroup label="Other models">{ for MODEL_PRESETS.iter().map(|x| option(x.id.to_string(), x.title)) }</optgroup>
                 <optgroup label="Runtimes">{ for runtimes::PROFILES.iter().map(|r| option(r.preset_id(), r.name)) }</optgroup>

@@ -360,8 +360,8 @@ impl Simulation {
         poly.relinks[r as usize] += 1;
         let now = &poly.targets[r as usize];
         let verdict = if old.target.get() == *now { Verdict::Collateral } else { Verdict::Necessary };
-        let (new, class) = (*now, poly.receivers[r as usize]);
-        let event = self.domains.retired_by(old.domain.get());
+        let (new, class, changed_by) = (*now, poly.receivers[r as usize], poly.changed_by[r as usize]);
+        let event = super::site::cause(verdict, changed_by.map(|e| e as usize), || self.domains.retired_by(old.domain.get()));
         self.record_relink_for(s, verdict, event, old, CompactTarget::new(new), Some(class));
     }
 

@@ -531,6 +531,19 @@ impl RelinkLog<'_> {
     }
 }
 
+/// The event a relink record names: for a necessary relink, the event whose change made the
+/// link's target stale (`changed_by`: the last to change what the site resolves to), so under a
+/// shared domain (`global`, a bulk generation) the record names `write A.m`, not whichever event
+/// last retired the domain in the same step; for a collateral relink, the event that retired the
+/// domain (`retired_by`): an unrelated change the site paid for only because it shares the
+/// domain. Called only for a kept record ([`RelinkLog::record`]), never on the guard's path.
+pub(super) fn cause(verdict: Verdict, changed_by: Option<usize>, retired_by: impl FnOnce() -> Option<usize>) -> Option<usize> {
+    match verdict {
+        Verdict::Necessary => changed_by.or_else(retired_by),
+        Verdict::Collateral | Verdict::Missed => retired_by(),
+    }
+}
+
 impl Simulation {
     /// The site table and, borrowed apart from it, what a site's run touches besides its site
     /// (and the program, which a segment reads its calls from).
@@ -606,7 +619,11 @@ impl Env<'_> {
         *last = stamp;
         let verdict = if old.target == site.true_target { Verdict::Collateral } else { Verdict::Necessary };
         let domains = &*self.domains;
-        self.log.record(&mut site.counts, s, &Relink { verdict, old, new: site.true_target, receiver: None }, || domains.retired_by_key(old.domain));
+        // The closure reads `true_changed_by` (a disjoint field) only for a kept record.
+        let changed_by = &site.true_changed_by;
+        self.log.record(&mut site.counts, s, &Relink { verdict, old, new: site.true_target, receiver: None }, || {
+            cause(verdict, changed_by.checked_sub(1).map(|e| e as usize), || domains.retired_by_key(old.domain))
+        });
     }
 
     /// Calls served by a valid cached link: count stale dispatches the oracle sees.
