@@ -7,8 +7,10 @@ use std::fmt;
 use blast_engine::expect::model::ModelExpectError;
 use blast_engine::fingerprint::FingerprintError;
 use blast_engine::models::ModelError;
+use blast_engine::names::UnknownName;
 use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;
+use blast_engine::trace::TraceError;
 use blast_engine::ScenarioError;
 
 use crate::options::Format;
@@ -76,6 +78,15 @@ pub enum CliError {
     Plot(String),
     /// `--plot` given to a command that draws nothing.
     PlotNotSupported(String),
+    /// `--log-format` names no log format.
+    LogFormat(UnknownName),
+    /// `--log-format` given to a command that reads no log.
+    LogFormatNotSupported(String),
+    /// A log refused (over the size cap) or whose reading stopped at a cap.
+    Trace {
+        file: String,
+        error: TraceError,
+    },
 }
 
 impl CliError {
@@ -95,7 +106,9 @@ impl CliError {
             | CliError::SweepInRun
             | CliError::SweepNeedsParam
             | CliError::Policy(_)
-            | CliError::PlotNotSupported(_) => 2,
+            | CliError::PlotNotSupported(_)
+            | CliError::LogFormat(_)
+            | CliError::LogFormatNotSupported(_) => 2,
             CliError::Unreadable { .. }
             | CliError::Scenario { .. }
             | CliError::Setting { .. }
@@ -103,7 +116,8 @@ impl CliError {
             | CliError::ModelExpectations { .. }
             | CliError::Run { .. }
             | CliError::Fingerprint { .. }
-            | CliError::Plot(_) => 1,
+            | CliError::Plot(_)
+            | CliError::Trace { .. } => 1,
         }
     }
 }
@@ -142,6 +156,9 @@ impl fmt::Display for CliError {
             CliError::PlotNotSupported(command) => {
                 write!(f, "--plot draws the charts of `blast fingerprint` and `blast calibrate`; `blast {command}` has none")
             }
+            CliError::LogFormat(e) => write!(f, "--log-format: {e}"),
+            CliError::LogFormatNotSupported(command) => write!(f, "--log-format is for `blast trace`; `blast {command}` reads no log"),
+            CliError::Trace { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }

@@ -5,6 +5,7 @@ mod check;
 mod error;
 mod options;
 pub mod plot;
+mod trace;
 
 use std::fmt::Write as _;
 
@@ -78,6 +79,11 @@ pub fn usage() -> String {
             FINGERPRINT_FORMATS,
             "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
         ),
+        (
+            "blast trace <log>... [--log-format v8|hotspot|groovy]",
+            trace::TRACE_FORMATS,
+            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius (docs/TRACES.md)",
+        ),
     ];
     for (synopsis, formats, what) in commands {
         let _ = writeln!(s, "  {synopsis}");
@@ -118,6 +124,9 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
     if opts.plot.is_some() && !matches!(cmd.as_str(), "fingerprint" | "calibrate") {
         return Err(CliError::PlotNotSupported(cmd.clone()));
     }
+    if opts.log_format.is_some() && cmd != "trace" {
+        return Err(CliError::LogFormatNotSupported(cmd.clone()));
+    }
     if matches!(cmd.as_str(), "run" | "sweep") {
         if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
             return cmd_model(cmd, preset, &opts).map(Output::ok);
@@ -134,6 +143,7 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
         "calibrate" => return cmd_calibrate(&opts),
         "sweep" => cmd_sweep(&opts)?,
         "fingerprint" => cmd_fingerprint(&opts)?,
+        "trace" => return trace::cmd_trace(&opts),
         "help" | "--help" | "-h" => usage(),
         other => return Err(CliError::UnknownCommand(other.to_string())),
     };
@@ -367,7 +377,7 @@ fn fingerprint_table(f: &Fingerprint) -> String {
     s
 }
 
-fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+pub(crate) fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     // The engine's reports are plain structs with string keys: serializing them cannot fail.
     serde_json::to_string_pretty(value).expect("reports serialize") + "\n"
 }

@@ -1,0 +1,245 @@
+//! `blast trace FILE...`: read runtime logs (V8, HotSpot LogCompilation, Groovy 2.4 indy) through
+//! the engine's chunked reader and print the detected format, the counts, the lines not
+//! understood and each mutation's blast radius.
+
+use std::fmt::Write as _;
+use std::io::Read;
+
+use blast_engine::sim::thousands;
+use blast_engine::trace::{blast_radii, BlastRadius, Limits, LogFormat, Mutation, Trace, TraceError, TraceReader, Why};
+use serde::Serialize;
+
+use crate::error::CliError;
+use crate::options::{Format, Options};
+use crate::Output;
+
+pub(crate) const TRACE_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
+
+/// Bytes read from the file per chunk fed to the reader.
+const CHUNK: usize = 1 << 20;
+
+/// Mutations listed one by one in the table; the rest are counted.
+const LISTED: usize = 40;
+
+pub(crate) fn cmd_trace(opts: &Options) -> Result<Output, CliError> {
+    let format = opts.format_for("trace", TRACE_FORMATS)?;
+    if opts.positional.is_empty() {
+        return Err(CliError::MissingTarget);
+    }
+    let forced = opts.log_format.as_deref().map(str::parse::<LogFormat>).transpose().map_err(CliError::LogFormat)?;
+    let mut traces = Vec::new();
+    for path in &opts.positional {
+        traces.push((path.as_str(), read_file(path, forced, Limits::default())?));
+    }
+    let stdout = match format {
+        Format::Json => {
+            let all: Vec<Summary> = traces.iter().map(|(p, t)| Summary::of(p, t)).collect();
+            crate::json(&all)
+        }
+        Format::Csv => csv(&traces),
+        _ => traces.iter().map(|(p, t)| table(p, t)).collect::<Vec<_>>().join("\n"),
+    };
+    let stopped: Vec<String> = traces.iter().filter_map(|(p, t)| t.stopped.as_ref().map(|e| format!("error: {p}: {e}\n"))).collect();
+    Ok(Output { code: if stopped.is_empty() { 0 } else { 1 }, stdout, stderr: stopped.concat() })
+}
+
+/// Read a log through the engine's reader, a chunk at a time; a file over the cap is refused
+/// before it is read.
+pub fn read_file(path: &str, forced: Option<LogFormat>, limits: Limits) -> Result<Trace, CliError> {
+    let unreadable = |e: std::io::Error| CliError::Unreadable { target: path.to_string(), reason: e.to_string() };
+    let mut file = std::fs::File::open(path).map_err(unreadable)?;
+    let mut reader = match forced {
+        Some(f) => TraceReader::with_format(limits, f),
+        None => TraceReader::new(limits),
+    };
+    if let Ok(meta) = file.metadata() {
+        reader.check_size(meta.len()).map_err(|error| CliError::Trace { file: path.to_string(), error })?;
+    }
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = file.read(&mut buf).map_err(unreadable)?;
+        if n == 0 || reader.feed(&buf[..n]).stopped.is_some() {
+            break;
+        }
+    }
+    Ok(reader.finish())
+}
+
+fn why(w: Why) -> String {
+    match w {
+        Why::NotUnderstood => String::new(),
+        Why::NoFormatYet => " (before the format was recognized)".to_string(),
+        Why::TooLong(n) => format!(" ({} bytes, over the line limit)", thousands(n)),
+        Why::NotUtf8 => " (not UTF-8)".to_string(),
+    }
+}
+
+fn mutation_label(t: &Trace, m: &Mutation) -> String {
+    let mut s = format!("{} {}", m.kind.name(), m.class);
+    if let Some(member) = &m.member {
+        let _ = write!(s, ".{member}");
+    }
+    if let Some(site) = m.site {
+        let _ = write!(s, " at {}", t.sites[site as usize].key);
+    }
+    s
+}
+
+fn table(path: &str, t: &Trace) -> String {
+    let mut s = String::new();
+    let format = t.format.map(|f| f.name()).unwrap_or("unrecognized");
+    let _ = writeln!(s, "{path}: {format}, {}", t.version.as_deref().unwrap_or("version not stated"));
+    for h in &t.header {
+        let _ = writeln!(s, "  # {h}");
+    }
+    let _ = writeln!(
+        s,
+        "  {} bytes, {} lines: {} ignored, {} not understood",
+        thousands(t.bytes),
+        thousands(t.lines),
+        thousands(t.ignored),
+        thousands(t.not_understood)
+    );
+    if let Some(first) = t.first_not_understood.first() {
+        let _ = writeln!(s, "  {} lines not understood, first at {}{}: {}", thousands(t.not_understood), first.line, why(first.why), first.text);
+        for u in &t.first_not_understood[1..] {
+            let _ = writeln!(s, "    line {}{}: {}", u.line, why(u.why), u.text);
+        }
+    }
+    let attributed = t.invalidations.iter().filter(|i| i.cause.is_some()).count();
+    let _ = writeln!(
+        s,
+        "  {} mutations, {} invalidations ({} attributed), {} code units, {} sites",
+        thousands(t.mutations.len() as u64),
+        thousands(t.invalidations.len() as u64),
+        thousands(attributed as u64),
+        thousands(t.units.len() as u64),
+        thousands(t.sites.len() as u64)
+    );
+    let radii = blast_radii(t);
+    let (hit, quiet): (Vec<&BlastRadius>, Vec<&BlastRadius>) = radii.iter().partition(|r| r.invalidations > 0);
+    if !hit.is_empty() {
+        s.push_str("  blast radius per mutation:\n");
+    }
+    for r in hit.iter().take(LISTED) {
+        let m = &t.mutations[r.mutation as usize];
+        let _ = writeln!(
+            s,
+            "    line {} {}: {} sites, {} code units ({} exact, {} by order)",
+            m.at.line,
+            mutation_label(t, m),
+            r.sites.len(),
+            r.units.len(),
+            r.exact,
+            r.by_order
+        );
+        for g in r.groups(t) {
+            let _ = write!(s, "      {}: {} sites, {} code units", g.name, g.sites, g.units);
+            let _ = writeln!(s, "{}{}", if g.functions.is_empty() { "" } else { ": " }, g.functions.join(", "));
+        }
+    }
+    if hit.len() > LISTED {
+        let _ = writeln!(s, "    ... {} more mutations with a blast radius", hit.len() - LISTED);
+    }
+    if !quiet.is_empty() {
+        let _ = writeln!(s, "  {} mutations invalidated nothing the log shows", quiet.len());
+    }
+    if let Some(e) = &t.stopped {
+        let _ = writeln!(s, "  {e}");
+    }
+    s
+}
+
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv(traces: &[(&str, Trace)]) -> String {
+    let mut s = String::from("file,format,line,kind,class,member,site,sites,code_units,exact,by_order\n");
+    for (path, t) in traces {
+        let format = t.format.map(|f| f.name()).unwrap_or("");
+        for r in blast_radii(t) {
+            let m = &t.mutations[r.mutation as usize];
+            let site = m.site.map(|x| t.sites[x as usize].key.to_string()).unwrap_or_default();
+            let cells = [
+                csv_cell(path),
+                format.to_string(),
+                m.at.line.to_string(),
+                m.kind.name().to_string(),
+                csv_cell(&m.class),
+                csv_cell(m.member.as_deref().unwrap_or("")),
+                csv_cell(&site),
+                r.sites.len().to_string(),
+                r.units.len().to_string(),
+                r.exact.to_string(),
+                r.by_order.to_string(),
+            ];
+            s.push_str(&cells.join(","));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// `--format json`: the counts and each mutation's blast radius (not every event).
+#[derive(Serialize)]
+struct Summary<'a> {
+    file: &'a str,
+    format: Option<LogFormat>,
+    version: Option<&'a str>,
+    header: &'a [String],
+    bytes: u64,
+    lines: u64,
+    ignored: u64,
+    not_understood: u64,
+    first_not_understood: &'a [blast_engine::trace::Unknown],
+    mutations: usize,
+    invalidations: usize,
+    code_units: usize,
+    sites: usize,
+    blast_radius: Vec<Radius<'a>>,
+    stopped: Option<&'a TraceError>,
+}
+
+#[derive(Serialize)]
+struct Radius<'a> {
+    mutation: &'a Mutation,
+    label: String,
+    radius: BlastRadius,
+    groups: Vec<blast_engine::trace::Group>,
+}
+
+impl<'a> Summary<'a> {
+    fn of(file: &'a str, t: &'a Trace) -> Summary<'a> {
+        let blast_radius = blast_radii(t)
+            .into_iter()
+            .map(|r| Radius {
+                mutation: &t.mutations[r.mutation as usize],
+                label: mutation_label(t, &t.mutations[r.mutation as usize]),
+                groups: r.groups(t),
+                radius: r,
+            })
+            .collect();
+        Summary {
+            file,
+            format: t.format,
+            version: t.version.as_deref(),
+            header: &t.header,
+            bytes: t.bytes,
+            lines: t.lines,
+            ignored: t.ignored,
+            not_understood: t.not_understood,
+            first_not_understood: &t.first_not_understood,
+            mutations: t.mutations.len(),
+            invalidations: t.invalidations.len(),
+            code_units: t.units.len(),
+            sites: t.sites.len(),
+            blast_radius,
+            stopped: t.stopped.as_ref(),
+        }
+    }
+}
