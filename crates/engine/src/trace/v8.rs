@@ -14,7 +14,10 @@
 //!   `N` megamorphic, `D` megadom, `G` generic)
 //! - `map,type,time,from,to,pc,line,col,reason,name` (`V8FileLogger::MapEvent`) and
 //!   `map-details,time,map,text` (`V8FileLogger::MapDetails`, the map's printout with `\n`
-//!   escaped, which says ` - prototype_map` and names the constructor).
+//!   escaped, which says ` - prototype_map` and names the constructor; Node 20 writes it empty
+//!   unless `--log-maps-details`). A prototype's map is known from `init class prototype`
+//!   (named by the `init class constructor` line before it), `...AsPrototype` reasons, the
+//!   printout, and every map a prototype map changes into.
 //!
 //! A prototype write is a map event leaving a map known to be a prototype's (not V8's own
 //! `...AsPrototype` re-layouts). V8 deoptimizes the code depending on that map inside the write
@@ -69,6 +72,8 @@ pub(super) struct V8Reader {
     code: BTreeMap<u64, (u64, UnitId)>,
     /// Maps known to belong to a prototype object, with the constructor's name when known.
     proto_maps: FxMap<u64, Option<String>>,
+    /// The class whose constructor's initial map was logged last.
+    last_constructor: Option<String>,
     /// dependency-change deopts logged since the last line that was not a map line.
     pending: Vec<usize>,
     /// Each site's last IC event's line, and which mutation it last attributed to.
@@ -231,6 +236,17 @@ impl V8Reader {
         let f: Vec<&str> = rest.splitn(9, ',').collect();
         let [_type, time, from, to, pc, line, col, reason, name] = f[..] else { return None };
         let (time, from, to) = (num::<u64>(time)?, hex(from)?, hex(to)?);
+        // A class's maps are logged constructor first, then prototype (`init class
+        // constructor,Name` then `init class prototype,`: Factory::NewJSClass... via
+        // `Map::SetInitialMap`'s log in objects/map.cc), so the name carries over.
+        if reason == "init class constructor" {
+            self.last_constructor = (!name.is_empty()).then(|| name.to_string());
+            return Some(Line::Read);
+        }
+        if reason == "init class prototype" {
+            self.proto_maps.insert(to, self.last_constructor.take());
+            return Some(Line::Read);
+        }
         if reason.contains("AsPrototype") {
             // V8 re-laying out an object that became a prototype (JSObject::OptimizeAsPrototype).
             let class = self.proto_maps.get(&from).cloned().flatten();
