@@ -33,6 +33,7 @@ pub(super) struct HotSpotReader {
     /// Inside an element whose lines are free text (`<vm_version>`, `<vm_arguments>`).
     in_text: u32,
     log_version: Option<String>,
+    in_cdata: bool,
     /// The `<task>` being read in a compilation log: its unit, and its klass / method ids.
     task: Option<UnitId>,
     ids: FxMap<String, String>,
@@ -47,6 +48,12 @@ pub(super) struct HotSpotReader {
 impl HotSpotReader {
     pub(super) fn line(&mut self, b: &mut Builder, n: u64, line: &str) -> Line {
         let t = line.trim_start();
+        // `<fragment><![CDATA[ ... ]]>`: the part of a task a compiler thread had written when
+        // the VM exited (CompileLog::finish_log_on_error); free text, not events.
+        if self.in_cdata || t.starts_with("<![CDATA[") {
+            self.in_cdata = !t.contains("]]>");
+            return Line::Ignored;
+        }
         let Some(body) = t.strip_prefix('<') else {
             return self.text(b, t);
         };
@@ -157,13 +164,18 @@ impl HotSpotReader {
 
     fn dependency_failed(&mut self, b: &mut Builder, n: u64, t: &str) -> Option<Line> {
         let dependency = attr(t, "type")?.to_string();
-        let ctxk = unescape(attr(t, "ctxk").unwrap_or("")).into_owned();
-        let witness = unescape(attr(t, "witness")?).into_owned();
+        // Class names come in internal form here (`java/util/Map`) and dotted in the tasks'
+        // `<klass name=>`: one spelling, dotted.
+        let ctxk = unescape(attr(t, "ctxk").unwrap_or("")).replace('/', ".");
+        let witness = unescape(attr(t, "witness")?).replace('/', ".");
         let at = Self::at(n, t);
-        let same = b.trace.mutations.last().filter(|m| m.kind == MutationKind::ClassLoad && m.class == witness && m.at.clock_us == at.clock_us);
+        // A failed `call_site_target_value` is a MethodHandle call site's target set
+        // (CallSiteDepChange), not a class load (KlassDepChange): dependencies.cpp.
+        let kind = if dependency == "call_site_target_value" { MutationKind::CallSiteTarget } else { MutationKind::ClassLoad };
+        let same = b.trace.mutations.last().filter(|m| m.kind == kind && m.class == witness && m.at.clock_us == at.clock_us);
         let m = match same {
             Some(_) => (b.trace.mutations.len() - 1) as u32,
-            None => b.mutation(Mutation { at, kind: MutationKind::ClassLoad, class: witness.clone(), member: None, site: None }),
+            None => b.mutation(Mutation { at, kind, class: witness.clone(), member: None, site: None }),
         };
         if !self.failed.iter().any(|(fm, d, c)| *fm == m && *d == dependency && *c == ctxk) {
             self.failed.push((m, dependency.clone(), ctxk.clone()));

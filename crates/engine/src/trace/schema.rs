@@ -88,6 +88,8 @@ pub enum MutationKind {
     MetaClassChange,
     /// A class load that broke a dependency (HotSpot: the `witness` of `dependency_failed`).
     ClassLoad,
+    /// A `java.lang.invoke.CallSite`'s target set (HotSpot: `call_site_target_value` failed).
+    CallSiteTarget,
 }
 
 impl MutationKind {
@@ -96,6 +98,7 @@ impl MutationKind {
             MutationKind::PrototypeWrite => "prototype-write",
             MutationKind::MetaClassChange => "metaclass-change",
             MutationKind::ClassLoad => "class-load",
+            MutationKind::CallSiteTarget => "call-site-target",
         }
     }
 }

@@ -189,6 +189,34 @@ fn hotspot_witness_is_the_class_load_and_dependent_code_is_made_not_entrant_exac
 }
 
 #[test]
+fn hotspot_internal_class_names_match_the_tasks_and_fragments_are_free_text() {
+    let log = "<?xml version='1.0'?>
+<nmethod compile_id='7' compiler='c1' level='3' method='a.B f ()V' stamp='0.1'/>
+<dependency_failed type='unique_concrete_method_4' ctxk='a/I' x='a.B f ()V' witness='a/I' stamp='0.2'/>
+<dependency_failed type='call_site_target_value' ctxk='java/lang/invoke/MutableCallSite' witness='java/lang/invoke/MutableCallSite' stamp='0.3'/>
+<fragment>
+<![CDATA[
+<task compile_id='9' method='x'
+free text
+]]>
+</fragment>
+<compilation_log thread='2'>
+<task compile_id='7' method='a.B f ()V'>
+<klass id='1' name='a.I' flags='1'/>
+<dependency type='unique_concrete_method_4' ctxk='1' x='2'/>
+</task>
+</compilation_log>
+<make_not_entrant thread='1' compile_id='7' compiler='c1' level='3' stamp='0.4'/>
+";
+    let t = read_str(log);
+    assert_eq!(t.not_understood, 0, "{:?}", t.first_not_understood);
+    assert_eq!((t.mutations[0].kind, t.mutations[0].class.as_str()), (MutationKind::ClassLoad, "a.I"));
+    assert_eq!(t.mutations[1].kind, MutationKind::CallSiteTarget);
+    let ne = t.invalidations.iter().find(|i| i.kind == InvalidationKind::NotEntrant).unwrap();
+    assert_eq!(ne.cause, Some(Cause { mutation: 0, attribution: Attribution::Exact }));
+}
+
+#[test]
 fn hotspot_broken_tags_are_not_understood() {
     let t = read_str("<?xml version='1.0'?>\n<nmethod compile_id='1' method='A f ()V'\nfree text\n<make_not_entrant compile_id='x'/>\n");
     assert_eq!(t.not_understood, 3);
