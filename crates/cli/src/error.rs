@@ -80,7 +80,7 @@ pub enum CliError {
     PlotNotSupported(String),
     /// `--log-format` names no log format.
     LogFormat(UnknownName),
-    /// `--log-format` given to a command that reads no log.
+    /// `--log-format` or `--replay` given to a command that reads no log.
     LogFormatNotSupported(String),
     /// A log refused (over the size cap) or whose reading stopped at a cap.
     Trace {
@@ -157,7 +157,7 @@ impl fmt::Display for CliError {
                 write!(f, "--plot draws the charts of `blast fingerprint` and `blast calibrate`; `blast {command}` has none")
             }
             CliError::LogFormat(e) => write!(f, "--log-format: {e}"),
-            CliError::LogFormatNotSupported(command) => write!(f, "--log-format is for `blast trace`; `blast {command}` reads no log"),
+            CliError::LogFormatNotSupported(command) => write!(f, "--log-format and --replay are for `blast trace`; `blast {command}` reads no log"),
             CliError::Trace { file, error } => write!(f, "{file}: {error}"),
         }
     }

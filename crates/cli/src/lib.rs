@@ -80,9 +80,9 @@ pub fn usage() -> String {
             "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
         ),
         (
-            "blast trace <log>... [--log-format v8|hotspot|groovy]",
+            "blast trace <log>... [--log-format v8|hotspot|groovy] [--replay]",
             trace::TRACE_FORMATS,
-            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius (docs/TRACES.md)",
+            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius; --replay runs the scenario the log implies under every policy (observed vs predicted sites, precision, recall; --format dsl prints that scenario) (docs/TRACES-reading.md)",
         ),
     ];
     for (synopsis, formats, what) in commands {
@@ -124,7 +124,7 @@ fn dispatch(args: &[String]) -> Result<Output, CliError> {
     if opts.plot.is_some() && !matches!(cmd.as_str(), "fingerprint" | "calibrate") {
         return Err(CliError::PlotNotSupported(cmd.clone()));
     }
-    if opts.log_format.is_some() && cmd != "trace" {
+    if (opts.log_format.is_some() || opts.replay) && cmd != "trace" {
         return Err(CliError::LogFormatNotSupported(cmd.clone()));
     }
     if matches!(cmd.as_str(), "run" | "sweep") {

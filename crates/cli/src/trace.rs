@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use std::io::Read;
 
 use blast_engine::sim::thousands;
-use blast_engine::trace::{blast_radii, BlastRadius, Limits, LogFormat, Mutation, Trace, TraceError, TraceReader, Why};
+use blast_engine::trace::replay::Score;
+use blast_engine::trace::{blast_radii, replay, BlastRadius, Limits, LogFormat, Mutation, Replay, ReplayError, Trace, TraceError, TraceReader, Why};
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -14,6 +15,8 @@ use crate::options::{Format, Options};
 use crate::Output;
 
 pub(crate) const TRACE_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
+/// With `--replay`, also the implied scenario as DSL text.
+const REPLAY_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv, Format::Dsl];
 
 /// Bytes read from the file per chunk fed to the reader.
 const CHUNK: usize = 1 << 20;
@@ -22,7 +25,7 @@ const CHUNK: usize = 1 << 20;
 const LISTED: usize = 40;
 
 pub(crate) fn cmd_trace(opts: &Options) -> Result<Output, CliError> {
-    let format = opts.format_for("trace", TRACE_FORMATS)?;
+    let format = opts.format_for("trace", if opts.replay { REPLAY_FORMATS } else { TRACE_FORMATS })?;
     if opts.positional.is_empty() {
         return Err(CliError::MissingTarget);
     }
@@ -31,13 +34,21 @@ pub(crate) fn cmd_trace(opts: &Options) -> Result<Output, CliError> {
     for path in &opts.positional {
         traces.push((path.as_str(), read_file(path, forced, Limits::default())?));
     }
+    let replays: Vec<Option<Result<Replay, ReplayError>>> = traces.iter().map(|(_, t)| opts.replay.then(|| replay(t))).collect();
     let stdout = match format {
         Format::Json => {
-            let all: Vec<Summary> = traces.iter().map(|(p, t)| Summary::of(p, t)).collect();
+            let all: Vec<Summary> = traces.iter().zip(&replays).map(|((p, t), r)| Summary::of(p, t, r.as_ref())).collect();
             crate::json(&all)
         }
+        Format::Csv if opts.replay => replay_csv(&traces, &replays),
         Format::Csv => csv(&traces),
-        _ => traces.iter().map(|(p, t)| table(p, t)).collect::<Vec<_>>().join("\n"),
+        Format::Dsl => traces.iter().zip(&replays).map(|((p, _), r)| dsl_text(p, r.as_ref())).collect::<Vec<_>>().join("\n"),
+        _ => traces
+            .iter()
+            .zip(&replays)
+            .map(|((p, t), r)| table(p, t) + &r.as_ref().map(|r| replay_table(t, r)).unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n"),
     };
     let stopped: Vec<String> = traces.iter().filter_map(|(p, t)| t.stopped.as_ref().map(|e| format!("error: {p}: {e}\n"))).collect();
     Ok(Output { code: if stopped.is_empty() { 0 } else { 1 }, stdout, stderr: stopped.concat() })
@@ -203,6 +214,9 @@ struct Summary<'a> {
     sites: usize,
     blast_radius: Vec<Radius<'a>>,
     stopped: Option<&'a TraceError>,
+    /// With `--replay`: the replay, or why there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<Result<&'a Replay, String>>,
 }
 
 #[derive(Serialize)]
@@ -214,7 +228,7 @@ struct Radius<'a> {
 }
 
 impl<'a> Summary<'a> {
-    fn of(file: &'a str, t: &'a Trace) -> Summary<'a> {
+    fn of(file: &'a str, t: &'a Trace, replay: Option<&'a Result<Replay, ReplayError>>) -> Summary<'a> {
         let blast_radius = blast_radii(t)
             .into_iter()
             .map(|r| Radius {
@@ -240,6 +254,83 @@ impl<'a> Summary<'a> {
             sites: t.sites.len(),
             blast_radius,
             stopped: t.stopped.as_ref(),
+            replay: replay.map(|r| r.as_ref().map_err(|e| e.to_string())),
         }
+    }
+}
+
+fn score_cell(s: &Score) -> String {
+    format!("p {:.2} r {:.2}", s.precision(), s.recall())
+}
+
+/// `--replay`: per mutation, the sites the log shows relinked beside each policy's, then the
+/// totals and the policy the runtime behaved like.
+fn replay_table(t: &Trace, r: &Result<Replay, ReplayError>) -> String {
+    let mut s = String::from("  replay under every policy:\n");
+    let r = match r {
+        Ok(r) => r,
+        Err(e) => return s + &format!("    no replay: {e}\n"),
+    };
+    let names: Vec<&str> = r.policies.iter().map(|p| p.name()).collect();
+    let _ = writeln!(s, "    {} sites with receivers replayed; sites retired of those linked (precision, recall against the log):", r.sites.len());
+    let _ = writeln!(s, "    {:<44} {:>6} {:>8}  {}", "mutation", "linked", "observed", names.iter().map(|n| format!("{n:>20}")).collect::<String>());
+    for m in r.mutations.iter().take(LISTED) {
+        let mu = &t.mutations[m.mutation as usize];
+        let mut label = format!("line {} {}", mu.at.line, mutation_label(t, mu));
+        label.truncate(44);
+        let cells: String = m.predicted.iter().zip(&m.scores).map(|(p, sc)| format!("{:>20}", format!("{} ({})", p.len(), score_cell(sc)))).collect();
+        let _ = writeln!(s, "    {label:<44} {:>6} {:>8}  {cells}", m.linked, m.observed.len());
+    }
+    if r.mutations.len() > LISTED {
+        let _ = writeln!(s, "    ... {} more mutations", r.mutations.len() - LISTED);
+    }
+    s.push_str("    over the trace:");
+    for (p, sc) in r.policies.iter().zip(&r.totals) {
+        let _ = write!(s, " {} {} (hits {}, extra {}, missed {});", p.name(), score_cell(sc), sc.hits, sc.extra, sc.missed);
+    }
+    s.push('\n');
+    let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();
+    let _ = writeln!(s, "    the runtime behaved like: {}", like.join(" = "));
+    if r.unmodeled_observed > 0 {
+        let _ = writeln!(s, "    ({} relinked sites have no receiver class in the log and are not replayed)", r.unmodeled_observed);
+    }
+    s
+}
+
+fn replay_csv(traces: &[(&str, Trace)], replays: &[Option<Result<Replay, ReplayError>>]) -> String {
+    let mut s = String::from("file,line,mutation,policy,linked,observed,predicted,hits,extra,missed,precision,recall\n");
+    for ((path, t), r) in traces.iter().zip(replays) {
+        let Some(Ok(r)) = r else { continue };
+        for m in &r.mutations {
+            let mu = &t.mutations[m.mutation as usize];
+            for ((p, pred), sc) in r.policies.iter().zip(&m.predicted).zip(&m.scores) {
+                let cells = [
+                    csv_cell(path),
+                    mu.at.line.to_string(),
+                    csv_cell(&mutation_label(t, mu)),
+                    p.name().to_string(),
+                    m.linked.to_string(),
+                    m.observed.len().to_string(),
+                    pred.len().to_string(),
+                    sc.hits.to_string(),
+                    sc.extra.to_string(),
+                    sc.missed.to_string(),
+                    format!("{:.3}", sc.precision()),
+                    format!("{:.3}", sc.recall()),
+                ];
+                s.push_str(&cells.join(","));
+                s.push('\n');
+            }
+        }
+    }
+    s
+}
+
+/// `--replay --format dsl`: the implied scenario, to open in the editor or `blast run`.
+fn dsl_text(path: &str, r: Option<&Result<Replay, ReplayError>>) -> String {
+    match r {
+        Some(Ok(r)) => format!("# replay of {path}\n{}", r.text),
+        Some(Err(e)) => format!("# {path}: no replay: {e}\n"),
+        None => String::new(),
     }
 }

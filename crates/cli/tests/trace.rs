@@ -69,3 +69,23 @@ fn trace_of_a_file_that_is_not_a_log_says_so() {
     assert!(out.stdout.contains(": unrecognized, version not stated"), "{}", out.stdout);
     assert!(out.stdout.contains("2 lines not understood, first at 1 (before the format was recognized): hello"), "{}", out.stdout);
 }
+
+#[test]
+fn trace_replay_prints_the_table_and_the_scenario() {
+    let out = blast(&["trace", &log("groovy-same-class-churn"), "--replay"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("replay under every policy:"));
+    assert!(out.stdout.contains("the runtime behaved like: global\n"), "{}", out.stdout);
+    let out = blast(&["trace", &log("hotspot-cha-break"), "--replay"]);
+    assert!(out.stdout.contains("no replay: no call site in this log names its receiver class"), "{}", out.stdout);
+    let out = blast(&["trace", &log("v8-proto-write"), "--replay", "--format", "dsl"]);
+    assert_eq!(out.code, 0);
+    let s = blast_engine::dsl::parse(&out.stdout).unwrap();
+    assert!(s.classes.iter().any(|c| c.name == "Point"));
+    let out = blast(&["trace", &log("v8-proto-write"), "--replay", "--format", "csv"]);
+    let rows: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(rows[0], "file,line,mutation,policy,linked,observed,predicted,hits,extra,missed,precision,recall");
+    assert_eq!((rows.len() - 1) % blast_engine::Policy::ALL.len(), 0);
+    assert_eq!(blast(&["trace", &log("v8-proto-write"), "--format", "dsl"]).code, 2, "dsl needs --replay");
+    assert_eq!(blast(&["run", "fanout_root", "--replay"]).code, 2);
+}

@@ -162,3 +162,29 @@ fn every_sample_reads_the_same_in_small_chunks() {
         assert_eq!(blast_radii(&t), blast_radii(&whole), "{name}");
     }
 }
+
+#[test]
+fn replay_names_the_policy_each_runtime_behaved_like() {
+    use blast_engine::trace::{replay, ReplayError};
+    use blast_engine::Policy;
+    let score = |r: &blast_engine::trace::Replay, p: Policy| r.totals[r.policies.iter().position(|&x| x == p).unwrap()];
+    // Groovy 2.4 indy: every change relinks every linked site that runs again, whatever class
+    // changed: only global retires them all.
+    for name in ["groovy-unrelated-churn", "groovy-same-class-churn"] {
+        let r = replay(&trace(name)).unwrap();
+        assert_eq!(r.behaved_like(), [Policy::Global], "{name}");
+        assert_eq!(score(&r, Policy::Global).recall(), 1.0, "{name}");
+        assert!(score(&r, Policy::Exact).recall() < 0.5, "{name}");
+        blast_engine::dsl::parse(&r.text).unwrap();
+    }
+    // V8: a prototype write relinks only sites on the written class: scoped, not global.
+    let t = trace("v8-proto-write");
+    let r = replay(&t).unwrap();
+    let like = r.behaved_like();
+    assert!(like.contains(&Policy::Exact) && !like.contains(&Policy::Global), "{like:?}");
+    assert_eq!(score(&r, Policy::Exact).recall(), 1.0);
+    assert!(score(&r, Policy::Exact).precision() > score(&r, Policy::Global).precision());
+    assert!(r.mutations.iter().all(|m| t.mutations[m.mutation as usize].class == "Point"), "V8's own prototypes are left out");
+    // HotSpot names compiled code, not call sites.
+    assert!(matches!(replay(&trace("hotspot-cha-break")), Err(ReplayError::NoSites)));
+}

@@ -96,8 +96,14 @@ impl GroovyReader {
     fn selected(&mut self, b: &mut Builder, n: u64) -> Line {
         let Some(s) = self.current.take() else { return Line::Ignored };
         let (Some(method), Some(sender)) = (s.method, s.sender) else { return Line::Unknown };
-        let site = b.site(SiteKey::Sender { sender, method }, None);
-        b.trace.sites[site as usize].selections += 1;
+        let member = Some(method.clone());
+        let site = b.site(SiteKey::Sender { sender, method }, None, n);
+        let st = &mut b.trace.sites[site as usize];
+        st.member.clone_from(&member);
+        st.selections += 1;
+        if let Some(r) = &s.receiver {
+            st.saw(r);
+        }
         let Some(previous) = self.last.insert(site, n) else { return Line::Read };
         let last = b.trace.mutations.len().checked_sub(1);
         let cause = last.filter(|&m| b.trace.mutations[m].at.line > previous).map(|m| Cause { mutation: m as u32, attribution: Attribution::ByOrder });

@@ -16,6 +16,7 @@ mod fields;
 mod groovy;
 mod hotspot;
 mod lines;
+pub mod replay;
 pub mod schema;
 mod v8;
 
@@ -27,6 +28,7 @@ use crate::fxhash::FxMap;
 use crate::names::named;
 pub use attribute::{blast_radii, BlastRadius, Group};
 use lines::Lines;
+pub use replay::{replay, Replay, ReplayError};
 pub use schema::*;
 
 /// The log formats read here.
@@ -170,12 +172,19 @@ struct Builder {
 }
 
 impl Builder {
-    fn site(&mut self, key: SiteKey, function: Option<&str>) -> SiteId {
+    fn site(&mut self, key: SiteKey, function: Option<&str>, line: u64) -> SiteId {
         if let Some(&id) = self.site_ids.get(&key) {
             return id;
         }
         let id = self.trace.sites.len() as SiteId;
-        self.trace.sites.push(Site { key: key.clone(), function: function.map(str::to_string), selections: 0 });
+        self.trace.sites.push(Site {
+            key: key.clone(),
+            function: function.map(str::to_string),
+            first_line: line,
+            selections: 0,
+            receivers: Vec::new(),
+            member: None,
+        });
         self.site_ids.insert(key, id);
         id
     }

@@ -32,8 +32,28 @@ pub struct Site {
     pub key: SiteKey,
     /// The function the site is in, where the log says (V8: the code object holding the IC).
     pub function: Option<String>,
+    /// The line the site was first seen on (its first link).
+    pub first_line: u64,
+    /// The property or method the site looks up (V8: the IC's key; Groovy: the method).
+    pub member: Option<String>,
     /// Times the site was linked or selected (first links and relinks alike).
     pub selections: u32,
+    /// The receiver classes seen at the site, in first-seen order (at most
+    /// [`MAX_RECEIVERS`]): Groovy's selection base, V8's receiver map's class where the log
+    /// names it.
+    pub receivers: Vec<String>,
+}
+
+/// Receivers kept per site (the engine's polymorphic sites take up to 64).
+pub const MAX_RECEIVERS: usize = 64;
+
+impl Site {
+    /// Note a receiver class seen at the site.
+    pub fn saw(&mut self, class: &str) {
+        if self.receivers.len() < MAX_RECEIVERS && !self.receivers.iter().any(|r| r == class) {
+            self.receivers.push(class.to_string());
+        }
+    }
 }
 
 impl Site {

@@ -72,6 +72,8 @@ pub(super) struct V8Reader {
     code: BTreeMap<u64, (u64, UnitId)>,
     /// Maps known to belong to a prototype object, with the constructor's name when known.
     proto_maps: FxMap<u64, Option<String>>,
+    /// Instance maps and their class, for an IC's receiver.
+    instances: FxMap<u64, String>,
     /// The class whose constructor's initial map was logged last.
     last_constructor: Option<String>,
     /// dependency-change deopts logged since the last line that was not a map line.
@@ -174,11 +176,11 @@ impl V8Reader {
     }
 
     /// A site at `line:col` of the function holding `pc`.
-    fn site(&self, b: &mut Builder, pc: u64, line: u32, col: u32) -> SiteId {
+    fn site(&self, b: &mut Builder, n: u64, pc: u64, line: u32, col: u32) -> SiteId {
         let unit = self.unit_at(pc).map(|u| &b.trace.units[u as usize]);
         let file = unit.and_then(|u| position(&u.source)).map(|(f, _, _)| f.to_string()).unwrap_or_else(|| "?".to_string());
         let function = unit.map(|u| u.name.clone());
-        b.site(SiteKey::Source { file, line, col }, function.as_deref())
+        b.site(SiteKey::Source { file, line, col }, function.as_deref(), n)
     }
 
     fn deopt(&mut self, b: &mut Builder, n: u64, rest: &str) -> Option<Line> {
@@ -191,7 +193,7 @@ impl V8Reader {
         let site = match (dependency, position(pos)) {
             (false, Some((file, line, col))) => {
                 let function = unit.map(|u| b.trace.units[u as usize].name.clone());
-                Some(b.site(SiteKey::Source { file: file.to_string(), line, col }, function.as_deref()))
+                Some(b.site(SiteKey::Source { file: file.to_string(), line, col }, function.as_deref(), n))
             }
             _ => None,
         };
@@ -209,8 +211,15 @@ impl V8Reader {
         let [pc, time, line, col, old, new, map, key, ..] = f[..] else { return None };
         let (pc, time, line, col) = (hex(pc)?, num::<u64>(time)?, num::<u32>(line)?, num::<u32>(col)?);
         let (old, new) = (one_char(old)?, one_char(new)?);
-        let site = self.site(b, pc, line, col);
-        b.trace.sites[site as usize].selections += 1;
+        let site = self.site(b, n, pc, line, col);
+        let st = &mut b.trace.sites[site as usize];
+        st.selections += 1;
+        if st.member.is_none() {
+            st.member = Some(key.to_string());
+        }
+        if let Some(class) = hex(map).and_then(|m| self.instances.get(&m)) {
+            st.saw(class);
+        }
         let previous = self.last_ic.insert(site, n);
         // X (no feedback) and 0 (uninitialized): a first link, not an invalidation.
         if matches!(old, 'X' | '0') {
@@ -247,6 +256,17 @@ impl V8Reader {
             self.proto_maps.insert(to, self.last_constructor.take());
             return Some(Line::Read);
         }
+        // An instance map of a class: `map,InitialMap,...,,Name` (JSFunction::SetInitialMap),
+        // and every map it changes into (field transitions).
+        if reason.is_empty() && from == 0 && !name.is_empty() {
+            self.instances.insert(to, name.to_string());
+            return Some(Line::Read);
+        }
+        if let Some(class) = self.instances.get(&from).cloned() {
+            self.instances.insert(to, class);
+            self.pending.clear();
+            return Some(Line::Read);
+        }
         if reason.contains("AsPrototype") {
             // V8 re-laying out an object that became a prototype (JSObject::OptimizeAsPrototype).
             let class = self.proto_maps.get(&from).cloned().flatten();
@@ -262,7 +282,7 @@ impl V8Reader {
             known.clone_from(&class);
         }
         let site = match (hex(pc), num::<u32>(line), num::<u32>(col)) {
-            (Some(pc), Some(line), Some(col)) if pc != 0 => Some(self.site(b, pc, line, col)),
+            (Some(pc), Some(line), Some(col)) if pc != 0 => Some(self.site(b, n, pc, line, col)),
             _ => None,
         };
         let member = (!name.is_empty()).then(|| name.to_string());
