@@ -263,12 +263,16 @@ fn scenario_text(t: &Trace, sites: &[SiteId], mutations: &[u32]) -> String {
         let _ = writeln!(s, "class {w} {{ {} }}  # {name}", ms.join(" "));
     }
     s.push_str(&site_lines);
+    // Each site is called as often as it has receivers between two mutations, so a
+    // polymorphic site has linked every receiver (its mix cycles through them) when a mutation
+    // comes, as in the log.
     let calls: String = (0..sites.len()).map(|i| format!(" call s{i}")).collect();
+    let rounds = sites.iter().map(|&x| t.sites[x as usize].receivers.len()).max().unwrap_or(1);
     s.push_str("op {\n");
-    let _ = writeln!(s, "  loop 1 {{{calls} }}");
+    let _ = writeln!(s, "  loop {rounds} {{{calls} }}");
     for (w, &m) in written.iter().zip(mutations) {
         let _ = writeln!(s, "  write {w}.changed  # log line {}", t.mutations[m as usize].at.line);
-        let _ = writeln!(s, "  loop 1 {{{calls} }}");
+        let _ = writeln!(s, "  loop {rounds} {{{calls} }}");
     }
     s.push_str("}\n");
     s
