@@ -36,7 +36,7 @@ pub(super) struct HotSpotReader {
     in_cdata: bool,
     /// The `<task>` being read in a compilation log: its unit, and its klass / method ids.
     task: Option<UnitId>,
-    ids: FxMap<String, String>,
+    ids: TaskIds,
     /// The class-load mutation whose failures were the last events, for the make_not_entrant
     /// lines right after them.
     after_failure: Option<u32>,
@@ -91,15 +91,14 @@ impl HotSpotReader {
                 Some(Line::Read)
             }
             "klass" | "type" => {
-                if let (Some(id), Some(nm)) = (attr(t, "id"), attr(t, "name")) {
-                    self.ids.insert(id.to_string(), unescape(nm).into_owned());
+                if let (Some(id), Some(nm)) = (attr(t, "id").and_then(num::<u32>), attr(t, "name")) {
+                    self.ids.klass(id, &unescape(nm));
                 }
                 Some(Line::Read)
             }
             "method" if self.task.is_some() => {
-                if let (Some(id), Some(holder), Some(nm)) = (attr(t, "id"), attr(t, "holder"), attr(t, "name")) {
-                    let holder = self.ids.get(holder).cloned().unwrap_or_else(|| holder.to_string());
-                    self.ids.insert(id.to_string(), format!("{holder}::{}", unescape(nm)));
+                if let (Some(id), Some(holder), Some(nm)) = (attr(t, "id").and_then(num::<u32>), attr(t, "holder").and_then(num::<u32>), attr(t, "name")) {
+                    self.ids.method(id, holder, &unescape(nm));
                 }
                 Some(Line::Read)
             }
@@ -146,7 +145,7 @@ impl HotSpotReader {
     }
 
     fn name_of(&self, id: &str) -> String {
-        self.ids.get(id).cloned().unwrap_or_else(|| id.to_string())
+        num::<u32>(id).and_then(|i| self.ids.name(i)).unwrap_or_else(|| id.to_string())
     }
 
     fn dependency(&mut self, b: &mut Builder, t: &str) -> Option<Line> {
@@ -232,5 +231,53 @@ impl HotSpotReader {
                 (None, None) => None,
             };
         }
+    }
+}
+
+/// A task's klass and method ids (`<klass id= name=>`, `<method id= holder= name=>`): every
+/// compiled method's log has dozens, and only its few `<dependency>` lines read them, so the
+/// names go into one buffer reused from task to task (no allocation per line).
+#[derive(Default)]
+struct TaskIds {
+    buf: String,
+    /// id -> (start, end) in `buf`, and for a method its holder's id.
+    spans: FxMap<u32, (u32, u32, Option<u32>)>,
+}
+
+impl TaskIds {
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.spans.clear();
+    }
+
+    fn push(&mut self, id: u32, name: &str, holder: Option<u32>) {
+        let start = self.buf.len() as u32;
+        self.buf.push_str(name);
+        self.spans.insert(id, (start, self.buf.len() as u32, holder));
+    }
+
+    fn klass(&mut self, id: u32, name: &str) {
+        self.push(id, name, None);
+    }
+
+    fn method(&mut self, id: u32, holder: u32, name: &str) {
+        self.push(id, name, Some(holder));
+    }
+
+    fn text(&self, id: u32) -> Option<(&str, Option<u32>)> {
+        let &(a, b, holder) = self.spans.get(&id)?;
+        Some((&self.buf[a as usize..b as usize], holder))
+    }
+
+    /// A klass's name, or a method's as `Holder::name`.
+    fn name(&self, id: u32) -> Option<String> {
+        let (name, holder) = self.text(id)?;
+        Some(match holder {
+            None => name.to_string(),
+            Some(h) => match self.text(h) {
+                Some((holder, _)) => format!("{holder}::{name}"),
+                None => format!("{h}::{name}"),
+            },
+        })
     }
 }
