@@ -334,3 +334,29 @@ fn dsl_text(path: &str, r: Option<&Result<Replay, ReplayError>>) -> String {
         None => String::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp(name: &str, text: &str) -> String {
+        let path = std::env::temp_dir().join(format!("blast-trace-{name}-{}.log", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn a_file_over_the_cap_is_refused_before_it_is_read() {
+        let path = temp("cap", "v8-version,11,3,244,8,,0\ncode-creation,JS,10,1,0x10,4,f /a.js:1:1,0x2,~\n");
+        let limits = Limits { max_bytes: 30, ..Limits::default() };
+        let refused = read_file(&path, None, limits);
+        let read = read_file(&path, None, Limits::default());
+        std::fs::remove_file(&path).unwrap();
+        match refused {
+            Err(CliError::Trace { error: TraceError::TooBig { size, cap: 30 }, .. }) => assert!(size > 30),
+            other => panic!("{:?}", other.map(|t| t.lines)),
+        }
+        let t = read.unwrap();
+        assert_eq!((t.lines, t.units.len()), (2, 1));
+    }
+}

@@ -35,7 +35,7 @@ fn trace_csv_has_one_row_per_mutation_and_json_parses() {
     assert!(rows[1].contains(",hotspot,258,class-load,PluginRegistry$Xor,"));
     let out = blast(&["trace", &log("groovy-same-class-churn"), "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    assert_eq!(v[0]["format"], "Groovy");
+    assert_eq!(v[0]["format"], "groovy");
     assert_eq!(v[0]["not_understood"], 0);
     assert_eq!(v[0]["blast_radius"].as_array().unwrap().len(), v[0]["mutations"].as_u64().unwrap() as usize);
 }

@@ -33,6 +33,7 @@ pub use schema::*;
 
 /// The log formats read here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum LogFormat {
     V8,
     HotSpot,
