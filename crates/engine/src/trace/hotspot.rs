@@ -7,9 +7,9 @@
 //!   load, one line per nmethod checked (`Dependencies::DepStream::log_dependency` with a
 //!   witness, code/dependencies.cpp)
 //! - `<make_not_entrant thread= compile_id= ... stamp=>` (`nmethod::log_state_change`)
-//! - `<uncommon_trap thread= reason= action= compile_id=>` and `<deoptimized thread= reason=
-//!   compile_id=>` in the runtime part: deoptimizations (`Deoptimization::uncommon_trap_inner`,
-//!   runtime/deoptimization.cpp)
+//! - `<uncommon_trap thread= reason= action= compile_id=>` (`Deoptimization::uncommon_trap_inner`)
+//!   and `<deoptimized thread= reason= compile_id=>` (`Deoptimization::fetch_unroll_info_helper`),
+//!   both runtime/deoptimization.cpp: deoptimizations
 //! - in each compiler thread's `<compilation_log>` (appended at exit; a crashed run lacks it):
 //!   `<task compile_id=>` ... `<klass id= name=>`, `<method id= holder= name=>`, `<dependency
 //!   type= ctxk= x=>` with ids local to the task (`ciEnv`'s log, `Dependencies::log_all_dependencies`).
