@@ -274,15 +274,19 @@ fn replay_table(t: &Trace, r: &Result<Replay, ReplayError>) -> String {
     let names: Vec<&str> = r.policies.iter().map(|p| p.name()).collect();
     let _ = writeln!(s, "    {} sites with receivers replayed; sites retired of those linked (precision, recall against the log):", r.sites.len());
     let _ = writeln!(s, "    {:<44} {:>6} {:>8}  {}", "mutation", "linked", "observed", names.iter().map(|n| format!("{n:>20}")).collect::<String>());
-    for m in r.mutations.iter().take(LISTED) {
+    let (shown, quiet): (Vec<_>, Vec<_>) = r.mutations.iter().partition(|m| m.linked > 0 || !m.observed.is_empty());
+    for m in shown.iter().take(LISTED) {
         let mu = &t.mutations[m.mutation as usize];
         let mut label = format!("line {} {}", mu.at.line, mutation_label(t, mu));
         label.truncate(44);
         let cells: String = m.predicted.iter().zip(&m.scores).map(|(p, sc)| format!("{:>20}", format!("{} ({})", p.len(), score_cell(sc)))).collect();
         let _ = writeln!(s, "    {label:<44} {:>6} {:>8}  {cells}", m.linked, m.observed.len());
     }
-    if r.mutations.len() > LISTED {
-        let _ = writeln!(s, "    ... {} more mutations", r.mutations.len() - LISTED);
+    if shown.len() > LISTED {
+        let _ = writeln!(s, "    ... {} more mutations", shown.len() - LISTED);
+    }
+    if !quiet.is_empty() {
+        let _ = writeln!(s, "    {} mutations came before any replayed site was linked", quiet.len());
     }
     s.push_str("    over the trace:");
     for (p, sc) in r.policies.iter().zip(&r.totals) {

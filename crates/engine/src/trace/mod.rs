@@ -146,6 +146,8 @@ pub struct Trace {
     pub units: Vec<CodeUnit>,
     pub mutations: Vec<Mutation>,
     pub invalidations: Vec<Invalidation>,
+    /// (class, parent) pairs the log shows (V8's prototype map printouts, when written).
+    pub parents: Vec<(String, String)>,
     pub stopped: Option<TraceError>,
 }
 

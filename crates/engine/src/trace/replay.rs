@@ -4,8 +4,8 @@
 //! [`crate::compare::compare`], and each mutation's observed scope (the sites attributed to it)
 //! is set beside the sites each policy retires, with precision and recall.
 //!
-//! What a log does not say is not invented: the hierarchy is flat (neither Groovy's indy log nor
-//! Node 20's map log names a parent class), a metaclass change or prototype write adds a method
+//! What a log does not say is not invented: the hierarchy is what the log names (V8's prototype
+//! map printouts, when `map-details` are written; Groovy's indy log names none), a metaclass change or prototype write adds a method
 //! no site calls (`changed`: the listener and the map log say a class changed, not which
 //! method), and only sites whose receiver classes the log names are replayed. A site counts for
 //! a mutation only if it was linked before it (first seen on an earlier line): a site that was
@@ -253,14 +253,41 @@ fn scenario_text(t: &Trace, sites: &[SiteId], mutations: &[u32]) -> String {
         let _ = writeln!(site_lines, "site s{i} = {}  # {}", calls.join(", "), site.key);
     }
     let written: Vec<String> = mutations.iter().map(|&m| words.get(&t.mutations[m as usize].class)).collect();
-    let mut s = String::from("scenario \"replay of a trace\"\nsemantics snapshot\nmeasure warmup 0 ops 1\n");
+    // The parents the log names, of every class so far and of those parents in turn (each
+    // class has one parent, so this ends after at most as many rounds as there are pairs).
+    let parent: FxMap<&str, &str> = t.parents.iter().map(|(c, p)| (c.as_str(), p.as_str())).collect();
+    let mut i = 0;
+    while i < words.order.len() {
+        if let Some(p) = parent.get(words.order[i].as_str()) {
+            words.get(p);
+        }
+        i += 1;
+    }
+    // Parents declared before their children.
+    let mut order: Vec<String> = Vec::new();
     for name in &words.order {
+        let mut chain = vec![name.as_str()];
+        while let Some(&p) = parent.get(chain[chain.len() - 1]) {
+            if chain.contains(&p) || chain.len() > words.order.len() {
+                break;
+            }
+            chain.push(p);
+        }
+        for c in chain.into_iter().rev() {
+            if !order.iter().any(|o| o == c) {
+                order.push(c.to_string());
+            }
+        }
+    }
+    let mut s = String::from("scenario \"replay of a trace\"\nsemantics snapshot\nmeasure warmup 0 ops 1\n");
+    for name in &order {
         let w = &words.of[name];
+        let extends = parent.get(name.as_str()).map(|p| format!(" extends {}", words.of[*p])).unwrap_or_default();
         let mut ms = methods.get(w).cloned().unwrap_or_default();
         if !ms.iter().any(|m| m == "changed") {
             ms.push("changed".to_string());
         }
-        let _ = writeln!(s, "class {w} {{ {} }}  # {name}", ms.join(" "));
+        let _ = writeln!(s, "class {w}{extends} {{ {} }}  # {name}", ms.join(" "));
     }
     s.push_str(&site_lines);
     // Each site is called as often as it has receivers between two mutations, so a

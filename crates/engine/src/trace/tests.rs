@@ -277,3 +277,34 @@ fn garbage_never_panics_and_is_counted() {
         }
     }
 }
+
+/// V8 with map printouts (`map-details` written): the hierarchy comes from the prototype maps,
+/// and a write to the parent's prototype relinking a child's site is replayed as hierarchy.
+const V8_DETAILS: &str = "v8-version,11,3,244,8,-node.38,0
+code-creation,JS,10,100,0x1000,100,f /p.js:1:1,0x50,~
+map-details,101,0x2000,0x2000: [Map]\\n - prototype_map\\n - prototype: 0x9 <Object map = 0x8>\\n - constructor: 0x3 <JSFunction Shape (sfi = 0x2)>\\n
+map-details,102,0x2100,0x2100: [Map]\\n - prototype_map\\n - prototype: 0x9 <Shape map = 0x2000>\\n - constructor: 0x4 <JSFunction Circle (sfi = 0x5)>\\n
+map,InitialMap,103,0x000000000000,0x3000,0x1000,2,1,,Circle
+map,InitialMap,104,0x000000000000,0x3100,0x1000,2,1,,Other
+LoadIC,0x1010,110,3,5,0,1,0x3000,area,,
+LoadIC,0x1020,111,4,5,0,1,0x3100,size,,
+map,ReplaceDescriptors,120,0x2000,0x2200,0x1030,7,1,CopyAddDescriptor,extra
+LoadIC,0x1010,130,3,5,^,1,0x3000,area,,
+";
+
+#[test]
+fn v8_map_printouts_give_the_hierarchy_and_the_replay_uses_it() {
+    let t = read_str(V8_DETAILS);
+    assert_eq!(t.not_understood, 0, "{:?}", t.first_not_understood);
+    assert_eq!(t.parents, [("Circle".to_string(), "Shape".to_string())]);
+    assert_eq!((t.mutations[0].class.as_str(), t.mutations[0].member.as_deref()), ("Shape", Some("extra")));
+    assert_eq!(t.sites[0].receivers, ["Circle"]);
+    let r = replay(&t).unwrap();
+    assert!(r.text.contains("class Circle extends Shape"), "{}", r.text);
+    let m = &r.mutations[0];
+    assert_eq!((m.linked, m.observed.len()), (2, 1));
+    let predicted = |p: crate::Policy| m.predicted[r.policies.iter().position(|&x| x == p).unwrap()].len();
+    assert_eq!((predicted(crate::Policy::Exact), predicted(crate::Policy::Hierarchy), predicted(crate::Policy::Global)), (0, 1, 2));
+    let like = r.behaved_like();
+    assert!(like.contains(&crate::Policy::Hierarchy) && !like.contains(&crate::Policy::Exact) && !like.contains(&crate::Policy::Global), "{like:?}");
+}

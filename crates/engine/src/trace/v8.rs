@@ -94,7 +94,7 @@ impl V8Reader {
             "code-move" => self.code_move(rest),
             "code-deopt" => self.deopt(b, n, rest),
             "map" => self.map(b, n, rest),
-            "map-details" => self.map_details(rest),
+            "map-details" => self.map_details(b, rest),
             e if e.ends_with("IC") => self.ic(b, n, e, rest),
             e if IGNORED.contains(&e) => Some(Line::Ignored),
             _ => None,
@@ -298,15 +298,24 @@ impl V8Reader {
         Some(Line::Read)
     }
 
-    /// Learn prototype maps and their constructors from the map's printout.
-    fn map_details(&mut self, rest: &str) -> Option<Line> {
+    /// Learn prototype maps, their constructors and the class hierarchy from the map's
+    /// printout (`Map::MapPrint`: ` - prototype_map`, ` - prototype: 0x.. <Parent map = 0x..>`,
+    /// ` - constructor: 0x.. <JSFunction Name (sfi = ..)>`): a class's prototype object has
+    /// its parent class's prototype as prototype.
+    fn map_details(&mut self, b: &mut Builder, rest: &str) -> Option<Line> {
         let mut f = rest.splitn(3, ',');
         let (_time, map, text) = (f.next()?, hex(f.next()?)?, f.next()?);
         if text.contains("\\n - prototype_map") {
             let constructor = text.split_once(" - constructor: ").and_then(|(_, c)| c.split_once("<JSFunction ")).and_then(|(_, c)| c.split([' ', '>']).next());
+            let parent = text.split_once(" - prototype: ").and_then(|(_, p)| p.split_once('<')).and_then(|(_, p)| p.split_once(" map = ")).map(|(p, _)| p);
             let entry = self.proto_maps.entry(map).or_insert(None);
             if let Some(c) = constructor.filter(|c| !c.is_empty()) {
                 *entry = Some(c.to_string());
+                if let Some(p) = parent.filter(|p| !p.is_empty() && *p != c && *p != "Object" && !p.contains(' ')) {
+                    if !b.trace.parents.iter().any(|(x, _)| x == c) {
+                        b.trace.parents.push((c.to_string(), p.to_string()));
+                    }
+                }
             }
         }
         Some(Line::Read)
