@@ -91,7 +91,8 @@ impl BlastRadius {
             } else {
                 group.units += 1;
             }
-            if let Some(f) = f {
+            // Groovy's own casts select a method with no name.
+            if let Some(f) = f.filter(|f| !f.is_empty()) {
                 note(group, &f);
             }
         }
