@@ -8,8 +8,10 @@ use std::fmt;
 use blast_engine::expect::model::ModelExpectError;
 use blast_engine::fingerprint::FingerprintError;
 use blast_engine::models::ModelError;
+use blast_engine::names::UnknownName;
 use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;
+use blast_engine::trace::TraceError;
 use blast_engine::ScenarioError;
 
 use crate::input::InputError;
@@ -99,6 +101,20 @@ pub enum CliError {
     },
     /// Writing the output failed (stdout closed, a full disk, a value JSON cannot encode).
     Output(OutError),
+    /// `--log-format` names no log format.
+    LogFormat(UnknownName),
+    /// `--log-format` or `--replay` given to a command that reads no log.
+    LogFormatNotSupported(String),
+    /// A log file that cannot be opened or read.
+    LogUnreadable {
+        file: String,
+        error: std::io::Error,
+    },
+    /// A log refused (over the size cap) or whose reading stopped at a cap.
+    Trace {
+        file: String,
+        error: TraceError,
+    },
 }
 
 impl CliError {
@@ -119,10 +135,13 @@ impl CliError {
             | CliError::SweepNeedsParam
             | CliError::Policy(_)
             | CliError::PlotNotSupported(_)
-            | CliError::TooManyValues { .. } => 2,
+            | CliError::TooManyValues { .. }
+            | CliError::LogFormat(_)
+            | CliError::LogFormatNotSupported(_) => 2,
             CliError::Output(e) if e.is_broken_pipe() => 0,
             CliError::Output(OutError::Write(_)) => EXIT_OUTPUT,
             CliError::Input { .. }
+            | CliError::LogUnreadable { .. }
             | CliError::Output(OutError::Encode(_))
             | CliError::ShowTooLarge { .. }
             | CliError::Scenario { .. }
@@ -131,7 +150,8 @@ impl CliError {
             | CliError::ModelExpectations { .. }
             | CliError::Run { .. }
             | CliError::Fingerprint { .. }
-            | CliError::Plot(_) => 1,
+            | CliError::Plot(_)
+            | CliError::Trace { .. } => 1,
         }
     }
 }
@@ -176,6 +196,10 @@ impl fmt::Display for CliError {
             }
             CliError::TooManyValues { given, max } => write!(f, "sweep got {given} values; it runs at most {max} (split the sweep)"),
             CliError::Output(e) => write!(f, "{e}"),
+            CliError::LogFormat(e) => write!(f, "--log-format: {e}"),
+            CliError::LogFormatNotSupported(command) => write!(f, "--log-format and --replay are for `blast trace`; `blast {command}` reads no log"),
+            CliError::LogUnreadable { file, error } => write!(f, "{file}: cannot read it: {error}"),
+            CliError::Trace { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }

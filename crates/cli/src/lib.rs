@@ -9,6 +9,7 @@ mod options;
 mod out;
 pub mod plot;
 mod runs;
+mod trace;
 
 use std::fmt::Write as _;
 use std::io;
@@ -115,6 +116,11 @@ pub fn usage() -> String {
             FINGERPRINT_FORMATS,
             "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
         ),
+        (
+            "blast trace <log>... [--log-format v8|hotspot|groovy] [--replay]",
+            trace::TRACE_FORMATS,
+            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius; --replay runs the scenario the log implies under every policy (observed vs predicted sites, precision, recall; --format dsl prints that scenario) (docs/TRACES-reading.md)",
+        ),
     ];
     for (synopsis, formats, what) in commands {
         let _ = writeln!(s, "  {synopsis}");
@@ -155,6 +161,9 @@ fn dispatch(args: &[String], out: &mut Out) -> Result<Ended, CliError> {
     if opts.plot.is_some() && !matches!(cmd.as_str(), "fingerprint" | "calibrate") {
         return Err(CliError::PlotNotSupported(cmd.clone()));
     }
+    if (opts.log_format.is_some() || opts.replay) && cmd != "trace" {
+        return Err(CliError::LogFormatNotSupported(cmd.clone()));
+    }
     if matches!(cmd.as_str(), "run" | "sweep") {
         if let Some(preset) = opts.positional.first().and_then(|t| models::find(t)) {
             return cmd_model(cmd, preset, &opts, out).map(|()| Ended::OK);
@@ -171,6 +180,7 @@ fn dispatch(args: &[String], out: &mut Out) -> Result<Ended, CliError> {
         "calibrate" => return cmd_calibrate(&opts, out),
         "sweep" => runs::cmd_sweep(&opts, out)?,
         "fingerprint" => cmd_fingerprint(&opts, out)?,
+        "trace" => return trace::cmd_trace(&opts, out),
         "help" | "--help" | "-h" => out.text(&usage())?,
         other => return Err(CliError::UnknownCommand(other.to_string())),
     }

@@ -63,6 +63,11 @@ pub struct Options {
     pub positional: Vec<String>,
     /// `--plot FILE.png`: where `blast fingerprint` or `blast calibrate` draws its chart.
     pub plot: Option<String>,
+    /// `--log-format v8|hotspot|groovy`: the log format `blast trace` reads, instead of
+    /// detecting it (`--format` stays the output format, as for every command).
+    pub log_format: Option<String>,
+    /// `--replay`: `blast trace` also replays each log under every policy.
+    pub replay: bool,
 }
 
 impl Options {
@@ -102,6 +107,8 @@ pub fn parse_options(args: &[String]) -> Result<Options, CliError> {
             "--policy" | "--policies" => o.policy_list = Some(value(a)?),
             "--format" => o.format = Some(value(a)?.parse()?),
             "--plot" => o.plot = Some(value(a)?),
+            "--log-format" => o.log_format = Some(value(a)?),
+            "--replay" => o.replay = true,
             "--param" => {
                 let v = value(a)?;
                 let (name, val) = v.split_once('=').ok_or_else(|| CliError::BadParam { given: v.clone() })?;

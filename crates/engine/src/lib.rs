@@ -30,6 +30,7 @@ pub mod report;
 pub mod runtimes;
 pub mod sim;
 pub mod sweep;
+pub mod trace;
 pub mod validate;
 pub mod world;
 
