@@ -180,6 +180,8 @@ struct Parser<'a> {
     events: usize,
     calls: usize,
     receivers: usize,
+    /// Sites named by the expectations' lists.
+    listed: usize,
     /// Where each model path came from, for locating validation errors; `None` when the parse
     /// does not record places (the first, fast pass of [`parse`]).
     spans: Option<Spans>,
@@ -222,7 +224,7 @@ impl<'a> Parser<'a> {
             Places::All => (Some(Spans::default()), None),
             Places::Of(path) => (Some(Spans::default()), Some(path)),
         };
-        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, spans, only })
+        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, listed: 0, spans, only })
     }
     fn peek(&self) -> &Token<'a> {
         &self.cur

@@ -114,6 +114,12 @@ fn caps_are_refused_at_the_first_declaration_past_them() {
             "250004:1: at most 250,000 receiver classes over all polymorphic sites".into(),
             40 * MB,
         ),
+        // sites in one expectation's list: the 1,001st.
+        (
+            format!("class A {{ m }}\nsite s = A.m\nop {{ loop 1 {{ call s }} }}\nexpect under exact: write A.* relinks [s{}\nx y z\n@", ",\ns".repeat(1_000)),
+            "1004:1: at most 1,000 sites in one expectation's list; this is number 1,001".into(),
+            MB,
+        ),
         // event statements in all blocks: the 100,001st.
         (
             format!("class A {{ m }}\nsetup {{{}\nx y z\n@", (0..100_001).map(|_| "\nwrite A.m").collect::<String>()),
