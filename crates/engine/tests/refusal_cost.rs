@@ -114,6 +114,12 @@ fn caps_are_refused_at_the_first_declaration_past_them() {
             "250004:1: at most 250,000 receiver classes over all polymorphic sites".into(),
             40 * MB,
         ),
+        // sites in one expectation's list: the 1,001st.
+        (
+            format!("class A {{ m }}\nsite s = A.m\nop {{ loop 1 {{ call s }} }}\nexpect under exact: write A.* relinks [s{}\nx y z\n@", ",\ns".repeat(1_000)),
+            "1004:1: at most 1,000 sites in one expectation's list; this is number 1,001".into(),
+            MB,
+        ),
         // event statements in all blocks: the 100,001st.
         (
             format!("class A {{ m }}\nsetup {{{}\nx y z\n@", (0..100_001).map(|_| "\nwrite A.m").collect::<String>()),
@@ -164,4 +170,25 @@ fn a_validation_refusal_is_placed_without_a_map_of_every_path() {
     assert!(error.starts_with("1:18: cyclic hierarchy of 99999 classes: K0 -> K1"), "{error}");
     println!("peak heap refusing a 99,999-class cycle: {} MB", peak / MB);
     assert!(peak < 32 * MB, "{peak} bytes at the peak");
+}
+
+#[test]
+fn classes_of_ten_thousand_costed_methods_round_trip_and_run() {
+    let _alone = counting::alone();
+    // 50 classes of 10^4 costed methods: validation, printing and the body table compared
+    // costs with methods pairwise, 10^10 comparisons here; now through sets and maps.
+    let mut text = String::new();
+    for k in 0..50 {
+        text.push_str(&format!("class K{k} {{"));
+        for i in 0..10_000 {
+            text.push_str(&format!(" m{i} cost 5 ns"));
+        }
+        text.push_str(" }\n");
+    }
+    text.push_str("site s = K0.m9999\nop { loop 10 { call s } }\n");
+    let s = dsl::parse(&text).unwrap();
+    assert_eq!(s.classes[49].costs.len(), 10_000);
+    assert_eq!(dsl::parse(&dsl::print(&s)).unwrap(), s);
+    let r = blast_engine::run(&s, blast_engine::Policy::Exact, &blast_engine::Params::default()).unwrap();
+    assert_eq!(r.site("s").unwrap().stats.fast_calls + r.site("s").unwrap().stats.pic_calls + r.site("s").unwrap().stats.fallback_calls, 80);
 }

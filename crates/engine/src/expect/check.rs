@@ -11,6 +11,10 @@ use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subje
 
 /// At most this many `expect` lines (each may run the scenario under up to every policy).
 pub const MAX_EXPECTATIONS: usize = 10_000;
+/// Sites one expectation lists (`relinks [a, b, ..]`), and all expectations together: a list is
+/// checked for repeats pairwise, and every name is held by the model.
+pub const MAX_LISTED_SITES: usize = 1_000;
+pub const MAX_LISTED_TOTAL: usize = 100_000;
 /// A `within` tolerance above this says nothing.
 pub const MAX_TOLERANCE_PCT: u64 = 1_000;
 
@@ -29,7 +33,18 @@ pub fn check(s: &Scenario, names: &Declared) -> Result<(), ScenarioError> {
     if s.expectations.len() > MAX_EXPECTATIONS {
         return err("expectations".into(), format!("{} expectations; at most {MAX_EXPECTATIONS} are supported", s.expectations.len()));
     }
+    let mut listed = 0usize;
     for (i, e) in s.expectations.iter().enumerate() {
+        if let Expectation::Relinks { sites, .. } = e {
+            let n = sites.sites().len();
+            listed += n;
+            if n > MAX_LISTED_SITES {
+                return err(format!("expectations[{i}].sites[{MAX_LISTED_SITES}]"), format!("an expectation lists {n} sites; at most {MAX_LISTED_SITES}"));
+            }
+            if listed > MAX_LISTED_TOTAL {
+                return err(format!("expectations[{i}].sites"), format!("the expectations list more than {MAX_LISTED_TOTAL} sites in all"));
+            }
+        }
         check_one(e, &format!("expectations[{i}]"), names)?;
     }
     Ok(())

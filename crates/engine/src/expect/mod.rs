@@ -14,7 +14,7 @@ pub mod model;
 pub mod observe;
 pub mod spec;
 
-pub use check::{check as validate, Declared, MAX_EXPECTATIONS, MAX_TOLERANCE_PCT};
+pub use check::{check as validate, Declared, MAX_EXPECTATIONS, MAX_LISTED_SITES, MAX_LISTED_TOTAL, MAX_TOLERANCE_PCT};
 pub use eval::{check, evaluate, needed_policies, Cause, CheckReport, Observed, Outcome, Status};
 pub use observe::RunView;
 pub use spec::{Cmp, Decimal, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject};

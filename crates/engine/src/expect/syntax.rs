@@ -17,6 +17,7 @@
 
 use super::{describe, PResult, Parser, Tok, Token};
 use crate::expect::spec::{Cmp, Decimal, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
+use crate::expect::{MAX_LISTED_SITES, MAX_LISTED_TOTAL};
 use crate::policy::Policy;
 
 /// Characters only expectations use (`:`, lists, wildcards, comparisons, ratios, percents).
@@ -286,6 +287,9 @@ impl<'a> Parser<'a> {
                 self.sym(',')?;
             }
             let (site, st) = self.ident("a site name")?;
+            self.cap(&st, out.len(), MAX_LISTED_SITES, "sites in one expectation's list")?;
+            self.cap(&st, self.listed, MAX_LISTED_TOTAL, "sites listed by all expectations")?;
+            self.listed += 1;
             self.mark(|| format!("{path}.sites[{}]", out.len()), &st);
             out.push(site.to_string());
         }

@@ -270,9 +270,14 @@ pub fn loop_name(l: usize) -> String {
 /// The declared body costs of a scenario, keyed by class and site method id.
 pub(super) fn body_table(scenario: &Scenario, world: &World, methods: &[String]) -> Vec<(ClassId, u32, f64)> {
     let mut out = Vec::new();
+    if scenario.classes.iter().all(|c| c.costs.is_empty()) {
+        return out;
+    }
+    // By a map: sites may call 10^6 distinct methods, and classes declare 10^4 costs each.
+    let ids: crate::fxhash::FxMap<&str, usize> = methods.iter().enumerate().map(|(i, m)| (m.as_str(), i)).collect();
     for c in &scenario.classes {
         for cost in &c.costs {
-            if let (Some(class), Some(m)) = (world.class_id(&c.name), methods.iter().position(|m| *m == cost.method)) {
+            if let (Some(class), Some(&m)) = (world.class_id(&c.name), ids.get(cost.method.as_str())) {
                 out.push((class, m as u32, cost.ns as f64));
             }
         }
