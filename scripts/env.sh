@@ -21,7 +21,7 @@ export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=120
 export WASM_BINDGEN_TEST_WEBDRIVER_JSON="$BLAST_ROOT/web/webdriver.json"
 
-# The release bundles' size flags (issue 11 item 4), set by the scripts that make a release
+# The release bundles' size flags, set by the scripts that make a release
 # build (`scripts/build.sh`, `scripts/serve.sh --release`), never for tests: they are unstable
 # options of the stable toolchain, which RUSTC_BOOTSTRAP=1 unlocks for this build only.
 # - build-std: the standard library compiled with the bundle's own profile (opt-level "z", LTO

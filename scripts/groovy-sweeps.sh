@@ -58,7 +58,7 @@ for s in sweeps:
         rows.append((s, row["param"], row["iterations"], len(docs), len(times), row["warmup"], times[0], med, times[-1], round((q[2] - q[0]) / med, 4)))
 with open(out, "w") as f:
     f.write("# Source: measured on this project's build machine with probes/groovy/sweeps.groovy, run by\n")
-    f.write("# `bash scripts/groovy-sweeps.sh` (issue 9). Groovy 2.4 with --indy.\n")
+    f.write("# `bash scripts/groovy-sweeps.sh`. Groovy 2.4 with --indy.\n")
     template = " ".join("SWEEP" if w in sweeps else w for w in command.split())
     f.write(f"# Runtime: {version}. Command per fork: {template}.\n")
     f.write(f"# Machine: {os.cpu_count()} CPUs, {model}, {platform.system()} {platform.release()};\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the page's gzipped bytes go (issue 11 item 4), by part of the code:
+# Where the page's gzipped bytes go, by part of the code:
 #   bash scripts/size-report.sh [blast-web|blast-worker]     (default: blast-web, the page)
 # Builds the module as a release build does (the `wasm` profile with env.sh's release size
 # flags, wasm-bindgen, wasm-opt -Oz with index.html's options) but keeps the function names

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where a wasm module's gzipped bytes go, by part of the code (issue 11 item 4).
+"""Where a wasm module's gzipped bytes go, by part of the code.
 
     python3 scripts/size_report.py MODULE.wasm
 

@@ -1,5 +1,5 @@
 // Blast Radius sweeps for Groovy 2.4 with invokedynamic call sites (`groovy --indy`): the shapes
-// the simulator's JIT tier layer must reproduce (issue 9). On JDK 14+ this Groovy replaces its
+// the simulator's JIT tier layer must reproduce. On JDK 14+ this Groovy replaces its
 // global SwitchPoint only at a class's first metaclass write (its Java 7 VM plugin cannot load),
 // so its later writes invalidate nothing: docs/CALIBRATION.md, crates/engine/src/groovy24.rs.
 //

@@ -3,7 +3,7 @@
 //   node tests/e2e/e2e.mjs            # serves <repo>/dist under /blast-radius/
 //   E2E_DIST=/some/dir node e2e.mjs   # serve another directory
 //   E2E_TIMEOUT_MS=60000 ...           # global timeout (default 5 minutes)
-//   E2E_ONLY='#15' ...                 # only the checks whose name matches (plus the page load)
+//   E2E_ONLY='^first visit' ...        # only the checks whose name matches (plus the page load)
 //
 // A tiny node:http server serves the build under the sub-path /blast-radius/ (what
 // `trunk build --public-url /blast-radius/` produces), playwright-core drives the
@@ -21,13 +21,13 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { checks as playgroundChecks } from './checks/playground.mjs';
 import { checks as modelChecks } from './checks/models.mjs';
-import { checks as issue15Checks } from './checks/issue15.mjs';
+import { checks as firstVisitChecks } from './checks/firstvisit.mjs';
 import { checks as scaleChecks } from './checks/scale.mjs';
 import { checks as expectationChecks } from './checks/expectations.mjs';
 import { checks as compiledChecks } from './checks/compiled.mjs';
 import { checks as polyChecks } from './checks/poly.mjs';
 import { checks as runtimeChecks } from './checks/runtimes.mjs';
-import { checks as issue11Checks } from './checks/issue11.mjs';
+import { checks as accessChecks } from './checks/access.mjs';
 import { checks as payoffChecks } from './checks/payoff.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -81,21 +81,21 @@ check('row for preset hotLoop_unrelatedMetaClassChurn exists', async ({ page }) 
 
 // Check groups that run on the shared page (each check gets a fresh page from `check`).
 const pageCheckGroups = [
-  playgroundChecks, // the playground's own checks (issue #3): run a preset, fire a mutation, reload, share links
-  modelChecks, // model mode (issue #5): the shape cache, shared-arena and descriptor models
-  issue15Checks, // the first-visit bugs and rough edges (issue #15)
-  expectationChecks, // the expectations panel (issue #12)
-  compiledChecks, // compiled code and its deopts (issue #9)
-  polyChecks, // polymorphic sites (issue #9 item 4)
-  runtimeChecks, // the Runtimes gallery and the measured-runtime panel (issue #10)
-  issue11Checks, // load figures, axe-core, keyboard alone, the 390 px layout (issue #11)
-  payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline (issue #11 item 3)
+  playgroundChecks, // the playground's own checks: run a preset, fire a mutation, reload, share links
+  modelChecks, // model mode: the shape cache, shared-arena and descriptor models
+  firstVisitChecks, // the bugs and rough edges a first visit found
+  expectationChecks, // the expectations panel
+  compiledChecks, // compiled code and its deopts
+  polyChecks, // polymorphic sites
+  runtimeChecks, // the Runtimes gallery and the measured-runtime panel
+  accessChecks, // load figures, axe-core, keyboard alone, the 390 px layout
+  payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline
 ];
 // Checks that measure pages of their own (load figures, long tasks, traced CPU time). The shared
 // page is parked on about:blank first: its running comparison plays on in the background (a
 // fifth of a core in a trace of the load check), and it would share the two cores with the page
 // being measured.
-const ownPages = new Set([...issue11Checks, ...scaleChecks]);
+const ownPages = new Set([...accessChecks, ...scaleChecks]);
 const park = (page) => page.goto('about:blank', { waitUntil: 'load' });
 for (const c of pageCheckGroups.flat()) {
   check(c.name, async ({ page, url, context, browser }) => {
@@ -104,7 +104,7 @@ for (const c of pageCheckGroups.flat()) {
   });
 }
 
-// Big and hostile scenarios (issues #8 item 5, #11, #13 item 5), each on its own page.
+// Big and hostile scenarios (a 10^5-site paste, deep links), each on its own page.
 for (const c of scaleChecks) {
   check(c.name, async ({ page, browser, url }) => {
     await park(page);

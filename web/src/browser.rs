@@ -75,7 +75,7 @@ pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static
 /// Keep the CSS variable `var` on the page's root equal to the height (px) of the element that
 /// `selector` finds, as that changes (wrapping at another width, a longer label); the
 /// stylesheet places sticky parts below the sticky top bar with it. Called at each render of
-/// that element's view, which is a plain function (no component, no hooks: issue 11's bundle):
+/// that element's view, which is a plain function (no component, no hooks: a smaller bundle):
 /// the first call after the element is on the page starts following it for the page's life
 /// (the top bar is never unmounted); the other calls do nothing.
 pub fn publish_height(selector: &'static str, var: &'static str) {

@@ -1,5 +1,5 @@
 fn main() {
-    // Three tasks during load instead of one long one (issue 11): the module is compiled and
+    // Three tasks during load instead of one long one (no task over 50 ms): the module is compiled and
     // instantiated in this one; the page state boots in the next (the autosave or link, the
     // default preset read and its lanes built, each engine function compiled at its first
     // call); the first render in the one after.

@@ -1,4 +1,4 @@
-// End-to-end checks for issue #9: compiled code in the blast view, the why panel's chain and
+// End-to-end checks of compiled code in the blast view, the why panel's chain and
 // the charts' deopt marks.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]

@@ -1,4 +1,4 @@
-// End-to-end checks for issue #12: the expectations panel.
+// End-to-end checks of the expectations panel.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
 //

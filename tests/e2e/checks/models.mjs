@@ -1,4 +1,4 @@
-// End-to-end checks of model mode (issue #5): the shape cache, shared-arena and descriptor
+// End-to-end checks of model mode: the shape cache, shared-arena and descriptor
 // models in the gallery, replayed live, compared, re-run by knobs, shared by link.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]

@@ -1,4 +1,4 @@
-// End-to-end checks for issue #11 item 3, "the payoff first": the first screen at 1280 x 800
+// End-to-end checks of "the payoff first": the first screen at 1280 x 800
 // is the running comparison (blast view and throughput chart of the headline preset, global vs
 // exact), a first visit gets a short tour that stays dismissed, and the timeline zooms and
 // brushes, linked both ways to the why panel and the blast view.
@@ -171,7 +171,7 @@ export const checks = [
           await shoot(page, `payoff-timeline-brushed-${scheme}`);
           await showSection(page, '#why');
           await shoot(page, `payoff-why-range-${scheme}`);
-          // Issue 11 item 3: beside the tall why panel the blast view stays in sight (sticky
+          // The payoff first: beside the tall why panel the blast view stays in sight (sticky
           // below the top bar), with the sites the range outlines.
           const sight = await page.evaluate(() => {
             const bar = document.querySelector('.topbar').getBoundingClientRect();

@@ -1,4 +1,4 @@
-// End-to-end checks of the playground page (issue #3), run in order against one page.
+// End-to-end checks of the playground page, run in order against one page.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot }) => … }]
 //

@@ -1,4 +1,4 @@
-// End-to-end checks for issue #9 item 4: a polymorphic site in the playground. The why panel
+// End-to-end checks of a polymorphic site in the playground. The why panel
 // names the receiver whose PIC entry each relink was, the blast view shows the megamorphic
 // state, and the site list edits the receivers and the mix.
 //

@@ -1,4 +1,4 @@
-// End-to-end checks for issue #10: the Runtimes gallery and the measured-runtime panel.
+// End-to-end checks of the Runtimes gallery and the measured-runtime panel.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
 //

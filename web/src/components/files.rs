@@ -24,8 +24,8 @@ pub struct FilesProps {
 /// Parse an imported file: the scenario text (DSL), the page's one document format.
 ///
 /// A JSON scenario is refused with the command that converts it: reading JSON here would ship
-/// serde's derived deserializers for the whole model in the bundle (~45 KB gzipped of ~440,
-/// issue 11), for what `blast show` does on the command line. Export JSON stays (serializing
+/// serde's derived deserializers for the whole model in the bundle (~45 KB gzipped of ~440),
+/// for what `blast show` does on the command line. Export JSON stays (serializing
 /// costs ~7 KB raw).
 pub fn parse_import(text: &str) -> Result<Shared, String> {
     if text.trim_start().starts_with('{') {
@@ -42,7 +42,7 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
 thread_local! {
     /// The file being read: the reader must live until it calls back (dropping it cancels the
     /// read); a new pick replaces it. Here rather than in a hook: the view is a plain function,
-    /// not a component (issue 11's bundle), and the page has one import button.
+    /// not a component (a smaller bundle), and the page has one import button.
     static READING: RefCell<Option<browser::FileRead>> = const { RefCell::new(None) };
 }
 

@@ -5,7 +5,7 @@
 //! their own props check (the model editor over its class tree, site list and workload form; the
 //! name picker over its searching form; banners, tour, knobs, expectations, import/export), is a
 //! plain `fn(&Props) -> Html` called in the parent's `html!`: each component type costs ~0.8 KiB
-//! gzipped of Yew lifecycle code in the bundle (issue 11 item 4). The gallery and the why panel
+//! gzipped of Yew lifecycle code in the bundle (`bash scripts/size-report.sh`). The gallery and the why panel
 //! stay components: their props hold still while a run plays, so their props check skips them.
 //!
 //! Read-only parts of a view (tables, captions, legends, counts; no listener, no focus to keep)

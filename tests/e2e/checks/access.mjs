@@ -1,9 +1,9 @@
-// End-to-end checks for issue #11 items 4 and 5: the page starts light and fast, and it is
-// accessible and usable on a phone.
+// End-to-end checks that the page starts light and fast (`load:`), and that it is accessible and
+// usable on a phone (`access:`: axe-core, the keyboard alone, a 390 px viewport).
 //
 //   export const checks = [{ name, run: async ({ browser, baseUrl, log }) => … }]
 //
-// Same contract as issue15.mjs: each check opens its own page (fresh storage, its own
+// Same contract as firstvisit.mjs: each check opens its own page (fresh storage, its own
 // viewport) and prints its figures as `#` lines.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,8 +19,8 @@ const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js')
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 const BASELINE = 'hotLoop_baseline';
 
-/** Issue #11's load targets: no long task over this during load, and the blast view's lanes
- *  (the first meaningful paint: the running comparison, item 3) on screen within this after
+/** The load targets: no long task over this during load, and the blast view's lanes
+ *  (the first meaningful paint: the running comparison, payoff.mjs) on screen within this after
  *  navigation starts. Each load is traced: the longest task's CPU time (the page's own work)
  *  is asserted under a ceiling every load, and the target and the longtask observer's figure
  *  are printed; the paint target (best of three) and the staging (counted) are asserted. */
@@ -154,7 +154,7 @@ async function tabTo(page, selector, { back = false, max = 400 } = {}) {
 
 export const checks = [
   {
-    name: '#11 load: the page mounts in stages; first paint and long tasks (figures below)',
+    name: 'load: the page mounts in stages; first paint and long tasks (figures below)',
     run: async ({ browser, baseUrl, log }) => {
       const runs = [];
       for (let i = 0; i < LOADS; i++) runs.push(await measureLoad(browser, baseUrl));
@@ -192,9 +192,9 @@ export const checks = [
     },
   },
   {
-    name: '#11 axe-core: no violations at all, serious or minor (light 1280 px after a run, dark 390 px, model mode)',
+    name: 'access: axe-core: no violations at all, serious or minor (light 1280 px after a run, dark 390 px, model mode)',
     run: async ({ browser, baseUrl, log }) => {
-      // The issue asks for no serious ones; every look has had none of any impact since model
+      // The target was no serious ones; every look has had none of any impact since model
       // mode's time column got a heading before its first report (axe's minor
       // empty-table-header, the last one), so a new minor one fails too.
       const report = (look, r) => {
@@ -221,7 +221,7 @@ export const checks = [
     },
   },
   {
-    name: '#11 keyboard alone: load a preset, run, fire a mutation, read the why panel; every stop shows its focus',
+    name: 'access: keyboard alone: load a preset, run, fire a mutation, read the why panel; every stop shows its focus',
     run: async ({ browser, baseUrl, log }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         const unmarked = new Set();
@@ -260,11 +260,11 @@ export const checks = [
         expect(rows.some((r) => /invalidate all/.test(r)), `the why panel does not show the fired "invalidate all": ${rows.slice(0, 3).join(' | ')}`);
         log(`# keyboard: relinks ${before} -> ${after}, why panel rows for hot: ${rows.length}; focus stops without a visible indicator: ${unmarked.size}`);
         expect(unmarked.size === 0, `focus not visible on: ${[...unmarked].join(', ')}`);
-        await shot(page, 'issue11-keyboard-why');
+        await shot(page, 'access-keyboard-why');
       }),
   },
   {
-    name: '#11 390 px: nothing runs off the side, the controls fit, the blast view and charts are usable (screenshots)',
+    name: 'access: 390 px: nothing runs off the side, the controls fit, the blast view and charts are usable (screenshots)',
     run: async ({ browser, baseUrl, log }) => {
       for (const scheme of ['light', 'dark']) {
         await withPage(browser, baseUrl, { width: 390, height: 844, scheme }, async (page) => {
@@ -288,13 +288,13 @@ export const checks = [
           log(`# 390 px ${scheme}: page ${layout.scrollWidth} px wide in a ${layout.vw} px viewport, ${layout.over.length} elements past the edge`);
           expect(layout.over.length === 0, `past the edge: ${layout.over.slice(0, 10).join(', ')}`);
           expect(layout.scrollWidth <= layout.vw, `the page scrolls sideways: ${layout.scrollWidth} px in ${layout.vw} px`);
-          await shot(page, `issue11-390-${scheme}`, true);
+          await shot(page, `access-390-${scheme}`, true);
           // What a phone shows, screen by screen: the top, the blast view, the charts, the why panel.
           await page.selectOption('#why-site', 'hot');
           for (const [part, selector] of [['top', 'body'], ['blast-view', '#blast-view'], ['charts', '.analysis'], ['why', '#why']]) {
             await page.evaluate((sel) => document.querySelector(sel).scrollIntoView(), selector);
             await page.waitForTimeout(100);
-            await shot(page, `issue11-390-${scheme}-${part}`);
+            await shot(page, `access-390-${scheme}-${part}`);
           }
         });
       }

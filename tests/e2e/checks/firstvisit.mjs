@@ -1,4 +1,6 @@
-// End-to-end checks for issue #15: the bugs and rough edges a first visit found.
+// End-to-end checks of the bugs and rough edges a first visit found (`first visit:`): focus and
+// shortcuts, forms, run status, clipping, notices, console warnings, legends, contrast, the
+// 390 px gallery, chart read-outs, loop mode, undo and redo, a blank scenario.
 //
 //   export const checks = [{ name, run: async ({ page, context, browser, baseUrl, screenshot, log }) => … }]
 //
@@ -8,7 +10,7 @@
 import { expect, ready, shoot, showSection, waitFinished } from './common.mjs';
 
 const BASELINE = 'hotLoop_baseline';
-/** The looks the issue's screenshots are taken in: [colour scheme, viewport width]. */
+/** The looks the screenshots are taken in: [colour scheme, viewport width]. */
 const LOOKS = [['light', 1280], ['dark', 1280], ['light', 390], ['dark', 390]];
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 
@@ -115,7 +117,7 @@ const lowContrastText = (page) => page.evaluate(contrastInPage, { selectors: [],
 
 export const checks = [
   {
-    name: '#15 bug 1: the shortcuts sheet takes the focus, keeps Tab inside, Esc closes it and gives the focus back',
+    name: 'first visit: the shortcuts sheet takes the focus, keeps Tab inside, Esc closes it and gives the focus back',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await page.click('#help-button');
@@ -135,7 +137,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 bug 2: shortcuts work while a checkbox or a select has the focus',
+    name: 'first visit: shortcuts work while a checkbox or a select has the focus',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
@@ -158,7 +160,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 bug 3: the add-class form does not keep the last "extends" choice',
+    name: 'first visit: the add-class form does not keep the last "extends" choice',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
@@ -176,7 +178,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 bug 4: a paused run says paused, and each Step says what it executed',
+    name: 'first visit: a paused run says paused, and each Step says what it executed',
     run: async ({ browser, baseUrl }) => {
       for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
@@ -197,13 +199,13 @@ export const checks = [
           expect(captions.every((c) => c.includes('paused') && !c.includes('running')), `lane captions: ${captions.join(' | ')}`);
           expect((await page.textContent('#run-state')).trim() === 'paused', 'the status line says paused');
           await showSection(page, '#blast-view');
-          await shoot(page, `issue15-paused-steps-${scheme}-${width}`);
+          await shoot(page, `firstvisit-paused-steps-${scheme}-${width}`);
         });
       }
     },
   },
   {
-    name: '#15 bug 5: the why panel table is not clipped at 1280 px (light and dark screenshots)',
+    name: 'first visit: the why panel table is not clipped at 1280 px (light and dark screenshots)',
     run: async ({ browser, baseUrl }) => {
       for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
@@ -211,7 +213,7 @@ export const checks = [
           await page.selectOption('#why-site', 'hot');
           await page.waitForSelector('.why-lane table.history tbody tr');
           await showSection(page, '#why');
-          await shoot(page, `issue15-why-${scheme}-${width}`);
+          await shoot(page, `firstvisit-why-${scheme}-${width}`);
           if (width !== 1280) return;
           const clipped = await page.$$eval('.why-lane', (lanes) =>
             lanes.filter((lane) => lane.querySelector('table.history')).flatMap((lane) => {
@@ -231,7 +233,7 @@ export const checks = [
     },
   },
   {
-    name: '#15 bug 6: notices do not pile up, and error text shows `names` as code',
+    name: 'first visit: notices do not pile up, and error text shows `names` as code',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         const file = (name, text) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(text) });
@@ -250,7 +252,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 bug 7: model mode has no dead columns (published cell, speed-up while the first variant replays)',
+    name: 'first visit: model mode has no dead columns (published cell, speed-up while the first variant replays)',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         const dead = await page.$$eval('#preset-table tbody tr[data-preset]', (rows) =>
@@ -271,7 +273,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 bug 8: the page loads without console warnings (no ignored integrity on the wasm preload)',
+    name: 'first visit: the page loads without console warnings (no ignored integrity on the wasm preload)',
     run: async ({ browser, baseUrl }) => {
       const fresh = await open(browser, baseUrl);
       try {
@@ -284,7 +286,7 @@ export const checks = [
     },
   },
   {
-    name: '#15 edge 9: Run on a preset brings the results into view',
+    name: 'first visit: Run on a preset brings the results into view',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await page.evaluate(() => window.scrollTo(0, 0));
@@ -295,7 +297,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 edge 13: sites that were never called have their own state and legend entry',
+    name: 'first visit: sites that were never called have their own state and legend entry',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
@@ -311,7 +313,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 edge 15: accessible names, a skip link, focusable sites, AA contrast (figures below)',
+    name: 'first visit: accessible names, a skip link, focusable sites, AA contrast (figures below)',
     run: async ({ browser, baseUrl, log }) => {
       await withPage(browser, baseUrl, {}, async (page) => {
         for (const id of ['diff-a', 'diff-b']) {
@@ -363,7 +365,7 @@ export const checks = [
     },
   },
   {
-    name: '#15 edge 16: at 390 px the presets read in full, class names fit, tap targets are >= 24 px',
+    name: 'first visit: at 390 px the presets read in full, class names fit, tap targets are >= 24 px',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, { width: 390, height: 800 }, async (page) => {
         const cut = await page.$$eval('#preset-table td.preset-description', (tds) =>
@@ -381,11 +383,11 @@ export const checks = [
         );
         expect(small.length === 0, `${small.length} tap targets under 24 px: ${small.slice(0, 12).join(', ')}`);
         await page.evaluate(() => document.querySelector('#gallery').scrollIntoView());
-        await shoot(page, 'issue15-gallery-390');
+        await shoot(page, 'firstvisit-gallery-390');
       }),
   },
   {
-    name: '#15 edge 12: charts offer normalized time, show values under the pointer, and say when series coincide',
+    name: 'first visit: charts offer normalized time, show values under the pointer, and say when series coincide',
     run: async ({ browser, baseUrl }) => {
       for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
@@ -398,7 +400,7 @@ export const checks = [
           const rows = await page.$$eval('#chart-tooltip li', (lis) => lis.map((li) => li.textContent));
           expect(rows.length === 2 && rows.every((r) => /\d ops\/ms$/.test(r)), `the tooltip gives each policy's value: ${JSON.stringify(rows)}`);
           expect(/%$/.test(await page.textContent('#chart-tooltip strong')), 'on the normalized axis the tooltip reads a percentage');
-          await shoot(page, `issue15-charts-normalized-tooltip-${scheme}-${width}`);
+          await shoot(page, `firstvisit-charts-normalized-tooltip-${scheme}-${width}`);
         });
       }
       await withPage(browser, baseUrl, {}, async (page) => {
@@ -415,7 +417,7 @@ export const checks = [
     },
   },
   {
-    name: '#15 edge 11: "loop until stopped" keeps a loop running to fire writes into',
+    name: 'first visit: "loop until stopped" keeps a loop running to fire writes into',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
@@ -439,7 +441,7 @@ export const checks = [
       }),
   },
   {
-    name: '#15 edge 14: Ctrl+Z / Ctrl+Shift+Z undo and redo form and text edits',
+    name: 'first visit: Ctrl+Z / Ctrl+Shift+Z undo and redo form and text edits',
     run: async ({ browser, baseUrl }) => {
       for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
@@ -468,13 +470,13 @@ export const checks = [
           }));
           expect(colours.same && colours.keywords > 10, `the highlighted copy matches the text: ${JSON.stringify(colours)}`);
           await showSection(page, '#editor');
-          await shoot(page, `issue15-undo-${scheme}-${width}`);
+          await shoot(page, `firstvisit-undo-${scheme}-${width}`);
         });
       }
     },
   },
   {
-    name: '#15 edge 10: a new blank scenario from the form, and the form says where to edit what it cannot',
+    name: 'first visit: a new blank scenario from the form, and the form says where to edit what it cannot',
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
