@@ -36,6 +36,7 @@ use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::editor::EditOp;
 use blast_playground::export;
+use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
@@ -436,6 +437,7 @@ fn call_site_sections(
                             <h2 id="blast-title">{ "Blast view" }</h2>
                             <p class="hint">{ scenario_caption(s) }</p>
                         </header>
+                        { headline(&s.session.slow_lanes) }
                         if let Some((n, note)) = &s.session.playback.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
@@ -522,6 +524,15 @@ fn call_site_sections(
                 </section>
             }
         </>
+    }
+}
+
+/// What the comparison found, at the top of the blast view (`blast_playground::headline`): a
+/// first visit reads the ratio on the first screen, without scrolling to the table.
+fn headline(lanes: &[Rc<blast_playground::runner::LaneView>]) -> Html {
+    let Some(h) = Headline::of(lanes) else { return Html::default() };
+    html! {
+        <p id="headline" class="headline" data-ratio={h.ratio().map(|r| r.to_string())}>{ h.text() }</p>
     }
 }
 

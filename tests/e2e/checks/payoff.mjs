@@ -45,7 +45,47 @@ async function plot(page) {
 const status = (page) =>
   page.$eval('#timeline-status', (o) => ({ lo: Number(o.dataset.lo), hi: Number(o.dataset.hi), brush: o.dataset.brush || null, text: o.textContent }));
 
+/** The first visit's budget from navigation to the headline ratio on screen (issue target ~5 s
+ *  on an idle machine; the shared 2-core CI machine adds a second). */
+const HEADLINE_BUDGET_MS = 6_000;
+
 export const checks = [
+  {
+    name: 'payoff: a first visit reads the headline ratio within seconds, above the fold at 1280x800, exact\'s line spanning the chart',
+    run: async ({ browser, baseUrl, log }) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (e) => errors.push(String(e)));
+      try {
+        await page.goto(baseUrl, { waitUntil: 'commit', timeout: 60_000 });
+        // Milliseconds since navigation started, read in the page when the ratio first shows.
+        const at = await (
+          await page.waitForFunction(() => document.querySelector('#headline[data-ratio]') && performance.now(), null, { timeout: 60_000, polling: 50 })
+        ).jsonValue();
+        const headline = await page.$eval('#headline', (h) => {
+          const r = h.getBoundingClientRect();
+          return { ratio: Number(h.dataset.ratio), text: h.textContent, top: r.top, bottom: r.bottom, bar: document.querySelector('.topbar').getBoundingClientRect().bottom };
+        });
+        log(`# first visit: headline ratio ${headline.ratio.toFixed(1)}x on screen ${(at / 1000).toFixed(2)} s after navigation (budget ${HEADLINE_BUDGET_MS / 1000} s), at y ${headline.top.toFixed(0)}-${headline.bottom.toFixed(0)} px (fold at 800): "${headline.text}"`);
+        expect(at <= HEADLINE_BUDGET_MS, `the headline ratio showed ${(at / 1000).toFixed(2)} s after navigation (budget ${HEADLINE_BUDGET_MS / 1000} s)`);
+        expect(headline.top >= headline.bar - 1 && headline.bottom <= 800, `the headline is not on the first screen: ${JSON.stringify(headline)}`);
+        // The same figure as the comparison table's "vs first" (exact over global).
+        await waitFinished(page, 30_000);
+        const ops = await page.$$eval('#comparison-table tbody tr[data-policy] td.ops', (tds) => tds.map((td) => Number(td.dataset.value)));
+        expect(ops.length === 2 && Math.abs(headline.ratio / (ops[1] / ops[0]) - 1) < 1e-9, `the headline ratio ${headline.ratio} is the table's ${ops[1] / ops[0]}`);
+        expect(/^exact ran .* the throughput of global/.test(headline.text), `the headline says who ran faster: ${headline.text}`);
+        // Exact's line readable: a first visit's chart is on the normalized axis, where each
+        // lane spans the whole width (in virtual time exact's was the first 40 ms of 2,970).
+        expect(await page.isChecked('#axis-progress'), 'a first visit shows the normalized axis');
+        await page.click('#tour-close').catch(() => {});
+        await shoot(page, 'payoff-headline-light');
+        expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+      } finally {
+        await context.close();
+      }
+    },
+  },
   {
     name: 'payoff: at 1280x800 the first screen is the running comparison (blast view and chart above the fold); the tour shows, is dismissed and stays dismissed',
     run: async ({ browser, baseUrl, log }) => {
@@ -106,6 +146,8 @@ export const checks = [
       for (const scheme of ['light', 'dark']) {
         await withFirstVisit(browser, baseUrl, scheme, async (page) => {
           await page.click('#tour-close');
+          // A first visit opens on the normalized axis; the brush below is read in virtual ms.
+          await page.check('#axis-time');
           await page.selectOption('#speed', { label: 'max' });
           await page.waitForSelector('#comparison-table', { timeout: 30_000 });
           await waitFinished(page);
