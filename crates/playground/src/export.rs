@@ -140,11 +140,24 @@ pub fn file_stem(name: &str) -> String {
     }
 }
 
+/// Significant digits of an exported number: the simulation's figures are not known to more,
+/// and a spreadsheet reads `0.00270635` where it got `0.002706354452595834`.
+const CSV_DIGITS: i32 = 6;
+
+/// A number rounded to `CSV_DIGITS` significant digits, without trailing zeros (empty when it
+/// is not finite).
 fn num(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        String::new()
+    if !v.is_finite() {
+        return String::new();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let decimals = (CSV_DIGITS - 1 - v.abs().log10().floor() as i32).clamp(0, 17) as usize;
+    let s = format!("{v:.decimals$}");
+    match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
     }
 }
 
@@ -178,6 +191,21 @@ mod tests {
         let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
         assert!(exact.contains(",0.512,"), "published after value: {exact}");
         assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+        // Every number is rounded: at most CSV_DIGITS significant digits.
+        let digits = |f: &str| f.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
+        let long: Vec<&str> = lines[1..].iter().flat_map(|l| l.split(',')).filter(|f| f.parse::<f64>().is_ok() && digits(f) > CSV_DIGITS as usize).collect();
+        assert!(long.is_empty(), "unrounded numbers: {long:?}");
+    }
+
+    #[test]
+    fn numbers_are_rounded_to_six_significant_digits() {
+        assert_eq!(num(0.002706354452595834), "0.00270635");
+        assert_eq!(num(153.23456789), "153.235");
+        assert_eq!(num(2970.0), "2970");
+        assert_eq!(num(1234567.8), "1234568");
+        assert_eq!(num(-0.5), "-0.5");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(f64::NAN), "");
     }
 
     #[test]
