@@ -449,6 +449,7 @@ fn call_site_sections(
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                            lanes={s.session.runner.views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
                             loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| Action::ToggleLoop)} />
                         </Later>
                     </section>
