@@ -55,7 +55,7 @@ impl Headline {
                 format!("{fast} ran {} the throughput of {slow} ({} vs {} ops/ms).", format::ratio(*ratio), format::sig3(*fast_ops), format::sig3(*slow_ops))
             }
             Headline::Ahead { finished, at_ms, behind, percent } => {
-                format!("{finished} finished after {} of virtual time; {behind} is {percent:.0}% through its loop iterations.", format::duration_ms(*at_ms))
+                format!("{finished} finished after {} (virtual); {behind} is {percent:.0}% through its loop.", format::duration_ms(*at_ms))
             }
         }
     }

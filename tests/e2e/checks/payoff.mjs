@@ -7,7 +7,12 @@
 //
 // Each check opens its own page (fresh storage: a first visit) and prints its figures as `#`
 // lines. Screenshots go to tests/e2e/artifacts/payoff-*.png.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, shoot, showSection, waitFinished } from './common.mjs';
+
+const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 
 const HEADLINE = 'hotLoop_unrelatedMetaClassChurn';
 const TOUR_KEY = 'blast-radius.tour-done';
@@ -48,6 +53,17 @@ const status = (page) =>
 /** The first visit's budget from navigation to the headline ratio on screen (issue target ~5 s
  *  on an idle machine; the shared 2-core CI machine adds a second). */
 const HEADLINE_BUDGET_MS = 6_000;
+
+/** A PNG's width and height, from its IHDR chunk. */
+const pngSize = (bytes) => ({ width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) });
+
+/** The file a click on `selector` downloads: its suggested name and bytes. */
+async function download(page, selector) {
+  const [file] = await Promise.all([page.waitForEvent('download', { timeout: 15_000 }), page.click(selector)]);
+  const chunks = [];
+  for await (const c of await file.createReadStream()) chunks.push(c);
+  return { name: file.suggestedFilename(), bytes: Buffer.concat(chunks) };
+}
 
 export const checks = [
   {
@@ -229,6 +245,36 @@ export const checks = [
           await page.waitForFunction(() => !document.querySelector('#why-range'));
           expect((await page.locator('#blast-view .site.in-range').count()) === 0, 'clearing the selection clears the outlines');
         });
+      }
+    },
+  },
+  {
+    name: 'payoff: exports: a chart PNG at 2x with a title band and the scenario in its name, a CSV of rounded numbers',
+    run: async ({ browser, baseUrl, log }) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+      const page = await context.newPage();
+      try {
+        await page.goto(baseUrl, { waitUntil: 'load', timeout: 60_000 });
+        await page.waitForSelector('table#preset-table tbody tr', { timeout: 30_000 });
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${HEADLINE}"] button.run`);
+        await waitFinished(page);
+        const css = await page.$eval('#throughput-chart', (c) => ({ width: c.clientWidth, height: c.clientHeight }));
+        const png = await download(page, '#png-throughput');
+        const size = pngSize(png.bytes);
+        fs.mkdirSync(ARTIFACTS, { recursive: true });
+        fs.writeFileSync(path.join(ARTIFACTS, `payoff-export-${png.name}`), png.bytes);
+        log(`# export: ${png.name} ${size.width}x${size.height} px for a ${css.width}x${css.height} px chart (2x, with a 44 px title band)`);
+        expect(png.name === `${HEADLINE}-throughput.png`, `the PNG is named after the scenario: ${png.name}`);
+        expect(size.width === 2 * css.width && size.height === 2 * (css.height + 44), `the PNG is 2x with a title band: ${size.width}x${size.height} for ${css.width}x${css.height}`);
+        const csv = (await download(page, '#export-csv')).bytes.toString('utf8');
+        const numbers = csv.split('\n').slice(1).flatMap((l) => l.split(',')).filter((f) => f !== '' && !Number.isNaN(Number(f)));
+        // Counts are whole and exact; a fraction has at most 6 significant digits.
+        const long = numbers.filter((f) => f.includes('.') && f.replace(/^-?[0.]*/, '').replace('.', '').length > 6);
+        log(`# export: CSV ${numbers.length} numbers, ${long.length} with more than 6 significant digits${long.length ? ': ' + long.slice(0, 3).join(', ') : ''}`);
+        expect(numbers.some((f) => f.includes('.')) && long.length === 0, `unrounded CSV numbers: ${long.slice(0, 5).join(', ')}`);
+      } finally {
+        await context.close();
       }
     },
   },
