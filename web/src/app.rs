@@ -3,13 +3,12 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
 use blast_engine::{dsl, runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
 use crate::components::banners::{banners, message, BannersProps};
-use crate::components::blast_view::{BlastView, BlastViewProps};
+use crate::components::blast_view::BlastView;
 use crate::components::charts::Charts;
 use crate::components::comparison::{comparison, ComparisonProps};
 use crate::components::dsl_editor::{DslEditor, SharedText};
@@ -21,7 +20,7 @@ use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
-use crate::components::model_editor::{model_editor, ModelEditorProps};
+use crate::components::model_editor::model_editor;
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
@@ -29,12 +28,12 @@ use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
+use crate::scenario_parts::ScenarioParts;
 use crate::store::{use_store, Store};
 use crate::warm;
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
-use blast_playground::editor::EditOp;
 use blast_playground::export;
 use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
@@ -43,7 +42,6 @@ use blast_playground::model_mode::ModelSession;
 use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
-use blast_playground::runner::{self, ClassEntry};
 use blast_playground::share::{self, Shared};
 use blast_playground::state::AppState;
 use blast_playground::timeline;
@@ -227,72 +225,6 @@ pub fn app(props: &AppProps) -> Html {
     };
     drop(s);
     html
-}
-
-/// The scenario's parts the components read, built once per scenario change: a 100,000-site
-/// world is not copied (nor its props compared element by element) every frame.
-#[derive(PartialEq)]
-pub(crate) struct ScenarioParts {
-    pub(crate) scenario: Rc<Scenario>,
-    /// Declared classes and those the program loads (the runner's list at the last rebuild).
-    pub(crate) classes: Rc<Vec<ClassEntry>>,
-    site_names: Rc<Vec<String>>,
-    class_names: Rc<Vec<String>>,
-    /// The classes the scenario declares (the editor's choices).
-    declared_names: Rc<Vec<String>>,
-    methods: Rc<Vec<String>>,
-}
-
-impl ScenarioParts {
-    pub(crate) fn of(s: &AppState) -> ScenarioParts {
-        ScenarioParts {
-            scenario: s.session.scenario.clone(),
-            classes: Rc::new(s.session.runner.classes().to_vec()),
-            // The lanes' own list when they have one (no second copy of 10^5 names).
-            site_names: match s.session.runner.names() {
-                names if names.len() == s.session.scenario.sites.len() => names.clone(),
-                _ => runner::names_of(&s.session.scenario),
-            },
-            class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
-            declared_names: Rc::new(s.session.scenario.classes.iter().map(|c| c.name.clone()).collect()),
-            methods: Rc::new(method_suggestions(&s.session.scenario)),
-        }
-    }
-
-    /// The blast view's props for `s` (the page's and the rehearsal's, `warm`): `classes` is
-    /// this scenario's list, or the runner's when hand-fired mutations loaded more.
-    pub(crate) fn blast_props(
-        &self,
-        s: &AppState,
-        classes: Rc<Vec<ClassEntry>>,
-        on_hover: Callback<Option<String>>,
-        on_select: Callback<Option<String>>,
-    ) -> BlastViewProps {
-        BlastViewProps {
-            lanes: s.session.runner.views().to_vec(),
-            classes,
-            scenario: self.scenario.clone(),
-            hovered: s.session.hovered_class.clone().map(AttrValue::from),
-            selected: s.session.selected_site.clone().map(AttrValue::from),
-            what_if: s.session.what_if.clone(),
-            playing: s.session.playback.playing,
-            on_hover,
-            on_select,
-        }
-    }
-
-    /// The model editor's props for `s` (the page's and the rehearsal's).
-    pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ModelEditorProps {
-        ModelEditorProps {
-            scenario: self.scenario.clone(),
-            names: self.declared_names.clone(),
-            scenario_rev: s.session.scenario_rev,
-            epoch: s.session.edit_epoch,
-            error: s.session.editor_error.clone().map(AttrValue::from),
-            on_edit,
-            generation,
-        }
-    }
 }
 
 /// What the top bar shows of the lanes on screen, whichever mode.
@@ -641,19 +573,6 @@ fn skip_to_blast_view() -> Callback<MouseEvent> {
         browser::scroll_into_view("blast-view");
         browser::focus_by_id("blast-view");
     })
-}
-
-/// Method names for the write field: `dyn0` and the scenario's methods, first seen first,
-/// at most `METHOD_SUGGESTIONS` (a datalist of every method of a big world helps no one).
-fn method_suggestions(scenario: &Scenario) -> Vec<String> {
-    const METHOD_SUGGESTIONS: usize = 200;
-    let mut seen = std::collections::HashSet::new();
-    std::iter::once("dyn0")
-        .chain(scenario.classes.iter().flat_map(|c| c.methods.iter().map(String::as_str)))
-        .filter(|m| seen.insert(*m))
-        .take(METHOD_SUGGESTIONS)
-        .map(String::from)
-        .collect()
 }
 
 fn scenario_caption(s: &AppState) -> String {

@@ -11,6 +11,7 @@ pub mod browser;
 pub mod components;
 pub mod hooks;
 pub mod plot;
+pub mod scenario_parts;
 pub mod store;
 pub mod warm;
 

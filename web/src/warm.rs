@@ -14,7 +14,6 @@ use yew::prelude::*;
 use yew::props;
 use yew::AppHandle;
 
-use crate::app::ScenarioParts;
 use crate::browser;
 use crate::components::banners::{banners, BannersProps};
 use crate::components::blast_aggregate::AggregatedBlast;
@@ -23,6 +22,7 @@ use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
 use crate::components::later::Later;
 use crate::components::model_editor::{model_editor, ModelEditorProps};
 use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
+use crate::scenario_parts::ScenarioParts;
 use blast_playground::chrome::Banner;
 use blast_playground::rehearsal::Rehearsal;
 use blast_playground::state::AppState;

@@ -4,7 +4,7 @@
 
 use yew::prelude::*;
 
-use crate::components::model_view::flash_layer;
+use crate::components::flash::flash_layer;
 use crate::components::{raw, raw_static};
 use blast_playground::format;
 use blast_playground::markup::escape;

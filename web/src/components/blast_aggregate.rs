@@ -11,7 +11,7 @@ use yew::prelude::*;
 
 use crate::browser;
 
-use crate::components::blast_view::{lane_caption, shown_look, BlastViewProps};
+use crate::components::blast_parts::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::compiled_units;
 use blast_engine::fxhash::FxSet;
 use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};

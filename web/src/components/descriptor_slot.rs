@@ -3,7 +3,7 @@
 
 use yew::prelude::*;
 
-use crate::components::model_view::flash_layer;
+use crate::components::flash::flash_layer;
 use crate::components::raw;
 use blast_engine::models::descriptor::SlotState;
 use blast_playground::format;

@@ -15,6 +15,7 @@
 pub mod arena_threads;
 pub mod banners;
 pub mod blast_aggregate;
+pub mod blast_parts;
 pub mod blast_view;
 pub mod charts;
 pub mod class_tree;
@@ -24,6 +25,7 @@ pub mod descriptor_slot;
 pub mod dsl_editor;
 pub mod expectations;
 pub mod files;
+pub mod flash;
 pub mod gallery;
 pub mod help;
 pub mod knobs;

@@ -19,17 +19,6 @@ pub struct ModelViewProps {
     pub config: ModelConfig,
 }
 
-/// A flash overlay that restarts its animation whenever `flash` changes.
-pub fn flash_layer(flash: u64) -> Html {
-    html! {
-        <span class="flash-layer" aria-hidden="true">
-            if flash > 0 {
-                <span key={flash.to_string()} class="flash-box"></span>
-            }
-        </span>
-    }
-}
-
 fn status(v: &VariantView) -> String {
     if v.error.is_some() {
         return "failed".into();

@@ -3,7 +3,7 @@
 
 use yew::prelude::*;
 
-use crate::components::model_view::flash_layer;
+use crate::components::flash::flash_layer;
 use blast_engine::models::shape_cache::Capacity;
 use std::fmt::Write;
 

@@ -15,7 +15,7 @@ use blast_engine::Policy;
 use yew::prelude::*;
 use yew::props;
 
-use crate::components::blast_view::shown_look;
+use crate::components::blast_parts::shown_look;
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::{name_picker, NamePickerProps};
 use crate::components::raw;
