@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use blast_engine::presets::Published;
 use blast_engine::report::{SiteReport, SiteState};
 
+use crate::format;
 use crate::model_runner::VariantView;
 use crate::runner::{LaneView, SiteView};
 
@@ -150,11 +151,7 @@ fn num(v: f64) -> String {
     if !v.is_finite() {
         return String::new();
     }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let decimals = (CSV_DIGITS - 1 - v.abs().log10().floor() as i32).clamp(0, 17) as usize;
-    let s = format!("{v:.decimals$}");
+    let s = format::significant(v, CSV_DIGITS, 17);
     match s.contains('.') {
         true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
         false => s,
