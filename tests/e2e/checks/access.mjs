@@ -421,4 +421,32 @@ export const checks = [
       }
     },
   },
+  {
+    name: 'access: at 1440x900 after a run the "Fire a mutation" panel is not cut off, and the preset picker shows its whole title (figures below)',
+    run: async ({ browser, baseUrl, log }) =>
+      withPage(browser, baseUrl, { width: 1440, height: 900 }, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${CHURN}"] button.run`);
+        await waitFinished(page);
+        const f = await page.evaluate(() => {
+          const view = document.querySelector('#blast-view');
+          const fire = document.querySelector('#mutations');
+          const picker = document.querySelector('#preset-picker');
+          const style = getComputedStyle(picker);
+          const ctx = document.createElement('canvas').getContext('2d');
+          ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const label = picker.selectedOptions[0].textContent;
+          return {
+            hidden: view.scrollHeight - view.clientHeight,
+            fireBottom: fire.getBoundingClientRect().bottom - view.getBoundingClientRect().bottom,
+            label,
+            text: ctx.measureText(label).width,
+            room: picker.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16,
+          };
+        });
+        log(`# 1440 px: the blast view hides ${f.hidden} px of its content below its own scroll box; the mutation panel ends ${f.fireBottom.toFixed(0)} px from its bottom; the picker's "${f.label}" needs ${f.text.toFixed(0)} px and has ${f.room.toFixed(0)}`);
+        expect(f.hidden <= 1 && f.fireBottom <= 1, `the blast view cuts off ${f.hidden} px (the mutation panel ends ${f.fireBottom.toFixed(0)} px below its box)`);
+        expect(f.text <= f.room + 1, `the preset picker cuts its title: ${f.text.toFixed(0)} px of text in ${f.room.toFixed(0)} px`);
+      }),
+  },
 ];
