@@ -35,6 +35,7 @@ use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
+use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::ModelSession;
@@ -370,6 +371,7 @@ fn call_site_sections(
                             <h2 id="blast-title">{ "Blast view" }</h2>
                             <p class="hint">{ scenario_caption(s) }</p>
                         </header>
+                        { headline(&s.session.slow_lanes) }
                         if let Some((n, note)) = &s.session.playback.step_note {
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
@@ -381,6 +383,7 @@ fn call_site_sections(
                             last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                            lanes={s.session.runner.views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
                             loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| Action::ToggleLoop)} />
                         </Later>
                     </section>
@@ -391,6 +394,7 @@ fn call_site_sections(
                     if mounted >= 2 {
                         <Later generation={read} frames={1}>
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
+                            subject={format!("{} · {}", s.session.scenario.name, s.session.policies.iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                         </Later>
@@ -459,6 +463,15 @@ fn call_site_sections(
     }
 }
 
+/// What the comparison found, at the top of the blast view (`blast_playground::headline`): a
+/// first visit reads the ratio on the first screen, without scrolling to the table.
+fn headline(lanes: &[Rc<blast_playground::runner::LaneView>]) -> Html {
+    let Some(h) = Headline::of(lanes) else { return Html::default() };
+    html! {
+        <p id="headline" class="headline" data-ratio={h.ratio().map(|r| r.to_string())}>{ h.text() }</p>
+    }
+}
+
 /// An edit of the scenario text: a big one (a paste) is rendered in a task after the one that
 /// reduces it (`Store::dispatch_render_later`), a keystroke at once.
 fn edit_text(store: &Store, text: String) {
@@ -490,6 +503,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
+                        subject={format!("{} · {}", m.preset.id, m.variants.join(" vs "))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
                         on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
                 </div>

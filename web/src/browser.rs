@@ -432,15 +432,20 @@ pub struct ChartCanvas {
 impl ChartCanvas {
     pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, String> {
         let scale = device_pixel_ratio();
-        let w = (f64::from(canvas.client_width().max(1)) * scale).round() as u32;
-        let h = (f64::from(canvas.client_height().max(1)) * scale).round() as u32;
+        let style = ComputedStyle::of(&canvas);
+        let size = |css: i32| (f64::from(css.max(1)) * scale).round() as u32;
+        let (w, h) = (size(canvas.client_width()), size(canvas.client_height()));
+        ChartCanvas::sized(canvas, (w, h), style, scale)
+    }
+
+    /// `canvas` with a backing store of `w` x `h` pixels, drawn at `scale` pixels per CSS px.
+    fn sized(canvas: HtmlCanvasElement, (w, h): (u32, u32), style: ComputedStyle, scale: f64) -> Result<ChartCanvas, String> {
         if canvas.width() != w {
             canvas.set_width(w);
         }
         if canvas.height() != h {
             canvas.set_height(h);
         }
-        let style = ComputedStyle::of(&canvas);
         let context = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
         let canvas = CanvasBackend::with_canvas_object(canvas);
         let (Some(canvas), Some(context)) = (canvas, context) else { return Err("the canvas has no 2d context".into()) };
@@ -785,12 +790,24 @@ pub fn chart_canvas(node: &NodeRef) -> Option<Result<ChartCanvas, String>> {
     node.cast::<HtmlCanvasElement>().map(ChartCanvas::of)
 }
 
-/// The picture on the canvas `node` renders, as a PNG data URL.
-pub fn canvas_png(node: &NodeRef) -> Result<String, String> {
-    node.cast::<HtmlCanvasElement>()
-        .ok_or_else(|| "the chart is not on the page".to_string())?
-        .to_data_url_with_type("image/png")
-        .map_err(|_| "the browser refused to export the canvas".to_string())
+/// A chart for export, as a PNG data URL: the canvas `node` renders, redrawn by `draw` off the
+/// page at `scale` pixels per CSS px (whatever the screen's ratio), `extra_css_h` CSS px taller
+/// (room for a title), in the on-page canvas's colours.
+pub fn chart_png(
+    node: &NodeRef,
+    scale: f64,
+    extra_css_h: f64,
+    draw: impl FnOnce(DrawingArea<ChartBackend, Shift>, &ComputedStyle) -> Result<(), String>,
+) -> Result<String, String> {
+    let shown = node.cast::<HtmlCanvasElement>().ok_or("the chart is not on the page")?;
+    let document = window().and_then(|w| w.document()).ok_or("no document")?;
+    let canvas: HtmlCanvasElement = document.create_element("canvas").ok().and_then(|c| c.dyn_into().ok()).ok_or("no canvas")?;
+    let size = |css: f64| (css * scale).round() as u32;
+    let w = size(f64::from(shown.client_width().max(1)));
+    let h = size(f64::from(shown.client_height().max(1)) + extra_css_h);
+    let c = ChartCanvas::sized(canvas.clone(), (w, h), ComputedStyle::of(&shown), scale)?;
+    draw(c.area, &c.style)?;
+    canvas.to_data_url_with_type("image/png").map_err(|_| "the browser refused to export the canvas".to_string())
 }
 
 /// Why a picked file was not read.

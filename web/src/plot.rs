@@ -79,6 +79,31 @@ impl Palette {
 /// calls them.
 pub type DrawChart = fn(DrawingArea<ChartBackend, Shift>, &ChartData, Range, &Palette, f64) -> Result<(), String>;
 
+/// The band above an exported chart that holds its title and the scenario's name (CSS px).
+pub const EXPORT_TITLE_PX: f64 = 44.0;
+/// Pixels per CSS px of an exported chart, whatever the screen's ratio: sharp in a document.
+pub const EXPORT_SCALE: f64 = 2.0;
+
+/// An exported chart: `title` and `subtitle` (the scenario) in a band of `EXPORT_TITLE_PX`
+/// above the chart `draw` makes, all at `scale`.
+pub fn draw_export(
+    root: DrawingArea<ChartBackend, Shift>,
+    (title, subtitle): (&str, &str),
+    draw: DrawChart,
+    (data, window): (&ChartData, Range),
+    pal: &Palette,
+    scale: f64,
+) -> Result<(), String> {
+    root.fill(&pal.background).map_err(err)?;
+    let (head, body) = root.split_vertically((EXPORT_TITLE_PX * scale).round() as u32);
+    let at = |x: f64, y: f64| ((x * scale).round() as i32, (y * scale).round() as i32);
+    let bold = (FontFamily::SansSerif, 15.0 * scale, FontStyle::Bold).into_font().color(&pal.fg);
+    head.draw_text(title, &bold, at(MARGIN_PX, 6.0)).map_err(err)?;
+    let small = (FontFamily::SansSerif, 12.0 * scale).into_font().color(&pal.muted);
+    head.draw_text(subtitle, &small, at(MARGIN_PX, 26.0)).map_err(err)?;
+    draw(body, data, window, pal, scale)
+}
+
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }

@@ -119,17 +119,48 @@ impl std::fmt::Display for FingerprintError {
 
 impl std::error::Error for FingerprintError {}
 
+/// Why `json` is not a probe result, in plain words. serde_json's syntax messages name its
+/// parser's tokens ("expected ident" for `hello`, "trailing characters"): a person who pasted the
+/// wrong file reads what the text is and what a probe result looks like instead. Messages about
+/// the shape (a missing field, a wrong type) are already plain and kept.
+fn json_reason(json: &str, e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let message = e.to_string();
+    // serde_json's message ends with its own " at line L column C"; the location is kept as numbers.
+    let message = message.split(" at line ").next().unwrap_or(&message);
+    let first = json.trim_start().chars().next();
+    match e.classify() {
+        Category::Syntax | Category::Eof if first != Some('{') => match first {
+            None => "the text is empty; a probe result is a JSON object, `{ \"schema\": ... }`".into(),
+            Some(c) => format!("this is not JSON: it starts with `{c}`, and a probe result is a JSON object starting with `{{`"),
+        },
+        Category::Eof => "the text ends before the JSON does (a closing `}`, `]` or `\"` is missing)".into(),
+        Category::Syntax => {
+            let what = match message {
+                "expected value" | "expected ident" => {
+                    "a value was expected here (a number, a string in double quotes, true, false, null, an object or a list)"
+                }
+                "expected `,` or `}`" => "a comma or a closing `}` is missing here",
+                "expected `,` or `]`" => "a comma or a closing `]` is missing here",
+                "expected `:`" => "a colon is missing after the key",
+                "key must be a string" => "a key must be a string in double quotes",
+                "trailing characters" => "there is more text after the JSON object",
+                "trailing comma" => "a comma is followed by no value",
+                _ => return format!("the JSON is malformed here ({message})"),
+            };
+            format!("the JSON is malformed: {what}")
+        }
+        Category::Data | Category::Io => message.to_string(),
+    }
+}
+
 impl ProbeResult {
     pub fn parse(json: &str) -> Result<ProbeResult, FingerprintError> {
         if json.len() > MAX_PROBE_BYTES {
             return Err(FingerprintError::TooLarge(json.len()));
         }
-        let r: ProbeResult = serde_json::from_str(json).map_err(|e| {
-            // serde_json's message ends with its own " at line L column C"; the location is kept as numbers.
-            let reason = e.to_string();
-            let reason = reason.split(" at line ").next().unwrap_or(&reason).to_string();
-            FingerprintError::NotJson { line: e.line(), column: e.column(), reason }
-        })?;
+        let r: ProbeResult =
+            serde_json::from_str(json).map_err(|e| FingerprintError::NotJson { line: e.line(), column: e.column(), reason: json_reason(json, &e) })?;
         r.check()?;
         Ok(r)
     }
@@ -690,6 +721,22 @@ mod tests {
     #[test]
     fn bad_results_are_typed_errors() {
         assert!(matches!(ProbeResult::parse("{"), Err(FingerprintError::NotJson { line: 1, column: 1, .. })));
+        // Not JSON at all, or broken JSON: plain words, not the parser's tokens.
+        let reason = |text: &str| match ProbeResult::parse(text) {
+            Err(FingerprintError::NotJson { reason, .. }) => reason,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(reason("hello"), "this is not JSON: it starts with `h`, and a probe result is a JSON object starting with `{`");
+        assert!(reason("  ").starts_with("the text is empty"));
+        assert_eq!(
+            reason("{\"schema\": }"),
+            "the JSON is malformed: a value was expected here (a number, a string in double quotes, true, false, null, an object or a list)"
+        );
+        assert_eq!(reason("{\"schema\": \"x\" \"rows\": []}"), "the JSON is malformed: a comma or a closing `}` is missing here");
+        assert!(reason("{\"schema\": \"x\"").starts_with("the text ends before the JSON does"));
+        for text in ["hello", "{\"schema\": }", "{\"schema\": \"x\" \"rows\": []}", "[1]x"] {
+            assert!(!reason(text).contains("ident"), "{text}: {}", reason(text));
+        }
         let Err(e) = ProbeResult::parse("{\n \"schema\": 3\n}") else { panic!("a number is not a schema") };
         assert_eq!(e.to_string(), "2:12: not a probe result (invalid type: integer `3`, expected a string)");
         let wrong = r#"{"schema":"other/2","runtime":"x","version":"1","command":"","mode":"quick","rows":[]}"#;

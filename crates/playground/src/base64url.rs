@@ -20,11 +20,21 @@ pub enum Base64Error {
 
 impl fmt::Display for Base64Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Read by whoever opened a link: what happened to it and what to do, in plain words
+        // (the share link's message wraps this one).
         match self {
-            Base64Error::BadCharacter { at, byte } if byte.is_ascii_graphic() => write!(f, "`{}` at offset {at} is not a base64url character", *byte as char),
-            Base64Error::BadCharacter { at, byte } => write!(f, "byte {byte:#04x} at offset {at} is not a base64url character"),
-            Base64Error::BadLength(n) => write!(f, "{n} characters cannot be base64url (4k + 1)"),
-            Base64Error::TrailingBits { at } => write!(f, "the last character, at offset {at}, has bits past the data"),
+            Base64Error::BadCharacter { at, byte } if byte.is_ascii_graphic() => {
+                write!(f, "`{}` at offset {at} is not a character a link's data holds: the link was changed on the way; copy it again", *byte as char)
+            }
+            Base64Error::BadCharacter { at, byte } => {
+                write!(f, "byte {byte:#04x} at offset {at} is not a character a link's data holds: the link was changed on the way; copy it again")
+            }
+            Base64Error::BadLength(n) => {
+                write!(f, "the link looks cut off: its data ({n} characters) stops part-way through a byte; copy the whole link again")
+            }
+            Base64Error::TrailingBits { at } => {
+                write!(f, "the link looks cut off or changed: its last character, at offset {at}, does not end the data; copy the whole link again")
+            }
         }
     }
 }
@@ -117,7 +127,10 @@ mod tests {
         for text in ["Zm9v!A", "Zm9v+A", "Zm9vY", "Zh", "Zm9"] {
             assert!(URL_SAFE_NO_PAD.decode(text).is_err(), "the base64 crate refuses `{text}` too");
         }
-        assert_eq!(Base64Error::BadCharacter { at: 4, byte: b'!' }.to_string(), "`!` at offset 4 is not a base64url character");
-        assert_eq!(Base64Error::BadCharacter { at: 0, byte: 0xc3 }.to_string(), "byte 0xc3 at offset 0 is not a base64url character");
+        assert!(Base64Error::BadCharacter { at: 4, byte: b'!' }.to_string().starts_with("`!` at offset 4 is not a character a link's data holds"));
+        assert!(Base64Error::BadCharacter { at: 0, byte: 0xc3 }.to_string().starts_with("byte 0xc3 at offset 0 is not a character"));
+        // A link cut by a chat client or a line break: plain words, no arithmetic.
+        let cut = Base64Error::BadLength(465).to_string();
+        assert!(cut.starts_with("the link looks cut off") && cut.contains("copy the whole link again") && !cut.contains("4k"), "{cut}");
     }
 }

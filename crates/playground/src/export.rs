@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use blast_engine::presets::Published;
 use blast_engine::report::{SiteReport, SiteState};
 
+use crate::format;
 use crate::model_runner::VariantView;
 use crate::runner::{LaneView, SiteView};
 
@@ -140,11 +141,20 @@ pub fn file_stem(name: &str) -> String {
     }
 }
 
+/// Significant digits of an exported number: the simulation's figures are not known to more,
+/// and a spreadsheet reads `0.00270635` where it got `0.002706354452595834`.
+const CSV_DIGITS: i32 = 6;
+
+/// A number rounded to `CSV_DIGITS` significant digits, without trailing zeros (empty when it
+/// is not finite).
 fn num(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v}")
-    } else {
-        String::new()
+    if !v.is_finite() {
+        return String::new();
+    }
+    let s = format::significant(v, CSV_DIGITS, 17);
+    match s.contains('.') {
+        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => s,
     }
 }
 
@@ -178,6 +188,21 @@ mod tests {
         let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
         assert!(exact.contains(",0.512,"), "published after value: {exact}");
         assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+        // Every number is rounded: at most CSV_DIGITS significant digits.
+        let digits = |f: &str| f.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
+        let long: Vec<&str> = lines[1..].iter().flat_map(|l| l.split(',')).filter(|f| f.parse::<f64>().is_ok() && digits(f) > CSV_DIGITS as usize).collect();
+        assert!(long.is_empty(), "unrounded numbers: {long:?}");
+    }
+
+    #[test]
+    fn numbers_are_rounded_to_six_significant_digits() {
+        assert_eq!(num(0.002706354452595834), "0.00270635");
+        assert_eq!(num(153.23456789), "153.235");
+        assert_eq!(num(2970.0), "2970");
+        assert_eq!(num(1234567.8), "1234568");
+        assert_eq!(num(-0.5), "-0.5");
+        assert_eq!(num(0.0), "0");
+        assert_eq!(num(f64::NAN), "");
     }
 
     #[test]

@@ -5,11 +5,17 @@ pub fn sig3(v: f64) -> String {
     if !v.is_finite() {
         return if v.is_nan() { "–".into() } else { "∞".into() };
     }
+    significant(v, 3, 8)
+}
+
+/// A finite `v` with `digits` significant digits, at most `max_decimals` after the point
+/// (`significant(0.0027063, 3, 8)` = `0.00271`; trailing zeros kept: `2.50`).
+pub fn significant(v: f64, digits: i32, max_decimals: i32) -> String {
     if v == 0.0 {
         return "0".into();
     }
     let magnitude = v.abs().log10().floor() as i32;
-    let decimals = (2 - magnitude).clamp(0, 8) as usize;
+    let decimals = (digits - 1 - magnitude).clamp(0, max_decimals) as usize;
     format!("{v:.decimals$}")
 }
 

@@ -152,6 +152,96 @@ async function tabTo(page, selector, { back = false, max = 400 } = {}) {
   throw new Error(`${max} Tab presses did not reach ${selector}`);
 }
 
+/** Runs in the page: WCAG 2 contrast of every relink count the page draws. In the blast view a
+ *  count is SVG text on its site's card (the `.site-bg` rect before it: its computed fill, a
+ *  colour mix, read as rgb or `color(srgb ...)`); the lane captions' and the top bar's counts
+ *  are HTML on their first opaque background. Returns the lowest ratio per kind of count. */
+function countContrasts() {
+  const parse = (c) => {
+    const n = (c.match(/[\d.]+/g) || []).map(Number);
+    return c.startsWith('color(') ? n.slice(0, 3).map((v) => v * 255) : n.slice(0, 3);
+  };
+  const lum = ([r, g, b]) => {
+    const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a, b) => {
+    const [l1, l2] = [lum(a), lum(b)].sort((x, y) => y - x);
+    return (l1 + 0.05) / (l2 + 0.05);
+  };
+  const htmlBackground = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      const a = (c.match(/[\d.]+/g) || []).map(Number)[3];
+      if (c !== 'transparent' && (a === undefined || a >= 1)) return parse(c);
+    }
+    return [255, 255, 255];
+  };
+  const lowest = {};
+  const note = (kind, r, el, colour) => {
+    if (!lowest[kind] || r < lowest[kind].ratio) lowest[kind] = { ratio: r, colour, size: getComputedStyle(el).fontSize, n: (lowest[kind]?.n || 0) + 1 };
+    else lowest[kind].n += 1;
+  };
+  for (const t of document.querySelectorAll('.blast-graph .site .site-count')) {
+    const card = t.closest('.site').querySelector('.site-bg');
+    if (!card || !t.textContent.trim()) continue;
+    const kind = /heat-[34]/.test(t.closest('.site').getAttribute('class')) ? 'blast view, hot site count' : 'blast view, site count';
+    note(kind, ratio(parse(getComputedStyle(t).fill), parse(getComputedStyle(card).fill)), t, getComputedStyle(t).fill);
+  }
+  for (const e of document.querySelectorAll('.lane-relinks span, #relink-count, #comparison-table td.num')) {
+    if (!e.textContent.trim() || !e.getBoundingClientRect().width) continue;
+    const kind = e.closest('.lane-relinks') ? 'lane caption count' : e.id === 'relink-count' ? 'top bar count' : 'comparison table count';
+    note(kind, ratio(parse(getComputedStyle(e).color), htmlBackground(e)), e, getComputedStyle(e).color);
+  }
+  return lowest;
+}
+
+/** At 390 px: the top bar's height, the smallest text, the narrowest text input (~10 characters). */
+const MAX_BAR_390 = 120;
+const MIN_LABEL_PX = 11;
+const MIN_INPUT_PX = 80;
+
+/** Runs in the page: what a phone user reads. The top bar's height; the smallest font size of
+ *  any visible text (HTML at its computed size, SVG text at its size on screen: the font size
+ *  times the drawing's scale); tables wider than the box they scroll in (a table that stacks
+ *  into cards is a block); column headers whose text is cut; the narrowest text input. */
+function inPhoneFigures() {
+  const visible = (e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && !e.closest('.visually-hidden, .skip-link, [hidden]');
+  };
+  const what = (e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')} "${e.textContent.trim().slice(0, 20)}"`;
+  let smallest = { px: Infinity, what: 'none' };
+  let graph = { px: Infinity, what: 'none' };
+  for (const e of document.querySelectorAll('body *')) {
+    if (!visible(e) || !e.checkVisibility?.({ visibilityProperty: true, opacityProperty: false })) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    let px = parseFloat(getComputedStyle(e).fontSize);
+    const svg = e.closest('svg');
+    if (svg) {
+      const box = svg.viewBox && svg.viewBox.baseVal;
+      if (box && box.width) px *= svg.getBoundingClientRect().width / box.width;
+      if (px < graph.px && e.closest('.blast-graph')) graph = { px, what: what(e) };
+    }
+    if (px < smallest.px) smallest = { px, what: what(e) };
+  }
+  const tables = { fit: 0, cut: [] };
+  for (const t of document.querySelectorAll('table')) {
+    if (!visible(t)) continue;
+    const box = t.parentElement.getBoundingClientRect();
+    if (t.getBoundingClientRect().width <= box.width + 1) tables.fit += 1;
+    else tables.cut.push(`${what(t)} ${Math.round(t.getBoundingClientRect().width)} px in ${Math.round(box.width)}`);
+  }
+  const headers = [...document.querySelectorAll('th')].filter((th) => visible(th) && th.scrollWidth > th.clientWidth + 1).map(what);
+  let input = { px: Infinity, what: 'none' };
+  for (const i of document.querySelectorAll('input[type="text"], input:not([type]), input[type="number"], input[type="search"]')) {
+    if (!visible(i)) continue;
+    const w = i.getBoundingClientRect().width;
+    if (w < input.px) input = { px: w, what: `${i.id || i.name || i.className} in ${i.closest('section')?.id}` };
+  }
+  return { bar: document.querySelector('.topbar').getBoundingClientRect().height, smallest, graph, tables, headers, input };
+}
+
 export const checks = [
   {
     name: 'load: the page mounts in stages; first paint and long tasks (figures below)',
@@ -264,7 +354,7 @@ export const checks = [
       }),
   },
   {
-    name: 'access: 390 px: nothing runs off the side, the controls fit, the blast view and charts are usable (screenshots)',
+    name: 'access: 390 px: nothing runs off the side, a top bar <= 120 px, labels >= 11 px, tables that fit or stack, readable inputs (figures and screenshots)',
     run: async ({ browser, baseUrl, log }) => {
       for (const scheme of ['light', 'dark']) {
         await withPage(browser, baseUrl, { width: 390, height: 844, scheme }, async (page) => {
@@ -288,6 +378,20 @@ export const checks = [
           log(`# 390 px ${scheme}: page ${layout.scrollWidth} px wide in a ${layout.vw} px viewport, ${layout.over.length} elements past the edge`);
           expect(layout.over.length === 0, `past the edge: ${layout.over.slice(0, 10).join(', ')}`);
           expect(layout.scrollWidth <= layout.vw, `the page scrolls sideways: ${layout.scrollWidth} px in ${layout.vw} px`);
+          // Usable, not only inside the edge: a compact top bar, labels a phone can read (SVG
+          // text at its drawn size, after the blast view's scaling), tables that fit their box
+          // or stack, headers and inputs wide enough to read.
+          const usable = await page.evaluate(inPhoneFigures);
+          log(
+            `# 390 px ${scheme}: top bar ${usable.bar.toFixed(0)} px tall (at most ${MAX_BAR_390}), smallest label ${usable.smallest.px.toFixed(1)} px (${usable.smallest.what}; at least ${MIN_LABEL_PX}), ` +
+              `smallest blast-view label ${usable.graph.px.toFixed(1)} px, tables ${usable.tables.fit} fit or stack, ${usable.tables.cut.length} cut; headers cut ${usable.headers.length}; narrowest text input ${usable.input.px.toFixed(0)} px (${usable.input.what})`,
+          );
+          expect(usable.bar <= MAX_BAR_390, `the top bar is ${usable.bar.toFixed(0)} px tall at 390 px (at most ${MAX_BAR_390})`);
+          expect(usable.smallest.px >= MIN_LABEL_PX - 0.05, `a label is ${usable.smallest.px.toFixed(1)} px: ${usable.smallest.what}`);
+          expect(usable.graph.px >= MIN_LABEL_PX - 0.05, `the blast view draws labels at ${usable.graph.px.toFixed(1)} px: ${usable.graph.what}`);
+          expect(usable.tables.cut.length === 0, `tables wider than their box: ${usable.tables.cut.join(', ')}`);
+          expect(usable.headers.length === 0, `column headers cut: ${usable.headers.slice(0, 6).join(', ')}`);
+          expect(usable.input.px >= MIN_INPUT_PX, `a text input is ${usable.input.px.toFixed(0)} px wide: ${usable.input.what}`);
           await shot(page, `access-390-${scheme}`, true);
           // What a phone shows, screen by screen: the top, the blast view, the charts, the why panel.
           await page.selectOption('#why-site', 'hot');
@@ -299,5 +403,50 @@ export const checks = [
         });
       }
     },
+  },
+  {
+    name: 'access: relink counts at AA (>= 4.5:1) in the light and dark themes (figures below)',
+    run: async ({ browser, baseUrl, log }) => {
+      for (const scheme of ['light', 'dark']) {
+        await withPage(browser, baseUrl, { scheme }, async (page) => {
+          await page.selectOption('#speed', { label: 'max' });
+          await page.click(`tr[data-preset="${CHURN}"] button.run`);
+          await waitFinished(page);
+          const lowest = await page.evaluate(countContrasts);
+          for (const [kind, f] of Object.entries(lowest)) log(`# contrast ${scheme}: ${kind} ${f.ratio.toFixed(2)}:1 at worst over ${f.n} (${f.colour}, ${f.size})`);
+          expect(lowest['blast view, hot site count'], `no hot site count drawn in ${scheme}: ${JSON.stringify(lowest)}`);
+          const low = Object.entries(lowest).filter(([, f]) => f.ratio < 4.5);
+          expect(low.length === 0, `${scheme}: counts under 4.5:1: ${low.map(([k, f]) => `${k} ${f.ratio.toFixed(2)}`).join(', ')}`);
+        });
+      }
+    },
+  },
+  {
+    name: 'access: at 1440x900 after a run the "Fire a mutation" panel is not cut off, and the preset picker shows its whole title (figures below)',
+    run: async ({ browser, baseUrl, log }) =>
+      withPage(browser, baseUrl, { width: 1440, height: 900 }, async (page) => {
+        await page.selectOption('#speed', { label: 'max' });
+        await page.click(`tr[data-preset="${CHURN}"] button.run`);
+        await waitFinished(page);
+        const f = await page.evaluate(() => {
+          const view = document.querySelector('#blast-view');
+          const fire = document.querySelector('#mutations');
+          const picker = document.querySelector('#preset-picker');
+          const style = getComputedStyle(picker);
+          const ctx = document.createElement('canvas').getContext('2d');
+          ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const label = picker.selectedOptions[0].textContent;
+          return {
+            hidden: view.scrollHeight - view.clientHeight,
+            fireBottom: fire.getBoundingClientRect().bottom - view.getBoundingClientRect().bottom,
+            label,
+            text: ctx.measureText(label).width,
+            room: picker.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16,
+          };
+        });
+        log(`# 1440 px: the blast view hides ${f.hidden} px of its content below its own scroll box; the mutation panel ends ${f.fireBottom.toFixed(0)} px from its bottom; the picker's "${f.label}" needs ${f.text.toFixed(0)} px and has ${f.room.toFixed(0)}`);
+        expect(f.hidden <= 1 && f.fireBottom <= 1, `the blast view cuts off ${f.hidden} px (the mutation panel ends ${f.fireBottom.toFixed(0)} px below its box)`);
+        expect(f.text <= f.room + 1, `the preset picker cuts its title: ${f.text.toFixed(0)} px of text in ${f.room.toFixed(0)} px`);
+      }),
   },
 ];

@@ -138,6 +138,8 @@ export const checks = [
         ['cyclic hierarchy', fragment(CYCLIC_DSL)],
         ['huge numbers', fragment(HUGE_DSL)],
         ['unknown version', '#s=99999999999999999999.AAAA'],
+        // A link cut by a chat client: 4k + 1 characters of data.
+        ['cut off', fragment(HUGE_DSL).slice(0, 5 + 4 * 20 + 1)],
       ];
       for (const [what, frag] of cases) {
         const fresh = await freshContextPage(browser, baseUrl + frag, ready);
@@ -146,6 +148,7 @@ export const checks = [
           await page.waitForSelector('.banner-error', { timeout: 10_000 });
           const banner = await page.textContent('.banner-error');
           expect(/link/i.test(banner), `${what}: banner should explain the link: ${banner}`);
+          if (what === 'cut off') expect(/looks cut off/.test(banner) && !/4k/.test(banner), `a cut link is named in plain words: ${banner}`);
           const text = await page.inputValue('#dsl-text');
           expect(!text.includes('cyclic') && !text.includes('huge'), `${what}: the hostile scenario must not load`);
           // Still alive: a preset runs.

@@ -122,6 +122,13 @@ export const checks = [
         await page.setViewportSize({ width: 1440, height: 2400 });
         await shoot(page.locator('#measured'), 'runtimes-import-error-light');
 
+        // Not JSON at all: plain words (it was serde's "expected ident"), not the parser's tokens.
+        await page.fill('#measured-paste-text', 'hello');
+        await page.click('#measured-read');
+        await page.waitForFunction(() => /this is not JSON/.test(document.querySelector('#measured-error')?.textContent || ''), null, { timeout: 10_000 });
+        const notJson = await page.innerText('#measured-error');
+        expect(!/ident|EOF/.test(notJson) && /starts with `h`/.test(notJson), `non-JSON error: ${notJson}`);
+
         // A good paste replaces the result and clears the refusal.
         await page.fill('#measured-paste-text', fs.readFileSync(path.join(RESULTS, 'pypy.json'), 'utf8'));
         await page.click('#measured-read');

@@ -20,6 +20,7 @@ use blast_playground::timeline::XAxis;
 
 use crate::plot::{self, DrawChart, Palette};
 use blast_playground::chrome::Theme;
+use blast_playground::export;
 use blast_playground::format;
 use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
 
@@ -38,6 +39,10 @@ pub struct ChartsProps {
     /// How many relinks the selected range holds, across the lanes (call-site mode).
     #[prop_or_default]
     pub brushed_relinks: Option<usize>,
+    /// What the run is, under an exported chart's title: the scenario (or model preset) and
+    /// its lanes.
+    #[prop_or_default]
+    pub subject: AttrValue,
     pub on_axis: Callback<XAxis>,
     pub on_view: Callback<Option<Range>>,
     pub on_brush: Callback<Option<Range>>,
@@ -45,6 +50,9 @@ pub struct ChartsProps {
 
 /// Captions of the two charts and their empty states, per mode.
 struct Captions {
+    /// The charts' titles in an exported PNG.
+    lines_title: &'static str,
+    bars_title: &'static str,
     lines: &'static str,
     lines_empty: &'static str,
     bars: &'static str,
@@ -54,12 +62,16 @@ struct Captions {
 fn captions(lanes: &ChartLanes) -> Captions {
     match lanes {
         ChartLanes::CallSites(_) => Captions {
+            lines_title: "Throughput per policy (ops/ms, log scale)",
+            bars_title: "Relinks per interval, by the oracle’s verdict",
             lines: "Throughput per policy (ops/ms, log scale); ticks in the strip under the lowest gridline mark intervals with events; a “v” on a line marks a deopt of its compiled code; point at the chart for values",
             lines_empty: "Press Run (or Step) to draw throughput as the simulations advance.",
             bars: "Relinks per interval, by the oracle’s verdict: ",
             bars_empty: "Relinks appear here per policy as the simulations run.",
         },
         ChartLanes::Models(_) => Captions {
+            lines_title: "Time per measured op, per variant (log scale)",
+            bars_title: "Rebuilds and deopts per interval, by the oracle’s verdict",
             lines: "Time per measured op, per variant (log scale; lower is better); point at the chart for values",
             lines_empty: "Press Run (or Step) to replay the runs op by op.",
             bars: "Rebuilds and deopts per interval of the measured ops (the warm-up’s are in the totals), by the oracle’s verdict: ",
@@ -163,10 +175,17 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             move || drop(tasks)
         });
     }
-    let export = |node: &NodeRef, name: &'static str| {
-        let (node, on_error) = (node.clone(), p.on_error.clone());
+    // A chart as a PNG: redrawn at twice the CSS size with a title and the run's subject.
+    let export = |node: &NodeRef, name: &'static str, title: &'static str, draw: DrawChart| {
+        let (node, on_error, lanes, view, subject) = (node.clone(), p.on_error.clone(), p.lanes.clone(), p.view, p.subject.clone());
         Callback::from(move |_: MouseEvent| {
-            let result = browser::canvas_png(&node).and_then(|url| browser::download_url(name, &url));
+            let data = lanes.data(axis);
+            let window = timeline::shown(view, data.x_max);
+            let file = format!("{}-{name}", export::file_stem(subject.split(' ').next().unwrap_or_default()));
+            let result = browser::chart_png(&node, plot::EXPORT_SCALE, plot::EXPORT_TITLE_PX, |area, style| {
+                plot::draw_export(area, (title, &subject), draw, (&data, window), &Palette::from_css(style), plot::EXPORT_SCALE)
+            })
+            .and_then(|url| browser::download_url(&file, &url));
             if let Err(e) = result {
                 on_error.emit(format!("PNG export failed: {e}"));
             }
@@ -293,7 +312,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 node: throughput.clone(),
                 caption: html! { <span>{ text.lines }</span> },
                 png_id: "png-throughput",
-                export: export(&throughput, "throughput.png"),
+                export: export(&throughput, "throughput.png", text.lines_title, plot::draw_throughput),
                 label: "Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range",
                 style: None,
                 events: chart_events(true),
@@ -314,7 +333,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                     text.bars
                 )),
                 png_id: "png-relinks",
-                export: export(&relinks, "relinks.png"),
+                export: export(&relinks, "relinks.png", text.bars_title, plot::draw_relinks),
                 label: "Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range",
                 style: Some(relinks_height),
                 events: chart_events(false),

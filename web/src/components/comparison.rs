@@ -54,8 +54,8 @@ pub const VERDICT_HEADINGS: &str = r#"<th scope="col" class="num v-necessary">ne
 
 /// The three verdict cells of a row, appended to `s`.
 pub fn verdict_cells(s: &mut String, t: RelinkTotals) {
-    for n in [t.necessary, t.collateral, t.missed] {
-        let _ = write!(s, r#"<td class="num">{}</td>"#, format::count(n));
+    for (n, label) in [(t.necessary, "necessary"), (t.collateral, "collateral"), (t.missed, "missed")] {
+        let _ = write!(s, r#"<td class="num" data-label="{label}">{}</td>"#, format::count(n));
     }
 }
 
@@ -91,11 +91,11 @@ fn row(s: &mut String, lane: &LaneView, first: Option<f64>, published: Option<Pu
         lane.finished()
     );
     let _ = match ops {
-        Some(v) => write!(s, r#"<td class="ops num" data-value="{v}">{}</td>"#, format::sig3(v)),
-        None if lane.iterations == 0 => write!(s, r#"<td class="ops num muted" title="Not started">–</td>"#),
+        Some(v) => write!(s, r#"<td class="ops num" data-label="ops/ms" data-value="{v}">{}</td>"#, format::sig3(v)),
+        None if lane.iterations == 0 => write!(s, r#"<td class="ops num muted" data-label="ops/ms" title="Not started">–</td>"#),
         None => write!(
             s,
-            r#"<td class="ops num muted" title="ops/ms is known once the measured ops finish">{:.0}% run</td>"#,
+            r#"<td class="ops num muted" data-label="ops/ms" title="ops/ms is known once the measured ops finish">{:.0}% run</td>"#,
             100.0 * lane.iterations as f64 / lane.total_iterations.max(1) as f64
         ),
     };
@@ -104,8 +104,8 @@ fn row(s: &mut String, lane: &LaneView, first: Option<f64>, published: Option<Pu
         _ => "–".into(),
     };
     let _ = match lane.result {
-        Some(r) => write!(s, r#"<td class="num" title="{} ms per op">{vs_first}</td>"#, format::sig3(r.ms_per_op)),
-        None => write!(s, r#"<td class="num">{vs_first}</td>"#),
+        Some(r) => write!(s, r#"<td class="num" data-label="vs first" title="{} ms per op">{vs_first}</td>"#, format::sig3(r.ms_per_op)),
+        None => write!(s, r#"<td class="num" data-label="vs first">{vs_first}</td>"#),
     };
     verdict_cells(s, lane.totals);
     if published.is_some() {
@@ -113,7 +113,7 @@ fn row(s: &mut String, lane: &LaneView, first: Option<f64>, published: Option<Pu
             Some((v, e)) => format!("{} ± {}", format::sig3(v), format::sig3(e)),
             None => "–".into(),
         };
-        let _ = write!(s, r#"<td class="num published">{value}</td>"#);
+        let _ = write!(s, r#"<td class="num published" data-label="published">{value}</td>"#);
     }
     s.push_str("</tr>");
 }

@@ -96,26 +96,34 @@ fn row(s: &mut String, v: &VariantView, first: Option<&VariantView>, roles: &[St
         v.index
     );
     let _ = match (result, &v.error) {
-        (_, Some(e)) => write!(s, r#"<td class="ops num error" title="{}">failed</td>"#, escape(e)),
-        (Some(r), _) => write!(s, r#"<td class="ops num" data-value="{}">{}</td>"#, r.value, format::sig3(r.value)),
-        (None, _) if v.revealed == 0 => write!(s, r#"<td class="ops num muted" title="Not replayed yet">–</td>"#),
-        (None, _) => write!(s, r#"<td class="ops num muted" title="Known once the replay ends">{:.0}% replayed</td>"#, 100.0 * v.progress()),
+        (_, Some(e)) => write!(s, r#"<td class="ops num error" data-label="time per op" title="{}">failed</td>"#, escape(e)),
+        (Some(r), _) => write!(s, r#"<td class="ops num" data-label="time per op" data-value="{}">{}</td>"#, r.value, format::sig3(r.value)),
+        (None, _) if v.revealed == 0 => write!(s, r#"<td class="ops num muted" data-label="time per op" title="Not replayed yet">–</td>"#),
+        (None, _) => {
+            write!(s, r#"<td class="ops num muted" data-label="time per op" title="Known once the replay ends">{:.0}% replayed</td>"#, 100.0 * v.progress())
+        }
     };
     let _ = match first.and_then(|f| speed_up(f, v)) {
-        Some((x, true)) => write!(s, r#"<td class="num speed-up" data-final="true">{}</td>"#, format::ratio(x)),
+        Some((x, true)) => write!(s, r#"<td class="num speed-up" data-label="speed-up" data-final="true">{}</td>"#, format::ratio(x)),
         Some((x, false)) => write!(
             s,
-            r#"<td class="num speed-up provisional" data-final="false" title="So far: the mean time per op over the ops replayed yet">≈{}</td>"#,
+            r#"<td class="num speed-up provisional" data-label="speed-up" data-final="false" title="So far: the mean time per op over the ops replayed yet">≈{}</td>"#,
             format::ratio(x)
         ),
-        None => write!(s, r#"<td class="num speed-up muted" title="Known from the first replayed op">–</td>"#),
+        None => write!(s, r#"<td class="num speed-up muted" data-label="speed-up" title="Known from the first replayed op">–</td>"#),
     };
     verdict_cells(s, v.verdicts);
     for name in roles {
         let value = result.and_then(|r| r.roles.iter().find(|(n, _)| n == name)).map(|(_, x)| *x);
         let _ = match value {
-            Some(x) => write!(s, r#"<td class="num role" data-role="{}" data-value="{x}">{}</td>"#, escape(name), escape(&role_value(name, x))),
-            None => write!(s, r#"<td class="num role muted" data-role="{}">–</td>"#, escape(name)),
+            Some(x) => write!(
+                s,
+                r#"<td class="num role" data-role="{0}" data-label="{1}" data-value="{x}">{2}</td>"#,
+                escape(name),
+                escape(role_heading(name)),
+                escape(&role_value(name, x))
+            ),
+            None => write!(s, r#"<td class="num role muted" data-role="{0}" data-label="{1}">–</td>"#, escape(name), escape(role_heading(name))),
         };
     }
     s.push_str("</tr>");

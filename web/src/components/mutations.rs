@@ -29,6 +29,10 @@ pub struct MutationsProps {
     pub active: Vec<(Policy, Vec<String>)>,
     /// (category, enter)
     pub on_fire_category: Callback<(String, bool)>,
+    /// Every lane: its policy, whether it has finished, and when it did (virtual ms; 0 while it
+    /// runs, so a frame's clock does not re-render the panel), for `fired_text`.
+    #[prop_or_default]
+    pub lanes: Vec<(Policy, bool, f64)>,
     /// "Loop until stopped" is on.
     pub loop_mode: bool,
     pub on_toggle_loop: Callback<()>,
@@ -41,6 +45,35 @@ pub fn active_summary(active: &[(Policy, Vec<String>)]) -> String {
         None => "none".into(),
         Some((_, first)) if active.iter().all(|(_, l)| l == first) => names(first),
         Some(_) => active.iter().map(|(p, l)| format!("{}: {}", p.name(), names(l))).collect::<Vec<_>>().join("; "),
+    }
+}
+
+/// What a hand-fired mutation did: which lanes took `label` and which had already finished.
+/// `fired` lanes took it (`FireOutcome::Fired`); the others were those that had finished by
+/// then. The lanes run in lockstep of virtual time, so the lanes that had finished before the
+/// fire are the finished ones that ended first (a lane finishing after it ends later).
+pub fn fired_text(label: &str, fired: usize, lanes: &[(Policy, bool, f64)]) -> String {
+    let skipped = lanes.len().saturating_sub(fired);
+    let mut done: Vec<&(Policy, bool, f64)> = lanes.iter().filter(|l| l.1).collect();
+    done.sort_by(|a, b| a.2.total_cmp(&b.2));
+    let missed: Vec<Policy> = done.iter().take(skipped).map(|l| l.0).collect();
+    let names = |ps: &[Policy]| match ps {
+        [] => String::new(),
+        [one] => one.name().to_string(),
+        [init @ .., last] => format!("{} and {}", init.iter().map(|p| p.name()).collect::<Vec<_>>().join(", "), last.name()),
+    };
+    let took: Vec<Policy> = lanes.iter().map(|l| l.0).filter(|p| !missed.contains(p)).collect();
+    match (missed.len(), took.len()) {
+        (0, 1) => format!("Fired “{label}” into {}.", names(&took)),
+        (0, 2) => format!("Fired “{label}” into both simulations ({}).", names(&took)),
+        (0, n) if n == fired => format!("Fired “{label}” into all {n} simulations."),
+        (0, _) => format!("Fired “{label}” into {fired} simulation{}.", if fired == 1 { "" } else { "s" }),
+        (m, _) => format!(
+            "Fired “{label}” into {} only: {} had already finished (press Run to start {} again).",
+            names(&took),
+            names(&missed),
+            if m == 1 { "it" } else { "them" }
+        ),
     }
 }
 
@@ -157,7 +190,7 @@ pub fn mutations(p: &MutationsProps) -> Html {
             <p class="fire-outcome" aria-live="polite">
                 {
                     match &p.last {
-                        Some(FireOutcome::Fired { label, lanes }) => html! { <span class="ok">{ format!("Fired “{label}” into {lanes} simulation{}.", if *lanes == 1 { "" } else { "s" }) }</span> },
+                        Some(FireOutcome::Fired { label, lanes }) => html! { <span class="ok">{ fired_text(label, *lanes, &p.lanes) }</span> },
                         Some(FireOutcome::Refused(why)) => html! { <span class="error">{ message(why) }</span> },
                         None if !p.running => html! { <span class="muted">{ "The run has finished: press Run again (with “loop until stopped” on, the loop keeps going until you pause it)." }</span> },
                         None => html! { <span class="muted">{ "Pick a class and fire: every running policy gets the event at the same virtual time." }</span> },
@@ -188,5 +221,19 @@ mod tests {
         assert_eq!(active_summary(&[]), "none");
         assert_eq!(active_summary(&[(Policy::Global, hot.clone()), (Policy::Exact, hot.clone())]), "HotCategory");
         assert_eq!(active_summary(&[(Policy::Global, hot), (Policy::Exact, vec![])]), "global: HotCategory; exact: none");
+    }
+
+    #[test]
+    fn a_fire_names_the_lane_that_had_finished() {
+        let both = [(Policy::Global, false, 900.0), (Policy::Exact, true, 40.0)];
+        assert_eq!(
+            fired_text("write Hot.dyn0", 1, &both),
+            "Fired “write Hot.dyn0” into global only: exact had already finished (press Run to start it again)."
+        );
+        let running = [(Policy::Global, false, 30.0), (Policy::Exact, false, 30.0)];
+        assert_eq!(fired_text("write Hot.dyn0", 2, &running), "Fired “write Hot.dyn0” into both simulations (global and exact).");
+        // exact finished after the fire (it ends later than hierarchy, which had finished before).
+        let three = [(Policy::Global, false, 900.0), (Policy::Exact, true, 60.0), (Policy::Hierarchy, true, 40.0)];
+        assert_eq!(fired_text("x", 2, &three), "Fired “x” into global and exact only: hierarchy had already finished (press Run to start it again).");
     }
 }

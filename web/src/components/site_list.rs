@@ -105,7 +105,8 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
     html! {
         <tr data-site={s.name.to_string()} key={format!("{}#{}", s.name, p.epoch)}>
             <td><code>{ s.name.to_string() }</code></td>
-            <td>
+            // `data-label`: the column's name, shown above each field where the rows stack (phones).
+            <td data-label="receiver class">
                 { name_picker(props!(NamePickerProps {
                     label: format!("Receiver class of {}", s.name),
                     names: p.names.clone(),
@@ -113,11 +114,11 @@ fn site_row(p: &SiteListProps, s: &SiteDecl) -> Html {
                     on_pick: Callback::from(set_class),
                 })) }
             </td>
-            <td>
+            <td data-label="method">
                 <input value={s.method.to_string()} size="12" list={format!("methods-of-{}", s.class)} spellcheck="false" aria-label={format!("Method of {}", s.name)}
                     onchange={Callback::from(move |e: Event| set_method(browser::value(&e)))} />
             </td>
-            <td>
+            <td data-label="more receivers · mix">
                 <input value={receivers_text(s)} size="16" placeholder="B, C mix 60/30/10" spellcheck="false" aria-label={format!("Other receiver classes and mix of {}", s.name)}
                     onchange={Callback::from(move |e: Event| set_receivers(browser::value(&e)))} />
             </td>

@@ -119,6 +119,10 @@ pub fn top_bar(p: &TopBarProps) -> Html {
     html! {
         <header class="topbar">
             { raw_static(r#"<div class="brand"><h1>Blast Radius</h1><span class="tagline">which call sites does a metaclass change throw away?</span></div>"#) }
+            // Two rows on a phone (style.css, max-width 600px): the run controls with the
+            // picker under them, then the status, lanes and tools in one line that scrolls
+            // sideways; wider screens ignore the rows (`display: contents`).
+            <div class="bar-row bar-run">
             { preset_picker(p) }
             <div class="controls" role="toolbar" aria-label="Run controls">
                 <button id="run" class="primary" onclick={click(&p.on_toggle_play)} disabled={!p.can_run}
@@ -135,6 +139,8 @@ pub fn top_bar(p: &TopBarProps) -> Html {
                     </select>
                 </label>
             </div>
+            </div>
+            <div class="bar-row bar-more">
             <div class="status" aria-live="off">
                 <output id="run-state" class={classes!("run-state", format!("run-{}", p.run_state.name()))} data-state={p.run_state.name()}>
                     { p.run_state.name() }
@@ -167,6 +173,7 @@ pub fn top_bar(p: &TopBarProps) -> Html {
                 <button id="share-button" onclick={click(&p.on_share)} title="Copy a link that carries this scenario">{ "Copy share link" }</button>
                 <button id="theme-toggle" onclick={click(&p.on_theme)} title="Switch theme (t)">{ theme_label }</button>
                 <button id="help-button" onclick={click(&p.on_help)} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">{ "?" }</button>
+            </div>
             </div>
         </header>
     }
