@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The runtime lab: runs every probe in full mode on this machine, keeps the results in
 # probes/results/, and regenerates the fingerprint tables in docs/RUNTIMES.md and its chart
-# (docs/runtimes.png) from them.
+# (docs/runtimes.png) from them, and the observed-scope table of the committed trace samples.
 #
 #   bash scripts/lab.sh            # all six runtimes (installs the missing ones first)
 #   bash scripts/lab.sh --docs     # only regenerate docs/RUNTIMES.md and the chart from the kept results
@@ -35,6 +35,17 @@ python3 - docs/RUNTIMES.md "$table" <<'PY'
 import sys
 doc_path, table_path = sys.argv[1], sys.argv[2]
 begin, end = "<!-- fingerprint:begin -->", "<!-- fingerprint:end -->"
+doc = open(doc_path).read()
+head, rest = doc.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(doc_path, "w").write(head + begin + "\n" + open(table_path).read() + end + tail)
+PY
+# The observed scope of the committed trace samples (docs/TRACES.md), between its own markers.
+cargo run -q -p blast-cli -- trace probes/traces/logs/*.log --replay --format markdown >"$table"
+python3 - docs/RUNTIMES.md "$table" <<'PY'
+import sys
+doc_path, table_path = sys.argv[1], sys.argv[2]
+begin, end = "<!-- traces:begin -->", "<!-- traces:end -->"
 doc = open(doc_path).read()
 head, rest = doc.split(begin, 1)
 _, tail = rest.split(end, 1)

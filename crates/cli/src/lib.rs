@@ -27,6 +27,7 @@ use blast_engine::{dsl, presets, Params, Scenario};
 
 pub use error::{CliError, EXIT_OUTPUT};
 pub use options::{parse_options, Format, Options, MAX_SWEEP_VALUES};
+pub use trace::{read_file as read_trace, sample_name, trace_scope_markdown};
 
 use out::Out;
 
@@ -119,7 +120,7 @@ pub fn usage() -> String {
         (
             "blast trace <log>... [--log-format v8|hotspot|groovy] [--replay]",
             trace::TRACE_FORMATS,
-            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius; --replay runs the scenario the log implies under every policy (observed vs predicted sites, precision, recall; --format dsl prints that scenario) (docs/TRACES-reading.md)",
+            "read V8, HotSpot LogCompilation or Groovy 2.4 indy logs (format detected unless given): counts, lines not understood, each mutation's blast radius; --replay runs the scenario the log implies under every policy (observed vs predicted sites, precision, recall; --format dsl prints that scenario) (docs/TRACES.md)",
         ),
     ];
     for (synopsis, formats, what) in commands {

@@ -16,8 +16,9 @@ use crate::out::Out;
 use crate::Ended;
 
 pub(crate) const TRACE_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv];
-/// With `--replay`, also the implied scenario as DSL text.
-const REPLAY_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv, Format::Dsl];
+/// With `--replay`, also the implied scenario as DSL text, and the observed-scope table of
+/// docs/RUNTIMES.md as Markdown.
+const REPLAY_FORMATS: &[Format] = &[Format::Table, Format::Json, Format::Csv, Format::Dsl, Format::Markdown];
 
 /// Bytes read from the file per chunk fed to the reader.
 const CHUNK: usize = 1 << 20;
@@ -43,6 +44,10 @@ pub(crate) fn cmd_trace(opts: &Options, out: &mut Out) -> Result<Ended, CliError
             String::new()
         }
         Format::Csv if opts.replay => replay_csv(&traces, &replays),
+        Format::Markdown => {
+            let named: Vec<(String, &Trace)> = traces.iter().map(|(p, t)| (sample_name(p), t)).collect();
+            trace_scope_markdown(&named)
+        }
         Format::Csv => csv(&traces),
         Format::Dsl => traces.iter().zip(&replays).map(|((p, _), r)| dsl_text(p, r.as_ref())).collect::<Vec<_>>().join("\n"),
         _ => traces
@@ -55,6 +60,12 @@ pub(crate) fn cmd_trace(opts: &Options, out: &mut Out) -> Result<Ended, CliError
     let stopped: Vec<String> = traces.iter().filter_map(|(p, t)| t.stopped.as_ref().map(|e| format!("error: {p}: {e}\n"))).collect();
     out.text(&stdout)?;
     Ok(Ended { code: if stopped.is_empty() { 0 } else { 1 }, note: stopped.concat() })
+}
+
+/// A sample's name in the docs: its file name without the directory and `.log`.
+pub fn sample_name(path: &str) -> String {
+    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    file.strip_suffix(".log").unwrap_or(file).to_string()
 }
 
 /// Read a log through the engine's reader, a chunk at a time; a file over the cap is refused
@@ -340,6 +351,44 @@ fn dsl_text(path: &str, r: Option<&Result<Replay, ReplayError>>) -> String {
         Some(Err(e)) => format!("# {path}: no replay: {e}\n"),
         None => String::new(),
     }
+}
+
+/// The "observed scope from traces" table of docs/RUNTIMES.md: per committed sample, what the
+/// log shows a mutation threw away (sites relinked, code units invalidated) and, where the log
+/// names the sites' receivers, each policy's precision and recall against it on replay.
+/// Generated (`bash scripts/lab.sh --docs`) and held equal to the committed doc by a test.
+pub fn trace_scope_markdown(samples: &[(String, &Trace)]) -> String {
+    let policies = blast_engine::Policy::ALL;
+    let mut s = String::from("| sample | runtime | mutations | sites relinked | code units invalidated | attributed exact / by order |");
+    for p in policies {
+        let _ = write!(s, " {} p / r |", p.name());
+    }
+    s.push_str(" behaved like |\n|---|---|---:|---:|---:|---:|");
+    s.push_str(&"---|".repeat(policies.len() + 1));
+    s.push('\n');
+    for (name, t) in samples {
+        let radii = blast_radii(t);
+        let sites: usize = radii.iter().map(|r| r.sites.len()).sum();
+        let units: usize = radii.iter().map(|r| r.units.len()).sum();
+        let exact: u32 = radii.iter().map(|r| r.exact).sum();
+        let by_order: u32 = radii.iter().map(|r| r.by_order).sum();
+        let version = t.version.as_deref().unwrap_or("not stated");
+        let _ = write!(s, "| `{name}` | {version} | {} | {sites} | {units} | {exact} / {by_order} |", t.mutations.len());
+        match replay(t) {
+            Ok(r) => {
+                for p in policies {
+                    let cell = r.policies.iter().position(|q| *q == p).map(|i| score_cell(&r.totals[i])).unwrap_or_default();
+                    let _ = write!(s, " {} |", cell.replace("p ", "").replace(" r ", " / "));
+                }
+                let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();
+                let _ = writeln!(s, " {} |", like.join(" = "));
+            }
+            Err(e) => {
+                let _ = writeln!(s, "{} no replay: {e} |", " – |".repeat(policies.len()));
+            }
+        }
+    }
+    s
 }
 
 #[cfg(test)]

@@ -242,3 +242,28 @@ fn run_reports_deopts_and_recompiles_per_policy() {
     assert!(global_deopts > 0 && global_recompiles >= global_deopts, "{section}");
     assert_eq!(counts("exact"), (0, 0), "{section}");
 }
+
+#[test]
+fn runtimes_doc_has_the_observed_scope_of_the_committed_traces() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let doc = std::fs::read_to_string(format!("{root}/docs/RUNTIMES.md")).unwrap();
+    let (_, rest) = doc.split_once("<!-- traces:begin -->\n").expect("begin marker");
+    let (block, _) = rest.split_once("<!-- traces:end -->").expect("end marker");
+    let mut logs: Vec<String> = std::fs::read_dir(format!("{root}/probes/traces/logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_string_lossy().into_owned())
+        .filter(|p| p.ends_with(".log"))
+        .collect();
+    logs.sort();
+    assert!(logs.len() >= 3, "probes/traces/logs/ holds the samples: {logs:?}");
+    let traces: Vec<(String, blast_engine::trace::Trace)> =
+        logs.iter().map(|p| (blast_cli::sample_name(p), blast_cli::read_trace(p, None, blast_engine::trace::Limits::default()).unwrap())).collect();
+    let named: Vec<(String, &blast_engine::trace::Trace)> = traces.iter().map(|(n, t)| (n.clone(), t)).collect();
+    let table = blast_cli::trace_scope_markdown(&named);
+    assert!(block == table, "docs/RUNTIMES.md's observed scope is stale: run `bash scripts/lab.sh --docs`\n{table}");
+    // The table says what the samples show, not a fixed text: V8 scoped its deopts to the
+    // written prototype, Groovy 2.4 relinked sites of unrelated classes too.
+    let row = |name: &str| table.lines().find(|l| l.starts_with(&format!("| `{name}`"))).unwrap_or_else(|| panic!("no row for {name}"));
+    assert!(!row("v8-proto-write").ends_with("| global |"), "{}", row("v8-proto-write"));
+    assert!(row("groovy-unrelated-churn").ends_with("| global |"), "{}", row("groovy-unrelated-churn"));
+}
