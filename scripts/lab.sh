@@ -30,25 +30,24 @@ done
 [ ${#files[@]} -gt 0 ] || { echo "lab: no results in $RESULTS" >&2; exit 1; }
 table="$(mktemp)"
 trap 'rm -f "$table"' EXIT
+
+# splice NAME: puts the text in $table between docs/RUNTIMES.md's `<!-- NAME:begin -->` and
+# `<!-- NAME:end -->` markers.
+splice() {
+  python3 - docs/RUNTIMES.md "$table" "$1" <<'PY'
+import sys
+doc_path, table_path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+doc = open(doc_path).read()
+head, rest = doc.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(doc_path, "w").write(head + begin + "\n" + open(table_path).read() + end + tail)
+PY
+}
+
 cargo run -q -p blast-cli -- fingerprint "${files[@]}" --format markdown --plot docs/runtimes.png >"$table"
-python3 - docs/RUNTIMES.md "$table" <<'PY'
-import sys
-doc_path, table_path = sys.argv[1], sys.argv[2]
-begin, end = "<!-- fingerprint:begin -->", "<!-- fingerprint:end -->"
-doc = open(doc_path).read()
-head, rest = doc.split(begin, 1)
-_, tail = rest.split(end, 1)
-open(doc_path, "w").write(head + begin + "\n" + open(table_path).read() + end + tail)
-PY
-# The observed scope of the committed trace samples (docs/TRACES.md), between its own markers.
+splice fingerprint
+# The observed scope of the committed trace samples (docs/TRACES.md).
 cargo run -q -p blast-cli -- trace probes/traces/logs/*.log --replay --format markdown >"$table"
-python3 - docs/RUNTIMES.md "$table" <<'PY'
-import sys
-doc_path, table_path = sys.argv[1], sys.argv[2]
-begin, end = "<!-- traces:begin -->", "<!-- traces:end -->"
-doc = open(doc_path).read()
-head, rest = doc.split(begin, 1)
-_, tail = rest.split(end, 1)
-open(doc_path, "w").write(head + begin + "\n" + open(table_path).read() + end + tail)
-PY
+splice traces
 echo "lab: wrote docs/RUNTIMES.md and docs/runtimes.png"

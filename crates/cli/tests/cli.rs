@@ -166,14 +166,20 @@ fn show_converts_between_dsl_and_json() {
     assert_eq!(a, b);
 }
 
+/// The text between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in a generated doc
+/// (`scripts/lab.sh --docs` writes it there).
+fn generated_block<'a>(doc: &'a str, name: &str) -> &'a str {
+    let (_, rest) = doc.split_once(&format!("<!-- {name}:begin -->\n")).unwrap_or_else(|| panic!("no {name}:begin marker"));
+    rest.split_once(&format!("<!-- {name}:end -->")).unwrap_or_else(|| panic!("no {name}:end marker")).0
+}
+
 /// docs/RUNTIMES.md's fingerprint tables are generated from the kept probe results
 /// (`scripts/lab.sh --docs`), never edited by hand.
 #[test]
 fn runtimes_doc_is_generated_from_the_kept_probe_results() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let doc = std::fs::read_to_string(format!("{root}/docs/RUNTIMES.md")).unwrap();
-    let (_, rest) = doc.split_once("<!-- fingerprint:begin -->\n").expect("begin marker");
-    let (block, _) = rest.split_once("<!-- fingerprint:end -->").expect("end marker");
+    let block = generated_block(&doc, "fingerprint");
     let mut prints = Vec::new();
     for runtime in ["cpython", "pypy", "node", "ruby", "jruby", "groovy"] {
         let Ok(text) = std::fs::read_to_string(format!("{root}/probes/results/{runtime}.json")) else { continue };
@@ -247,8 +253,7 @@ fn run_reports_deopts_and_recompiles_per_policy() {
 fn runtimes_doc_has_the_observed_scope_of_the_committed_traces() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
     let doc = std::fs::read_to_string(format!("{root}/docs/RUNTIMES.md")).unwrap();
-    let (_, rest) = doc.split_once("<!-- traces:begin -->\n").expect("begin marker");
-    let (block, _) = rest.split_once("<!-- traces:end -->").expect("end marker");
+    let block = generated_block(&doc, "traces");
     let mut logs: Vec<String> = std::fs::read_dir(format!("{root}/probes/traces/logs"))
         .unwrap()
         .map(|e| e.unwrap().path().to_string_lossy().into_owned())
