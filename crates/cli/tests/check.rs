@@ -1,4 +1,4 @@
-//! `blast check` (issue 12): every expectation evaluated, failures with `line:col`, expected,
+//! `blast check`: every expectation evaluated, failures with `line:col`, expected,
 //! observed and causes; exit 1 on any failure; JUnit XML and JSON for CI.
 
 use blast_cli::main_with_args;

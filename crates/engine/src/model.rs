@@ -491,7 +491,7 @@ mod tests {
     #[test]
     fn the_per_site_and_per_call_types_keep_their_size() {
         // One `SiteDecl` per site and one `Stmt::Call` per call: at 10^6 sites each byte here
-        // is a megabyte of the scenario the page keeps (issue #8's memory target).
+        // is a megabyte of the scenario the page keeps (the memory target of `tests/memory.rs`).
         assert_eq!((std::mem::size_of::<SiteDecl>(), std::mem::size_of::<Stmt>()), (56, 16));
     }
 

@@ -1,4 +1,4 @@
-//! Expectations (issue 12): the syntax round trips, malformed lines are refused with their
+//! Expectations: the syntax round trips, malformed lines are refused with their
 //! `line:col`, every preset's expectations pass, and live evaluation decides what it can early.
 //! The same tests run natively and in headless Chromium (wasm32).
 

@@ -1,4 +1,4 @@
-//! Issue 9: compiled code in the blast radius. The loop's compiled unit through a run
+//! Compiled code in the blast radius. The loop's compiled unit through a run
 //! (deoptimized by a retired fast chain, recompiled, C2 given up past the cutoff), method body
 //! costs (DSL, validation, the body-dominated preset), all by counting.
 

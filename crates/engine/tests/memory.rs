@@ -1,4 +1,4 @@
-//! Peak memory per site, counted (issue 8: at most 300 bytes a site): an allocator that wraps
+//! Peak memory per site, counted (at most 300 bytes a site): an allocator that wraps
 //! the system's keeps the live and the peak heap bytes, and the peak while a scenario is built
 //! and a simulation made from it, divided by the sites, is what a site costs. A count, not a
 //! timing: the same on any machine, loaded or not. The bench prints the same figure at 10^6
@@ -18,7 +18,7 @@ use generators::Size;
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 
-/// Issue 8's memory target, in bytes per site at the peak.
+/// The memory target, in bytes per site at the peak.
 const BYTES_PER_SITE: usize = 300;
 
 #[test]

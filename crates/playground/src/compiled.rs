@@ -1,4 +1,4 @@
-//! Compiled code in the playground (issue 9): per lane, the compilation units the engine tracks
+//! Compiled code in the playground: per lane, the compilation units the engine tracks
 //! (each loop's method, the event code), which flash when a retirement deoptimizes them, and the
 //! deoptimizations as text for the why panel's chain (event -> domain -> site -> compiled unit
 //! deoptimized -> recompiled after N iterations) and the charts' deopt marks.

@@ -1,4 +1,4 @@
-//! The measured panel's fit, done by the engine worker (issue 11 item 4: the engine leaves the
+//! The measured panel's fit, done by the engine worker (the engine leaves the
 //! page a part at a time). The page posts the probe result it imported (read and checked there,
 //! `measured::import`), typed; the worker checks it again, fits every policy
 //! (`fingerprint::Fitting`, ~70 ms natively for a reference result) and answers with the typed

@@ -1,4 +1,4 @@
-//! The engine worker's side of lanes it runs for the page (issue 8 item 5: the page never
+//! The engine worker's side of lanes it runs for the page (the page never
 //! freezes). A big scenario's simulations are built, stepped and read here; the page keeps a
 //! mirror of their views (`lanes::Mirror`).
 //!

@@ -1,5 +1,5 @@
 //! The call-site session's lanes: run on the page ([`Runner`]) or, for a big scenario, by the
-//! engine worker, of which the page keeps a [`Mirror`] (issue 8 item 5: the page never
+//! engine worker, of which the page keeps a [`Mirror`] (the page never
 //! freezes).
 //!
 //! At 10^5 sites one lane's `Simulation` build takes ~100 ms and one engine step up to ~35 ms,

@@ -1,4 +1,4 @@
-//! Read-only markup written as text (issue 11 item 4, the bundle): a table or a paragraph the
+//! Read-only markup written as text (for the bundle's size): a table or a paragraph the
 //! page only shows costs far less code as one string, set with `Html::from_html_unchecked`,
 //! than as a virtual node per element built inline by `html!`. Every value that is not a
 //! literal of ours goes through [`escape`]: names come from imported files and strangers' links.

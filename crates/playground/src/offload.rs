@@ -1,5 +1,5 @@
 //! Engine work that runs off the page's main thread: reading (parse, validation) and the first
-//! simulation build of a large scenario text (issue 8 item 5: the page never freezes).
+//! simulation build of a large scenario text (so the page never freezes).
 //!
 //! The page hands a [`Job`] to the engine worker (`src/worker.rs`, its own wasm module) and
 //! gets back a [`Reply`] with the typed result: the validated `Scenario`, or where and why it

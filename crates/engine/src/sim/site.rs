@@ -251,7 +251,7 @@ pub(crate) struct SiteRt {
     true_target: CompactTarget,
 }
 
-/// A site's runtime state is this size (the per-site memory bound, issue 8, counts on it).
+/// A site's runtime state is this size (the per-site memory bound of `tests/memory.rs` counts on it).
 const _: () = assert!(std::mem::size_of::<SiteRt>() <= 128);
 
 /// A parked PIC entry (no entry: `PIC` is clear).
