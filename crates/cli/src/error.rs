@@ -105,6 +105,8 @@ pub enum CliError {
     LogFormat(UnknownName),
     /// `--log-format` or `--replay` given to a command that reads no log.
     LogFormatNotSupported(String),
+    /// `fingerprint --format json` given a runtime log (its JSON is `blast trace --replay`'s).
+    LogAsJson(String),
     /// A log file that cannot be opened or read.
     LogUnreadable {
         file: String,
@@ -137,7 +139,8 @@ impl CliError {
             | CliError::PlotNotSupported(_)
             | CliError::TooManyValues { .. }
             | CliError::LogFormat(_)
-            | CliError::LogFormatNotSupported(_) => 2,
+            | CliError::LogFormatNotSupported(_)
+            | CliError::LogAsJson(_) => 2,
             CliError::Output(e) if e.is_broken_pipe() => 0,
             CliError::Output(OutError::Write(_)) => EXIT_OUTPUT,
             CliError::Input { .. }
@@ -198,6 +201,10 @@ impl fmt::Display for CliError {
             CliError::Output(e) => write!(f, "{e}"),
             CliError::LogFormat(e) => write!(f, "--log-format: {e}"),
             CliError::LogFormatNotSupported(command) => write!(f, "--log-format and --replay are for `blast trace`; `blast {command}` reads no log"),
+            CliError::LogAsJson(file) => write!(
+                f,
+                "{file} is a runtime log: `blast fingerprint --format json` writes the fingerprints of probe results; `blast trace {file} --replay --format json` writes the log's evidence"
+            ),
             CliError::LogUnreadable { file, error } => write!(f, "{file}: cannot read it: {error}"),
             CliError::Trace { file, error } => write!(f, "{file}: {error}"),
         }

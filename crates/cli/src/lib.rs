@@ -113,9 +113,9 @@ pub fn usage() -> String {
             "validate scenarios and evaluate their `expect` lines; exit 1 if any expectation fails",
         ),
         (
-            "blast fingerprint <probe-result.json>... [--plot chart.png]",
+            "blast fingerprint <probe-result.json|log>... [--plot chart.png]",
             FINGERPRINT_FORMATS,
-            "name the policy that explains a real runtime's probe results best (probes/README.md); --plot draws the fanout rows beside every policy",
+            "name the policy that explains a real runtime's probe results best (probes/README.md); a runtime log (docs/TRACES.md) is evidence too: its observed scope replayed under every policy, the policies ranked by how well they predict it; --plot draws the probes' fanout rows beside every policy",
         ),
         (
             "blast trace <log>... [--log-format v8|hotspot|groovy] [--replay]",
@@ -308,20 +308,42 @@ fn cmd_fingerprint(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     if opts.positional.is_empty() {
         return Err(CliError::MissingTarget);
     }
-    let mut prints = Vec::new();
+    let (mut prints, mut traces) = (Vec::new(), Vec::new());
     for path in &opts.positional {
+        // A runtime log is evidence too: its observed scope, replayed under every policy. A file
+        // that is neither JSON nor a log format the reader knows is read as a probe result, whose
+        // refusal says what the text is.
+        if trace::is_log(path)? {
+            let t = trace::read_file(path, None, blast_engine::trace::Limits::default())?;
+            if t.format.is_some() {
+                if format == Format::Json {
+                    return Err(CliError::LogAsJson(path.clone()));
+                }
+                traces.push((path.as_str(), t));
+                continue;
+            }
+        }
         let text = read_input(path, MAX_PROBE_BYTES as u64)?;
         let result = ProbeResult::parse(&text).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?;
         prints.push(fingerprint(&result).map_err(|error| CliError::Fingerprint { file: path.clone(), error })?);
     }
-    if let Some(png) = &opts.plot {
+    if let Some(png) = opts.plot.as_ref().filter(|_| !prints.is_empty()) {
         let bytes = plot::fingerprint_png(&prints)?;
         std::fs::write(png, bytes).map_err(|e| CliError::Plot(format!("{png}: {e}")))?;
     }
     match format {
         Format::Json => out.json(&prints)?,
-        Format::Markdown => out.text(&fingerprint_markdown(&prints))?,
-        _ => out.text(&prints.iter().map(fingerprint_table).collect::<Vec<_>>().join("\n"))?,
+        Format::Markdown => {
+            out.text(&fingerprint_markdown(&prints))?;
+            if !traces.is_empty() {
+                let named: Vec<(String, &blast_engine::trace::Trace)> = traces.iter().map(|(p, t)| (trace::sample_name(p), t)).collect();
+                out.text(&format!("\n### Observed scope from traces\n\n{}", trace_scope_markdown(&named)))?;
+            }
+        }
+        _ => {
+            let tables = prints.iter().map(fingerprint_table).chain(traces.iter().map(|(p, t)| trace::evidence_table(p, t)));
+            out.text(&tables.collect::<Vec<_>>().join("\n"))?
+        }
     }
     Ok(())
 }

@@ -8,6 +8,7 @@ use std::io::Read;
 use blast_engine::sim::thousands;
 use blast_engine::trace::replay::Score;
 use blast_engine::trace::{blast_radii, replay, BlastRadius, Limits, LogFormat, Mutation, Replay, ReplayError, Trace, TraceError, TraceReader, Why};
+use blast_engine::Policy;
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -386,6 +387,51 @@ pub fn trace_scope_markdown(samples: &[(String, &Trace)]) -> String {
             Err(e) => {
                 let _ = writeln!(s, "{} no replay: {e} |", " – |".repeat(policies.len()));
             }
+        }
+    }
+    s
+}
+
+/// Whether `path` holds a runtime log rather than a probe result (a JSON object): its first
+/// non-blank byte in the first 4 KiB is not `{`.
+pub fn is_log(path: &str) -> Result<bool, CliError> {
+    let mut head = [0u8; 4096];
+    let mut file = std::fs::File::open(path).map_err(|error| CliError::LogUnreadable { file: path.to_string(), error })?;
+    let n = file.read(&mut head).map_err(|error| CliError::LogUnreadable { file: path.to_string(), error })?;
+    Ok(head[..n].iter().find(|b| !b.is_ascii_whitespace()).is_some_and(|&b| b != b'{'))
+}
+
+/// `blast fingerprint LOG`: a trace as evidence beside the timing probes. The log's observed
+/// scope is replayed under every policy and the policies are ranked by how well each predicts
+/// it (F1 of precision and recall), best first.
+pub fn evidence_table(path: &str, t: &Trace) -> String {
+    let mut s = String::new();
+    let radii = blast_radii(t);
+    let sites: usize = radii.iter().map(|r| r.sites.len()).sum();
+    let units: usize = radii.iter().map(|r| r.units.len()).sum();
+    let format = t.format.map(|f| f.name()).unwrap_or("unrecognized");
+    let _ = writeln!(
+        s,
+        "{path}: trace evidence ({format}, {}): {} mutations, {sites} sites relinked, {units} code units invalidated",
+        t.version.as_deref().unwrap_or("version not stated"),
+        t.mutations.len()
+    );
+    match replay(t) {
+        Ok(r) => {
+            let mut ranked: Vec<(Policy, &Score)> = r.policies.iter().copied().zip(&r.totals).collect();
+            ranked.sort_by(|a, b| b.1.f1().total_cmp(&a.1.f1()));
+            s.push_str(
+                "  policies by how well they predict the observed scope (F1, precision, recall):
+",
+            );
+            for (p, sc) in ranked {
+                let _ = writeln!(s, "    {:<14} {:.2}  ({})", p.name(), sc.f1(), score_cell(sc));
+            }
+            let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();
+            let _ = writeln!(s, "  the runtime behaved like: {}", like.join(" = "));
+        }
+        Err(e) => {
+            let _ = writeln!(s, "  no replay: {e}");
         }
     }
     s

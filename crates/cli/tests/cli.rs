@@ -272,3 +272,24 @@ fn runtimes_doc_has_the_observed_scope_of_the_committed_traces() {
     assert!(!row("v8-proto-write").ends_with("| global |"), "{}", row("v8-proto-write"));
     assert!(row("groovy-unrelated-churn").ends_with("| global |"), "{}", row("groovy-unrelated-churn"));
 }
+
+#[test]
+fn fingerprint_takes_a_trace_as_evidence_beside_a_probe_result() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let (probe, log) = (format!("{root}/probes/results/node.json"), format!("{root}/probes/traces/logs/groovy-unrelated-churn.log"));
+    let out = blast(&["fingerprint", &probe, &log]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The probe's fingerprint first, then the log's evidence: its policies ranked by how well
+    // they predict what the log shows, and the one the runtime behaved like.
+    let evidence = out.stdout.split_once("trace evidence").map(|(_, rest)| rest).unwrap_or_else(|| panic!("{}", out.stdout));
+    let like = evidence.lines().find_map(|l| l.trim().strip_prefix("the runtime behaved like: ")).expect("a verdict");
+    let table = blast(&["trace", &log, "--replay"]);
+    assert!(table.stdout.contains(&format!("the runtime behaved like: {like}")), "fingerprint and trace --replay agree: {like}\n{}", table.stdout);
+    let ranked: Vec<&str> = evidence.lines().skip(2).take(5).filter_map(|l| l.split_whitespace().next()).collect();
+    assert_eq!(ranked.len(), 5, "every policy ranked: {evidence}");
+    assert!(like.split(" = ").any(|p| p == ranked[0]), "the best ranked is the verdict: {ranked:?} vs {like}");
+    // JSON stays the probe fingerprints' shape: a log there is refused, pointing to trace's JSON.
+    let json = blast(&["fingerprint", &log, "--format", "json"]);
+    assert_eq!(json.code, 2, "{}", json.stderr);
+    assert!(json.stderr.contains("blast trace") && json.stderr.contains("--replay --format json"), "{}", json.stderr);
+}
