@@ -551,7 +551,7 @@ fn load_preset(store: &Store, (id, run): (String, bool)) {
             let text = runtime.scenario_text();
             match dsl::parse(&text) {
                 Ok(scenario) => {
-                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes() };
+                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes(), view: Default::default() };
                     store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
                     if run {
                         store.dispatch(Action::Run(Control::Play));

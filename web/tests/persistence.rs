@@ -17,7 +17,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 #[wasm_bindgen_test]
 fn share_link_round_trips_through_the_location() {
     let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-    let fragment = share::encode(text, &[Policy::Exact, Policy::Hierarchy]).unwrap();
+    let fragment = share::encode(text, &[Policy::Exact, Policy::Hierarchy], &share::LinkView::default()).unwrap();
     let url = browser::share_url(&fragment).expect("a url");
     assert!(url.ends_with(&format!("#{fragment}")));
     assert!(!location_hash().contains("s="), "making a link leaves the address bar alone");
@@ -74,7 +74,7 @@ async fn a_hostile_fragment_shows_an_error_and_keeps_the_saved_scenario() {
     let text = presets::find("hotLoop_baseline").unwrap().text;
     browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
     let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
-    set_hash(&format!("#{}", share::encode(cyclic, &[]).unwrap()));
+    set_hash(&format!("#{}", share::encode(cyclic, &[], &share::LinkView::default()).unwrap()));
     let root = render_app().await;
     set_hash("");
     let banner = find(&root, ".banner-error").text_content().unwrap_or_default();

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use blast_engine::Policy;
 
 use crate::offload::{self, Posting, Reply};
+use crate::share::LinkView;
 
 /// A text handed to the engine worker, and what its answer is for.
 pub struct Reading {
@@ -27,7 +28,7 @@ pub enum Purpose {
     /// if it reads.
     Edit,
     /// A share link or a file: it replaces the scenario only if it reads and runs.
-    Open { text: String, policies: Vec<Policy>, origin: String },
+    Open { text: String, policies: Vec<Policy>, view: LinkView, origin: String },
 }
 
 #[derive(Default)]

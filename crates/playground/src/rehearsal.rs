@@ -50,7 +50,7 @@ impl Rehearsal {
         let text = text(bytes.max(offload::OFFLOAD_BYTES));
         // Padded with one comment line repeated, the text deflates to far below a link's limit
         // (the rehearsal test opens it).
-        let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact]).unwrap_or_default()));
+        let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact], &share::LinkView::default()).unwrap_or_default()));
         Rehearsal { state: None, text, stage: Stage::Decode(link) }
     }
 

@@ -24,7 +24,7 @@ use crate::offload::{self, Posting, Reply, TextError, Verdict};
 use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
 use crate::reading::{Purpose, Readings};
 use crate::runner::{LaneView, Runner};
-use crate::share::Shared;
+use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
 
@@ -374,25 +374,41 @@ impl CallSiteSession {
     /// A scenario from a share link or an imported file (read by the engine worker if large).
     fn load(&mut self, shared: Shared, origin: String, fx: &mut Effects) {
         match shared.scenario {
-            Some(scenario) => self.open(scenario, shared.text, shared.policies, &origin, fx),
+            Some(scenario) => self.open(scenario, shared.text, shared.policies, shared.view, &origin, fx),
             None => {
                 let text = shared.text.clone();
-                self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, origin });
+                self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, view: shared.view, origin });
             }
         }
     }
 
     /// Replace the scenario with one opened from a link, a file or a gallery.
-    fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, origin: &str, fx: &mut Effects) {
+    /// A link's view (`view`): its speed, and its selected site once the scenario is on screen.
+    fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, view: LinkView, origin: &str, fx: &mut Effects) {
         fx.call_sites_loaded = true;
         let preset = presets::find(&scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&scenario));
         if !policies.is_empty() {
             self.policies = policies;
         }
+        if let Some(speed) = view.speed {
+            self.playback.speed = speed;
+        }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
         self.keep_own(&text);
         self.set_scenario(scenario, text, preset);
-        fx.info(format!("Loaded {name} from {origin}."));
+        match view.site {
+            Some(site) if self.scenario.sites.iter().any(|s| s.name == site) => {
+                self.select_site(Some(site.clone()));
+                fx.info(format!("Loaded {name} from {origin}, with site {site} selected."));
+            }
+            Some(site) => fx.info(format!("Loaded {name} from {origin}; its selected site {site} is not in it, so none is selected.")),
+            None => fx.info(format!("Loaded {name} from {origin}.")),
+        }
+    }
+
+    /// What a share link carries of how this scenario is watched: the speed and selected site.
+    pub fn link_view(&self) -> LinkView {
+        LinkView { speed: Some(self.playback.speed), site: self.selected_site.clone() }
     }
 
     /// New lanes for the new policies: every lane restarts from time zero (so all of them ran
@@ -482,12 +498,12 @@ impl CallSiteSession {
                 self.text_error = Some(TextError { line: 1, col: 1, message: why });
                 self.edit_epoch += 1;
             }
-            (Purpose::Open { text, policies, origin }, verdict) => {
+            (Purpose::Open { text, policies, view, origin }, verdict) => {
                 let refusal = match verdict {
                     Verdict::Read { scenario, run_error: None, expect_lines, held } => {
                         // `set_scenario` makes it the next revision.
                         self.held = held.then_some((job, self.scenario_rev + 1));
-                        self.open(*scenario, text, policies, &origin, fx);
+                        self.open(*scenario, text, policies, view, &origin, fx);
                         self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                         return true;
                     }
@@ -749,7 +765,7 @@ pub(crate) mod tests {
     }
 
     pub(crate) fn shared(text: &str) -> Shared {
-        match share::decode(&format!("#{}", share::encode(text, &[]).unwrap())) {
+        match share::decode(&format!("#{}", share::encode(text, &[], &LinkView::default()).unwrap())) {
             Ok(Some(Link::Scenario(shared))) => shared,
             other => panic!("not a scenario link: {other:?}"),
         }
@@ -827,7 +843,10 @@ pub(crate) mod tests {
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
         let mut s = CallSiteSession::new();
         let before = s.text.clone();
-        let open = |text: String| Action::LoadScenario { shared: Shared { text, scenario: None, policies: vec![Policy::Exact] }, origin: "the link".into() };
+        let open = |text: String| Action::LoadScenario {
+            shared: Shared { text, scenario: None, policies: vec![Policy::Exact], view: Default::default() },
+            origin: "the link".into(),
+        };
         act(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
         assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
         let (_, fx) = answer_jobs(&mut s);
@@ -843,7 +862,10 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
-        let link = |text: String| Action::LoadScenario { shared: Shared { text, scenario: None, policies: vec![] }, origin: "the link".into() };
+        let link = |text: String| Action::LoadScenario {
+            shared: Shared { text, scenario: None, policies: vec![], view: Default::default() },
+            origin: "the link".into(),
+        };
         let playing = || {
             let mut s = CallSiteSession::new();
             act(&mut s, Action::Run(Control::Play));
@@ -1039,17 +1061,53 @@ pub(crate) mod tests {
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, Action::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact] };
+        let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact], view: Default::default() };
         act(&mut s, Action::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
         act(&mut s, Action::Undo);
         assert_eq!(s.text, edited);
         // A big link, read by the worker, too.
-        act(&mut s, Action::LoadScenario { shared: Shared { text: world(50, 1000), scenario: None, policies: vec![] }, origin: "the link".into() });
+        act(
+            &mut s,
+            Action::LoadScenario {
+                shared: Shared { text: world(50, 1000), scenario: None, policies: vec![], view: Default::default() },
+                origin: "the link".into(),
+            },
+        );
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
         act(&mut s, Action::Undo);
         assert_eq!(s.text, edited);
+    }
+
+    #[test]
+    fn a_link_carries_the_speed_and_the_selected_site() {
+        let mut sharer = CallSiteSession::new();
+        let site = sharer.scenario.sites[1].name.to_string();
+        act(&mut sharer, Action::SelectSite(Some(site.clone())));
+        let speed = crate::playback::SPEEDS[5];
+        sharer.playback.speed = speed;
+        let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
+        let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
+        let mut opener = CallSiteSession::new();
+        assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        // Read by the engine worker (a big text), the view waits for the scenario.
+        let big = world(50, 1000);
+        let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
+        let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("big link") };
+        let mut opener = CallSiteSession::new();
+        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        answer_jobs(&mut opener);
+        assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
+        // A site the scenario does not have selects none, and the page says so.
+        let text = presets::find("hotLoop_baseline").unwrap().text;
+        let fragment = share::encode(text, &[], &share::LinkView { speed: None, site: Some("nowhere".into()) }).unwrap();
+        let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("link") };
+        let fx = act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        assert_eq!(opener.selected_site, None);
+        assert!(fx.banners.iter().any(|(_, text)| text.contains("nowhere") && text.contains("not in it")), "{:?}", fx.banners);
     }
 
     #[test]

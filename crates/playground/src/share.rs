@@ -19,6 +19,7 @@ use std::fmt;
 use crate::base64url::{self, Base64Error};
 use crate::deflate::{self, InflateError};
 use crate::model_mode::{self, ModelLink};
+use crate::playback::{Speed, SPEEDS};
 
 /// The scenario link's format written: 2 (deflated); 1 (plain) is still read.
 pub const VERSION: u32 = 2;
@@ -60,6 +61,53 @@ pub struct Shared {
     pub scenario: Option<Scenario>,
     /// Empty when the link names no policies (the page keeps its own).
     pub policies: Vec<Policy>,
+    /// How the sharer was watching it.
+    pub view: LinkView,
+}
+
+/// What a link says about how its scenario is watched: the run's speed and the selected site
+/// (each absent when the sharer had none, or the link is older than these fields).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkView {
+    pub speed: Option<Speed>,
+    pub site: Option<String>,
+}
+
+/// The longest site name a link carries (a DSL name is a word; this bounds a stranger's link).
+pub const MAX_LINK_SITE: usize = 200;
+
+impl LinkView {
+    /// `&v=SPEED&site=NAME`, each part only when there is something to say.
+    fn encode(&self) -> String {
+        let mut out = String::new();
+        if let Some(speed) = self.speed {
+            out.push_str("&v=");
+            out.push_str(&speed_word(speed));
+        }
+        if let Some(site) = self.site.as_deref().filter(|s| site_word(s)) {
+            out.push_str("&site=");
+            out.push_str(site);
+        }
+        out
+    }
+}
+
+/// A speed as a link writes it: its factor (`0.1`, `10`) or `max`.
+fn speed_word(speed: Speed) -> String {
+    match speed {
+        Speed::Factor(f) => crate::format::plain(f),
+        Speed::Max => "max".into(),
+    }
+}
+
+/// Only the speeds the page offers: a stranger's link cannot set another.
+fn read_speed(word: &str) -> Option<Speed> {
+    SPEEDS.iter().copied().find(|s| speed_word(*s) == word)
+}
+
+/// Whether `name` can stand in a link as it is: a DSL name (letters, digits, `_`, `$`, `.`).
+fn site_word(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_LINK_SITE && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
 }
 
 /// What a link carries.
@@ -71,7 +119,7 @@ pub enum Link {
 
 /// The fragment (without `#`) for a scenario's text and the selected policies, or why no
 /// link can carry it (the same limits `decode` applies).
-pub fn encode(text: &str, policies: &[Policy]) -> Result<String, TooBigForLink> {
+pub fn encode(text: &str, policies: &[Policy], view: &LinkView) -> Result<String, TooBigForLink> {
     if text.len() > MAX_LINK_TEXT {
         return Err(TooBigForLink { text: text.len(), fragment: None });
     }
@@ -81,6 +129,7 @@ pub fn encode(text: &str, policies: &[Policy]) -> Result<String, TooBigForLink> 
         out.push_str("&p=");
         out.push_str(&names.join(","));
     }
+    out.push_str(&view.encode());
     if out.len() > MAX_FRAGMENT {
         return Err(TooBigForLink { text: text.len(), fragment: Some(out.len()) });
     }
@@ -131,6 +180,10 @@ pub enum LinkProblem {
     UnreadableModel(String),
     /// The model settings are refused by the page's knob checks.
     BadModel(String),
+    /// `v=` names a speed the page does not offer (its first characters).
+    Speed(String),
+    /// `site=` is not a site name (its first characters).
+    SiteName(String),
 }
 
 impl fmt::Display for LinkProblem {
@@ -141,13 +194,18 @@ impl fmt::Display for LinkProblem {
             LinkProblem::NoVersion { kind } => write!(f, "it has no format version (expected {kind}=1.…)"),
             LinkProblem::UnknownVersion(v) => write!(f, "it uses format version {v}, which this page does not read"),
             LinkProblem::BadVersion(v) => write!(f, "its format version `{v}` is not a number"),
-            LinkProblem::NotBase64(e) => write!(f, "it is not valid base64url ({e})"),
+            LinkProblem::NotBase64(e) => write!(f, "{e}"),
             LinkProblem::NotUtf8 => write!(f, "it is not UTF-8 text"),
             LinkProblem::Packed(e) => write!(f, "{e}"),
             LinkProblem::DoesNotParse(e) => write!(f, "it does not parse: {e}"),
             LinkProblem::CannotRun(e) => write!(f, "it cannot run: {e}"),
             LinkProblem::UnreadableModel(e) => write!(f, "its model settings are not readable ({e})"),
             LinkProblem::BadModel(why) => write!(f, "{why}"),
+            LinkProblem::Speed(word) => {
+                let offered: Vec<String> = SPEEDS.iter().map(|s| speed_word(*s)).collect();
+                write!(f, "its speed `{word}` is not one the page offers ({})", offered.join(", "))
+            }
+            LinkProblem::SiteName(word) => write!(f, "its selected site `{word}` is not a site name"),
         }
     }
 }
@@ -185,6 +243,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     let mut scenario = None;
     let mut model = None;
     let mut policies = None;
+    let (mut speed, mut site) = (None, None);
     for part in fragment.split('&') {
         if let Some(v) = part.strip_prefix("s=") {
             scenario = Some(v);
@@ -192,6 +251,10 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
             model = Some(v);
         } else if let Some(v) = part.strip_prefix("p=") {
             policies = Some(v);
+        } else if let Some(v) = part.strip_prefix("v=") {
+            speed = Some(v);
+        } else if let Some(v) = part.strip_prefix("site=") {
+            site = Some(v);
         }
     }
     let kind = link_kind(scenario.is_some(), model.is_some());
@@ -203,8 +266,12 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
         Some(names) => parse_policies(names).map_err(|e| refuse(LinkProblem::Policies(e)))?,
         None => Vec::new(),
     };
+    let view = LinkView {
+        speed: speed.map(|w| read_speed(w).ok_or_else(|| refuse(LinkProblem::Speed(truncate(w, 12))))).transpose()?,
+        site: site.map(|w| if site_word(w) { Ok(w.to_string()) } else { Err(refuse(LinkProblem::SiteName(truncate(w, 40)))) }).transpose()?,
+    };
     match (scenario, model) {
-        (Some(payload), _) => decode_scenario(payload, policies).map(|s| Some(Link::Scenario(s))).map_err(refuse),
+        (Some(payload), _) => decode_scenario(payload, policies, view).map(|s| Some(Link::Scenario(s))).map_err(refuse),
         (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))).map_err(refuse),
         (None, None) => Ok(None),
     }
@@ -229,14 +296,14 @@ fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
     String::from_utf8(bytes).map_err(|_| LinkProblem::NotUtf8)
 }
 
-fn decode_scenario(payload: &str, policies: Vec<Policy>) -> Result<Shared, LinkProblem> {
+fn decode_scenario(payload: &str, policies: Vec<Policy>, view: LinkView) -> Result<Shared, LinkProblem> {
     let text = payload_text(payload, 's')?;
     if text.len() >= crate::offload::OFFLOAD_BYTES {
-        return Ok(Shared { text, scenario: None, policies });
+        return Ok(Shared { text, scenario: None, policies, view });
     }
     let scenario = dsl::parse(&text).map_err(LinkProblem::DoesNotParse)?;
     Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(LinkProblem::CannotRun)?;
-    Ok(Shared { text, scenario: Some(scenario), policies })
+    Ok(Shared { text, scenario: Some(scenario), policies, view })
 }
 
 fn decode_model(payload: &str) -> Result<ModelLink, LinkProblem> {
@@ -262,7 +329,7 @@ mod tests {
     #[test]
     fn round_trips_every_preset_with_policies() {
         for p in presets::all() {
-            let frag = encode(p.text, &[Policy::Global, Policy::Exact]).unwrap();
+            let frag = encode(p.text, &[Policy::Global, Policy::Exact], &LinkView::default()).unwrap();
             let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).expect("decodes") else { panic!("a scenario link") };
             assert_eq!(shared.text, p.text);
             assert_eq!(shared.scenario, Some(p.scenario()));
@@ -272,7 +339,7 @@ mod tests {
 
     #[test]
     fn fragment_is_url_safe() {
-        let frag = encode(presets::all()[0].text, &[Policy::Exact]).unwrap();
+        let frag = encode(presets::all()[0].text, &[Policy::Exact], &LinkView::default()).unwrap();
         assert!(frag.chars().all(|c| c.is_ascii_alphanumeric() || "-_.=&,".contains(c)), "{frag}");
     }
 
@@ -341,7 +408,7 @@ mod tests {
     fn refusals_name_what_the_link_carried() {
         let model = decode("#m=1.!!!").unwrap_err();
         assert_eq!(model.kind, LinkKind::Model);
-        assert!(model.to_string().starts_with("The link's model run was not loaded: it is not valid base64url"), "{model}");
+        assert!(model.to_string().starts_with("The link's model run was not loaded: `!` at offset 0 is not a character a link's data holds"), "{model}");
         let hostile_knob =
             decode(&format!("#m=1.{}", base64url::encode(r#"{"preset":"arena_scaling16","knobs":[["threads","100000"]]}"#.as_bytes()))).unwrap_err();
         assert!(
@@ -367,7 +434,7 @@ mod tests {
     #[test]
     fn a_five_thousand_class_chain_fits_a_link() {
         let text = chain(5000);
-        let frag = encode(&text, &[Policy::Global, Policy::Exact]).expect("fits");
+        let frag = encode(&text, &[Policy::Global, Policy::Exact], &LinkView::default()).expect("fits");
         // Measured: 5,000 classes are 127,838 bytes of text; version 1 (base64url of the text)
         // was 170 KB, over the limit; deflated the fragment is 28,963 characters.
         assert!(text.len() > 120_000 && frag.len() < 32 * 1024, "{} -> {}", text.len(), frag.len());
@@ -376,7 +443,12 @@ mod tests {
         // A preset shrinks too (the smallest gain is on the shortest text).
         let p = presets::find("hotLoop_unrelatedMetaClassChurn").unwrap();
         let plain = format!("s=1.{}", base64url::encode(p.text.as_bytes()));
-        assert!(encode(p.text, &[]).unwrap().len() < plain.len(), "{} vs {}", encode(p.text, &[]).unwrap().len(), plain.len());
+        assert!(
+            encode(p.text, &[], &LinkView::default()).unwrap().len() < plain.len(),
+            "{} vs {}",
+            encode(p.text, &[], &LinkView::default()).unwrap().len(),
+            plain.len()
+        );
     }
 
     /// Class names that deflate cannot predict, so the fragment grows with every class.
@@ -396,28 +468,28 @@ mod tests {
     fn the_writer_and_the_reader_share_one_limit() {
         // The most classes whose link is written: found by bisection over the writer alone.
         let (mut lo, mut hi) = (1, 20_000);
-        assert!(encode(&noisy(lo), &[]).is_ok() && encode(&noisy(hi), &[]).is_err());
+        assert!(encode(&noisy(lo), &[], &LinkView::default()).is_ok() && encode(&noisy(hi), &[], &LinkView::default()).is_err());
         while hi - lo > 1 {
             let mid = (lo + hi) / 2;
-            if encode(&noisy(mid), &[]).is_ok() {
+            if encode(&noisy(mid), &[], &LinkView::default()).is_ok() {
                 lo = mid;
             } else {
                 hi = mid;
             }
         }
         // The longest link written is read (not refused for its length) ...
-        let longest = encode(&noisy(lo), &[]).unwrap();
+        let longest = encode(&noisy(lo), &[], &LinkView::default()).unwrap();
         assert!(longest.len() <= MAX_FRAGMENT && longest.len() > MAX_FRAGMENT - 1024, "{}", longest.len());
         assert!(matches!(decode(&format!("#{longest}")), Ok(Some(Link::Scenario(_)))));
         // ... and the one the writer refused is refused by the reader for the same reason.
-        let refused = encode(&noisy(hi), &[]).unwrap_err();
+        let refused = encode(&noisy(hi), &[], &LinkView::default()).unwrap_err();
         let fragment = format!("s={VERSION}.{}", base64url::encode(&deflate::deflate(&noisy(hi))));
         assert_eq!(refused, TooBigForLink { text: noisy(hi).len(), fragment: Some(fragment.len()) });
         assert_eq!(problem(&format!("#{fragment}")), LinkProblem::TooLong { bytes: fragment.len() });
         assert!(refused.to_string().contains("Download the scenario file"), "{refused}");
         // A text over what a link unpacks to is refused by both, before any packing.
         let huge = "#".repeat(MAX_LINK_TEXT + 1);
-        assert_eq!(encode(&huge, &[]), Err(TooBigForLink { text: MAX_LINK_TEXT + 1, fragment: None }));
+        assert_eq!(encode(&huge, &[], &LinkView::default()), Err(TooBigForLink { text: MAX_LINK_TEXT + 1, fragment: None }));
         let bomb = format!("#s=2.{}", base64url::encode(&deflate::deflate(&huge)));
         assert!(bomb.len() < MAX_FRAGMENT, "{}", bomb.len());
         assert_eq!(problem(&bomb), LinkProblem::Packed(InflateError::TooLong { limit: MAX_LINK_TEXT }));
@@ -429,7 +501,7 @@ mod tests {
         let Some(Link::Scenario(shared)) = decode(&encoded(p.text)).unwrap() else { panic!("a scenario link") };
         assert_eq!(shared.text, p.text);
         assert_eq!(problem("#s=2.AAAA"), LinkProblem::Packed(InflateError::Corrupt));
-        let frag = encode(p.text, &[]).unwrap();
+        let frag = encode(p.text, &[], &LinkView::default()).unwrap();
         // Cut at a whole base64 quantum, so only the deflate stream is cut short.
         assert_eq!(problem(&format!("#{}", &frag[..(frag.len() / 2) & !3])), LinkProblem::Packed(InflateError::Corrupt));
         assert_eq!(problem(&format!("#s=2.{}", base64url::encode(&deflate::deflate("ok")[..0]))), LinkProblem::Packed(InflateError::Corrupt));
@@ -449,5 +521,28 @@ mod tests {
         ] {
             assert_eq!(decode(&format!("#{fragment}")).unwrap_err(), refuse_oversize(fragment.len(), has_s, has_m), "{}", &fragment[..8]);
         }
+    }
+
+    #[test]
+    fn a_links_speed_and_site_round_trip_and_strangers_values_are_refused() {
+        let text = presets::all()[0].text;
+        for speed in SPEEDS {
+            let view = LinkView { speed: Some(speed), site: Some("hot_1".into()) };
+            let frag = encode(text, &[Policy::Exact], &view).unwrap();
+            let Ok(Some(Link::Scenario(shared))) = decode(&frag) else { panic!("{frag}") };
+            assert_eq!(shared.view, view, "{frag}");
+        }
+        // A link written before these fields opens with none.
+        let Ok(Some(Link::Scenario(shared))) = decode(&encode(text, &[], &LinkView::default()).unwrap()) else { panic!("plain") };
+        assert_eq!(shared.view, LinkView::default());
+        let with = |extra: &str| decode(&format!("{}{extra}", encode(text, &[], &LinkView::default()).unwrap()));
+        let refused = |extra: &str| with(extra).expect_err(extra).to_string();
+        assert!(refused("&v=2e127").contains("its speed `2e127` is not one the page offers (0.0001,"), "{}", refused("&v=2e127"));
+        assert!(refused("&v=").contains("speed ``"));
+        assert!(refused("&site=<script>").contains("its selected site `<script>` is not a site name"));
+        assert!(refused(&format!("&site={}", "a".repeat(MAX_LINK_SITE + 1))).contains("is not a site name"));
+        // A name that cannot stand in a link is left out when writing, never written broken.
+        let odd = LinkView { speed: None, site: Some("a&b=c".into()) };
+        assert!(!encode(text, &[], &odd).unwrap().contains("site="));
     }
 }

@@ -142,7 +142,7 @@ impl AppState {
     pub fn share_fragment(&self) -> Result<String, share::TooBigForLink> {
         match &self.model {
             Some(m) => Ok(share::encode_model(&m.link())),
-            None => share::encode(&self.session.shareable_text(), &self.session.policies),
+            None => share::encode(&self.session.shareable_text(), &self.session.policies, &self.session.link_view()),
         }
     }
 

@@ -103,10 +103,15 @@ export const checks = [
   {
     name: 'playground: the share link opens the same scenario in a fresh browser context',
     run: async ({ page, browser }) => {
+      // The link carries the speed too: pick one that is not the page's default.
+      const speeds = await page.$$eval('#speed option', (os) => os.map((o) => o.textContent));
+      const before = await page.$eval('#speed', (el) => el.options[el.selectedIndex].textContent);
+      const speed = speeds.find((label) => label !== 'max' && label !== before) ?? speeds[0];
+      await page.selectOption('#speed', { label: speed });
       await page.click('#share-button');
       await page.waitForSelector('#share-link');
       const link = await page.inputValue('#share-link');
-      expect(link.includes('#s=2.'), `unexpected share link ${link}`);
+      expect(link.includes('#s=2.') && link.includes('&v='), `unexpected share link ${link}`);
       const original = await page.inputValue('#dsl-text');
       await page.click('#policy-ideal');
       expect((await page.locator('#share-link').count()) === 0, 'the share strip closes once its link is out of date');
@@ -116,6 +121,8 @@ export const checks = [
         const text = await fresh.page.inputValue('#dsl-text');
         expect(text === original, 'the shared page should show exactly the same scenario text');
         expect(await fresh.page.locator('#policy-exact').isChecked(), 'the link carries the policies');
+        const opened = await fresh.page.$eval('#speed', (el) => el.options[el.selectedIndex].textContent);
+        expect(opened === speed, `the link carries the speed: ${speed} shared, ${opened} opened`);
         expect(fresh.errors.length === 0, `page errors: ${fresh.errors.join('; ')}`);
         // The link is consumed: edits made afterwards survive a reload (autosave wins).
         expect(!fresh.page.url().includes('#s='), `the fragment stays in the address bar: ${fresh.page.url()}`);
@@ -127,6 +134,7 @@ export const checks = [
         expect(after.includes('edited after opening a link'), 'an edit made after opening a link must survive a reload');
       } finally {
         await fresh.context.close();
+        await page.selectOption('#speed', { label: before }); // the shared page's later checks keep their speed
       }
     },
   },

@@ -137,7 +137,9 @@ mod tests {
         use blast_playground::share::{self, Link};
         use blast_playground::state::AppState;
         let preset = presets::find("oracle_liveParentRedefine").unwrap();
-        let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[]).unwrap())) else { panic!("not a scenario link") };
+        let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[], &share::LinkView::default()).unwrap())) else {
+            panic!("not a scenario link")
+        };
         assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));
         // The autosave keeps the text as typed, `expect` lines and all.
         let mut state = AppState::new();

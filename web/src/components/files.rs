@@ -33,10 +33,10 @@ pub fn parse_import(text: &str) -> Result<Shared, String> {
     }
     // A large file is read by the engine worker, off the main thread (`offload`).
     if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
-        return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new() });
+        return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new(), view: Default::default() });
     }
     let scenario = dsl::parse(text).map_err(|e| e.to_string())?;
-    Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new() })
+    Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new(), view: Default::default() })
 }
 
 thread_local! {
