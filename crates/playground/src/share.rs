@@ -110,8 +110,10 @@ fn site_word(name: &str) -> bool {
     !name.is_empty() && name.len() <= MAX_LINK_SITE && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'.'))
 }
 
-/// What a link carries.
+/// What a link carries. One lives for the moment a link is opened, so its variants' sizes
+/// do not matter (clippy's `large_enum_variant` would box the scenario's side for nothing).
 #[derive(Clone, Debug, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum Link {
     Scenario(Shared),
     Model(ModelLink),
