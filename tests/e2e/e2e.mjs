@@ -30,6 +30,7 @@ import { checks as runtimeChecks } from './checks/runtimes.mjs';
 import { checks as accessChecks } from './checks/access.mjs';
 import { checks as payoffChecks } from './checks/payoff.mjs';
 import { checks as keepsWorkChecks } from './checks/keeps-work.mjs';
+import { checks as messageChecks } from './checks/messages.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -92,6 +93,7 @@ const pageCheckGroups = [
   accessChecks, // load figures, axe-core, keyboard alone, the 390 px layout
   payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline
   keepsWorkChecks, // the user's work kept (loads over an edit, a policy ticked mid-run), true causes, links refused at Copy
+  messageChecks, // the scenario text's errors: an unclosed { named where it opened, a huge word shown cut
 ];
 // Checks that measure pages of their own (load figures, long tasks, traced CPU time). The shared
 // page is parked on about:blank first: its running comparison plays on in the background (a

@@ -179,6 +179,8 @@ pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
     let store = store.clone();
     // Per page instance: the start-up opening ends at this instance's first paint.
     let booted = use_mut_ref(|| false);
+    // A save waiting for its task: changes until it runs are saved by it.
+    let pending = use_mut_ref(|| false);
     use_effect_with((key, painted), move |(_, painted)| {
         if !*painted {
             return;
@@ -186,8 +188,16 @@ pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
         if !std::mem::replace(&mut *booted.borrow_mut(), true) {
             browser::opened();
         }
-        if !browser::is_opening() {
-            save_now(&store);
+        // A long text is deflated as it is saved (`storage::PACK_ABOVE`; ~40 ms of CPU for the
+        // 3.5 MB of a 10^5-site world): in a task of its own after the next paint, not inside
+        // the render that applied it (e2e `scale`'s paste measured that task at 52-57 ms).
+        if !browser::is_opening() && !std::mem::replace(&mut *pending.borrow_mut(), true) {
+            browser::after_paint(move || {
+                *pending.borrow_mut() = false;
+                if !browser::is_opening() {
+                    save_now(&store);
+                }
+            });
         }
     });
 }
