@@ -354,13 +354,39 @@ pub fn dsl_editor(p: &DslEditorProps) -> Html {
     }
 }
 
+/// The most characters of an error's line the box shows: a pasted 10 MB word is shown cut
+/// around the column, not copied whole into the page.
+const EXCERPT_CHARS: usize = 120;
+
+/// The part of `line` the error box shows around the 1-based character column `col`: at most
+/// [`EXCERPT_CHARS`] characters, a cut end marked `…` (the end with the line's length in
+/// bytes), and the caret's 0-based position in it.
+fn excerpt(line: &str, col: usize) -> (String, usize) {
+    let at = col.saturating_sub(1);
+    let start = at.saturating_sub(EXCERPT_CHARS / 2);
+    let mut rest = line.chars().skip(start);
+    let shown: String = rest.by_ref().take(EXCERPT_CHARS).collect();
+    let (before, after) = (start > 0, rest.next().is_some());
+    let shown_chars = shown.chars().count();
+    let mut out = String::with_capacity(shown.len() + 32);
+    if before {
+        out.push('…');
+    }
+    out.push_str(&shown);
+    if after {
+        out.push_str(&format!("… (a line of {} bytes)", line.len()));
+    }
+    (out, usize::from(before) + (at - start).min(shown_chars))
+}
+
 fn error_detail(text: &str, e: &TextError) -> Html {
     let line_text = text.lines().nth(e.line.saturating_sub(1)).unwrap_or("");
-    let caret = format!("{}^", " ".repeat(e.col.saturating_sub(1).min(line_text.chars().count())));
+    let (shown, caret_at) = excerpt(line_text, e.col);
+    let caret = format!("{}^", " ".repeat(caret_at));
     html! {
         <div id="dsl-error" class="dsl-error" role="alert">
             <p><strong>{ format!("{}:{}", e.line, e.col) }</strong>{ ": " }{ message(&e.message) }</p>
-            <pre class="excerpt">{ format!("{:>4} | {line_text}\n     | {caret}", e.line) }</pre>
+            <pre class="excerpt">{ format!("{:>4} | {shown}\n     | {caret}", e.line) }</pre>
             <p class="hint">{ "Your text is kept as typed; the model, blast view and runs use the last valid version until it parses." }</p>
         </div>
     }
@@ -369,6 +395,19 @@ fn error_detail(text: &str, e: &TextError) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_errors_line_is_shown_cut_around_its_column() {
+        assert_eq!(excerpt("class A { m", 11), ("class A { m".to_string(), 10), "a short line whole");
+        let word = "Z".repeat(10_000_000);
+        let (shown, caret) = excerpt(&word, 1);
+        assert!(shown.chars().count() < EXCERPT_CHARS + 40, "{} characters shown", shown.chars().count());
+        assert!(shown.ends_with("… (a line of 10000000 bytes)") && caret == 0, "{shown}");
+        let line = format!("{}é{}", "a".repeat(500), "b".repeat(500));
+        let (shown, caret) = excerpt(&line, 501);
+        assert_eq!(shown.chars().nth(caret), Some('é'), "the caret under its character: {shown}");
+        assert!(shown.starts_with('…'));
+    }
 
     #[test]
     fn tokens_cover_the_text_and_name_what_they_are() {
