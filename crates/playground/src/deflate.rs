@@ -7,11 +7,14 @@
 
 use std::fmt;
 
-/// miniz's level 2: on scenario texts both smaller and faster than its default 6 (measured
-/// with `compress_to_vec` on the 5,000-class chain of `share::tests`, 127,772 bytes: level 2
-/// 21,634 bytes, 6 and 9 25,782; on a 1.5 MB 40,000-class chain 5.5 ms for level 2 against
-/// 71 ms for 6, natively). Autosave deflates a big text at every save, so speed counts.
-const LEVEL: u8 = 2;
+/// miniz's level 1, its fastest: autosave deflates a big text at every save, in a task of the
+/// page's, so speed counts more than the last bytes. On the 3.5 MB text of a 10^5-site world
+/// (10^4 classes, a loop calling every site), natively in release, best of 5: level 1 678,154
+/// bytes in 6.6 ms, level 2 621,021 in 10.8 ms, 3 616,804 in 21.2 ms, 6 (the default) 776,003
+/// in 34.9 ms; in the page, the autosave task of that world took 40 ms of CPU at level 2 (e2e
+/// `scale`, whose target is 50 ms per task). On the 5,000-class chain of `share::tests` (127,772
+/// bytes), level 2 gave 21,634 bytes and 6 or 9 25,782.
+const LEVEL: u8 = 1;
 
 /// Why deflated bytes were not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
