@@ -7,14 +7,18 @@
 
 use std::fmt;
 
-/// miniz's level 1, its fastest: autosave deflates a big text at every save, in a task of the
-/// page's, so speed counts more than the last bytes. On the 3.5 MB text of a 10^5-site world
-/// (10^4 classes, a loop calling every site), natively in release, best of 5: level 1 678,154
-/// bytes in 6.6 ms, level 2 621,021 in 10.8 ms, 3 616,804 in 21.2 ms, 6 (the default) 776,003
-/// in 34.9 ms; in the page, the autosave task of that world took 40 ms of CPU at level 2 (e2e
-/// `scale`, whose target is 50 ms per task). On the 5,000-class chain of `share::tests` (127,772
-/// bytes), level 2 gave 21,634 bytes and 6 or 9 25,782.
-const LEVEL: u8 = 1;
+/// miniz's level 2 for links: on scenario texts both smaller and faster than its default 6
+/// (the 5,000-class chain of `share::tests`, 127,772 bytes: level 2 21,634 bytes, 6 and 9
+/// 25,782; level 1 33,006, its greedy matches short on such repetitive text).
+const LINK_LEVEL: u8 = 2;
+
+/// miniz's level 1, its fastest, for autosave: it deflates a big text at every save, in a task
+/// of the page's, so speed counts more than the last bytes. On the 3.5 MB text of a 10^5-site
+/// world (10^4 classes, a loop calling every site), natively in release, best of 5: level 1
+/// 678,154 bytes in 6.6 ms, 2 621,021 in 10.8 ms, 3 616,804 in 21.2 ms, 6 (the default)
+/// 776,003 in 34.9 ms. In the page that world's autosave task took 40 ms of CPU at level 2 and
+/// 27 at level 1 (e2e `scale`, whose target is 50 ms per task).
+const SAVE_LEVEL: u8 = 1;
 
 /// Why deflated bytes were not read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,9 +43,14 @@ impl fmt::Display for InflateError {
 
 impl std::error::Error for InflateError {}
 
-/// `text` deflated.
+/// `text` deflated for a share link (smaller).
 pub fn deflate(text: &str) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), LEVEL)
+    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), LINK_LEVEL)
+}
+
+/// `text` deflated for autosave (faster); read back by the same [`inflate`].
+pub fn deflate_fast(text: &str) -> Vec<u8> {
+    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), SAVE_LEVEL)
 }
 
 /// The text `bytes` inflate to, at most `limit` bytes of it.

@@ -129,7 +129,7 @@ mod packed {
     /// than it was (what the autosave fuzz target checks).
     pub(super) fn pack(text: &str) -> Stored {
         if text.len() > super::PACK_ABOVE {
-            let packed = base64url::encode(&deflate::deflate(text));
+            let packed = base64url::encode(&deflate::deflate_fast(text));
             if packed.len() < text.len() {
                 return Stored::Packed { deflate: packed };
             }
