@@ -90,6 +90,8 @@ async fn a_model_session_is_autosaved_and_restored() {
     load_preset(&root, "descriptor_treeMap").await;
     change_input(&root, "#knob-entries", "10");
     yew::scheduler::flush().await;
+    // Autosave runs in a task of its own after the next paint.
+    after_first_paint().await;
     let saved = browser::boot().saved.expect("saved").expect("readable");
     // `boot` marks the autosave as being opened; a page clears that once it has painted.
     browser::opened();

@@ -169,4 +169,39 @@ export const checks = [
       });
     },
   },
+  {
+    name: 'keeps work: a big pasted scenario (over the old 512 KB autosave cap) comes back after a reload',
+    run: async ({ browser, baseUrl }) => {
+      await withFreshPage(browser, baseUrl, '#dsl-text', async (page) => {
+        await closeTour(page);
+        // 20,000 sites over 2,000 classes: ~0.7 MB of text, which turned autosave off before.
+        const lines = ['scenario "big paste kept"'];
+        for (let i = 0; i < 2000; i++) lines.push(`class K${i} { m }`);
+        for (let i = 0; i < 20000; i++) lines.push(`site s${i} = K${i % 2000}.m`);
+        lines.push(`op { loop 10 { ${Array.from({ length: 20000 }, (_, i) => `call s${i}`).join(' ')} } }`);
+        const text = `${lines.join('\n')}\n`;
+        expect(text.length > 512 * 1024, `the text is over the old cap: ${text.length} bytes`);
+        await page.evaluate((text) => {
+          const data = new DataTransfer();
+          data.setData('text/plain', text);
+          const area = document.querySelector('#dsl-text');
+          area.select();
+          if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
+            area.value = text;
+            area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+          }
+        }, text);
+        const caption = () => page.innerText('#blast-view .panel-head .hint');
+        await page.waitForFunction(() => document.querySelector('#blast-view .panel-head .hint')?.textContent.includes('big paste kept'), null, { timeout: 60_000 });
+        await page.waitForFunction(() => !document.querySelector('#loading'), null, { timeout: 60_000 });
+        // Autosave runs in a task of its own after the next paint.
+        await page.waitForTimeout(1_000);
+        const notices = await page.locator('.banner').allInnerTexts();
+        expect(!notices.some((n) => /Autosave is off/.test(n)), `autosave stays on: ${notices.join(' | ')}`);
+        await page.reload({ waitUntil: 'load' });
+        await page.waitForFunction(() => document.querySelector('#blast-view .panel-head .hint')?.textContent.includes('big paste kept'), null, { timeout: 60_000 });
+        expect((await caption()).includes('big paste kept'), `after a reload the pasted scenario is back: ${await caption()}`);
+      });
+    },
+  },
 ];
