@@ -75,3 +75,25 @@ export async function showSection(page, selector) {
   }, selector);
   await page.waitForTimeout(100);
 }
+
+/**
+ * Paste `text` into the scenario text as a user does (select all, then a paste event: the page
+ * takes a big text without putting it in the text box, then the engine worker reads it). The
+ * text reaches the page in a task of its own first, as a user's clipboard is there already.
+ */
+export async function pasteScenario(page, text) {
+  await page.evaluate((text) => {
+    window.__clipboard = new DataTransfer();
+    window.__clipboard.setData('text/plain', text);
+    document.querySelector('#dsl-text').select();
+  }, text);
+  await page.evaluate(() => {
+    const area = document.querySelector('#dsl-text');
+    const data = window.__clipboard;
+    delete window.__clipboard;
+    if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
+      area.value = data.getData('text/plain');
+      area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+    }
+  });
+}

@@ -8,7 +8,7 @@
 //
 // Each check opens its own page in a fresh context (empty storage). Every check failed on the
 // build before these fixes (see the commit that added this file).
-import { expect, shoot, waitFinished, withFreshPage } from './common.mjs';
+import { expect, pasteScenario, shoot, waitFinished, withFreshPage } from './common.mjs';
 
 const BASELINE = 'hotLoop_baseline';
 const CHURN = 'parentChild_parentMetaClassChurn';
@@ -145,18 +145,8 @@ export const checks = [
           lines.push(`class K${x.toString(16)}${y} { m }`);
         }
         lines.push('class A { m }', 'site s = A.m', 'op { loop 10 { call s } }');
-        // Pasted as a user does (a paste event: the page takes a big text without putting it
-        // in the text box, as scale.mjs does), then read by the engine worker.
-        await page.evaluate((text) => {
-          const data = new DataTransfer();
-          data.setData('text/plain', text);
-          const area = document.querySelector('#dsl-text');
-          area.select();
-          if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
-            area.value = text;
-            area.dispatchEvent(new InputEvent('input', { bubbles: true }));
-          }
-        }, `${lines.join('\n')}\n`);
+        // Pasted as a user does, then read by the engine worker.
+        await pasteScenario(page, `${lines.join('\n')}\n`);
         await page.waitForSelector('.aggregate .agg-class', { timeout: 60_000 });
         await page.waitForFunction(() => !document.querySelector('#loading'), null, { timeout: 60_000 });
         await page.click('#share-button');
@@ -181,16 +171,7 @@ export const checks = [
         lines.push(`op { loop 10 { ${Array.from({ length: 20000 }, (_, i) => `call s${i}`).join(' ')} } }`);
         const text = `${lines.join('\n')}\n`;
         expect(text.length > 512 * 1024, `the text is over the old cap: ${text.length} bytes`);
-        await page.evaluate((text) => {
-          const data = new DataTransfer();
-          data.setData('text/plain', text);
-          const area = document.querySelector('#dsl-text');
-          area.select();
-          if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
-            area.value = text;
-            area.dispatchEvent(new InputEvent('input', { bubbles: true }));
-          }
-        }, text);
+        await pasteScenario(page, text);
         const caption = () => page.innerText('#blast-view .panel-head .hint');
         await page.waitForFunction(() => document.querySelector('#blast-view .panel-head .hint')?.textContent.includes('big paste kept'), null, { timeout: 60_000 });
         await page.waitForFunction(() => !document.querySelector('#loading'), null, { timeout: 60_000 });

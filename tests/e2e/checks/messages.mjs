@@ -5,7 +5,7 @@
 //   export const checks = [{ name, run: async ({ browser, baseUrl }) => … }]
 //
 // Each check opens its own page in a fresh context (empty storage).
-import { expect, shoot, withFreshPage } from './common.mjs';
+import { expect, pasteScenario, shoot, withFreshPage } from './common.mjs';
 
 /** `class Circle` misses its `}` (line 5): the next classes were read as its methods. */
 const UNCLOSED = [
@@ -42,21 +42,7 @@ export const checks = [
     run: async ({ browser, baseUrl }) => {
       await withFreshPage(browser, baseUrl, '#dsl-text', async (page) => {
         const word = 10_000_000;
-        // Handed to the page in a task of its own, then pasted as a user would (select all, paste).
-        await page.evaluate((n) => {
-          window.__clipboard = new DataTransfer();
-          window.__clipboard.setData('text/plain', `class A { m }\nsite s = A.m\n${'Z'.repeat(n)}\n`);
-          document.querySelector('#dsl-text').select();
-        }, word);
-        await page.evaluate(() => {
-          const area = document.querySelector('#dsl-text');
-          const data = window.__clipboard;
-          delete window.__clipboard;
-          if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
-            area.value = data.getData('text/plain');
-            area.dispatchEvent(new InputEvent('input', { bubbles: true }));
-          }
-        });
+        await pasteScenario(page, `class A { m }\nsite s = A.m\n${'Z'.repeat(word)}\n`);
         await page.waitForSelector('#dsl-error', { timeout: 60_000 });
         const text = await errorText(page);
         console.log(`# 10 MB word: the error box holds ${text.length} characters: ${text.trim().slice(0, 200)}`);
