@@ -27,7 +27,7 @@ use blast_engine::{dsl, presets, Params, Scenario};
 
 pub use error::{CliError, EXIT_OUTPUT};
 pub use options::{parse_options, Format, Options, MAX_SWEEP_VALUES};
-pub use trace::{read_file as read_trace, sample_name, trace_scope_markdown};
+pub use trace::{read_file as read_trace, trace_scope_markdown};
 
 use out::Out;
 
@@ -336,8 +336,7 @@ fn cmd_fingerprint(opts: &Options, out: &mut Out) -> Result<(), CliError> {
         Format::Markdown => {
             out.text(&fingerprint_markdown(&prints))?;
             if !traces.is_empty() {
-                let named: Vec<(String, &blast_engine::trace::Trace)> = traces.iter().map(|(p, t)| (trace::sample_name(p), t)).collect();
-                out.text(&format!("\n### Observed scope from traces\n\n{}", trace_scope_markdown(&named)))?;
+                out.text(&format!("\n### Observed scope from traces\n\n{}", trace_scope_markdown(&traces)))?;
             }
         }
         _ => {

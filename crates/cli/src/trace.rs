@@ -37,7 +37,9 @@ pub(crate) fn cmd_trace(opts: &Options, out: &mut Out) -> Result<Ended, CliError
     for path in &opts.positional {
         traces.push((path.as_str(), read_file(path, forced, Limits::default())?));
     }
-    let replays: Vec<Option<Result<Replay, ReplayError>>> = traces.iter().map(|(_, t)| opts.replay.then(|| replay(t))).collect();
+    // The observed-scope table (Markdown) replays each trace itself.
+    let replays: Vec<Option<Result<Replay, ReplayError>>> =
+        traces.iter().map(|(_, t)| (opts.replay && format != Format::Markdown).then(|| replay(t))).collect();
     let stdout = match format {
         Format::Json => {
             let all: Vec<Summary> = traces.iter().zip(&replays).map(|((p, t), r)| Summary::of(p, t, r.as_ref())).collect();
@@ -45,10 +47,7 @@ pub(crate) fn cmd_trace(opts: &Options, out: &mut Out) -> Result<Ended, CliError
             String::new()
         }
         Format::Csv if opts.replay => replay_csv(&traces, &replays),
-        Format::Markdown => {
-            let named: Vec<(String, &Trace)> = traces.iter().map(|(p, t)| (sample_name(p), t)).collect();
-            trace_scope_markdown(&named)
-        }
+        Format::Markdown => trace_scope_markdown(&traces),
         Format::Csv => csv(&traces),
         Format::Dsl => traces.iter().zip(&replays).map(|((p, _), r)| dsl_text(p, r.as_ref())).collect::<Vec<_>>().join("\n"),
         _ => traces
@@ -64,7 +63,7 @@ pub(crate) fn cmd_trace(opts: &Options, out: &mut Out) -> Result<Ended, CliError
 }
 
 /// A sample's name in the docs: its file name without the directory and `.log`.
-pub fn sample_name(path: &str) -> String {
+fn sample_name(path: &str) -> String {
     let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
     file.strip_suffix(".log").unwrap_or(file).to_string()
 }
@@ -354,11 +353,33 @@ fn dsl_text(path: &str, r: Option<&Result<Replay, ReplayError>>) -> String {
     }
 }
 
+/// What a trace's blast radii add up to: distinct sites and code units per mutation, summed, and
+/// how their invalidations were attributed.
+struct ObservedScope {
+    sites: usize,
+    units: usize,
+    exact: u32,
+    by_order: u32,
+}
+
+impl ObservedScope {
+    fn of(t: &Trace) -> ObservedScope {
+        let radii = blast_radii(t);
+        ObservedScope {
+            sites: radii.iter().map(|r| r.sites.len()).sum(),
+            units: radii.iter().map(|r| r.units.len()).sum(),
+            exact: radii.iter().map(|r| r.exact).sum(),
+            by_order: radii.iter().map(|r| r.by_order).sum(),
+        }
+    }
+}
+
 /// The "observed scope from traces" table of docs/RUNTIMES.md: per committed sample, what the
 /// log shows a mutation threw away (sites relinked, code units invalidated) and, where the log
 /// names the sites' receivers, each policy's precision and recall against it on replay.
 /// Generated (`bash scripts/lab.sh --docs`) and held equal to the committed doc by a test.
-pub fn trace_scope_markdown(samples: &[(String, &Trace)]) -> String {
+/// `samples` are (path, trace); a row is named after its file ([`sample_name`]).
+pub fn trace_scope_markdown(samples: &[(&str, Trace)]) -> String {
     let policies = blast_engine::Policy::ALL;
     let mut s = String::from("| sample | runtime | mutations | sites relinked | code units invalidated | attributed exact / by order |");
     for p in policies {
@@ -367,19 +388,17 @@ pub fn trace_scope_markdown(samples: &[(String, &Trace)]) -> String {
     s.push_str(" behaved like |\n|---|---|---:|---:|---:|---:|");
     s.push_str(&"---|".repeat(policies.len() + 1));
     s.push('\n');
-    for (name, t) in samples {
-        let radii = blast_radii(t);
-        let sites: usize = radii.iter().map(|r| r.sites.len()).sum();
-        let units: usize = radii.iter().map(|r| r.units.len()).sum();
-        let exact: u32 = radii.iter().map(|r| r.exact).sum();
-        let by_order: u32 = radii.iter().map(|r| r.by_order).sum();
+    for (path, t) in samples {
+        let o = ObservedScope::of(t);
         let version = t.version.as_deref().unwrap_or("not stated");
-        let _ = write!(s, "| `{name}` | {version} | {} | {sites} | {units} | {exact} / {by_order} |", t.mutations.len());
+        let _ = write!(s, "| `{}` | {version} | {} | {} | {} | {} / {} |", sample_name(path), t.mutations.len(), o.sites, o.units, o.exact, o.by_order);
         match replay(t) {
             Ok(r) => {
                 for p in policies {
-                    let cell = r.policies.iter().position(|q| *q == p).map(|i| score_cell(&r.totals[i])).unwrap_or_default();
-                    let _ = write!(s, " {} |", cell.replace("p ", "").replace(" r ", " / "));
+                    let _ = match r.policies.iter().position(|q| *q == p) {
+                        Some(i) => write!(s, " {:.2} / {:.2} |", r.totals[i].precision(), r.totals[i].recall()),
+                        None => write!(s, "  |"),
+                    };
                 }
                 let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();
                 let _ = writeln!(s, " {} |", like.join(" = "));
@@ -406,9 +425,7 @@ pub fn is_log(path: &str) -> Result<bool, CliError> {
 /// it (F1 of precision and recall), best first.
 pub fn evidence_table(path: &str, t: &Trace) -> String {
     let mut s = String::new();
-    let radii = blast_radii(t);
-    let sites: usize = radii.iter().map(|r| r.sites.len()).sum();
-    let units: usize = radii.iter().map(|r| r.units.len()).sum();
+    let ObservedScope { sites, units, .. } = ObservedScope::of(t);
     let format = t.format.map(|f| f.name()).unwrap_or("unrecognized");
     let _ = writeln!(
         s,

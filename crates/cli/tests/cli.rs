@@ -261,10 +261,9 @@ fn runtimes_doc_has_the_observed_scope_of_the_committed_traces() {
         .collect();
     logs.sort();
     assert!(logs.len() >= 3, "probes/traces/logs/ holds the samples: {logs:?}");
-    let traces: Vec<(String, blast_engine::trace::Trace)> =
-        logs.iter().map(|p| (blast_cli::sample_name(p), blast_cli::read_trace(p, None, blast_engine::trace::Limits::default()).unwrap())).collect();
-    let named: Vec<(String, &blast_engine::trace::Trace)> = traces.iter().map(|(n, t)| (n.clone(), t)).collect();
-    let table = blast_cli::trace_scope_markdown(&named);
+    let traces: Vec<(&str, blast_engine::trace::Trace)> =
+        logs.iter().map(|p| (p.as_str(), blast_cli::read_trace(p, None, blast_engine::trace::Limits::default()).unwrap())).collect();
+    let table = blast_cli::trace_scope_markdown(&traces);
     assert!(block == table, "docs/RUNTIMES.md's observed scope is stale: run `bash scripts/lab.sh --docs`\n{table}");
     // The table says what the samples show, not a fixed text: V8 scoped its deopts to the
     // written prototype, Groovy 2.4 relinked sites of unrelated classes too.
