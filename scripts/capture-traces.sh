@@ -154,7 +154,7 @@ JAVA_FLAGS=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=@LOG@
 GROOVY_FLAGS=(-cp "$BUILD/groovy" --indy -Dgroovy.indy.logging=true)
 
 if [ "$big" = 0 ]; then
-  for prog in proto-write shapes-plugins; do
+  for prog in proto-write proto-chain shapes-plugins; do
     capture "v8-$prog" node "probes/traces/node/$prog.js" file \
       node "${NODE_FLAGS[@]}" "probes/traces/node/$prog.js"
     tree "v8-$prog" node probes/traces/node/class-tree.js @OUT@ "probes/traces/node/$prog.js"

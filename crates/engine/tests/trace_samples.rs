@@ -292,3 +292,33 @@ fn js_replay_with_the_class_tree_tells_exact_from_hierarchy() {
     // The visitors' sites (an unrelated class) are retired by global only.
     assert!(score(&r, Policy::Global).precision() < score(&r, Policy::Hierarchy).precision());
 }
+
+#[test]
+fn js_base_prototype_writes_relink_the_subclass_sites_that_look_up_through_it() {
+    let t = with_tree("v8-proto-chain");
+    let r = replay(&t).unwrap();
+    assert!(r.text.contains("class Left extends Base"), "{}", r.text);
+    assert!(!r.mutations.is_empty());
+    for m in &r.mutations {
+        assert_eq!(t.mutations[m.mutation as usize].class, "Base");
+        let seen: Vec<(&str, &str)> = m
+            .observed
+            .iter()
+            .flat_map(|&s| {
+                let site = &t.sites[s as usize];
+                site.receivers.iter().map(move |c| (c.as_str(), site.member.as_deref().unwrap_or("")))
+            })
+            .collect();
+        // kind() is found on Base.prototype from a Base, a Left and a Right: all three relink.
+        for receiver in ["Base", "Left", "Right"] {
+            assert!(seen.contains(&(receiver, "kind")), "{receiver}: {seen:?}");
+        }
+        // Left's own field is not looked up through a prototype; Other is another class.
+        assert!(!seen.iter().any(|&(c, member)| c == "Other" || member == "l"), "{seen:?}");
+    }
+    let like = r.behaved_like();
+    assert!(like.contains(&Policy::Hierarchy) && !like.contains(&Policy::Exact) && !like.contains(&Policy::Global), "{like:?}");
+    assert_eq!(score(&r, Policy::Hierarchy).recall(), 1.0);
+    assert!(score(&r, Policy::Exact).recall() < 0.5, "exact misses the subclass sites");
+    assert!(score(&r, Policy::Global).precision() < score(&r, Policy::Hierarchy).precision(), "Other's site is kept");
+}
