@@ -5,7 +5,7 @@
 #
 #   bash scripts/capture-traces.sh [--big] [--out DIR] [NAME..]
 #
-# Default: the small logs (< 1 MB each except the V8 ones, see probes/traces/README.md) into
+# Default: the small logs (< 1 MB each, see probes/traces/README.md) into
 # probes/traces/logs/, committed as test data. --big: the big logs for benchmarks (a 75 MB V8
 # log of 1,020 prototype writes, the 73 MB Groovy log of a 30,000-iteration loop over a
 # three-receiver site) into probes/traces/logs-big/, which git ignores. NAME.. limits the run to
@@ -15,7 +15,11 @@
 #   NAME.log     the log exactly as the runtime wrote it (nothing prepended or appended);
 #   NAME.meta    `key: value` lines: runtime, version, command, machine, date, sizes;
 #   NAME.stdout  what the program printed on stdout (its result line; node also prints its
-#                "[bailout ...]" deopt traces there).
+#                "[bailout ...]" deopt traces there);
+#   NAME.classes the program's class tree (V8 and HotSpot samples), which the logs do not say:
+#                written right after the run by a separate process over the same program
+#                (probes/traces/java/tree/ClassTree.java, probes/traces/node/class-tree.js), the
+#                format in crates/engine/src/trace/classes.rs; `blast trace` reads it beside the log.
 # Installs what is missing: Groovy from apt (Debian's groovy 2.4 package). Node and a JDK
 # (java, javac) must be on the machine already, as they are for scripts/probe.sh.
 set -euo pipefail
@@ -62,8 +66,9 @@ GROOVY_JAR="$(ls /usr/share/groovy/lib/groovy-2.*.jar 2>/dev/null | head -1 || t
 if [ -z "$GROOVY_JAR" ]; then
   GROOVY_JAR="$(dirname "$(readlink -f "$(command -v groovy)")")/../lib/groovy-2.4.21.jar"
 fi
-mkdir -p "$BUILD/java" "$BUILD/groovy"
+mkdir -p "$BUILD/java" "$BUILD/tree" "$BUILD/groovy"
 javac -d "$BUILD/java" probes/traces/java/*.java
+javac -d "$BUILD/tree" probes/traces/java/tree/ClassTree.java
 javac -nowarn --release 8 -cp "$GROOVY_JAR" -d "$BUILD/groovy" probes/traces/groovy/MetaClassChangeLog.java 2>/dev/null
 
 # --- one capture ----------------------------------------------------------------------------
@@ -121,11 +126,26 @@ capture() {
   printf 'capture-traces: %-22s %10s bytes %8s lines\n' "$name" "$(wc -c <"$log")" "$(wc -l <"$log")" >&2
 }
 
+# tree NAME COMMAND...: the class tree of capture NAME's program into NAME.classes, by COMMAND
+# (which may contain @OUT@), and its path into NAME.meta.
+tree() {
+  local name=$1
+  shift
+  wanted "$name" || return 0
+  local classes="$out/$name.classes" cmd=() arg
+  for arg in "$@"; do cmd+=("${arg//@OUT@/$classes}"); done
+  "${cmd[@]}"
+  echo "classes: $classes ($(grep -c '^class ' "$classes") classes, by: ${cmd[*]})" >>"$out/$name.meta"
+}
+
 # V8: --no-log-maps-details keeps each `map-details` line to its address (the full descriptor
 # dump is ~12 MB even for a 60-line program); --no-concurrent-recompilation makes optimization
 # happen on the main thread, so the deopt counts are the same run to run.
-NODE_FLAGS=(--log-deopt --log-ic --log-maps --no-log-maps-details --log-code --logfile=@LOG@
-  --no-logfile-per-isolate --no-concurrent-recompilation)
+# --no-log-source-code: no `script-source` lines (the whole text of every script, Node's 30
+# bootstrap modules being 660 KB of an empty script's 869 KB log under --log-code); the
+# readers use none of it, and without it the samples are under 1 MB.
+NODE_FLAGS=(--log-deopt --log-ic --log-maps --no-log-maps-details --log-code --no-log-source-code
+  --logfile=@LOG@ --no-logfile-per-isolate --no-concurrent-recompilation)
 # HotSpot: -XX:-BackgroundCompilation compiles in the foreground, so the order of compiles,
 # dependency failures and make_not_entrant lines is the same run to run.
 JAVA_FLAGS=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=@LOG@
@@ -134,14 +154,16 @@ JAVA_FLAGS=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile=@LOG@
 GROOVY_FLAGS=(-cp "$BUILD/groovy" --indy -Dgroovy.indy.logging=true)
 
 if [ "$big" = 0 ]; then
-  capture v8-proto-write node probes/traces/node/proto-write.js file \
-    node "${NODE_FLAGS[@]}" probes/traces/node/proto-write.js
-  capture v8-shapes-plugins node probes/traces/node/shapes-plugins.js file \
-    node "${NODE_FLAGS[@]}" probes/traces/node/shapes-plugins.js
-  capture hotspot-cha-break hotspot probes/traces/java/ChaBreak.java file \
-    java "${JAVA_FLAGS[@]}" ChaBreak
-  capture hotspot-plugin-registry hotspot probes/traces/java/PluginRegistry.java file \
-    java "${JAVA_FLAGS[@]}" PluginRegistry
+  for prog in proto-write proto-chain shapes-plugins; do
+    capture "v8-$prog" node "probes/traces/node/$prog.js" file \
+      node "${NODE_FLAGS[@]}" "probes/traces/node/$prog.js"
+    tree "v8-$prog" node probes/traces/node/class-tree.js @OUT@ "probes/traces/node/$prog.js"
+  done
+  for prog in ChaBreak:cha-break PluginRegistry:plugin-registry; do
+    capture "hotspot-${prog#*:}" hotspot "probes/traces/java/${prog%%:*}.java" file \
+      java "${JAVA_FLAGS[@]}" "${prog%%:*}"
+    tree "hotspot-${prog#*:}" java -cp "$BUILD/java:$BUILD/tree" ClassTree @OUT@ "$BUILD/java" "${prog%%:*}"
+  done
   capture groovy-unrelated-churn groovy "probes/traces/groovy/churn.groovy Unrelated" stderr \
     groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/churn.groovy Unrelated
   capture groovy-same-class-churn groovy "probes/traces/groovy/churn.groovy Hot" stderr \

@@ -11,7 +11,7 @@ use blast_engine::models::ModelError;
 use blast_engine::names::UnknownName;
 use blast_engine::policy::PolicyError;
 use blast_engine::sweep::SweepError;
-use blast_engine::trace::TraceError;
+use blast_engine::trace::{ClassesError, TraceError};
 use blast_engine::ScenarioError;
 
 use crate::input::InputError;
@@ -117,6 +117,11 @@ pub enum CliError {
         file: String,
         error: TraceError,
     },
+    /// The class tree beside a log (`NAME.classes`) does not read.
+    ClassTree {
+        file: String,
+        error: ClassesError,
+    },
 }
 
 impl CliError {
@@ -154,7 +159,8 @@ impl CliError {
             | CliError::Run { .. }
             | CliError::Fingerprint { .. }
             | CliError::Plot(_)
-            | CliError::Trace { .. } => 1,
+            | CliError::Trace { .. }
+            | CliError::ClassTree { .. } => 1,
         }
     }
 }
@@ -207,6 +213,7 @@ impl fmt::Display for CliError {
             ),
             CliError::LogUnreadable { file, error } => write!(f, "{file}: cannot read it: {error}"),
             CliError::Trace { file, error } => write!(f, "{file}: {error}"),
+            CliError::ClassTree { file, error } => write!(f, "{file}: {error}"),
         }
     }
 }

@@ -7,7 +7,9 @@ use std::io::Read;
 
 use blast_engine::sim::thousands;
 use blast_engine::trace::replay::Score;
-use blast_engine::trace::{blast_radii, replay, BlastRadius, Limits, LogFormat, Mutation, Replay, ReplayError, Trace, TraceError, TraceReader, Why};
+use blast_engine::trace::{
+    blast_radii, parse_classes, replay, BlastRadius, ClassFacts, Limits, LogFormat, Mutation, Replay, ReplayError, Subject, Trace, TraceError, TraceReader, Why,
+};
 use blast_engine::Policy;
 use serde::Serialize;
 
@@ -68,8 +70,23 @@ fn sample_name(path: &str) -> String {
     file.strip_suffix(".log").unwrap_or(file).to_string()
 }
 
-/// Read a log through the engine's reader, a chunk at a time; a file over the cap is refused
-/// before it is read.
+/// The cap on a class tree file (a line per class, [`blast_engine::trace::classes::MAX_CLASSES`]
+/// of them).
+const CLASS_TREE_CAP: u64 = 64 << 20;
+
+/// The class tree the capture recorded beside `NAME.log`: `NAME.classes`, when there is one.
+fn class_tree(log: &str) -> Result<Option<Vec<ClassFacts>>, CliError> {
+    let Some(stem) = log.strip_suffix(".log") else { return Ok(None) };
+    let file = format!("{stem}.classes");
+    if !std::path::Path::new(&file).is_file() {
+        return Ok(None);
+    }
+    let text = crate::input::read_text(&file, CLASS_TREE_CAP).map_err(|error| CliError::Input { target: file.clone(), error })?;
+    parse_classes(&text).map(Some).map_err(|error| CliError::ClassTree { file, error })
+}
+
+/// Read a log through the engine's reader, a chunk at a time (a file over the cap is refused
+/// before it is read), with the class tree beside it (`NAME.classes` for `NAME.log`).
 pub fn read_file(path: &str, forced: Option<LogFormat>, limits: Limits) -> Result<Trace, CliError> {
     let unreadable = |error: std::io::Error| CliError::LogUnreadable { file: path.to_string(), error };
     let mut file = std::fs::File::open(path).map_err(unreadable)?;
@@ -87,7 +104,11 @@ pub fn read_file(path: &str, forced: Option<LogFormat>, limits: Limits) -> Resul
             break;
         }
     }
-    Ok(reader.finish())
+    let mut trace = reader.finish();
+    if let Some(classes) = class_tree(path)? {
+        trace.add_classes(classes);
+    }
+    Ok(trace)
 }
 
 fn why(w: Why) -> String {
@@ -130,6 +151,9 @@ fn table(path: &str, t: &Trace) -> String {
         for u in &t.first_not_understood[1..] {
             let _ = writeln!(s, "    line {}{}: {}", u.line, why(u.why), u.text);
         }
+    }
+    if !t.classes.is_empty() {
+        let _ = writeln!(s, "  {} classes in the capture's class tree", thousands(t.classes.len() as u64));
     }
     let attributed = t.invalidations.iter().filter(|i| i.cause.is_some()).count();
     let _ = writeln!(
@@ -286,8 +310,21 @@ fn replay_table(t: &Trace, r: &Result<Replay, ReplayError>) -> String {
         Err(e) => return s + &format!("    no replay: {e}\n"),
     };
     let names: Vec<&str> = r.policies.iter().map(|p| p.name()).collect();
-    let _ = writeln!(s, "    {} sites with receivers replayed; sites retired of those linked (precision, recall against the log):", r.sites.len());
-    let _ = writeln!(s, "    {:<44} {:>6} {:>8}  {}", "mutation", "linked", "observed", names.iter().map(|n| format!("{n:>20}")).collect::<String>());
+    let linked = match r.subject {
+        Subject::Sites => {
+            let _ = writeln!(s, "    {} sites with receivers replayed; sites retired of those linked (precision, recall against the log):", r.sites.len());
+            "linked"
+        }
+        Subject::Units => {
+            let _ = writeln!(
+                s,
+                "    {} code units compiled on class assumptions replayed; units retired of those live at the load (precision, recall against the log's make_not_entrant):",
+                r.units.len()
+            );
+            "live"
+        }
+    };
+    let _ = writeln!(s, "    {:<44} {:>6} {:>8}  {}", "mutation", linked, "observed", names.iter().map(|n| format!("{n:>20}")).collect::<String>());
     let (shown, quiet): (Vec<_>, Vec<_>) = r.mutations.iter().partition(|m| m.linked > 0 || !m.observed.is_empty());
     for m in shown.iter().take(LISTED) {
         let mu = &t.mutations[m.mutation as usize];
@@ -310,7 +347,10 @@ fn replay_table(t: &Trace, r: &Result<Replay, ReplayError>) -> String {
     let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();
     let _ = writeln!(s, "    the runtime behaved like: {}", like.join(" = "));
     if r.unmodeled_observed > 0 {
-        let _ = writeln!(s, "    ({} relinked sites have no receiver class in the log and are not replayed)", r.unmodeled_observed);
+        let _ = match r.subject {
+            Subject::Sites => writeln!(s, "    ({} relinked sites have no receiver class in the log and are not replayed)", r.unmodeled_observed),
+            Subject::Units => writeln!(s, "    ({} units made not entrant have no recorded class assumption and are not replayed)", r.unmodeled_observed),
+        };
     }
     s
 }
@@ -347,6 +387,7 @@ fn replay_csv(traces: &[(&str, Trace)], replays: &[Option<Result<Replay, ReplayE
 /// `--replay --format dsl`: the implied scenario, to open in the editor or `blast run`.
 fn dsl_text(path: &str, r: Option<&Result<Replay, ReplayError>>) -> String {
     match r {
+        Some(Ok(r)) if r.subject == Subject::Units => format!("# {path}: no scenario: a class load's replay over code units runs none (docs/TRACES.md)\n"),
         Some(Ok(r)) => format!("# replay of {path}\n{}", r.text),
         Some(Err(e)) => format!("# {path}: no replay: {e}\n"),
         None => String::new(),
@@ -397,7 +438,8 @@ pub fn trace_scope_markdown(samples: &[(&str, Trace)]) -> String {
                 for p in policies {
                     let _ = match r.policies.iter().position(|q| *q == p) {
                         Some(i) => write!(s, " {:.2} / {:.2} |", r.totals[i].precision(), r.totals[i].recall()),
-                        None => write!(s, "  |"),
+                        // Not replayed for this log (hierarchy-v3 for class loads).
+                        None => write!(s, " n/a |"),
                     };
                 }
                 let like: Vec<&str> = r.behaved_like().iter().map(|p| p.name()).collect();

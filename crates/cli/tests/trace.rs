@@ -16,7 +16,8 @@ fn trace_prints_format_counts_and_each_blast_radius() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains(": hotspot, JDK 17."), "{}", out.stdout);
     assert!(out.stdout.contains("0 not understood"));
-    assert!(out.stdout.contains("class-load ChaBreak$Circle: 0 sites, 4 code units"), "{}", out.stdout);
+    assert!(out.stdout.contains("class-load ChaBreak$Triangle: 0 sites, 6 code units"), "{}", out.stdout);
+    assert!(out.stdout.contains("10 classes in the capture's class tree"), "NAME.classes is read beside NAME.log: {}", out.stdout);
     let out = blast(&["trace", &log("v8-proto-write"), &log("groovy-unrelated-churn")]);
     assert_eq!(out.code, 0);
     assert!(out.stdout.contains(": v8, V8 11.3.244.8-node.38"));
@@ -77,7 +78,8 @@ fn trace_replay_prints_the_table_and_the_scenario() {
     assert!(out.stdout.contains("replay under every policy:"));
     assert!(out.stdout.contains("the runtime behaved like: global\n"), "{}", out.stdout);
     let out = blast(&["trace", &log("hotspot-cha-break"), "--replay"]);
-    assert!(out.stdout.contains("no replay: no call site in this log names its receiver class"), "{}", out.stdout);
+    assert!(out.stdout.contains("code units compiled on class assumptions replayed"), "{}", out.stdout);
+    assert!(out.stdout.contains("the runtime behaved like: ideal\n"), "{}", out.stdout);
     let out = blast(&["trace", &log("v8-proto-write"), "--replay", "--format", "dsl"]);
     assert_eq!(out.code, 0);
     let s = blast_engine::dsl::parse(&out.stdout).unwrap();
@@ -88,4 +90,21 @@ fn trace_replay_prints_the_table_and_the_scenario() {
     assert_eq!((rows.len() - 1) % blast_engine::Policy::ALL.len(), 0);
     assert_eq!(blast(&["trace", &log("v8-proto-write"), "--format", "dsl"]).code, 2, "dsl needs --replay");
     assert_eq!(blast(&["run", "fanout_root", "--replay"]).code, 2);
+}
+
+#[test]
+fn a_class_load_replay_needs_the_class_tree_and_a_bad_tree_is_refused_with_its_line() {
+    let dir = std::env::temp_dir().join(format!("blast-trace-tree-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("cha.log");
+    std::fs::copy(log("hotspot-cha-break"), &copy).unwrap();
+    let copy = copy.to_str().unwrap();
+    let alone = blast(&["trace", copy, "--replay"]);
+    std::fs::write(dir.join("cha.classes"), "class A\nclass B extends\n").unwrap();
+    let bad = blast(&["trace", copy]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(alone.code, 0, "{}", alone.stderr);
+    assert!(alone.stdout.contains("no replay: the class tree does not hold ChaBreak$Triangle"), "{}", alone.stdout);
+    assert_eq!(bad.code, 1);
+    assert!(bad.stderr.contains("cha.classes: class tree line 2: `extends` without its value"), "{}", bad.stderr);
 }

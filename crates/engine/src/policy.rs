@@ -212,6 +212,40 @@ pub fn retirement(policy: Policy, scope: &Option<Scope>, outdated: &[usize]) -> 
     r
 }
 
+/// Where a compiled unit's class assumption stands to a newly loaded class: its context class
+/// (HotSpot's `ctxk`, the class whose subtree the assumption is about) against the class loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadReach {
+    /// The loaded class or one of its direct supertypes: the classes whose own lists of direct
+    /// subclasses or implementors the load edits (`InstanceKlass::add_to_hierarchy` appends the
+    /// class to its superclass's subclass list, `Klass::append_to_sibling_list`).
+    Direct,
+    /// A further supertype: its subtree grew by the loaded class too.
+    Ancestor,
+    /// Not a supertype of the loaded class: its subtree is as it was.
+    Unrelated,
+}
+
+/// What a class load retires of compiled code (a JIT's class-hierarchy assumptions, as
+/// HotSpot's CHA makes them) under `policy`, for a unit holding an assumption at `reach` that
+/// the load `breaks` (the truth, known from the class tree: `trace::cha`). As for call sites,
+/// `global` retires every unit holding any assumption, `exact` the assumptions on the classes
+/// the load changes directly, `hierarchy` those on every class whose subtree the load changes
+/// (HotSpot's candidates: `DepChange::ContextStream` walks the new class, its superclasses and
+/// its interfaces, src/hotspot/share/code/dependencies.cpp), `ideal` only those it breaks.
+/// `None` for `hierarchy-v3`: its split between expando and stock metaclass changes has no
+/// counterpart in a class load.
+pub fn load_retires(policy: Policy, reach: LoadReach, breaks: bool) -> Option<bool> {
+    match policy {
+        Policy::Global => Some(true),
+        Policy::Exact => Some(reach == LoadReach::Direct),
+        Policy::Hierarchy => Some(reach != LoadReach::Unrelated),
+        Policy::HierarchyV3 => None,
+        Policy::Ideal => Some(breaks),
+    }
+}
+
 /// A switch point. Links record the key and the epoch they saw; retiring bumps the epoch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum DomainKey {
@@ -278,6 +312,17 @@ mod tests {
         assert_eq!(retirement(Policy::Global, &None, &[4]), Retirement::default());
         assert_eq!(retirement(Policy::Ideal, &None, &[4, 2]), Retirement { keys: vec![DomainKey::Site(2), DomainKey::Site(4)], bulk: false });
         assert_eq!(retirement(Policy::Exact, &scope, &[]), Retirement { keys: vec![DomainKey::Class(1), DomainKey::Class(3)], bulk: true });
+    }
+
+    #[test]
+    fn a_class_load_reaches_direct_supertypes_under_exact_every_supertype_under_hierarchy() {
+        let retired = |p| [LoadReach::Direct, LoadReach::Ancestor, LoadReach::Unrelated].map(|r| load_retires(p, r, false));
+        assert_eq!(retired(Policy::Global), [Some(true); 3]);
+        assert_eq!(retired(Policy::Exact), [Some(true), Some(false), Some(false)]);
+        assert_eq!(retired(Policy::Hierarchy), [Some(true), Some(true), Some(false)]);
+        assert_eq!(retired(Policy::HierarchyV3), [None; 3]);
+        assert_eq!(retired(Policy::Ideal), [Some(false); 3]);
+        assert_eq!(load_retires(Policy::Ideal, LoadReach::Unrelated, true), Some(true), "ideal follows the truth alone");
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! `.meta` beside it). Each test asserts what the log itself shows, computed from its events,
 //! not copied from a run of the reader.
 
-use blast_engine::trace::{blast_radii, read, Attribution, Cause, InvalidationKind, Limits, LogFormat, MutationKind, SiteKey, Trace, TraceReader};
+use blast_engine::trace::{
+    blast_radii, parse_classes, read, replay, Attribution, Cause, InvalidationKind, Limits, LogFormat, MutationKind, Replay, ReplayError, SiteKey, Subject,
+    Trace, TraceReader,
+};
+use blast_engine::Policy;
 
 fn sample(name: &str) -> Vec<u8> {
     let path = format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"));
@@ -15,6 +19,23 @@ fn trace(name: &str) -> Trace {
     assert_eq!(t.not_understood, 0, "{name}: {:?}", t.first_not_understood);
     assert!(t.stopped.is_none());
     t
+}
+
+/// A sample with the class tree its capture recorded beside it (`NAME.classes`).
+fn with_tree(name: &str) -> Trace {
+    let mut t = trace(name);
+    let path = format!("{}/../../probes/traces/logs/{name}.classes", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    t.add_classes(parse_classes(&text).unwrap_or_else(|e| panic!("{path}: {e}")));
+    t
+}
+
+fn score(r: &Replay, p: Policy) -> blast_engine::trace::replay::Score {
+    r.totals[r.policies.iter().position(|&x| x == p).unwrap_or_else(|| panic!("{p:?} not replayed"))]
+}
+
+fn predicted<'a>(r: &'a Replay, m: &'a blast_engine::trace::replay::MutationReplay, p: Policy) -> &'a [u32] {
+    &m.predicted[r.policies.iter().position(|&x| x == p).unwrap()]
 }
 
 fn is_kind(k: &InvalidationKind, name: &str) -> bool {
@@ -75,38 +96,102 @@ fn java_witness_is_the_loaded_class_and_every_dependent_method_is_made_not_entra
     let t = trace("hotspot-cha-break");
     assert_eq!(t.format, Some(LogFormat::HotSpot));
     assert!(t.version.as_deref().unwrap().starts_with("JDK 17."));
-    assert_eq!(t.mutations.len(), 1);
-    let m = &t.mutations[0];
-    assert_eq!((m.kind, m.class.as_str()), (MutationKind::ClassLoad, "ChaBreak$Circle"));
-    // The witness was not compiled before it was loaded: it is the newly loaded class.
-    assert!(t.units.iter().filter(|u| u.at < m.at).all(|u| u.source != "ChaBreak$Circle"));
-    let failed: Vec<(String, String)> = t
-        .invalidations
-        .iter()
-        .filter_map(|i| match &i.kind {
-            InvalidationKind::DependencyFailed { dependency, ctxk, witness } => {
-                assert_eq!(witness, "ChaBreak$Circle");
-                Some((dependency.clone(), ctxk.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    assert!(failed.iter().all(|f| f == &("abstract_with_unique_concrete_subtype".to_string(), "ChaBreak$Shape".to_string())));
-    // Every unit compiled on that assumption and still entrant at the load is made not entrant,
-    // attributed exactly to the load.
-    let not_entrant_before = |u: u32| t.invalidations.iter().any(|i| i.kind == InvalidationKind::NotEntrant && i.unit == Some(u) && i.at < m.at);
-    let dependent: Vec<u32> = (0..t.units.len() as u32)
-        .filter(|&u| {
-            let unit = &t.units[u as usize];
-            unit.at < m.at && unit.deps.iter().any(|d| (d.kind.clone(), d.ctxk.clone()) == failed[0]) && !not_entrant_before(u)
-        })
-        .collect();
-    assert!(!dependent.is_empty());
-    for &u in &dependent {
-        let ne = t.invalidations.iter().find(|i| i.kind == InvalidationKind::NotEntrant && i.unit == Some(u) && i.at > m.at);
-        assert_eq!(ne.and_then(|i| i.cause), Some(Cause { mutation: 0, attribution: Attribution::Exact }), "{}", t.units[u as usize].name);
+    let loads: Vec<&str> = t.mutations.iter().map(|m| m.class.as_str()).collect();
+    assert_eq!(loads, ["ChaBreak$Triangle", "ChaBreak$Circle"], "the program loads Triangle, then Circle, by name");
+    let radii = blast_radii(&t);
+    for (k, m) in t.mutations.iter().enumerate() {
+        assert_eq!(m.kind, MutationKind::ClassLoad);
+        // The witness was not compiled before it was loaded: it is the newly loaded class.
+        assert!(t.units.iter().filter(|u| u.at < m.at).all(|u| !u.name.starts_with(&format!("{} ", m.class))), "{}", m.class);
+        let failed: Vec<(String, String)> = t
+            .invalidations
+            .iter()
+            .filter(|i| i.cause.map(|c| c.mutation) == Some(k as u32))
+            .filter_map(|i| match &i.kind {
+                InvalidationKind::DependencyFailed { dependency, ctxk, witness } => {
+                    assert_eq!(witness, &m.class);
+                    Some((dependency.clone(), ctxk.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert!(!failed.is_empty(), "{}", m.class);
+        // Every unit compiled on a broken assumption and still entrant at the load is made not
+        // entrant, attributed exactly to the load, and nothing else is.
+        let not_entrant_before = |u: u32| t.invalidations.iter().any(|i| i.kind == InvalidationKind::NotEntrant && i.unit == Some(u) && i.at < m.at);
+        let dependent: Vec<u32> = (0..t.units.len() as u32)
+            .filter(|&u| {
+                let unit = &t.units[u as usize];
+                unit.at < m.at && unit.deps.iter().any(|d| failed.contains(&(d.kind.clone(), d.ctxk.clone()))) && !not_entrant_before(u)
+            })
+            .collect();
+        assert!(!dependent.is_empty(), "{}", m.class);
+        for &u in &dependent {
+            let ne = t.invalidations.iter().find(|i| i.kind == InvalidationKind::NotEntrant && i.unit == Some(u) && i.at > m.at);
+            assert_eq!(ne.and_then(|i| i.cause), Some(Cause { mutation: k as u32, attribution: Attribution::Exact }), "{}", t.units[u as usize].name);
+        }
+        assert_eq!(radii[k].units, dependent, "{}: the blast radius is exactly the dependent units", m.class);
     }
-    assert_eq!(blast_radii(&t)[0].units, dependent, "the blast radius is exactly the dependent units");
+    // Triangle's load broke the unique-subtype assumption of its parent Polygon and of its
+    // grandparent Shape; Fuel's, on another branch, held.
+    let failed_ctxk = |k: u32| -> Vec<String> {
+        let mut v: Vec<String> = t
+            .invalidations
+            .iter()
+            .filter(|i| i.cause.map(|c| c.mutation) == Some(k))
+            .filter_map(|i| match &i.kind {
+                InvalidationKind::DependencyFailed { ctxk, .. } => Some(ctxk.clone()),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(failed_ctxk(0), ["ChaBreak$Polygon", "ChaBreak$Shape"]);
+}
+
+#[test]
+fn java_replay_over_code_units_scores_each_policy_against_make_not_entrant() {
+    // Without the class tree the loads cannot be placed: the log names no supertypes.
+    assert!(matches!(replay(&trace("hotspot-cha-break")), Err(ReplayError::NoClassTree { .. })));
+    for name in ["hotspot-cha-break", "hotspot-plugin-registry"] {
+        let t = with_tree(name);
+        let r = replay(&t).unwrap();
+        assert_eq!(r.subject, Subject::Units);
+        assert!(!r.policies.contains(&Policy::HierarchyV3), "no expando/stock split in a class load");
+        for m in &r.mutations {
+            let load = &t.mutations[m.mutation as usize];
+            assert!(!m.observed.is_empty(), "{name}: {}", load.class);
+            // HotSpot checks only the code registered on the new class's supertypes, and throws
+            // away exactly what the class tree says the load breaks.
+            assert!(m.observed.iter().all(|u| predicted(&r, m, Policy::Hierarchy).contains(u)), "{name}: {}", load.class);
+            assert_eq!(predicted(&r, m, Policy::Ideal), m.observed.as_slice(), "{name}: {}", load.class);
+            assert_eq!(predicted(&r, m, Policy::Global).len() as u32, m.linked);
+        }
+        assert_eq!((score(&r, Policy::Ideal).precision(), score(&r, Policy::Ideal).recall()), (1.0, 1.0), "{name}");
+        assert_eq!(score(&r, Policy::Hierarchy).recall(), 1.0, "{name}");
+        assert!(score(&r, Policy::Global).precision() < score(&r, Policy::Hierarchy).precision(), "{name}: code on unrelated classes kept");
+        assert!(r.behaved_like().contains(&Policy::Ideal) && !r.behaved_like().contains(&Policy::Global), "{name}");
+        // Hierarchy's extra units were checked and kept: each holds assumptions on the loaded
+        // class's supertypes that the load does not break (Object's no-finalizer assumption).
+        for m in &r.mutations {
+            for u in predicted(&r, m, Policy::Hierarchy).iter().filter(|u| !m.observed.contains(u)) {
+                let deps = &t.units[*u as usize].deps;
+                assert!(deps.iter().all(|d| d.kind != "abstract_with_unique_concrete_subtype" || d.ctxk.ends_with("Fuel")), "{name}: {deps:?}");
+            }
+        }
+    }
+    // Two levels deep: Triangle's load broke code compiled on its grandparent Shape, which exact
+    // (the loaded class's direct supertypes) does not reach.
+    let t = with_tree("hotspot-cha-break");
+    let r = replay(&t).unwrap();
+    let first = &r.mutations[0];
+    let missed: Vec<&u32> = first.observed.iter().filter(|u| !predicted(&r, first, Policy::Exact).contains(u)).collect();
+    assert!(!missed.is_empty());
+    assert!(missed.iter().all(|&&u| t.units[u as usize].deps.iter().any(|d| d.ctxk == "ChaBreak$Shape")));
+    assert!(score(&r, Policy::Exact).recall() < 1.0);
+    assert_eq!(r.behaved_like(), [Policy::Ideal]);
 }
 
 #[test]
@@ -165,9 +250,6 @@ fn every_sample_reads_the_same_in_small_chunks() {
 
 #[test]
 fn replay_names_the_policy_each_runtime_behaved_like() {
-    use blast_engine::trace::{replay, ReplayError};
-    use blast_engine::Policy;
-    let score = |r: &blast_engine::trace::Replay, p: Policy| r.totals[r.policies.iter().position(|&x| x == p).unwrap()];
     // Groovy 2.4 indy: every change relinks every linked site that runs again, whatever class
     // changed: only global retires them all.
     for name in ["groovy-unrelated-churn", "groovy-same-class-churn"] {
@@ -185,6 +267,58 @@ fn replay_names_the_policy_each_runtime_behaved_like() {
     assert_eq!(score(&r, Policy::Exact).recall(), 1.0);
     assert!(score(&r, Policy::Exact).precision() > score(&r, Policy::Global).precision());
     assert!(r.mutations.iter().all(|m| t.mutations[m.mutation as usize].class == "Point"), "V8's own prototypes are left out");
-    // HotSpot names compiled code, not call sites.
-    assert!(matches!(replay(&trace("hotspot-cha-break")), Err(ReplayError::NoSites)));
+}
+
+#[test]
+fn js_replay_with_the_class_tree_tells_exact_from_hierarchy() {
+    let flat = replay(&trace("v8-shapes-plugins")).unwrap();
+    let t = with_tree("v8-shapes-plugins");
+    assert!(t.parents.contains(&("Circle".to_string(), "Shape".to_string())));
+    let r = replay(&t).unwrap();
+    assert!(r.text.contains("class Circle extends Shape"), "{}", r.text);
+    // Without the tree exact and hierarchy are one policy; with it a write to Shape.prototype
+    // reaches the sites on its subclasses, which the runtime relinked.
+    assert_eq!(score(&flat, Policy::Exact), score(&flat, Policy::Hierarchy));
+    assert_ne!(score(&r, Policy::Exact), score(&r, Policy::Hierarchy));
+    for m in r.mutations.iter().filter(|m| t.mutations[m.mutation as usize].class == "Shape") {
+        assert!(!m.observed.is_empty());
+        assert!(predicted(&r, m, Policy::Exact).is_empty(), "no site's receiver is a Shape itself");
+        assert!(m.observed.iter().all(|s| predicted(&r, m, Policy::Hierarchy).contains(s)));
+        let receivers: Vec<&str> = m.observed.iter().flat_map(|&s| t.sites[s as usize].receivers.iter().map(String::as_str)).collect();
+        assert!(receivers.iter().all(|c| ["Circle", "Rect", "Triangle"].contains(c)), "{receivers:?}");
+    }
+    assert_eq!(score(&r, Policy::Hierarchy).recall(), 1.0);
+    assert!(score(&r, Policy::Exact).recall() < 1.0);
+    // The visitors' sites (an unrelated class) are retired by global only.
+    assert!(score(&r, Policy::Global).precision() < score(&r, Policy::Hierarchy).precision());
+}
+
+#[test]
+fn js_base_prototype_writes_relink_the_subclass_sites_that_look_up_through_it() {
+    let t = with_tree("v8-proto-chain");
+    let r = replay(&t).unwrap();
+    assert!(r.text.contains("class Left extends Base"), "{}", r.text);
+    assert!(!r.mutations.is_empty());
+    for m in &r.mutations {
+        assert_eq!(t.mutations[m.mutation as usize].class, "Base");
+        let seen: Vec<(&str, &str)> = m
+            .observed
+            .iter()
+            .flat_map(|&s| {
+                let site = &t.sites[s as usize];
+                site.receivers.iter().map(move |c| (c.as_str(), site.member.as_deref().unwrap_or("")))
+            })
+            .collect();
+        // kind() is found on Base.prototype from a Base, a Left and a Right: all three relink.
+        for receiver in ["Base", "Left", "Right"] {
+            assert!(seen.contains(&(receiver, "kind")), "{receiver}: {seen:?}");
+        }
+        // Left's own field is not looked up through a prototype; Other is another class.
+        assert!(!seen.iter().any(|&(c, member)| c == "Other" || member == "l"), "{seen:?}");
+    }
+    let like = r.behaved_like();
+    assert!(like.contains(&Policy::Hierarchy) && !like.contains(&Policy::Exact) && !like.contains(&Policy::Global), "{like:?}");
+    assert_eq!(score(&r, Policy::Hierarchy).recall(), 1.0);
+    assert!(score(&r, Policy::Exact).recall() < 0.5, "exact misses the subclass sites");
+    assert!(score(&r, Policy::Global).precision() < score(&r, Policy::Hierarchy).precision(), "Other's site is kept");
 }

@@ -12,12 +12,15 @@
 //! file and feed the bytes.
 
 pub mod attribute;
+mod cha;
+pub mod classes;
 mod fields;
 mod groovy;
 mod hotspot;
 mod lines;
 pub mod replay;
 pub mod schema;
+mod unit_replay;
 mod v8;
 
 use std::fmt;
@@ -27,8 +30,9 @@ use serde::Serialize;
 use crate::fxhash::FxMap;
 use crate::names::named;
 pub use attribute::{blast_radii, BlastRadius, Group};
+pub use classes::{parse_classes, ClassFacts, ClassKind, ClassesError};
 use lines::Lines;
-pub use replay::{replay, Replay, ReplayError};
+pub use replay::{Replay, ReplayError, Subject};
 pub use schema::*;
 
 /// The log formats read here.
@@ -146,12 +150,28 @@ pub struct Trace {
     pub units: Vec<CodeUnit>,
     pub mutations: Vec<Mutation>,
     pub invalidations: Vec<Invalidation>,
-    /// (class, parent) pairs the log shows (V8's prototype map printouts, when written).
+    /// (class, parent) pairs the log shows (V8's prototype map printouts, when written) or the
+    /// capture's class tree gives ([`Trace::add_classes`]).
     pub parents: Vec<(String, String)>,
+    /// The class tree the capture recorded beside the log (`NAME.classes`), when given.
+    pub classes: Vec<ClassFacts>,
     pub stopped: Option<TraceError>,
 }
 
 impl Trace {
+    /// Take the capture's class tree ([`classes`]): its parents join those the log shows (a
+    /// class the log already gives a parent keeps it).
+    pub fn add_classes(&mut self, classes: Vec<ClassFacts>) {
+        for c in &classes {
+            if let Some(p) = &c.parent {
+                if !self.parents.iter().any(|(x, _)| *x == c.name) {
+                    self.parents.push((c.name.clone(), p.clone()));
+                }
+            }
+        }
+        self.classes = classes;
+    }
+
     /// Events found: mutations, invalidations and code units.
     pub fn events(&self) -> u64 {
         (self.mutations.len() + self.invalidations.len() + self.units.len()) as u64
@@ -385,6 +405,16 @@ impl TraceReader {
             let head = &bytes[..bytes.len().min(160)];
             t.first_not_understood.push(Unknown { line, why, text: String::from_utf8_lossy(head).into_owned() });
         }
+    }
+}
+
+/// Replay `t` under every policy ([`replay`]'s module header): a log of class loads over its
+/// compiled code units ([`unit_replay`]), any other over its call sites.
+pub fn replay(t: &Trace) -> Result<Replay, ReplayError> {
+    if t.mutations.iter().any(|m| m.kind == MutationKind::ClassLoad) {
+        unit_replay::replay_units(t)
+    } else {
+        replay::replay_sites(t)
     }
 }
 

@@ -11,12 +11,15 @@
 //! a mutation only if it was linked before it (first seen on an earlier line): a site that was
 //! not linked has nothing to lose. The log shows a site only when it misses, so a linked site
 //! that never ran after the mutation counts as kept.
+//!
+//! A log whose mutations are class loads (HotSpot) names compiled code, not call sites: it is
+//! replayed over its code units instead ([`super::unit_replay`]).
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::{blast_radii, MutationKind, SiteId, Trace};
+use super::{blast_radii, MutationKind, SiteId, Trace, UnitId};
 use crate::compare::compare;
 use crate::fxhash::FxMap;
 use crate::{dsl, Params, Policy, Scenario, ScenarioError};
@@ -27,9 +30,14 @@ pub const MAX_REPLAY: usize = 10_000;
 
 #[derive(Debug)]
 pub enum ReplayError {
-    /// No site names its receiver class (HotSpot logs name code, not call sites).
+    /// No site names its receiver class.
     NoSites,
     NoMutations,
+    /// A class load whose class the recorded class tree does not hold (or no tree was given):
+    /// without its supertypes the load cannot be placed.
+    NoClassTree {
+        class: String,
+    },
     TooBig {
         sites: usize,
         mutations: usize,
@@ -41,11 +49,12 @@ pub enum ReplayError {
 impl std::fmt::Display for ReplayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ReplayError::NoSites => write!(
-                f,
-                "no call site in this log names its receiver class, so there is nothing to replay (a HotSpot log names compiled code, not call sites)"
-            ),
+            ReplayError::NoSites => write!(f, "no call site in this log names its receiver class, so there is nothing to replay"),
             ReplayError::NoMutations => write!(f, "the log has no mutation to replay"),
+            ReplayError::NoClassTree { class } => write!(
+                f,
+                "the class tree does not hold {class}, loaded in this log: a log names no class's supertypes, so the capture records them beside it (NAME.classes, see docs/TRACES.md)"
+            ),
             ReplayError::TooBig { sites, mutations } => write!(f, "{sites} sites and {mutations} mutations: over the {MAX_REPLAY} a replay takes"),
             ReplayError::Scenario(e) => write!(f, "the implied scenario was refused: {e}"),
         }
@@ -66,7 +75,7 @@ pub struct Score {
 }
 
 impl Score {
-    fn add(&mut self, o: Score) {
+    pub(super) fn add(&mut self, o: Score) {
         self.hits += o.hits;
         self.extra += o.extra;
         self.missed += o.missed;
@@ -92,6 +101,15 @@ impl Score {
     }
 }
 
+/// The score of a prediction against an observation (both ascending ids).
+pub(super) fn score(predicted: &[u32], observed: &[u32]) -> Score {
+    Score {
+        hits: predicted.iter().filter(|s| observed.contains(s)).count() as u32,
+        extra: predicted.iter().filter(|s| !observed.contains(s)).count() as u32,
+        missed: observed.iter().filter(|s| !predicted.contains(s)).count() as u32,
+    }
+}
+
 fn ratio(a: u32, b: u32) -> f64 {
     if b == 0 {
         1.0
@@ -100,32 +118,49 @@ fn ratio(a: u32, b: u32) -> f64 {
     }
 }
 
-/// One mutation: the sites it could touch, the sites the log shows it touched, and per policy
-/// the sites that policy retires.
+/// What a replay's ids name: call sites ([`Trace::sites`]) or compiled code units
+/// ([`Trace::units`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Subject {
+    Sites,
+    Units,
+}
+
+/// One mutation: the sites (or units) it could touch, those the log shows it touched, and per
+/// policy those that policy retires.
 #[derive(Clone, Debug, Serialize)]
 pub struct MutationReplay {
     /// Index into [`Trace::mutations`].
     pub mutation: u32,
-    /// Replayed sites linked before the mutation.
+    /// Replayed sites linked before the mutation (units: compiled before it, still entrant, on
+    /// at least one class assumption).
     pub linked: u32,
-    pub observed: Vec<SiteId>,
-    /// Per policy of [`Replay::policies`], the sites it retires (of the linked ones).
-    pub predicted: Vec<Vec<SiteId>>,
+    /// Site ids, or unit ids when [`Replay::subject`] is [`Subject::Units`].
+    pub observed: Vec<u32>,
+    /// Per policy of [`Replay::policies`], the sites (units) it retires of the linked ones.
+    pub predicted: Vec<Vec<u32>>,
     pub scores: Vec<Score>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Replay {
-    /// The implied scenario as DSL text.
+    /// The implied scenario as DSL text (empty for a unit replay, which runs no scenario: the
+    /// engine's `load` event is Groovy's, which retires nothing).
     pub text: String,
+    pub subject: Subject,
+    /// The policies replayed (a unit replay leaves out `hierarchy-v3`: [`crate::policy::load_retires`]).
     pub policies: Vec<Policy>,
-    /// The trace's site behind each scenario site `s<i>`.
+    /// The trace's site behind each scenario site `s<i>` (empty for a unit replay).
     pub sites: Vec<SiteId>,
+    /// The code units replayed: every unit compiled on a class assumption (empty for a site
+    /// replay).
+    pub units: Vec<UnitId>,
     pub mutations: Vec<MutationReplay>,
     /// Per policy, over every mutation.
     pub totals: Vec<Score>,
-    /// Sites with a relink attributed to a mutation but no receiver class in the log (not
-    /// replayed).
+    /// Sites with a relink attributed to a mutation but no receiver class in the log (units: made
+    /// not entrant but not replayed, having no recorded assumption), not replayed.
     pub unmodeled_observed: u32,
 }
 
@@ -175,7 +210,7 @@ fn replayable(k: MutationKind) -> bool {
 }
 
 /// Build the scenario `t` implies and run it under every policy.
-pub fn replay(t: &Trace) -> Result<Replay, ReplayError> {
+pub(super) fn replay_sites(t: &Trace) -> Result<Replay, ReplayError> {
     let sites: Vec<SiteId> = (0..t.sites.len() as SiteId).filter(|&s| !t.sites[s as usize].receivers.is_empty()).collect();
     // A write to a prototype whose class the log does not name (V8's own objects) is left out.
     let mutations: Vec<u32> =
@@ -219,18 +254,14 @@ pub fn replay(t: &Trace) -> Result<Replay, ReplayError> {
                 })
                 .unwrap_or_default();
             hit.sort_unstable();
-            let score = Score {
-                hits: hit.iter().filter(|s| observed.contains(s)).count() as u32,
-                extra: hit.iter().filter(|s| !observed.contains(s)).count() as u32,
-                missed: observed.iter().filter(|s| !hit.contains(s)).count() as u32,
-            };
+            let score = score(&hit, &observed);
             totals[p].add(score);
             predicted.push(hit);
             scores.push(score);
         }
         out.push(MutationReplay { mutation: m, linked: linked.iter().filter(|&&l| l).count() as u32, observed, predicted, scores });
     }
-    Ok(Replay { text, policies, sites, mutations: out, totals, unmodeled_observed })
+    Ok(Replay { text, subject: Subject::Sites, policies, sites, units: Vec::new(), mutations: out, totals, unmodeled_observed })
 }
 
 /// The scenario as DSL text: flat classes, one site per replayed site, and a program that calls

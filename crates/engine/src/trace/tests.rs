@@ -308,3 +308,14 @@ fn v8_map_printouts_give_the_hierarchy_and_the_replay_uses_it() {
     let like = r.behaved_like();
     assert!(like.contains(&crate::Policy::Hierarchy) && !like.contains(&crate::Policy::Exact) && !like.contains(&crate::Policy::Global), "{like:?}");
 }
+
+#[test]
+fn v8_script_source_lines_are_understood_and_change_nothing() {
+    // A capture without --no-log-source-code holds each script's whole text, commas written
+    // `\x2C` and newlines `\n` (the committed samples are captured with the flag).
+    let with = V8.replacen("code-creation,JS,10", "script-source,81,/p.js,// a script\\x2C with a comma\\nclass Shape {}\ncode-creation,JS,10", 1);
+    let (without, with) = (read_str(V8), read_str(&with));
+    assert_eq!(with.not_understood, 0, "{:?}", with.first_not_understood);
+    assert_eq!((with.ignored, with.events()), (without.ignored + 1, without.events()));
+    assert_eq!(blast_radii(&with), blast_radii(&without));
+}
