@@ -15,16 +15,23 @@ fn file(name: &str, bytes: &[u8]) -> String {
 }
 
 #[test]
-fn an_endless_device_is_refused_at_the_cap_naming_the_file_and_the_cap() {
+fn an_endless_device_of_zeros_is_refused_at_its_first_byte_naming_the_file() {
     if !std::path::Path::new("/dev/zero").exists() {
         return;
     }
     let out = blast(&["run", "/dev/zero"]);
     assert_eq!(out.code, 1);
-    assert_eq!(
-        out.stderr,
-        format!("error: /dev/zero: more than {0} bytes; an input may have at most {0} (stopped reading there)\n", blast_engine::dsl::MAX_INPUT)
-    );
+    assert_eq!(out.stderr, "error: /dev/zero: not text: a NUL byte at offset 0 (1:1)\n");
+}
+
+#[test]
+fn a_nul_byte_in_a_scenario_is_refused_with_its_place_by_every_command() {
+    let path = file("nul.blast", b"class A\0 { m }\n");
+    for cmd in ["run", "show", "check"] {
+        let out = blast(&[cmd, &path]);
+        assert_eq!(out.code, 1, "{cmd}");
+        assert_eq!(out.stderr, format!("error: {path}: not text: a NUL byte at offset 7 (1:8)\n"), "{cmd}");
+    }
 }
 
 #[test]
