@@ -150,12 +150,14 @@ fn check_model(preset: &ModelPreset, opts: &Options) -> Result<Checked, CliError
 fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, CliError> {
     let s: Scenario = dsl::parse_any(text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let (s, params) = crate::settings(s, opts)?;
-    let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
+    // The check takes the scenario (it is dropped before the runs): keep what is printed.
+    let claims = s.expectations.clone();
+    let report: CheckReport = expect::check(s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
     let expectations = report
         .outcomes
         .into_iter()
         .map(|o| {
-            let e = &s.expectations[o.index];
+            let e = &claims[o.index];
             let (at, pos) = place(target, text, o.index);
             Line {
                 at,
@@ -170,7 +172,7 @@ fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, C
             }
         })
         .collect();
-    Ok(Checked { target: target.to_string(), scenario: s.name.clone(), expectations })
+    Ok(Checked { target: target.to_string(), scenario: report.scenario, expectations })
 }
 
 pub fn cmd_check(opts: &Options, out: &mut Out) -> Result<Ended, CliError> {
