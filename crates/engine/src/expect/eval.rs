@@ -82,7 +82,7 @@ pub struct Cause {
 }
 
 impl Cause {
-    fn of(policy: Policy, f: &RelinkFact) -> Cause {
+    pub(super) fn of(policy: Policy, f: &RelinkFact) -> Cause {
         Cause {
             policy,
             record: f.record,

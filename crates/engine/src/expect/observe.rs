@@ -10,6 +10,7 @@ use crate::policy::Policy;
 use crate::report::{Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, Verdict};
 use crate::sim::Simulation;
 
+use super::eval::Cause;
 use super::spec::{EventPattern, Expectation, Metric, SiteClaim, ANY_NAME};
 
 /// One relink as the evaluator reads it.
@@ -28,26 +29,13 @@ pub struct RelinkFact<'a> {
     pub t_ms: f64,
 }
 
-/// A [`RelinkFact`] that owns its names: a record kept after its report is dropped.
-#[derive(Clone, Debug)]
-struct KeptFact {
-    record: usize,
-    site: String,
-    event: Option<usize>,
-    event_label: Option<String>,
-    verdict: Verdict,
-    phase: Phase,
-    op: u32,
-    t_ms: f64,
-}
-
 /// Where a view reads its relinks.
 enum Relinks<'a> {
     /// A run's records, named through the run (its site ids and event indexes).
     Records { records: &'a [RelinkRecord], names: &'a dyn Naming },
-    /// The records of a run that is gone, copied with their names (at most the engine's
-    /// record cap, 20,000 a run).
-    Kept(Vec<KeptFact>),
+    /// The records of a run that is gone, copied with their names as causes would be (at most
+    /// the engine's record cap, 20,000 a run).
+    Kept(Vec<Cause>),
 }
 
 /// One policy's run, finished or not.
@@ -116,19 +104,8 @@ impl<'a> RunView<'a> {
     }
 
     /// Every relink with its names copied out of the run.
-    fn relinks_owned(&self) -> Vec<KeptFact> {
-        self.relinks()
-            .map(|f| KeptFact {
-                record: f.record,
-                site: f.site.to_string(),
-                event: f.event,
-                event_label: f.event_label.map(str::to_string),
-                verdict: f.verdict,
-                phase: f.phase,
-                op: f.op,
-                t_ms: f.t_ms,
-            })
-            .collect()
+    fn relinks_owned(&self) -> Vec<Cause> {
+        self.relinks().map(|f| Cause::of(self.policy, &f)).collect()
     }
 
     /// Every recorded relink (necessary, collateral and missed), in record order.
@@ -144,7 +121,7 @@ impl<'a> RunView<'a> {
                 op: r.op,
                 t_ms: r.t_ms,
             })),
-            Relinks::Kept(facts) => Box::new(facts.iter().map(|f| RelinkFact {
+            Relinks::Kept(causes) => Box::new(causes.iter().map(|f| RelinkFact {
                 record: f.record,
                 site: &f.site,
                 event: f.event,
