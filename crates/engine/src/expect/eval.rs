@@ -15,7 +15,7 @@ use crate::policy::Policy;
 use crate::report::{Phase, Verdict};
 use crate::{compare, Scenario, ScenarioError};
 
-use super::observe::{counts_toward, matches, RelinkFact, RunView};
+use super::observe::{counts_toward, matches, Cause, RelinkFact, RunView};
 use super::spec::{Cmp, Expectation, FigureRef, Metric, SiteClaim, Subject};
 
 /// Causes listed per outcome (the first ones, in record order).
@@ -64,37 +64,6 @@ pub enum Observed {
     Deviation { value: f64, reference: f64, deviation_pct: f64 },
     /// The run of this policy is missing or not finished.
     Waiting { policy: Policy },
-}
-
-/// A relink that made an expectation fail (or, for a pass of `relinks [..]`, that satisfied it).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Cause {
-    pub policy: Policy,
-    /// Index in that run's relink records.
-    pub record: usize,
-    pub site: String,
-    pub event: Option<usize>,
-    pub event_label: Option<String>,
-    pub verdict: Verdict,
-    pub phase: Phase,
-    pub op: u32,
-    pub t_ms: f64,
-}
-
-impl Cause {
-    pub(super) fn of(policy: Policy, f: &RelinkFact) -> Cause {
-        Cause {
-            policy,
-            record: f.record,
-            site: f.site.to_string(),
-            event: f.event,
-            event_label: f.event_label.map(str::to_string),
-            verdict: f.verdict,
-            phase: f.phase,
-            op: f.op,
-            t_ms: f.t_ms,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -2,15 +2,17 @@
 //! what a finished run's expectations read, kept once its report is dropped.
 //!
 //! Everything the evaluator reads about relinks goes through [`RunView::relinks`], which turns
-//! the engine's records into [`RelinkFact`]s (site, attributed event, verdict). When the
+//! the engine's records into [`RelinkFact`]s (site, attributed event, verdict); a [`Cause`] is
+//! one with its names owned (what a failure cites, and what a kept view holds). When the
 //! records change shape (typed site ids, event indices) only this file changes.
+
+use serde::Serialize;
 
 use crate::fxhash::FxSet;
 use crate::policy::Policy;
 use crate::report::{Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteReport, Verdict};
 use crate::sim::Simulation;
 
-use super::eval::Cause;
 use super::spec::{EventPattern, Expectation, Metric, SiteClaim, ANY_NAME};
 
 /// One relink as the evaluator reads it.
@@ -27,6 +29,37 @@ pub struct RelinkFact<'a> {
     pub phase: Phase,
     pub op: u32,
     pub t_ms: f64,
+}
+
+/// A relink that made an expectation fail (or, for a pass of `relinks [..]`, that satisfied it).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Cause {
+    pub policy: Policy,
+    /// Index in that run's relink records.
+    pub record: usize,
+    pub site: String,
+    pub event: Option<usize>,
+    pub event_label: Option<String>,
+    pub verdict: Verdict,
+    pub phase: Phase,
+    pub op: u32,
+    pub t_ms: f64,
+}
+
+impl Cause {
+    pub(super) fn of(policy: Policy, f: &RelinkFact) -> Cause {
+        Cause {
+            policy,
+            record: f.record,
+            site: f.site.to_string(),
+            event: f.event,
+            event_label: f.event_label.map(str::to_string),
+            verdict: f.verdict,
+            phase: f.phase,
+            op: f.op,
+            t_ms: f.t_ms,
+        }
+    }
 }
 
 /// Where a view reads its relinks.
