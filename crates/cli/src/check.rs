@@ -103,21 +103,19 @@ struct Summary {
     scenarios: Vec<Checked>,
 }
 
-fn place(target: &str, text: &str, index: usize) -> (String, Option<(usize, usize)>) {
+/// Where expectation `index` is written: `FILE:line:col` when `places` has it (DSL text),
+/// else its path in the model (JSON).
+fn place(target: &str, places: &dsl::Spans, index: usize) -> (String, Option<(usize, usize)>) {
     let path = format!("expectations[{index}]");
-    if !text.trim_start().starts_with('{') {
-        if let Ok((_, spans)) = dsl::parse_unchecked(text) {
-            if let Some(&(line, col)) = spans.get(&path) {
-                return (format!("{target}:{line}:{col}"), Some((line, col)));
-            }
-        }
+    match places.get(&path) {
+        Some(&(line, col)) => (format!("{target}:{line}:{col}"), Some((line, col))),
+        None => (format!("{target}: {path}"), None),
     }
-    (format!("{target}: {path}"), None)
 }
 
-fn check_one(src: &Source, opts: &Options) -> Result<Checked, CliError> {
+fn check_one(src: Source, opts: &Options) -> Result<Checked, CliError> {
     match src {
-        Source::Scenario { target, text } => check_scenario(target, text, opts),
+        Source::Scenario { target, text } => check_scenario(&target, text, opts),
         Source::Model(preset) => check_model(preset, opts),
     }
 }
@@ -147,16 +145,23 @@ fn check_model(preset: &ModelPreset, opts: &Options) -> Result<Checked, CliError
     Ok(Checked { target: preset.id.to_string(), scenario: preset.title.to_string(), expectations })
 }
 
-fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, CliError> {
-    let s: Scenario = dsl::parse_any(text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
+/// Check one scenario's text. The text is dropped before the runs: the expectations are placed
+/// first, by one more parse that records only their places, and the check takes the scenario
+/// (dropped once prepared), so the peak is one run's.
+fn check_scenario(target: &str, text: String, opts: &Options) -> Result<Checked, CliError> {
+    let s: Scenario = dsl::parse_any(&text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
+    let json = text.trim_start().starts_with('{');
+    let places = if json || s.expectations.is_empty() { dsl::Spans::default() } else { dsl::expectation_places(&text).unwrap_or_default() };
+    drop(text);
     let (s, params) = crate::settings(s, opts)?;
-    let report: CheckReport = expect::check(&s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
+    let claims = s.expectations.clone();
+    let report: CheckReport = expect::check(s, &params).map_err(|error| CliError::Run { scenario: target.to_string(), error })?;
     let expectations = report
         .outcomes
         .into_iter()
         .map(|o| {
-            let e = &s.expectations[o.index];
-            let (at, pos) = place(target, text, o.index);
+            let e = &claims[o.index];
+            let (at, pos) = place(target, &places, o.index);
             Line {
                 at,
                 line: pos.map(|p| p.0),
@@ -170,7 +175,7 @@ fn check_scenario(target: &str, text: &str, opts: &Options) -> Result<Checked, C
             }
         })
         .collect();
-    Ok(Checked { target: target.to_string(), scenario: s.name.clone(), expectations })
+    Ok(Checked { target: target.to_string(), scenario: report.scenario, expectations })
 }
 
 pub fn cmd_check(opts: &Options, out: &mut Out) -> Result<Ended, CliError> {
@@ -178,7 +183,7 @@ pub fn cmd_check(opts: &Options, out: &mut Out) -> Result<Ended, CliError> {
     if opts.positional.is_empty() {
         return Err(CliError::MissingTarget);
     }
-    let checked = sources(&opts.positional)?.iter().map(|src| check_one(src, opts)).collect::<Result<Vec<_>, _>>()?;
+    let checked = sources(&opts.positional)?.into_iter().map(|src| check_one(src, opts)).collect::<Result<Vec<_>, _>>()?;
     let count = |st: Status| checked.iter().flat_map(|c| &c.expectations).filter(|l| l.status == st).count();
     let summary = Summary { passed: count(Status::Pass), failed: count(Status::Fail), scenarios: checked };
     match format {

@@ -51,7 +51,7 @@ pub enum CliError {
     SweepNeedsParam,
     Policy(PolicyError),
     /// The target is neither a preset nor a file that could be read as text within the cap
-    /// (missing, too large, not UTF-8).
+    /// (missing, too large, not UTF-8 text, a NUL byte).
     Input {
         target: String,
         error: InputError,

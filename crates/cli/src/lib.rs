@@ -23,7 +23,7 @@ use blast_engine::policy::Policy;
 use blast_engine::reference::Reference;
 use blast_engine::runtimes::{self, PROFILES};
 use blast_engine::sweep::Knob;
-use blast_engine::{dsl, presets, Params, Scenario};
+use blast_engine::{dsl, presets, sim, Params, Scenario};
 
 pub use error::{CliError, EXIT_OUTPUT};
 pub use options::{parse_options, Format, Options, MAX_SWEEP_VALUES};
@@ -106,7 +106,11 @@ pub fn usage() -> String {
             CALIBRATE_FORMATS,
             "compare with the published figures; exit 1 if any row is outside tolerance; --plot draws the Groovy 2.4 sweeps beside their simulation",
         ),
-        ("blast show <preset|file>", SHOW_FORMATS, "print a scenario (converts between DSL and JSON)"),
+        (
+            "blast show <preset|file> [--policy ...] [--param name=value ...]",
+            SHOW_FORMATS,
+            "print a scenario (converts between DSL and JSON); refused when `run` with the same options would refuse it",
+        ),
         (
             "blast check <file|preset|all>... [--param name=value ...]",
             check::CHECK_FORMATS,
@@ -445,12 +449,17 @@ fn fingerprint_table(f: &Fingerprint) -> String {
     s
 }
 
-/// `show`: the scenario in the other format, refused when the printed text would be larger
-/// than `run` reads ([`dsl::MAX_INPUT`]): what `show` prints, `run` must take back. The JSON is
-/// measured by encoding it into a counter before it is encoded into the output.
+/// `show`: the scenario in the other format (after `--param`'s settings). What `show` prints,
+/// `run` must take back: it is refused when `run` would refuse it, by the same check with the
+/// same message (`sim::admit`: validation and the work bound under `--policy`, the policies
+/// `run` defaults to when none is given), and when the printed text would be larger than
+/// `run` reads ([`dsl::MAX_INPUT`]). The JSON is measured by encoding it into a counter before
+/// it is encoded into the output.
 fn cmd_show(opts: &Options, out: &mut Out) -> Result<(), CliError> {
     let format = opts.format_for("show", SHOW_FORMATS)?;
     let (name, s) = load(opts.one_target()?)?.remove(0);
+    let (s, params) = settings(s, opts)?;
+    sim::admit(&s, &params, &opts.policies()?).map_err(|error| CliError::Run { scenario: name.clone(), error })?;
     let cap = dsl::MAX_INPUT as u64;
     let refuse = |bytes: u64| CliError::ShowTooLarge { scenario: name.clone(), format, bytes, cap };
     match format {

@@ -15,26 +15,34 @@ fn file(name: &str, bytes: &[u8]) -> String {
 }
 
 #[test]
-fn an_endless_device_is_refused_at_the_cap_naming_the_file_and_the_cap() {
+fn an_endless_device_of_zeros_is_refused_at_its_first_byte_naming_the_file() {
     if !std::path::Path::new("/dev/zero").exists() {
         return;
     }
     let out = blast(&["run", "/dev/zero"]);
     assert_eq!(out.code, 1);
-    assert_eq!(
-        out.stderr,
-        format!("error: /dev/zero: more than {0} bytes; an input may have at most {0} (stopped reading there)\n", blast_engine::dsl::MAX_INPUT)
-    );
+    assert_eq!(out.stderr, "error: /dev/zero: not text: a NUL byte at offset 0 (1:1)\n");
+}
+
+/// `run`, `show` and `check` of the file `path` each exit 1 with `error: PATH: message`.
+fn refused_by_every_command(path: &str, message: &str) {
+    for cmd in ["run", "show", "check"] {
+        let out = blast(&[cmd, path]);
+        assert_eq!(out.code, 1, "{cmd}");
+        assert_eq!(out.stderr, format!("error: {path}: {message}\n"), "{cmd}");
+    }
+}
+
+#[test]
+fn a_nul_byte_in_a_scenario_is_refused_with_its_place_by_every_command() {
+    let path = file("nul.blast", b"class A\0 { m }\n");
+    refused_by_every_command(&path, "not text: a NUL byte at offset 7 (1:8)");
 }
 
 #[test]
 fn a_file_that_is_not_utf8_is_placed_at_its_byte_offset() {
     let path = file("latin1.blast", b"class A { m }\nsite s = A.m \xe9\n");
-    for cmd in ["run", "show", "check"] {
-        let out = blast(&[cmd, &path]);
-        assert_eq!(out.code, 1, "{cmd}");
-        assert_eq!(out.stderr, format!("error: {path}: not UTF-8 text: invalid byte at offset 27 (2:14)\n"), "{cmd}");
-    }
+    refused_by_every_command(&path, "not UTF-8 text: invalid byte at offset 27 (2:14)");
     let probe = blast(&["fingerprint", &path]);
     assert!(probe.stderr.contains("offset 27"), "{}", probe.stderr);
 }

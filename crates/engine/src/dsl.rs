@@ -186,17 +186,19 @@ struct Parser<'a> {
     /// Where each model path came from, for locating validation errors; `None` when the parse
     /// does not record places (the first, fast pass of [`parse`]).
     spans: Option<Spans>,
-    /// Record only the places of this path and its ancestors (the second pass of [`parse`],
-    /// which places one error: a map of every path was 55 MB at 10^5 classes).
-    only: Option<String>,
+    /// Which of them are kept: a map of every path was 55 MB at 10^5 classes.
+    places: Places,
 }
 
 /// Which places a parse records.
 enum Places {
     None,
     All,
-    /// The places of this model path and of its ancestors.
+    /// The places of this model path and of its ancestors (the second pass of [`parse`], which
+    /// places one error).
     Of(String),
+    /// The places of the paths that start with this (`expectations[`: [`expectation_places`]).
+    Under(&'static str),
 }
 
 type PResult<T> = Result<T, ScenarioError>;
@@ -220,12 +222,8 @@ impl<'a> Parser<'a> {
         let mut lexer = Lexer::new(src)?;
         let cur = lexer.token()?;
         let after = lexer.token()?;
-        let (spans, only) = match places {
-            Places::None => (None, None),
-            Places::All => (Some(Spans::default()), None),
-            Places::Of(path) => (Some(Spans::default()), Some(path)),
-        };
-        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, listed: 0, spans, only })
+        let spans = (!matches!(places, Places::None)).then(Spans::default);
+        Ok(Parser { lexer, cur, after, depth: 0, events: 0, calls: 0, receivers: 0, listed: 0, spans, places })
     }
     fn peek(&self) -> &Token<'a> {
         &self.cur
@@ -280,7 +278,12 @@ impl<'a> Parser<'a> {
             // A loaded class's own paths (`.load`, `.load.parent`) stand for the event's
             // (`.class`, `.parent`): kept when the event is wanted.
             let stem = path.strip_suffix(".load.parent").or_else(|| path.strip_suffix(".load")).unwrap_or(&path);
-            if self.only.as_ref().is_none_or(|only| only.starts_with(stem)) {
+            let keep = match &self.places {
+                Places::None | Places::All => true,
+                Places::Of(only) => only.starts_with(stem),
+                Places::Under(prefix) => path.starts_with(prefix),
+            };
+            if keep {
                 spans.insert(path, (t.line as usize, t.col as usize));
             }
         }
@@ -746,6 +749,13 @@ fn parse_text(src: &str, places: Places) -> Result<(Scenario, Spans), ScenarioEr
 /// Parse scenario text without validating it, with the place of every model path.
 pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
     parse_text(src, Places::All)
+}
+
+/// The place (`line:col`) of each expectation in scenario text, by its path
+/// (`expectations[i]`), and no other place: `blast check` names each expectation where it is
+/// written without a map of every path of a million-site text.
+pub fn expectation_places(src: &str) -> Result<Spans, ScenarioError> {
+    parse_text(src, Places::Under("expectations[")).map(|(_, spans)| spans)
 }
 
 /// Parse and validate scenario text; every error names `line:col`. A valid text is parsed once

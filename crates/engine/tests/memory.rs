@@ -2,16 +2,18 @@
 //! the system's keeps the live and the peak heap bytes, and the peak while a scenario is built
 //! and a simulation made from it, divided by the sites, is what a site costs. A count, not a
 //! timing: the same on any machine, loaded or not. The bench prints the same figure at 10^6
-//! sites as peak RSS (`BLAST_BENCH_PART=table cargo bench -p blast-engine`).
+//! sites as peak RSS (`BLAST_BENCH_PART=table cargo bench -p blast-engine`). Checking
+//! expectations under every policy peaks as one run does: one report is alive at a time.
 
-// Its own test binary (the allocator is the process's), one test (nothing else allocates
-// meanwhile); native only (wasm32 runs the engine's other tests).
+// Its own test binary (the allocator is the process's), its tests one at a time (nothing else
+// allocates meanwhile); native only (wasm32 runs the engine's other tests).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod counting;
 mod generators;
 
-use blast_engine::{Params, Policy, Simulation};
+use blast_engine::compare::prepare;
+use blast_engine::{dsl, expect, Params, Policy, Simulation};
 use counting::peak_during;
 use generators::Size;
 
@@ -39,4 +41,34 @@ fn a_site_costs_at_most_300_bytes_at_the_peak_with_the_scenario_kept_or_handed_o
     assert!(kept <= BYTES_PER_SITE, "scenario kept: {kept} bytes a site at the peak");
     assert!(owned <= BYTES_PER_SITE, "scenario handed over: {owned} bytes a site at the peak");
     println!("peak heap per site at 10^5 sites: scenario kept {kept} B, handed over {owned} B");
+}
+
+#[test]
+fn checking_an_expectation_under_every_policy_peaks_as_the_largest_single_run() {
+    let _alone = counting::alone();
+    // Writes and custom replaces over 10^5 sites: global retires every site at each event.
+    let size = Size { classes: 10_000, sites: 100_000, events: 2 };
+    let one_run = Policy::ALL
+        .iter()
+        .map(|&p| {
+            peak_during(|| {
+                let g = generators::all_policies(size);
+                let report = prepare(g.scenario, &[p], &Params::default()).unwrap().runs().next().unwrap();
+                assert_eq!(report.sites.len(), size.sites);
+            })
+        })
+        .max()
+        .unwrap();
+    let claim =
+        dsl::parse("class K0 { m }\nsite s0 = K0.m\nop { loop 1 { call s0 } }\nexpect under global, exact, hierarchy, hierarchy-v3, ideal: relinks >= 0")
+            .unwrap();
+    let check = peak_during(|| {
+        let mut g = generators::all_policies(size);
+        g.scenario.expectations = claim.expectations.clone();
+        let report = expect::check(g.scenario, &Params::default()).unwrap();
+        assert_eq!(report.outcomes[0].observed.len(), Policy::ALL.len());
+    });
+    // Five reports alive at once (or five simulations) would be about five times one run.
+    assert!(check * 4 <= one_run * 5, "check under five policies peaked at {check} bytes, one run at {one_run}");
+    println!("peak heap at 10^5 sites: check under five policies {check} B, the largest single run {one_run} B");
 }

@@ -148,7 +148,7 @@ impl Simulation {
         Ok(policies.iter().map(|&p| Simulation::build(prepared.clone(), p, params).run()).collect())
     }
 
-    /// Build from what was taken out of a scenario that passed [`check`].
+    /// Build from what was taken out of a scenario that passed [`admit`].
     pub(crate) fn build(prepared: Prepared, policy: Policy, params: &Params) -> Simulation {
         let Prepared { name, measure, program, world, site_names, methods, site_keys, polymorphic, iterations_per_op, bodies } = prepared;
         let mut sites: Vec<SiteRt> = site_keys
@@ -558,8 +558,7 @@ impl Prepared {
         // The site index (a million-entry map at the cap) is dropped once the program is
         // compiled, before any per-site table exists, so the two never add up.
         let program = {
-            let site_index = check(scenario, policies)?;
-            check_polymorphic(scenario, params)?;
+            let site_index = admitted(scenario, params, policies)?;
             // Category ids are the world's: declaration order.
             let categories: FxMap<&str, usize> = scenario.categories.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
             Program::compile(scenario, &site_index, &|name| categories[name])
@@ -647,8 +646,16 @@ fn check_polymorphic(scenario: &Scenario, params: &Params) -> Result<(), Scenari
     Ok(())
 }
 
-/// Valid, and its work under each of `policies` bounded; the sites indexed.
-fn check<'a>(scenario: &'a Scenario, policies: &[Policy]) -> Result<SiteIndex<'a>, ScenarioError> {
+/// Would a run of `scenario` under each of `policies` with `params` be admitted? What every
+/// simulation checks before it builds anything (validation, the polymorphic sites' limits, the
+/// work bound), for a caller that does not run it: `blast show` refuses to print a scenario
+/// that `blast run` would refuse, with the same message.
+pub fn admit(scenario: &Scenario, params: &Params, policies: &[Policy]) -> Result<(), ScenarioError> {
+    admitted(scenario, params, policies).map(drop)
+}
+
+/// [`admit`], keeping the site index validation built.
+fn admitted<'a>(scenario: &'a Scenario, params: &Params, policies: &[Policy]) -> Result<SiteIndex<'a>, ScenarioError> {
     let sites = validate_indexed(scenario)?;
     if let Some(e) = estimate_largest(scenario, policies).filter(|e| e.total > MAX_WORK) {
         return Err(ScenarioError::at_path(
@@ -662,6 +669,7 @@ fn check<'a>(scenario: &'a Scenario, policies: &[Policy]) -> Result<SiteIndex<'a
             ),
         ));
     }
+    check_polymorphic(scenario, params)?;
     Ok(sites)
 }
 
