@@ -19,6 +19,7 @@ use blast_playground::lab::LabAction;
 use blast_playground::lane_wire::{self, UpdateDecoder};
 use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
+use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::wire::{self, ReplyDecoder};
 
@@ -212,14 +213,14 @@ enum Engine {
 }
 
 /// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
-/// so the loading note paints first; its answers come back as `Action::Read`. A worker that
+/// so the loading note paints first; its answers come back as `SessionAction::Read`. A worker that
 /// cannot start leaves the page reading texts itself, with a notice; one that stops while
 /// reading a text answers that job as failed (the text stays on screen) and is replaced for
 /// the next one: a text that stopped the worker is never run on the page.
 ///
 /// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
 /// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
-/// as `Action::Lanes`, and lanes lost with a stopped worker as `Action::LanesLost`.
+/// as `SessionAction::LanesDecoded`, and lanes lost with a stopped worker as `SessionAction::LanesLost`.
 ///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
@@ -336,7 +337,7 @@ fn post(
     }
 }
 
-/// Commands for the lanes the worker runs (`lanes`): its update comes back as `Action::Lanes`.
+/// Commands for the lanes the worker runs (`lanes`): its update comes back as `SessionAction::LanesDecoded`.
 /// Without a worker (it could not start) the lanes are built on the page.
 fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
     post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
@@ -357,7 +358,7 @@ fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, String>) {
 
 fn lanes_lost(store: &Store, why: String) {
     let store = store.clone();
-    browser::soon_detached(move || store.dispatch(Action::LanesLost(why)));
+    browser::soon_detached(move || store.dispatch(SessionAction::LanesLost(why)));
 }
 
 fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, news: browser::WorkerNews) {
@@ -394,13 +395,13 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                     fitted(&store, job, Err(format!("the engine worker {how} ({why})")));
                 }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
-                    store.dispatch(Action::LanesLost(format!("it stopped: {why}")));
+                    store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));
                 }
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
                     for id in lost {
                         let verdict = Verdict::Failed(format!("the engine stopped while reading it ({why})"));
-                        store.dispatch(Action::Read(Reply { id, verdict }));
+                        store.dispatch(SessionAction::Read(Reply { id, verdict }));
                     }
                 } else {
                     // Never started: every job it was given still waits in it, in order.
@@ -465,7 +466,7 @@ fn lanes_step(store: &Store, in_flight: &Shared<InFlight>) {
         let more = !f.updates.is_empty();
         drop(f);
         if let Some((run, decoded)) = decoded {
-            store.dispatch_render_later(Action::LanesDecoded(run, Box::new(decoded)));
+            store.dispatch_render_later(SessionAction::LanesDecoded(run, Box::new(decoded)));
         }
         if more {
             lanes_step(&store, &in_flight);
@@ -492,7 +493,7 @@ fn decode_step(store: &Store, in_flight: &Shared<InFlight>) {
         // last step: at 10^5 sites the apply is ~20 ms of CPU on its own.
         if let Some(reply) = decoded {
             let store = store.clone();
-            browser::soon_detached(move || store.dispatch(Action::Read(reply)));
+            browser::soon_detached(move || store.dispatch(SessionAction::Read(reply)));
         }
         if more {
             decode_step(&store, &in_flight);

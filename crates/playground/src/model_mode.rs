@@ -13,6 +13,7 @@ use blast_engine::expect::model::{self as model_expect, ModelOutcome, Placed};
 use blast_engine::models::{self, ModelConfig, ModelPreset, ModelReport};
 use serde::{Deserialize, Serialize};
 
+use crate::effects::Effects;
 use crate::model_knobs;
 use crate::model_runner::{ModelRunner, VariantView};
 use crate::playback::{self, Control, Playback, Replay, Speed};
@@ -65,6 +66,18 @@ pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcom
     model_expect::evaluate(&exps, &runs)
 }
 
+/// What model mode's knobs and variants are asked (`ModelSession::reduce`; without a model on
+/// screen they do nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelAction {
+    /// A model knob as typed.
+    SetKnob {
+        knob: String,
+        value: String,
+    },
+    ToggleVariant(String),
+}
+
 /// A knob value that was refused: what was typed and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct KnobError {
@@ -107,6 +120,17 @@ impl ModelSession {
 
     pub fn config(&self) -> &ModelConfig {
         self.runner.config()
+    }
+
+    pub fn reduce(&mut self, action: ModelAction, fx: &mut Effects) {
+        match action {
+            ModelAction::SetKnob { knob, value } => self.set_knob(knob, value),
+            ModelAction::ToggleVariant(name) => {
+                if let Err(why) = self.toggle_variant(&name) {
+                    fx.info(why);
+                }
+            }
+        }
     }
 
     /// A knob typed by the user: a valid value re-runs the model and replays it.

@@ -10,11 +10,10 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
-use blast_engine::model::Scenario;
+use blast_engine::model::{Event, Scenario};
 use blast_engine::presets::{self, Preset};
 use blast_engine::{dsl, Params, Policy, ScenarioError};
 
-use crate::action::Action;
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::history::History;
@@ -30,6 +29,66 @@ use crate::timeline::XAxis;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
+
+/// The actions about the scenario and its lanes (`state::AppState::reduce` hands them on whole;
+/// [`CallSiteSession::reduce`] matches each).
+// An action is moved once into the reducer and never stored in bulk: boxing the link's scenario
+// would only add an allocation per load.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionAction {
+    /// A call-site preset (`state` routes a model preset's id elsewhere).
+    LoadPreset {
+        id: String,
+        run: bool,
+    },
+    /// The user's own scenario a load replaced back on screen (the picker's "Your scenario").
+    OpenOwn,
+    /// A scenario from a share link or an imported file.
+    LoadScenario {
+        shared: Shared,
+        origin: String,
+    },
+    EditText(String),
+    /// Throw away text that does not parse: show the model's text again.
+    RevertText,
+    Edit(EditOp),
+    TogglePolicy(Policy),
+    Fire(Event),
+    /// Enter (`use`) or leave a category by hand in every running lane.
+    FireCategory {
+        name: String,
+        enter: bool,
+    },
+    SelectSite(Option<String>),
+    /// Add these policies' lanes (the expectations panel: runs an expectation reads).
+    AddPolicies(Vec<Policy>),
+    /// Show the relink behind a failed expectation in the why panel.
+    ShowCause(Cause),
+    HoverClass(Option<String>),
+    /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
+    ToggleLoop,
+    /// Replace the scenario with `editor::BLANK` (an edit: Undo brings the old one back).
+    NewScenario,
+    /// Back to the scenario text before the latest form or text edit (Ctrl+Z).
+    Undo,
+    /// Ctrl+Shift+Z (or Ctrl+Y).
+    Redo,
+    /// The engine worker (or the page standing in for it) answered a job (`offload`).
+    Read(Reply),
+    /// The engine worker's update of the lanes it runs for build `run`, decoded by the page in
+    /// steps (`lanes::Mirror::decoder`), or why its bytes were unreadable.
+    LanesDecoded(u64, Box<Result<Update, String>>),
+    /// The engine worker stopped while running lanes, or there is none to run them.
+    LanesLost(String),
+}
+
+impl SessionAction {
+    /// A mutation fired by hand (model mode has none: `state` says so instead).
+    pub fn is_hand_mutation(&self) -> bool {
+        matches!(self, SessionAction::Fire(_) | SessionAction::FireCategory { .. })
+    }
+}
 
 /// The outcome of the latest hand-fired mutation, shown beside the controls.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,14 +283,10 @@ impl CallSiteSession {
         }
     }
 
-    /// The actions about the scenario and its lanes (`state::AppState::reduce` routes the
-    /// others elsewhere).
-    pub fn reduce(&mut self, action: Action, fx: &mut Effects) {
-        if let Action::Run(control) = action {
-            return self.control(control, fx);
-        }
+    /// The actions about the scenario and its lanes.
+    pub fn reduce(&mut self, action: SessionAction, fx: &mut Effects) {
         match action {
-            Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
+            SessionAction::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
                 Some((p, Ok(s))) => {
                     fx.call_sites_loaded = true;
                     self.keep_own(p.text);
@@ -243,31 +298,31 @@ impl CallSiteSession {
                 Some((_, Err(e))) => fx.error(format!("Preset {id} does not parse: {e}")),
                 None => fx.error(format!("There is no preset `{id}`.")),
             },
-            Action::LoadScenario { shared, origin } => self.load(shared, origin, fx),
-            Action::EditText(text) => {
+            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin, fx),
+            SessionAction::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
                 self.edited = true;
             }
-            Action::NewScenario => {
+            SessionAction::NewScenario => {
                 let text = editor::BLANK.to_string();
                 self.history.record(&self.text, &text, false);
                 self.set_text(text);
                 self.edited = true;
             }
-            Action::Undo => {
+            SessionAction::Undo => {
                 if let Some(text) = self.history.undo(&self.text) {
                     self.set_text(text);
                     self.edited = true;
                 }
             }
-            Action::Redo => {
+            SessionAction::Redo => {
                 if let Some(text) = self.history.redo(&self.text) {
                     self.set_text(text);
                     self.edited = true;
                 }
             }
-            Action::OpenOwn => {
+            SessionAction::OpenOwn => {
                 fx.call_sites_loaded = true;
                 if let Some(text) = self.own.take().filter(|t| *t != self.text) {
                     // A swap: an edit of what was loaded becomes the kept one in turn.
@@ -279,20 +334,20 @@ impl CallSiteSession {
                     self.edited = true;
                 }
             }
-            Action::RevertText => {
+            SessionAction::RevertText => {
                 let text = dsl::print(&self.scenario);
                 self.history.record(&self.text, &text, false);
                 self.text = text;
                 self.text_rev += 1;
                 self.text_error = None;
             }
-            Action::Edit(op) => {
+            SessionAction::Edit(op) => {
                 let before = self.text.clone();
                 self.edit(&op);
                 self.history.record(&before, &self.text, false);
                 self.edited |= before != self.text;
             }
-            Action::TogglePolicy(p) => {
+            SessionAction::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
                     if self.policies.len() == 1 {
                         fx.info("At least one policy must stay selected.".into());
@@ -305,19 +360,14 @@ impl CallSiteSession {
                 }
                 self.policies_changed(fx);
             }
-            Action::ToggleLane(index) => {
-                if let Some(&policy) = Policy::ALL.get(index) {
-                    self.reduce(Action::TogglePolicy(policy), fx);
-                }
-            }
-            Action::AddPolicies(add) => {
+            SessionAction::AddPolicies(add) => {
                 let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
                 if policies != self.policies {
                     self.policies = policies;
                     self.policies_changed(fx);
                 }
             }
-            Action::ToggleLoop => {
+            SessionAction::ToggleLoop => {
                 self.loop_mode = !self.loop_mode;
                 let was_playing = self.playback.playing;
                 self.rebuild();
@@ -326,30 +376,29 @@ impl CallSiteSession {
                     self.control(Control::Play, fx);
                 }
             }
-            Action::Fire(event) => {
+            SessionAction::Fire(event) => {
                 let label = dsl::event_text(&event);
                 let outcome = self.runner.inject(&event);
                 self.record_fire(label, outcome);
             }
-            Action::FireCategory { name, enter } => {
+            SessionAction::FireCategory { name, enter } => {
                 let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
                 let outcome = self.runner.inject_category(&name, enter);
                 self.record_fire(label, outcome);
             }
-            Action::SelectSite(site) => self.select_site(site),
-            Action::ShowCause(cause) => {
+            SessionAction::SelectSite(site) => self.select_site(site),
+            SessionAction::ShowCause(cause) => {
                 self.select_site(Some(cause.site.clone()));
                 self.focused_cause = Some(cause);
             }
-            Action::HoverClass(class) => self.hover(class),
-            Action::Read(reply) => self.read(reply, fx),
-            Action::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
-            Action::LanesLost(why) => {
+            SessionAction::HoverClass(class) => self.hover(class),
+            SessionAction::Read(reply) => self.read(reply, fx),
+            SessionAction::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
+            SessionAction::LanesLost(why) => {
                 if matches!(self.runner, Lanes::Worker(_)) {
                     self.lanes_lost(&why, fx);
                 }
             }
-            _ => {}
         }
     }
 
@@ -442,7 +491,7 @@ impl CallSiteSession {
         self.own.is_some() || self.edited
     }
 
-    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
+    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `SessionAction::Read`.
     fn request(&mut self, text: &str, purpose: Purpose) {
         // The page shows the text being read next: a run of the old scenario meanwhile only
         // competes with reading and drawing it (while the 1,900-deep link was read, the running
@@ -748,15 +797,20 @@ fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::action::Action;
     use crate::chrome::BannerKind;
     use crate::editor::looping;
     use crate::share::{self, Link};
     use blast_engine::model::{Event, MetaKind};
 
     /// One action, and what it asked of the rest of the page.
-    fn act(s: &mut CallSiteSession, action: Action) -> Effects {
+    pub(crate) fn act(s: &mut CallSiteSession, action: impl Into<Action>) -> Effects {
         let mut fx = Effects::default();
-        s.reduce(action, &mut fx);
+        match action.into() {
+            Action::Run(control) => s.control(control, &mut fx),
+            Action::Session(action) => s.reduce(action, &mut fx),
+            other => panic!("not the session's: {other:?}"),
+        }
         fx
     }
 
@@ -776,7 +830,7 @@ pub(crate) mod tests {
         let mut fx = Effects::default();
         let jobs = s.take_jobs();
         for job in &jobs {
-            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
+            s.reduce(SessionAction::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
         }
         (jobs.len(), fx)
     }
@@ -800,13 +854,13 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         let text = world(50, 1000);
         assert!(text.len() >= offload::OFFLOAD_BYTES);
-        act(&mut s, Action::EditText(text.clone()));
+        act(&mut s, SessionAction::EditText(text.clone()));
         assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
         assert_eq!(answer_jobs(&mut s).0, 1);
         assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
         assert!(s.text_error.is_none() && s.run_error.is_none());
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(answer_jobs(&mut s).0, 0, "a small text is read here, at once");
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
     }
@@ -815,13 +869,13 @@ pub(crate) mod tests {
     fn a_large_invalid_or_unrunnable_paste_is_reported_by_the_worker() {
         let mut s = CallSiteSession::new();
         let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
-        act(&mut s, Action::EditText(broken));
+        act(&mut s, SessionAction::EditText(broken));
         answer_jobs(&mut s);
         let e = s.text_error.clone().expect("located error");
         assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
-        act(&mut s, Action::EditText(hostile));
+        act(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
         assert!(s.run_error.as_deref().is_some_and(|e| e.contains("work units")), "{:?}", s.run_error);
         assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
@@ -830,12 +884,12 @@ pub(crate) mod tests {
     #[test]
     fn a_newer_edit_drops_the_answer_for_an_older_one() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::EditText(world(50, 1000)));
+        act(&mut s, SessionAction::EditText(world(50, 1000)));
         let stale = s.take_jobs();
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        act(&mut s, Action::EditText(small.clone()));
+        act(&mut s, SessionAction::EditText(small.clone()));
         assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
-        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
@@ -843,7 +897,7 @@ pub(crate) mod tests {
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
         let mut s = CallSiteSession::new();
         let before = s.text.clone();
-        let open = |text: String| Action::LoadScenario {
+        let open = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, scenario: None, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
@@ -862,7 +916,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
-        let link = |text: String| Action::LoadScenario {
+        let link = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, scenario: None, policies: vec![], view: Default::default() },
             origin: "the link".into(),
         };
@@ -875,7 +929,7 @@ pub(crate) mod tests {
         // A link that does not read, and a text that does not parse: the old lanes stay, and run on.
         for (what, action) in [
             ("refused link", link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m"))),
-            ("invalid paste", Action::EditText(world(50, 1000) + "nonsense")),
+            ("invalid paste", SessionAction::EditText(world(50, 1000) + "nonsense")),
         ] {
             let mut s = playing();
             let run = s.run_id;
@@ -891,7 +945,7 @@ pub(crate) mod tests {
         assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
         // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
         let mut s = playing();
-        act(&mut s, Action::EditText(world(50, 1000) + "nonsense"));
+        act(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
         act(&mut s, Action::Run(Control::Step));
         answer_jobs(&mut s);
         assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
@@ -900,7 +954,7 @@ pub(crate) mod tests {
         act(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
-        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
         assert!(!s.playback.playing, "a second link is still being read");
         answer_jobs(&mut s);
         assert!(s.playback.playing);
@@ -917,7 +971,7 @@ pub(crate) mod tests {
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
         assert!(s.playback.playing);
         assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
         run_to_end(&mut s);
@@ -950,14 +1004,14 @@ pub(crate) mod tests {
     #[test]
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         let normal = s.runner.views()[0].total_iterations;
-        act(&mut s, Action::ToggleLoop);
+        act(&mut s, SessionAction::ToggleLoop);
         let looped = s.runner.views()[0].total_iterations;
         assert!(looped >= 100 * normal, "{looped} vs {normal}");
         assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
         assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
-        act(&mut s, Action::ToggleLoop);
+        act(&mut s, SessionAction::ToggleLoop);
         assert_eq!(s.runner.views()[0].total_iterations, normal);
     }
 
@@ -983,17 +1037,17 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         let before = s.scenario.clone();
         let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
-        act(&mut s, Action::EditText(broken.clone()));
+        act(&mut s, SessionAction::EditText(broken.clone()));
         assert_eq!(s.text, broken, "what the user typed is kept");
         let e = s.text_error.clone().expect("error");
         assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
         assert_eq!(s.scenario, before, "the model keeps the last valid version");
-        act(&mut s, Action::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
+        act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
         assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
-        act(&mut s, Action::RevertText);
+        act(&mut s, SessionAction::RevertText);
         assert!(s.text_error.is_none());
         let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
-        act(&mut s, Action::EditText(fixed.clone()));
+        act(&mut s, SessionAction::EditText(fixed.clone()));
         assert!(s.text_error.is_none());
         assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
@@ -1004,23 +1058,23 @@ pub(crate) mod tests {
     fn undo_and_redo_cross_form_and_text_edits() {
         let mut s = CallSiteSession::new();
         let original = s.text.clone();
-        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         let after_form = s.text.clone();
-        act(&mut s, Action::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
+        act(&mut s, SessionAction::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
         assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, after_form, "the typing is undone");
         assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, original, "then the form edit");
         assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, original, "nothing more to undo");
-        act(&mut s, Action::Redo);
+        act(&mut s, SessionAction::Redo);
         assert_eq!(s.text, after_form);
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
     }
 
@@ -1029,29 +1083,29 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
-        act(&mut s, Action::EditText(edited.clone()));
+        act(&mut s, SessionAction::EditText(edited.clone()));
         assert!(s.has_own());
         for run in [false, true] {
-            let fx = act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run });
+            let fx = act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run });
             assert!(fx.call_sites_loaded);
             assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
-            act(&mut s, Action::Undo);
+            act(&mut s, SessionAction::Undo);
             assert_eq!(s.text, edited, "one undo step back to the edit");
             assert!(s.scenario.classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
-            act(&mut s, Action::Redo);
+            act(&mut s, SessionAction::Redo);
             assert_eq!(s.scenario.name, "hotLoop_baseline");
-            act(&mut s, Action::OpenOwn);
+            act(&mut s, SessionAction::OpenOwn);
             assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
             assert!(s.preset.is_none());
         }
         // Loading one preset after another keeps the edit, not the presets.
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        act(&mut s, Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
         assert_eq!(s.own.as_deref(), Some(edited.as_str()));
         // An edit of a loaded preset and the kept one swap places.
         let second = s.text.replace("class Unrelated", "class Unrelated { second }");
-        act(&mut s, Action::EditText(second.clone()));
-        act(&mut s, Action::OpenOwn);
+        act(&mut s, SessionAction::EditText(second.clone()));
+        act(&mut s, SessionAction::OpenOwn);
         assert_eq!((s.text.as_str(), s.own.as_deref()), (edited.as_str(), Some(second.as_str())));
     }
 
@@ -1059,24 +1113,24 @@ pub(crate) mod tests {
     fn a_link_opened_over_an_edit_keeps_it() {
         let mut s = CallSiteSession::new();
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
-        act(&mut s, Action::EditText(edited.clone()));
+        act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
         let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact], view: Default::default() };
-        act(&mut s, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, edited);
         // A big link, read by the worker, too.
         act(
             &mut s,
-            Action::LoadScenario {
+            SessionAction::LoadScenario {
                 shared: Shared { text: world(50, 1000), scenario: None, policies: vec![], view: Default::default() },
                 origin: "the link".into(),
             },
         );
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, edited);
     }
 
@@ -1084,28 +1138,28 @@ pub(crate) mod tests {
     fn a_link_carries_the_speed_and_the_selected_site() {
         let mut sharer = CallSiteSession::new();
         let site = sharer.scenario.sites[1].name.to_string();
-        act(&mut sharer, Action::SelectSite(Some(site.clone())));
+        act(&mut sharer, SessionAction::SelectSite(Some(site.clone())));
         let speed = crate::playback::SPEEDS[5];
         sharer.playback.speed = speed;
         let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
         let mut opener = CallSiteSession::new();
         assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
-        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
         // Read by the engine worker (a big text), the view waits for the scenario.
         let big = world(50, 1000);
         let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("big link") };
         let mut opener = CallSiteSession::new();
-        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         answer_jobs(&mut opener);
         assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
         // A site the scenario does not have selects none, and the page says so.
         let text = presets::find("hotLoop_baseline").unwrap().text;
         let fragment = share::encode(text, &[], &share::LinkView { speed: None, site: Some("nowhere".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("link") };
-        let fx = act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        let fx = act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!(opener.selected_site, None);
         assert!(fx.banners.iter().any(|(_, text)| text.contains("nowhere") && text.contains("not in it")), "{:?}", fx.banners);
     }
@@ -1114,12 +1168,12 @@ pub(crate) mod tests {
     fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
         let mut s = CallSiteSession::new();
         let before = s.text.clone();
-        act(&mut s, Action::NewScenario);
+        act(&mut s, SessionAction::NewScenario);
         assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
         assert!(s.preset.is_none());
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, before);
-        act(&mut s, Action::Edit(EditOp::DeleteClass("Unrelated".into())));
+        act(&mut s, SessionAction::Edit(EditOp::DeleteClass("Unrelated".into())));
         let why = s.editor_error.clone().unwrap_or_default();
         assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
@@ -1127,9 +1181,9 @@ pub(crate) mod tests {
     #[test]
     fn model_edits_reprint_the_text() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
-        act(&mut s, Action::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
+        act(&mut s, SessionAction::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
         assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
         assert!(!s.text.contains("HierParent extends"));
     }
@@ -1137,12 +1191,14 @@ pub(crate) mod tests {
     #[test]
     fn policies_toggle_in_canonical_order_and_never_empty() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::TogglePolicy(Policy::Ideal));
-        act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
+        act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
         assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         assert_eq!(s.runner.views().len(), 4);
-        let refusals: usize =
-            [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal].into_iter().map(|p| act(&mut s, Action::TogglePolicy(p)).banners.len()).sum();
+        let refusals: usize = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]
+            .into_iter()
+            .map(|p| act(&mut s, SessionAction::TogglePolicy(p)).banners.len())
+            .sum();
         assert_eq!(s.policies, [Policy::Ideal]);
         assert_eq!(refusals, 1);
     }
@@ -1150,42 +1206,42 @@ pub(crate) mod tests {
     #[test]
     fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
+        act(&mut s, SessionAction::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
         for frame in 0..3 {
             act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
             act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
         }
         assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
-        let fx = act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
         assert_eq!(s.runner.views().len(), 3);
         assert_eq!(s.run_state(), RunState::Running, "the run goes on");
         assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
         // Paused part-way: restarted, paused, and said so.
-        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
         act(&mut s, Action::Run(Control::Step));
-        let fx = act(&mut s, Action::TogglePolicy(Policy::Ideal));
+        let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         assert_eq!(s.run_state(), RunState::Ready);
         assert!(fx.banners.iter().any(|(_, t)| t.contains("press Run")), "{:?}", fx.banners);
         // Before any run: nothing to say.
-        assert!(act(&mut s, Action::TogglePolicy(Policy::Ideal)).banners.is_empty());
+        assert!(act(&mut s, SessionAction::TogglePolicy(Policy::Ideal)).banners.is_empty());
     }
 
     #[test]
     fn firing_a_write_mid_run_relinks() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         for _ in 0..6 {
             act(&mut s, Action::Run(Control::Step));
         }
         assert_eq!(s.total_relinks(), 0);
-        act(&mut s, Action::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
+        act(&mut s, SessionAction::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
         assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
         run_to_end(&mut s);
         assert!(s.total_relinks() > 0);
-        act(&mut s, Action::Fire(Event::InvalidateAll));
+        act(&mut s, SessionAction::Fire(Event::InvalidateAll));
         assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
     }
 
@@ -1195,10 +1251,10 @@ pub(crate) mod tests {
         for _ in 0..8 {
             act(&mut s, Action::Run(Control::Step));
         }
-        act(&mut s, Action::HoverClass(Some("Hot".into())));
+        act(&mut s, SessionAction::HoverClass(Some("Hot".into())));
         assert_eq!(s.what_if.len(), 2);
         assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
-        act(&mut s, Action::HoverClass(None));
+        act(&mut s, SessionAction::HoverClass(None));
         assert!(s.what_if.is_empty());
     }
 
@@ -1206,7 +1262,7 @@ pub(crate) mod tests {
     fn a_shared_scenario_replaces_the_current_one() {
         let mut s = CallSiteSession::new();
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-        let fx = act(&mut s, Action::LoadScenario { shared: shared(text), origin: "the link".into() });
+        let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
         assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
         assert_eq!(s.preset.map(|p| p.id), Some("oracle_liveParentRedefine"));
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
@@ -1216,7 +1272,7 @@ pub(crate) mod tests {
     fn an_unrunnable_scenario_is_reported_not_run() {
         let mut s = CallSiteSession::new();
         let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
-        act(&mut s, Action::EditText(text.into()));
+        act(&mut s, SessionAction::EditText(text.into()));
         assert!(s.text_error.is_none());
         assert!(s.run_error.is_some());
         let fx = act(&mut s, Action::Run(Control::Play));
@@ -1227,20 +1283,20 @@ pub(crate) mod tests {
     #[test]
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
+        act(&mut s, SessionAction::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
-        act(&mut s, Action::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
+        act(&mut s, SessionAction::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
         assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         run_to_end(&mut s);
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
         // A failing expectation typed into the text fails, with a cause the why panel can show.
         let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
-        act(&mut s, Action::EditText(text));
+        act(&mut s, SessionAction::EditText(text));
         run_to_end(&mut s);
         let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
         let cause = failed.causes[0].clone();
-        act(&mut s, Action::ShowCause(cause.clone()));
+        act(&mut s, SessionAction::ShowCause(cause.clone()));
         assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
         assert_eq!(s.focused_cause, Some(cause));
         act(&mut s, Action::Run(Control::Reset));
@@ -1250,11 +1306,11 @@ pub(crate) mod tests {
     #[test]
     fn selecting_a_site_fills_the_why_history() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
-        act(&mut s, Action::SelectSite(Some("hot".into())));
+        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
+        act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
-        act(&mut s, Action::SelectSite(Some("no-such-site".into())));
+        act(&mut s, SessionAction::SelectSite(Some("no-such-site".into())));
         assert_eq!(s.selected_site, None);
     }
 }
