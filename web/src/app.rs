@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use blast_engine::{dsl, runtimes, Policy};
+use blast_engine::{runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
@@ -35,6 +35,7 @@ use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
+use blast_playground::gallery::Entry;
 use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
@@ -43,7 +44,7 @@ use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
 use blast_playground::session::SessionAction;
-use blast_playground::share::{self, Shared};
+use blast_playground::share;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
 use blast_playground::timeline::{TimelineAction, TimelineState};
@@ -174,10 +175,7 @@ pub fn app(props: &AppProps) -> Html {
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
-        None => s.session.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
-            // A runtime's scenario, as long as it is unedited.
-            runtimes::by_preset_id(&s.session.scenario.name).filter(|r| r.scenario_text() == s.session.text).map(|r| AttrValue::from(r.preset_id()))
-        }),
+        None => s.session.entry().map(|e| AttrValue::from(e.id())),
     };
     // The gallery comes after the running comparison; the top bar's picker and its "All
     // presets" button are one click away from it.
@@ -212,7 +210,7 @@ pub fn app(props: &AppProps) -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, current.as_deref())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
                     }
                 }
             </main>
@@ -412,7 +410,7 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset().and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
                     { expectations(&ExpectationsProps {
                         expectations: Rc::new(s.session.scenario.expectations.clone()),
                         outcomes: s.session.expectations.clone(),
@@ -516,9 +514,9 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
 
 /// The measured-runtime panel; while a runtime's gallery scenario is loaded unedited, its row
 /// (the workload the scenario simulates) is marked.
-fn measured_panel(store: &Store, lab: &Lab, current: Option<&str>) -> Html {
+fn measured_panel(store: &Store, lab: &Lab, on_screen: Option<Entry>) -> Html {
     let (workload, sites) = runtimes::PRESET_WORKLOAD;
-    let highlight = current.and_then(runtimes::by_preset_id).map(|_| AttrValue::from(format!("{workload}@{sites}")));
+    let highlight = matches!(on_screen, Some(Entry::Runtime(_))).then(|| AttrValue::from(format!("{workload}@{sites}")));
     html! {
         <MeasuredPanel shown={lab.shown.clone()} {highlight}
             on_import={store.callback(|m| Action::Lab(LabAction::Show(m)))} on_clear={store.callback(|()| Action::Lab(LabAction::Clear))} />
@@ -546,23 +544,7 @@ fn show_measured(store: &Store) -> Callback<&'static str> {
 /// Load a preset; Run also brings the blast view into sight, since the run happens there
 /// and not in the gallery row that was clicked.
 fn load_preset(store: &Store, (id, run): (String, bool)) {
-    match runtimes::by_preset_id(&id) {
-        // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
-        Some(runtime) => {
-            let text = runtime.scenario_text();
-            match dsl::parse(&text) {
-                Ok(scenario) => {
-                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes(), view: Default::default() };
-                    store.dispatch(SessionAction::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
-                    if run {
-                        store.dispatch(Action::Run(Control::Play));
-                    }
-                }
-                Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
-            }
-        }
-        None => store.dispatch(Action::LoadPreset { id, run }),
-    }
+    store.dispatch(Action::LoadPreset { id, run });
     if run {
         browser::scroll_into_view("blast-view");
     }
@@ -660,7 +642,7 @@ fn export_csv(store: &Store, (): ()) {
                     &s.session.scenario.name,
                     s.session.runner.views(),
                     &s.session.runner.site_rows(),
-                    s.session.preset.and_then(|p| p.published()),
+                    s.session.preset().and_then(|p| p.published()),
                 ),
             ),
         }

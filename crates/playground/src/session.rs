@@ -16,6 +16,7 @@ use blast_engine::{dsl, Params, Policy, ScenarioError};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
+use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::lane_wire::{Request, Update, UpdateDecoder};
 use crate::lanes::{self, Lanes, Mirror};
@@ -37,9 +38,9 @@ pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum SessionAction {
-    /// A call-site preset (`state` routes a model preset's id elsewhere).
-    LoadPreset {
-        id: String,
+    /// A gallery entry's scenario (`state` resolves the entry: `gallery::open`).
+    OpenEntry {
+        opened: Opened,
         run: bool,
     },
     /// The user's own scenario a load replaced back on screen (the picker's "Your scenario").
@@ -102,8 +103,6 @@ pub struct CallSiteSession {
     pub scenario: Rc<Scenario>,
     pub text: String,
     pub text_error: Option<TextError>,
-    /// The preset the scenario is (for its published numbers); `None` once edited.
-    pub preset: Option<&'static Preset>,
     pub policies: Vec<Policy>,
     pub params: Params,
     pub playback: Playback,
@@ -157,6 +156,9 @@ pub struct CallSiteSession {
     held: Option<(u64, u64)>,
     /// Builds of lanes in the worker, numbered (their updates carry it).
     worker_runs: u64,
+    /// The gallery entry opened, and the `scenario_rev` it opened as: the scenario is that
+    /// entry until it changes (`entry`), so no text is parsed again to tell.
+    opened: Option<(Entry, u64)>,
 }
 
 impl CallSiteSession {
@@ -171,7 +173,6 @@ impl CallSiteSession {
             scenario: Rc::new(scenario),
             text,
             text_error: None,
-            preset,
             policies: vec![Policy::Global, Policy::Exact],
             params: Params::default(),
             playback: Playback::new(Speed::Factor(0.1), false),
@@ -198,6 +199,7 @@ impl CallSiteSession {
             resume_after_read: false,
             held: None,
             worker_runs: 0,
+            opened: preset.map(|p| (Entry::CallSite(p), 0)),
         };
         session.rebuild();
         session
@@ -216,9 +218,9 @@ impl CallSiteSession {
             // A large autosave is read by the engine worker: the default model until it answers.
             None => self.request(&text, Purpose::Edit),
             Some(Ok(s)) => {
-                self.preset = preset.and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
                 self.scenario = Rc::new(s);
                 self.scenario_rev += 1;
+                self.opened = preset.and_then(|id| Entry::recognise(id, &text)).map(|e| (e, self.scenario_rev));
                 self.text_error = None;
             }
             // Keep what the user typed; the model stays on the default until the text parses.
@@ -229,6 +231,16 @@ impl CallSiteSession {
         // Saved without a preset: the user's own text (typed, or opened and kept).
         self.edited = preset.is_none();
         self.rebuild();
+    }
+
+    /// The gallery entry on screen, unedited (a scenario edit forgets it).
+    pub fn entry(&self) -> Option<Entry> {
+        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
+    }
+
+    /// The call-site preset on screen, unedited (for its published numbers).
+    pub fn preset(&self) -> Option<&'static Preset> {
+        self.entry().and_then(|e| e.preset())
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -286,18 +298,20 @@ impl CallSiteSession {
     /// The actions about the scenario and its lanes.
     pub fn reduce(&mut self, action: SessionAction, fx: &mut Effects) {
         match action {
-            SessionAction::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
-                Some((p, Ok(s))) => {
-                    fx.call_sites_loaded = true;
-                    self.keep_own(p.text);
-                    self.set_scenario(s, p.text.to_string(), Some(p));
-                    if run {
-                        self.control(Control::Play, fx);
-                    }
+            SessionAction::OpenEntry { opened: Opened { entry, scenario, text, policies }, run } => {
+                fx.call_sites_loaded = true;
+                if !policies.is_empty() {
+                    self.policies = policies;
                 }
-                Some((_, Err(e))) => fx.error(format!("Preset {id} does not parse: {e}")),
-                None => fx.error(format!("There is no preset `{id}`.")),
-            },
+                self.keep_own(&text);
+                self.set_scenario(scenario, text, Some(entry));
+                if let Some(origin) = entry.origin() {
+                    fx.info(format!("Loaded “{}” from {origin}.", self.scenario.name));
+                }
+                if run {
+                    self.control(Control::Play, fx);
+                }
+            }
             SessionAction::LoadScenario { shared, origin } => self.load(shared, origin, fx),
             SessionAction::EditText(text) => {
                 self.history.record(&self.text, &text, true);
@@ -435,7 +449,7 @@ impl CallSiteSession {
     /// A link's view (`view`): its speed, and its selected site once the scenario is on screen.
     fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, view: LinkView, origin: &str, fx: &mut Effects) {
         fx.call_sites_loaded = true;
-        let preset = presets::find(&scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&scenario));
+        let entry = Entry::recognise(&scenario.name, &text);
         if !policies.is_empty() {
             self.policies = policies;
         }
@@ -444,7 +458,7 @@ impl CallSiteSession {
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
         self.keep_own(&text);
-        self.set_scenario(scenario, text, preset);
+        self.set_scenario(scenario, text, entry);
         match view.site {
             Some(site) if self.scenario.sites.iter().any(|s| s.name == site) => {
                 self.select_site(Some(site.clone()));
@@ -527,7 +541,6 @@ impl CallSiteSession {
                     // The worker now holds this (same) scenario under the new job.
                     self.held = held.then_some((job, self.scenario_rev)).or(self.held);
                 } else {
-                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
                     self.scenario = Rc::from(scenario);
                     self.scenario_rev += 1;
                     self.held = held.then_some((job, self.scenario_rev));
@@ -579,7 +592,6 @@ impl CallSiteSession {
             Some(Ok(s)) => {
                 self.text_error = None;
                 if s != *self.scenario {
-                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
                     self.scenario = Rc::new(s);
                     self.scenario_rev += 1;
                     self.rebuild();
@@ -621,14 +633,14 @@ impl CallSiteSession {
         }
     }
 
-    fn set_scenario(&mut self, scenario: Scenario, text: String, preset: Option<&'static Preset>) {
+    fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
         self.scenario = Rc::new(scenario);
         self.scenario_rev += 1;
+        self.opened = entry.map(|e| (e, self.scenario_rev));
         self.text = text;
         self.text_rev += 1;
         self.text_error = None;
         self.editor_error = None;
-        self.preset = preset;
         self.last_fire = None;
         if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
             self.selected_site = None;
@@ -818,6 +830,14 @@ pub(crate) mod tests {
         playback::play_to_end(s);
     }
 
+    /// A gallery preset's scenario, as the router hands it on.
+    fn open_preset(id: &str, run: bool) -> SessionAction {
+        match crate::gallery::open(id) {
+            Ok(crate::gallery::Opening::Scenario(opened)) => SessionAction::OpenEntry { opened, run },
+            other => panic!("{id} is not a scenario entry: {other:?}"),
+        }
+    }
+
     pub(crate) fn shared(text: &str) -> Shared {
         match share::decode(&format!("#{}", share::encode(text, &[], &LinkView::default()).unwrap())) {
             Ok(Some(Link::Scenario(shared))) => shared,
@@ -963,7 +983,7 @@ pub(crate) mod tests {
     #[test]
     fn starts_on_the_headline_preset_with_two_lanes() {
         let s = CallSiteSession::new();
-        assert_eq!(s.preset.map(|p| p.id), Some(DEFAULT_PRESET));
+        assert_eq!(s.preset().map(|p| p.id), Some(DEFAULT_PRESET));
         assert_eq!(s.runner.views().len(), 2);
         assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
     }
@@ -971,7 +991,7 @@ pub(crate) mod tests {
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
+        act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", true));
         assert!(s.playback.playing);
         assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
         run_to_end(&mut s);
@@ -1004,7 +1024,7 @@ pub(crate) mod tests {
     #[test]
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         let normal = s.runner.views()[0].total_iterations;
         act(&mut s, SessionAction::ToggleLoop);
         let looped = s.runner.views()[0].total_iterations;
@@ -1051,7 +1071,7 @@ pub(crate) mod tests {
         assert!(s.text_error.is_none());
         assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
-        assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+        assert!(s.preset().is_none(), "an edited preset no longer claims its published numbers");
     }
 
     #[test]
@@ -1072,7 +1092,7 @@ pub(crate) mod tests {
         assert_eq!(s.text, original, "nothing more to undo");
         act(&mut s, SessionAction::Redo);
         assert_eq!(s.text, after_form);
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
         act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
@@ -1086,7 +1106,7 @@ pub(crate) mod tests {
         act(&mut s, SessionAction::EditText(edited.clone()));
         assert!(s.has_own());
         for run in [false, true] {
-            let fx = act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run });
+            let fx = act(&mut s, open_preset("hotLoop_baseline", run));
             assert!(fx.call_sites_loaded);
             assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
             act(&mut s, SessionAction::Undo);
@@ -1096,11 +1116,11 @@ pub(crate) mod tests {
             assert_eq!(s.scenario.name, "hotLoop_baseline");
             act(&mut s, SessionAction::OpenOwn);
             assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
-            assert!(s.preset.is_none());
+            assert!(s.preset().is_none());
         }
         // Loading one preset after another keeps the edit, not the presets.
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        act(&mut s, SessionAction::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
+        act(&mut s, open_preset(DEFAULT_PRESET, false));
         assert_eq!(s.own.as_deref(), Some(edited.as_str()));
         // An edit of a loaded preset and the kept one swap places.
         let second = s.text.replace("class Unrelated", "class Unrelated { second }");
@@ -1170,7 +1190,7 @@ pub(crate) mod tests {
         let before = s.text.clone();
         act(&mut s, SessionAction::NewScenario);
         assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
-        assert!(s.preset.is_none());
+        assert!(s.preset().is_none());
         act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, before);
         act(&mut s, SessionAction::Edit(EditOp::DeleteClass("Unrelated".into())));
@@ -1206,7 +1226,7 @@ pub(crate) mod tests {
     #[test]
     fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
+        act(&mut s, open_preset("parentChild_parentMetaClassChurn", true));
         for frame in 0..3 {
             act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
@@ -1220,7 +1240,7 @@ pub(crate) mod tests {
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
         // Paused part-way: restarted, paused, and said so.
-        act(&mut s, SessionAction::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
+        act(&mut s, open_preset("parentChild_parentMetaClassChurn", false));
         act(&mut s, Action::Run(Control::Step));
         let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         assert_eq!(s.run_state(), RunState::Ready);
@@ -1232,7 +1252,7 @@ pub(crate) mod tests {
     #[test]
     fn firing_a_write_mid_run_relinks() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         for _ in 0..6 {
             act(&mut s, Action::Run(Control::Step));
         }
@@ -1264,7 +1284,7 @@ pub(crate) mod tests {
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
         let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
         assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
-        assert_eq!(s.preset.map(|p| p.id), Some("oracle_liveParentRedefine"));
+        assert_eq!(s.preset().map(|p| p.id), Some("oracle_liveParentRedefine"));
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
     }
 
@@ -1283,7 +1303,7 @@ pub(crate) mod tests {
     #[test]
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
+        act(&mut s, open_preset("oracle_liveParentRedefine", false));
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
         act(&mut s, SessionAction::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
@@ -1306,7 +1326,7 @@ pub(crate) mod tests {
     #[test]
     fn selecting_a_site_fills_the_why_history() {
         let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
+        act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", false));
         act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));

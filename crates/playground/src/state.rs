@@ -16,14 +16,13 @@
 //! `effects::Effects`, which this module applies. No browser API is touched here, so the
 //! page's behaviour is tested natively; `blast-web` only forwards actions and renders.
 
-use blast_engine::models;
-use blast_engine::presets;
 use blast_engine::Policy;
 
 use crate::action::Action;
 use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
+use crate::gallery::{self, Entry, Opening};
 use crate::lab::Lab;
 use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
 use crate::offload::Posting;
@@ -66,7 +65,7 @@ pub struct SaveKey {
     policies: Vec<Policy>,
     speed: Speed,
     theme: Theme,
-    preset: Option<&'static str>,
+    entry: Option<Entry>,
     model: Option<ModelLink>,
 }
 
@@ -153,7 +152,7 @@ impl AppState {
             policies: self.session.policies.clone(),
             speed: self.session.playback.speed,
             theme: self.chrome.theme,
-            preset: self.session.preset.map(|p| p.id),
+            entry: self.session.entry(),
             model: self.model.as_ref().map(ModelSession::link),
         }
     }
@@ -162,7 +161,7 @@ impl AppState {
         let s = &self.session;
         let model = self.model.as_ref().map(ModelSession::link);
         let own_text = s.own.clone();
-        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.preset.map(|p| p.id.to_string())) }
+        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.entry().map(|e| e.id())) }
     }
 
     /// The playback of the lanes on screen (the model's in model mode).
@@ -242,15 +241,17 @@ impl AppState {
                 fx.info("Hand-fired mutations go into call-site scenarios; a model preset is on screen.".into());
             }
             Action::Session(action) => self.session.reduce(action, fx),
-            Action::LoadPreset { id, run } if presets::find(&id).is_none() && models::find(&id).is_some() => {
-                let link = ModelLink { preset: id, knobs: Vec::new(), variants: Vec::new() };
-                if let Some(m) = self.open_model(&link, "The model preset could not be opened:", fx) {
-                    if run {
-                        let _ = playback::control(m, Control::Play);
+            Action::LoadPreset { id, run } => match gallery::open(&id) {
+                Ok(Opening::Scenario(opened)) => self.session.reduce(SessionAction::OpenEntry { opened, run }, fx),
+                Ok(Opening::Model(link)) => {
+                    if let Some(m) = self.open_model(&link, "The model preset could not be opened:", fx) {
+                        if run {
+                            let _ = playback::control(m, Control::Play);
+                        }
                     }
                 }
-            }
-            Action::LoadPreset { id, run } => self.session.reduce(SessionAction::LoadPreset { id, run }, fx),
+                Err(why) => fx.error(why.to_string()),
+            },
             Action::LoadModelLink { link, origin } => {
                 if self.open_model(&link, &format!("The model from {origin} was not loaded:"), fx).is_some() {
                     fx.info(format!("Loaded model preset “{}” from {origin}.", link.preset));
@@ -343,6 +344,7 @@ mod tests {
     use crate::session::{FireOutcome, DEFAULT_PRESET};
     use crate::share::{LinkKind, LinkProblem};
     use blast_engine::model::Event;
+    use blast_engine::presets;
 
     fn run_to_end(s: &mut AppState) {
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
@@ -481,7 +483,7 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
-        assert_eq!(s.session.preset.map(|p| p.id), Some("hotLoop_baseline"));
+        assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });

@@ -41,7 +41,8 @@ pub struct Saved {
     pub policies: Vec<Policy>,
     pub speed: Speed,
     pub theme: Theme,
-    /// The preset the text came from, if any (for its published numbers).
+    /// The gallery entry the text came from, if any (`gallery::Entry::id`: a call-site preset for
+    /// its published numbers, or a runtime's scenario), recognised again by its text on restore.
     #[serde(default)]
     pub preset: Option<String>,
     /// The open model preset with its knobs and variants (model mode), checked on restore.
