@@ -5,20 +5,17 @@
 //!   changed, the biggest update there is), `lane_wire` against serde + `postcard` of the same
 //!   site views (the bulk of such an update; postcard has no deltas against a held view, so
 //!   the rest of the message is not compared).
-//! - base64url (`base64url`) against the `base64` crate's URL-safe engine, on a 64 KiB link body.
-//! - the engine's name hasher (`fxhash`) against `rustc-hash` 2, on the 10^5 site names.
+//!
+//! The same run at commit 39b81bd also measured the hand-written base64url and FxHasher against
+//! the `base64` crate and `rustc-hash`, which have replaced them (docs/PERFORMANCE.md).
 //!
 //! Each figure is the fastest of `ROUNDS` rounds (wall time; a shared machine only adds to it).
 
-use std::hash::{BuildHasher, BuildHasherDefault};
 use std::rc::Rc;
 use std::time::Instant;
 
-use base64::Engine as _;
-use blast_engine::fxhash::FxHasher;
 use blast_engine::report::SiteState;
 use blast_engine::{dsl, Params, Policy};
-use blast_playground::base64url;
 use blast_playground::lane_wire::{encode_update, Update, UpdateDecoder, DECODE_SITES};
 use blast_playground::runner::{Runner, SiteView};
 use serde::{Deserialize, Serialize};
@@ -117,21 +114,4 @@ fn main() {
     println!("(lanes: {SITES} sites x 2 policies, {changed} site views drawn after ten steps)");
     row("lanes update: encode", (enc, bytes.len()), (p_enc, p_bytes.len()));
     row("lanes update: decode", (dec, bytes.len()), (p_dec, p_bytes.len()));
-
-    let body: Vec<u8> = (0..64 * 1024u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
-    let (b_enc, text) = best(|| base64url::encode(&body));
-    let (c_enc, c_text) = best(|| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&body));
-    assert_eq!(text, c_text);
-    let (b_dec, back) = best(|| base64url::decode(&text).expect("decodes"));
-    let (c_dec, c_back) = best(|| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(&text).expect("decodes"));
-    assert!(back == body && c_back == body);
-    row("base64url 64 KiB: encode", (b_enc, text.len()), (c_enc, c_text.len()));
-    row("base64url 64 KiB: decode", (b_dec, back.len()), (c_dec, c_back.len()));
-
-    let ours = BuildHasherDefault::<FxHasher>::default();
-    let theirs = rustc_hash::FxBuildHasher;
-    let hash_all = |h: &dyn Fn(&str) -> u64| names.iter().fold(0u64, |acc, n| acc ^ h(n));
-    let (f_ours, _) = best(|| hash_all(&|n| ours.hash_one(n)));
-    let (f_theirs, _) = best(|| hash_all(&|n| theirs.hash_one(n)));
-    row("hash 10^5 site names", (f_ours, 0), (f_theirs, 0));
 }
