@@ -196,7 +196,7 @@ pub fn app(props: &AppProps) -> Html {
                 </p>
             }
             if let (Some(e), None) = (&s.session.run_error, &s.model) {
-                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
+                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(&e.0) }</p>
             }
             if let Some(step) = s.chrome.tour {
                 { tour::tour(&TourProps {

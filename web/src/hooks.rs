@@ -13,7 +13,7 @@ use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
-use blast_playground::fit_wire;
+use blast_playground::fit_wire::{self, FitRefusal};
 use blast_playground::keys;
 use blast_playground::lab::LabAction;
 use blast_playground::lane_wire::{self, UpdateDecoder};
@@ -306,7 +306,7 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
     *engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
         Err(why) => {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why.to_string()))));
             Engine::InPage
         }
     };
@@ -347,11 +347,11 @@ fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
 /// Without a worker there is no fit: the engine's fingerprint is not on the page.
 fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
     let Posting { id, bytes } = job;
-    let no_worker = |_| fitted(store, id, Err("the fit runs in the engine worker, which did not start".into()));
+    let no_worker = |_| fitted(store, id, Err(FitRefusal::NoWorker));
     post(store, engine, in_flight, bytes, |f| f.fits.push_back(id), no_worker);
 }
 
-fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, String>) {
+fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, FitRefusal>) {
     let store = store.clone();
     browser::soon_detached(move || store.dispatch(Action::Lab(LabAction::Fitted { job, fitted })));
 }
@@ -377,7 +377,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             let Some(job) = in_flight.borrow_mut().fits.pop_front() else { return };
             match fit_wire::decode_reply(&bytes) {
                 Ok((job, fit)) => fitted(store, job, fit),
-                Err(why) => fitted(store, job, Err(format!("the engine worker's answer is unreadable ({why})"))),
+                Err(why) => fitted(store, job, Err(FitRefusal::AnswerUnreadable(why))),
             }
         }
         browser::WorkerNews::Reply(bytes) => {
@@ -390,9 +390,8 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             browser::soon_detached(move || {
                 let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
                 let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
-                let how = if started { "stopped" } else { "did not start" };
                 for job in fits {
-                    fitted(&store, job, Err(format!("the engine worker {how} ({why})")));
+                    fitted(&store, job, Err(FitRefusal::WorkerLost { started, why: why.clone() }));
                 }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));

@@ -21,8 +21,9 @@ use blast_engine::Policy;
 
 use crate::export::SiteRow;
 use crate::lane_wire::{self, Command, Request, Update, UpdateDecoder};
-use crate::runner::{self, ClassEntry, LaneView, Runner};
+use crate::runner::{self, ClassEntry, FireRefusal, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
+use crate::wire::DecodeError;
 
 /// Scenarios with at least this many sites run in the engine worker (when it read them).
 /// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
@@ -81,7 +82,7 @@ pub struct News {
     /// A Step's note, when the update answers one.
     pub stepped: Option<Option<String>>,
     /// Why the last hand-fired mutation of the batch went nowhere.
-    pub refused: Option<String>,
+    pub refused: Option<FireRefusal>,
 }
 
 impl Mirror {
@@ -159,7 +160,7 @@ impl Mirror {
 
     /// Apply an update of build `run`, decoded (or why it could not be); `None` when it is for
     /// another build.
-    pub fn decoded(&mut self, run: u64, decoded: Result<Update, String>) -> Option<Result<News, String>> {
+    pub fn decoded(&mut self, run: u64, decoded: Result<Update, DecodeError>) -> Option<Result<News, DecodeError>> {
         if run != self.run {
             return None;
         }
@@ -209,9 +210,9 @@ impl Mirror {
     }
 
     /// A mutation goes to the running lanes; the worker says later if one refused it.
-    fn fire(&mut self, command: Command) -> Result<usize, String> {
+    fn fire(&mut self, command: Command) -> Result<usize, FireRefusal> {
         match self.running() {
-            0 if !self.views.is_empty() && !self.previous => Err(runner::NOTHING_RUNNING.into()),
+            0 if !self.views.is_empty() && !self.previous => Err(FireRefusal::NothingRunning),
             n => {
                 self.queue(command);
                 Ok(n.max(1))
@@ -327,14 +328,14 @@ impl Lanes {
         }
     }
 
-    pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+    pub fn inject(&mut self, event: &Event) -> Result<usize, FireRefusal> {
         match self {
             Lanes::Here(r) => r.inject(event),
             Lanes::Worker(m) => m.fire(Command::Fire(event.clone())),
         }
     }
 
-    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, String> {
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, FireRefusal> {
         match self {
             Lanes::Here(r) => r.inject_category(name, enter),
             Lanes::Worker(m) => m.fire(Command::Category { name: name.to_string(), enter }),

@@ -21,12 +21,13 @@ use crate::history::History;
 use crate::lane_wire::{Request, Update, UpdateDecoder};
 use crate::lanes::{self, Lanes, Mirror};
 use crate::offload::{self, Posting, Reply, TextError, Verdict};
-use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
+use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
 use crate::reading::{Purpose, Readings};
-use crate::runner::{LaneView, Runner};
+use crate::runner::{FireRefusal, LaneView, Runner};
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
+use crate::wire::DecodeError;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
@@ -79,7 +80,7 @@ pub enum SessionAction {
     Read(Reply),
     /// The engine worker's update of the lanes it runs for build `run`, decoded by the page in
     /// steps (`lanes::Mirror::decoder`), or why its bytes were unreadable.
-    LanesDecoded(u64, Box<Result<Update, String>>),
+    LanesDecoded(u64, Box<Result<Update, DecodeError>>),
     /// The engine worker stopped while running lanes, or there is none to run them.
     LanesLost(String),
 }
@@ -109,7 +110,7 @@ pub struct CallSiteSession {
     /// On the page, or (a big scenario the engine worker read) in the worker (`lanes`).
     pub runner: Lanes,
     /// Why the scenario cannot run (it parses but the engine refuses it).
-    pub run_error: Option<String>,
+    pub run_error: Option<RunRefusal>,
     /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
     /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
     pub slow_lanes: Vec<Rc<LaneView>>,
@@ -546,7 +547,7 @@ impl CallSiteSession {
                     self.held = held.then_some((job, self.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
-                        Some(why) => self.install(Err(why)),
+                        Some(why) => self.install(Err(RunRefusal(why))),
                         None => self.rebuild(),
                     }
                 }
@@ -606,7 +607,7 @@ impl CallSiteSession {
         self.edit_epoch += 1;
     }
 
-    fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
+    fn record_fire(&mut self, label: String, outcome: Result<usize, FireRefusal>) {
         self.last_fire = Some(match outcome {
             Ok(lanes) => FireOutcome::Fired { label, lanes },
             Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
@@ -669,7 +670,7 @@ impl CallSiteSession {
             }
             None => {
                 let runner = Runner::new(scenario, &self.policies, &self.params);
-                self.install(runner.map(Lanes::Here).map_err(|e| e.to_string()));
+                self.install(runner.map(Lanes::Here).map_err(|e| RunRefusal(e.to_string())));
             }
         }
     }
@@ -685,7 +686,7 @@ impl CallSiteSession {
 
     /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
     /// on screen, and what a Step or mutation did.
-    fn lanes_update(&mut self, run: u64, decoded: Result<Update, String>, fx: &mut Effects) {
+    fn lanes_update(&mut self, run: u64, decoded: Result<Update, DecodeError>, fx: &mut Effects) {
         let Lanes::Worker(mirror) = &mut self.runner else { return };
         let news = match mirror.decoded(run, decoded) {
             None => return,
@@ -717,7 +718,7 @@ impl CallSiteSession {
     }
 
     /// Put new simulations (or why there are none) on screen, paused at time zero.
-    fn install(&mut self, runner: Result<Lanes, String>) {
+    fn install(&mut self, runner: Result<Lanes, RunRefusal>) {
         self.run_id += 1;
         self.playback.stop();
         self.resume_after_read = false;
@@ -754,7 +755,7 @@ impl Replay for CallSiteSession {
         self.rebuild();
     }
 
-    fn refusal(&self) -> Option<String> {
+    fn refusal(&self) -> Option<RunRefusal> {
         self.run_error.clone()
     }
 
@@ -897,7 +898,7 @@ pub(crate) mod tests {
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
         act(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
-        assert!(s.run_error.as_deref().is_some_and(|e| e.contains("work units")), "{:?}", s.run_error);
+        assert!(s.run_error.as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error);
         assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
     }
 

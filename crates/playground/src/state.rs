@@ -29,7 +29,7 @@ use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
 use crate::session::{CallSiteSession, SessionAction};
 use crate::share::{self, Link, LinkError};
-use crate::storage::Saved;
+use crate::storage::{Saved, SetAside};
 use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
@@ -45,7 +45,7 @@ pub const FIRST_PLAY_WALL_MS: f64 = 4_500.0;
 #[derive(Clone, Debug, Default)]
 pub struct Boot {
     /// The autosaved session, or why it could not be read (it has been set aside).
-    pub saved: Option<Result<Saved, String>>,
+    pub saved: Option<Result<Saved, SetAside>>,
     /// The URL fragment's scenario or model, or why it could not be used.
     pub shared: Option<Result<Link, LinkError>>,
     /// The last visit died opening a link or the autosave (see `browser::boot`): why this
@@ -494,7 +494,13 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = AppState::boot(Boot {
+            saved: Some(Err(SetAside { why: crate::storage::AsideWhy::StoppedThePage, kept_under: None })),
+            shared: None,
+            notice: None,
+            tour_done: true,
+            stale_autosave: None,
+        });
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET);
         assert!(s.chrome.banners[0].text.contains("set aside"));
     }

@@ -59,6 +59,35 @@ impl Saved {
     }
 }
 
+/// An autosave that was not opened, set aside under another key (`kept_under`; `None`: it
+/// could not be kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetAside {
+    pub why: AsideWhy,
+    pub kept_under: Option<String>,
+}
+
+/// Why an autosave was set aside.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AsideWhy {
+    Unreadable(SaveError),
+    /// Opening it stopped the page on the last visit (`browser::boot`'s marker).
+    StoppedThePage,
+}
+
+impl fmt::Display for SetAside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.why {
+            AsideWhy::Unreadable(why) => write!(f, "{why}")?,
+            AsideWhy::StoppedThePage => f.write_str("it stopped the page on the last visit")?,
+        }
+        match &self.kept_under {
+            Some(key) => write!(f, "; kept under localStorage key “{key}”"),
+            None => f.write_str("; it could not be kept"),
+        }
+    }
+}
+
 /// Why a session was not saved, or a saved entry could not be read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SaveError {
