@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use blast_engine::{dsl, ScenarioError};
+use blast_engine::ScenarioError;
 use yew::prelude::*;
 
 use crate::browser::{self, FileRefusal};
@@ -35,7 +35,7 @@ pub fn parse_import(text: &str) -> Result<Shared, ImportRefusal> {
     if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
         return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new(), view: Default::default() });
     }
-    let scenario = dsl::parse(text).map_err(ImportRefusal::Scenario)?;
+    let scenario = blast_engine::parse(text).map_err(ImportRefusal::Scenario)?;
     Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new(), view: Default::default() })
 }
 
