@@ -20,10 +20,10 @@ use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
-use crate::components::model_editor::model_editor;
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
+use crate::components::scenario_editor::scenario_editor;
 use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
@@ -446,7 +446,7 @@ fn call_site_sections(
                         // and re-drawing the old model's form was ~500 DOM nodes in the render after a
                         // 10^5-site paste (a 51-75 ms task, with the text view's lines).
                         <Later generation={read} frames={3} hold={s.session.loading_sites().is_some()}>
-                        { model_editor(&shared.editor_props(s, store.callback(SessionAction::Edit), read)) }
+                        { scenario_editor(&shared.editor_props(s, store.callback(SessionAction::Edit), read)) }
                         </Later>
                         // Also a few frames after a read starts (`loads`): a big paste's text follows
                         // the loading note, in a task of its own.
