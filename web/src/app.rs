@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use blast_engine::{dsl, runtimes, Policy};
+use blast_engine::{runtimes, Policy};
 use yew::prelude::*;
 
 use crate::browser;
@@ -20,10 +20,10 @@ use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
-use crate::components::model_editor::model_editor;
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
+use crate::components::scenario_editor::scenario_editor;
 use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
@@ -35,17 +35,19 @@ use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
+use blast_playground::gallery::Entry;
 use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
-use blast_playground::model_mode::ModelSession;
+use blast_playground::model_mode::{ModelAction, ModelSession};
 use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
-use blast_playground::share::{self, Shared};
+use blast_playground::session::SessionAction;
+use blast_playground::share;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
-use blast_playground::timeline::TimelineState;
+use blast_playground::timeline::{TimelineAction, TimelineState};
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
@@ -173,10 +175,7 @@ pub fn app(props: &AppProps) -> Html {
     let s = store.read();
     let current = match &s.model {
         Some(m) => Some(AttrValue::from(m.preset.id)),
-        None => s.session.preset.map(|p| AttrValue::from(p.id)).or_else(|| {
-            // A runtime's scenario, as long as it is unedited.
-            runtimes::by_preset_id(&s.session.scenario.name).filter(|r| r.scenario_text() == s.session.text).map(|r| AttrValue::from(r.preset_id()))
-        }),
+        None => s.session.entry().map(|e| AttrValue::from(e.id())),
     };
     // The gallery comes after the running comparison; the top bar's picker and its "All
     // presets" button are one click away from it.
@@ -197,7 +196,7 @@ pub fn app(props: &AppProps) -> Html {
                 </p>
             }
             if let (Some(e), None) = (&s.session.run_error, &s.model) {
-                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(e) }</p>
+                <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(&e.0) }</p>
             }
             if let Some(step) = s.chrome.tour {
                 { tour::tour(&TourProps {
@@ -211,7 +210,7 @@ pub fn app(props: &AppProps) -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, current.as_deref())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
                     }
                 }
             </main>
@@ -312,7 +311,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<ShareS
         on_share: share_callback(store, link),
         current,
         has_own: s.session.has_own(),
-        on_own: store.on(|| Action::OpenOwn),
+        on_own: store.on(|| SessionAction::OpenOwn),
         on_preset: store.handler(load_preset).reform(|id| (id, true)),
         on_gallery: Callback::from(|()| {
             browser::scroll_into_view("gallery");
@@ -376,15 +375,15 @@ fn call_site_sections(
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
                         <Later generation={read} frames={1}>
-                        <BlastView ..shared.blast_props(s, classes, store.callback(Action::HoverClass), store.callback(Action::SelectSite)) />
+                        <BlastView ..shared.blast_props(s, classes, store.callback(SessionAction::HoverClass), store.callback(SessionAction::SelectSite)) />
                         </Later>
                         <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
-                            last={s.session.last_fire.clone()} on_fire={store.callback(Action::Fire)}
+                            last={s.session.last_fire.clone()} on_fire={store.callback(SessionAction::Fire)}
                             categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
-                            on_fire_category={store.callback(|(name, enter)| Action::FireCategory { name, enter })}
+                            on_fire_category={store.callback(|(name, enter)| SessionAction::FireCategory { name, enter })}
                             lanes={s.session.runner.views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
-                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| Action::ToggleLoop)} />
+                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| SessionAction::ToggleLoop)} />
                         </Later>
                     </section>
                 }
@@ -396,14 +395,14 @@ fn call_site_sections(
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             subject={format!("{} · {}", s.session.scenario.name, s.session.policies.iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
-                            on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
+                            on_axis={store.callback(TimelineAction::SetAxis)} on_view={store.callback(TimelineAction::SetView)} on_brush={store.callback(TimelineAction::Brush)} />
                         </Later>
                     }
                     if mounted >= 3 {
                         <Later generation={read} frames={2}>
                         <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
-                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(Action::SelectSite)}
-                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(Action::MarkRelink)} />
+                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(SessionAction::SelectSite)}
+                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} />
                         </Later>
                     }
                 </div>
@@ -411,14 +410,14 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset.and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset().and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
                     { expectations(&ExpectationsProps {
                         expectations: Rc::new(s.session.scenario.expectations.clone()),
                         outcomes: s.session.expectations.clone(),
                         lines: expect_lines.clone(),
                         lanes: s.session.policies.clone(),
-                        on_add_lanes: store.callback(Action::AddPolicies),
-                        on_cause: store.callback(Action::ShowCause),
+                        on_add_lanes: store.callback(SessionAction::AddPolicies),
+                        on_cause: store.callback(SessionAction::ShowCause),
                     }) }
                     </Later>
                 </div>
@@ -432,14 +431,14 @@ fn call_site_sections(
                     <header class="panel-head">
                         <h2 id="editor-title">{ "Scenario editor" }</h2>
                         <div class="history-tools">
-                            <button id="new-scenario" class="small" onclick={store.on(|| Action::NewScenario)}
+                            <button id="new-scenario" class="small" onclick={store.on(|| SessionAction::NewScenario)}
                                 title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
-                            <button id="undo" class="small" onclick={store.on(|| Action::Undo)} disabled={!s.session.history.can_undo()}
+                            <button id="undo" class="small" onclick={store.on(|| SessionAction::Undo)} disabled={!s.session.history.can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
-                            <button id="redo" class="small" onclick={store.on(|| Action::Redo)} disabled={!s.session.history.can_redo()}
+                            <button id="redo" class="small" onclick={store.on(|| SessionAction::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
-                        { files(&FilesProps { on_import: store.callback(|(shared, name): (share::Shared, String)| Action::LoadScenario { shared, origin: name }),
+                        { files(&FilesProps { on_import: store.callback(|(shared, name): (share::Shared, String)| SessionAction::LoadScenario { shared, origin: name }),
                             on_export: store.handler(export_scenario), on_error: error_cb }) }
                     </header>
                     <div class="editor-grid">
@@ -447,13 +446,13 @@ fn call_site_sections(
                         // and re-drawing the old model's form was ~500 DOM nodes in the render after a
                         // 10^5-site paste (a 51-75 ms task, with the text view's lines).
                         <Later generation={read} frames={3} hold={s.session.loading_sites().is_some()}>
-                        { model_editor(&shared.editor_props(s, store.callback(Action::Edit), read)) }
+                        { scenario_editor(&shared.editor_props(s, store.callback(SessionAction::Edit), read)) }
                         </Later>
                         // Also a few frames after a read starts (`loads`): a big paste's text follows
                         // the loading note, in a task of its own.
                         <Later generation={loads} frames={5}>
                         <DslEditor text={text.clone()} error={s.session.text_error.clone()}
-                            on_input={store.handler(edit_text)} on_revert={store.on(|| Action::RevertText)}
+                            on_input={store.handler(edit_text)} on_revert={store.on(|| SessionAction::RevertText)}
                             failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>
@@ -476,7 +475,7 @@ fn headline(lanes: &[Rc<blast_playground::runner::LaneView>]) -> Html {
 /// reduces it (`Store::dispatch_render_later`), a keystroke at once.
 fn edit_text(store: &Store, text: String) {
     let big = text.len() >= offload::OFFLOAD_BYTES;
-    match Action::EditText(text) {
+    match SessionAction::EditText(text) {
         action if big => store.dispatch_render_later(action),
         action => store.dispatch(action),
     }
@@ -494,7 +493,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                         <p class="hint">{ caption }</p>
                     </header>
                     <p class="model-description">{ m.preset.description }</p>
-                    { knobs(&KnobsProps { config: m.config().clone(), error: m.knob_error.clone(), on_set: store.callback(|(knob, value)| Action::SetKnob { knob, value }) }) }
+                    { knobs(&KnobsProps { config: m.config().clone(), error: m.knob_error.clone(), on_set: store.callback(|(knob, value)| ModelAction::SetKnob { knob, value }) }) }
                     { model_view(&ModelViewProps { views: m.runner.views().to_vec(), config: m.config().clone() }) }
                 </section>
             }
@@ -505,7 +504,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
                         subject={format!("{} · {}", m.preset.id, m.variants.join(" vs "))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
-                        on_axis={store.callback(Action::SetAxis)} on_view={store.callback(Action::SetView)} on_brush={store.callback(Action::Brush)} />
+                        on_axis={store.callback(TimelineAction::SetAxis)} on_view={store.callback(TimelineAction::SetView)} on_brush={store.callback(TimelineAction::Brush)} />
                 </div>
             }
             { gallery }
@@ -515,9 +514,9 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
 
 /// The measured-runtime panel; while a runtime's gallery scenario is loaded unedited, its row
 /// (the workload the scenario simulates) is marked.
-fn measured_panel(store: &Store, lab: &Lab, current: Option<&str>) -> Html {
+fn measured_panel(store: &Store, lab: &Lab, on_screen: Option<Entry>) -> Html {
     let (workload, sites) = runtimes::PRESET_WORKLOAD;
-    let highlight = current.and_then(runtimes::by_preset_id).map(|_| AttrValue::from(format!("{workload}@{sites}")));
+    let highlight = matches!(on_screen, Some(Entry::Runtime(_))).then(|| AttrValue::from(format!("{workload}@{sites}")));
     html! {
         <MeasuredPanel shown={lab.shown.clone()} {highlight}
             on_import={store.callback(|m| Action::Lab(LabAction::Show(m)))} on_clear={store.callback(|()| Action::Lab(LabAction::Clear))} />
@@ -545,23 +544,7 @@ fn show_measured(store: &Store) -> Callback<&'static str> {
 /// Load a preset; Run also brings the blast view into sight, since the run happens there
 /// and not in the gallery row that was clicked.
 fn load_preset(store: &Store, (id, run): (String, bool)) {
-    match runtimes::by_preset_id(&id) {
-        // A runtime's scenario is generated (runtimes.rs), so it loads like an imported one.
-        Some(runtime) => {
-            let text = runtime.scenario_text();
-            match dsl::parse(&text) {
-                Ok(scenario) => {
-                    let shared = Shared { text, scenario: Some(scenario), policies: runtime.lanes(), view: Default::default() };
-                    store.dispatch(Action::LoadScenario { shared, origin: format!("the Runtimes gallery ({})", runtime.name) });
-                    if run {
-                        store.dispatch(Action::Run(Control::Play));
-                    }
-                }
-                Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The {} scenario does not parse: {e}", runtime.name)))),
-            }
-        }
-        None => store.dispatch(Action::LoadPreset { id, run }),
-    }
+    store.dispatch(Action::LoadPreset { id, run });
     if run {
         browser::scroll_into_view("blast-view");
     }
@@ -659,7 +642,7 @@ fn export_csv(store: &Store, (): ()) {
                     &s.session.scenario.name,
                     s.session.runner.views(),
                     &s.session.runner.site_rows(),
-                    s.session.preset.and_then(|p| p.published()),
+                    s.session.preset().and_then(|p| p.published()),
                 ),
             ),
         }

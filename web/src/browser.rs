@@ -12,7 +12,7 @@ use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::share;
 use blast_playground::state::Boot;
-use blast_playground::storage::{self, Saved};
+use blast_playground::storage::{self, AsideWhy, Saved, SetAside};
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::file::callbacks::FileReader;
 use gloo::render::{request_animation_frame, AnimationFrame};
@@ -57,18 +57,48 @@ fn tab_stops(container: &web_sys::Element) -> Vec<web_sys::HtmlElement> {
     (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok()).collect()
 }
 
-/// The text at `url` (relative to the page), fetched; `done` gets it, or why not.
-pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, String>) + 'static) {
-    async fn read(request: js_sys::Promise) -> Result<String, String> {
-        use wasm_bindgen_futures::JsFuture;
-        let response: web_sys::Response = JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or("the network refused it")?;
-        if !response.ok() {
-            return Err(format!("the server answered {}", response.status()));
+/// Why the browser could not do what the page asked; its words end a banner's sentence.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrowserError {
+    /// A part of the browser the page needs is not there (a window, a document, local storage,
+    /// a canvas's 2d context).
+    Missing(&'static str),
+    /// The browser refused an operation: what it refused to do.
+    Refused(&'static str),
+    /// The server answered a fetch with this HTTP status.
+    Status(u16),
+    /// The browser threw, with its own message.
+    Threw(String),
+    /// A chart could not be drawn on its canvas: plotters' words.
+    Drawing(String),
+    /// The session could not be encoded for the autosave (`storage::encode`).
+    Encoding(String),
+}
+
+impl std::fmt::Display for BrowserError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BrowserError::Missing(what) => write!(f, "{what} is not available in this browser session"),
+            BrowserError::Refused(what) => write!(f, "the browser refused to {what}"),
+            BrowserError::Status(status) => write!(f, "the server answered {status}"),
+            BrowserError::Threw(why) | BrowserError::Drawing(why) | BrowserError::Encoding(why) => f.write_str(why),
         }
-        let body = response.text().map_err(|_| "it has no body")?;
-        JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or_else(|| "its body could not be read".into())
     }
-    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err("there is no window".into())) };
+}
+
+/// The text at `url` (relative to the page), fetched; `done` gets it, or why not.
+pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, BrowserError>) + 'static) {
+    async fn read(request: js_sys::Promise) -> Result<String, BrowserError> {
+        use wasm_bindgen_futures::JsFuture;
+        let response: web_sys::Response =
+            JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or(BrowserError::Refused("fetch it (the network refused it)"))?;
+        if !response.ok() {
+            return Err(BrowserError::Status(response.status()));
+        }
+        let body = response.text().map_err(|_| BrowserError::Missing("its body"))?;
+        JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or(BrowserError::Refused("read its body"))
+    }
+    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err(BrowserError::Missing("a window"))) };
     wasm_bindgen_futures::spawn_local(async move { done(read(request).await) });
 }
 
@@ -137,7 +167,7 @@ pub fn boot() -> Boot {
     let interrupted = take_marker();
     let fragment = take_fragment();
     let saved = match interrupted {
-        Some(storage::Opening::Autosave) => set_aside_autosave("it stopped the page on the last visit"),
+        Some(storage::Opening::Autosave) => set_aside_autosave(AsideWhy::StoppedThePage),
         _ => load_autosave(),
     };
     let opening = if fragment.is_some() { Some(storage::Opening::Link) } else { saved.as_ref().filter(|s| s.is_ok()).map(|_| storage::Opening::Autosave) };
@@ -251,36 +281,35 @@ fn replace_url(fragment: &str) -> Option<String> {
     Some(url)
 }
 
-fn load_autosave() -> Option<Result<Saved, String>> {
+fn load_autosave() -> Option<Result<Saved, SetAside>> {
     let store = local_storage()?;
     let raw = store.get_item(storage::KEY).ok().flatten()?;
     match storage::decode(&raw) {
         Ok(saved) => Some(Ok(saved)),
-        Err(why) => set_aside_autosave(&why.to_string()),
+        Err(why) => set_aside_autosave(AsideWhy::Unreadable(why)),
     }
 }
 
 /// Move the autosave under a quarantine key (the user can still recover it by hand).
-fn set_aside_autosave(why: &str) -> Option<Result<Saved, String>> {
+fn set_aside_autosave(why: AsideWhy) -> Option<Result<Saved, SetAside>> {
     let store = local_storage()?;
     let raw = store.get_item(storage::KEY).ok().flatten()?;
     let aside = storage::quarantine_key(js_sys::Date::now());
     let moved = store.set_item(&aside, &raw).is_ok();
     let _ = store.remove_item(storage::KEY);
-    let where_ = if moved { format!("kept under localStorage key “{aside}”") } else { "it could not be kept".into() };
-    Some(Err(format!("{why}; {where_}")))
+    Some(Err(SetAside { why, kept_under: moved.then_some(aside) }))
 }
 
 /// Save the session; when it cannot be, the entry left is older than the screen, and
 /// `storage::STALE_KEY` says so to the next visit (a good save removes it).
-pub fn save(saved: &Saved) -> Result<(), String> {
-    let store = local_storage().ok_or("local storage is not available in this browser session")?;
-    let stale = |why: String| {
+pub fn save(saved: &Saved) -> Result<(), BrowserError> {
+    let store = local_storage().ok_or(BrowserError::Missing("local storage"))?;
+    let stale = |why: BrowserError| {
         let _ = store.set_item(storage::STALE_KEY, &saved.scenario_text.len().to_string());
         why
     };
-    let raw = storage::encode(saved).map_err(|e| stale(e.to_string()))?;
-    store.set_item(storage::KEY, &raw).map_err(|_| stale("the browser refused to store the session (storage full or disabled)".to_string()))?;
+    let raw = storage::encode(saved).map_err(|e| stale(BrowserError::Encoding(e.to_string())))?;
+    store.set_item(storage::KEY, &raw).map_err(|_| stale(BrowserError::Refused("store the session (storage full or disabled)")))?;
     let _ = store.remove_item(storage::STALE_KEY);
     Ok(())
 }
@@ -302,30 +331,30 @@ pub fn copy_to_clipboard(text: &str, on_done: impl FnOnce(bool) + 'static) {
 }
 
 /// Offer `contents` as a file download.
-pub fn download(file_name: &str, mime: &str, contents: &str) -> Result<(), String> {
+pub fn download(file_name: &str, mime: &str, contents: &str) -> Result<(), BrowserError> {
     let parts = js_sys::Array::of1(&JsValue::from_str(contents));
     let props = BlobPropertyBag::new();
     props.set_type(mime);
-    let blob = Blob::new_with_str_sequence_and_options(&parts, &props).map_err(|_| "could not build the file")?;
-    let url = Url::create_object_url_with_blob(&blob).map_err(|_| "could not create a download URL")?;
+    let blob = Blob::new_with_str_sequence_and_options(&parts, &props).map_err(|_| BrowserError::Refused("build the file"))?;
+    let url = Url::create_object_url_with_blob(&blob).map_err(|_| BrowserError::Refused("create a download URL"))?;
     let result = click_link(file_name, &url);
     let _ = Url::revoke_object_url(&url);
     result
 }
 
 /// Offer a `data:` URL (e.g. a canvas PNG) as a download.
-pub fn download_url(file_name: &str, url: &str) -> Result<(), String> {
+pub fn download_url(file_name: &str, url: &str) -> Result<(), BrowserError> {
     click_link(file_name, url)
 }
 
-fn click_link(file_name: &str, href: &str) -> Result<(), String> {
-    let document = window().and_then(|w| w.document()).ok_or("no document")?;
-    let a: HtmlAnchorElement = document.create_element("a").map_err(|_| "no anchor")?.dyn_into().map_err(|_| "no anchor")?;
+fn click_link(file_name: &str, href: &str) -> Result<(), BrowserError> {
+    let document = window().and_then(|w| w.document()).ok_or(BrowserError::Missing("a document"))?;
+    let a: HtmlAnchorElement = document.create_element("a").ok().and_then(|a| a.dyn_into().ok()).ok_or(BrowserError::Refused("create a link"))?;
     a.set_href(href);
     a.set_download(file_name);
     a.set_attribute("hidden", "").ok();
-    let body = document.body().ok_or("no body")?;
-    body.append_child(&a).map_err(|_| "could not attach the link")?;
+    let body = document.body().ok_or(BrowserError::Missing("the page's body"))?;
+    body.append_child(&a).map_err(|_| BrowserError::Refused("attach the link"))?;
     a.click();
     a.remove();
     Ok(())
@@ -430,7 +459,7 @@ pub struct ChartCanvas {
 }
 
 impl ChartCanvas {
-    pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, String> {
+    pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, BrowserError> {
         let scale = device_pixel_ratio();
         let style = ComputedStyle::of(&canvas);
         let size = |css: i32| (f64::from(css.max(1)) * scale).round() as u32;
@@ -439,7 +468,7 @@ impl ChartCanvas {
     }
 
     /// `canvas` with a backing store of `w` x `h` pixels, drawn at `scale` pixels per CSS px.
-    fn sized(canvas: HtmlCanvasElement, (w, h): (u32, u32), style: ComputedStyle, scale: f64) -> Result<ChartCanvas, String> {
+    fn sized(canvas: HtmlCanvasElement, (w, h): (u32, u32), style: ComputedStyle, scale: f64) -> Result<ChartCanvas, BrowserError> {
         if canvas.width() != w {
             canvas.set_width(w);
         }
@@ -448,7 +477,7 @@ impl ChartCanvas {
         }
         let context = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
         let canvas = CanvasBackend::with_canvas_object(canvas);
-        let (Some(canvas), Some(context)) = (canvas, context) else { return Err("the canvas has no 2d context".into()) };
+        let (Some(canvas), Some(context)) = (canvas, context) else { return Err(BrowserError::Missing("a canvas's 2d context")) };
         let area = ChartBackend { canvas, context }.into_drawing_area();
         Ok(ChartCanvas { area, style, scale })
     }
@@ -786,7 +815,7 @@ pub fn move_focus_within(container: &NodeRef, pick: impl FnOnce(usize, Option<us
 }
 
 /// The canvas `node` renders, ready for plotters (`None` when it is not on the page).
-pub fn chart_canvas(node: &NodeRef) -> Option<Result<ChartCanvas, String>> {
+pub fn chart_canvas(node: &NodeRef) -> Option<Result<ChartCanvas, BrowserError>> {
     node.cast::<HtmlCanvasElement>().map(ChartCanvas::of)
 }
 
@@ -797,17 +826,17 @@ pub fn chart_png(
     node: &NodeRef,
     scale: f64,
     extra_css_h: f64,
-    draw: impl FnOnce(DrawingArea<ChartBackend, Shift>, &ComputedStyle) -> Result<(), String>,
-) -> Result<String, String> {
-    let shown = node.cast::<HtmlCanvasElement>().ok_or("the chart is not on the page")?;
-    let document = window().and_then(|w| w.document()).ok_or("no document")?;
-    let canvas: HtmlCanvasElement = document.create_element("canvas").ok().and_then(|c| c.dyn_into().ok()).ok_or("no canvas")?;
+    draw: impl FnOnce(DrawingArea<ChartBackend, Shift>, &ComputedStyle) -> Result<(), BrowserError>,
+) -> Result<String, BrowserError> {
+    let shown = node.cast::<HtmlCanvasElement>().ok_or(BrowserError::Missing("the chart on the page"))?;
+    let document = window().and_then(|w| w.document()).ok_or(BrowserError::Missing("a document"))?;
+    let canvas: HtmlCanvasElement = document.create_element("canvas").ok().and_then(|c| c.dyn_into().ok()).ok_or(BrowserError::Refused("create a canvas"))?;
     let size = |css: f64| (css * scale).round() as u32;
     let w = size(f64::from(shown.client_width().max(1)));
     let h = size(f64::from(shown.client_height().max(1)) + extra_css_h);
     let c = ChartCanvas::sized(canvas.clone(), (w, h), ComputedStyle::of(&shown), scale)?;
     draw(c.area, &c.style)?;
-    canvas.to_data_url_with_type("image/png").map_err(|_| "the browser refused to export the canvas".to_string())
+    canvas.to_data_url_with_type("image/png").map_err(|_| BrowserError::Refused("export the canvas"))
 }
 
 /// Why a picked file was not read.
@@ -910,11 +939,11 @@ pub struct EngineWorker {
 impl EngineWorker {
     /// Start the worker; `on_news` hears its answers and failures, always from an event of
     /// its own (never during `spawn` or `post`).
-    pub fn spawn(on_news: impl Fn(WorkerNews) + 'static) -> Result<EngineWorker, String> {
+    pub fn spawn(on_news: impl Fn(WorkerNews) + 'static) -> Result<EngineWorker, BrowserError> {
         use std::cell::{Cell, RefCell};
         use std::rc::Rc;
         use wasm_bindgen::closure::Closure;
-        let worker = web_sys::Worker::new(WORKER_SCRIPT).map_err(|e| js_error(&e))?;
+        let worker = web_sys::Worker::new(WORKER_SCRIPT).map_err(|e| BrowserError::Threw(js_error(&e)))?;
         let on_news = Rc::new(on_news);
         let started = Rc::new(Cell::new(false));
         let waiting: Rc<RefCell<Vec<Vec<u8>>>> = Rc::default();

@@ -13,12 +13,13 @@ use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
-use blast_playground::fit_wire;
+use blast_playground::fit_wire::{self, FitRefusal};
 use blast_playground::keys;
 use blast_playground::lab::LabAction;
 use blast_playground::lane_wire::{self, UpdateDecoder};
 use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
+use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::wire::{self, ReplyDecoder};
 
@@ -212,14 +213,14 @@ enum Engine {
 }
 
 /// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
-/// so the loading note paints first; its answers come back as `Action::Read`. A worker that
+/// so the loading note paints first; its answers come back as `SessionAction::Read`. A worker that
 /// cannot start leaves the page reading texts itself, with a notice; one that stops while
 /// reading a text answers that job as failed (the text stays on screen) and is replaced for
 /// the next one: a text that stopped the worker is never run on the page.
 ///
 /// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
 /// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
-/// as `Action::Lanes`, and lanes lost with a stopped worker as `Action::LanesLost`.
+/// as `SessionAction::LanesDecoded`, and lanes lost with a stopped worker as `SessionAction::LanesLost`.
 ///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
@@ -305,7 +306,7 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
     *engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
         Err(why) => {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why.to_string()))));
             Engine::InPage
         }
     };
@@ -336,7 +337,7 @@ fn post(
     }
 }
 
-/// Commands for the lanes the worker runs (`lanes`): its update comes back as `Action::Lanes`.
+/// Commands for the lanes the worker runs (`lanes`): its update comes back as `SessionAction::LanesDecoded`.
 /// Without a worker (it could not start) the lanes are built on the page.
 fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
     post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
@@ -346,18 +347,18 @@ fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
 /// Without a worker there is no fit: the engine's fingerprint is not on the page.
 fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
     let Posting { id, bytes } = job;
-    let no_worker = |_| fitted(store, id, Err("the fit runs in the engine worker, which did not start".into()));
+    let no_worker = |_| fitted(store, id, Err(FitRefusal::NoWorker));
     post(store, engine, in_flight, bytes, |f| f.fits.push_back(id), no_worker);
 }
 
-fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, String>) {
+fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, FitRefusal>) {
     let store = store.clone();
     browser::soon_detached(move || store.dispatch(Action::Lab(LabAction::Fitted { job, fitted })));
 }
 
 fn lanes_lost(store: &Store, why: String) {
     let store = store.clone();
-    browser::soon_detached(move || store.dispatch(Action::LanesLost(why)));
+    browser::soon_detached(move || store.dispatch(SessionAction::LanesLost(why)));
 }
 
 fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, news: browser::WorkerNews) {
@@ -376,7 +377,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             let Some(job) = in_flight.borrow_mut().fits.pop_front() else { return };
             match fit_wire::decode_reply(&bytes) {
                 Ok((job, fit)) => fitted(store, job, fit),
-                Err(why) => fitted(store, job, Err(format!("the engine worker's answer is unreadable ({why})"))),
+                Err(why) => fitted(store, job, Err(FitRefusal::AnswerUnreadable(why))),
             }
         }
         browser::WorkerNews::Reply(bytes) => {
@@ -389,18 +390,17 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             browser::soon_detached(move || {
                 let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
                 let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
-                let how = if started { "stopped" } else { "did not start" };
                 for job in fits {
-                    fitted(&store, job, Err(format!("the engine worker {how} ({why})")));
+                    fitted(&store, job, Err(FitRefusal::WorkerLost { started, why: why.clone() }));
                 }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
-                    store.dispatch(Action::LanesLost(format!("it stopped: {why}")));
+                    store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));
                 }
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
                     for id in lost {
                         let verdict = Verdict::Failed(format!("the engine stopped while reading it ({why})"));
-                        store.dispatch(Action::Read(Reply { id, verdict }));
+                        store.dispatch(SessionAction::Read(Reply { id, verdict }));
                     }
                 } else {
                     // Never started: every job it was given still waits in it, in order.
@@ -465,7 +465,7 @@ fn lanes_step(store: &Store, in_flight: &Shared<InFlight>) {
         let more = !f.updates.is_empty();
         drop(f);
         if let Some((run, decoded)) = decoded {
-            store.dispatch_render_later(Action::LanesDecoded(run, Box::new(decoded)));
+            store.dispatch_render_later(SessionAction::LanesDecoded(run, Box::new(decoded)));
         }
         if more {
             lanes_step(&store, &in_flight);
@@ -492,7 +492,7 @@ fn decode_step(store: &Store, in_flight: &Shared<InFlight>) {
         // last step: at 10^5 sites the apply is ~20 ms of CPU on its own.
         if let Some(reply) = decoded {
             let store = store.clone();
-            browser::soon_detached(move || store.dispatch(Action::Read(reply)));
+            browser::soon_detached(move || store.dispatch(SessionAction::Read(reply)));
         }
         if more {
             decode_step(&store, &in_flight);

@@ -5,7 +5,7 @@
 //! (`browser::ChartBackend`), never by the page's layout; the legend is drawn here for that
 //! reason (plotters' own legend box measures its text through the DOM).
 
-use crate::browser::{ChartBackend, ComputedStyle};
+use crate::browser::{BrowserError, ChartBackend, ComputedStyle};
 use blast_engine::Policy;
 use blast_playground::charts::{log_bounds, ChartData};
 use blast_playground::format;
@@ -77,7 +77,7 @@ impl Palette {
 
 /// A chart drawing function (lines or verdict bars) over the x window shown, as the panel
 /// calls them.
-pub type DrawChart = fn(DrawingArea<ChartBackend, Shift>, &ChartData, Range, &Palette, f64) -> Result<(), String>;
+pub type DrawChart = fn(DrawingArea<ChartBackend, Shift>, &ChartData, Range, &Palette, f64) -> Result<(), BrowserError>;
 
 /// The band above an exported chart that holds its title and the scenario's name (CSS px).
 pub const EXPORT_TITLE_PX: f64 = 44.0;
@@ -93,7 +93,7 @@ pub fn draw_export(
     (data, window): (&ChartData, Range),
     pal: &Palette,
     scale: f64,
-) -> Result<(), String> {
+) -> Result<(), BrowserError> {
     root.fill(&pal.background).map_err(err)?;
     let (head, body) = root.split_vertically((EXPORT_TITLE_PX * scale).round() as u32);
     let at = |x: f64, y: f64| ((x * scale).round() as i32, (y * scale).round() as i32);
@@ -104,8 +104,8 @@ pub fn draw_export(
     draw(body, data, window, pal, scale)
 }
 
-fn err(e: impl std::fmt::Display) -> String {
-    e.to_string()
+fn err(e: impl std::fmt::Display) -> BrowserError {
+    BrowserError::Drawing(e.to_string())
 }
 
 /// Axis ticks: the shortest decimal (`0.01`, `20`, `1500`).
@@ -126,7 +126,7 @@ fn whole_tick(v: f64) -> String {
     }
 }
 
-pub fn draw_throughput(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_throughput(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), BrowserError> {
     root.fill(&pal.background).map_err(err)?;
     // Plotters does not clip to the plot area: only what is in the window is drawn, and the
     // y axis fits what is in it (zooming into a slow stretch shows its detail).
@@ -203,7 +203,7 @@ fn legend(
     font: &TextStyle,
     pal: &Palette,
     px: impl Fn(f64) -> u32,
-) -> Result<(), String> {
+) -> Result<(), BrowserError> {
     let sizes = entries.iter().map(|(label, _)| area.estimate_text_size(label, font)).collect::<Result<Vec<_>, _>>().map_err(err)?;
     let text_w = sizes.iter().map(|s| s.0).max().unwrap_or(0) as i32;
     let line_h = sizes.iter().map(|s| s.1).max().unwrap_or(0) as i32 + px(4.0) as i32;
@@ -220,7 +220,7 @@ fn legend(
     Ok(())
 }
 
-pub fn draw_relinks(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), String> {
+pub fn draw_relinks(root: DrawingArea<ChartBackend, Shift>, data: &ChartData, window: Range, pal: &Palette, scale: f64) -> Result<(), BrowserError> {
     root.fill(&pal.background).map_err(err)?;
     if data.lines.iter().all(|l| l.points.is_empty()) || data.panels.is_empty() {
         return root.present().map_err(err);

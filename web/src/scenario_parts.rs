@@ -8,7 +8,7 @@ use blast_engine::model::Scenario;
 use yew::prelude::*;
 
 use crate::components::blast_view::BlastViewProps;
-use crate::components::model_editor::ModelEditorProps;
+use crate::components::scenario_editor::ScenarioEditorProps;
 use blast_playground::editor::EditOp;
 use blast_playground::runner::{self, ClassEntry};
 use blast_playground::state::AppState;
@@ -66,8 +66,8 @@ impl ScenarioParts {
     }
 
     /// The model editor's props for `s` (the page's and the rehearsal's).
-    pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ModelEditorProps {
-        ModelEditorProps {
+    pub(crate) fn editor_props(&self, s: &AppState, on_edit: Callback<EditOp>, generation: u64) -> ScenarioEditorProps {
+        ScenarioEditorProps {
             scenario: self.scenario.clone(),
             names: self.declared_names.clone(),
             scenario_rev: s.session.scenario_rev,

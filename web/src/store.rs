@@ -55,8 +55,8 @@ impl Store {
         self.state.borrow()
     }
 
-    pub fn dispatch(&self, action: Action) {
-        self.queue.borrow_mut().push_back(action);
+    pub fn dispatch(&self, action: impl Into<Action>) {
+        self.queue.borrow_mut().push_back(action.into());
         self.drain();
     }
 
@@ -83,8 +83,8 @@ impl Store {
     /// a task's worth of work to reduce (a pasted 3.5 MB text: its job's bytes and site count,
     /// then the render that swaps the text box for the read-only view, were one task of 39 ms
     /// CPU, Chromium trace at load 6).
-    pub fn dispatch_render_later(&self, action: Action) {
-        self.queue.borrow_mut().push_back(action);
+    pub fn dispatch_render_later(&self, action: impl Into<Action>) {
+        self.queue.borrow_mut().push_back(action.into());
         if self.reduce_queued() {
             let rerender = self.rerender.clone();
             crate::browser::soon_detached(move || rerender.force_update());
@@ -125,16 +125,16 @@ impl Store {
     }
 
     /// A callback that dispatches the action `f` makes of its event, the same on every render.
-    pub fn callback<E: 'static>(&self, f: fn(E) -> Action) -> Callback<E> {
+    pub fn callback<E: 'static, A: Into<Action> + 'static>(&self, f: fn(E) -> A) -> Callback<E> {
         let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |e| store.dispatch(f(e)))) };
-        self.made((TypeId::of::<fn(E) -> Action>(), f as usize), &fresh)
+        self.made((TypeId::of::<fn(E) -> A>(), f as usize), &fresh)
     }
 
     /// A callback that dispatches the action `f` makes, whatever the event, the same on every
     /// render.
-    pub fn on<E: 'static>(&self, f: fn() -> Action) -> Callback<E> {
+    pub fn on<E: 'static, A: Into<Action> + 'static>(&self, f: fn() -> A) -> Callback<E> {
         let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |_: E| store.dispatch(f()))) };
-        self.made((TypeId::of::<(fn() -> Action, E)>(), f as usize), &fresh)
+        self.made((TypeId::of::<(fn() -> A, E)>(), f as usize), &fresh)
     }
 
     /// A callback that runs `f` with the store, the same on every render.

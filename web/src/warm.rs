@@ -20,8 +20,8 @@ use crate::components::blast_aggregate::AggregatedBlast;
 use crate::components::blast_view::{BlastView, BlastViewProps};
 use crate::components::dsl_editor::{DslEditor, SharedText, LIVE_TEXT_BYTES};
 use crate::components::later::Later;
-use crate::components::model_editor::{model_editor, ModelEditorProps};
 use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
+use crate::components::scenario_editor::{scenario_editor, ScenarioEditorProps};
 use crate::scenario_parts::ScenarioParts;
 use blast_playground::chrome::Banner;
 use blast_playground::rehearsal::Rehearsal;
@@ -80,7 +80,7 @@ fn grow(mut view: AppHandle<RehearsalView>, rehearsal: Rehearsal, parts: usize) 
 #[derive(Properties, PartialEq)]
 struct RehearsalProps {
     blast: BlastViewProps,
-    editor: ModelEditorProps,
+    editor: ScenarioEditorProps,
     text: SharedText,
     /// More names than a `<select>` offers: a deep link's class pickers search.
     names: Rc<Vec<String>>,
@@ -113,7 +113,7 @@ fn rehearsal_view(p: &RehearsalProps) -> Html {
                 </Later>
             }
             if p.parts >= 3 {
-                { model_editor(&p.editor) }
+                { scenario_editor(&p.editor) }
             }
             if p.parts >= 4 {
                 { name_picker(props!(NamePickerProps { names: p.names.clone(), value: "", label: "rehearsal", on_pick: Callback::noop() })) }

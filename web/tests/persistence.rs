@@ -48,10 +48,14 @@ fn a_corrupted_autosave_is_reported_and_set_aside() {
     store.clear().unwrap();
     store.set_item(storage::KEY, "{\"version\": 1, \"scenario_text\": ").unwrap();
     let boot = browser::boot();
-    assert!(matches!(boot.saved, Some(Err(ref why)) if why.contains("kept under")), "{:?}", boot.saved);
+    let aside_key = match &boot.saved {
+        Some(Err(storage::SetAside { why: storage::AsideWhy::Unreadable(_), kept_under: Some(key) })) => key.clone(),
+        other => panic!("not set aside as unreadable: {other:?}"),
+    };
     assert_eq!(store.get_item(storage::KEY).unwrap(), None, "the live key is freed");
     let keys: Vec<String> = (0..store.length().unwrap()).filter_map(|i| store.key(i).ok().flatten()).collect();
     let aside = keys.iter().find(|k| k.starts_with("blast-radius.autosave.corrupt-")).expect("moved aside");
+    assert_eq!(*aside, aside_key, "the refusal names where it went");
     assert!(store.get_item(aside).unwrap().unwrap().contains("scenario_text"), "the raw entry is kept");
 }
 

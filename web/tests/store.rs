@@ -6,7 +6,7 @@ mod common;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use blast_playground::action::Action;
+use blast_playground::session::SessionAction;
 use blast_playground::state::AppState;
 use blast_web::store::{use_store, Store};
 use common::*;
@@ -34,12 +34,12 @@ impl PartialEq for ProbeProps {
 fn probe(p: &ProbeProps) -> Html {
     let store = use_store(AppState::new);
     p.renders.borrow_mut().push(vec![
-        store.callback(Action::EditText),
-        store.callback(|x: String| Action::SelectSite(Some(x))),
-        store.on(|| Action::Undo),
+        store.callback(SessionAction::EditText),
+        store.callback(|x: String| SessionAction::SelectSite(Some(x))),
+        store.on(|| SessionAction::Undo),
         store.handler(|_: &Store, _: String| ()),
         // Another function: another callback.
-        store.callback(|x: String| Action::HoverClass(Some(x))),
+        store.callback(|x: String| SessionAction::HoverClass(Some(x))),
     ]);
     *p.store.borrow_mut() = Some(store);
     html! {}
@@ -51,7 +51,7 @@ async fn a_callback_of_a_function_is_the_same_on_every_render_and_another_functi
     yew::Renderer::<Probe>::with_root_and_props(fresh_root(), ProbeProps { renders: renders.clone(), store: store.clone() }).render();
     yew::scheduler::flush().await;
     // A dispatch re-renders the component that holds the store.
-    store.borrow().as_ref().expect("rendered").dispatch(Action::Undo);
+    store.borrow().as_ref().expect("rendered").dispatch(SessionAction::Undo);
     yew::scheduler::flush().await;
     let renders = renders.borrow();
     assert!(renders.len() >= 2, "{} renders", renders.len());

@@ -11,8 +11,8 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use blast_engine::fxhash::FxMap;
 use blast_engine::model::Scenario;
+use rustc_hash::FxHashMap as FxMap;
 
 use crate::order;
 

@@ -14,9 +14,11 @@
 //! until it is carried. Decoding is total: bytes that are not a fit message give an error, never a
 //! panic.
 
-use blast_engine::fingerprint::{Fingerprint, Fitting, Machine, Pair, PolicyFit, ProbeResult, ProbeRow};
+use std::fmt;
 
-use crate::wire::{Read, Reader, Writer, FIT};
+use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, Machine, Pair, PolicyFit, ProbeResult, ProbeRow};
+
+use crate::wire::{DecodeError, Read, Reader, Writer, FIT};
 
 /// A fit job as the page posts it: its number (answers name it) and the probe result.
 pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
@@ -50,8 +52,11 @@ pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
     w.0
 }
 
-pub fn decode_job(bytes: &[u8]) -> Read<(u64, ProbeResult)> {
-    let mut r = Reader::of(bytes, FIT)?;
+pub fn decode_job(bytes: &[u8]) -> Result<(u64, ProbeResult), DecodeError> {
+    Reader::whole(bytes, FIT, read_job)
+}
+
+fn read_job(r: &mut Reader) -> Read<(u64, ProbeResult)> {
     let id = r.num()?;
     let (schema, runtime, version, command, mode) = (r.str()?, r.str()?, r.str()?, r.str()?, r.str()?);
     let rows = r.list(|r| {
@@ -64,25 +69,49 @@ pub fn decode_job(bytes: &[u8]) -> Read<(u64, ProbeResult)> {
     let machine = if r.bool()? {
         let cpus = r.opt_num()?.map(|n| u32::try_from(n).map_err(|_| "a count is too large")).transpose()?;
         let cpu_model = r.opt()?;
-        let (load_average_1min_start, load_average_1min) = (read_opt_f64(&mut r)?, read_opt_f64(&mut r)?);
+        let (load_average_1min_start, load_average_1min) = (read_opt_f64(r)?, read_opt_f64(r)?);
         Some(Machine { cpus, cpu_model, load_average_1min_start, load_average_1min })
     } else {
         None
     };
-    r.end()?;
     Ok((id, ProbeResult { schema, runtime, version, command, mode, rows, machine }))
 }
 
+/// Why a probe result has no fit, as the measured panel says it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FitRefusal {
+    /// The worker refused the job: the result's check or the fit (`FingerprintError`), or a job
+    /// it could not read, in its words (they cross the worker's wire as text).
+    Refused(String),
+    /// The page could not read the worker's answer.
+    AnswerUnreadable(DecodeError),
+    /// The worker stopped (or did not start: `started` false) while the job was out.
+    WorkerLost { started: bool, why: String },
+    /// There is no worker to fit in.
+    NoWorker,
+}
+
+impl fmt::Display for FitRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitRefusal::Refused(why) => f.write_str(why),
+            FitRefusal::AnswerUnreadable(e) => write!(f, "the engine worker's answer is unreadable ({e})"),
+            FitRefusal::WorkerLost { started, why } => write!(f, "the engine worker {} ({why})", if *started { "stopped" } else { "did not start" }),
+            FitRefusal::NoWorker => f.write_str("the fit runs in the engine worker, which did not start"),
+        }
+    }
+}
+
 /// The fit of a probe result: every policy, in one go (the worker has no page to keep
-/// responsive), or why not, as the panel shows it.
-pub fn fit(result: &ProbeResult) -> Result<Fingerprint, String> {
+/// responsive), or why not.
+pub fn fit(result: &ProbeResult) -> Result<Fingerprint, FingerprintError> {
     // Checked again: the bytes came from the page, but a check is cheap and the fit divides by
     // these numbers.
-    result.check().map_err(|e| e.to_string())?;
-    let mut fitting = Fitting::new(result).map_err(|e| e.to_string())?;
+    result.check()?;
+    let mut fitting = Fitting::new(result)?;
     // One step per policy: `Policy::ALL.len()` steps end it.
     loop {
-        if let Some(fingerprint) = fitting.step().map_err(|e| e.to_string())? {
+        if let Some(fingerprint) = fitting.step()? {
             return Ok(fingerprint);
         }
     }
@@ -92,12 +121,16 @@ pub fn fit(result: &ProbeResult) -> Result<Fingerprint, String> {
 /// as failed, under id 0, which no job has (`lab::Lab` numbers them from 1).
 pub fn answer(job: &[u8]) -> Vec<u8> {
     match decode_job(job) {
-        Ok((id, result)) => encode_reply(id, &fit(&result)),
-        Err(why) => encode_reply(0, &Err(format!("the engine worker could not read the fit job ({why})"))),
+        Ok((id, result)) => match fit(&result) {
+            Ok(fingerprint) => encode_reply(id, Ok(&fingerprint)),
+            Err(why) => encode_reply(id, Err(&why.to_string())),
+        },
+        Err(why) => encode_reply(0, Err(&format!("the engine worker could not read the fit job ({why})"))),
     }
 }
 
-pub fn encode_reply(id: u64, fitted: &Result<Fingerprint, String>) -> Vec<u8> {
+/// A fit, or why there is none in words, as bytes.
+pub fn encode_reply(id: u64, fitted: Result<&Fingerprint, &str>) -> Vec<u8> {
     let mut w = Writer(Vec::new());
     w.num(FIT);
     w.num(id);
@@ -137,14 +170,17 @@ pub fn encode_reply(id: u64, fitted: &Result<Fingerprint, String>) -> Vec<u8> {
 }
 
 /// The id of the job answered, and its fit or why there is none.
-pub fn decode_reply(bytes: &[u8]) -> Read<(u64, Result<Fingerprint, String>)> {
-    let mut r = Reader::of(bytes, FIT)?;
+pub fn decode_reply(bytes: &[u8]) -> Result<(u64, Result<Fingerprint, FitRefusal>), DecodeError> {
+    Reader::whole(bytes, FIT, read_reply)
+}
+
+fn read_reply(r: &mut Reader) -> Read<(u64, Result<Fingerprint, FitRefusal>)> {
     let id = r.num()?;
     let fitted = match r.num()? {
-        1 => Err(r.str()?),
+        1 => Err(FitRefusal::Refused(r.str()?)),
         0 => {
             let (runtime, version) = (r.str()?, r.str()?);
-            let (load_start, load_end) = (read_opt_f64(&mut r)?, read_opt_f64(&mut r)?);
+            let (load_start, load_end) = (read_opt_f64(r)?, read_opt_f64(r)?);
             let pairs = r.list(|r| {
                 let (workload, param) = (r.str()?, r.opt_num()?);
                 Ok(Pair { workload, param, measured: r.f64()?, spread: r.f64()?, readable: r.bool()? })
@@ -163,7 +199,6 @@ pub fn decode_reply(bytes: &[u8]) -> Read<(u64, Result<Fingerprint, String>)> {
         }
         _ => return Err("bad fit tag"),
     };
-    r.end()?;
     Ok((id, fitted))
 }
 
@@ -206,11 +241,11 @@ mod tests {
         let mut no_churn = reference("groovy");
         no_churn.rows.retain(|r| r.workload == "baseline");
         let (id, back) = decode_reply(&answer(&encode_job(3, &no_churn))).expect("a readable reply");
-        assert_eq!((id, back), (3, Err("the result has no churn workload".to_string())));
+        assert_eq!((id, back), (3, Err(FitRefusal::Refused("the result has no churn workload".to_string()))));
         // The worker checks what it is sent, as the import did: a row it would divide by zero with.
         let mut zero = reference("groovy");
         zero.rows[1].iterations = 0;
-        let why = decode_reply(&answer(&encode_job(4, &zero))).unwrap().1.unwrap_err();
+        let why = decode_reply(&answer(&encode_job(4, &zero))).unwrap().1.unwrap_err().to_string();
         assert!(why.starts_with("rows[1]") && why.contains("iterations is 0"), "{why}");
     }
 
@@ -229,6 +264,6 @@ mod tests {
         assert!(decode_reply(&trailing).is_err());
         assert!(decode_reply(&job).is_err(), "a job is not a reply");
         let (id, why) = decode_reply(&answer(b"\x02\xff")).expect("an unreadable job is answered");
-        assert!(id == 0 && why.unwrap_err().contains("could not read"));
+        assert!(id == 0 && why.unwrap_err().to_string().contains("could not read"));
     }
 }

@@ -6,6 +6,7 @@ use blast_engine::Policy;
 use crate::action::Action;
 use crate::chrome::ChromeAction;
 use crate::playback::Control;
+use crate::session::SessionAction;
 
 pub struct Shortcut {
     /// Keys as the cheat sheet shows them.
@@ -76,14 +77,14 @@ pub fn control_keeps(focus: Focus, key: &str) -> bool {
 }
 
 /// Undo / redo of scenario edits: Ctrl (or Cmd) + Z, + Shift + Z, or + Y.
-pub fn history_action(key: &str, ctrl_or_meta: bool, shift: bool, alt: bool) -> Option<Action> {
+pub fn history_action(key: &str, ctrl_or_meta: bool, shift: bool, alt: bool) -> Option<SessionAction> {
     if !ctrl_or_meta || alt {
         return None;
     }
     match key {
-        "z" | "Z" if shift => Some(Action::Redo),
-        "z" | "Z" => Some(Action::Undo),
-        "y" | "Y" if !shift => Some(Action::Redo),
+        "z" | "Z" if shift => Some(SessionAction::Redo),
+        "z" | "Z" => Some(SessionAction::Undo),
+        "y" | "Y" if !shift => Some(SessionAction::Redo),
         _ => None,
     }
 }
@@ -100,7 +101,7 @@ pub fn action_for(key: &str, ctrl_or_meta_or_alt: bool) -> Option<Action> {
         "r" | "R" => Action::Run(Control::Reset),
         "+" | "=" | "]" => Action::Run(Control::SpeedUp),
         "-" | "_" | "[" => Action::Run(Control::SpeedDown),
-        "i" | "I" => Action::Fire(Event::InvalidateAll),
+        "i" | "I" => Action::Session(SessionAction::Fire(Event::InvalidateAll)),
         "t" | "T" => Action::Chrome(ChromeAction::CycleTheme),
         "?" => Action::Chrome(ChromeAction::ToggleHelp),
         "Escape" => Action::CloseOverlays,
@@ -130,9 +131,9 @@ mod tests {
 
     #[test]
     fn ctrl_z_undoes_and_shift_or_y_redoes() {
-        assert_eq!(history_action("z", true, false, false), Some(Action::Undo));
-        assert_eq!(history_action("Z", true, true, false), Some(Action::Redo));
-        assert_eq!(history_action("y", true, false, false), Some(Action::Redo));
+        assert_eq!(history_action("z", true, false, false), Some(SessionAction::Undo));
+        assert_eq!(history_action("Z", true, true, false), Some(SessionAction::Redo));
+        assert_eq!(history_action("y", true, false, false), Some(SessionAction::Redo));
         assert_eq!(history_action("z", false, false, false), None, "plain z is a letter");
         assert_eq!(history_action("z", true, false, true), None);
     }

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use blast_engine::fingerprint::Fingerprint;
 
-use crate::fit_wire;
+use crate::fit_wire::{self, FitRefusal};
 use crate::measured::{FitState, Measured};
 use crate::offload::Posting;
 
@@ -21,7 +21,7 @@ pub enum LabAction {
     /// The engine worker's answer to fit job `job`.
     Fitted {
         job: u64,
-        fitted: Result<Fingerprint, String>,
+        fitted: Result<Fingerprint, FitRefusal>,
     },
 }
 
@@ -51,7 +51,7 @@ impl Lab {
                 if let Some((_, fit)) = self.shown.as_mut().filter(|_| job == self.job) {
                     *fit = match fitted {
                         Ok(f) => FitState::Done(Rc::new(f)),
-                        Err(why) => FitState::Failed(why),
+                        Err(why) => FitState::Failed(why.to_string()),
                     };
                 }
             }
@@ -116,7 +116,7 @@ mod tests {
         let mut lab = Lab::default();
         lab.reduce(LabAction::Show(result("cpython")));
         let job = lab.take_fit().unwrap();
-        lab.reduce(LabAction::Fitted { job: job.id, fitted: Err("the engine worker did not start".into()) });
+        lab.reduce(LabAction::Fitted { job: job.id, fitted: Err(FitRefusal::NoWorker) });
         assert!(matches!(&lab.shown, Some((_, FitState::Failed(why))) if why.contains("did not start")));
     }
 }

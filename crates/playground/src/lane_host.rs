@@ -11,7 +11,7 @@
 use std::rc::Rc;
 
 use blast_engine::model::Scenario;
-use blast_engine::{Params, Policy};
+use blast_engine::{Params, Policy, ScenarioError};
 
 use crate::lane_wire::{self, Command, Request, Update};
 use crate::offload::{self, Reply, Verdict};
@@ -88,7 +88,7 @@ impl Host {
             if let Command::Build { job, policies, looping } = command {
                 if let Err(why) = self.build(run, job, policies, looping) {
                     self.lanes = None;
-                    return refusal(run, why);
+                    return refusal(run, why.to_string());
                 }
                 continue;
             }
@@ -138,13 +138,13 @@ impl Host {
     }
 
     /// New lanes for the scenario read for `job`, at time zero.
-    fn build(&mut self, run: u64, job: u64, policies: Vec<Policy>, looping: bool) -> Result<(), String> {
-        let held = self.held.as_mut().filter(|h| h.job == job).ok_or("the engine worker no longer holds this scenario")?;
+    fn build(&mut self, run: u64, job: u64, policies: Vec<Policy>, looping: bool) -> Result<(), BuildRefusal> {
+        let held = self.held.as_mut().filter(|h| h.job == job).ok_or(BuildRefusal::NotHeld)?;
         let runner = match held.built.take() {
             Some((p, l, runner)) if p == policies && l == looping => runner,
             _ => {
                 let looped = looping.then(|| crate::editor::looping(&held.scenario));
-                Runner::new(looped.as_ref().unwrap_or(&held.scenario), &policies, &Params::default()).map_err(|e| e.to_string())?
+                Runner::new(looped.as_ref().unwrap_or(&held.scenario), &policies, &Params::default()).map_err(BuildRefusal::Refused)?
             }
         };
         let declared = runner.classes().len();
@@ -156,6 +156,22 @@ impl Host {
     /// The lanes of build `run`, or the refusal to answer with when the worker runs others (or none).
     fn running(&mut self, run: u64) -> Result<&mut Running, Vec<u8>> {
         self.lanes.as_mut().filter(|l| l.run == run).ok_or_else(|| refusal(run, "the engine worker no longer runs these lanes".into()))
+    }
+}
+
+/// Why the worker built no lanes.
+enum BuildRefusal {
+    /// It no longer holds the scenario the build names.
+    NotHeld,
+    Refused(ScenarioError),
+}
+
+impl std::fmt::Display for BuildRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildRefusal::NotHeld => f.write_str("the engine worker no longer holds this scenario"),
+            BuildRefusal::Refused(e) => e.fmt(f),
+        }
     }
 }
 

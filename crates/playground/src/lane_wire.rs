@@ -17,9 +17,9 @@ use blast_engine::sim::UnitReport;
 use blast_engine::{jit::Tier, jit::UnitStats, report::DeoptText, Policy};
 
 use crate::compiled::{CompiledView, UnitView};
-use crate::runner::{ClassEntry, InRange, LaneView, RunResult, SiteView};
+use crate::runner::{ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
-use crate::wire::{Read, Reader, Writer, LANES};
+use crate::wire::{DecodeError, Read, Reader, Writer, LANES};
 
 /// One thing the page asks of the lanes, applied in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,7 +72,7 @@ pub struct Update {
     /// A Step was in the request; what it did, if anything ran.
     pub stepped: Option<Option<String>>,
     /// Each Fire or Category of the request: into how many lanes, or why none.
-    pub fires: Vec<Result<usize, String>>,
+    pub fires: Vec<Result<usize, FireRefusal>>,
     pub what_if: Vec<(Policy, Vec<String>)>,
     /// The expectations' outcomes, when the request asked for them (`Command::Expectations`).
     pub expectations: Option<Vec<Outcome>>,
@@ -133,8 +133,11 @@ pub fn encode_request(req: &Request) -> Vec<u8> {
     w.0
 }
 
-pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
-    let mut r = Reader::of(bytes, LANES)?;
+pub fn decode_request(bytes: &[u8]) -> Result<Request, DecodeError> {
+    Reader::whole(bytes, LANES, decode_commands)
+}
+
+fn decode_commands(r: &mut Reader) -> Read<Request> {
     let run = r.num()?;
     let commands = r.list(|r| {
         Ok(match r.num()? {
@@ -154,7 +157,6 @@ pub fn decode_request(bytes: &[u8]) -> Result<Request, String> {
             _ => return Err("bad command"),
         })
     })?;
-    r.end()?;
     Ok(Request { run, commands })
 }
 
@@ -191,10 +193,11 @@ pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
                 w.num(0);
                 w.num(*n as u64);
             }
-            Err(why) => {
+            Err(FireRefusal::Refused(why)) => {
                 w.num(1);
                 w.str(why);
             }
+            Err(FireRefusal::NothingRunning) => w.num(2),
         }
     }
     w.num(what_if.len() as u64);
@@ -216,8 +219,14 @@ pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
 }
 
 /// The build an update is for (read before the rest, which only that build can read).
-pub fn update_run(bytes: &[u8]) -> Result<u64, String> {
-    Ok(Reader::of(bytes, LANES)?.num()?)
+pub fn update_run(bytes: &[u8]) -> Result<u64, DecodeError> {
+    let mut r = Reader { bytes, at: 0 };
+    let run = Reader::of(bytes, LANES).and_then(|mut header| {
+        let run = header.num();
+        r.at = header.at;
+        run
+    });
+    run.map_err(|why| DecodeError { at: r.at, why })
 }
 
 /// Site views an [`UpdateDecoder::step`] reads at most (a changed site is ~7 numbers). Measured
@@ -281,14 +290,14 @@ impl UpdateDecoder {
 
     /// Decode at most about `sites` more site views: the update once it is whole, `None` while
     /// there is more. Damaged bytes are an error (once: the decoder is spent), never a panic.
-    pub fn step(&mut self, sites: usize) -> Result<Option<Update>, String> {
+    pub fn step(&mut self, sites: usize) -> Result<Option<Update>, DecodeError> {
         let mut r = Reader { bytes: &self.bytes, at: self.at };
         let stepped = advance(&mut self.state, &mut r, (&self.held, &self.names), sites);
         self.at = r.at;
         if stepped.is_err() {
             self.state = Decoding::Over;
         }
-        stepped.map_err(str::to_owned)
+        stepped.map_err(|why| DecodeError { at: self.at, why })
     }
 }
 
@@ -727,7 +736,8 @@ impl Reader<'_> {
         };
         let fires = self.list(|r| match r.num()? {
             0 => Ok(Ok(r.num()? as usize)),
-            1 => Ok(Err(r.str()?)),
+            1 => Ok(Err(FireRefusal::Refused(r.str()?))),
+            2 => Ok(Err(FireRefusal::NothingRunning)),
             _ => Err("bad fire"),
         })?;
         let what_if = self.list(|r| Ok((r.policy()?, r.strs()?)))?;
@@ -870,7 +880,7 @@ mod tests {
     use crate::runner::Runner;
 
     /// A whole update at once, and the same a site view per step: they must agree.
-    fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>>) -> Result<Update, String> {
+    fn decode_update(bytes: &[u8], held: &[Rc<LaneView>], names: &Rc<Vec<String>>) -> Result<Update, DecodeError> {
         let read = |budget: usize| {
             let mut decoder = UpdateDecoder::new(bytes.to_vec(), held.to_vec(), names.clone());
             loop {
@@ -896,7 +906,7 @@ mod tests {
             views: r.views().to_vec(),
             loaded: vec![("L".into(), Some("K".into()))],
             stepped: Some(Some("a note".into())),
-            fires: vec![Ok(2), Err("no".into())],
+            fires: vec![Ok(2), Err(FireRefusal::Refused("no".into())), Err(FireRefusal::NothingRunning)],
             what_if: r.what_if("Hot"),
             expectations: Some(r.expectations(&expecting)),
         }

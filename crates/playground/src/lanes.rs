@@ -21,8 +21,9 @@ use blast_engine::Policy;
 
 use crate::export::SiteRow;
 use crate::lane_wire::{self, Command, Request, Update, UpdateDecoder};
-use crate::runner::{self, ClassEntry, LaneView, Runner};
+use crate::runner::{self, ClassEntry, FireRefusal, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
+use crate::wire::DecodeError;
 
 /// Scenarios with at least this many sites run in the engine worker (when it read them).
 /// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
@@ -81,7 +82,7 @@ pub struct News {
     /// A Step's note, when the update answers one.
     pub stepped: Option<Option<String>>,
     /// Why the last hand-fired mutation of the batch went nowhere.
-    pub refused: Option<String>,
+    pub refused: Option<FireRefusal>,
 }
 
 impl Mirror {
@@ -159,7 +160,7 @@ impl Mirror {
 
     /// Apply an update of build `run`, decoded (or why it could not be); `None` when it is for
     /// another build.
-    pub fn decoded(&mut self, run: u64, decoded: Result<Update, String>) -> Option<Result<News, String>> {
+    pub fn decoded(&mut self, run: u64, decoded: Result<Update, DecodeError>) -> Option<Result<News, DecodeError>> {
         if run != self.run {
             return None;
         }
@@ -209,9 +210,9 @@ impl Mirror {
     }
 
     /// A mutation goes to the running lanes; the worker says later if one refused it.
-    fn fire(&mut self, command: Command) -> Result<usize, String> {
+    fn fire(&mut self, command: Command) -> Result<usize, FireRefusal> {
         match self.running() {
-            0 if !self.views.is_empty() && !self.previous => Err(runner::NOTHING_RUNNING.into()),
+            0 if !self.views.is_empty() && !self.previous => Err(FireRefusal::NothingRunning),
             n => {
                 self.queue(command);
                 Ok(n.max(1))
@@ -327,14 +328,14 @@ impl Lanes {
         }
     }
 
-    pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+    pub fn inject(&mut self, event: &Event) -> Result<usize, FireRefusal> {
         match self {
             Lanes::Here(r) => r.inject(event),
             Lanes::Worker(m) => m.fire(Command::Fire(event.clone())),
         }
     }
 
-    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, String> {
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, FireRefusal> {
         match self {
             Lanes::Here(r) => r.inject_category(name, enter),
             Lanes::Worker(m) => m.fire(Command::Category { name: name.to_string(), enter }),
@@ -406,7 +407,7 @@ mod tests {
     use crate::offload;
     use crate::playback::{Control, Speed};
     use crate::runner::SiteView;
-    use crate::session::{CallSiteSession, FireOutcome};
+    use crate::session::{CallSiteSession, FireOutcome, SessionAction};
     use blast_engine::expect::Status;
 
     /// `sites` sites over 50 classes, called in one loop, with churn on class K1.
@@ -431,7 +432,7 @@ mod tests {
                 break decoded;
             }
         };
-        s.reduce(Action::LanesDecoded(run, Box::new(decoded)), fx);
+        s.reduce(SessionAction::LanesDecoded(run, Box::new(decoded)), fx);
     }
 
     /// A session, and the engine worker it talks to (`None`: there is none, the page reads).
@@ -441,9 +442,8 @@ mod tests {
     }
 
     impl Page {
-        fn act(&mut self, action: Action) {
-            let mut fx = Effects::default();
-            self.s.reduce(action, &mut fx);
+        fn act(&mut self, action: impl Into<Action>) {
+            crate::session::tests::act(&mut self.s, action);
             self.pump();
         }
 
@@ -462,7 +462,7 @@ mod tests {
                         Some(host) => offload::decode_reply(&host.answer(&job.bytes, &clock)).expect("a reply"),
                         None => offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply"),
                     };
-                    self.s.reduce(Action::Read(reply), &mut fx);
+                    self.s.reduce(SessionAction::Read(reply), &mut fx);
                 }
                 if let Some(request) = lanes {
                     let host = self.worker.as_mut().expect("lanes in the worker only when there is one");
@@ -483,7 +483,7 @@ mod tests {
         let mut here = Page { s: CallSiteSession::new(), worker: None };
         let mut there = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
         for p in [&mut here, &mut there] {
-            p.act(Action::EditText(text.to_string()));
+            p.act(SessionAction::EditText(text.to_string()));
         }
         assert!(matches!(here.s.runner, Lanes::Here(_)) && matches!(there.s.runner, Lanes::Worker(_)));
         (here, there)
@@ -503,13 +503,13 @@ mod tests {
         let (mut here, mut there) = pages(&world(WORKER_SITES));
         same_views(&here, &there, "built");
         for p in [&mut here, &mut there] {
-            p.act(Action::SelectSite(Some("s1".into())));
+            p.act(SessionAction::SelectSite(Some("s1".into())));
             for _ in 0..4 {
                 p.act(Action::Run(Control::Step));
             }
-            p.act(Action::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
+            p.act(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
             p.act(Action::Run(Control::Step));
-            p.act(Action::HoverClass(Some("K1".into())));
+            p.act(SessionAction::HoverClass(Some("K1".into())));
         }
         same_views(&here, &there, "after steps, a selection and a mutation");
         assert_eq!(here.s.playback.step_note, there.s.playback.step_note, "the step's note comes back from the worker");
@@ -555,7 +555,7 @@ mod tests {
             for _ in 0..4 {
                 p.act(Action::Run(Control::Step));
             }
-            p.act(Action::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
+            p.act(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
             p.act(Action::Run(Control::Step));
         }
         let (page, worker) = (here.s.runner.site_rows(), there.s.runner.site_rows());
@@ -576,7 +576,7 @@ mod tests {
         let (_, there) = pages(&world(WORKER_SITES));
         assert!(matches!(there.s.runner, Lanes::Worker(_)));
         let mut small = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
-        small.act(Action::EditText(world(WORKER_SITES - 1)));
+        small.act(SessionAction::EditText(world(WORKER_SITES - 1)));
         assert!(matches!(small.s.runner, Lanes::Here(_)) && small.s.scenario.sites.len() == WORKER_SITES - 1);
     }
 
@@ -641,7 +641,7 @@ mod tests {
         there.act(Action::Run(Control::Reset));
         assert!(matches!(there.s.runner, Lanes::Here(_)) && there.s.runner.views().len() == 2);
         let mut fx = Effects::default();
-        there.s.reduce(Action::LanesLost("gone".into()), &mut fx);
+        there.s.reduce(SessionAction::LanesLost("gone".into()), &mut fx);
         assert!(fx.banners.is_empty(), "lanes on the page are not lost with the worker");
     }
 
@@ -655,11 +655,11 @@ mod tests {
         // views and names: nothing is redrawn or copied), and they take mutations again.
         let (before, names) = (there.s.runner.views().to_vec(), there.s.runner.names().clone());
         let mut fx = Effects::default();
-        there.s.reduce(Action::Run(Control::Reset), &mut fx);
+        there.s.control(Control::Reset, &mut fx);
         assert!(there.s.runner.views().iter().zip(&before).all(|(a, b)| Rc::ptr_eq(a, b)) && there.s.runner.views().len() == 2);
         assert!(Rc::ptr_eq(there.s.runner.names(), &names));
         assert!(there.s.runner.awaiting_rebuild(), "the views shown are the previous build's");
-        there.s.reduce(Action::Fire(Event::Write { class: "K1".into(), method: "m".into() }), &mut fx);
+        there.s.reduce(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }), &mut fx);
         assert!(matches!(there.s.last_fire, Some(FireOutcome::Fired { .. })), "refused: {:?}", there.s.last_fire);
         there.pump();
         assert!(there.s.runner.views().iter().all(|l| l.iterations == 0 && !Rc::ptr_eq(&l.sites, &before[0].sites)), "the new build's views");
@@ -680,12 +680,12 @@ mod tests {
         let (_, mut there) = pages(&world(WORKER_SITES));
         there.act(Action::Run(Control::Reset));
         let mut fx = Effects::default();
-        there.s.reduce(Action::Run(Control::Play), &mut fx);
+        there.s.control(Control::Play, &mut fx);
         let mut posted = std::collections::VecDeque::new();
         let mut host = there.worker.take().unwrap();
         for n in 0..200u32 {
             for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
-                there.s.reduce(Action::Run(control), &mut fx);
+                there.s.control(control, &mut fx);
             }
             if let Some(request) = there.s.take_lanes() {
                 posted.push_back(host.answer(&lane_wire::encode_request(&request), &|| 0.0));

@@ -17,6 +17,7 @@ pub mod effects;
 pub mod export;
 pub mod fit_wire;
 pub mod format;
+pub mod gallery;
 pub mod headline;
 pub mod history;
 pub mod keys;

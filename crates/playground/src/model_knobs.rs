@@ -4,7 +4,9 @@
 //! labels, a range per knob (a replay runs the model a few dozen times, so the page accepts
 //! less than the CLI), and messages for values it refuses. Nothing here panics on user text.
 
-use blast_engine::models::{self, ModelConfig};
+use std::fmt;
+
+use blast_engine::models::{self, ModelConfig, ModelError};
 
 pub struct Knob {
     pub name: &'static str,
@@ -64,34 +66,60 @@ pub fn value(config: &ModelConfig, name: &str) -> Option<u64> {
     })
 }
 
-/// `config` with knob `name` set from the text a user typed, or why not.
-pub fn set(config: &ModelConfig, name: &str, text: &str) -> Result<ModelConfig, String> {
-    let knob = knobs(config).iter().find(|k| k.name == name).ok_or_else(|| format!("`{}` is not a knob of this model", shorten(name)))?;
-    let v: u64 = text.trim().parse().map_err(|_| format!("{}: “{}” is not a whole number", knob.label, shorten(text.trim())))?;
-    if !(knob.min..=knob.max).contains(&v) {
-        return Err(format!("{} must be between {} and {} here (the CLI takes more)", knob.label, knob.min, knob.max));
+/// Why a knob setting was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KnobRefusal {
+    /// No knob of this model has this name (shortened).
+    NotAKnob(String),
+    /// The text typed (shortened) is not a whole number.
+    NotANumber { label: &'static str, text: String },
+    /// Outside the browser's bounds (tighter than the engine's).
+    OutOfRange { label: &'static str, min: u64, max: u64 },
+    /// The engine refused the value.
+    Engine(ModelError),
+    /// An arena run too big to replay here: `threads`² handshakes × `ops`.
+    TooMuchWork { threads: u64, ops: u64 },
+}
+
+impl fmt::Display for KnobRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KnobRefusal::NotAKnob(name) => write!(f, "`{name}` is not a knob of this model"),
+            KnobRefusal::NotANumber { label, text } => write!(f, "{label}: “{text}” is not a whole number"),
+            KnobRefusal::OutOfRange { label, min, max } => write!(f, "{label} must be between {min} and {max} here (the CLI takes more)"),
+            KnobRefusal::Engine(e) => e.fmt(f),
+            KnobRefusal::TooMuchWork { threads: n, ops } => write!(
+                f,
+                "{n} threads × {n} handshakes × {ops} ops is too much to replay in the browser (at most {}): use fewer threads or ops, or the CLI",
+                crate::format::count(MAX_ARENA_WORK)
+            ),
+        }
     }
-    // The bounds above are the browser's, tighter than the engine's: the engine error is text here.
-    let next = models::apply(config, name, &v.to_string()).map_err(|e| e.to_string())?;
+}
+
+/// `config` with knob `name` set from the text a user typed, or why not.
+pub fn set(config: &ModelConfig, name: &str, text: &str) -> Result<ModelConfig, KnobRefusal> {
+    let knob = knobs(config).iter().find(|k| k.name == name).ok_or_else(|| KnobRefusal::NotAKnob(shorten(name)))?;
+    let v: u64 = text.trim().parse().map_err(|_| KnobRefusal::NotANumber { label: knob.label, text: shorten(text.trim()) })?;
+    if !(knob.min..=knob.max).contains(&v) {
+        return Err(KnobRefusal::OutOfRange { label: knob.label, min: knob.min, max: knob.max });
+    }
+    let next = models::apply(config, name, &v.to_string()).map_err(KnobRefusal::Engine)?;
     check_work(&next)?;
     Ok(next)
 }
 
 /// Apply knob settings in order (from a share link or the autosave).
-pub fn set_all(config: &ModelConfig, settings: &[(String, String)]) -> Result<ModelConfig, String> {
+pub fn set_all(config: &ModelConfig, settings: &[(String, String)]) -> Result<ModelConfig, KnobRefusal> {
     settings.iter().try_fold(config.clone(), |c, (name, text)| set(&c, name, text))
 }
 
-fn check_work(config: &ModelConfig) -> Result<(), String> {
+fn check_work(config: &ModelConfig) -> Result<(), KnobRefusal> {
     if let ModelConfig::Arena(a) = config {
         let n = a.threads.len() as u64;
         let work = n.saturating_mul(n).saturating_mul(a.warmup_ops.saturating_add(a.ops));
         if work > MAX_ARENA_WORK {
-            return Err(format!(
-                "{n} threads × {n} handshakes × {} ops is too much to replay in the browser (at most {}): use fewer threads or ops, or the CLI",
-                a.warmup_ops + a.ops,
-                crate::format::count(MAX_ARENA_WORK)
-            ));
+            return Err(KnobRefusal::TooMuchWork { threads: n, ops: a.warmup_ops + a.ops });
         }
     }
     Ok(())
@@ -137,13 +165,13 @@ mod tests {
     #[test]
     fn bad_values_are_messages() {
         let c = preset("records_rotating11");
-        assert!(set(&c, "shapes", "abc").unwrap_err().contains("not a whole number"));
-        assert!(set(&c, "shapes", "-3").unwrap_err().contains("not a whole number"));
-        assert!(set(&c, "shapes", "0").unwrap_err().contains("between 1 and 1000"));
-        assert!(set(&c, "shapes", &"9".repeat(40)).unwrap_err().contains('…'));
-        assert!(set(&c, "threads", "4").unwrap_err().contains("not a knob"));
+        assert!(set(&c, "shapes", "abc").unwrap_err().to_string().contains("not a whole number"));
+        assert!(set(&c, "shapes", "-3").unwrap_err().to_string().contains("not a whole number"));
+        assert!(set(&c, "shapes", "0").unwrap_err().to_string().contains("between 1 and 1000"));
+        assert!(set(&c, "shapes", &"9".repeat(40)).unwrap_err().to_string().contains('…'));
+        assert!(set(&c, "threads", "4").unwrap_err().to_string().contains("not a knob"));
         let wide = set(&preset("arena_scaling16"), "threads", "64").expect("64 threads at 100 ops fit");
-        assert!(set(&wide, "ops", "2000").unwrap_err().contains("too much"));
+        assert!(set(&wide, "ops", "2000").unwrap_err().to_string().contains("too much"));
     }
 
     #[test]

@@ -7,15 +7,17 @@
 //! call-site lanes'); links and the autosave carry it as a `ModelLink`, which is
 //! checked here like any other user input.
 
+use std::fmt;
 use std::rc::Rc;
 
 use blast_engine::expect::model::{self as model_expect, ModelOutcome, Placed};
 use blast_engine::models::{self, ModelConfig, ModelPreset, ModelReport};
 use serde::{Deserialize, Serialize};
 
-use crate::model_knobs;
+use crate::effects::Effects;
+use crate::model_knobs::{self, KnobRefusal};
 use crate::model_runner::{ModelRunner, VariantView};
-use crate::playback::{self, Control, Playback, Replay, Speed};
+use crate::playback::{self, Control, Playback, Replay, RunRefusal, Speed};
 
 /// Most knob settings a link may carry (a model has at most four knobs).
 pub const MAX_KNOB_SETTINGS: usize = 16;
@@ -44,15 +46,60 @@ fn shorten(s: &str) -> String {
     s.chars().take(40).collect()
 }
 
-/// Check a link the way the page would load it; errors complete "the model was not loaded: …".
-pub fn resolve(link: &ModelLink) -> Result<Resolved, String> {
-    let preset = models::find(&link.preset).ok_or_else(|| format!("there is no model preset `{}`", shorten(&link.preset)))?;
-    if link.knobs.len() > MAX_KNOB_SETTINGS {
-        return Err(format!("it sets {} knobs; at most {MAX_KNOB_SETTINGS} are accepted", link.knobs.len()));
+/// Why a model link (or autosave) does not open; its words complete "the model was not loaded: …".
+#[derive(Clone, Debug, PartialEq)]
+pub enum LinkRefusal {
+    /// No model preset has this id (shortened).
+    NoPreset(String),
+    /// More knob settings than [`MAX_KNOB_SETTINGS`].
+    TooManyKnobs(usize),
+    Knob(KnobRefusal),
+    /// A variant (shortened) the preset does not have.
+    NotAVariant {
+        variant: String,
+        preset: &'static str,
+        variants: Vec<&'static str>,
+    },
+}
+
+impl fmt::Display for LinkRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkRefusal::NoPreset(id) => write!(f, "there is no model preset `{id}`"),
+            LinkRefusal::TooManyKnobs(n) => write!(f, "it sets {n} knobs; at most {MAX_KNOB_SETTINGS} are accepted"),
+            LinkRefusal::Knob(why) => why.fmt(f),
+            LinkRefusal::NotAVariant { variant, preset, variants } => write!(f, "`{variant}` is not a variant of {preset} (it has {})", variants.join(", ")),
+        }
     }
-    let config = model_knobs::set_all(&preset.config(), &link.knobs)?;
+}
+
+/// Why a variant was not toggled.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VariantRefusal {
+    /// Not a variant of this model (shortened).
+    Unknown(String),
+    /// The last selected variant stays.
+    LastOne,
+}
+
+impl fmt::Display for VariantRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VariantRefusal::Unknown(name) => write!(f, "`{name}` is not a variant of this model."),
+            VariantRefusal::LastOne => f.write_str("At least one variant must stay selected."),
+        }
+    }
+}
+
+/// Check a link the way the page would load it.
+pub fn resolve(link: &ModelLink) -> Result<Resolved, LinkRefusal> {
+    let preset = models::find(&link.preset).ok_or_else(|| LinkRefusal::NoPreset(shorten(&link.preset)))?;
+    if link.knobs.len() > MAX_KNOB_SETTINGS {
+        return Err(LinkRefusal::TooManyKnobs(link.knobs.len()));
+    }
+    let config = model_knobs::set_all(&preset.config(), &link.knobs).map_err(LinkRefusal::Knob)?;
     if let Some(unknown) = link.variants.iter().find(|v| !config.variants().contains(&v.as_str())) {
-        return Err(format!("`{}` is not a variant of {} (it has {})", shorten(unknown), preset.id, config.variants().join(", ")));
+        return Err(LinkRefusal::NotAVariant { variant: shorten(unknown), preset: preset.id, variants: config.variants().to_vec() });
     }
     let variants = config.variants().iter().copied().filter(|v| link.variants.is_empty() || link.variants.iter().any(|x| x == v)).collect();
     Ok(Resolved { preset, config, variants })
@@ -63,6 +110,18 @@ pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcom
     let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
     let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
     model_expect::evaluate(&exps, &runs)
+}
+
+/// What model mode's knobs and variants are asked (`ModelSession::reduce`; without a model on
+/// screen they do nothing).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelAction {
+    /// A model knob as typed.
+    SetKnob {
+        knob: String,
+        value: String,
+    },
+    ToggleVariant(String),
 }
 
 /// A knob value that was refused: what was typed and why.
@@ -109,6 +168,17 @@ impl ModelSession {
         self.runner.config()
     }
 
+    pub fn reduce(&mut self, action: ModelAction, fx: &mut Effects) {
+        match action {
+            ModelAction::SetKnob { knob, value } => self.set_knob(knob, value),
+            ModelAction::ToggleVariant(name) => {
+                if let Err(why) = self.toggle_variant(&name) {
+                    fx.info(why.to_string());
+                }
+            }
+        }
+    }
+
     /// A knob typed by the user: a valid value re-runs the model and replays it.
     pub fn set_knob(&mut self, knob: String, text: String) {
         match model_knobs::set(self.config(), &knob, &text) {
@@ -120,18 +190,18 @@ impl ModelSession {
                 // A fresh replay is never finished and never refused.
                 let _ = playback::control(self, Control::Play);
             }
-            Err(message) => self.knob_error = Some(KnobError { knob, text, message }),
+            Err(why) => self.knob_error = Some(KnobError { knob, text, message: why.to_string() }),
         }
     }
 
     /// Returns why not, when the last selected variant would be dropped.
-    pub fn toggle_variant(&mut self, name: &str) -> Result<(), String> {
+    pub fn toggle_variant(&mut self, name: &str) -> Result<(), VariantRefusal> {
         let Some(&variant) = self.config().variants().iter().find(|v| **v == name) else {
-            return Err(format!("`{}` is not a variant of this model.", shorten(name)));
+            return Err(VariantRefusal::Unknown(shorten(name)));
         };
         if self.variants.contains(&variant) {
             if self.variants.len() == 1 {
-                return Err("At least one variant must stay selected.".into());
+                return Err(VariantRefusal::LastOne);
             }
             self.variants.retain(|v| *v != variant);
         } else {
@@ -169,7 +239,7 @@ impl Replay for ModelSession {
         self.after_commands();
     }
 
-    fn refusal(&self) -> Option<String> {
+    fn refusal(&self) -> Option<RunRefusal> {
         None
     }
 
@@ -227,16 +297,16 @@ mod tests {
 
     #[test]
     fn bad_links_are_messages() {
-        assert!(resolve(&link("nope")).unwrap_err().contains("no model preset"));
+        assert!(resolve(&link("nope")).unwrap_err().to_string().contains("no model preset"));
         let mut l = link("records_rotating11");
         l.variants = vec!["fifo".into(), "evil".into()];
-        assert!(resolve(&l).unwrap_err().contains("not a variant"));
+        assert!(resolve(&l).unwrap_err().to_string().contains("not a variant"));
         l.variants = vec!["unbounded".into(), "fifo".into()];
         assert_eq!(resolve(&l).unwrap().variants, ["fifo", "unbounded"], "the model's order");
         l.knobs = vec![("shapes".into(), "0".into())];
-        assert!(resolve(&l).unwrap_err().contains("between"));
+        assert!(resolve(&l).unwrap_err().to_string().contains("between"));
         l.knobs = vec![("ops".into(), "1".into()); MAX_KNOB_SETTINGS + 1];
-        assert!(resolve(&l).unwrap_err().contains("at most"));
+        assert!(resolve(&l).unwrap_err().to_string().contains("at most"));
     }
 
     #[test]

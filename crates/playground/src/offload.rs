@@ -128,8 +128,8 @@ pub fn answer(job: &[u8]) -> Vec<u8> {
 
 /// The page reads the worker's reply (`answer`) at once (the page itself steps a
 /// `wire::ReplyDecoder`).
-pub fn decode_reply(bytes: &[u8]) -> Result<Reply, String> {
-    crate::wire::decode_reply(bytes).map_err(unreadable)
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, crate::wire::DecodeError> {
+    crate::wire::decode_reply(bytes)
 }
 
 /// Why a reply was not read, for the user.

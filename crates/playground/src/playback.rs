@@ -121,6 +121,17 @@ impl RunState {
     }
 }
 
+/// Why lanes cannot run (Play is refused): the engine's refusal of the scenario in its words,
+/// from the page's own run check or the engine worker's (which crosses its wire as text).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRefusal(pub String);
+
+impl std::fmt::Display for RunRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A run control (`Action::Run`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Control {
@@ -153,7 +164,7 @@ pub trait Replay {
     /// anew, which may fail: see `refusal`).
     fn rewind(&mut self);
     /// Why the lanes cannot run; Play says so instead of starting.
-    fn refusal(&self) -> Option<String>;
+    fn refusal(&self) -> Option<RunRefusal>;
     /// One step by hand; what it did, if the lanes say.
     fn step(&mut self) -> Option<String>;
     fn advance_clock(&mut self, virtual_ms: f64);
@@ -218,7 +229,7 @@ impl Playback {
 }
 
 /// Apply a run control to `lanes`. `Err` says why Play could not start (a banner).
-pub fn control(lanes: &mut dyn Replay, control: Control) -> Result<(), String> {
+pub fn control(lanes: &mut dyn Replay, control: Control) -> Result<(), RunRefusal> {
     match control {
         Control::Play => return play(lanes),
         Control::Pause => pause(lanes),
@@ -274,7 +285,7 @@ pub fn control(lanes: &mut dyn Replay, control: Control) -> Result<(), String> {
     Ok(())
 }
 
-fn play(lanes: &mut dyn Replay) -> Result<(), String> {
+fn play(lanes: &mut dyn Replay) -> Result<(), RunRefusal> {
     if lanes.finished() {
         lanes.rewind();
     }

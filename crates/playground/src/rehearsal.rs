@@ -17,6 +17,7 @@ use blast_engine::Policy;
 
 use crate::action::Action;
 use crate::offload;
+use crate::session::SessionAction;
 use crate::share::{self, Link};
 use crate::state::AppState;
 use crate::wire::{self, ReplyDecoder};
@@ -29,7 +30,7 @@ enum Stage {
     Open(Box<Link>),
     /// The worker's turn, taken here: the job's bytes in, the reply's bytes out.
     Answer(Vec<u8>),
-    /// Decode the reply, as the page does (`wire::ReplyDecoder`), and apply it (`Action::Read`).
+    /// Decode the reply, as the page does (`wire::ReplyDecoder`), and apply it (`SessionAction::Read`).
     Apply(Box<ReplyDecoder>),
     Done,
 }
@@ -76,7 +77,7 @@ impl Rehearsal {
             Stage::Apply(mut decoder) => match decoder.step(wire::DECODE_ITEMS) {
                 Ok(None) => Stage::Apply(decoder),
                 Ok(Some(reply)) => {
-                    state.reduce(Action::Read(reply));
+                    state.reduce(SessionAction::Read(reply));
                     Stage::Done
                 }
                 Err(_) => Stage::Done,

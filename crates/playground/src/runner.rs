@@ -268,7 +268,25 @@ pub fn names_of(scenario: &Scenario) -> Rc<Vec<String>> {
 }
 
 /// Why a hand-fired mutation went nowhere.
-pub const NOTHING_RUNNING: &str = "nothing is running: press Run (or Reset) first";
+const NOTHING_RUNNING: &str = "nothing is running: press Run (or Reset) first";
+
+/// Why a hand-fired mutation went into no lane.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FireRefusal {
+    /// No lane is running.
+    NothingRunning,
+    /// Every running lane refused it: the engine's words (they cross the worker's wire as text).
+    Refused(String),
+}
+
+impl std::fmt::Display for FireRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FireRefusal::NothingRunning => f.write_str(NOTHING_RUNNING),
+            FireRefusal::Refused(why) => f.write_str(why),
+        }
+    }
+}
 
 pub struct Runner {
     lanes: Vec<Lane>,
@@ -429,7 +447,7 @@ impl Runner {
     }
 
     /// Fire a hand-made event into every running lane at once. Returns how many took it.
-    pub fn inject(&mut self, event: &Event) -> Result<usize, String> {
+    pub fn inject(&mut self, event: &Event) -> Result<usize, FireRefusal> {
         let fired = self.fire_into_running_lanes(|sim| sim.inject(event))?;
         if let Event::Load { class, parent, .. } = event {
             if !self.classes.iter().any(|(c, _)| c == class) {
@@ -440,11 +458,11 @@ impl Runner {
     }
 
     /// Enter or leave category `name` in every running lane at once. Returns how many took it.
-    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, String> {
+    pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, FireRefusal> {
         self.fire_into_running_lanes(|sim| sim.inject_category(name, enter))
     }
 
-    fn fire_into_running_lanes(&mut self, mut fire: impl FnMut(&mut Simulation) -> Result<usize, ScenarioError>) -> Result<usize, String> {
+    fn fire_into_running_lanes(&mut self, mut fire: impl FnMut(&mut Simulation) -> Result<usize, ScenarioError>) -> Result<usize, FireRefusal> {
         let mut fired = 0;
         let mut error = None;
         for lane in self.lanes.iter_mut().filter(|l| l.running()) {
@@ -454,7 +472,7 @@ impl Runner {
             }
         }
         if fired == 0 {
-            return Err(error.unwrap_or_else(|| NOTHING_RUNNING.into()));
+            return Err(error.map_or(FireRefusal::NothingRunning, FireRefusal::Refused));
         }
         Ok(fired)
     }
@@ -775,8 +793,8 @@ mod tests {
         r.refresh();
         assert!(r.views().iter().all(|l| l.active_categories == ["HotCategory"]));
         assert_eq!(r.inject_category("HotCategory", false), Ok(2));
-        assert!(r.inject_category("HotCategory", false).unwrap_err().contains("not active"));
-        assert!(r.inject_category("Nope", true).unwrap_err().contains("unknown category"));
+        assert!(r.inject_category("HotCategory", false).unwrap_err().to_string().contains("not active"));
+        assert!(r.inject_category("Nope", true).unwrap_err().to_string().contains("unknown category"));
         r.refresh();
         assert!(r.views().iter().all(|l| l.active_categories.is_empty()));
     }

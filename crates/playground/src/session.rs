@@ -10,26 +10,87 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
-use blast_engine::model::Scenario;
+use blast_engine::model::{Event, Scenario};
 use blast_engine::presets::{self, Preset};
 use blast_engine::{dsl, Params, Policy, ScenarioError};
 
-use crate::action::Action;
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
+use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::lane_wire::{Request, Update, UpdateDecoder};
 use crate::lanes::{self, Lanes, Mirror};
 use crate::offload::{self, Posting, Reply, TextError, Verdict};
-use crate::playback::{self, Control, Playback, Replay, RunState, Speed};
+use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
 use crate::reading::{Purpose, Readings};
-use crate::runner::{LaneView, Runner};
+use crate::runner::{FireRefusal, LaneView, Runner};
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
+use crate::wire::DecodeError;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
+
+/// The actions about the scenario and its lanes (`state::AppState::reduce` hands them on whole;
+/// [`CallSiteSession::reduce`] matches each).
+// An action is moved once into the reducer and never stored in bulk: boxing the link's scenario
+// would only add an allocation per load.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum SessionAction {
+    /// A gallery entry's scenario (`state` resolves the entry: `gallery::open`).
+    OpenEntry {
+        opened: Opened,
+        run: bool,
+    },
+    /// The user's own scenario a load replaced back on screen (the picker's "Your scenario").
+    OpenOwn,
+    /// A scenario from a share link or an imported file.
+    LoadScenario {
+        shared: Shared,
+        origin: String,
+    },
+    EditText(String),
+    /// Throw away text that does not parse: show the model's text again.
+    RevertText,
+    Edit(EditOp),
+    TogglePolicy(Policy),
+    Fire(Event),
+    /// Enter (`use`) or leave a category by hand in every running lane.
+    FireCategory {
+        name: String,
+        enter: bool,
+    },
+    SelectSite(Option<String>),
+    /// Add these policies' lanes (the expectations panel: runs an expectation reads).
+    AddPolicies(Vec<Policy>),
+    /// Show the relink behind a failed expectation in the why panel.
+    ShowCause(Cause),
+    HoverClass(Option<String>),
+    /// "Loop until stopped": re-run with the measured op repeated (see `looping`).
+    ToggleLoop,
+    /// Replace the scenario with `editor::BLANK` (an edit: Undo brings the old one back).
+    NewScenario,
+    /// Back to the scenario text before the latest form or text edit (Ctrl+Z).
+    Undo,
+    /// Ctrl+Shift+Z (or Ctrl+Y).
+    Redo,
+    /// The engine worker (or the page standing in for it) answered a job (`offload`).
+    Read(Reply),
+    /// The engine worker's update of the lanes it runs for build `run`, decoded by the page in
+    /// steps (`lanes::Mirror::decoder`), or why its bytes were unreadable.
+    LanesDecoded(u64, Box<Result<Update, DecodeError>>),
+    /// The engine worker stopped while running lanes, or there is none to run them.
+    LanesLost(String),
+}
+
+impl SessionAction {
+    /// A mutation fired by hand (model mode has none: `state` says so instead).
+    pub fn is_hand_mutation(&self) -> bool {
+        matches!(self, SessionAction::Fire(_) | SessionAction::FireCategory { .. })
+    }
+}
 
 /// The outcome of the latest hand-fired mutation, shown beside the controls.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,15 +104,13 @@ pub struct CallSiteSession {
     pub scenario: Rc<Scenario>,
     pub text: String,
     pub text_error: Option<TextError>,
-    /// The preset the scenario is (for its published numbers); `None` once edited.
-    pub preset: Option<&'static Preset>,
     pub policies: Vec<Policy>,
     pub params: Params,
     pub playback: Playback,
     /// On the page, or (a big scenario the engine worker read) in the worker (`lanes`).
     pub runner: Lanes,
     /// Why the scenario cannot run (it parses but the engine refuses it).
-    pub run_error: Option<String>,
+    pub run_error: Option<RunRefusal>,
     /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
     /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
     pub slow_lanes: Vec<Rc<LaneView>>,
@@ -98,6 +157,9 @@ pub struct CallSiteSession {
     held: Option<(u64, u64)>,
     /// Builds of lanes in the worker, numbered (their updates carry it).
     worker_runs: u64,
+    /// The gallery entry opened, and the `scenario_rev` it opened as: the scenario is that
+    /// entry until it changes (`entry`), so no text is parsed again to tell.
+    opened: Option<(Entry, u64)>,
 }
 
 impl CallSiteSession {
@@ -112,7 +174,6 @@ impl CallSiteSession {
             scenario: Rc::new(scenario),
             text,
             text_error: None,
-            preset,
             policies: vec![Policy::Global, Policy::Exact],
             params: Params::default(),
             playback: Playback::new(Speed::Factor(0.1), false),
@@ -139,6 +200,7 @@ impl CallSiteSession {
             resume_after_read: false,
             held: None,
             worker_runs: 0,
+            opened: preset.map(|p| (Entry::CallSite(p), 0)),
         };
         session.rebuild();
         session
@@ -157,9 +219,9 @@ impl CallSiteSession {
             // A large autosave is read by the engine worker: the default model until it answers.
             None => self.request(&text, Purpose::Edit),
             Some(Ok(s)) => {
-                self.preset = preset.and_then(presets::find).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
                 self.scenario = Rc::new(s);
                 self.scenario_rev += 1;
+                self.opened = preset.and_then(|id| Entry::recognise(id, &text)).map(|e| (e, self.scenario_rev));
                 self.text_error = None;
             }
             // Keep what the user typed; the model stays on the default until the text parses.
@@ -170,6 +232,16 @@ impl CallSiteSession {
         // Saved without a preset: the user's own text (typed, or opened and kept).
         self.edited = preset.is_none();
         self.rebuild();
+    }
+
+    /// The gallery entry on screen, unedited (a scenario edit forgets it).
+    pub fn entry(&self) -> Option<Entry> {
+        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
+    }
+
+    /// The call-site preset on screen, unedited (for its published numbers).
+    pub fn preset(&self) -> Option<&'static Preset> {
+        self.entry().and_then(|e| e.preset())
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -224,50 +296,48 @@ impl CallSiteSession {
         }
     }
 
-    /// The actions about the scenario and its lanes (`state::AppState::reduce` routes the
-    /// others elsewhere).
-    pub fn reduce(&mut self, action: Action, fx: &mut Effects) {
-        if let Action::Run(control) = action {
-            return self.control(control, fx);
-        }
+    /// The actions about the scenario and its lanes.
+    pub fn reduce(&mut self, action: SessionAction, fx: &mut Effects) {
         match action {
-            Action::LoadPreset { id, run } => match presets::find(&id).map(|p| (p, dsl::parse(p.text))) {
-                Some((p, Ok(s))) => {
-                    fx.call_sites_loaded = true;
-                    self.keep_own(p.text);
-                    self.set_scenario(s, p.text.to_string(), Some(p));
-                    if run {
-                        self.control(Control::Play, fx);
-                    }
+            SessionAction::OpenEntry { opened: Opened { entry, scenario, text, policies }, run } => {
+                fx.call_sites_loaded = true;
+                if !policies.is_empty() {
+                    self.policies = policies;
                 }
-                Some((_, Err(e))) => fx.error(format!("Preset {id} does not parse: {e}")),
-                None => fx.error(format!("There is no preset `{id}`.")),
-            },
-            Action::LoadScenario { shared, origin } => self.load(shared, origin, fx),
-            Action::EditText(text) => {
+                self.keep_own(&text);
+                self.set_scenario(scenario, text, Some(entry));
+                if let Some(origin) = entry.origin() {
+                    fx.info(format!("Loaded “{}” from {origin}.", self.scenario.name));
+                }
+                if run {
+                    self.control(Control::Play, fx);
+                }
+            }
+            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin, fx),
+            SessionAction::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
                 self.edited = true;
             }
-            Action::NewScenario => {
+            SessionAction::NewScenario => {
                 let text = editor::BLANK.to_string();
                 self.history.record(&self.text, &text, false);
                 self.set_text(text);
                 self.edited = true;
             }
-            Action::Undo => {
+            SessionAction::Undo => {
                 if let Some(text) = self.history.undo(&self.text) {
                     self.set_text(text);
                     self.edited = true;
                 }
             }
-            Action::Redo => {
+            SessionAction::Redo => {
                 if let Some(text) = self.history.redo(&self.text) {
                     self.set_text(text);
                     self.edited = true;
                 }
             }
-            Action::OpenOwn => {
+            SessionAction::OpenOwn => {
                 fx.call_sites_loaded = true;
                 if let Some(text) = self.own.take().filter(|t| *t != self.text) {
                     // A swap: an edit of what was loaded becomes the kept one in turn.
@@ -279,20 +349,20 @@ impl CallSiteSession {
                     self.edited = true;
                 }
             }
-            Action::RevertText => {
+            SessionAction::RevertText => {
                 let text = dsl::print(&self.scenario);
                 self.history.record(&self.text, &text, false);
                 self.text = text;
                 self.text_rev += 1;
                 self.text_error = None;
             }
-            Action::Edit(op) => {
+            SessionAction::Edit(op) => {
                 let before = self.text.clone();
                 self.edit(&op);
                 self.history.record(&before, &self.text, false);
                 self.edited |= before != self.text;
             }
-            Action::TogglePolicy(p) => {
+            SessionAction::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
                     if self.policies.len() == 1 {
                         fx.info("At least one policy must stay selected.".into());
@@ -305,19 +375,14 @@ impl CallSiteSession {
                 }
                 self.policies_changed(fx);
             }
-            Action::ToggleLane(index) => {
-                if let Some(&policy) = Policy::ALL.get(index) {
-                    self.reduce(Action::TogglePolicy(policy), fx);
-                }
-            }
-            Action::AddPolicies(add) => {
+            SessionAction::AddPolicies(add) => {
                 let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| self.policies.contains(p) || add.contains(p)).collect();
                 if policies != self.policies {
                     self.policies = policies;
                     self.policies_changed(fx);
                 }
             }
-            Action::ToggleLoop => {
+            SessionAction::ToggleLoop => {
                 self.loop_mode = !self.loop_mode;
                 let was_playing = self.playback.playing;
                 self.rebuild();
@@ -326,30 +391,29 @@ impl CallSiteSession {
                     self.control(Control::Play, fx);
                 }
             }
-            Action::Fire(event) => {
+            SessionAction::Fire(event) => {
                 let label = dsl::event_text(&event);
                 let outcome = self.runner.inject(&event);
                 self.record_fire(label, outcome);
             }
-            Action::FireCategory { name, enter } => {
+            SessionAction::FireCategory { name, enter } => {
                 let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
                 let outcome = self.runner.inject_category(&name, enter);
                 self.record_fire(label, outcome);
             }
-            Action::SelectSite(site) => self.select_site(site),
-            Action::ShowCause(cause) => {
+            SessionAction::SelectSite(site) => self.select_site(site),
+            SessionAction::ShowCause(cause) => {
                 self.select_site(Some(cause.site.clone()));
                 self.focused_cause = Some(cause);
             }
-            Action::HoverClass(class) => self.hover(class),
-            Action::Read(reply) => self.read(reply, fx),
-            Action::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
-            Action::LanesLost(why) => {
+            SessionAction::HoverClass(class) => self.hover(class),
+            SessionAction::Read(reply) => self.read(reply, fx),
+            SessionAction::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
+            SessionAction::LanesLost(why) => {
                 if matches!(self.runner, Lanes::Worker(_)) {
                     self.lanes_lost(&why, fx);
                 }
             }
-            _ => {}
         }
     }
 
@@ -386,7 +450,7 @@ impl CallSiteSession {
     /// A link's view (`view`): its speed, and its selected site once the scenario is on screen.
     fn open(&mut self, scenario: Scenario, text: String, policies: Vec<Policy>, view: LinkView, origin: &str, fx: &mut Effects) {
         fx.call_sites_loaded = true;
-        let preset = presets::find(&scenario.name).filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&scenario));
+        let entry = Entry::recognise(&scenario.name, &text);
         if !policies.is_empty() {
             self.policies = policies;
         }
@@ -395,7 +459,7 @@ impl CallSiteSession {
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
         self.keep_own(&text);
-        self.set_scenario(scenario, text, preset);
+        self.set_scenario(scenario, text, entry);
         match view.site {
             Some(site) if self.scenario.sites.iter().any(|s| s.name == site) => {
                 self.select_site(Some(site.clone()));
@@ -442,7 +506,7 @@ impl CallSiteSession {
         self.own.is_some() || self.edited
     }
 
-    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `Action::Read`.
+    /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `SessionAction::Read`.
     fn request(&mut self, text: &str, purpose: Purpose) {
         // The page shows the text being read next: a run of the old scenario meanwhile only
         // competes with reading and drawing it (while the 1,900-deep link was read, the running
@@ -478,13 +542,12 @@ impl CallSiteSession {
                     // The worker now holds this (same) scenario under the new job.
                     self.held = held.then_some((job, self.scenario_rev)).or(self.held);
                 } else {
-                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&*scenario));
                     self.scenario = Rc::from(scenario);
                     self.scenario_rev += 1;
                     self.held = held.then_some((job, self.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
-                        Some(why) => self.install(Err(why)),
+                        Some(why) => self.install(Err(RunRefusal(why))),
                         None => self.rebuild(),
                     }
                 }
@@ -530,7 +593,6 @@ impl CallSiteSession {
             Some(Ok(s)) => {
                 self.text_error = None;
                 if s != *self.scenario {
-                    self.preset = self.preset.filter(|p| dsl::parse(p.text).ok().as_ref() == Some(&s));
                     self.scenario = Rc::new(s);
                     self.scenario_rev += 1;
                     self.rebuild();
@@ -545,7 +607,7 @@ impl CallSiteSession {
         self.edit_epoch += 1;
     }
 
-    fn record_fire(&mut self, label: String, outcome: Result<usize, String>) {
+    fn record_fire(&mut self, label: String, outcome: Result<usize, FireRefusal>) {
         self.last_fire = Some(match outcome {
             Ok(lanes) => FireOutcome::Fired { label, lanes },
             Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
@@ -572,14 +634,14 @@ impl CallSiteSession {
         }
     }
 
-    fn set_scenario(&mut self, scenario: Scenario, text: String, preset: Option<&'static Preset>) {
+    fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
         self.scenario = Rc::new(scenario);
         self.scenario_rev += 1;
+        self.opened = entry.map(|e| (e, self.scenario_rev));
         self.text = text;
         self.text_rev += 1;
         self.text_error = None;
         self.editor_error = None;
-        self.preset = preset;
         self.last_fire = None;
         if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
             self.selected_site = None;
@@ -608,7 +670,7 @@ impl CallSiteSession {
             }
             None => {
                 let runner = Runner::new(scenario, &self.policies, &self.params);
-                self.install(runner.map(Lanes::Here).map_err(|e| e.to_string()));
+                self.install(runner.map(Lanes::Here).map_err(|e| RunRefusal(e.to_string())));
             }
         }
     }
@@ -624,7 +686,7 @@ impl CallSiteSession {
 
     /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
     /// on screen, and what a Step or mutation did.
-    fn lanes_update(&mut self, run: u64, decoded: Result<Update, String>, fx: &mut Effects) {
+    fn lanes_update(&mut self, run: u64, decoded: Result<Update, DecodeError>, fx: &mut Effects) {
         let Lanes::Worker(mirror) = &mut self.runner else { return };
         let news = match mirror.decoded(run, decoded) {
             None => return,
@@ -656,7 +718,7 @@ impl CallSiteSession {
     }
 
     /// Put new simulations (or why there are none) on screen, paused at time zero.
-    fn install(&mut self, runner: Result<Lanes, String>) {
+    fn install(&mut self, runner: Result<Lanes, RunRefusal>) {
         self.run_id += 1;
         self.playback.stop();
         self.resume_after_read = false;
@@ -693,7 +755,7 @@ impl Replay for CallSiteSession {
         self.rebuild();
     }
 
-    fn refusal(&self) -> Option<String> {
+    fn refusal(&self) -> Option<RunRefusal> {
         self.run_error.clone()
     }
 
@@ -748,20 +810,33 @@ fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::action::Action;
     use crate::chrome::BannerKind;
     use crate::editor::looping;
     use crate::share::{self, Link};
     use blast_engine::model::{Event, MetaKind};
 
     /// One action, and what it asked of the rest of the page.
-    fn act(s: &mut CallSiteSession, action: Action) -> Effects {
+    pub(crate) fn act(s: &mut CallSiteSession, action: impl Into<Action>) -> Effects {
         let mut fx = Effects::default();
-        s.reduce(action, &mut fx);
+        match action.into() {
+            Action::Run(control) => s.control(control, &mut fx),
+            Action::Session(action) => s.reduce(action, &mut fx),
+            other => panic!("not the session's: {other:?}"),
+        }
         fx
     }
 
     fn run_to_end(s: &mut CallSiteSession) {
         playback::play_to_end(s);
+    }
+
+    /// A gallery preset's scenario, as the router hands it on.
+    fn open_preset(id: &str, run: bool) -> SessionAction {
+        match crate::gallery::open(id) {
+            Ok(crate::gallery::Opening::Scenario(opened)) => SessionAction::OpenEntry { opened, run },
+            other => panic!("{id} is not a scenario entry: {other:?}"),
+        }
     }
 
     pub(crate) fn shared(text: &str) -> Shared {
@@ -776,7 +851,7 @@ pub(crate) mod tests {
         let mut fx = Effects::default();
         let jobs = s.take_jobs();
         for job in &jobs {
-            s.reduce(Action::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
+            s.reduce(SessionAction::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
         }
         (jobs.len(), fx)
     }
@@ -800,13 +875,13 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         let text = world(50, 1000);
         assert!(text.len() >= offload::OFFLOAD_BYTES);
-        act(&mut s, Action::EditText(text.clone()));
+        act(&mut s, SessionAction::EditText(text.clone()));
         assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
         assert_eq!(answer_jobs(&mut s).0, 1);
         assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
         assert!(s.text_error.is_none() && s.run_error.is_none());
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(answer_jobs(&mut s).0, 0, "a small text is read here, at once");
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
     }
@@ -815,27 +890,27 @@ pub(crate) mod tests {
     fn a_large_invalid_or_unrunnable_paste_is_reported_by_the_worker() {
         let mut s = CallSiteSession::new();
         let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
-        act(&mut s, Action::EditText(broken));
+        act(&mut s, SessionAction::EditText(broken));
         answer_jobs(&mut s);
         let e = s.text_error.clone().expect("located error");
         assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
-        act(&mut s, Action::EditText(hostile));
+        act(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
-        assert!(s.run_error.as_deref().is_some_and(|e| e.contains("work units")), "{:?}", s.run_error);
+        assert!(s.run_error.as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error);
         assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
     }
 
     #[test]
     fn a_newer_edit_drops_the_answer_for_an_older_one() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::EditText(world(50, 1000)));
+        act(&mut s, SessionAction::EditText(world(50, 1000)));
         let stale = s.take_jobs();
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        act(&mut s, Action::EditText(small.clone()));
+        act(&mut s, SessionAction::EditText(small.clone()));
         assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
-        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
@@ -843,7 +918,7 @@ pub(crate) mod tests {
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
         let mut s = CallSiteSession::new();
         let before = s.text.clone();
-        let open = |text: String| Action::LoadScenario {
+        let open = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, scenario: None, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
@@ -862,7 +937,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
-        let link = |text: String| Action::LoadScenario {
+        let link = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, scenario: None, policies: vec![], view: Default::default() },
             origin: "the link".into(),
         };
@@ -875,7 +950,7 @@ pub(crate) mod tests {
         // A link that does not read, and a text that does not parse: the old lanes stay, and run on.
         for (what, action) in [
             ("refused link", link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m"))),
-            ("invalid paste", Action::EditText(world(50, 1000) + "nonsense")),
+            ("invalid paste", SessionAction::EditText(world(50, 1000) + "nonsense")),
         ] {
             let mut s = playing();
             let run = s.run_id;
@@ -891,7 +966,7 @@ pub(crate) mod tests {
         assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
         // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
         let mut s = playing();
-        act(&mut s, Action::EditText(world(50, 1000) + "nonsense"));
+        act(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
         act(&mut s, Action::Run(Control::Step));
         answer_jobs(&mut s);
         assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
@@ -900,7 +975,7 @@ pub(crate) mod tests {
         act(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
-        act(&mut s, Action::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
         assert!(!s.playback.playing, "a second link is still being read");
         answer_jobs(&mut s);
         assert!(s.playback.playing);
@@ -909,7 +984,7 @@ pub(crate) mod tests {
     #[test]
     fn starts_on_the_headline_preset_with_two_lanes() {
         let s = CallSiteSession::new();
-        assert_eq!(s.preset.map(|p| p.id), Some(DEFAULT_PRESET));
+        assert_eq!(s.preset().map(|p| p.id), Some(DEFAULT_PRESET));
         assert_eq!(s.runner.views().len(), 2);
         assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
     }
@@ -917,7 +992,7 @@ pub(crate) mod tests {
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: true });
+        act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", true));
         assert!(s.playback.playing);
         assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
         run_to_end(&mut s);
@@ -950,14 +1025,14 @@ pub(crate) mod tests {
     #[test]
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         let normal = s.runner.views()[0].total_iterations;
-        act(&mut s, Action::ToggleLoop);
+        act(&mut s, SessionAction::ToggleLoop);
         let looped = s.runner.views()[0].total_iterations;
         assert!(looped >= 100 * normal, "{looped} vs {normal}");
         assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
         assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
-        act(&mut s, Action::ToggleLoop);
+        act(&mut s, SessionAction::ToggleLoop);
         assert_eq!(s.runner.views()[0].total_iterations, normal);
     }
 
@@ -983,44 +1058,44 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         let before = s.scenario.clone();
         let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
-        act(&mut s, Action::EditText(broken.clone()));
+        act(&mut s, SessionAction::EditText(broken.clone()));
         assert_eq!(s.text, broken, "what the user typed is kept");
         let e = s.text_error.clone().expect("error");
         assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
         assert_eq!(s.scenario, before, "the model keeps the last valid version");
-        act(&mut s, Action::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
+        act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
         assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
-        act(&mut s, Action::RevertText);
+        act(&mut s, SessionAction::RevertText);
         assert!(s.text_error.is_none());
         let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
-        act(&mut s, Action::EditText(fixed.clone()));
+        act(&mut s, SessionAction::EditText(fixed.clone()));
         assert!(s.text_error.is_none());
         assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
-        assert!(s.preset.is_none(), "an edited preset no longer claims its published numbers");
+        assert!(s.preset().is_none(), "an edited preset no longer claims its published numbers");
     }
 
     #[test]
     fn undo_and_redo_cross_form_and_text_edits() {
         let mut s = CallSiteSession::new();
         let original = s.text.clone();
-        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         let after_form = s.text.clone();
-        act(&mut s, Action::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
+        act(&mut s, SessionAction::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
         assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, after_form, "the typing is undone");
         assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, original, "then the form edit");
         assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, original, "nothing more to undo");
-        act(&mut s, Action::Redo);
+        act(&mut s, SessionAction::Redo);
         assert_eq!(s.text, after_form);
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
     }
 
@@ -1029,29 +1104,29 @@ pub(crate) mod tests {
         let mut s = CallSiteSession::new();
         assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
-        act(&mut s, Action::EditText(edited.clone()));
+        act(&mut s, SessionAction::EditText(edited.clone()));
         assert!(s.has_own());
         for run in [false, true] {
-            let fx = act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run });
+            let fx = act(&mut s, open_preset("hotLoop_baseline", run));
             assert!(fx.call_sites_loaded);
             assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
-            act(&mut s, Action::Undo);
+            act(&mut s, SessionAction::Undo);
             assert_eq!(s.text, edited, "one undo step back to the edit");
             assert!(s.scenario.classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
-            act(&mut s, Action::Redo);
+            act(&mut s, SessionAction::Redo);
             assert_eq!(s.scenario.name, "hotLoop_baseline");
-            act(&mut s, Action::OpenOwn);
+            act(&mut s, SessionAction::OpenOwn);
             assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
-            assert!(s.preset.is_none());
+            assert!(s.preset().is_none());
         }
         // Loading one preset after another keeps the edit, not the presets.
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        act(&mut s, Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
+        act(&mut s, open_preset(DEFAULT_PRESET, false));
         assert_eq!(s.own.as_deref(), Some(edited.as_str()));
         // An edit of a loaded preset and the kept one swap places.
         let second = s.text.replace("class Unrelated", "class Unrelated { second }");
-        act(&mut s, Action::EditText(second.clone()));
-        act(&mut s, Action::OpenOwn);
+        act(&mut s, SessionAction::EditText(second.clone()));
+        act(&mut s, SessionAction::OpenOwn);
         assert_eq!((s.text.as_str(), s.own.as_deref()), (edited.as_str(), Some(second.as_str())));
     }
 
@@ -1059,24 +1134,24 @@ pub(crate) mod tests {
     fn a_link_opened_over_an_edit_keeps_it() {
         let mut s = CallSiteSession::new();
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
-        act(&mut s, Action::EditText(edited.clone()));
+        act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
         let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact], view: Default::default() };
-        act(&mut s, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, edited);
         // A big link, read by the worker, too.
         act(
             &mut s,
-            Action::LoadScenario {
+            SessionAction::LoadScenario {
                 shared: Shared { text: world(50, 1000), scenario: None, policies: vec![], view: Default::default() },
                 origin: "the link".into(),
             },
         );
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
-        act(&mut s, Action::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, edited);
     }
 
@@ -1084,28 +1159,28 @@ pub(crate) mod tests {
     fn a_link_carries_the_speed_and_the_selected_site() {
         let mut sharer = CallSiteSession::new();
         let site = sharer.scenario.sites[1].name.to_string();
-        act(&mut sharer, Action::SelectSite(Some(site.clone())));
+        act(&mut sharer, SessionAction::SelectSite(Some(site.clone())));
         let speed = crate::playback::SPEEDS[5];
         sharer.playback.speed = speed;
         let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
         let mut opener = CallSiteSession::new();
         assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
-        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
         // Read by the engine worker (a big text), the view waits for the scenario.
         let big = world(50, 1000);
         let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("big link") };
         let mut opener = CallSiteSession::new();
-        act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         answer_jobs(&mut opener);
         assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
         // A site the scenario does not have selects none, and the page says so.
         let text = presets::find("hotLoop_baseline").unwrap().text;
         let fragment = share::encode(text, &[], &share::LinkView { speed: None, site: Some("nowhere".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("link") };
-        let fx = act(&mut opener, Action::LoadScenario { shared, origin: "the link".into() });
+        let fx = act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!(opener.selected_site, None);
         assert!(fx.banners.iter().any(|(_, text)| text.contains("nowhere") && text.contains("not in it")), "{:?}", fx.banners);
     }
@@ -1114,12 +1189,12 @@ pub(crate) mod tests {
     fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
         let mut s = CallSiteSession::new();
         let before = s.text.clone();
-        act(&mut s, Action::NewScenario);
+        act(&mut s, SessionAction::NewScenario);
         assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
-        assert!(s.preset.is_none());
-        act(&mut s, Action::Undo);
+        assert!(s.preset().is_none());
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.text, before);
-        act(&mut s, Action::Edit(EditOp::DeleteClass("Unrelated".into())));
+        act(&mut s, SessionAction::Edit(EditOp::DeleteClass("Unrelated".into())));
         let why = s.editor_error.clone().unwrap_or_default();
         assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
@@ -1127,9 +1202,9 @@ pub(crate) mod tests {
     #[test]
     fn model_edits_reprint_the_text() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
+        act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
-        act(&mut s, Action::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
+        act(&mut s, SessionAction::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
         assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
         assert!(!s.text.contains("HierParent extends"));
     }
@@ -1137,12 +1212,14 @@ pub(crate) mod tests {
     #[test]
     fn policies_toggle_in_canonical_order_and_never_empty() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::TogglePolicy(Policy::Ideal));
-        act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
+        act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
         assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         assert_eq!(s.runner.views().len(), 4);
-        let refusals: usize =
-            [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal].into_iter().map(|p| act(&mut s, Action::TogglePolicy(p)).banners.len()).sum();
+        let refusals: usize = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]
+            .into_iter()
+            .map(|p| act(&mut s, SessionAction::TogglePolicy(p)).banners.len())
+            .sum();
         assert_eq!(s.policies, [Policy::Ideal]);
         assert_eq!(refusals, 1);
     }
@@ -1150,42 +1227,42 @@ pub(crate) mod tests {
     #[test]
     fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: true });
+        act(&mut s, open_preset("parentChild_parentMetaClassChurn", true));
         for frame in 0..3 {
             act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
             act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
         }
         assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
-        let fx = act(&mut s, Action::TogglePolicy(Policy::Hierarchy));
+        let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
         assert_eq!(s.runner.views().len(), 3);
         assert_eq!(s.run_state(), RunState::Running, "the run goes on");
         assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
         // Paused part-way: restarted, paused, and said so.
-        act(&mut s, Action::LoadPreset { id: "parentChild_parentMetaClassChurn".into(), run: false });
+        act(&mut s, open_preset("parentChild_parentMetaClassChurn", false));
         act(&mut s, Action::Run(Control::Step));
-        let fx = act(&mut s, Action::TogglePolicy(Policy::Ideal));
+        let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         assert_eq!(s.run_state(), RunState::Ready);
         assert!(fx.banners.iter().any(|(_, t)| t.contains("press Run")), "{:?}", fx.banners);
         // Before any run: nothing to say.
-        assert!(act(&mut s, Action::TogglePolicy(Policy::Ideal)).banners.is_empty());
+        assert!(act(&mut s, SessionAction::TogglePolicy(Policy::Ideal)).banners.is_empty());
     }
 
     #[test]
     fn firing_a_write_mid_run_relinks() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, open_preset("hotLoop_baseline", false));
         for _ in 0..6 {
             act(&mut s, Action::Run(Control::Step));
         }
         assert_eq!(s.total_relinks(), 0);
-        act(&mut s, Action::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
+        act(&mut s, SessionAction::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
         assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
         run_to_end(&mut s);
         assert!(s.total_relinks() > 0);
-        act(&mut s, Action::Fire(Event::InvalidateAll));
+        act(&mut s, SessionAction::Fire(Event::InvalidateAll));
         assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
     }
 
@@ -1195,10 +1272,10 @@ pub(crate) mod tests {
         for _ in 0..8 {
             act(&mut s, Action::Run(Control::Step));
         }
-        act(&mut s, Action::HoverClass(Some("Hot".into())));
+        act(&mut s, SessionAction::HoverClass(Some("Hot".into())));
         assert_eq!(s.what_if.len(), 2);
         assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
-        act(&mut s, Action::HoverClass(None));
+        act(&mut s, SessionAction::HoverClass(None));
         assert!(s.what_if.is_empty());
     }
 
@@ -1206,9 +1283,9 @@ pub(crate) mod tests {
     fn a_shared_scenario_replaces_the_current_one() {
         let mut s = CallSiteSession::new();
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-        let fx = act(&mut s, Action::LoadScenario { shared: shared(text), origin: "the link".into() });
+        let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
         assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
-        assert_eq!(s.preset.map(|p| p.id), Some("oracle_liveParentRedefine"));
+        assert_eq!(s.preset().map(|p| p.id), Some("oracle_liveParentRedefine"));
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
     }
 
@@ -1216,7 +1293,7 @@ pub(crate) mod tests {
     fn an_unrunnable_scenario_is_reported_not_run() {
         let mut s = CallSiteSession::new();
         let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
-        act(&mut s, Action::EditText(text.into()));
+        act(&mut s, SessionAction::EditText(text.into()));
         assert!(s.text_error.is_none());
         assert!(s.run_error.is_some());
         let fx = act(&mut s, Action::Run(Control::Play));
@@ -1227,20 +1304,20 @@ pub(crate) mod tests {
     #[test]
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "oracle_liveParentRedefine".into(), run: false });
+        act(&mut s, open_preset("oracle_liveParentRedefine", false));
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
-        act(&mut s, Action::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
+        act(&mut s, SessionAction::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
         assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         run_to_end(&mut s);
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
         // A failing expectation typed into the text fails, with a cause the why panel can show.
         let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
-        act(&mut s, Action::EditText(text));
+        act(&mut s, SessionAction::EditText(text));
         run_to_end(&mut s);
         let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
         let cause = failed.causes[0].clone();
-        act(&mut s, Action::ShowCause(cause.clone()));
+        act(&mut s, SessionAction::ShowCause(cause.clone()));
         assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
         assert_eq!(s.focused_cause, Some(cause));
         act(&mut s, Action::Run(Control::Reset));
@@ -1250,11 +1327,11 @@ pub(crate) mod tests {
     #[test]
     fn selecting_a_site_fills_the_why_history() {
         let mut s = CallSiteSession::new();
-        act(&mut s, Action::LoadPreset { id: "hotLoop_sameTypeMetaClassChurn".into(), run: false });
-        act(&mut s, Action::SelectSite(Some("hot".into())));
+        act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", false));
+        act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);
         assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
-        act(&mut s, Action::SelectSite(Some("no-such-site".into())));
+        act(&mut s, SessionAction::SelectSite(Some("no-such-site".into())));
         assert_eq!(s.selected_site, None);
     }
 }

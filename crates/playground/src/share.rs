@@ -18,7 +18,7 @@ use std::fmt;
 
 use crate::base64url::{self, Base64Error};
 use crate::deflate::{self, InflateError};
-use crate::model_mode::{self, ModelLink};
+use crate::model_mode::{self, LinkRefusal, ModelLink};
 use crate::playback::{Speed, SPEEDS};
 
 /// The scenario link's format written: 2 (deflated); 1 (plain) is still read.
@@ -181,7 +181,7 @@ pub enum LinkProblem {
     /// The model settings are not the JSON of a model link.
     UnreadableModel(String),
     /// The model settings are refused by the page's knob checks.
-    BadModel(String),
+    BadModel(LinkRefusal),
     /// `v=` names a speed the page does not offer (its first characters).
     Speed(String),
     /// `site=` is not a site name (its first characters).
@@ -393,7 +393,7 @@ mod tests {
         assert_eq!(decode(&format!("#{frag}")), Ok(Some(Link::Model(link))));
         let model = |json: &str| problem(&format!("#m=1.{}", base64url::encode(json.as_bytes())));
         let refused = |json: &str| match model(json) {
-            LinkProblem::BadModel(why) => why,
+            LinkProblem::BadModel(why) => why.to_string(),
             other => panic!("{other:?}"),
         };
         assert!(matches!(model("{not json"), LinkProblem::UnreadableModel(_)));

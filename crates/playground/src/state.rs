@@ -16,22 +16,21 @@
 //! `effects::Effects`, which this module applies. No browser API is touched here, so the
 //! page's behaviour is tested natively; `blast-web` only forwards actions and renders.
 
-use blast_engine::models;
-use blast_engine::presets;
 use blast_engine::Policy;
 
 use crate::action::Action;
 use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
+use crate::gallery::{self, Entry, Opening};
 use crate::lab::Lab;
-use crate::model_mode::{self, ModelLink, ModelSession};
+use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
 use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
-use crate::session::CallSiteSession;
+use crate::session::{CallSiteSession, SessionAction};
 use crate::share::{self, Link, LinkError};
-use crate::storage::Saved;
-use crate::timeline::{self, Mark, TimelineState, XAxis};
+use crate::storage::{Saved, SetAside};
+use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
 /// ~3 s of virtual time, so at 1x its ratio is on screen about 3 s after the page is built (at
@@ -46,7 +45,7 @@ pub const FIRST_PLAY_WALL_MS: f64 = 4_500.0;
 #[derive(Clone, Debug, Default)]
 pub struct Boot {
     /// The autosaved session, or why it could not be read (it has been set aside).
-    pub saved: Option<Result<Saved, String>>,
+    pub saved: Option<Result<Saved, SetAside>>,
     /// The URL fragment's scenario or model, or why it could not be used.
     pub shared: Option<Result<Link, LinkError>>,
     /// The last visit died opening a link or the autosave (see `browser::boot`): why this
@@ -66,7 +65,7 @@ pub struct SaveKey {
     policies: Vec<Policy>,
     speed: Speed,
     theme: Theme,
-    preset: Option<&'static str>,
+    entry: Option<Entry>,
     model: Option<ModelLink>,
 }
 
@@ -153,7 +152,7 @@ impl AppState {
             policies: self.session.policies.clone(),
             speed: self.session.playback.speed,
             theme: self.chrome.theme,
-            preset: self.session.preset.map(|p| p.id),
+            entry: self.session.entry(),
             model: self.model.as_ref().map(ModelSession::link),
         }
     }
@@ -162,7 +161,7 @@ impl AppState {
         let s = &self.session;
         let model = self.model.as_ref().map(ModelSession::link);
         let own_text = s.own.clone();
-        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.preset.map(|p| p.id.to_string())) }
+        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.entry().map(|e| e.id())) }
     }
 
     /// The playback of the lanes on screen (the model's in model mode).
@@ -199,7 +198,11 @@ impl AppState {
         self.session.take_lanes()
     }
 
-    pub fn reduce(&mut self, action: Action) {
+    pub fn reduce(&mut self, action: impl Into<Action>) {
+        self.reduce_action(action.into());
+    }
+
+    fn reduce_action(&mut self, action: Action) {
         let run = self.session.run_id;
         let mut fx = Effects::default();
         self.route(action, &mut fx);
@@ -218,77 +221,82 @@ impl AppState {
     }
 
     fn route(&mut self, action: Action, fx: &mut Effects) {
-        if let Action::Run(control) = action {
-            match self.model.as_mut() {
+        match action {
+            Action::Run(control) => match self.model.as_mut() {
                 // A model replay is never refused.
                 Some(m) => {
                     let _ = playback::control(m, control);
                 }
                 None => self.session.control(control, fx),
-            }
-            return;
-        }
-        if let Action::Chrome(chrome) = action {
-            return self.chrome.reduce(chrome);
-        }
-        if let Action::Lab(lab) = action {
-            return self.lab.reduce(lab);
-        }
-        match action {
-            Action::LoadPreset { id, run } if presets::find(&id).is_none() && models::find(&id).is_some() => {
-                let link = ModelLink { preset: id, knobs: Vec::new(), variants: Vec::new() };
-                if let Some(m) = self.open_model(&link, "The model preset could not be opened:", fx) {
-                    if run {
-                        let _ = playback::control(m, Control::Play);
-                    }
+            },
+            Action::Chrome(chrome) => self.chrome.reduce(chrome),
+            Action::Lab(lab) => self.lab.reduce(lab),
+            Action::Model(model) => {
+                if let Some(m) = self.model.as_mut() {
+                    m.reduce(model, fx);
                 }
             }
+            Action::Timeline(timeline) => self.timeline_action(timeline),
+            Action::Session(action) if action.is_hand_mutation() && self.model.is_some() => {
+                fx.info("Hand-fired mutations go into call-site scenarios; a model preset is on screen.".into());
+            }
+            Action::Session(action) => self.session.reduce(action, fx),
+            Action::LoadPreset { id, run } => match gallery::open(&id) {
+                Ok(Opening::Scenario(opened)) => self.session.reduce(SessionAction::OpenEntry { opened, run }, fx),
+                Ok(Opening::Model(link)) => {
+                    if let Some(m) = self.open_model(&link, "The model preset could not be opened:", fx) {
+                        if run {
+                            let _ = playback::control(m, Control::Play);
+                        }
+                    }
+                }
+                Err(why) => fx.error(why.to_string()),
+            },
             Action::LoadModelLink { link, origin } => {
                 if self.open_model(&link, &format!("The model from {origin} was not loaded:"), fx).is_some() {
                     fx.info(format!("Loaded model preset “{}” from {origin}.", link.preset));
                 }
             }
-            Action::SetKnob { knob, value } => {
-                if let Some(m) = self.model.as_mut() {
-                    m.set_knob(knob, value);
+            Action::ToggleLane(index) => match self.model.as_mut() {
+                Some(m) => {
+                    if let Some(variant) = m.variant_at(index) {
+                        m.reduce(ModelAction::ToggleVariant(variant.to_string()), fx);
+                    }
                 }
-            }
-            Action::ToggleVariant(name) => {
-                if let Some(Err(why)) = self.model.as_mut().map(|m| m.toggle_variant(&name)) {
-                    fx.info(why);
+                None => {
+                    if let Some(&policy) = Policy::ALL.get(index) {
+                        self.session.reduce(SessionAction::TogglePolicy(policy), fx);
+                    }
                 }
-            }
-            Action::ToggleLane(index) if self.model.is_some() => {
-                if let Some(variant) = self.model.as_ref().and_then(|m| m.variant_at(index)) {
-                    self.route(Action::ToggleVariant(variant.to_string()), fx);
-                }
-            }
-            Action::Fire(_) | Action::FireCategory { .. } if self.model.is_some() => {
-                fx.info("Hand-fired mutations go into call-site scenarios; a model preset is on screen.".into());
-            }
+            },
             Action::CloseOverlays => {
                 self.chrome.reduce(ChromeAction::CloseHelp);
                 self.session.hover(None);
             }
-            Action::SetAxis(axis) => {
-                if axis != self.timeline.axis {
-                    self.timeline = TimelineState { axis, mark: self.timeline.mark.take(), ..TimelineState::default() };
-                    self.apply_brush();
-                }
-            }
-            Action::SetView(view) => self.timeline.view = timeline::valid(view),
-            Action::Brush(range) => {
-                self.timeline.brush = timeline::valid(range);
-                self.apply_brush();
-            }
-            Action::MarkRelink(mark) => self.mark_relink(mark),
             Action::Autoplay => {
                 if std::mem::take(&mut self.chrome.autoplay) {
                     self.session.control(Control::SetSpeed(FIRST_PLAY_SPEED), fx);
                     self.session.control(Control::Play, fx);
                 }
             }
-            other => self.session.reduce(other, fx),
+        }
+    }
+
+    /// The timeline's axis, zoom, brush and mark.
+    fn timeline_action(&mut self, action: TimelineAction) {
+        match action {
+            TimelineAction::SetAxis(axis) => {
+                if axis != self.timeline.axis {
+                    self.timeline = TimelineState { axis, mark: self.timeline.mark.take(), ..TimelineState::default() };
+                    self.apply_brush();
+                }
+            }
+            TimelineAction::SetView(view) => self.timeline.view = timeline::valid(view),
+            TimelineAction::Brush(range) => {
+                self.timeline.brush = timeline::valid(range);
+                self.apply_brush();
+            }
+            TimelineAction::MarkRelink(mark) => self.mark_relink(mark),
         }
     }
 
@@ -336,6 +344,7 @@ mod tests {
     use crate::session::{FireOutcome, DEFAULT_PRESET};
     use crate::share::{LinkKind, LinkProblem};
     use blast_engine::model::Event;
+    use blast_engine::presets;
 
     fn run_to_end(s: &mut AppState) {
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
@@ -399,7 +408,7 @@ mod tests {
         s.reduce(Action::ToggleLane(2));
         assert_eq!(s.model.as_ref().unwrap().variants, ["before-fix", "fifo", "unbounded", "capacity-0"]);
         s.reduce(Action::ToggleLane(9));
-        s.reduce(Action::ToggleVariant("nope".into()));
+        s.reduce(ModelAction::ToggleVariant("nope".into()));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("not a variant")));
         assert!(s.session.policies.contains(&Policy::Hierarchy), "policies untouched in model mode");
     }
@@ -408,14 +417,14 @@ mod tests {
     fn knobs_rerun_and_bad_ones_leave_a_message() {
         let mut s = AppState::new();
         s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        s.reduce(ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
         assert!(s.is_playing(), "a knob change re-runs");
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
         run_frames(&mut s);
         let m = s.model.as_ref().unwrap();
         let fifo = m.slow_views.iter().find(|v| v.variant == "fifo").and_then(|v| v.result()).expect("fifo ran");
         assert_eq!(fifo.roles[0].1, 100.0, "ten shapes fit a cache of ten");
-        s.reduce(Action::SetKnob { knob: "capacity".into(), value: "1e9".into() });
+        s.reduce(ModelAction::SetKnob { knob: "capacity".into(), value: "1e9".into() });
         assert!(s.model.as_ref().unwrap().knob_error.is_some());
         assert!(s.chrome.banners.is_empty(), "knob errors stay beside the knob");
     }
@@ -424,8 +433,8 @@ mod tests {
     fn the_autosave_and_links_carry_the_model() {
         let mut s = AppState::new();
         s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
-        s.reduce(Action::SetKnob { knob: "ops".into(), value: "40".into() });
-        s.reduce(Action::ToggleVariant("always".into()));
+        s.reduce(ModelAction::SetKnob { knob: "ops".into(), value: "40".into() });
+        s.reduce(ModelAction::ToggleVariant("always".into()));
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
@@ -457,13 +466,13 @@ mod tests {
         let mut s = AppState::new();
         s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         s.reduce(Action::Run(Control::Step));
-        s.reduce(Action::FireCategory { name: "HotCategory".into(), enter: true });
+        s.reduce(SessionAction::FireCategory { name: "HotCategory".into(), enter: true });
         assert_eq!(s.session.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
         assert!(s.session.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
-        s.reduce(Action::FireCategory { name: "Nope".into(), enter: false });
+        s.reduce(SessionAction::FireCategory { name: "Nope".into(), enter: false });
         assert!(matches!(&s.session.last_fire, Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
         s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
-        s.reduce(Action::Fire(Event::InvalidateAll));
+        s.reduce(SessionAction::Fire(Event::InvalidateAll));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("call-site scenarios")));
     }
 
@@ -474,7 +483,7 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
-        assert_eq!(s.session.preset.map(|p| p.id), Some("hotLoop_baseline"));
+        assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
@@ -485,7 +494,13 @@ mod tests {
         let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot { saved: Some(Err("damaged".into())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = AppState::boot(Boot {
+            saved: Some(Err(SetAside { why: crate::storage::AsideWhy::StoppedThePage, kept_under: None })),
+            shared: None,
+            notice: None,
+            tour_done: true,
+            stale_autosave: None,
+        });
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET);
         assert!(s.chrome.banners[0].text.contains("set aside"));
     }
@@ -500,7 +515,7 @@ mod tests {
         // The autosave carries it, so the next visit still offers it.
         let again = AppState::boot(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
         assert_eq!((again.session.scenario.name.as_str(), again.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
-        s.reduce(Action::Undo);
+        s.reduce(SessionAction::Undo);
         assert_eq!(s.session.text, mine, "one undo step back");
     }
 
@@ -534,16 +549,16 @@ mod tests {
         };
         s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         changed(&s, "another preset");
-        s.reduce(Action::TogglePolicy(Policy::Ideal));
+        s.reduce(SessionAction::TogglePolicy(Policy::Ideal));
         changed(&s, "a policy");
-        s.reduce(Action::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
+        s.reduce(SessionAction::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
         changed(&s, "an edit");
         s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
         assert!(s.share_fragment().unwrap().starts_with("m=1."));
         changed(&s, "model mode");
-        s.reduce(Action::SetKnob { knob: "shapes".into(), value: "10".into() });
+        s.reduce(ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
         changed(&s, "a knob");
-        s.reduce(Action::ToggleVariant("fifo".into()));
+        s.reduce(ModelAction::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
         let before = s.share_fragment().unwrap();
         s.reduce(Action::Run(Control::Pause));
@@ -567,7 +582,7 @@ mod tests {
         s.reduce(Action::Chrome(ChromeAction::ShowError("broken file".into())));
         for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
             let text = presets::find(id).unwrap().text;
-            s.reduce(Action::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
+            s.reduce(SessionAction::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
         }
         let kinds: Vec<BannerKind> = s.chrome.banners.iter().map(|b| b.kind).collect();
         assert_eq!(kinds, [BannerKind::Error, BannerKind::Info]);
@@ -625,20 +640,20 @@ mod tests {
         let mut s = AppState::new();
         run_to_end(&mut s);
         let end = s.session.slow_lanes[0].now_ms;
-        s.reduce(Action::SetView(Some((end * 0.2, end * 0.6))));
-        s.reduce(Action::Brush(Some((end * 0.3, end * 0.4))));
+        s.reduce(TimelineAction::SetView(Some((end * 0.2, end * 0.6))));
+        s.reduce(TimelineAction::Brush(Some((end * 0.3, end * 0.4))));
         let global = s.session.slow_lanes[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
         assert!(global.total > 0 && global.rows.iter().all(|r| global.contains(r.t_ms)));
         assert!(s.session.runner.views()[0].in_range.is_some(), "the blast view's lanes too");
-        s.reduce(Action::Brush(Some((f64::NAN, 3.0))));
+        s.reduce(TimelineAction::Brush(Some((f64::NAN, 3.0))));
         assert_eq!(s.timeline.brush, None, "a bad range clears");
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
-        s.reduce(Action::SetView(Some((5.0, 5.0))));
+        s.reduce(TimelineAction::SetView(Some((5.0, 5.0))));
         assert_eq!(s.timeline.view, None, "an empty window shows the whole run");
-        s.reduce(Action::Brush(Some((1.0, 2.0))));
-        s.reduce(Action::SetAxis(XAxis::Progress));
+        s.reduce(TimelineAction::Brush(Some((1.0, 2.0))));
+        s.reduce(TimelineAction::SetAxis(XAxis::Progress));
         assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
-        s.reduce(Action::Brush(Some((40.0, 60.0))));
+        s.reduce(TimelineAction::Brush(Some((40.0, 60.0))));
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_some()));
         s.reduce(Action::Run(Control::Reset));
         assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
@@ -650,14 +665,14 @@ mod tests {
         let mut s = AppState::new();
         run_to_end(&mut s);
         let end = s.session.slow_lanes[0].now_ms;
-        s.reduce(Action::SetView(Some((0.0, end * 0.1))));
+        s.reduce(TimelineAction::SetView(Some((0.0, end * 0.1))));
         let mark = Mark { policy: Policy::Global, t_ms: end * 0.8, site: "hot".into() };
-        s.reduce(Action::MarkRelink(mark.clone()));
+        s.reduce(TimelineAction::MarkRelink(mark.clone()));
         assert_eq!(s.session.selected_site.as_deref(), Some("hot"));
         assert_eq!(s.timeline.mark, Some(mark));
         let (lo, hi) = s.timeline.view.expect("still zoomed");
         assert!(lo <= end * 0.8 && end * 0.8 <= hi && ((hi - lo) - end * 0.1).abs() < 1e-6, "the window moved to the moment: {lo}..{hi}");
-        s.reduce(Action::SetAxis(XAxis::Progress));
+        s.reduce(TimelineAction::SetAxis(XAxis::Progress));
         assert!(s.timeline.mark.is_some(), "a moment stays marked on either axis");
     }
 }

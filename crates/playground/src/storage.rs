@@ -41,7 +41,8 @@ pub struct Saved {
     pub policies: Vec<Policy>,
     pub speed: Speed,
     pub theme: Theme,
-    /// The preset the text came from, if any (for its published numbers).
+    /// The gallery entry the text came from, if any (`gallery::Entry::id`: a call-site preset for
+    /// its published numbers, or a runtime's scenario), recognised again by its text on restore.
     #[serde(default)]
     pub preset: Option<String>,
     /// The open model preset with its knobs and variants (model mode), checked on restore.
@@ -55,6 +56,35 @@ pub struct Saved {
 impl Saved {
     pub fn new(scenario_text: String, policies: Vec<Policy>, speed: Speed, theme: Theme, preset: Option<String>) -> Saved {
         Saved { version: VERSION, scenario_text, policies, speed, theme, preset, model: None, own_text: None }
+    }
+}
+
+/// An autosave that was not opened, set aside under another key (`kept_under`; `None`: it
+/// could not be kept).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetAside {
+    pub why: AsideWhy,
+    pub kept_under: Option<String>,
+}
+
+/// Why an autosave was set aside.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AsideWhy {
+    Unreadable(SaveError),
+    /// Opening it stopped the page on the last visit (`browser::boot`'s marker).
+    StoppedThePage,
+}
+
+impl fmt::Display for SetAside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.why {
+            AsideWhy::Unreadable(why) => write!(f, "{why}")?,
+            AsideWhy::StoppedThePage => f.write_str("it stopped the page on the last visit")?,
+        }
+        match &self.kept_under {
+            Some(key) => write!(f, "; kept under localStorage key “{key}”"),
+            None => f.write_str("; it could not be kept"),
+        }
     }
 }
 

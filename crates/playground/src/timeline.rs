@@ -53,6 +53,20 @@ pub fn interval_ends(timeline: &[TimelinePoint], total_iterations: u64, axis: XA
 /// A closed interval of x values, `lo < hi`.
 pub type Range = (f64, f64);
 
+/// What the charts ask of the timeline (`state::AppState` reduces them: a range goes on to the
+/// call-site lanes, a mark selects its site).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimelineAction {
+    /// The charts' x axis (a new axis starts unzoomed and unbrushed).
+    SetAxis(XAxis),
+    /// Zoom or pan the timeline: the window shown, `None` for the whole run.
+    SetView(Option<Range>),
+    /// Select a range of the timeline, or clear it.
+    Brush(Option<Range>),
+    /// Mark a relink's moment on the charts (a click in the why panel); selects its site.
+    MarkRelink(Mark),
+}
+
 /// A relink's moment, marked on the charts from the why panel.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mark {

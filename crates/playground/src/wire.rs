@@ -49,14 +49,14 @@ pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Ve
     w.0
 }
 
-pub fn decode_job(bytes: &[u8]) -> Result<Job, String> {
-    let mut r = Reader::of(bytes, READ)?;
-    let id = r.num()?;
-    let looping = r.num()? == 1;
-    let policies = r.list(|r| r.policy())?;
-    let text = r.str()?;
-    r.end()?;
-    Ok(Job { id, text, policies, looping })
+pub fn decode_job(bytes: &[u8]) -> Result<Job, DecodeError> {
+    Reader::whole(bytes, READ, |r| {
+        let id = r.num()?;
+        let looping = r.num()? == 1;
+        let policies = r.list(|r| r.policy())?;
+        let text = r.str()?;
+        Ok(Job { id, text, policies, looping })
+    })
 }
 
 pub fn encode_reply(reply: &Reply) -> Vec<u8> {
@@ -524,6 +524,21 @@ impl<'a> Reader<'a> {
             return Err("not this kind of message");
         }
         Ok(r)
+    }
+
+    /// A whole message of `kind`, read by `read`; an error is placed at the byte it stopped at.
+    pub(crate) fn whole<T>(bytes: &'a [u8], kind: u64, read: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Result<T, DecodeError> {
+        let mut r = Reader { bytes, at: 0 };
+        let all = || {
+            if r.num()? != kind {
+                return Err("not this kind of message");
+            }
+            let value = read(&mut r)?;
+            r.end()?;
+            Ok(value)
+        };
+        let result = all();
+        result.map_err(|why| DecodeError { at: r.at, why })
     }
 
     pub(crate) fn f64(&mut self) -> Read<f64> {

@@ -13,10 +13,10 @@ use crate::browser;
 
 use crate::components::blast_parts::{lane_caption, shown_look, BlastViewProps};
 use crate::components::compiled_units::compiled_units;
-use blast_engine::fxhash::FxSet;
 use blast_playground::aggregate::{Forest, Hit, Row, ShowAlso, Totals};
 use blast_playground::format;
 use blast_playground::runner::{LaneView, SiteView};
+use rustc_hash::FxHashSet as FxSet;
 
 /// One lane's relinks per site (by the forest's site index) and subtree sums, kept while the
 /// forest and the lane's names and sites are the same ones: a render with no new lane view

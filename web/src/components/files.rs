@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use blast_engine::dsl;
+use blast_engine::ScenarioError;
 use yew::prelude::*;
 
 use crate::browser::{self, FileRefusal};
@@ -27,16 +27,35 @@ pub struct FilesProps {
 /// serde's derived deserializers for the whole model in the bundle (~45 KB gzipped of ~440),
 /// for what `blast show` does on the command line. Export JSON stays (serializing
 /// costs ~7 KB raw).
-pub fn parse_import(text: &str) -> Result<Shared, String> {
+pub fn parse_import(text: &str) -> Result<Shared, ImportRefusal> {
     if text.trim_start().starts_with('{') {
-        return Err("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that".into());
+        return Err(ImportRefusal::Json);
     }
     // A large file is read by the engine worker, off the main thread (`offload`).
     if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
         return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new(), view: Default::default() });
     }
-    let scenario = dsl::parse(text).map_err(|e| e.to_string())?;
+    let scenario = blast_engine::parse(text).map_err(ImportRefusal::Scenario)?;
     Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new(), view: Default::default() })
+}
+
+/// Why an imported file is not a scenario.
+#[derive(Debug)]
+pub enum ImportRefusal {
+    /// A JSON scenario: `blast show` converts it.
+    Json,
+    Scenario(ScenarioError),
+}
+
+impl std::fmt::Display for ImportRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ImportRefusal::Json => {
+                f.write_str("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that")
+            }
+            ImportRefusal::Scenario(e) => e.fmt(f),
+        }
+    }
 }
 
 thread_local! {
@@ -87,8 +106,8 @@ mod tests {
         assert_eq!(parse_import(p.text).unwrap().text, p.text);
         let json = format!("{{\n  \"name\": \"{}\",\n  \"classes\": []\n}}", p.id);
         let refused = parse_import(&json).unwrap_err();
-        assert!(refused.contains("blast show"), "{refused}");
-        assert!(parse_import("{ not json").is_err());
-        assert!(parse_import("class A extends A").is_err());
+        assert!(matches!(refused, ImportRefusal::Json) && refused.to_string().contains("blast show"), "{refused}");
+        assert!(matches!(parse_import("{ not json"), Err(ImportRefusal::Json)));
+        assert!(matches!(parse_import("class A extends A"), Err(ImportRefusal::Scenario(_))));
     }
 }

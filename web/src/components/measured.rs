@@ -28,10 +28,31 @@ pub struct MeasuredProps {
 }
 
 /// A probed runtime's reference result (`measured::reference_url`), fetched when asked for.
-pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<Measured, String>) + 'static) {
-    let Some(url) = measured::reference_url(runtime_id) else { return done(Err("there is no reference result for it".into())) };
+pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<Measured, ReferenceRefusal>) + 'static) {
+    let Some(url) = measured::reference_url(runtime_id) else { return done(Err(ReferenceRefusal::NoneShipped)) };
     let id = runtime_id.to_string();
-    browser::fetch_text(&url, move |text| done(text.and_then(|text| measured::reference(&id, &text).map_err(|e| e.to_string()))));
+    browser::fetch_text(&url, move |text| {
+        done(text.map_err(ReferenceRefusal::NotFetched).and_then(|text| measured::reference(&id, &text).map_err(ReferenceRefusal::Unreadable)))
+    });
+}
+
+/// Why a runtime's reference result is not shown.
+#[derive(Debug)]
+pub enum ReferenceRefusal {
+    /// The page ships none for this runtime.
+    NoneShipped,
+    NotFetched(browser::BrowserError),
+    Unreadable(measured::ImportError),
+}
+
+impl std::fmt::Display for ReferenceRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReferenceRefusal::NoneShipped => f.write_str("there is no reference result for it"),
+            ReferenceRefusal::NotFetched(why) => why.fmt(f),
+            ReferenceRefusal::Unreadable(why) => why.fmt(f),
+        }
+    }
 }
 
 /// A refused import: what was being read and why, with the offending line when there is one.
@@ -98,7 +119,7 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
                     refusal.set(None);
                     on_import.emit(Rc::new(m));
                 }
-                Err(message) => refusal.set(Some(Refusal { origin: format!("the reference result of {id}"), message, excerpt: None })),
+                Err(message) => refusal.set(Some(Refusal { origin: format!("the reference result of {id}"), message: message.to_string(), excerpt: None })),
             });
             browser::clear_value(&e);
         })

@@ -2,7 +2,7 @@
 //!
 //! A view with no hooks whose props change with the lanes anyway (the top bar, the comparison,
 //! the model views, a lane's compiled units), or that is a few nodes over components that keep
-//! their own props check (the model editor over its class tree, site list and workload form; the
+//! their own props check (the scenario editor over its class tree, site list and workload form; the
 //! name picker over its searching form; banners, tour, knobs, expectations, import/export), is a
 //! plain `fn(&Props) -> Html` called in the parent's `html!`: each component type costs ~0.8 KiB
 //! gzipped of Yew lifecycle code in the bundle (`bash scripts/size-report.sh`). The gallery and the why panel
@@ -32,11 +32,11 @@ pub mod knobs;
 pub mod later;
 pub mod measured;
 pub mod model_comparison;
-pub mod model_editor;
 pub mod model_expectations;
 pub mod model_view;
 pub mod mutations;
 pub mod name_picker;
+pub mod scenario_editor;
 pub mod shape_slots;
 pub mod site_list;
 pub mod topbar;

@@ -15,7 +15,7 @@ use super::workload_form::WorkloadForm;
 use blast_playground::editor::EditOp;
 
 #[derive(PartialEq, Clone)]
-pub struct ModelEditorProps {
+pub struct ScenarioEditorProps {
     /// Shared with the page: a big world is not copied per render.
     pub scenario: Rc<Scenario>,
     /// The names of the classes it declares (built once per scenario: `ScenarioParts`).
@@ -33,7 +33,7 @@ pub struct ModelEditorProps {
 
 /// The editor: a plain function, not a component (its `on_edit` is new at each of the page's
 /// renders, so a component's props check never skipped it); its parts are components.
-pub fn model_editor(p: &ModelEditorProps) -> Html {
+pub fn scenario_editor(p: &ScenarioEditorProps) -> Html {
     let s = &p.scenario;
     let names = &p.names;
     let on_name = {
