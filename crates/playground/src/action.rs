@@ -17,6 +17,7 @@ use crate::offload::Reply;
 use crate::playback::Control;
 use crate::share::{Link, Shared};
 use crate::timeline::{Mark, Range, XAxis};
+use crate::trace_lab::TraceAction;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -55,6 +56,8 @@ pub enum Action {
     Chrome(ChromeAction),
     /// The measured panel's probe result and its fit.
     Lab(LabAction),
+    /// The trace lab: a runtime log being read by the engine worker, or on screen.
+    Trace(TraceAction),
     Fire(Event),
     /// Enter (`use`) or leave a category by hand in every running lane.
     FireCategory {

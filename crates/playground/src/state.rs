@@ -25,6 +25,7 @@ use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
 use crate::lab::Lab;
+use crate::trace_lab::TraceLab;
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
@@ -80,6 +81,8 @@ pub struct AppState {
     pub chrome: Chrome,
     /// The measured panel: an imported probe result and its fit.
     pub lab: Lab,
+    /// The trace lab: a runtime log read by the engine worker, and its view.
+    pub trace: TraceLab,
 }
 
 impl AppState {
@@ -194,6 +197,11 @@ impl AppState {
         self.lab.take_fit()
     }
 
+    /// The trace lab's messages for the engine worker, to post now (`trace_lab`).
+    pub fn take_trace(&mut self) -> Vec<crate::trace_lab::Outgoing> {
+        self.trace.take_outgoing()
+    }
+
     /// Commands for the lanes the engine worker runs, to post now (`lanes`).
     pub fn take_lanes(&mut self) -> Option<crate::lane_wire::Request> {
         self.session.take_lanes()
@@ -233,6 +241,9 @@ impl AppState {
         }
         if let Action::Lab(lab) = action {
             return self.lab.reduce(lab);
+        }
+        if let Action::Trace(trace) = action {
+            return self.trace.reduce(trace);
         }
         match action {
             Action::LoadPreset { id, run } if presets::find(&id).is_none() && models::find(&id).is_some() => {
