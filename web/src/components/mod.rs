@@ -40,6 +40,7 @@ pub mod name_picker;
 pub mod shape_slots;
 pub mod site_list;
 pub mod topbar;
+pub mod trace_lab;
 pub mod tour;
 pub mod virtual_rows;
 pub mod why;

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{blast_radii, MutationKind, SiteId, Trace};
 use crate::compare::compare;
@@ -55,7 +55,7 @@ impl std::fmt::Display for ReplayError {
 impl std::error::Error for ReplayError {}
 
 /// Counts of one policy against the observation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Score {
     /// Sites both retired by the policy and relinked in the log.
     pub hits: u32,

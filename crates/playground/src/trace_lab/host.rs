@@ -5,6 +5,7 @@
 use blast_engine::trace::{Limits, TraceReader};
 
 use super::protocol::{self, Answer, Reply, Request};
+use super::page::TracePage;
 use super::view::TraceView;
 
 #[derive(Default)]
@@ -42,7 +43,7 @@ impl TraceHost {
                 None => (id, not_held()),
             },
             Request::Finish { id } => match self.reading.take() {
-                Some((held, name, reader)) if held == id => (id, Answer::Done(Box::new(TraceView::of(&name, &reader.finish())))),
+                Some((held, name, reader)) if held == id => (id, Answer::Done(Box::new(TracePage::of(&TraceView::of(&name, &reader.finish()))))),
                 other => {
                     self.reading = other;
                     (id, not_held())

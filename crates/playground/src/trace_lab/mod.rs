@@ -1,7 +1,8 @@
 //! The trace lab: a real runtime log (V8, HotSpot, Groovy 2.4) opened in the page. The engine
 //! worker reads it a chunk at a time ([`host`], through [`protocol`]) while the page shows the
-//! progress, with Cancel; the page then gets one bounded [`view::TraceView`] (fan-out per
-//! mutation, attribution, replay, timeline), which it draws and exports ([`export`]).
+//! progress, with Cancel; the worker builds one bounded [`view::TraceView`] (fan-out per
+//! mutation, attribution, replay, timeline) and sends the page its parts as markup and its
+//! files ([`page::TracePage`]).
 //!
 //! [`TraceLab`] is the page's side: which reading is on, what has been sent and acknowledged,
 //! and the messages to post next ([`Outgoing`]). One message is in flight at a time: each
@@ -10,6 +11,8 @@
 //! file, a fetched sample or a pasted text): a chunk is named by its byte range.
 
 pub mod export;
+pub mod markup;
+pub mod page;
 pub mod host;
 pub mod protocol;
 pub mod samples;
@@ -20,7 +23,7 @@ use std::rc::Rc;
 use blast_engine::trace::{detect, LogFormat};
 
 use protocol::{Answer, Reply, Request};
-use view::TraceView;
+use page::TracePage;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceAction {
@@ -64,7 +67,7 @@ pub struct Reading {
 #[derive(Default)]
 pub struct TraceLab {
     pub reading: Option<Reading>,
-    pub shown: Option<Rc<TraceView>>,
+    pub shown: Option<Rc<TracePage>>,
     /// Why the last log was refused or lost.
     pub error: Option<String>,
     last_id: u64,
@@ -185,7 +188,7 @@ mod tests {
         assert!(lab.reading.is_none());
         let v = lab.shown.as_ref().expect("a view");
         let whole = view::TraceView::of("v8-proto-write.log", &blast_engine::trace::read(&log, Default::default(), None));
-        assert!(**v == whole, "the view read in chunks differs from the one read whole");
+        assert!(**v == TracePage::of(&whole), "the trace read in chunks differs from the one read whole");
     }
 
     #[test]
@@ -234,10 +237,9 @@ mod tests {
         let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
         lab.reduce(TraceAction::Open { name: "bad.log".into(), size: log.len() as u64 });
         worker(&mut host, &mut lab, &log);
-        let v = lab.shown.as_ref().unwrap();
-        assert_eq!(v.not_understood, 3);
-        assert_eq!(v.first_not_understood[0].line, 2);
-        assert_eq!(v.first_not_understood[0].text, "this is not v8");
+        let summary = &lab.shown.as_ref().unwrap().summary;
+        assert!(summary.contains("3 lines not understood</strong>, first at 2"), "{summary}");
+        assert!(summary.contains("<code>this is not v8</code>"), "{summary}");
     }
 
     #[test]

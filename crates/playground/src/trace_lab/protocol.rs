@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::view::TraceView;
+use super::page::TracePage;
 use crate::wire::TRACE;
 
 /// Bytes of log per chunk message: a task of a few ms in the worker at the readers' slowest
@@ -47,7 +47,7 @@ pub enum Answer {
     /// worker does not hold).
     Refused(String),
     /// The whole trace, as the page shows it.
-    Done(Box<TraceView>),
+    Done(Box<TracePage>),
 }
 
 /// Why bytes are not a message.

@@ -5,13 +5,12 @@
 //!
 //! Bounded whatever the log's size: at most [`MAX_ROWS`] fan-out and replay rows (the rest
 //! counted), [`MAX_FUNCTIONS`] functions per group and [`BINS`] timeline bins, so the message
-//! and the page's memory stay small for a 100 MB log. Only the worker calls [`TraceView::of`]
-//! (it reads the engine's trace types): the page's wasm carries the view, not the readers.
+//! and the page's memory stay small for a 100 MB log. Only the worker builds it (it reads the
+//! engine's trace types) and writes it out for the page (`page::TracePage`).
 
 use blast_engine::trace::replay::Score;
 use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, Trace, Why};
 use blast_engine::Policy;
-use serde::{Deserialize, Serialize};
 
 /// Fan-out rows and replay rows sent at most; the rest are counted.
 pub const MAX_ROWS: usize = 200;
@@ -20,7 +19,7 @@ pub const MAX_FUNCTIONS: usize = 12;
 /// Columns of the timeline's invalidation histogram.
 pub const BINS: usize = 120;
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TraceView {
     /// The file, sample or "the pasted log".
     pub name: String,
@@ -52,7 +51,7 @@ pub struct TraceView {
     pub stopped: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownLine {
     pub line: u64,
     /// Empty for a line simply not understood; else why (too long, not UTF-8, before the format).
@@ -61,7 +60,7 @@ pub struct UnknownLine {
 }
 
 /// One mutation's blast radius.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FanOut {
     pub line: u64,
     pub clock_us: Option<u64>,
@@ -79,6 +78,9 @@ pub struct FanOut {
     pub groups: Vec<FanOutGroup>,
     /// The classes whose load the log names as breaking an assumption (HotSpot's witness).
     pub witnesses: Vec<String>,
+    /// The invalidations attributed to it by the log's kind (`dependency-change`, `LoadIC`,
+    /// `relink`, `not-entrant`, ...), in first-seen order.
+    pub kinds: Vec<(String, u32)>,
 }
 
 impl FanOut {
@@ -91,7 +93,7 @@ impl FanOut {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FanOutGroup {
     pub name: String,
     pub sites: u32,
@@ -100,15 +102,15 @@ pub struct FanOutGroup {
     pub more_functions: u32,
 }
 
-/// One policy's counts against the log: the engine's score (its ratios are its methods: a
-/// ratio sent as JSON text would not come back bit for bit) and the sites the policy retires.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// One policy's counts against the log: the engine's score (its ratios are its methods) and
+/// the sites the policy retires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ScoreCell {
     pub predicted: u32,
     pub score: Score,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReplayRow {
     pub line: u64,
     pub label: String,
@@ -120,7 +122,7 @@ pub struct ReplayRow {
     pub cells: Vec<ScoreCell>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ReplayView {
     pub policies: Vec<Policy>,
     /// Sites with receivers replayed.
@@ -149,7 +151,7 @@ impl ReplayView {
 }
 
 /// The trace on its own clock (µs) where it has one, else on its line numbers.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Timeline {
     /// `true`: `start`/`end` and every `x` are the log's clock in µs; `false`: line numbers.
     pub clock: bool,
@@ -187,11 +189,16 @@ impl TraceView {
             .map(|r| {
                 let m = &t.mutations[r.mutation as usize];
                 let mut witnesses: Vec<String> = Vec::new();
+                let mut kinds: Vec<(String, u32)> = Vec::new();
                 for i in t.invalidations.iter().filter(|i| i.cause.is_some_and(|c| c.mutation == r.mutation)) {
                     if let blast_engine::trace::InvalidationKind::DependencyFailed { witness, .. } = &i.kind {
                         if !witnesses.contains(witness) {
                             witnesses.push(witness.clone());
                         }
+                    }
+                    match kinds.iter_mut().find(|(k, _)| k == i.kind.name()) {
+                        Some((_, n)) => *n += 1,
+                        None => kinds.push((i.kind.name().to_string(), 1)),
                     }
                 }
                 FanOut {
@@ -217,6 +224,7 @@ impl TraceView {
                         })
                         .collect(),
                     witnesses,
+                    kinds,
                 }
             })
             .collect();
