@@ -27,7 +27,7 @@ pub struct TraceLabProps {
     pub reading: Option<Reading>,
     pub shown: Option<Rc<TracePage>>,
     pub error: Option<String>,
-    /// A picked or dropped file (a log, or a scenario: the app tells them apart).
+    /// A picked file (a log, or a scenario: the app tells them apart).
     pub on_file: Callback<LogBlob>,
     /// A pasted text.
     pub on_paste: Callback<String>,
@@ -107,14 +107,6 @@ pub fn trace_lab(p: &TraceLabProps) -> Html {
             }
         })
     };
-    let on_drop = {
-        let cb = p.on_file.clone();
-        Callback::from(move |e: DragEvent| {
-            if let Some(blob) = browser::dropped_file(&e) {
-                cb.emit(blob);
-            }
-        })
-    };
     let on_paste = {
         let cb = p.on_paste.clone();
         Callback::from(move |e: Event| {
@@ -123,8 +115,8 @@ pub fn trace_lab(p: &TraceLabProps) -> Html {
         })
     };
     html! {
-        <section id="trace-lab" class="panel trace-lab" aria-labelledby="trace-lab-title" tabindex="-1"
-            ondragover={Callback::from(|e: DragEvent| browser::allow_drop(&e))} ondrop={on_drop}>
+        // A drop anywhere on the page is the app's (`trace_panel::open_file`).
+        <section id="trace-lab" class="panel trace-lab" aria-labelledby="trace-lab-title" tabindex="-1">
             <header class="panel-head">
                 <h2 id="trace-lab-title">{ "Trace lab" }</h2>
                 <p class="hint">{ "A real runtime's log of what a class change threw away — V8 (node --log-deopt --log-ic --log-maps --log-code), HotSpot (-XX:+LogCompilation) or Groovy 2.4 (indy logging) — read in the engine worker: each mutation's fan-out, how it was attributed, and the policy the runtime behaved like. Samples are in the gallery's Traces group." }</p>

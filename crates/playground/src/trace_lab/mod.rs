@@ -111,8 +111,12 @@ impl TraceLab {
     }
 
     fn answer(&mut self, Reply { id, answer }: Reply) {
-        // An answer about a reading cancelled or replaced since is dropped.
-        let Some(mut r) = self.reading.take().filter(|r| r.id == id) else { return };
+        // An answer about a reading cancelled or replaced since is dropped (and the reading on
+        // stays).
+        if self.reading.as_ref().is_none_or(|r| r.id != id) {
+            return;
+        }
+        let Some(mut r) = self.reading.take() else { return };
         match answer {
             Answer::Progress { bytes, lines, events, stopped } => {
                 (r.bytes, r.lines, r.events) = (bytes, lines, events);
@@ -217,6 +221,19 @@ mod tests {
         // The worker no longer holds the reader.
         let refused = protocol::decode_reply(&host.answer(&protocol::encode_request(&Request::Finish { id }))).unwrap();
         assert!(matches!(refused.answer, Answer::Refused(_)), "{refused:?}");
+    }
+
+    #[test]
+    fn a_late_answer_about_a_replaced_reading_leaves_the_new_one_going() {
+        let log = committed("groovy-unrelated-churn");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        let size = log.len() as u64;
+        lab.reduce(TraceAction::Open { name: "first.log".into(), size });
+        lab.reduce(TraceAction::Open { name: "second.log".into(), size });
+        // Open 1, Cancel 1, Open 2 are posted together; the answers to the first two are stale.
+        worker(&mut host, &mut lab, &log);
+        assert!(lab.reading.is_none() && lab.error.is_none());
+        assert_eq!(lab.shown.as_ref().map(|p| p.name.as_str()), Some("second.log"));
     }
 
     #[test]
