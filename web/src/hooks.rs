@@ -393,10 +393,16 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 Err(why) => fitted(store, job, Err(format!("the engine worker's answer is unreadable ({why})"))),
             }
         }
-        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::TRACE) => match trace_lab::protocol::decode_reply(&bytes) {
-            Ok(reply) => store.dispatch(Action::Trace(TraceAction::Answer(reply))),
-            Err(why) => store.dispatch(Action::Trace(TraceAction::Lost(format!("the engine worker's answer is unreadable ({why})")))),
-        },
+        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::TRACE) => {
+            let action = match trace_lab::protocol::decode_reply(&bytes) {
+                Ok(reply) => TraceAction::Answer(reply),
+                Err(why) => TraceAction::Lost(format!("the engine worker's answer is unreadable ({why})")),
+            };
+            // Applied (the reducer, and the render of a whole trace's markup) in a task after
+            // the one that decoded it.
+            let store = store.clone();
+            browser::soon_detached(move || store.dispatch(Action::Trace(action)));
+        }
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
             decode(store, in_flight, job, bytes);

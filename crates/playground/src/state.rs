@@ -25,7 +25,6 @@ use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
 use crate::lab::Lab;
-use crate::trace_lab::TraceLab;
 use crate::model_mode::{self, ModelLink, ModelSession};
 use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
@@ -33,6 +32,7 @@ use crate::session::CallSiteSession;
 use crate::share::{self, Link, LinkError};
 use crate::storage::Saved;
 use crate::timeline::{self, Mark, TimelineState, XAxis};
+use crate::trace_lab::TraceLab;
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
 /// ~3 s of virtual time, so at 1x its ratio is on screen about 3 s after the page is built (at

@@ -93,18 +93,34 @@ async function watchLongTasks(page) {
   });
 }
 
-/** Drop `blob` (made in the page by `make`) as a file named `name` on `selector`. */
-async function dropFile(page, selector, name, make, arg) {
+/** Make a blob in the page (`make(arg)`), kept as `window.__blob`. */
+async function makeBlob(page, make, arg) {
   await page.evaluate(
-    async ({ selector, name, make, arg }) => {
+    async ({ make, arg }) => {
       // eslint-disable-next-line no-new-func
-      const blob = await new Function('arg', `return (${make})(arg)`)(arg);
+      window.__blob = await new Function('arg', `return (${make})(arg)`)(arg);
+    },
+    { make: make.toString(), arg },
+  );
+}
+
+/** Drop `window.__blob` as a file named `name` on `selector`. */
+async function dropBlob(page, selector, name) {
+  await page.evaluate(
+    ({ selector, name }) => {
+      const blob = window.__blob;
       const data = new DataTransfer();
       data.items.add(new File([blob], name));
       document.querySelector(selector).dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
     },
-    { selector, name, make: make.toString(), arg },
+    { selector, name },
   );
+}
+
+/** Drop a blob made by `make(arg)` in the page as a file named `name` on `selector`. */
+async function dropFile(page, selector, name, make, arg) {
+  await makeBlob(page, make, arg);
+  await dropBlob(page, selector, name);
 }
 
 export const checks = [
@@ -221,7 +237,8 @@ export const checks = [
           const one = await (await fetch(url)).arrayBuffer();
           return new Blob(Array.from({ length: Math.ceil((30 << 20) / one.byteLength) }, () => one));
         };
-        await dropFile(page, '#trace-lab', 'big.log', big, 'logs/v8-proto-write.log');
+        await makeBlob(page, big, 'logs/v8-proto-write.log');
+        await dropBlob(page, '#trace-lab', 'big.log');
         await page.waitForSelector('#trace-progress progress', { timeout: 30_000 });
         await page.waitForFunction(() => Number(document.querySelector('#trace-progress progress')?.value) > 0, null, { timeout: 30_000 });
         await page.click('#trace-cancel');
@@ -231,7 +248,7 @@ export const checks = [
 
         await watchLongTasks(page);
         const t0 = Date.now();
-        await dropFile(page, '#trace-lab', 'big.log', big, 'logs/v8-proto-write.log');
+        await dropBlob(page, '#trace-lab', 'big.log');
         await page.waitForSelector('#trace-view', { timeout: 120_000 });
         const ms = Date.now() - t0;
         const tasks = await page.evaluate(() => window.__longTasks);

@@ -4,8 +4,8 @@
 
 use blast_engine::trace::{Limits, TraceReader};
 
-use super::protocol::{self, Answer, Reply, Request};
 use super::page::TracePage;
+use super::protocol::{self, Answer, Reply, Request};
 use super::view::TraceView;
 
 #[derive(Default)]

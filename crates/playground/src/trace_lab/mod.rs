@@ -11,9 +11,9 @@
 //! file, a fetched sample or a pasted text): a chunk is named by its byte range.
 
 pub mod export;
+pub mod host;
 pub mod markup;
 pub mod page;
-pub mod host;
 pub mod protocol;
 pub mod samples;
 pub mod view;
@@ -22,8 +22,8 @@ use std::rc::Rc;
 
 use blast_engine::trace::{detect, LogFormat};
 
-use protocol::{Answer, Reply, Request};
 use page::TracePage;
+use protocol::{Answer, Reply, Request};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceAction {

@@ -12,8 +12,9 @@ use blast_engine::trace::replay::Score;
 use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, Trace, Why};
 use blast_engine::Policy;
 
-/// Fan-out rows and replay rows sent at most; the rest are counted.
-pub const MAX_ROWS: usize = 200;
+/// Fan-out rows and replay rows kept at most (the exports carry them; the page shows
+/// `markup::SHOWN`); the rest are counted.
+pub const MAX_ROWS: usize = 1000;
 /// Functions named per group at most; the rest are counted.
 pub const MAX_FUNCTIONS: usize = 12;
 /// Columns of the timeline's invalidation histogram.
