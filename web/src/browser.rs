@@ -203,7 +203,7 @@ fn take_fragment() -> Option<Fragment> {
     let location = window()?.location();
     let hash: js_sys::JsString = js_sys::Reflect::get(&location, &JsValue::from_str("hash")).ok()?.dyn_into().ok()?;
     let has = |needle: &str| hash.index_of(needle, 0) >= 0;
-    if !(has("s=") || has("m=")) {
+    if !(has("s=") || has("m=") || has("t=")) {
         return None;
     }
     replace_url("");

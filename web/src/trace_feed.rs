@@ -1,10 +1,9 @@
 //! The trace lab's shell: where a log's bytes come from (a picked or dropped file, a fetched
 //! gallery sample, a pasted text), telling a log from a scenario by its first bytes, and
-//! turning `trace_lab::Outgoing` into messages for the engine worker (a chunk is read from its
-//! source when it is due, so the page holds one chunk of the log at a time).
+//! turning `trace_lab::Outgoing` into messages for the engine worker (a file's chunk is read
+//! when it is due, so the page holds one chunk of it at a time; a text is the reducer's).
 
 use std::cell::RefCell;
-use std::rc::Rc;
 
 use blast_playground::action::Action;
 use blast_playground::trace_lab::{protocol, sniff, Outgoing, TraceAction, SNIFF_BYTES};
@@ -12,36 +11,33 @@ use blast_playground::trace_lab::{protocol, sniff, Outgoing, TraceAction, SNIFF_
 use crate::browser::{self, LogBlob};
 use crate::store::Store;
 
-/// Where the log being read is.
-enum Source {
-    Blob(LogBlob),
-    Text(Rc<[u8]>),
-}
-
 thread_local! {
-    /// The log of the latest Open (a new one replaces it; the reducer's reading ids keep a late
-    /// answer about the old one from mattering).
-    static SOURCE: RefCell<Option<Source>> = const { RefCell::new(None) };
+    /// The file of the latest Open (a new one replaces it; the reducer's reading ids keep a late
+    /// answer about the old one from mattering). A log held as text is the reducer's.
+    static SOURCE: RefCell<Option<LogBlob>> = const { RefCell::new(None) };
 }
 
-fn open(store: &Store, name: String, source: Source) {
-    let size = match &source {
-        Source::Blob(b) => b.size(),
-        Source::Text(t) => t.len() as u64,
-    };
-    SOURCE.set(Some(source));
-    store.dispatch(Action::Trace(TraceAction::Open { name, size }));
+fn open(store: &Store, action: TraceAction) {
+    store.dispatch(Action::Trace(action));
     browser::soon_detached(|| browser::scroll_into_view("trace-lab"));
 }
 
 /// Read a file or fetched sample in the trace lab.
 pub fn open_blob(store: &Store, blob: LogBlob) {
-    open(store, blob.name.clone(), Source::Blob(blob));
+    let (name, size) = (blob.name.clone(), blob.size());
+    SOURCE.set(Some(blob));
+    open(store, TraceAction::Open { name, size });
 }
 
 /// Read a pasted text in the trace lab.
 pub fn open_text(store: &Store, name: String, text: String) {
-    open(store, name, Source::Text(Rc::from(text.into_bytes())));
+    SOURCE.set(None);
+    open(store, TraceAction::OpenText { name, text });
+}
+
+/// The file being read or on screen, if the log came as one.
+pub fn source() -> Option<LogBlob> {
+    SOURCE.with_borrow(Clone::clone)
 }
 
 /// Whether a text is a runtime log (its first line says so).
@@ -67,9 +63,8 @@ pub fn send(store: &Store, o: Outgoing, post: impl FnOnce(Vec<u8>) + 'static) {
         Outgoing::Message(bytes) => return post(bytes),
         Outgoing::Chunk { id, start, end } => (id, start, end),
     };
-    SOURCE.with_borrow(|source| match source {
-        Some(Source::Text(text)) => post(protocol::chunk(id, &text[start as usize..end as usize])),
-        Some(Source::Blob(blob)) => {
+    match source() {
+        Some(blob) => {
             let store = store.clone();
             blob.read(start, end, move |bytes| match bytes {
                 Ok(bytes) => post(protocol::chunk(id, &bytes)),
@@ -77,5 +72,5 @@ pub fn send(store: &Store, o: Outgoing, post: impl FnOnce(Vec<u8>) + 'static) {
             });
         }
         None => store.dispatch(Action::Trace(TraceAction::Lost("its bytes are gone".into()))),
-    });
+    }
 }

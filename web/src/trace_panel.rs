@@ -5,7 +5,8 @@
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export::file_stem;
-use blast_playground::trace_lab::{samples, TraceAction, TraceLab};
+use blast_playground::share::{self, LinkView};
+use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob};
@@ -25,6 +26,8 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
         on_close: store.on(|| Action::Trace(TraceAction::Close)),
         on_export: store.handler(export_table),
         on_open_scenario: store.handler(open_scenario),
+        link: lab.link.clone(),
+        on_share: store.handler(share_trace),
     })
 }
 
@@ -76,5 +79,49 @@ fn open_scenario(store: &Store, (): ()) {
             browser::scroll_into_view("blast-view");
         }
         Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The derived scenario does not parse: {why}")))),
+    }
+}
+
+/// Copy link: the whole log when a link can carry it (`share::encode_trace`), else why not and
+/// the derived scenario's link instead.
+fn share_trace(store: &Store, (): ()) {
+    let (name, text, scenario) = {
+        let s = store.read();
+        let Some(v) = s.trace.shown.clone() else { return };
+        (v.name.clone(), s.trace.text().map(str::to_string), v.scenario.clone())
+    };
+    let done = {
+        let store = store.clone();
+        move |log: Result<String, String>| linked(&store, &name, log, scenario)
+    };
+    match (text, trace_feed::source()) {
+        (Some(text), _) => done(Ok(text)),
+        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => {
+            blob.read(0, blob.size(), move |bytes| done(bytes.and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".to_string()))))
+        }
+        (None, Some(blob)) => done(Err(format!("it is {} MB, and a link carries at most {} MB", blob.size() / 1_000_000, share::MAX_LINK_TEXT / 1_000_000))),
+        (None, None) => done(Err("its bytes are no longer on the page".into())),
+    }
+}
+
+fn linked(store: &Store, name: &str, log: Result<String, String>, scenario: Option<String>) {
+    let fragment = log.and_then(|log| {
+        share::encode_trace(name, &log).map_err(|e| match e.fragment {
+            Some(n) => format!("its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), share::MAX_FRAGMENT / 1024),
+            None => format!("it is {} MB, and a link carries at most {} MB", e.text / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
+        })
+    });
+    let url = |fragment: &str| browser::share_url(fragment);
+    let note = |n: LinkNote| Action::Trace(TraceAction::Linked(Some(n)));
+    match fragment {
+        Ok(fragment) => {
+            let Some(url) = url(&fragment) else { return };
+            let store = store.clone();
+            browser::copy_to_clipboard(&url.clone(), move |copied| store.dispatch(note(LinkNote::Copied { url, copied })));
+        }
+        Err(why) => {
+            let scenario_url = scenario.and_then(|s| share::encode(&s, &[], &LinkView::default()).ok()).and_then(|f| url(&f));
+            store.dispatch(note(LinkNote::TooBig { why: format!("This log is too big for a share link: {why}."), scenario_url }));
+        }
     }
 }

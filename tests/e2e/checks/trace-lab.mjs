@@ -125,7 +125,7 @@ async function dropFile(page, selector, name, make, arg) {
 
 export const checks = [
   {
-    name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does',
+    name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does; its CSV, its too-big-for-a-link note, its derived scenario one Undo away',
     run: async ({ browser, baseUrl, log }) =>
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         const t0 = Date.now();
@@ -152,6 +152,11 @@ export const checks = [
         const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
         expect(csv[0].startsWith('log,line,kind,target') && csv.length === 1 + rows.length, `CSV: ${csv.length} lines for ${rows.length} rows`);
 
+        // A log too big for a link says so and offers the derived scenario's link.
+        await page.click('#trace-share');
+        await page.waitForSelector('#trace-link-refused', { timeout: 10_000 });
+        expect((await page.inputValue('#trace-scenario-link')).includes('#s=2.'), 'the derived scenario link is offered');
+
         // The derived scenario opens in the editor, one Undo away from what was there.
         const before = await page.inputValue('#dsl-text');
         await page.click('#trace-open-scenario');
@@ -161,7 +166,7 @@ export const checks = [
       }),
   },
   {
-    name: 'trace lab: the HotSpot sample names the witness class whose load broke each assumption, and the units made not entrant',
+    name: 'trace lab: the HotSpot sample names the witness class whose load broke each assumption and the units made not entrant; a link carries the small log whole and opens it',
     run: async ({ browser, baseUrl }) =>
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         await openSample(page, 'hotspot-cha-break');
@@ -174,6 +179,18 @@ export const checks = [
         }
         const noReplay = await page.textContent('#trace-no-replay');
         expect(noReplay.includes('names compiled code, not call sites'), `no replay: ${noReplay}`);
+
+        // A small log travels whole in a link, and the link opens it again.
+        await page.click('#trace-share');
+        await page.waitForSelector('#trace-link-url', { timeout: 10_000 });
+        const link = await page.inputValue('#trace-link-url');
+        expect(link.includes('#t=1.'), `link: ${link.slice(0, 80)}`);
+        const other = await page.context().newPage();
+        await other.goto(link, { waitUntil: 'load' });
+        await other.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'hotspot-cha-break.log', null, { timeout: 60_000 });
+        const again = await fanOutRows(other);
+        expect(JSON.stringify(again) === JSON.stringify(rows), 'the linked log shows the same fan-out');
+        await other.close();
       }),
   },
   {
@@ -259,16 +276,16 @@ export const checks = [
         await shoot(page, 'trace-lab-big');
         const extra = process.env.E2E_TRACE_BIG;
         if (extra) {
-          const bytes = fs.readFileSync(extra);
+          const bytes = fs.statSync(extra).size;
           await watchLongTasks(page);
           const mem0 = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
           const t1 = Date.now();
-          await page.setInputFiles('#trace-file', { name: path.basename(extra), mimeType: 'text/plain', buffer: bytes });
+          await page.setInputFiles('#trace-file', extra);
           await page.waitForFunction((n) => document.querySelector('#trace-view .trace-head code')?.textContent === n, path.basename(extra), { timeout: 300_000 });
           const t = Date.now() - t1;
           const longest = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
           const mem = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-          log(`# trace lab: ${(bytes.length / 1e6).toFixed(1)} MB (${path.basename(extra)}) to its view in ${t} ms, longest task ${longest.toFixed(0)} ms, JS heap ${(mem0 / 1e6).toFixed(0)} -> ${(mem / 1e6).toFixed(0)} MB`);
+          log(`# trace lab: ${(bytes / 1e6).toFixed(1)} MB (${path.basename(extra)}) to its view in ${t} ms, longest task ${longest.toFixed(0)} ms, JS heap ${(mem0 / 1e6).toFixed(0)} -> ${(mem / 1e6).toFixed(0)} MB`);
         }
       }),
   },

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use blast_playground::format::count;
 use blast_playground::trace_lab::page::TracePage;
-use blast_playground::trace_lab::Reading;
+use blast_playground::trace_lab::{LinkNote, Reading};
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob};
@@ -36,6 +36,31 @@ pub struct TraceLabProps {
     pub on_export: Callback<TraceExport>,
     /// Open the replay's scenario in the editor.
     pub on_open_scenario: Callback<()>,
+    /// What Copy link made.
+    pub link: Option<LinkNote>,
+    pub on_share: Callback<()>,
+}
+
+fn link_strip(note: &LinkNote) -> Html {
+    let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
+    match note {
+        LinkNote::Copied { url, copied } => html! {
+            <div id="trace-link" class="share-strip" role="status">
+                <label for="trace-link-url">{ "Link to this log" }</label>
+                <input id="trace-link-url" readonly=true value={url.clone()} onfocus={select_all} />
+                <span class="muted">{ if *copied { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." } }</span>
+            </div>
+        },
+        LinkNote::TooBig { why, scenario_url } => html! {
+            <div id="trace-link" class="share-strip" role="status">
+                <span id="trace-link-refused">{ why.clone() }</span>
+                if let Some(url) = scenario_url {
+                    <label for="trace-scenario-link">{ "The derived scenario's link instead" }</label>
+                    <input id="trace-scenario-link" readonly=true value={url.clone()} onfocus={select_all} />
+                }
+            </div>
+        },
+    }
 }
 
 fn progress(r: &Reading, on_cancel: &Callback<()>) -> Html {
@@ -63,12 +88,17 @@ fn export_button(id: &'static str, label: &'static str, kind: TraceExport, cb: &
 fn views(v: &TracePage, p: &TraceLabProps) -> Html {
     let open = p.on_open_scenario.reform(|_: MouseEvent| ());
     let close = p.on_close.reform(|_: MouseEvent| ());
+    let share = p.on_share.reform(|_: MouseEvent| ());
     html! {
         <div id="trace-view" data-format={v.format.clone().unwrap_or_default()}>
             <div class="trace-summary">{ raw(v.summary.clone()) }</div>
             <div class="trace-actions">
+                <button id="trace-share" class="small" onclick={share} title="A link carrying the whole log when it fits, else the derived scenario's">{ "Copy link" }</button>
                 <button id="trace-close" class="small" onclick={close}>{ "Close" }</button>
             </div>
+            if let Some(note) = &p.link {
+                { link_strip(note) }
+            }
             <h3 id="trace-fanout-title">{ "Fan-out per mutation" }</h3>
             <div class="trace-actions">
                 { export_button("trace-fanout-csv", "CSV", TraceExport::FanOutCsv, &p.on_export) }

@@ -29,6 +29,10 @@ use protocol::{Answer, Reply, Request};
 pub enum TraceAction {
     /// Read a log of `size` bytes (its bytes come from the shell, by range).
     Open { name: String, size: u64 },
+    /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link.
+    OpenText { name: String, text: String },
+    /// What Copy link made: the link, or why the log is too big for one.
+    Linked(Option<LinkNote>),
     /// Stop reading: the worker drops the reader.
     Cancel,
     /// The worker's answer.
@@ -46,6 +50,15 @@ pub enum Outgoing {
     Message(Vec<u8>),
     /// Bytes `start..end` of reading `id`'s log, as a chunk message (`protocol::chunk`).
     Chunk { id: u64, start: u64, end: u64 },
+}
+
+/// The trace lab's share strip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkNote {
+    /// A link carrying the whole log, and whether the clipboard took it.
+    Copied { url: String, copied: bool },
+    /// No link carries this log: why, and the derived scenario's link when there is one.
+    TooBig { why: String, scenario_url: Option<String> },
 }
 
 /// A log being read.
@@ -70,6 +83,9 @@ pub struct TraceLab {
     pub shown: Option<Rc<TracePage>>,
     /// Why the last log was refused or lost.
     pub error: Option<String>,
+    pub link: Option<LinkNote>,
+    /// The log on screen or being read, when it came as text.
+    text: Option<Rc<str>>,
     last_id: u64,
     outbox: Vec<Outgoing>,
 }
@@ -77,14 +93,12 @@ pub struct TraceLab {
 impl TraceLab {
     pub fn reduce(&mut self, action: TraceAction) {
         match action {
-            TraceAction::Open { name, size } => {
-                self.cancel();
-                self.last_id += 1;
-                let id = self.last_id;
-                self.error = None;
-                self.post(&Request::Open { id, name: name.clone(), size });
-                self.reading = Some(Reading { id, name, size, sent: 0, bytes: 0, lines: 0, events: 0, finishing: false });
+            TraceAction::Open { name, size } => self.open(name, size, None),
+            TraceAction::OpenText { name, text } => {
+                let size = text.len() as u64;
+                self.open(name, size, Some(Rc::from(text)));
             }
+            TraceAction::Linked(note) => self.link = note,
             TraceAction::Cancel => self.cancel(),
             TraceAction::Answer(reply) => self.answer(reply),
             TraceAction::Lost(why) => {
@@ -96,8 +110,26 @@ impl TraceLab {
                 self.cancel();
                 self.shown = None;
                 self.error = None;
+                self.link = None;
+                self.text = None;
             }
         }
+    }
+
+    /// The log as text, when it came as text (a link carries it whole).
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    fn open(&mut self, name: String, size: u64, text: Option<Rc<str>>) {
+        self.cancel();
+        self.text = text;
+        self.link = None;
+        self.last_id += 1;
+        let id = self.last_id;
+        self.error = None;
+        self.post(&Request::Open { id, name: name.clone(), size });
+        self.reading = Some(Reading { id, name, size, sent: 0, bytes: 0, lines: 0, events: 0, finishing: false });
     }
 
     fn post(&mut self, r: &Request) {
@@ -122,7 +154,10 @@ impl TraceLab {
                 (r.bytes, r.lines, r.events) = (bytes, lines, events);
                 if r.sent < r.size && stopped.is_none() {
                     let end = (r.sent + protocol::CHUNK_BYTES).min(r.size);
-                    self.outbox.push(Outgoing::Chunk { id, start: r.sent, end });
+                    self.outbox.push(match &self.text {
+                        Some(text) => Outgoing::Message(protocol::chunk(id, &text.as_bytes()[r.sent as usize..end as usize])),
+                        None => Outgoing::Chunk { id, start: r.sent, end },
+                    });
                     r.sent = end;
                 } else if !r.finishing {
                     r.finishing = true;
@@ -234,6 +269,18 @@ mod tests {
         worker(&mut host, &mut lab, &log);
         assert!(lab.reading.is_none() && lab.error.is_none());
         assert_eq!(lab.shown.as_ref().map(|p| p.name.as_str()), Some("second.log"));
+    }
+
+    #[test]
+    fn a_log_held_as_text_is_chunked_by_the_lab_and_kept_for_a_link() {
+        let log = String::from_utf8(committed("hotspot-cha-break")).unwrap();
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::OpenText { name: "pasted".into(), text: log.clone() });
+        worker(&mut host, &mut lab, &[]);
+        assert!(lab.shown.as_ref().is_some_and(|p| p.fan_out.contains("ChaBreak$Circle")));
+        assert_eq!(lab.text(), Some(log.as_str()));
+        lab.reduce(TraceAction::Close);
+        assert_eq!(lab.text(), None);
     }
 
     #[test]
