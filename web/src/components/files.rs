@@ -55,15 +55,18 @@ pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'stat
     });
 }
 
+/// A file input's `onchange`: the picked file to `on_file` (the import button, the trace lab's).
+pub fn on_pick(on_file: &Callback<LogBlob>) -> Callback<Event> {
+    let on_file = on_file.clone();
+    Callback::from(move |e: Event| {
+        if let Some(blob) = browser::picked_file(&e) {
+            on_file.emit(blob);
+        }
+    })
+}
+
 pub fn files(p: &FilesProps) -> Html {
-    let on_file = {
-        let on_file = p.on_file.clone();
-        Callback::from(move |e: Event| {
-            if let Some(blob) = browser::picked_file(&e) {
-                on_file.emit(blob);
-            }
-        })
-    };
+    let on_file = on_pick(&p.on_file);
     let export = {
         let cb = p.on_export.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))

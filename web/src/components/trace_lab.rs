@@ -12,6 +12,7 @@ use blast_playground::trace_lab::{LinkNote, Reading};
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob};
+use crate::components::files::on_pick;
 use crate::components::raw;
 
 /// The files the panel hands out.
@@ -129,14 +130,7 @@ fn views(v: &TracePage, p: &TraceLabProps) -> Html {
 }
 
 pub fn trace_lab(p: &TraceLabProps) -> Html {
-    let on_pick = {
-        let cb = p.on_file.clone();
-        Callback::from(move |e: Event| {
-            if let Some(blob) = browser::picked_file(&e) {
-                cb.emit(blob);
-            }
-        })
-    };
+    let on_pick = on_pick(&p.on_file);
     let on_paste = {
         let cb = p.on_paste.clone();
         Callback::from(move |e: Event| {
