@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { axeViolations } from './access.mjs';
 import { expect, shoot, showSection, withFreshPage } from './common.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -125,7 +126,7 @@ async function dropFile(page, selector, name, make, arg) {
 
 export const checks = [
   {
-    name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does; its CSV, its too-big-for-a-link note, its derived scenario one Undo away',
+    name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does; its CSV, its too-big-for-a-link note, no axe violation, its derived scenario one Undo away',
     run: async ({ browser, baseUrl, log }) =>
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         const t0 = Date.now();
@@ -146,6 +147,11 @@ export const checks = [
         expect((await page.locator('#trace-timeline line.tl-mutation').count()) === rows.length, 'a timeline marker per mutation with a fan-out');
         const runtime = await page.textContent('#trace-runtime');
         expect(runtime.startsWith('V8'), `runtime: ${runtime}`);
+        // The lab with a trace on screen passes axe-core as the rest of the page does.
+        await page.evaluate(() => document.querySelector('.trace-per-mutation')?.setAttribute('open', ''));
+        const axe = await axeViolations(page);
+        log(`# axe, trace lab with v8-proto-write open: ${axe.all.length} violations${axe.all.length ? ': ' + axe.all.map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 2)}`).join(', ') : ''}`);
+        expect(axe.all.length === 0, `axe: ${JSON.stringify(axe.all)}`);
 
         // The fan-out exported as CSV: a row per mutation and group.
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('#trace-fanout-csv')]);
