@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { axeViolations } from './access.mjs';
-import { expect, shoot, showSection, withFreshPage } from './common.mjs';
+import { expect, pasteScenario, shoot, showSection, withFreshPage } from './common.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', '..');
@@ -250,6 +250,17 @@ export const checks = [
           document.querySelector('#trace-paste').dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
         });
         await page.waitForSelector('#trace-unknown-format', { timeout: 30_000 });
+      }),
+  },
+  {
+    name: 'trace lab: a log pasted into the scenario editor opens in the lab, and the scenario stays',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, '#dsl-text', async (page) => {
+        const before = await page.inputValue('#dsl-text');
+        await pasteScenario(page, fs.readFileSync(path.join(LOGS, 'groovy-plugin-registry.log'), 'utf8'));
+        await page.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'the pasted log', null, { timeout: 60_000 });
+        expect((await page.textContent('#trace-runtime')).startsWith('Groovy'), 'read as Groovy');
+        expect((await page.inputValue('#dsl-text')) === before, 'the scenario text is unchanged');
       }),
   },
   {
