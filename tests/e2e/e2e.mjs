@@ -31,6 +31,7 @@ import { checks as accessChecks } from './checks/access.mjs';
 import { checks as payoffChecks } from './checks/payoff.mjs';
 import { checks as keepsWorkChecks } from './checks/keeps-work.mjs';
 import { checks as messageChecks } from './checks/messages.mjs';
+import { checks as traceLabChecks } from './checks/trace-lab.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..');
@@ -94,6 +95,7 @@ const pageCheckGroups = [
   payoffChecks, // the payoff first: the running comparison, the tour, the zoomable brushable timeline
   keepsWorkChecks, // the user's work kept (loads over an edit, a policy ticked mid-run), true causes, links refused at Copy
   messageChecks, // the scenario text's errors: an unclosed { named where it opened, a huge word shown cut
+  traceLabChecks, // the trace lab: real runtime logs from the gallery, a drop, a paste, progress and Cancel
 ];
 // Checks that measure pages of their own (load figures, long tasks, traced CPU time). The shared
 // page is parked on about:blank first: its running comparison plays on in the background (a

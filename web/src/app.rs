@@ -30,6 +30,8 @@ use crate::components::why::Why;
 use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::scenario_parts::ScenarioParts;
 use crate::store::{use_store, Store};
+use crate::trace_feed;
+use crate::trace_panel::{self, trace_panel};
 use crate::warm;
 use blast_playground::action::Action;
 use blast_playground::charts::{self, ChartLanes};
@@ -44,7 +46,6 @@ use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
 use blast_playground::session::SessionAction;
-use blast_playground::share;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
 use blast_playground::timeline::{TimelineAction, TimelineState};
@@ -181,11 +182,13 @@ pub fn app(props: &AppProps) -> Html {
     // presets" button are one click away from it.
     let gallery = html! {
         if mounted >= 4 {
-            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={(*on_measured).clone()} />
+            <Gallery current={current.clone()} on_load={store.handler(load_preset)} on_measured={(*on_measured).clone()} on_trace={store.handler(trace_panel::open_sample)} />
         }
     };
     let html = html! {
-        <div class="app" data-tour={tour::target(s.chrome.tour)}>
+        // A file dropped anywhere: a log opens in the trace lab, a scenario is imported.
+        <div class="app" data-tour={tour::target(s.chrome.tour)} ondragover={Callback::from(|e: DragEvent| browser::allow_drop(&e))}
+            ondrop={store.handler(|store, e: DragEvent| if let Some(blob) = browser::dropped_file(&e) { trace_panel::open_file(store, blob) })}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             { top_bar(&top_bar_props(&store, &s, share_link.clone(), current.clone())) }
             { share_strip(&share_link, &store) }
@@ -212,6 +215,9 @@ pub fn app(props: &AppProps) -> Html {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
                         None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
                     }
+                }
+                if mounted >= 4 {
+                    { trace_panel(&store, &s.trace) }
                 }
             </main>
             if s.chrome.help_open {
@@ -438,8 +444,7 @@ fn call_site_sections(
                             <button id="redo" class="small" onclick={store.on(|| SessionAction::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
-                        { files(&FilesProps { on_import: store.callback(|(shared, name): (share::Shared, String)| SessionAction::LoadScenario { shared, origin: name }),
-                            on_export: store.handler(export_scenario), on_error: error_cb }) }
+                        { files(&FilesProps { on_file: store.handler(trace_panel::open_file), on_export: store.handler(export_scenario) }) }
                     </header>
                     <div class="editor-grid">
                         // Held while a text is read: a text edit re-keys the form's rows (`edit_epoch`),
@@ -474,6 +479,10 @@ fn headline(lanes: &[Rc<blast_playground::runner::LaneView>]) -> Html {
 /// An edit of the scenario text: a big one (a paste) is rendered in a task after the one that
 /// reduces it (`Store::dispatch_render_later`), a keystroke at once.
 fn edit_text(store: &Store, text: String) {
+    // A runtime log pasted into the editor is read in the trace lab; the scenario stays.
+    if trace_feed::is_log(&text) {
+        return trace_feed::open_text(store, "the pasted log".into(), text);
+    }
     let big = text.len() >= offload::OFFLOAD_BYTES;
     match SessionAction::EditText(text) {
         action if big => store.dispatch_render_later(action),

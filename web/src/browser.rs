@@ -233,7 +233,7 @@ fn take_fragment() -> Option<Fragment> {
     let location = window()?.location();
     let hash: js_sys::JsString = js_sys::Reflect::get(&location, &JsValue::from_str("hash")).ok()?.dyn_into().ok()?;
     let has = |needle: &str| hash.index_of(needle, 0) >= 0;
-    if !(has("s=") || has("m=")) {
+    if !(has("s=") || has("m=") || has("t=")) {
         return None;
     }
     replace_url("");
@@ -1009,4 +1009,66 @@ fn post_bytes(worker: &web_sys::Worker, bytes: &[u8]) {
 
 fn js_error(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_else(|| "the browser refused to start it".into())
+}
+
+/// A runtime log's bytes as the trace lab reads them, a slice at a time: a picked or dropped
+/// file, or a fetched sample. The page never holds more of it than the slice being read.
+#[derive(Clone)]
+pub struct LogBlob {
+    blob: web_sys::Blob,
+    pub name: String,
+}
+
+impl LogBlob {
+    pub fn size(&self) -> u64 {
+        self.blob.size() as u64
+    }
+
+    /// Bytes `start..end`, read off the main thread by the browser; `done` hears them or why not.
+    pub fn read(&self, start: u64, end: u64, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
+        use wasm_bindgen_futures::JsFuture;
+        let slice = self.blob.slice_with_f64_and_f64(start as f64, end as f64);
+        let Ok(slice) = slice else { return done(Err("the browser refused to slice the file".into())) };
+        let promise = slice.array_buffer();
+        wasm_bindgen_futures::spawn_local(async move {
+            let read = JsFuture::from(promise).await.map(|b| js_sys::Uint8Array::new(&b).to_vec()).map_err(|e| js_error(&e));
+            done(read)
+        });
+    }
+}
+
+/// The file picked in the file input an event came from (the input is emptied, so picking the
+/// same file again reads it again).
+pub fn picked_file(e: &web_sys::Event) -> Option<LogBlob> {
+    let input = e.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?;
+    let file = input.files().and_then(|f| f.get(0))?;
+    input.set_value("");
+    Some(LogBlob { name: file.name(), blob: file.into() })
+}
+
+/// The first file of a drop (its default, opening the file in the tab, is prevented).
+pub fn dropped_file(e: &web_sys::DragEvent) -> Option<LogBlob> {
+    e.prevent_default();
+    let file = e.data_transfer()?.files()?.get(0)?;
+    Some(LogBlob { name: file.name(), blob: file.into() })
+}
+
+/// Let a drag over an element end in a drop there (the browser's default refuses it).
+pub fn allow_drop(e: &web_sys::DragEvent) {
+    e.prevent_default();
+}
+
+/// The file at `url` (relative to the page), fetched as a blob named `name`.
+pub fn fetch_blob(url: &str, name: String, done: impl FnOnce(Result<LogBlob, String>) + 'static) {
+    async fn read(request: js_sys::Promise) -> Result<web_sys::Blob, String> {
+        use wasm_bindgen_futures::JsFuture;
+        let response: web_sys::Response = JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or("the network refused it")?;
+        if !response.ok() {
+            return Err(format!("the server answered {}", response.status()));
+        }
+        let body = response.blob().map_err(|_| "it has no body")?;
+        JsFuture::from(body).await.ok().and_then(|b| b.dyn_into().ok()).ok_or_else(|| "its body could not be read".into())
+    }
+    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err("there is no window".into())) };
+    wasm_bindgen_futures::spawn_local(async move { done(read(request).await.map(|blob| LogBlob { blob, name })) });
 }

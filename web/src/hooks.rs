@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use crate::browser;
 use crate::store::Store;
+use crate::trace_feed;
 use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
@@ -21,6 +22,7 @@ use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
+use blast_playground::trace_lab::{self, TraceAction};
 use blast_playground::wire::{self, ReplyDecoder};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
@@ -246,6 +248,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         }
         let jobs = store.take_jobs();
         let fit = store.take_fit();
+        let traces = store.take_trace();
         let later = !jobs.is_empty();
         let post = move || {
             for job in jobs {
@@ -253,6 +256,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             }
             if let Some(job) = fit {
                 post_fit(&store, &engine, &in_flight, job);
+            }
+            for message in traces {
+                let (poster, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+                trace_feed::send(&store, message, move |bytes| post_trace(&poster, &engine, &in_flight, bytes));
             }
             // After the jobs: a lanes command may name a job's scenario.
             if let Some(request) = store.take_lanes() {
@@ -351,6 +358,13 @@ fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>
     post(store, engine, in_flight, bytes, |f| f.fits.push_back(id), no_worker);
 }
 
+/// A trace lab message (`trace_lab::protocol`): its answer comes back as `TraceAction::Answer`.
+/// Without a worker no log is read: the readers are not on the page.
+fn post_trace(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, bytes: Vec<u8>) {
+    let no_worker = |_| store.dispatch(Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())));
+    post(store, engine, in_flight, bytes, |_| {}, no_worker);
+}
+
 fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, FitRefusal>) {
     let store = store.clone();
     browser::soon_detached(move || store.dispatch(Action::Lab(LabAction::Fitted { job, fitted })));
@@ -380,6 +394,16 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 Err(why) => fitted(store, job, Err(FitRefusal::AnswerUnreadable(why))),
             }
         }
+        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::TRACE) => {
+            let action = match trace_lab::protocol::decode_reply(&bytes) {
+                Ok(reply) => TraceAction::Answer(reply),
+                Err(why) => TraceAction::Lost(format!("the engine worker's answer is unreadable ({why})")),
+            };
+            // Applied (the reducer, and the render of a whole trace's markup) in a task after
+            // the one that decoded it.
+            let store = store.clone();
+            browser::soon_detached(move || store.dispatch(Action::Trace(action)));
+        }
         browser::WorkerNews::Reply(bytes) => {
             let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
             decode(store, in_flight, job, bytes);
@@ -396,6 +420,8 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));
                 }
+                let how = if started { "stopped" } else { "did not start" };
+                store.dispatch(Action::Trace(TraceAction::Lost(format!("the engine worker {how} ({why})"))));
                 if started {
                     *engine.borrow_mut() = Engine::Idle;
                     for id in lost {

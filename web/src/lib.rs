@@ -13,6 +13,8 @@ pub mod hooks;
 pub mod plot;
 pub mod scenario_parts;
 pub mod store;
+pub mod trace_feed;
+pub mod trace_panel;
 pub mod warm;
 
 pub use app::App;

@@ -119,6 +119,11 @@ impl Store {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_fit())
     }
 
+    /// The trace lab's messages for the engine worker (`AppState::take_trace`).
+    pub fn take_trace(&self) -> Vec<blast_playground::trace_lab::Outgoing> {
+        self.state.try_borrow_mut().map(|mut s| s.take_trace()).unwrap_or_default()
+    }
+
     /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
     pub fn take_lanes(&self) -> Option<blast_playground::lane_wire::Request> {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())

@@ -12,6 +12,7 @@ use blast_playground::chrome::Theme;
 use blast_playground::fit_wire;
 use blast_playground::measured::{self, FitState, Measured};
 use blast_playground::playback::{RunState, Speed};
+use blast_playground::trace_lab::samples::SAMPLES;
 use blast_web::components::gallery::{Gallery, GalleryProps};
 use blast_web::components::measured::{MeasuredPanel, MeasuredProps};
 use blast_web::components::topbar::{top_bar, LaneChoice, TopBarProps};
@@ -34,12 +35,17 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
         let measured = measured.clone();
         Callback::from(move |id: &'static str| measured.borrow_mut().push(id))
     };
-    yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load, on_measured }).render();
+    let traces = Rc::new(RefCell::new(Vec::new()));
+    let on_trace = {
+        let traces = traces.clone();
+        Callback::from(move |id: &'static str| traces.borrow_mut().push(id))
+    };
+    yew::Renderer::<Gallery>::with_root_and_props(root.clone(), GalleryProps { current: None, on_load, on_measured, on_trace }).render();
     yew::scheduler::flush().await;
     assert_eq!(count(&root, "table#preset-table tbody tr[data-preset]"), (presets::all().len() + MODEL_PRESETS.len() + PROFILES.len()) as u32);
     assert_eq!(count(&root, "table#preset-table tbody tr[data-runtime]"), PROFILES.len() as u32);
     assert_eq!(attr(&root, "table#preset-table tbody tr[data-preset]", "data-preset").split('_').next(), Some("hotLoop"), "Groovy workloads come first");
-    assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 5, "call sites, one heading per model family, then the runtimes");
+    assert_eq!(count(&root, "table#preset-table tbody tr.group-row"), 6, "call sites, one heading per model family, the runtimes, then the traces");
     click(&root, r#"tr[data-preset="hotLoop_sameTypeMetaClassChurn"] button.run"#);
     click(&root, r#"tr[data-preset="oracle_liveParentRedefine"] button.load"#);
     click(&root, r#"tr[data-preset="runtime_cpython"] button.run"#);
@@ -50,6 +56,9 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     assert_eq!(count(&root, "tr.runtime-row button.measured-link"), PROFILES.len() as u32, "every runtime row links to its measured result");
     click(&root, r#"tr[data-runtime="jruby"] button.measured-link"#);
     assert_eq!(*measured.borrow(), vec!["jruby"]);
+    assert_eq!(count(&root, "tr.trace-row button.trace-open"), SAMPLES.len() as u32, "every committed log has a row");
+    click(&root, r#"tr[data-trace="hotspot-cha-break"] button.trace-open"#);
+    assert_eq!(*traces.borrow(), vec!["hotspot-cha-break"]);
 }
 
 #[wasm_bindgen_test]

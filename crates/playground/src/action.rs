@@ -14,6 +14,7 @@ use crate::playback::Control;
 use crate::session::SessionAction;
 use crate::share::Link;
 use crate::timeline::TimelineAction;
+use crate::trace_lab::TraceAction;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -39,6 +40,8 @@ pub enum Action {
     Timeline(TimelineAction),
     /// The call-site scenario, its text and its lanes.
     Session(SessionAction),
+    /// The trace lab: a runtime log being read by the engine worker, or on screen.
+    Trace(TraceAction),
 }
 
 impl Action {
@@ -47,6 +50,7 @@ impl Action {
         match link {
             Link::Scenario(shared) => Action::Session(SessionAction::LoadScenario { shared, origin: origin.into() }),
             Link::Model(link) => Action::LoadModelLink { link, origin: origin.into() },
+            Link::Trace(t) => Action::Trace(TraceAction::OpenText { name: t.name, text: t.log }),
         }
     }
 }

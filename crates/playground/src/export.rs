@@ -147,7 +147,7 @@ const CSV_DIGITS: i32 = 6;
 
 /// A number rounded to `CSV_DIGITS` significant digits, without trailing zeros (empty when it
 /// is not finite).
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     if !v.is_finite() {
         return String::new();
     }
@@ -159,7 +159,7 @@ fn num(v: f64) -> String {
 }
 
 /// CSV field quoting (RFC 4180).
-fn field(s: &str) -> String {
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -5,7 +5,8 @@
 //! [`Host`] is the worker's whole state, one message at a time: a text to read (`offload`),
 //! after which it keeps a big scenario and the lanes its run check built, a batch of
 //! commands for those lanes (`lane_wire::Request`), answered with the views' deltas, or a
-//! probe result to fit (`fit_wire`, which keeps nothing). Plain Rust: the tests call it as the
+//! probe result to fit (`fit_wire`, which keeps nothing), or a runtime log's next chunk
+//! (`trace_lab::host`, which keeps the one log being read). Plain Rust: the tests call it as the
 //! worker does, with a clock passed in.
 
 use std::rc::Rc;
@@ -49,6 +50,7 @@ struct Running {
 pub struct Host {
     held: Option<Held>,
     lanes: Option<Running>,
+    trace: crate::trace_lab::host::TraceHost,
 }
 
 impl Host {
@@ -57,6 +59,7 @@ impl Host {
         match wire::kind(bytes) {
             Some(wire::LANES) => self.command(bytes, now_ms),
             Some(wire::FIT) => crate::fit_wire::answer(bytes),
+            Some(wire::TRACE) => self.trace.answer(bytes),
             _ => self.read(bytes),
         }
     }

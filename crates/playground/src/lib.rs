@@ -44,4 +44,5 @@ pub mod share;
 pub mod state;
 pub mod storage;
 pub mod timeline;
+pub mod trace_lab;
 pub mod wire;

@@ -117,6 +117,38 @@ fn site_word(name: &str) -> bool {
 pub enum Link {
     Scenario(Shared),
     Model(ModelLink),
+    /// A runtime log, whole, for the trace lab.
+    Trace(TraceLink),
+}
+
+/// A small runtime log carried by a link (`t=1.<base64url of "name\nlog", deflated>`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceLink {
+    pub name: String,
+    pub log: String,
+}
+
+/// The longest log name a link carries.
+pub const MAX_LINK_NAME: usize = 200;
+
+/// The fragment (without `#`) for a runtime log, or why no link can carry it (the trace lab
+/// then offers the derived scenario's link).
+pub fn encode_trace(name: &str, log: &str) -> Result<String, TooBigForLink> {
+    if log.len() > MAX_LINK_TEXT {
+        return Err(TooBigForLink { text: log.len(), fragment: None });
+    }
+    let name: String = name.chars().filter(|c| *c != '\n').take(MAX_LINK_NAME).collect();
+    let out = format!("t=1.{}", base64url::encode(&deflate::deflate(&format!("{name}\n{log}"))));
+    if out.len() > MAX_FRAGMENT {
+        return Err(TooBigForLink { text: log.len(), fragment: Some(out.len()) });
+    }
+    Ok(out)
+}
+
+fn decode_trace(payload: &str) -> Result<TraceLink, LinkProblem> {
+    let text = payload_text(payload, 't')?;
+    let (name, log) = text.split_once('\n').unwrap_or(("the linked log", &text));
+    Ok(TraceLink { name: truncate(name, MAX_LINK_NAME), log: log.to_string() })
 }
 
 /// The fragment (without `#`) for a scenario's text and the selected policies, or why no
@@ -149,6 +181,7 @@ pub fn encode_model(link: &ModelLink) -> String {
 pub enum LinkKind {
     Scenario,
     Model,
+    Trace,
 }
 
 /// Why a link was not loaded.
@@ -217,6 +250,7 @@ impl fmt::Display for LinkError {
         let what = match self.kind {
             LinkKind::Scenario => "scenario",
             LinkKind::Model => "model run",
+            LinkKind::Trace => "log",
         };
         write!(f, "The link's {what} was not loaded: {}", self.problem)
     }
@@ -244,6 +278,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
     let mut scenario = None;
     let mut model = None;
+    let mut trace = None;
     let mut policies = None;
     let (mut speed, mut site) = (None, None);
     for part in fragment.split('&') {
@@ -251,6 +286,8 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
             scenario = Some(v);
         } else if let Some(v) = part.strip_prefix("m=") {
             model = Some(v);
+        } else if let Some(v) = part.strip_prefix("t=") {
+            trace = Some(v);
         } else if let Some(v) = part.strip_prefix("p=") {
             policies = Some(v);
         } else if let Some(v) = part.strip_prefix("v=") {
@@ -259,7 +296,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
             site = Some(v);
         }
     }
-    let kind = link_kind(scenario.is_some(), model.is_some());
+    let kind = if trace.is_some() && scenario.is_none() && model.is_none() { LinkKind::Trace } else { link_kind(scenario.is_some(), model.is_some()) };
     let refuse = |problem: LinkProblem| LinkError { kind, problem };
     if fragment.len() > MAX_FRAGMENT {
         return Err(refuse(LinkProblem::TooLong { bytes: fragment.len() }));
@@ -275,14 +312,16 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     match (scenario, model) {
         (Some(payload), _) => decode_scenario(payload, policies, view).map(|s| Some(Link::Scenario(s))).map_err(refuse),
         (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))).map_err(refuse),
-        (None, None) => Ok(None),
+        (None, None) => trace.map(|payload| decode_trace(payload).map(Link::Trace).map_err(refuse)).transpose(),
     }
 }
 
-/// The text behind `<version>.<base64url>`: version 1 plain, 2 deflated (scenarios only).
+/// The text behind `<version>.<base64url>`: version 1 plain, 2 deflated (scenarios only); a
+/// log (`t`) is deflated from its first version.
 fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
     let (version, data) = payload.split_once('.').ok_or(LinkProblem::NoVersion { kind })?;
     let packed = match (version.parse::<u32>(), kind) {
+        (Ok(1), 't') => true,
         (Ok(1), _) => false,
         (Ok(2), 's') => true,
         (Ok(v), _) => return Err(LinkProblem::UnknownVersion(v)),
@@ -323,6 +362,21 @@ fn truncate(s: &str, n: usize) -> String {
 mod tests {
     use super::*;
     use blast_engine::presets;
+
+    #[test]
+    fn a_small_log_travels_whole_and_a_big_one_is_refused_at_copy() {
+        let dir = format!("{}/../../probes/traces/logs", env!("CARGO_MANIFEST_DIR"));
+        let small = std::fs::read_to_string(format!("{dir}/hotspot-cha-break.log")).unwrap();
+        let fragment = encode_trace("cha\nbreak.log", &small).unwrap();
+        assert!(fragment.len() <= MAX_FRAGMENT);
+        assert_eq!(decode(&format!("#{fragment}")).unwrap(), Some(Link::Trace(TraceLink { name: "chabreak.log".into(), log: small })));
+        let big = std::fs::read_to_string(format!("{dir}/v8-proto-write.log")).unwrap();
+        let refused = encode_trace("v8.log", &big).unwrap_err();
+        assert!(refused.fragment.is_some_and(|n| n > MAX_FRAGMENT), "{refused:?}");
+        let damaged = decode("#t=1.AAAA").unwrap_err();
+        assert_eq!(damaged.kind, LinkKind::Trace);
+        assert!(damaged.to_string().starts_with("The link's log was not loaded:"), "{damaged}");
+    }
 
     fn encoded(text: &str) -> String {
         format!("#s=1.{}", base64url::encode(text.as_bytes()))

@@ -31,6 +31,7 @@ use crate::session::{CallSiteSession, SessionAction};
 use crate::share::{self, Link, LinkError};
 use crate::storage::{Saved, SetAside};
 use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
+use crate::trace_lab::TraceLab;
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
 /// ~3 s of virtual time, so at 1x its ratio is on screen about 3 s after the page is built (at
@@ -79,6 +80,8 @@ pub struct AppState {
     pub chrome: Chrome,
     /// The measured panel: an imported probe result and its fit.
     pub lab: Lab,
+    /// The trace lab: a runtime log read by the engine worker, and its view.
+    pub trace: TraceLab,
 }
 
 impl AppState {
@@ -193,6 +196,11 @@ impl AppState {
         self.lab.take_fit()
     }
 
+    /// The trace lab's messages for the engine worker, to post now (`trace_lab`).
+    pub fn take_trace(&mut self) -> Vec<crate::trace_lab::Outgoing> {
+        self.trace.take_outgoing()
+    }
+
     /// Commands for the lanes the engine worker runs, to post now (`lanes`).
     pub fn take_lanes(&mut self) -> Option<crate::lane_wire::Request> {
         self.session.take_lanes()
@@ -231,6 +239,7 @@ impl AppState {
             },
             Action::Chrome(chrome) => self.chrome.reduce(chrome),
             Action::Lab(lab) => self.lab.reduce(lab),
+            Action::Trace(trace) => self.trace.reduce(trace),
             Action::Model(model) => {
                 if let Some(m) = self.model.as_mut() {
                     m.reduce(model, fx);

@@ -27,12 +27,14 @@ use crate::offload::{Job, Reply, TextError, Verdict};
 pub const READ: u64 = 0;
 /// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`...
 pub const LANES: u64 = 1;
-/// ...or a probe result to fit (`fit_wire`) and its fingerprint.
+/// ...or a probe result to fit (`fit_wire`) and its fingerprint...
 pub const FIT: u64 = 2;
+/// ...or a runtime log being read (`trace_lab::protocol`) and the reader's answers.
+pub const TRACE: u64 = 3;
 
-/// What a message is (`READ`, `LANES` or `FIT`), `None` for bytes that are not one.
+/// What a message is (`READ`, `LANES`, `FIT` or `TRACE`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
-    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT)
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE)
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).

@@ -101,7 +101,7 @@ async function measureLoad(browser, baseUrl) {
 }
 
 /** axe-core over the whole page: every violation (`all`) and those serious or critical (`serious`). */
-async function axeViolations(page) {
+export async function axeViolations(page) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ path: AXE_SOURCE });
   const result = await page.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ['violations'] });

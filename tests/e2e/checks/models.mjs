@@ -132,7 +132,7 @@ export const checks = [
       const rank = ['shape-cache', 'arena', 'descriptor', 'runtime'];
       expect(order.every((f) => rank.includes(f)), `a family the gallery should not show after the call sites: ${order}`);
       expect(order.join(',') === [...order].sort((a, b) => rank.indexOf(a) - rank.indexOf(b)).join(','), `grouped by family: ${order}`);
-      expect((await page.locator('table#preset-table tbody tr.group-row').count()) === 5, 'a heading per group: call sites, three model families, runtimes');
+      expect((await page.locator('table#preset-table tbody tr.group-row').count()) === 6, 'a heading per group: call sites, three model families, runtimes, traces');
     },
   },
   {

@@ -1,11 +1,10 @@
-//! Keep and share: import a scenario (DSL), export it as DSL or JSON.
-
-use std::cell::RefCell;
+//! Keep and share: import a scenario (DSL) or open a runtime log in the trace lab, export the
+//! scenario as DSL.
 
 use blast_engine::ScenarioError;
 use yew::prelude::*;
 
-use crate::browser::{self, FileRefusal};
+use crate::browser::{self, LogBlob};
 
 use blast_playground::share::Shared;
 
@@ -13,12 +12,12 @@ use blast_playground::share::Shared;
 const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
 
 pub struct FilesProps {
-    pub on_import: Callback<(Shared, String)>,
+    /// A picked file: a scenario, or a runtime log (the app tells them apart, `trace_feed`).
+    pub on_file: Callback<LogBlob>,
     /// Export the scenario text. There is no JSON export on the page (as there is no JSON
     /// import): the model's derived serializers cost 4.2 KB of the gzipped page, and
     /// `blast show --format json FILE` converts.
     pub on_export: Callback<()>,
-    pub on_error: Callback<String>,
 }
 
 /// Parse an imported file: the scenario text (DSL), the page's one document format.
@@ -58,29 +57,35 @@ impl std::fmt::Display for ImportRefusal {
     }
 }
 
-thread_local! {
-    /// The file being read: the reader must live until it calls back (dropping it cancels the
-    /// read); a new pick replaces it. Here rather than in a hook: the view is a plain function,
-    /// not a component (a smaller bundle), and the page has one import button.
-    static READING: RefCell<Option<browser::FileRead>> = const { RefCell::new(None) };
+/// Import a scenario file (a picked or dropped file that is not a log): read whole, within
+/// the import cap; `on_import` hears the scenario and the file's name, `on_error` why not.
+pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'static, on_error: impl FnOnce(String) + 'static) {
+    let name = blob.name.clone();
+    if blob.size() as f64 > MAX_IMPORT_BYTES {
+        return on_error(format!("{name} is too large to import (at most 2 MB)."));
+    }
+    blob.read(0, blob.size(), move |bytes| match bytes.map(String::from_utf8) {
+        Ok(Ok(text)) => match parse_import(&text) {
+            Ok(shared) => on_import(shared, name),
+            Err(e) => on_error(format!("{name} is not a valid scenario: {e}")),
+        },
+        Ok(Err(e)) => on_error(format!("{name} is not a valid scenario: it is not UTF-8 text ({e})")),
+        Err(e) => on_error(format!("{name} could not be read: {e}")),
+    });
+}
+
+/// A file input's `onchange`: the picked file to `on_file` (the import button, the trace lab's).
+pub fn on_pick(on_file: &Callback<LogBlob>) -> Callback<Event> {
+    let on_file = on_file.clone();
+    Callback::from(move |e: Event| {
+        if let Some(blob) = browser::picked_file(&e) {
+            on_file.emit(blob);
+        }
+    })
 }
 
 pub fn files(p: &FilesProps) -> Html {
-    let on_file = {
-        let (on_import, on_error) = (p.on_import.clone(), p.on_error.clone());
-        Callback::from(move |e: Event| {
-            let (on_import, on_error) = (on_import.clone(), on_error.clone());
-            let read = browser::read_picked_file(&e, MAX_IMPORT_BYTES, move |name, text| match text {
-                Ok(text) => match parse_import(&text) {
-                    Ok(shared) => on_import.emit((shared, name)),
-                    Err(e) => on_error.emit(format!("{name} is not a valid scenario: {e}")),
-                },
-                Err(FileRefusal::TooLarge) => on_error.emit(format!("{name} is too large to import (at most 2 MB).")),
-                Err(FileRefusal::Unreadable(e)) => on_error.emit(format!("{name} could not be read: {e}")),
-            });
-            READING.set(read);
-        })
-    };
+    let on_file = on_pick(&p.on_file);
     let export = {
         let cb = p.on_export.clone();
         Callback::from(move |_: MouseEvent| cb.emit(()))
@@ -88,7 +93,7 @@ pub fn files(p: &FilesProps) -> Html {
     html! {
         <div class="files" role="group" aria-label="Import and export">
             <label class="button-like" for="import-file">{ "Import…" }</label>
-            <input id="import-file" class="visually-hidden" type="file" accept=".blast,.txt,.dsl,text/plain" onchange={on_file} />
+            <input id="import-file" class="visually-hidden" type="file" accept=".blast,.txt,.dsl,.log,text/plain" onchange={on_file} />
             <button id="export-dsl" onclick={export}
                 title="Download the scenario text (for JSON: blast show --format json FILE.blast)">{ "Export DSL" }</button>
         </div>

@@ -1,6 +1,7 @@
 //! The preset gallery: every shipped scenario, the Groovy benchmark workloads first, then the
 //! other models of the family (shape cache, shared arena, descriptor cache), then one scenario
-//! per probed runtime (`runtimes::PROFILES`), grouped.
+//! per probed runtime (`runtimes::PROFILES`), then the committed runtime logs the trace lab
+//! reads (`trace_lab::samples`), grouped.
 
 use blast_engine::models::{ModelPreset, MODEL_PRESETS};
 use blast_engine::presets::{self, Preset};
@@ -10,6 +11,7 @@ use yew::prelude::*;
 use crate::components::raw;
 use blast_playground::markup::escape;
 use blast_playground::model_entities::Family;
+use blast_playground::trace_lab::samples::{Sample, SAMPLES};
 use blast_playground::{format, order};
 
 #[derive(Properties, PartialEq)]
@@ -20,6 +22,8 @@ pub struct GalleryProps {
     pub on_load: Callback<(String, bool)>,
     /// A runtime row's Measured button: the probe's runtime id, whose reference result to show.
     pub on_measured: Callback<&'static str>,
+    /// A Traces row's Open button: the sample's id (`trace_lab::samples`), read in the trace lab.
+    pub on_trace: Callback<&'static str>,
 }
 
 fn family_rank(family: &str) -> u8 {
@@ -136,6 +140,20 @@ fn runtime_row(p: &GalleryProps, runtime: &RuntimeProfile) -> Html {
     }
 }
 
+/// A committed runtime log: what it shows, and Open, which reads it in the trace lab.
+fn trace_row(p: &GalleryProps, sample: &'static Sample) -> Html {
+    let open = p.on_trace.reform(move |_: MouseEvent| sample.id);
+    html! {
+        <tr data-trace={sample.id} class="trace-row">
+            <td class="preset-name">{ name_cell(sample.runtime, sample.id, "trace") }</td>
+            <td class="preset-description" colspan="2">{ sample.shows }</td>
+            <td class="actions">
+                <button class="trace-open primary" onclick={open} title="Read this log in the trace lab" aria-label={format!("Open the trace {}", sample.id)}>{ "Open" }</button>
+            </td>
+        </tr>
+    }
+}
+
 fn group_heading(title: &str) -> Html {
     html! { <tr class="group-row"><th colspan="4" scope="rowgroup">{ title }</th></tr> }
 }
@@ -172,6 +190,8 @@ pub fn gallery(p: &GalleryProps) -> Html {
                         }) }
                         { group_heading("Runtimes: the same workload on six real runtimes (probes/, docs/RUNTIMES.md)") }
                         { for PROFILES.iter().map(|runtime| runtime_row(p, runtime)) }
+                        { group_heading("Traces: real V8, HotSpot and Groovy logs (probes/traces/), read in the trace lab") }
+                        { for SAMPLES.iter().map(|sample| trace_row(p, sample)) }
                     </tbody>
                 </table>
             </div>

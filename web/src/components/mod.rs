@@ -41,6 +41,7 @@ pub mod shape_slots;
 pub mod site_list;
 pub mod topbar;
 pub mod tour;
+pub mod trace_lab;
 pub mod virtual_rows;
 pub mod why;
 pub mod workload_form;

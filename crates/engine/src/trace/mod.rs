@@ -260,8 +260,9 @@ impl Format {
     }
 }
 
-/// The format a line says its log is in, if it says.
-fn detect(line: &str) -> Option<LogFormat> {
+/// The format a line says its log is in, if it says (public so a page can tell a log from a
+/// scenario by its first line without linking the readers).
+pub fn detect(line: &str) -> Option<LogFormat> {
     if line.starts_with("v8-version,") || line.starts_with("code-creation,") || line.starts_with("v8-platform,") {
         Some(LogFormat::V8)
     } else if line.starts_with("<?xml") || line.starts_with("<hotspot_log") {

@@ -1,0 +1,141 @@
+//! The trace lab's messages to and from the engine worker: a log is opened with its size (the
+//! worker refuses one over the cap before a byte is sent), fed a chunk per message, each
+//! answered with the reader's progress, then finished (answered with the view model) or
+//! cancelled (the worker drops the reader).
+//!
+//! Bytes: the first is [`crate::wire::TRACE`] (so the worker's and the page's routing by kind
+//! sends them here), then the message as JSON (serde derives; `serde_json` is already on the
+//! page for autosave and links) ended by a newline, then, for a chunk, the log's bytes as they
+//! are: the page copies a chunk once and nothing escapes it. Decoding is total: bytes that are
+//! not a message give an error, never a panic.
+
+use serde::{Deserialize, Serialize};
+
+use super::page::TracePage;
+use crate::wire::TRACE;
+
+/// Bytes of log per chunk message: a task of a few ms in the worker at the readers' slowest
+/// (HotSpot, ~200 MB/s in `cargo bench -p blast-engine --bench trace`), and one chunk is all
+/// of the log the page holds at a time.
+pub const CHUNK_BYTES: u64 = 2 << 20;
+
+/// The page's messages. `id` numbers a reading (from 1); the worker holds one at a time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Request {
+    /// A new log of `size` bytes named `name` (a file name, a sample, "the pasted log").
+    Open { id: u64, name: String, size: u64 },
+    /// The next bytes of the log follow the header.
+    Chunk { id: u64 },
+    /// The log ended: read its last line, attribute, replay, answer the view.
+    Finish { id: u64 },
+    /// Drop the reader (no answer).
+    Cancel { id: u64 },
+}
+
+/// What the worker says of reading `id`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reply {
+    pub id: u64,
+    pub answer: Answer,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+    /// Read so far; `stopped` when a cap stopped the reading (later chunks are not needed).
+    Progress { bytes: u64, lines: u64, events: u64, stopped: Option<String> },
+    /// Refused before reading (over the byte cap), or not held (a chunk for a reading the
+    /// worker does not hold).
+    Refused(String),
+    /// The whole trace, as the page shows it.
+    Done(Box<TracePage>),
+}
+
+/// Why bytes are not a message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn frame(json: Vec<u8>, extra: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len() + 2 + extra);
+    out.push(TRACE as u8);
+    out.extend_from_slice(&json);
+    out.push(b'\n');
+    out
+}
+
+/// A request's bytes; a chunk's log bytes are appended to them (`chunk`, or by the page's
+/// glue straight from a file slice).
+pub fn encode_request(r: &Request) -> Vec<u8> {
+    frame(serde_json::to_vec(r).unwrap_or_default(), 0)
+}
+
+/// A chunk message: the header, then `bytes`.
+pub fn chunk(id: u64, bytes: &[u8]) -> Vec<u8> {
+    let mut out = frame(serde_json::to_vec(&Request::Chunk { id }).unwrap_or_default(), bytes.len());
+    out.extend_from_slice(bytes);
+    out
+}
+
+/// The JSON part of a message, and what follows its newline.
+fn split(bytes: &[u8]) -> Result<(&[u8], &[u8]), DecodeError> {
+    match bytes.first() {
+        Some(&k) if u64::from(k) == TRACE => {}
+        _ => return Err(DecodeError("not a trace message (its first byte)".into())),
+    }
+    let end = bytes[1..].iter().position(|&b| b == b'\n').ok_or_else(|| DecodeError("a trace message without its header's end".into()))?;
+    Ok((&bytes[1..1 + end], &bytes[2 + end..]))
+}
+
+/// A request and the log bytes after its header (empty but for a chunk).
+pub fn decode_request(bytes: &[u8]) -> Result<(Request, &[u8]), DecodeError> {
+    let (json, rest) = split(bytes)?;
+    let r = serde_json::from_slice(json).map_err(|e| DecodeError(format!("an unreadable trace request ({e})")))?;
+    Ok((r, rest))
+}
+
+pub fn encode_reply(r: &Reply) -> Vec<u8> {
+    frame(serde_json::to_vec(r).unwrap_or_default(), 0)
+}
+
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, DecodeError> {
+    let (json, rest) = split(bytes)?;
+    if !rest.is_empty() {
+        return Err(DecodeError(format!("{} bytes after a trace reply", rest.len())));
+    }
+    serde_json::from_slice(json).map_err(|e| DecodeError(format!("an unreadable trace reply ({e})")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chunk_carries_its_bytes_untouched_after_the_header() {
+        let log = b"v8-version,11,3\n\nline with \\n and \n\x00\xff";
+        let bytes = chunk(4, log);
+        let (r, rest) = decode_request(&bytes).unwrap();
+        assert_eq!(r, Request::Chunk { id: 4 });
+        assert_eq!(rest, log);
+        for r in [Request::Open { id: 1, name: "a\nb.log".into(), size: 9 }, Request::Finish { id: 2 }, Request::Cancel { id: 3 }] {
+            assert_eq!(decode_request(&encode_request(&r)).unwrap(), (r, &[][..]));
+        }
+    }
+
+    #[test]
+    fn replies_round_trip_and_bad_bytes_are_errors() {
+        let r = Reply { id: 9, answer: Answer::Progress { bytes: 10, lines: 2, events: 1, stopped: Some("cap".into()) } };
+        assert_eq!(decode_reply(&encode_reply(&r)).unwrap(), r);
+        assert!(decode_reply(b"").is_err());
+        assert!(decode_reply(&[TRACE as u8, b'{']).is_err());
+        assert!(decode_reply(&[0, b'{', b'}', b'\n']).is_err());
+        assert!(decode_request(&[TRACE as u8, b'x', b'\n']).is_err());
+        let mut trailing = encode_reply(&r);
+        trailing.push(b'x');
+        assert!(decode_reply(&trailing).is_err());
+    }
+}

@@ -1,0 +1,392 @@
+//! What the page shows of a trace, built in the engine worker from the whole [`Trace`] and sent
+//! as one message: the summary (format, version, counts, the first lines not understood), each
+//! mutation's fan-out grouped by source file or class, how its invalidations were attributed,
+//! the replay's policy comparison and the trace's clock as a timeline.
+//!
+//! Bounded whatever the log's size: at most [`MAX_ROWS`] fan-out and replay rows (the rest
+//! counted), [`MAX_FUNCTIONS`] functions per group and [`BINS`] timeline bins, so the message
+//! and the page's memory stay small for a 100 MB log. Only the worker builds it (it reads the
+//! engine's trace types) and writes it out for the page (`page::TracePage`).
+
+use blast_engine::trace::replay::Score;
+use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, Trace, Why};
+use blast_engine::Policy;
+
+/// Fan-out rows and replay rows kept at most (the exports carry them; the page shows
+/// `markup::SHOWN`); the rest are counted.
+pub const MAX_ROWS: usize = 1000;
+/// Functions named per group at most; the rest are counted.
+pub const MAX_FUNCTIONS: usize = 12;
+/// Columns of the timeline's invalidation histogram.
+pub const BINS: usize = 120;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceView {
+    /// The file, sample or "the pasted log".
+    pub name: String,
+    /// `v8`, `hotspot`, `groovy`; `None` when no line said.
+    pub format: Option<String>,
+    pub version: Option<String>,
+    pub bytes: u64,
+    pub lines: u64,
+    pub ignored: u64,
+    pub not_understood: u64,
+    pub first_not_understood: Vec<UnknownLine>,
+    pub mutations: u64,
+    pub invalidations: u64,
+    pub units: u64,
+    pub sites: u64,
+    pub exact: u64,
+    pub by_order: u64,
+    pub unattributed: u64,
+    /// Mutations with a blast radius, in log order (at most [`MAX_ROWS`]).
+    pub fan_out: Vec<FanOut>,
+    /// Mutations with a radius past [`MAX_ROWS`].
+    pub more_fan_out: u64,
+    /// Mutations that invalidated nothing the log shows.
+    pub quiet: u64,
+    /// The replay under every policy, or why there is none.
+    pub replay: Result<ReplayView, String>,
+    pub timeline: Timeline,
+    /// Why reading stopped early (a cap), when it did.
+    pub stopped: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownLine {
+    pub line: u64,
+    /// Empty for a line simply not understood; else why (too long, not UTF-8, before the format).
+    pub why: String,
+    pub text: String,
+}
+
+/// One mutation's blast radius.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FanOut {
+    pub line: u64,
+    pub clock_us: Option<u64>,
+    /// `prototype-write`, `class-load`, `metaclass-change`, `call-site-target`.
+    pub kind: String,
+    pub class: String,
+    pub member: Option<String>,
+    /// Where the write happened, where the log says.
+    pub at: Option<String>,
+    pub sites: u32,
+    pub units: u32,
+    pub exact: u32,
+    pub by_order: u32,
+    /// By source file (V8), sender class (Groovy) or holder class (HotSpot).
+    pub groups: Vec<FanOutGroup>,
+    /// The classes whose load the log names as breaking an assumption (HotSpot's witness).
+    pub witnesses: Vec<String>,
+    /// The invalidations attributed to it by the log's kind (`dependency-change`, `LoadIC`,
+    /// `relink`, `not-entrant`, ...), in first-seen order.
+    pub kinds: Vec<(String, u32)>,
+}
+
+impl FanOut {
+    /// `Point.extra3`, `ChaBreak$Circle`.
+    pub fn target(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}.{m}", self.class),
+            None => self.class.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FanOutGroup {
+    pub name: String,
+    pub sites: u32,
+    pub units: u32,
+    pub functions: Vec<String>,
+    pub more_functions: u32,
+}
+
+/// One policy's counts against the log: the engine's score (its ratios are its methods) and
+/// the sites the policy retires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScoreCell {
+    pub predicted: u32,
+    pub score: Score,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayRow {
+    pub line: u64,
+    pub label: String,
+    /// Replayed sites linked before the mutation.
+    pub linked: u32,
+    /// Sites the log shows relinked.
+    pub observed: u32,
+    /// One per policy of [`ReplayView::policies`].
+    pub cells: Vec<ScoreCell>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayView {
+    pub policies: Vec<Policy>,
+    /// Sites with receivers replayed.
+    pub sites: u32,
+    pub rows: Vec<ReplayRow>,
+    pub more_rows: u64,
+    /// Mutations before any replayed site was linked.
+    pub quiet: u64,
+    /// Per policy, over the trace.
+    pub totals: Vec<ScoreCell>,
+    pub behaved_like: Vec<Policy>,
+    /// Relinked sites without a receiver class in the log (not replayed).
+    pub unmodeled: u32,
+    /// The implied scenario as DSL text (opens in the editor).
+    pub scenario: String,
+}
+
+impl ReplayView {
+    /// Sites `policy` keeps over the trace that `global` throws away (what it would have
+    /// saved), and the relinks it misses; `None` for a policy not replayed.
+    pub fn saved_against_global(&self, policy: Policy) -> Option<(u32, u32)> {
+        let at = |p: Policy| self.policies.iter().position(|&q| q == p);
+        let (g, p) = (&self.totals[at(Policy::Global)?], &self.totals[at(policy)?]);
+        Some((g.predicted.saturating_sub(p.predicted), p.score.missed))
+    }
+}
+
+/// The trace on its own clock (µs) where it has one, else on its line numbers.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timeline {
+    /// `true`: `start`/`end` and every `x` are the log's clock in µs; `false`: line numbers.
+    pub clock: bool,
+    pub start: u64,
+    pub end: u64,
+    /// Each mutation with a radius (at most [`MAX_ROWS`]): x, and its fan-out (sites + units).
+    pub mutations: Vec<(u64, u32)>,
+    /// Invalidations per bin of `(end - start) / BINS`, attributed exactly, by order, and not.
+    pub exact: Vec<u32>,
+    pub by_order: Vec<u32>,
+    pub unattributed: Vec<u32>,
+}
+
+fn why(w: Why) -> String {
+    match w {
+        Why::NotUnderstood => String::new(),
+        Why::NoFormatYet => "before the format was recognized".into(),
+        Why::TooLong(n) => format!("{} bytes, over the line limit", crate::format::count(n)),
+        Why::NotUtf8 => "not UTF-8".into(),
+    }
+}
+
+fn cell(s: &Score, predicted: usize) -> ScoreCell {
+    ScoreCell { predicted: predicted as u32, score: *s }
+}
+
+impl TraceView {
+    /// The view of a whole trace (the engine worker, after `TraceReader::finish`).
+    pub fn of(name: &str, t: &Trace) -> TraceView {
+        let radii = blast_radii(t);
+        let hit: Vec<_> = radii.iter().filter(|r| r.invalidations > 0).collect();
+        let fan_out = hit
+            .iter()
+            .take(MAX_ROWS)
+            .map(|r| {
+                let m = &t.mutations[r.mutation as usize];
+                let mut witnesses: Vec<String> = Vec::new();
+                let mut kinds: Vec<(String, u32)> = Vec::new();
+                for i in t.invalidations.iter().filter(|i| i.cause.is_some_and(|c| c.mutation == r.mutation)) {
+                    if let blast_engine::trace::InvalidationKind::DependencyFailed { witness, .. } = &i.kind {
+                        if !witnesses.contains(witness) {
+                            witnesses.push(witness.clone());
+                        }
+                    }
+                    match kinds.iter_mut().find(|(k, _)| k == i.kind.name()) {
+                        Some((_, n)) => *n += 1,
+                        None => kinds.push((i.kind.name().to_string(), 1)),
+                    }
+                }
+                FanOut {
+                    line: m.at.line,
+                    clock_us: m.at.clock_us,
+                    kind: m.kind.name().to_string(),
+                    class: m.class.clone(),
+                    member: m.member.clone(),
+                    at: m.site.map(|s| t.sites[s as usize].key.to_string()),
+                    sites: r.sites.len() as u32,
+                    units: r.units.len() as u32,
+                    exact: r.exact,
+                    by_order: r.by_order,
+                    groups: r
+                        .groups(t)
+                        .into_iter()
+                        .map(|g| FanOutGroup {
+                            name: g.name,
+                            sites: g.sites,
+                            units: g.units,
+                            more_functions: g.functions.len().saturating_sub(MAX_FUNCTIONS) as u32,
+                            functions: g.functions.into_iter().take(MAX_FUNCTIONS).collect(),
+                        })
+                        .collect(),
+                    witnesses,
+                    kinds,
+                }
+            })
+            .collect();
+        let attributed = |a: Attribution| t.invalidations.iter().filter(|i| i.cause.is_some_and(|c| c.attribution == a)).count() as u64;
+        let (exact, by_order) = (attributed(Attribution::Exact), attributed(Attribution::ByOrder));
+        TraceView {
+            name: name.to_string(),
+            format: t.format.map(|f: LogFormat| f.name().to_string()),
+            version: t.version.clone(),
+            bytes: t.bytes,
+            lines: t.lines,
+            ignored: t.ignored,
+            not_understood: t.not_understood,
+            first_not_understood: t.first_not_understood.iter().map(|u| UnknownLine { line: u.line, why: why(u.why), text: u.text.clone() }).collect(),
+            mutations: t.mutations.len() as u64,
+            invalidations: t.invalidations.len() as u64,
+            units: t.units.len() as u64,
+            sites: t.sites.len() as u64,
+            exact,
+            by_order,
+            unattributed: t.invalidations.len() as u64 - exact - by_order,
+            more_fan_out: hit.len().saturating_sub(MAX_ROWS) as u64,
+            quiet: (radii.len() - hit.len()) as u64,
+            fan_out,
+            replay: replay_view(t),
+            timeline: timeline(t, &hit.iter().take(MAX_ROWS).map(|r| (r.mutation, (r.sites.len() + r.units.len()) as u32)).collect::<Vec<_>>()),
+            stopped: t.stopped.as_ref().map(|e| e.to_string()),
+        }
+    }
+
+    /// The format's runtime as people name it.
+    pub fn runtime(&self) -> &str {
+        match self.format.as_deref() {
+            Some("v8") => "V8 (Node.js)",
+            Some("hotspot") => "HotSpot (OpenJDK)",
+            Some("groovy") => "Groovy 2.4 (indy)",
+            _ => "not recognized",
+        }
+    }
+}
+
+/// A mutation's label in the replay table (the fan-out table has it in columns).
+fn label(t: &Trace, m: u32) -> String {
+    let m = &t.mutations[m as usize];
+    let member = m.member.as_deref().map(|x| format!(".{x}")).unwrap_or_default();
+    format!("{} {}{member}", m.kind.name(), m.class)
+}
+
+fn replay_view(t: &Trace) -> Result<ReplayView, String> {
+    let r = replay(t).map_err(|e| e.to_string())?;
+    let (shown, quiet): (Vec<_>, Vec<_>) = r.mutations.iter().partition(|m| m.linked > 0 || !m.observed.is_empty());
+    let rows = shown
+        .iter()
+        .take(MAX_ROWS)
+        .map(|m| ReplayRow {
+            line: t.mutations[m.mutation as usize].at.line,
+            label: label(t, m.mutation),
+            linked: m.linked,
+            observed: m.observed.len() as u32,
+            cells: m.predicted.iter().zip(&m.scores).map(|(p, s)| cell(s, p.len())).collect(),
+        })
+        .collect();
+    let predicted_total = |p: usize| r.mutations.iter().map(|m| m.predicted[p].len()).sum::<usize>();
+    Ok(ReplayView {
+        sites: r.sites.len() as u32,
+        more_rows: shown.len().saturating_sub(MAX_ROWS) as u64,
+        quiet: quiet.len() as u64,
+        totals: r.totals.iter().enumerate().map(|(p, s)| cell(s, predicted_total(p))).collect(),
+        behaved_like: r.behaved_like(),
+        unmodeled: r.unmodeled_observed,
+        rows,
+        policies: r.policies,
+        scenario: r.text,
+    })
+}
+
+/// Where an event sits on the timeline's axis: the log's clock if the trace has one for every
+/// event placed, else its line.
+fn timeline(t: &Trace, radii: &[(u32, u32)]) -> Timeline {
+    let clock = !t.invalidations.is_empty() && t.invalidations.iter().all(|i| i.at.clock_us.is_some()) && t.mutations.iter().all(|m| m.at.clock_us.is_some());
+    let x = |at: &blast_engine::trace::At| if clock { at.clock_us.unwrap_or(0) } else { at.line };
+    let xs = t.invalidations.iter().map(|i| x(&i.at)).chain(t.mutations.iter().map(|m| x(&m.at)));
+    let (start, end) = xs.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if start > end {
+        return Timeline::default();
+    }
+    let span = (end - start).max(1);
+    let bin = |v: u64| (((v - start) as u128 * BINS as u128 / (span as u128 + 1)) as usize).min(BINS - 1);
+    let mut tl = Timeline {
+        clock,
+        start,
+        end,
+        mutations: radii.iter().map(|&(m, n)| (x(&t.mutations[m as usize].at), n)).collect(),
+        exact: vec![0; BINS],
+        by_order: vec![0; BINS],
+        unattributed: vec![0; BINS],
+    };
+    for i in &t.invalidations {
+        let b = bin(x(&i.at));
+        match i.cause.map(|c| c.attribution) {
+            Some(Attribution::Exact) => tl.exact[b] += 1,
+            Some(Attribution::ByOrder) => tl.by_order[b] += 1,
+            None => tl.unattributed[b] += 1,
+        }
+    }
+    tl
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use blast_engine::trace::{read, Limits};
+
+    /// A committed sample, read whole.
+    pub(crate) fn sample(name: &str) -> Trace {
+        let path = format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"));
+        read(&std::fs::read(&path).expect("a committed sample"), Limits::default(), None)
+    }
+
+    #[test]
+    fn the_v8_sample_fans_each_prototype_write_out_to_the_point_sites_only() {
+        let t = sample("v8-proto-write");
+        let v = TraceView::of("v8-proto-write.log", &t);
+        assert_eq!(v.format.as_deref(), Some("v8"));
+        let radii = blast_radii(&t);
+        assert_eq!(v.fan_out.len(), radii.iter().filter(|r| r.invalidations > 0).count());
+        assert!(!v.fan_out.is_empty());
+        for row in &v.fan_out {
+            assert_eq!((row.kind.as_str(), row.class.as_str()), ("prototype-write", "Point"), "{row:?}");
+            assert!(row.groups.iter().flat_map(|g| &g.functions).all(|f| !f.contains("Counter")), "{row:?}");
+        }
+        assert_eq!(v.exact + v.by_order + v.unattributed, v.invalidations);
+        let r = v.replay.as_ref().expect("a replay");
+        assert!(r.behaved_like.contains(&Policy::Exact), "{:?}", r.behaved_like);
+        assert!(r.scenario.starts_with("scenario "));
+        // The timeline counts every invalidation once.
+        let tl = &v.timeline;
+        let binned: u32 = tl.exact.iter().chain(&tl.by_order).chain(&tl.unattributed).sum();
+        assert_eq!(u64::from(binned), v.invalidations);
+        assert!(tl.clock && tl.start <= tl.end);
+    }
+
+    #[test]
+    fn the_hotspot_sample_names_its_witness_and_has_no_replay() {
+        let v = TraceView::of("hotspot-cha-break.log", &sample("hotspot-cha-break"));
+        let row = v.fan_out.iter().find(|r| r.kind == "class-load").expect("a class load with a radius");
+        assert_eq!(row.witnesses, vec!["ChaBreak$Circle".to_string()]);
+        assert_eq!(row.class, "ChaBreak$Circle");
+        assert!(v.replay.is_err());
+    }
+
+    #[test]
+    fn rows_are_bounded_and_the_rest_counted() {
+        let t = sample("groovy-same-class-churn");
+        let v = TraceView::of("x", &t);
+        assert!(v.fan_out.len() <= MAX_ROWS);
+        assert_eq!(v.fan_out.len() as u64 + v.more_fan_out + v.quiet, v.mutations);
+        let r = v.replay.as_ref().unwrap();
+        // Global retires at least what exact does; exact saves the difference.
+        let (saved, _) = r.saved_against_global(Policy::Exact).unwrap();
+        let at = |p| r.policies.iter().position(|&q| q == p).unwrap();
+        assert_eq!(saved, r.totals[at(Policy::Global)].predicted - r.totals[at(Policy::Exact)].predicted);
+    }
+}

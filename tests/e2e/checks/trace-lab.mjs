@@ -1,0 +1,309 @@
+// End-to-end checks of the trace lab: real V8, HotSpot and Groovy logs opened from the gallery,
+// a dropped file, a pasted log, progress and Cancel on a big log.
+//
+// The expected figures come from the native CLI's `blast trace --replay --format json` of the
+// same committed files (run here), or from the log files themselves (their lines counted
+// here), never typed in. `E2E_ONLY='^trace lab'` runs just these. `E2E_TRACE_BIG=PATH` also reads
+// that log (e.g. the ~75 MB `probes/traces/logs-big/v8-proto-write-big.log` of
+// `scripts/capture-traces.sh --big`) and prints its figures.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { axeViolations } from './access.mjs';
+import { expect, pasteScenario, shoot, showSection, withFreshPage } from './common.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..', '..', '..');
+const LOGS = path.join(ROOT, 'probes', 'traces', 'logs');
+
+/** The CLI's JSON summary of committed samples, by file name (one cargo run for all). */
+let cli;
+function fromCli(name) {
+  if (!cli) {
+    const names = ['v8-proto-write', 'hotspot-cha-break', 'groovy-same-class-churn'];
+    const files = names.map((n) => path.join(LOGS, `${n}.log`));
+    const out = execFileSync('cargo', ['run', '-q', '--offline', '-p', 'blast-cli', '--', 'trace', '--replay', '--format', 'json', ...files], { cwd: ROOT, maxBuffer: 64 << 20 });
+    cli = Object.fromEntries(JSON.parse(out).map((s, i) => [names[i], s]));
+  }
+  return cli[name];
+}
+
+/** The mutations with a blast radius, as the CLI lists them. */
+const radii = (s) => s.blast_radius.filter((r) => r.radius.invalidations > 0);
+
+/** The policies with the best F1 over the trace (the CLI's "behaved like"), from its totals. */
+function behavedLike(replay) {
+  const f1 = (t) => {
+    const p = t.hits + t.extra === 0 ? 1 : t.hits / (t.hits + t.extra);
+    const r = t.hits + t.missed === 0 ? 1 : t.hits / (t.hits + t.missed);
+    return p + r === 0 ? 0 : (2 * p * r) / (p + r);
+  };
+  const scores = replay.totals.map(f1);
+  const best = Math.max(...scores);
+  const names = { Global: 'global', Exact: 'exact', Hierarchy: 'hierarchy', HierarchyV3: 'hierarchy-v3', Ideal: 'ideal' };
+  return replay.policies.filter((_, i) => scores[i] === best).map((p) => names[p] ?? p);
+}
+
+/** Open a gallery sample and wait for its view. */
+async function openSample(page, id) {
+  await page.click(`tr[data-trace="${id}"] button.trace-open`);
+  await page.waitForFunction((id) => document.querySelector('#trace-view .trace-head code')?.textContent === `${id}.log`, id, { timeout: 60_000 });
+}
+
+/** Each fan-out row as the page shows it. */
+const fanOutRows = (page) =>
+  page.$$eval('#trace-fanout tbody tr', (trs) =>
+    trs.map((tr) => ({
+      line: Number(tr.dataset.line),
+      fan: tr.querySelector('.trace-fan strong').textContent,
+      kinds: tr.querySelector('.trace-fan .muted').textContent,
+      exact: Number(tr.cells[3].textContent),
+      byOrder: Number(tr.cells[4].textContent),
+      text: tr.textContent,
+      witness: tr.querySelector('.trace-witness')?.textContent ?? '',
+    })),
+  );
+
+/** "3 call sites and 4 compiled units" as the page words a radius. */
+function words(sites, units) {
+  const n = (k, noun) => `${k} ${noun}${k === 1 ? '' : 's'}`;
+  const parts = [];
+  if (sites > 0) parts.push(n(sites, 'call site'));
+  if (units > 0) parts.push(n(units, 'compiled unit'));
+  return parts.length ? parts.join(' and ') : 'nothing';
+}
+
+/** Every row's line, fan-out and attribution equal the CLI's, in order. */
+function sameAsCli(rows, summary) {
+  const want = radii(summary);
+  expect(rows.length === want.length, `${rows.length} fan-out rows, the CLI lists ${want.length}`);
+  want.forEach((r, i) => {
+    const got = rows[i];
+    const fan = words(r.radius.sites.length, r.radius.units.length);
+    expect(got.line === r.mutation.at.line && got.fan === fan, `row ${i}: line ${got.line} "${got.fan}", the CLI: line ${r.mutation.at.line} "${fan}"`);
+    expect(got.exact === r.radius.exact && got.byOrder === r.radius.by_order, `row ${i}: exact/by order ${got.exact}/${got.byOrder}, the CLI ${r.radius.exact}/${r.radius.by_order}`);
+  });
+}
+
+/** Long tasks on the page from now on (`window.__longTasks`, ms). */
+async function watchLongTasks(page) {
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => window.__longTasks.push(e.duration))).observe({ type: 'longtask' });
+  });
+}
+
+/** Make a blob in the page (`make(arg)`), kept as `window.__blob`. */
+async function makeBlob(page, make, arg) {
+  await page.evaluate(
+    async ({ make, arg }) => {
+      // eslint-disable-next-line no-new-func
+      window.__blob = await new Function('arg', `return (${make})(arg)`)(arg);
+    },
+    { make: make.toString(), arg },
+  );
+}
+
+/** Drop `window.__blob` as a file named `name` on `selector`. */
+async function dropBlob(page, selector, name) {
+  await page.evaluate(
+    ({ selector, name }) => {
+      const blob = window.__blob;
+      const data = new DataTransfer();
+      data.items.add(new File([blob], name));
+      document.querySelector(selector).dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    },
+    { selector, name },
+  );
+}
+
+/** Drop a blob made by `make(arg)` in the page as a file named `name` on `selector`. */
+async function dropFile(page, selector, name, make, arg) {
+  await makeBlob(page, make, arg);
+  await dropBlob(page, selector, name);
+}
+
+export const checks = [
+  {
+    name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does; its CSV, its too-big-for-a-link note, no axe violation, its derived scenario one Undo away',
+    run: async ({ browser, baseUrl, log }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        const t0 = Date.now();
+        await openSample(page, 'v8-proto-write');
+        log(`# trace lab: v8-proto-write (1.16 MB) from the gallery to its view in ${Date.now() - t0} ms`);
+        const summary = fromCli('v8-proto-write');
+        const rows = await fanOutRows(page);
+        sameAsCli(rows, summary);
+        // Every dependency-change deopt in the file is in a prototype write's fan-out, and no
+        // Counter function (the program's other class) is.
+        const inFile = fs.readFileSync(path.join(LOGS, 'v8-proto-write.log'), 'utf8').split('\n').filter((l) => l.startsWith('code-deopt,') && l.includes(',dependency-change,')).length;
+        const shown = rows.reduce((n, r) => n + Number(/(\d+) dependency-change/.exec(r.kinds)?.[1] ?? 0), 0);
+        expect(inFile > 0 && shown === inFile, `${shown} dependency-change deopts in the fan-out, ${inFile} in the log`);
+        expect(rows.every((r) => r.text.includes('prototype-write') && r.text.includes('Point.') && !r.text.includes('Counter')), `rows: ${JSON.stringify(rows.map((r) => r.text))}`);
+        const like = await page.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent));
+        const want = behavedLike(summary.replay.Ok);
+        expect(JSON.stringify(like) === JSON.stringify(want), `behaved like ${like}, the CLI's totals say ${want}`);
+        expect((await page.locator('#trace-timeline line.tl-mutation').count()) === rows.length, 'a timeline marker per mutation with a fan-out');
+        const runtime = await page.textContent('#trace-runtime');
+        expect(runtime.startsWith('V8'), `runtime: ${runtime}`);
+        // The lab with a trace on screen passes axe-core as the rest of the page does.
+        await page.evaluate(() => document.querySelector('.trace-per-mutation')?.setAttribute('open', ''));
+        const axe = await axeViolations(page);
+        log(`# axe, trace lab with v8-proto-write open: ${axe.all.length} violations${axe.all.length ? ': ' + axe.all.map((v) => `${v.id} (${v.impact}) ${v.nodes.slice(0, 2)}`).join(', ') : ''}`);
+        expect(axe.all.length === 0, `axe: ${JSON.stringify(axe.all)}`);
+
+        // The fan-out exported as CSV: a row per mutation and group.
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('#trace-fanout-csv')]);
+        const csv = fs.readFileSync(await download.path(), 'utf8').trim().split('\n');
+        expect(csv[0].startsWith('log,line,kind,target') && csv.length === 1 + rows.length, `CSV: ${csv.length} lines for ${rows.length} rows`);
+
+        // A log too big for a link says so and offers the derived scenario's link.
+        await page.click('#trace-share');
+        await page.waitForSelector('#trace-link-refused', { timeout: 10_000 });
+        expect((await page.inputValue('#trace-scenario-link')).includes('#s=2.'), 'the derived scenario link is offered');
+
+        // The derived scenario opens in the editor, one Undo away from what was there.
+        const before = await page.inputValue('#dsl-text');
+        await page.click('#trace-open-scenario');
+        await page.waitForFunction(() => document.querySelector('#dsl-text').value.startsWith('scenario "replay of a trace"'), null, { timeout: 30_000 });
+        await page.click('#undo');
+        await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, before, { timeout: 10_000 });
+      }),
+  },
+  {
+    name: 'trace lab: the HotSpot sample names the witness class whose load broke each assumption and the units made not entrant; a link carries the small log whole and opens it',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        await openSample(page, 'hotspot-cha-break');
+        const rows = await fanOutRows(page);
+        sameAsCli(rows, fromCli('hotspot-cha-break'));
+        const witnesses = [...new Set([...fs.readFileSync(path.join(LOGS, 'hotspot-cha-break.log'), 'utf8').matchAll(/<dependency_failed [^>]*witness='([^']+)'/g)].map((m) => m[1]))];
+        expect(witnesses.length > 0, 'the log names a witness');
+        for (const w of witnesses) {
+          expect(rows.some((r) => r.witness.includes(w)), `witness ${w} not shown: ${JSON.stringify(rows.map((r) => r.witness))}`);
+        }
+        const noReplay = await page.textContent('#trace-no-replay');
+        expect(noReplay.includes('names compiled code, not call sites'), `no replay: ${noReplay}`);
+
+        // A small log travels whole in a link, and the link opens it again.
+        await page.click('#trace-share');
+        await page.waitForSelector('#trace-link-url', { timeout: 10_000 });
+        const link = await page.inputValue('#trace-link-url');
+        expect(link.includes('#t=1.'), `link: ${link.slice(0, 80)}`);
+        const other = await page.context().newPage();
+        await other.goto(link, { waitUntil: 'load' });
+        await other.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'hotspot-cha-break.log', null, { timeout: 60_000 });
+        const again = await fanOutRows(other);
+        expect(JSON.stringify(again) === JSON.stringify(rows), 'the linked log shows the same fan-out');
+        await other.close();
+      }),
+  },
+  {
+    name: 'trace lab: the Groovy sample relinks every site after each metaclass change, as the CLI counts them',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        await openSample(page, 'groovy-same-class-churn');
+        const summary = fromCli('groovy-same-class-churn');
+        const rows = await fanOutRows(page);
+        sameAsCli(rows, summary);
+        const changes = fs.readFileSync(path.join(LOGS, 'groovy-same-class-churn.log'), 'utf8').split('\n').filter((l) => l.startsWith('METACLASS_CHANGE ')).length;
+        expect(rows.length > 0 && rows.length <= changes, `${rows.length} rows, ${changes} metaclass changes in the log`);
+        expect(rows.every((r) => r.text.includes('metaclass-change') && /\d+ relink/.test(r.kinds)), `rows: ${JSON.stringify(rows.map((r) => r.kinds))}`);
+        const like = await page.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent));
+        expect(JSON.stringify(like) === JSON.stringify(behavedLike(summary.replay.Ok)), `behaved like ${like}`);
+      }),
+  },
+  {
+    name: 'trace lab: a dropped log opens in the lab, a dropped scenario in the editor',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        const fetchSample = async (url) => (await fetch(url)).blob();
+        await dropFile(page, '#trace-lab', 'dropped.log', fetchSample, 'logs/groovy-unrelated-churn.log');
+        await page.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'dropped.log', null, { timeout: 60_000 });
+        const scenario = 'scenario "dropped"\nclass A { m }\nsite s = A.m\nop { loop 10 { call s } }\n';
+        await dropFile(page, 'main', 'dropped.blast', (text) => new Blob([text]), scenario);
+        await page.waitForFunction(() => document.querySelector('#dsl-text').value.startsWith('scenario "dropped"'), null, { timeout: 30_000 });
+      }),
+  },
+  {
+    name: 'trace lab: a pasted malformed log shows its count of lines not understood and the first one with its line number',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, '#trace-paste', async (page) => {
+        const good = fs.readFileSync(path.join(LOGS, 'v8-proto-write.log'), 'utf8').split('\n').slice(0, 200);
+        const junk = ['this is not a V8 line', 'neither, is this', '<oops>'];
+        const text = [...good.slice(0, 100), ...junk, ...good.slice(100)].join('\n');
+        await page.evaluate((text) => {
+          const data = new DataTransfer();
+          data.setData('text/plain', text);
+          document.querySelector('#trace-paste').dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+        }, text);
+        await page.waitForSelector('#trace-not-understood', { timeout: 30_000 });
+        const said = await page.textContent('#trace-not-understood');
+        expect(said.includes(`${junk.length} lines not understood, first at 101: ${junk[0]}`), `said: ${said}`);
+        // Not understood lines never stop the reading: the rest of the log is read.
+        expect((await page.textContent('#trace-runtime')).startsWith('V8'), 'read as V8');
+        // Text no runtime wrote says so.
+        await page.evaluate(() => {
+          const data = new DataTransfer();
+          data.setData('text/plain', 'hello\nworld\n');
+          document.querySelector('#trace-paste').dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+        });
+        await page.waitForSelector('#trace-unknown-format', { timeout: 30_000 });
+      }),
+  },
+  {
+    name: 'trace lab: a log pasted into the scenario editor opens in the lab, and the scenario stays',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, '#dsl-text', async (page) => {
+        const before = await page.inputValue('#dsl-text');
+        await pasteScenario(page, fs.readFileSync(path.join(LOGS, 'groovy-plugin-registry.log'), 'utf8'));
+        await page.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'the pasted log', null, { timeout: 60_000 });
+        expect((await page.textContent('#trace-runtime')).startsWith('Groovy'), 'read as Groovy');
+        expect((await page.inputValue('#dsl-text')) === before, 'the scenario text is unchanged');
+      }),
+  },
+  {
+    name: 'trace lab: a 30 MB log shows its progress, Cancel stops it, and read to the end it shows its view; figures printed',
+    run: async ({ browser, baseUrl, log }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        const big = async (url) => {
+          const one = await (await fetch(url)).arrayBuffer();
+          return new Blob(Array.from({ length: Math.ceil((30 << 20) / one.byteLength) }, () => one));
+        };
+        await makeBlob(page, big, 'logs/v8-proto-write.log');
+        await dropBlob(page, '#trace-lab', 'big.log');
+        await page.waitForSelector('#trace-progress progress', { timeout: 30_000 });
+        await page.waitForFunction(() => Number(document.querySelector('#trace-progress progress')?.value) > 0, null, { timeout: 30_000 });
+        await page.click('#trace-cancel');
+        await page.waitForSelector('#trace-progress', { state: 'detached', timeout: 10_000 });
+        await page.waitForTimeout(500);
+        expect((await page.locator('#trace-view').count()) === 0 && (await page.locator('#trace-progress').count()) === 0, 'cancelled: no view, no progress');
+
+        await watchLongTasks(page);
+        const t0 = Date.now();
+        await dropBlob(page, '#trace-lab', 'big.log');
+        await page.waitForSelector('#trace-view', { timeout: 120_000 });
+        const ms = Date.now() - t0;
+        const tasks = await page.evaluate(() => window.__longTasks);
+        const mb = Number((await page.textContent('#trace-counts')).split(' bytes')[0].replace(/\D/g, '')) / 1e6;
+        log(`# trace lab: ${mb.toFixed(1)} MB V8 log (the sample repeated) to its view in ${ms} ms; ${tasks.length} long tasks on the page, longest ${Math.max(0, ...tasks).toFixed(0)} ms`);
+        expect(mb > 29, `read ${mb} MB`);
+        await showSection(page, '#trace-lab');
+        await shoot(page, 'trace-lab-big');
+        const extra = process.env.E2E_TRACE_BIG;
+        if (extra) {
+          const bytes = fs.statSync(extra).size;
+          await watchLongTasks(page);
+          const mem0 = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
+          const t1 = Date.now();
+          await page.setInputFiles('#trace-file', extra);
+          await page.waitForFunction((n) => document.querySelector('#trace-view .trace-head code')?.textContent === n, path.basename(extra), { timeout: 300_000 });
+          const t = Date.now() - t1;
+          const longest = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
+          const mem = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
+          log(`# trace lab: ${(bytes / 1e6).toFixed(1)} MB (${path.basename(extra)}) to its view in ${t} ms, longest task ${longest.toFixed(0)} ms, JS heap ${(mem0 / 1e6).toFixed(0)} -> ${(mem / 1e6).toFixed(0)} MB`);
+        }
+      }),
+  },
+];

@@ -1,0 +1,128 @@
+//! The trace lab as the app mounts it: its props from `AppState::trace`, and what its buttons
+//! and the gallery's Traces group do (open a file, a paste or a sample, export a table, open
+//! the derived scenario like a preset, one Undo away).
+
+use blast_playground::action::Action;
+use blast_playground::chrome::ChromeAction;
+use blast_playground::export::file_stem;
+use blast_playground::session::SessionAction;
+use blast_playground::share::{self, LinkView};
+use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
+use yew::prelude::*;
+
+use crate::browser::{self, LogBlob};
+use crate::components::files::{import_blob, parse_import};
+use crate::components::trace_lab::{trace_lab, TraceExport, TraceLabProps};
+use crate::store::Store;
+use crate::trace_feed;
+
+pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
+    trace_lab(&TraceLabProps {
+        reading: lab.reading.clone(),
+        shown: lab.shown.clone(),
+        error: lab.error.clone(),
+        on_file: store.handler(open_file),
+        on_paste: store.handler(|store, text| trace_feed::open_text(store, "the pasted log".into(), text)),
+        on_cancel: store.on(|| Action::Trace(TraceAction::Cancel)),
+        on_close: store.on(|| Action::Trace(TraceAction::Close)),
+        on_export: store.handler(export_table),
+        on_open_scenario: store.handler(open_scenario),
+        link: lab.link.clone(),
+        on_share: store.handler(share_trace),
+    })
+}
+
+/// A picked or dropped file: a log to the trace lab, a scenario imported as with Import.
+pub fn open_file(store: &Store, blob: LogBlob) {
+    let importer = store.clone();
+    trace_feed::open_file(store, blob, move |blob| {
+        let (on_import, on_error) = (importer.clone(), importer);
+        import_blob(
+            blob,
+            move |shared, origin| on_import.dispatch(SessionAction::LoadScenario { shared, origin }),
+            move |why| on_error.dispatch(Action::Chrome(ChromeAction::ShowError(why))),
+        );
+    });
+}
+
+/// A gallery sample (`trace_lab::samples`), fetched and read.
+pub fn open_sample(store: &Store, id: &'static str) {
+    let Some(sample) = samples::find(id) else { return };
+    let store = store.clone();
+    browser::fetch_blob(&sample.url(), format!("{id}.log"), move |blob| match blob {
+        Ok(blob) => trace_feed::open_blob(&store, blob),
+        Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The sample {id} could not be fetched: {why}")))),
+    });
+}
+
+fn export_table(store: &Store, kind: TraceExport) {
+    let Some(v) = store.read().trace.shown.clone() else { return };
+    let stem = file_stem(v.name.strip_suffix(".log").unwrap_or(&v.name));
+    let (name, mime, text) = match kind {
+        TraceExport::FanOutCsv => (format!("{stem}-fanout.csv"), "text/csv", Some(&v.fan_out_csv)),
+        TraceExport::FanOutMarkdown => (format!("{stem}-fanout.md"), "text/markdown", Some(&v.fan_out_markdown)),
+        TraceExport::ReplayCsv => (format!("{stem}-replay.csv"), "text/csv", v.replay_csv.as_ref()),
+        TraceExport::ReplayMarkdown => (format!("{stem}-replay.md"), "text/markdown", v.replay_markdown.as_ref()),
+    };
+    let Some(text) = text else { return };
+    if let Err(e) = browser::download(&name, mime, text) {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));
+    }
+}
+
+/// The replay's scenario, loaded as an imported scenario is (the edit it replaces stays one Undo away).
+fn open_scenario(store: &Store, (): ()) {
+    let Some(v) = store.read().trace.shown.clone() else { return };
+    let Some(scenario) = &v.scenario else { return };
+    match parse_import(scenario) {
+        Ok(shared) => {
+            store.dispatch(SessionAction::LoadScenario { shared, origin: format!("the replay of {}", v.name) });
+            browser::scroll_into_view("blast-view");
+        }
+        Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The derived scenario does not parse: {why}")))),
+    }
+}
+
+/// Copy link: the whole log when a link can carry it (`share::encode_trace`), else why not and
+/// the derived scenario's link instead.
+fn share_trace(store: &Store, (): ()) {
+    let (name, text, scenario) = {
+        let s = store.read();
+        let Some(v) = s.trace.shown.clone() else { return };
+        (v.name.clone(), s.trace.text().map(str::to_string), v.scenario.clone())
+    };
+    let done = {
+        let store = store.clone();
+        move |log: Result<String, String>| linked(&store, &name, log, scenario)
+    };
+    match (text, trace_feed::source()) {
+        (Some(text), _) => done(Ok(text)),
+        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => {
+            blob.read(0, blob.size(), move |bytes| done(bytes.and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".to_string()))))
+        }
+        (None, Some(blob)) => done(Err(format!("it is {} MB, and a link carries at most {} MB", blob.size() / 1_000_000, share::MAX_LINK_TEXT / 1_000_000))),
+        (None, None) => done(Err("its bytes are no longer on the page".into())),
+    }
+}
+
+fn linked(store: &Store, name: &str, log: Result<String, String>, scenario: Option<String>) {
+    let fragment = log.and_then(|log| {
+        share::encode_trace(name, &log).map_err(|e| match e.fragment {
+            Some(n) => format!("its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), share::MAX_FRAGMENT / 1024),
+            None => format!("it is {} MB, and a link carries at most {} MB", e.text / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
+        })
+    });
+    let url = |fragment: &str| browser::share_url(fragment);
+    let note = |n: LinkNote| Action::Trace(TraceAction::Linked(Some(n)));
+    match fragment {
+        Ok(fragment) => {
+            let Some(url) = url(&fragment) else { return };
+            let store = store.clone();
+            browser::copy_to_clipboard(&url.clone(), move |copied| store.dispatch(note(LinkNote::Copied { url, copied })));
+        }
+        Err(why) => {
+            let scenario_url = scenario.and_then(|s| share::encode(&s, &[], &LinkView::default()).ok()).and_then(|f| url(&f));
+            store.dispatch(note(LinkNote::TooBig { why: format!("This log is too big for a share link: {why}."), scenario_url }));
+        }
+    }
+}
