@@ -4,14 +4,15 @@
 
 use blast_cli::{main_with_args, MAX_SWEEP_VALUES};
 
+mod support;
+use support::{temp_file, TempFile};
+
 fn blast(args: &[&str]) -> blast_cli::Output {
     main_with_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
 }
 
-fn file(name: &str, bytes: &[u8]) -> String {
-    let path = std::env::temp_dir().join(format!("blast-bounded-{}-{name}", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
-    path.to_string_lossy().into_owned()
+fn file(name: &str, bytes: &[u8]) -> TempFile {
+    temp_file(name, bytes)
 }
 
 #[test]

@@ -3,6 +3,9 @@
 
 use blast_cli::main_with_args;
 
+mod support;
+use support::{temp_file, TempFile};
+
 const SCENARIO: &str = "scenario \"unrelated churn, two expectations\"
 class Hot { compute }
 class Unrelated
@@ -20,12 +23,8 @@ fn run(args: &[&str]) -> blast_cli::Output {
     main_with_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
 }
 
-fn scenario_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("blast-check-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join(name);
-    std::fs::write(&file, text).unwrap();
-    file.to_str().unwrap().to_string()
+fn scenario_file(name: &str, text: &str) -> TempFile {
+    temp_file(name, text)
 }
 
 #[test]

@@ -4,21 +4,22 @@
 
 use blast_cli::main_with_args;
 
+mod support;
+use support::{temp_file, TempFile};
+
 fn blast(args: &[&str]) -> blast_cli::Output {
     main_with_args(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
 }
 
 /// A million writes to `A.m` beside a class `B` of 1,000 sites: each write reaches every site
 /// under `global` (refused), only `A`'s one site under `exact` (admitted).
-fn wide_world_with_writes_to_a_small_class() -> String {
+fn wide_world_with_writes_to_a_small_class() -> TempFile {
     let mut text = String::from("measure warmup 0 ops 1\nclass A { m }\nclass B { m }\nsite a = A.m\n");
     for i in 0..1000 {
         text.push_str(&format!("site b{i} = B.m\n"));
     }
     text.push_str("op { loop 1000000 { every 1 { write A.m } call a } }\n");
-    let path = std::env::temp_dir().join(format!("blast-show-{}-wide.blast", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path.to_string_lossy().into_owned()
+    temp_file("wide.blast", text)
 }
 
 #[test]
