@@ -16,7 +16,7 @@
 use std::collections::BTreeSet;
 
 use arbitrary::{Result, Unstructured};
-use blast_engine::model::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
+use blast_engine::scenario::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
 use blast_engine::sim::{estimate_for, StepOutcome};
 use blast_engine::{dsl, validate, Event, Params, Policy, RunReport, Scenario, Semantics, Simulation};
 use libfuzzer_sys::fuzz_target;

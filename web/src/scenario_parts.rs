@@ -4,7 +4,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
+use blast_engine::scenario::Scenario;
 use yew::prelude::*;
 
 use crate::components::blast_view::BlastViewProps;

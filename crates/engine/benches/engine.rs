@@ -18,7 +18,7 @@ mod generators;
 use std::time::Instant;
 
 use blast_engine::compare::prepare;
-use blast_engine::model::{ClassDecl, Measure, MetaKind, SiteDecl, Stmt};
+use blast_engine::scenario::{ClassDecl, Measure, MetaKind, SiteDecl, Stmt};
 use blast_engine::sim::{estimate, estimate_largest, StepOutcome, MAX_WORK};
 use blast_engine::{dsl, presets, run, Event, Params, Policy, Scenario, Simulation};
 use generators::Size;

@@ -7,7 +7,7 @@
 //! (and the same method on A's subclasses) callable, before or after the write runs.
 
 use crate::fxhash::{FxMap, FxSet};
-use crate::model::{Event, Scenario, SiteDecl};
+use crate::scenario::{Event, Scenario, SiteDecl};
 
 /// Steps up parent chains the check may take in all. A hierarchy 10^5 deep with thousands of
 /// methods declared at its root could otherwise make this check cost 10^9 steps; past the

@@ -24,7 +24,7 @@ use crate::fxhash::FxMap;
 use std::fmt::Write as _;
 
 use crate::digits::thousands;
-use crate::model::*;
+use crate::scenario::*;
 use crate::validate::{
     excerpt, validate, Location, ScenarioError, EXCERPT_CHARS, MAX_CALLS, MAX_CLASSES, MAX_EVENTS, MAX_METHODS, MAX_NESTING, MAX_POLY_RECEIVERS, MAX_RECEIVERS,
     MAX_SITES,

@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::dsl;
-use crate::model::Semantics;
 use crate::params::Params;
 use crate::policy::Policy;
+use crate::scenario::Semantics;
 use crate::sim::run;
 use crate::validate::ScenarioError;
 

@@ -42,10 +42,10 @@
 
 use serde::Serialize;
 
-use crate::model::Scenario;
 use crate::params::Params;
 use crate::policy::Policy;
 use crate::reference::SweepRow;
+use crate::scenario::Scenario;
 use crate::sim::run;
 
 /// Measured ops of a mirrored scenario (the warm-up is the probe's own).

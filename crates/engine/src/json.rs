@@ -10,7 +10,7 @@ use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
-use crate::model::{Counted, Event, Every, Name, Scenario, Stmt, Use};
+use crate::scenario::{Counted, Event, Every, Name, Scenario, Stmt, Use};
 use crate::validate::ScenarioError;
 
 /// Decode (not validate) a scenario's JSON.

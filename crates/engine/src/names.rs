@@ -48,8 +48,8 @@ pub(crate) use named;
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{MetaKind, Semantics};
     use crate::report::{SiteState, Verdict};
+    use crate::scenario::{MetaKind, Semantics};
 
     /// `name()` is the serde name too, so JSON and text agree, and parsing a name gives back
     /// its variant.

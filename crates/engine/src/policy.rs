@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::names::{named, UnknownName};
 
-use crate::model::MetaKind;
+use crate::scenario::MetaKind;
 use crate::world::{ClassId, World};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! scenarios that show the oracle at work.
 
 use crate::dsl;
-use crate::model::Scenario;
+use crate::scenario::Scenario;
 
 use crate::reference;
 pub use crate::reference::Published;

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use crate::fingerprint;
-use crate::model::Semantics;
 use crate::policy::Policy;
+use crate::scenario::Semantics;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RuntimeProfile {

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::model::{walk_mut, Scenario, Stmt};
 use crate::params::{number, whole, Param, ParamError, Params};
+use crate::scenario::{walk_mut, Scenario, Stmt};
 use crate::validate::{validate, ScenarioError, MAX_OPS};
 
 /// What a sweep can vary: a knob of the scenario, or one of the engine's [`Params`].
@@ -134,7 +134,7 @@ mod tests {
     fn knobs_set_the_scenario_or_the_params() {
         let (s, _) = apply(&churn(), &Params::default(), "every", "10").unwrap();
         let mut periods = Vec::new();
-        crate::model::walk(&s.op, &mut |st| {
+        crate::scenario::walk(&s.op, &mut |st| {
             if let Stmt::Every(e) = st {
                 periods.push(e.period)
             }

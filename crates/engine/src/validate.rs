@@ -9,8 +9,8 @@ use std::cell::Cell;
 use std::fmt;
 
 use crate::answers::Answers;
-use crate::model::{ClassDecl, Event, Scenario, SiteDecl, Stmt};
 use crate::name_table::NameTable;
+use crate::scenario::{ClassDecl, Event, Scenario, SiteDecl, Stmt};
 
 pub const MAX_CLASSES: usize = 100_000;
 pub const MAX_SITES: usize = 1_000_000;

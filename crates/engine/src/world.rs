@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use crate::fxhash::FxMap;
 
-use crate::model::{Event, MetaKind, Scenario, Semantics};
 use crate::name::Name;
+use crate::scenario::{Event, MetaKind, Scenario, Semantics};
 
 pub type ClassId = usize;
 

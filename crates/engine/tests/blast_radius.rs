@@ -176,16 +176,16 @@ fn per_instance_metaclass_stops_caching_its_class() {
 #[test]
 fn custom_metaclass_replace_is_bulk_under_exact() {
     let mut sim = linked_three_classes(Policy::Exact);
-    let custom = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Custom });
+    let custom = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::scenario::MetaKind::Custom });
     assert_eq!(custom.sites_hit, vec!["a", "b", "c"]);
     // Leaving a custom metaclass is bulk too.
-    let stock = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::model::MetaKind::Stock });
+    let stock = fire(&mut sim, Event::Replace { class: "C".into(), kind: blast_engine::scenario::MetaKind::Stock });
     assert_eq!(stock.domains_retired, 3);
 }
 
 #[test]
 fn first_install_retires_only_the_pending_domain() {
-    let install = fire(&mut linked_three_classes(Policy::Exact), Event::Replace { class: "A".into(), kind: blast_engine::model::MetaKind::Stock });
+    let install = fire(&mut linked_three_classes(Policy::Exact), Event::Replace { class: "A".into(), kind: blast_engine::scenario::MetaKind::Stock });
     assert_eq!(install.domains, vec!["pending:A"]);
 }
 

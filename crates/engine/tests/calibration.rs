@@ -7,8 +7,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use blast_engine::calibrate::{calibrate, throughput, RATIO_TOLERANCE};
-use blast_engine::model::MetaKind;
 use blast_engine::report::Naming;
+use blast_engine::scenario::MetaKind;
 use blast_engine::{dsl, presets, sweep, Event, Params, Policy, Simulation};
 
 fn ops(id: &str, policy: Policy) -> f64 {

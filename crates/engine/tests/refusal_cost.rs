@@ -68,7 +68,7 @@ fn nesting_inside_a_loop_is_refused_the_same_way() {
 #[test]
 fn a_scenario_nested_deeper_than_the_limit_by_hand_is_refused_by_validation_without_recursion() {
     let _alone = counting::alone();
-    use blast_engine::model::{Scenario, Stmt};
+    use blast_engine::scenario::{Scenario, Stmt};
     // A million levels built in code (as an API user or a JSON reader without a depth limit
     // could): validation walks it with an explicit stack and refuses it.
     let mut body = vec![Stmt::event(blast_engine::Event::Unattributed)];

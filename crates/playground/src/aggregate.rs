@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
+use blast_engine::scenario::Scenario;
 use rustc_hash::FxHashMap as FxMap;
 
 use crate::order;
@@ -340,7 +340,7 @@ pub fn aggregates(classes: usize, sites: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blast_engine::model::SiteDecl;
+    use blast_engine::scenario::SiteDecl;
 
     /// A scenario of sites (name, receiver class), each calling `m`.
     fn sites(sites: &[(&str, &str)]) -> Rc<Scenario> {

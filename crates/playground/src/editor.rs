@@ -6,7 +6,7 @@
 //! use the name. The result always re-prints to DSL text. `looping` is the form "loop until
 //! stopped" runs.
 
-use blast_engine::model::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
+use blast_engine::scenario::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
 use std::collections::{HashMap, HashSet};
 use std::fmt;

@@ -11,10 +11,10 @@
 
 use std::fmt;
 
-use blast_engine::model::Scenario;
 use blast_engine::models::{self, ModelPreset};
 use blast_engine::presets::{self, Preset};
 use blast_engine::runtimes::{self, RuntimeProfile};
+use blast_engine::scenario::Scenario;
 use blast_engine::{dsl, Policy, ScenarioError};
 
 use crate::model_mode::ModelLink;

@@ -1,6 +1,6 @@
 //! Keyboard shortcuts: one table drives both the key handling and the cheat sheet.
 
-use blast_engine::model::Event;
+use blast_engine::scenario::Event;
 use blast_engine::Policy;
 
 use crate::action::Action;

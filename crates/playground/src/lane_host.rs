@@ -11,7 +11,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
+use blast_engine::scenario::Scenario;
 use blast_engine::{Params, Policy, ScenarioError};
 
 use crate::lane_wire::{self, Command, Request, Update};

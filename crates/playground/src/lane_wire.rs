@@ -11,8 +11,8 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Metric, Observed, Outcome, Status};
-use blast_engine::model::Event;
 use blast_engine::report::{Phase, ReceiverReport, RelinkText, RelinkTotals, SiteReport, SiteState, SiteStats, TimelinePoint, Verdict};
+use blast_engine::scenario::Event;
 use blast_engine::sim::UnitReport;
 use blast_engine::{jit::Tier, jit::UnitStats, report::DeoptText, Policy};
 

@@ -16,7 +16,7 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{self, Outcome};
-use blast_engine::model::{Event, Scenario};
+use blast_engine::scenario::{Event, Scenario};
 use blast_engine::Policy;
 
 use crate::export::SiteRow;

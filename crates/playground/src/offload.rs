@@ -8,7 +8,7 @@
 //! Rust, so the protocol and its answers are tested natively; the page runs [`answer`] itself
 //! when the worker cannot start (`hooks::use_engine_worker`).
 
-use blast_engine::model::Scenario;
+use blast_engine::scenario::Scenario;
 use blast_engine::{dsl, Params, Policy, Simulation};
 
 use crate::runner::Runner;

@@ -8,8 +8,8 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{self, Outcome, RunView};
-use blast_engine::model::{Event, Scenario};
 use blast_engine::report::{Naming, RelinkRecord, RelinkText, RelinkTotals, SiteReport, SiteState, SiteStats, TimelinePoint};
+use blast_engine::scenario::{Event, Scenario};
 use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 

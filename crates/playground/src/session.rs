@@ -10,8 +10,8 @@
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
-use blast_engine::model::{Event, Scenario};
 use blast_engine::presets::{self, Preset};
+use blast_engine::scenario::{Event, Scenario};
 use blast_engine::{dsl, Params, Policy, ScenarioError};
 
 use crate::editor::{self, EditOp};
@@ -814,7 +814,7 @@ pub(crate) mod tests {
     use crate::chrome::BannerKind;
     use crate::editor::looping;
     use crate::share::{self, Link};
-    use blast_engine::model::{Event, MetaKind};
+    use blast_engine::scenario::{Event, MetaKind};
 
     /// One action, and what it asked of the rest of the page.
     pub(crate) fn act(s: &mut CallSiteSession, action: impl Into<Action>) -> Effects {

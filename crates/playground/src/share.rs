@@ -11,8 +11,8 @@
 //! numbers) and its work estimate, a model link through the same checks as the page's knob
 //! inputs, so a link that decodes is one the page can run.
 
-use blast_engine::model::Scenario;
 use blast_engine::policy::{parse_policies, PolicyError};
+use blast_engine::scenario::Scenario;
 use blast_engine::{dsl, Params, Policy, ScenarioError, Simulation};
 use std::fmt;
 

@@ -352,8 +352,8 @@ mod tests {
     use crate::session::tests::shared;
     use crate::session::{FireOutcome, DEFAULT_PRESET};
     use crate::share::{LinkKind, LinkProblem};
-    use blast_engine::model::Event;
     use blast_engine::presets;
+    use blast_engine::scenario::Event;
 
     fn run_to_end(s: &mut AppState) {
         s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));

@@ -16,8 +16,8 @@
 //! anywhere inside a nested loop and the next one goes on with an explicit stack.
 
 use blast_engine::dsl;
-use blast_engine::model::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::name::Name;
+use blast_engine::scenario::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::MAX_NESTING;
 use blast_engine::Policy;
 

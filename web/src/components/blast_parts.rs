@@ -3,8 +3,8 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
 use blast_engine::report::SiteState;
+use blast_engine::scenario::Scenario;
 use blast_engine::Policy;
 use yew::prelude::*;
 

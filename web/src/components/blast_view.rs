@@ -4,8 +4,8 @@
 //! under each policy. Under each lane, its compiled code (`compiled_units`). Sites that
 //! relinked in the range selected on the timeline are outlined (`LaneView::in_range`).
 
-use blast_engine::model::SiteDecl;
 use blast_engine::report::SiteState;
+use blast_engine::scenario::SiteDecl;
 use blast_engine::Policy;
 use yew::prelude::*;
 

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use blast_engine::model::{ClassDecl, MetaKind, Scenario};
+use blast_engine::scenario::{ClassDecl, MetaKind, Scenario};
 use yew::prelude::*;
 use yew::props;
 

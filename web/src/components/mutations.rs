@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::{Event as Mutation, MetaKind};
+use blast_engine::scenario::{Event as Mutation, MetaKind};
 use blast_engine::Policy;
 use yew::prelude::*;
 use yew::props;

@@ -2,7 +2,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::{Scenario, Semantics};
+use blast_engine::scenario::{Scenario, Semantics};
 use yew::prelude::*;
 
 use crate::browser;

@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::{Scenario, SiteDecl};
+use blast_engine::scenario::{Scenario, SiteDecl};
 use yew::prelude::*;
 use yew::props;
 

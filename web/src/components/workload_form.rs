@@ -3,7 +3,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::model::Scenario;
+use blast_engine::scenario::Scenario;
 use yew::prelude::*;
 use yew::props;
 

@@ -2,9 +2,9 @@
 //! Errors carry model paths (`expectations[2].sites[1]`) that the DSL maps to `line:col`.
 
 use crate::fxhash::FxSet as HashSet;
-use crate::model::Scenario;
 use crate::policy::Policy;
 use crate::reference;
+use crate::scenario::Scenario;
 use crate::validate::{is_ident, ScenarioError, SiteIndex};
 
 use super::spec::{EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};

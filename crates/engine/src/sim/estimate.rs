@@ -13,8 +13,8 @@
 
 use crate::digits::thousands;
 use crate::fxhash::{FxMap, FxSet};
-use crate::model::{Block, Event, MetaKind, Scenario, Stmt};
 use crate::policy::Policy;
+use crate::scenario::{Block, Event, MetaKind, Scenario, Stmt};
 
 /// One part of the estimate, with where it comes from in words.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,9 +5,9 @@
 use std::cell::Cell;
 
 use crate::dsl::event_text;
-use crate::model::{Event, MetaKind};
 use crate::params::BulkScan;
 use crate::policy::{self, Policy, Retirement, Scope};
+use crate::scenario::{Event, MetaKind};
 use crate::world::ClassId;
 
 use super::oracle::{Affected, RECORDED_NAMES};

@@ -23,11 +23,11 @@ mod view;
 mod vsum;
 
 use crate::fxhash::FxMap;
-use crate::model::{Event, Measure, Scenario};
 use crate::params::{Params, SiteCache};
 use crate::policy::Policy;
 use crate::prefetch::prefetch;
 use crate::report::*;
+use crate::scenario::{Event, Measure, Scenario};
 use crate::validate::{validate_indexed, ScenarioError, SiteIndex};
 use crate::world::{ClassId, World};
 
@@ -613,8 +613,8 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
         ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
         ("  site::Counts", size_of::<site::Counts>()),
         ("  Option<site::Steady>", size_of::<Option<site::Steady>>()),
-        ("model::SiteDecl (+ its strings)", size_of::<crate::model::SiteDecl>()),
-        ("model::Stmt (a call, + its string)", size_of::<crate::model::Stmt>()),
+        ("model::SiteDecl (+ its strings)", size_of::<crate::scenario::SiteDecl>()),
+        ("model::Stmt (a call, + its string)", size_of::<crate::scenario::Stmt>()),
     ]
 }
 

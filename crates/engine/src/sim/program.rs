@@ -5,7 +5,7 @@
 //! Compiling once means a step never clones statements and a loop never looks a call up by
 //! name: loop entry costs its number of calls, nothing more.
 
-use crate::model::{Event, Scenario, Stmt};
+use crate::scenario::{Event, Scenario, Stmt};
 use crate::validate::SiteIndex;
 
 pub(crate) type ListId = usize;

@@ -10,10 +10,10 @@
 use serde::Serialize;
 
 use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
-use crate::model::{Event, Scenario};
 use crate::params::Params;
 use crate::policy::DomainKey;
 use crate::report::SiteId;
+use crate::scenario::{Event, Scenario};
 use crate::world::{ClassId, Target, World};
 
 use super::interned::Groups;

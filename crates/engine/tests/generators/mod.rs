@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use blast_engine::model::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
+use blast_engine::scenario::{CategoryDecl, ClassDecl, Measure, MetaKind, MethodRef, SiteDecl, Stmt};
 use blast_engine::{Event, Policy, Scenario};
 
 /// How big a generated scenario is.

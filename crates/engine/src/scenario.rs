@@ -1,4 +1,4 @@
-//! The scenario model: what a user writes (in the DSL or as JSON) before anything runs.
+//! The scenario: what a user writes (in the DSL or as JSON) before anything runs.
 //!
 //! Everything here is plain data with serde derives; `validate` turns it into something the
 //! simulator may trust (names resolve, the hierarchy is acyclic, numbers are bounded).
