@@ -11,7 +11,7 @@
 //! [`Simulation`] and [`run`], their inputs ([`Scenario`], [`Event`], [`Semantics`],
 //! [`Params`], [`Policy`]) and results ([`RunReport`], [`ScenarioError`]). The public
 //! modules are the rest of what the CLI, the playground, the page, the fuzz targets and the
-//! benches read: the model's parts (`model`, `report`, `names`, `name`, `jit`), the text format
+//! benches read: the scenario's parts (`scenario`, `report`, `spelling`, `name`, `jit`), the text format
 //! (`dsl`, `expect`), what runs scenarios (`sim`, `compare`, `sweep`, `validate`, `policy`,
 //! `params`), the shipped workloads and figures (`presets`, `models`, `runtimes`,
 //! `reference`, `calibrate`, `groovy24`, `fingerprint`) and the trace readers (`trace`). The
@@ -33,7 +33,6 @@ mod json;
 pub mod models;
 pub mod name;
 mod name_table;
-pub mod names;
 pub mod params;
 pub mod policy;
 mod prefetch;
@@ -43,6 +42,7 @@ pub mod report;
 pub mod runtimes;
 pub mod scenario;
 pub mod sim;
+pub mod spelling;
 pub mod sweep;
 pub mod trace;
 pub mod validate;

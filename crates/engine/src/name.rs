@@ -1,4 +1,4 @@
-//! `Name`: the text of a name the model holds once per site or call (a site's name, receiver
+//! `Name`: the text of a name the scenario holds once per site or call (a site's name, receiver
 //! class and method; a call's site). At 10^6 sites a `String` each is four heap blocks per
 //! site (32 bytes of allocator chunk for a 7-byte name, plus the 24-byte header); a name of up
 //! to [`INLINE`] bytes lives inside its 16 bytes instead, and a longer one behind one pointer

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::names::{named, UnknownName};
+use crate::spelling::{named, UnknownName};
 
 use serde::{Deserialize, Serialize};
 

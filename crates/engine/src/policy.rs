@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-use crate::names::{named, UnknownName};
+use crate::spelling::{named, UnknownName};
 
 use crate::scenario::MetaKind;
 use crate::world::{ClassId, World};

@@ -7,8 +7,8 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::names::named;
 use crate::policy::{DomainKey, Policy};
+use crate::spelling::named;
 use crate::world::{ClassId, Target};
 
 /// A call site's dense id: its index in the scenario's `sites` (and in [`RunReport::sites`]).

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::name::Name;
-use crate::names::named;
+use crate::spelling::named;
 
 /// How method lookup sees ancestors (a world setting).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

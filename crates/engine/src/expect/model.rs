@@ -18,7 +18,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::models::{ModelConfig, ModelReport};
-use crate::names::named;
+use crate::spelling::named;
 
 use super::eval::Status;
 use super::spec::{Cmp, Decimal};

@@ -6,8 +6,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::names::named;
 use crate::policy::Policy;
+use crate::spelling::named;
 
 /// One `expect ...` line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

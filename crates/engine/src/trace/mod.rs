@@ -28,7 +28,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::fxhash::FxMap;
-use crate::names::named;
+use crate::spelling::named;
 pub use attribute::{blast_radii, BlastRadius, Group};
 pub use classes::{parse_classes, ClassFacts, ClassKind, ClassesError};
 use lines::Lines;

@@ -25,10 +25,10 @@ impl std::error::Error for UnknownName {}
 macro_rules! named {
     ($t:ty, $kind:literal) => {
         impl std::str::FromStr for $t {
-            type Err = $crate::names::UnknownName;
+            type Err = $crate::spelling::UnknownName;
 
             fn from_str(name: &str) -> Result<Self, Self::Err> {
-                Self::ALL.into_iter().find(|v| v.name() == name).ok_or_else(|| $crate::names::UnknownName {
+                Self::ALL.into_iter().find(|v| v.name() == name).ok_or_else(|| $crate::spelling::UnknownName {
                     kind: $kind,
                     name: name.to_string(),
                     expected: Self::ALL.iter().map(|v| v.name()).collect(),
