@@ -122,7 +122,7 @@ fn check_one(src: Source, opts: &Options) -> Result<Checked, CliError> {
 
 fn check_model(preset: &ModelPreset, opts: &Options) -> Result<Checked, CliError> {
     let config = crate::model_config(preset, opts)?;
-    let placed = preset.expectations().map_err(|error| CliError::ModelExpectations { preset: preset.id, error })?;
+    let placed = expect::model::of_preset(preset).map_err(|error| CliError::ModelExpectations { preset: preset.id, error })?;
     let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
     let outcomes = expect::model::check(&config, &exps)?;
     let expectations = outcomes

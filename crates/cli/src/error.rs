@@ -14,8 +14,8 @@ use blast_engine::sweep::SweepError;
 use blast_engine::trace::{ClassesError, TraceError};
 use blast_engine::ScenarioError;
 
+use crate::format::Format;
 use crate::input::InputError;
-use crate::options::Format;
 use crate::out::OutError;
 
 /// The exit code when writing the output failed for any reason but a broken pipe (a full disk,

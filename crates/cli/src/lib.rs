@@ -4,6 +4,7 @@
 
 mod check;
 mod error;
+mod format;
 mod input;
 mod options;
 mod out;

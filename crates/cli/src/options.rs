@@ -6,42 +6,13 @@ use std::str::FromStr;
 use blast_engine::policy::{parse_policies, Policy};
 
 use crate::error::CliError;
-
-/// An output format (`--format`).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Format {
-    Table,
-    Json,
-    Csv,
-    Markdown,
-    Dsl,
-    /// JUnit XML (`blast check`), for CI systems that show test failures natively.
-    Junit,
-}
-
-impl Format {
-    pub const ALL: [Format; 6] = [Format::Table, Format::Json, Format::Csv, Format::Markdown, Format::Dsl, Format::Junit];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Table => "table",
-            Format::Json => "json",
-            Format::Csv => "csv",
-            Format::Markdown => "markdown",
-            Format::Dsl => "dsl",
-            Format::Junit => "junit",
-        }
-    }
-}
+pub use crate::format::Format;
 
 impl FromStr for Format {
     type Err = CliError;
 
     fn from_str(name: &str) -> Result<Format, CliError> {
-        if name == "md" {
-            return Ok(Format::Markdown);
-        }
-        Format::ALL.into_iter().find(|f| f.name() == name).ok_or_else(|| CliError::UnknownFormat(name.to_string()))
+        Format::named(name).ok_or_else(|| CliError::UnknownFormat(name.to_string()))
     }
 }
 

@@ -251,9 +251,7 @@ fn use_groups_super_paths_comments_and_tests_are_read_as_a_reader_would() {
 /// (take it off the list).
 const KNOWN_CYCLES: &[&str] = &[
     "crates/engine/src: report <-> sim",
-    "crates/engine/src: expect::model <-> models",
     "crates/engine/src: sim::domains <-> sim::poly <-> sim::site",
-    "crates/cli/src: error <-> options",
     "crates/playground/src: lane_wire <-> lanes <-> offload <-> wire",
 ];
 

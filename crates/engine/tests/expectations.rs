@@ -328,7 +328,7 @@ fn event_patterns_match_the_engines_event_labels() {
 #[test]
 fn every_model_preset_carries_expectations_and_they_all_pass() {
     for p in blast_engine::models::MODEL_PRESETS {
-        let placed = p.expectations().unwrap_or_else(|e| panic!("{}: {e}", p.id));
+        let placed = expect::model::of_preset(p).unwrap_or_else(|e| panic!("{}: {e}", p.id));
         assert!(!placed.is_empty(), "{}: no expectation", p.id);
         let exps: Vec<_> = placed.into_iter().map(|x| x.expectation).collect();
         for o in expect::model::check(&p.config(), &exps).unwrap() {
@@ -343,7 +343,7 @@ fn a_model_expectation_fails_when_the_knobs_break_the_claim() {
     // no longer holds, and the check says so instead of passing by construction.
     let p = blast_engine::models::find("records_rotating11").unwrap();
     let config = blast_engine::models::apply(&p.config(), "shapes", "10").unwrap();
-    let exps: Vec<_> = p.expectations().unwrap().into_iter().map(|x| x.expectation).collect();
+    let exps: Vec<_> = expect::model::of_preset(p).unwrap().into_iter().map(|x| x.expectation).collect();
     let outcomes = expect::model::check(&config, &exps).unwrap();
     assert_eq!(outcomes[0].status, Status::Fail, "{:?}", outcomes[0].observed);
 }

@@ -365,7 +365,7 @@ mod tests {
             let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
             let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1));
             playback::play_to_end(&mut m);
-            let placed = preset.expectations().unwrap();
+            let placed = model_expect::of_preset(preset).unwrap();
             for o in outcomes(&placed, &m.slow_views) {
                 assert_eq!(o.status, blast_engine::expect::Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);
             }

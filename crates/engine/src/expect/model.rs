@@ -17,7 +17,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::models::{ModelConfig, ModelReport};
+use crate::models::{ModelConfig, ModelPreset, ModelReport};
 use crate::spelling::named;
 
 use super::eval::Status;
@@ -121,6 +121,11 @@ pub struct Placed {
 
 /// At most this many lines of model expectations (each runs at most every variant once).
 pub const MAX_MODEL_EXPECTATIONS: usize = 1_000;
+
+/// A model preset's own expectations, parsed against its configuration.
+pub fn of_preset(preset: &ModelPreset) -> Result<Vec<Placed>, ModelExpectError> {
+    parse(preset.expectations, &preset.config())
+}
 
 /// Parse one expectation per non-blank line (`#` starts a comment) against `config`'s variants.
 pub fn parse(text: &str, config: &ModelConfig) -> Result<Vec<Placed>, ModelExpectError> {

@@ -198,8 +198,8 @@ pub struct ModelPreset {
     /// `shape-cache`, `arena` or `descriptor`.
     pub family: &'static str,
     pub description: &'static str,
-    /// What the published row shows, as `expect` lines about the variants
-    /// ([`crate::expect::model`]): the gallery doubles as a test suite.
+    /// What the published row shows, as `expect` lines about the variants (read by
+    /// `expect::model::of_preset`): the gallery doubles as a test suite.
     pub expectations: &'static str,
     build: fn() -> ModelConfig,
 }
@@ -207,11 +207,6 @@ pub struct ModelPreset {
 impl ModelPreset {
     pub fn config(&self) -> ModelConfig {
         (self.build)()
-    }
-
-    /// The preset's expectations, parsed against its configuration.
-    pub fn expectations(&self) -> Result<Vec<crate::expect::model::Placed>, crate::expect::model::ModelExpectError> {
-        crate::expect::model::parse(self.expectations, &self.config())
     }
 }
 
