@@ -42,13 +42,13 @@ use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::{ModelAction, ModelSession};
-use blast_playground::offload;
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
 use blast_playground::session::SessionAction;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
 use blast_playground::timeline::{TimelineAction, TimelineState};
+use blast_playground::worker::offload;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see

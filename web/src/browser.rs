@@ -951,7 +951,7 @@ impl EngineWorker {
             let (worker, started, waiting, on_news) = (worker.clone(), started.clone(), waiting.clone(), on_news.clone());
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 let data = e.data();
-                if data.as_string().as_deref() == Some(blast_playground::offload::READY) {
+                if data.as_string().as_deref() == Some(blast_playground::worker::offload::READY) {
                     started.set(true);
                     for job in waiting.borrow_mut().drain(..) {
                         post_bytes(&worker, &job);

@@ -14,16 +14,17 @@ use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
-use blast_playground::fit_wire::{self, FitRefusal};
 use blast_playground::keys;
 use blast_playground::lab::LabAction;
-use blast_playground::lane_wire::{self, UpdateDecoder};
-use blast_playground::offload::{self, Posting, Reply, Verdict};
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::trace_lab::{self, TraceAction};
-use blast_playground::wire::{self, ReplyDecoder};
+use blast_playground::worker::fit_wire::{self, FitRefusal};
+use blast_playground::worker::lane_wire::{self, UpdateDecoder};
+use blast_playground::worker::offload::{self, Posting};
+use blast_playground::worker::wire::{self, ReplyDecoder};
+use blast_playground::worker::wire::{Reply, Verdict};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;

@@ -110,12 +110,12 @@ impl Store {
     }
 
     /// The jobs the reducer handed out for the engine worker (`AppState::take_jobs`).
-    pub fn take_jobs(&self) -> Vec<blast_playground::offload::Posting> {
+    pub fn take_jobs(&self) -> Vec<blast_playground::worker::offload::Posting> {
         self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
     }
 
     /// The measured panel's fit job for the engine worker (`AppState::take_fit`).
-    pub fn take_fit(&self) -> Option<blast_playground::offload::Posting> {
+    pub fn take_fit(&self) -> Option<blast_playground::worker::offload::Posting> {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_fit())
     }
 
@@ -125,7 +125,7 @@ impl Store {
     }
 
     /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
-    pub fn take_lanes(&self) -> Option<blast_playground::lane_wire::Request> {
+    pub fn take_lanes(&self) -> Option<blast_playground::worker::lane_wire::Request> {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 

@@ -1,5 +1,5 @@
 //! After load, while the page is idle, it rehearses opening a big share link
-//! (`blast_playground::rehearsal`: the link's decode, the worker's job and answer, the reducer)
+//! (`blast_playground::worker::rehearsal`: the link's decode, the worker's job and answer, the reducer)
 //! and renders what that opens (its notice, the drawn and the aggregated blast view, the model
 //! editor, a searching name picker, the read-only text view, parts following a read scenario)
 //! into an element in no document, then drops it. So
@@ -24,8 +24,8 @@ use crate::components::name_picker::{name_picker, NamePickerProps, SELECT_MAX};
 use crate::components::scenario_editor::{scenario_editor, ScenarioEditorProps};
 use crate::scenario_parts::ScenarioParts;
 use blast_playground::chrome::Banner;
-use blast_playground::rehearsal::Rehearsal;
 use blast_playground::state::AppState;
+use blast_playground::worker::rehearsal::Rehearsal;
 
 /// The performance mark set when the rehearsal is done (e2e `scale` waits for it).
 pub const REHEARSED: &str = "blast:rehearsed";

@@ -7,8 +7,8 @@
 
 use std::cell::RefCell;
 
-use blast_playground::lane_host::Host;
-use blast_playground::offload;
+use blast_playground::worker::lane_host::Host;
+use blast_playground::worker::offload;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};

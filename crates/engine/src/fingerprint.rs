@@ -166,7 +166,7 @@ impl ProbeResult {
     }
 
     /// What `parse` checks past the JSON's shape: the schema, the row count and every row's
-    /// numbers (the engine worker checks a result it is sent again, `blast_playground::fit_wire`).
+    /// numbers (the engine worker checks a result it is sent again, `blast_playground::worker::fit_wire`).
     pub fn check(&self) -> Result<(), FingerprintError> {
         if self.schema != SCHEMA {
             return Err(FingerprintError::WrongSchema(self.schema.clone()));

@@ -16,8 +16,8 @@ use std::time::Instant;
 
 use blast_engine::report::SiteState;
 use blast_engine::{dsl, Params, Policy};
-use blast_playground::lane_wire::{encode_update, Update, UpdateDecoder, DECODE_SITES};
 use blast_playground::runner::{Runner, SiteView};
+use blast_playground::worker::lane_wire::{encode_update, Update, UpdateDecoder, DECODE_SITES};
 use serde::{Deserialize, Serialize};
 
 const SITES: usize = 100_000;

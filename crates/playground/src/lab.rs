@@ -9,9 +9,9 @@ use std::rc::Rc;
 
 use blast_engine::fingerprint::Fingerprint;
 
-use crate::fit_wire::{self, FitRefusal};
 use crate::measured::{FitState, Measured};
-use crate::offload::Posting;
+use crate::worker::fit_wire::{self, FitRefusal};
+use crate::worker::offload::Posting;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum LabAction {

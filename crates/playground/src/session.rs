@@ -18,16 +18,17 @@ use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
-use crate::lane_wire::{Request, Update, UpdateDecoder};
-use crate::lanes::{self, Lanes, Mirror};
-use crate::offload::{self, Posting, Reply, TextError, Verdict};
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
-use crate::reading::{Purpose, Readings};
 use crate::runner::{FireRefusal, LaneView, Runner};
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
-use crate::wire::DecodeError;
+use crate::worker::lane_wire::{Request, Update, UpdateDecoder};
+use crate::worker::lanes::{self, Lanes, Mirror};
+use crate::worker::offload::{self, Posting};
+use crate::worker::reading::{Purpose, Readings};
+use crate::worker::wire::DecodeError;
+use crate::worker::wire::{Reply, TextError, Verdict};
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";

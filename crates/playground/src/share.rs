@@ -339,7 +339,7 @@ fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
 
 fn decode_scenario(payload: &str, policies: Vec<Policy>, view: LinkView) -> Result<Shared, LinkProblem> {
     let text = payload_text(payload, 's')?;
-    if text.len() >= crate::offload::OFFLOAD_BYTES {
+    if text.len() >= crate::worker::offload::OFFLOAD_BYTES {
         return Ok(Shared { text, scenario: None, policies, view });
     }
     let scenario = dsl::parse(&text).map_err(LinkProblem::DoesNotParse)?;

@@ -25,13 +25,13 @@ use crate::effects::Effects;
 use crate::gallery::{self, Entry, Opening};
 use crate::lab::Lab;
 use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
-use crate::offload::Posting;
 use crate::playback::{self, Control, Playback, Speed};
 use crate::session::{CallSiteSession, SessionAction};
 use crate::share::{self, Link, LinkError};
 use crate::storage::{Saved, SetAside};
 use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
 use crate::trace_lab::TraceLab;
+use crate::worker::offload::Posting;
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
 /// ~3 s of virtual time, so at 1x its ratio is on screen about 3 s after the page is built (at
@@ -202,7 +202,7 @@ impl AppState {
     }
 
     /// Commands for the lanes the engine worker runs, to post now (`lanes`).
-    pub fn take_lanes(&mut self) -> Option<crate::lane_wire::Request> {
+    pub fn take_lanes(&mut self) -> Option<crate::worker::lane_wire::Request> {
         self.session.take_lanes()
     }
 

@@ -18,7 +18,7 @@ use crate::browser;
 
 use crate::components::banners::message;
 use blast_playground::markup::escape_into;
-use blast_playground::offload::TextError;
+use blast_playground::worker::wire::TextError;
 
 /// What a stretch of the text is, for its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -125,10 +125,10 @@ mod tests {
     #[test]
     fn lines_of_expectations_follow_the_text() {
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
-        let lines = blast_playground::offload::expectation_lines(text);
+        let lines = blast_playground::worker::offload::expectation_lines(text);
         let expect_lines: Vec<Option<usize>> = text.lines().enumerate().filter(|(_, l)| l.starts_with("expect")).map(|(i, _)| Some(i + 1)).collect();
         assert_eq!(lines, expect_lines);
-        assert!(blast_playground::offload::expectation_lines("class {").is_empty(), "broken text marks nothing");
+        assert!(blast_playground::worker::offload::expectation_lines("class {").is_empty(), "broken text marks nothing");
     }
 
     #[test]

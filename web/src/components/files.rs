@@ -31,7 +31,7 @@ pub fn parse_import(text: &str) -> Result<Shared, ImportRefusal> {
         return Err(ImportRefusal::Json);
     }
     // A large file is read by the engine worker, off the main thread (`offload`).
-    if text.len() >= blast_playground::offload::OFFLOAD_BYTES {
+    if text.len() >= blast_playground::worker::offload::OFFLOAD_BYTES {
         return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new(), view: Default::default() });
     }
     let scenario = blast_engine::parse(text).map_err(ImportRefusal::Scenario)?;

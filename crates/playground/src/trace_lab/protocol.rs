@@ -3,7 +3,7 @@
 //! answered with the reader's progress, then finished (answered with the view model) or
 //! cancelled (the worker drops the reader).
 //!
-//! Bytes: the first is [`crate::wire::TRACE`] (so the worker's and the page's routing by kind
+//! Bytes: the first is [`crate::worker::wire::TRACE`] (so the worker's and the page's routing by kind
 //! sends them here), then the message as JSON (serde derives; `serde_json` is already on the
 //! page for autosave and links) ended by a newline, then, for a chunk, the log's bytes as they
 //! are: the page copies a chunk once and nothing escapes it. Decoding is total: bytes that are
@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::page::TracePage;
-use crate::wire::TRACE;
+use crate::worker::wire::TRACE;
 
 /// Bytes of log per chunk message: a task of a few ms in the worker at the readers' slowest
 /// (HotSpot, ~200 MB/s in `cargo bench -p blast-engine --bench trace`), and one chunk is all

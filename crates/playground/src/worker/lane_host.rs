@@ -14,10 +14,11 @@ use std::rc::Rc;
 use blast_engine::scenario::Scenario;
 use blast_engine::{Params, Policy, ScenarioError};
 
-use crate::lane_wire::{self, Command, Request, Update};
-use crate::offload::{self, Reply, Verdict};
 use crate::runner::{LaneView, Runner};
-use crate::wire;
+use crate::worker::lane_wire::{self, Command, Request, Update};
+use crate::worker::offload;
+use crate::worker::wire;
+use crate::worker::wire::{Reply, Verdict};
 
 /// Wall-clock ms of engine work per frame request: the worker renders nothing, so it may use
 /// most of a 60 Hz frame (one engine step can still take longer: it is not resumable).
@@ -58,7 +59,7 @@ impl Host {
     pub fn answer(&mut self, bytes: &[u8], now_ms: &dyn Fn() -> f64) -> Vec<u8> {
         match wire::kind(bytes) {
             Some(wire::LANES) => self.command(bytes, now_ms),
-            Some(wire::FIT) => crate::fit_wire::answer(bytes),
+            Some(wire::FIT) => crate::worker::fit_wire::answer(bytes),
             Some(wire::TRACE) => self.trace.answer(bytes),
             _ => self.read(bytes),
         }

@@ -16,11 +16,11 @@
 use blast_engine::Policy;
 
 use crate::action::Action;
-use crate::offload;
 use crate::session::SessionAction;
 use crate::share::{self, Link};
 use crate::state::AppState;
-use crate::wire::{self, ReplyDecoder};
+use crate::worker::offload;
+use crate::worker::wire::{self, ReplyDecoder};
 
 /// What the rehearsal has left to do.
 enum Stage {

@@ -20,10 +20,10 @@ use blast_engine::scenario::{Event, Scenario};
 use blast_engine::Policy;
 
 use crate::export::SiteRow;
-use crate::lane_wire::{self, Command, Request, Update, UpdateDecoder};
 use crate::runner::{self, ClassEntry, FireRefusal, LaneView, Runner};
 use crate::timeline::{Range, XAxis};
-use crate::wire::DecodeError;
+use crate::worker::lane_wire::{self, Command, Request, Update, UpdateDecoder};
+use crate::worker::wire::DecodeError;
 
 /// Scenarios with at least this many sites run in the engine worker (when it read them).
 /// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
@@ -403,11 +403,11 @@ mod tests {
     use super::*;
     use crate::action::Action;
     use crate::effects::Effects;
-    use crate::lane_host::Host;
-    use crate::offload;
     use crate::playback::{Control, Speed};
     use crate::runner::SiteView;
     use crate::session::{CallSiteSession, FireOutcome, SessionAction};
+    use crate::worker::lane_host::Host;
+    use crate::worker::offload;
     use blast_engine::expect::Status;
 
     /// `sites` sites over 50 classes, called in one loop, with churn on class K1.

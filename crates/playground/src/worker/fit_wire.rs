@@ -18,7 +18,7 @@ use std::fmt;
 
 use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, Machine, Pair, PolicyFit, ProbeResult, ProbeRow};
 
-use crate::wire::{DecodeError, Read, Reader, Writer, FIT};
+use crate::worker::wire::{DecodeError, Read, Reader, Writer, FIT};
 
 /// A fit job as the page posts it: its number (answers name it) and the probe result.
 pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {

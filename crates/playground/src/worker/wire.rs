@@ -18,10 +18,56 @@
 use blast_engine::dsl;
 use blast_engine::name::Name;
 use blast_engine::scenario::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
-use blast_engine::validate::MAX_NESTING;
-use blast_engine::Policy;
+use blast_engine::validate::{Location, MAX_NESTING};
+use blast_engine::{Policy, ScenarioError};
 
-use crate::offload::{Job, Reply, TextError, Verdict};
+/// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Job {
+    pub id: u64,
+    pub text: String,
+    pub policies: Vec<Policy>,
+    /// Check the "loop until stopped" form (`editor::looping`) the page would run.
+    pub looping: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub id: u64,
+    pub verdict: Verdict,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    /// The text parses and validates; `run_error` is why the engine refuses to run it (the
+    /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
+    /// each expectation (`expectation_lines`, a second parse that records places). `held`:
+    /// the engine worker keeps the scenario and its lanes, which the page then runs there
+    /// (`lanes`).
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>>, held: bool },
+    /// The text does not parse or validate: where, and the whole message (`line:col: …`).
+    Invalid { error: TextError, message: String },
+    /// The worker failed on this job (it stopped, or the message was unreadable).
+    Failed(String),
+}
+
+/// A DSL error placed in the text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextError {
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl From<ScenarioError> for TextError {
+    fn from(e: ScenarioError) -> Self {
+        match e.location {
+            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
+            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
+            None => TextError { line: 1, col: 1, message: e.message },
+        }
+    }
+}
 
 /// The first number of every message: what it is. A text to read (`Job`) and its `Reply`...
 pub const READ: u64 = 0;

@@ -9,12 +9,10 @@
 //! when the worker cannot start (`hooks::use_engine_worker`).
 
 use blast_engine::scenario::Scenario;
-use blast_engine::{dsl, Params, Policy, Simulation};
+use blast_engine::{dsl, Params, Simulation};
 
 use crate::runner::Runner;
-
-use blast_engine::validate::Location;
-use blast_engine::ScenarioError;
+use crate::worker::wire::{Job, Reply, Verdict};
 
 /// Texts at least this long are read in the worker. A preset is ~1.5 KB; reading costs grow
 /// with depth as well as length (a 1,900-deep class chain is 45 KB and was a 219 ms task in
@@ -23,54 +21,6 @@ pub const OFFLOAD_BYTES: usize = 8 * 1024;
 
 /// The worker's first message: its handler is installed, jobs may be posted.
 pub const READY: &str = "ready";
-
-/// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Job {
-    pub id: u64,
-    pub text: String,
-    pub policies: Vec<Policy>,
-    /// Check the "loop until stopped" form (`editor::looping`) the page would run.
-    pub looping: bool,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reply {
-    pub id: u64,
-    pub verdict: Verdict,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// The text parses and validates; `run_error` is why the engine refuses to run it (the
-    /// work bound), `None` when its simulations were built. `expect_lines`: the text line of
-    /// each expectation (`expectation_lines`, a second parse that records places). `held`:
-    /// the engine worker keeps the scenario and its lanes, which the page then runs there
-    /// (`lanes`).
-    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>>, held: bool },
-    /// The text does not parse or validate: where, and the whole message (`line:col: …`).
-    Invalid { error: TextError, message: String },
-    /// The worker failed on this job (it stopped, or the message was unreadable).
-    Failed(String),
-}
-
-/// A DSL error placed in the text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TextError {
-    pub line: usize,
-    pub col: usize,
-    pub message: String,
-}
-
-impl From<ScenarioError> for TextError {
-    fn from(e: ScenarioError) -> Self {
-        match e.location {
-            Some(Location::Text { line, col }) => TextError { line, col, message: e.message },
-            Some(Location::Path(p)) => TextError { line: 1, col: 1, message: format!("{p}: {}", e.message) },
-            None => TextError { line: 1, col: 1, message: e.message },
-        }
-    }
-}
 
 /// What the page does with a job when there is no worker.
 pub fn run(job: &Job) -> Reply {
@@ -86,7 +36,7 @@ pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
             let looped = job.looping.then(|| crate::editor::looping(&scenario));
             let lanes = looped.as_ref().unwrap_or(&scenario);
             let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
-            let (run_error, runner) = if hold && crate::lanes::runs_in_worker(&scenario) {
+            let (run_error, runner) = if hold && crate::worker::lanes::runs_in_worker(&scenario) {
                 match Runner::new(lanes, &job.policies, &Params::default()) {
                     Ok(r) => (None, Some(r)),
                     Err(e) => (Some(e.to_string()), None),
@@ -119,21 +69,21 @@ pub struct Posting {
 /// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
 /// under id 0, which no job has (`state` numbers them from 1).
 pub fn answer(job: &[u8]) -> Vec<u8> {
-    let reply = match crate::wire::decode_job(job) {
+    let reply = match crate::worker::wire::decode_job(job) {
         Ok(job) => run(&job),
         Err(e) => Reply { id: 0, verdict: Verdict::Failed(format!("the engine worker could not read the job ({e})")) },
     };
-    crate::wire::encode_reply(&reply)
+    crate::worker::wire::encode_reply(&reply)
 }
 
 /// The page reads the worker's reply (`answer`) at once (the page itself steps a
 /// `wire::ReplyDecoder`).
-pub fn decode_reply(bytes: &[u8]) -> Result<Reply, crate::wire::DecodeError> {
-    crate::wire::decode_reply(bytes)
+pub fn decode_reply(bytes: &[u8]) -> Result<Reply, crate::worker::wire::DecodeError> {
+    crate::worker::wire::decode_reply(bytes)
 }
 
 /// Why a reply was not read, for the user.
-pub fn unreadable(e: crate::wire::DecodeError) -> String {
+pub fn unreadable(e: crate::worker::wire::DecodeError) -> String {
     format!("the engine worker's reply is unreadable ({e})")
 }
 
@@ -149,7 +99,7 @@ pub fn site_count_hint(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blast_engine::presets;
+    use blast_engine::{presets, Policy};
 
     fn job(text: &str) -> Job {
         Job { id: 7, text: text.into(), policies: vec![Policy::Global, Policy::Exact], looping: false }
@@ -157,7 +107,7 @@ mod tests {
 
     /// Through the bytes both sides exchange.
     fn round_trip(job: &Job) -> Reply {
-        decode_reply(&answer(&crate::wire::encode_job(job.id, &job.text, &job.policies, job.looping))).expect("a readable reply")
+        decode_reply(&answer(&crate::worker::wire::encode_job(job.id, &job.text, &job.policies, job.looping))).expect("a readable reply")
     }
 
     #[test]

@@ -9,8 +9,9 @@ use std::collections::VecDeque;
 
 use blast_engine::Policy;
 
-use crate::offload::{self, Posting, Reply};
 use crate::share::LinkView;
+use crate::worker::offload::{self, Posting};
+use crate::worker::wire::Reply;
 
 /// A text handed to the engine worker, and what its answer is for.
 pub struct Reading {
@@ -45,7 +46,7 @@ impl Readings {
     pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) {
         self.next_job += 1;
         let id = self.next_job;
-        self.outbox.push(Posting { id, bytes: crate::wire::encode_job(id, text, &policies, looping) });
+        self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping) });
         self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
     }
 

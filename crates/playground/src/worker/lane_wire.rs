@@ -19,7 +19,7 @@ use blast_engine::{jit::Tier, jit::UnitStats, report::DeoptText, Policy};
 use crate::compiled::{CompiledView, UnitView};
 use crate::runner::{ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
-use crate::wire::{DecodeError, Read, Reader, Writer, LANES};
+use crate::worker::wire::{DecodeError, Read, Reader, Writer, LANES};
 
 /// One thing the page asks of the lanes, applied in order.
 #[derive(Clone, Debug, PartialEq)]

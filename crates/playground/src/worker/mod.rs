@@ -1,0 +1,22 @@
+//! The engine worker's protocol in one place: what the page asks of the worker, what the worker
+//! answers, and what each side keeps.
+//!
+//! - Messages as bytes: `wire` (the frame every message shares, and a job: a scenario text to
+//!   read, with its reply), `lane_wire` (lanes the worker runs: the page's commands and the
+//!   worker's updates, as deltas), `fit_wire` (a probe result's fit). The trace lab's messages
+//!   are `trace_lab::protocol`.
+//! - The page's side: `offload` (which work leaves the page, and the typed reply), `reading`
+//!   (what each awaited answer is for), `lanes` (the lanes of a run: on the page, or the page's
+//!   mirror of the worker's, decoded in bounded steps).
+//! - The worker's side: `lane_host` (the worker's whole state, one message at a time).
+//! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
+//!   real message finds its code compiled.
+
+pub mod fit_wire;
+pub mod lane_host;
+pub mod lane_wire;
+pub mod lanes;
+pub mod offload;
+pub mod reading;
+pub mod rehearsal;
+pub mod wire;
