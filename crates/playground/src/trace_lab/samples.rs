@@ -23,6 +23,11 @@ pub const SAMPLES: &[Sample] = &[
         shows: "8 writes to Point.prototype in a hot loop: each throws away the optimized code of the Point sites (dependency-change deopts, logged inside the write) and relinks their ICs; the Counter sites keep theirs.",
     },
     Sample {
+        id: "v8-proto-chain",
+        runtime: "V8 (Node 20)",
+        shows: "8 writes to Base.prototype: the kind() sites of Base, Left and Right (its subclasses) are deoptimized and relinked at each, Left's own field site and the unrelated Other's never; with the class tree the replay behaves like hierarchy.",
+    },
+    Sample {
         id: "v8-shapes-plugins",
         runtime: "V8 (Node 20)",
         shows: "Plugins patch Shape.prototype and Rect.prototype while visitors walk a mixed scene: which optimized functions each patch threw away.",
@@ -30,7 +35,7 @@ pub const SAMPLES: &[Sample] = &[
     Sample {
         id: "hotspot-cha-break",
         runtime: "HotSpot (OpenJDK 17)",
-        shows: "Loading Circle breaks \"Shape's only concrete subclass is Square\": the witness class is named, and the four C2 compiles built on it are made not entrant.",
+        shows: "Loading Triangle breaks \"Polygon's (and Shape's) only concrete subclass is Square\", then loading Circle breaks \"Shape.weight has one implementation\": each witness is named, with the C2 compiles made not entrant; with the class tree the replay behaves like ideal.",
     },
     Sample {
         id: "hotspot-plugin-registry",

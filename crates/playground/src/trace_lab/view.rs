@@ -339,10 +339,15 @@ pub(crate) mod tests {
     use super::*;
     use blast_engine::trace::{read, Limits};
 
-    /// A committed sample, read whole.
+    /// A committed sample, read whole, with the class tree beside it when there is one (as
+    /// `blast trace` reads it).
     pub(crate) fn sample(name: &str) -> Trace {
-        let path = format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"));
-        read(&std::fs::read(&path).expect("a committed sample"), Limits::default(), None)
+        let path = |ext: &str| format!("{}/../../probes/traces/logs/{name}.{ext}", env!("CARGO_MANIFEST_DIR"));
+        let mut t = read(&std::fs::read(path("log")).expect("a committed sample"), Limits::default(), None);
+        if let Ok(text) = std::fs::read_to_string(path("classes")) {
+            t.add_classes(blast_engine::trace::parse_classes(&text).expect("a committed class tree"));
+        }
+        t
     }
 
     #[test]
@@ -369,12 +374,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_hotspot_sample_names_its_witness_and_has_no_replay() {
-        let v = TraceView::of("hotspot-cha-break.log", &sample("hotspot-cha-break"));
-        let row = v.fan_out.iter().find(|r| r.kind == "class-load").expect("a class load with a radius");
-        assert_eq!(row.witnesses, vec!["ChaBreak$Circle".to_string()]);
-        assert_eq!(row.class, "ChaBreak$Circle");
-        assert!(v.replay.is_err());
+    fn the_hotspot_sample_names_each_witness_and_is_replayed_over_code_units() {
+        let t = sample("hotspot-cha-break");
+        let v = TraceView::of("hotspot-cha-break.log", &t);
+        let loads: Vec<&FanOut> = v.fan_out.iter().filter(|r| r.kind == "class-load").collect();
+        let witnesses: Vec<&str> = loads.iter().flat_map(|r| r.witnesses.iter().map(String::as_str)).collect();
+        assert_eq!(witnesses, ["ChaBreak$Triangle", "ChaBreak$Circle"]);
+        assert_eq!(loads.iter().map(|r| r.class.as_str()).collect::<Vec<_>>(), witnesses);
+        let r = v.replay.as_ref().expect("a replay with the class tree");
+        assert_eq!(r.behaved_like, replay(&t).unwrap().behaved_like());
     }
 
     #[test]
