@@ -1,5 +1,7 @@
 //! The trace lab's tables as files: the fan-out table (one row per mutation and group) and the
-//! replay table (one row per mutation and policy), each as CSV (`export`'s quoting and number
+//! replay table (one row per mutation and replayed policy, its `subject` saying whether the
+//! counts are call sites or compiled code units, `linked` being the units live at a class load
+//! for the latter), each as CSV (`export`'s quoting and number
 //! rounding) and as Markdown (a pipe inside a cell escaped).
 
 use super::view::{FanOut, ReplayView, TraceView};
@@ -59,14 +61,16 @@ pub fn fan_out_markdown(v: &TraceView) -> String {
     markdown(&FAN_OUT, &fan_out_rows(v))
 }
 
-const REPLAY: [&str; 11] = ["log", "line", "mutation", "policy", "linked", "observed", "predicted", "hits", "extra", "precision", "recall"];
+const REPLAY: [&str; 12] = ["log", "subject", "line", "mutation", "policy", "linked", "observed", "predicted", "hits", "extra", "precision", "recall"];
 
 fn replay_rows(name: &str, r: &ReplayView) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
+    let subject = format!("{}s", r.noun());
     for m in &r.rows {
         for (p, c) in r.policies.iter().zip(&m.cells) {
             rows.push(vec![
                 name.to_string(),
+                subject.clone(),
                 m.line.to_string(),
                 m.label.clone(),
                 p.name().to_string(),
@@ -84,6 +88,7 @@ fn replay_rows(name: &str, r: &ReplayView) -> Vec<Vec<String>> {
         let observed = c.score.hits + c.score.missed;
         rows.push(vec![
             name.to_string(),
+            subject.clone(),
             String::new(),
             "over the trace".into(),
             p.name().to_string(),

@@ -1,17 +1,39 @@
 //! The engine worker's side of the trace lab: one [`TraceReader`] at a time, fed the chunks the
 //! page posts, answered with its progress after each; a finished log is answered with its
-//! [`TraceView`] (attribution and replay run here, never on the page).
+//! [`TraceView`] (attribution and replay run here, never on the page). The finished trace is
+//! kept (without a class tree) until the next log, so a class tree given afterwards replays it
+//! again.
 
-use blast_engine::trace::{Limits, TraceReader};
+use blast_engine::trace::{parse_classes, Limits, Trace, TraceReader};
 
 use super::page::TracePage;
-use super::protocol::{self, Answer, Reply, Request};
+use super::protocol::{self, Answer, ClassTree, Reply, Request};
 use super::view::TraceView;
 
 #[derive(Default)]
 pub struct TraceHost {
     /// The reading held: its id, name and reader.
     reading: Option<(u64, String, TraceReader)>,
+    /// The last finished trace: its id, name, and the trace as read from the log alone.
+    finished: Option<(u64, String, Trace)>,
+}
+
+/// The page of `t` replayed with `tree` when one is given; a tree that does not parse leaves
+/// the trace without one, and the replay says why.
+fn page_of(name: &str, t: &Trace, tree: Option<&ClassTree>) -> TracePage {
+    let Some(tree) = tree else { return TracePage::of(&TraceView::of(name, t)) };
+    match parse_classes(&tree.text) {
+        Ok(classes) => {
+            let mut with = t.clone();
+            with.add_classes(classes);
+            TracePage::of(&TraceView::of(name, &with))
+        }
+        Err(e) => {
+            let mut v = TraceView::of(name, t);
+            v.replay = Err(format!("{} is not a class tree ({e}), so the log was replayed without one", tree.name));
+            TracePage::of(&v)
+        }
+    }
 }
 
 impl TraceHost {
@@ -24,6 +46,7 @@ impl TraceHost {
         };
         let (id, answer) = match request {
             Request::Open { id, name, size } => {
+                self.finished = None;
                 let reader = TraceReader::new(Limits::default());
                 // Refused before a byte is sent: the page waits for this answer.
                 if let Err(e) = reader.check_size(size) {
@@ -42,16 +65,28 @@ impl TraceHost {
                 }
                 None => (id, not_held()),
             },
-            Request::Finish { id } => match self.reading.take() {
-                Some((held, name, reader)) if held == id => (id, Answer::Done(Box::new(TracePage::of(&TraceView::of(&name, &reader.finish()))))),
+            Request::Finish { id, tree } => match self.reading.take() {
+                Some((held, name, reader)) if held == id => {
+                    let trace = reader.finish();
+                    let page = page_of(&name, &trace, tree.as_ref());
+                    self.finished = Some((id, name, trace));
+                    (id, Answer::Done(Box::new(page)))
+                }
                 other => {
                     self.reading = other;
                     (id, not_held())
                 }
             },
+            Request::Classes { id, tree } => match &self.finished {
+                Some((held, name, trace)) if *held == id => (id, Answer::Done(Box::new(page_of(name, trace, Some(&tree))))),
+                _ => (id, not_held()),
+            },
             Request::Cancel { id } => {
                 if self.reading.as_ref().is_some_and(|(held, ..)| *held == id) {
                     self.reading = None;
+                }
+                if self.finished.as_ref().is_some_and(|(held, ..)| *held == id) {
+                    self.finished = None;
                 }
                 (id, Answer::Refused("cancelled".into()))
             }
