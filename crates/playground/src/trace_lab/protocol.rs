@@ -37,6 +37,10 @@ pub enum Request {
     Cancel { id: u64 },
 }
 
+/// A class tree file over this is refused by the page before it is read (as `blast trace`
+/// refuses one: a line a class, up to `blast_engine::trace::classes::MAX_CLASSES` of them).
+pub const MAX_CLASS_TREE_BYTES: u64 = 64 << 20;
+
 /// A class tree file as the page has it: its name (for what the page says of it) and text
 /// (parsed in the worker, `blast_engine::trace::parse_classes`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
