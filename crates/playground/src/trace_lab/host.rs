@@ -1,8 +1,8 @@
 //! The engine worker's side of the trace lab: one [`TraceReader`] at a time, fed the chunks the
 //! page posts, answered with its progress after each; a finished log is answered with its
 //! [`TraceView`] (attribution and replay run here, never on the page). The finished trace is
-//! kept (without a class tree) until the next log, so a class tree given afterwards replays it
-//! again.
+//! kept until the next log, so a class tree given afterwards replays it again (in place of the
+//! one given before: the parents the log itself names are kept, those of a tree dropped).
 
 use blast_engine::trace::{parse_classes, Limits, Trace, TraceReader};
 
@@ -14,25 +14,31 @@ use super::view::TraceView;
 pub struct TraceHost {
     /// The reading held: its id, name and reader.
     reading: Option<(u64, String, TraceReader)>,
-    /// The last finished trace: its id, name, and the trace as read from the log alone.
-    finished: Option<(u64, String, Trace)>,
+    /// The last finished trace.
+    finished: Option<Finished>,
 }
 
-/// The page of `t` replayed with `tree` when one is given; a tree that does not parse leaves
-/// the trace without one, and the replay says why.
-fn page_of(name: &str, t: &Trace, tree: Option<&ClassTree>) -> TracePage {
-    let Some(tree) = tree else { return TracePage::of(&TraceView::of(name, t)) };
-    match parse_classes(&tree.text) {
-        Ok(classes) => {
-            let mut with = t.clone();
-            with.add_classes(classes);
-            TracePage::of(&TraceView::of(name, &with))
-        }
-        Err(e) => {
-            let mut v = TraceView::of(name, t);
+struct Finished {
+    id: u64,
+    name: String,
+    trace: Trace,
+    /// How many of `trace.parents` the log itself named (a class tree's come after them).
+    log_parents: usize,
+}
+
+impl Finished {
+    /// The page of the trace replayed with `tree` (replacing any tree given before) when one is
+    /// given; a tree that does not parse leaves the trace without one, and the replay says why.
+    fn page(&mut self, tree: Option<&ClassTree>) -> TracePage {
+        let Some(tree) = tree else { return TracePage::of(&TraceView::of(&self.name, &self.trace)) };
+        self.trace.parents.truncate(self.log_parents);
+        let parsed = parse_classes(&tree.text);
+        self.trace.add_classes(parsed.clone().unwrap_or_default());
+        let mut v = TraceView::of(&self.name, &self.trace);
+        if let Err(e) = parsed {
             v.replay = Err(format!("{} is not a class tree ({e}), so the log was replayed without one", tree.name));
-            TracePage::of(&v)
         }
+        TracePage::of(&v)
     }
 }
 
@@ -68,8 +74,9 @@ impl TraceHost {
             Request::Finish { id, tree } => match self.reading.take() {
                 Some((held, name, reader)) if held == id => {
                     let trace = reader.finish();
-                    let page = page_of(&name, &trace, tree.as_ref());
-                    self.finished = Some((id, name, trace));
+                    let mut done = Finished { id, name, log_parents: trace.parents.len(), trace };
+                    let page = done.page(tree.as_ref());
+                    self.finished = Some(done);
                     (id, Answer::Done(Box::new(page)))
                 }
                 other => {
@@ -77,15 +84,15 @@ impl TraceHost {
                     (id, not_held())
                 }
             },
-            Request::Classes { id, tree } => match &self.finished {
-                Some((held, name, trace)) if *held == id => (id, Answer::Done(Box::new(page_of(name, trace, Some(&tree))))),
-                _ => (id, not_held()),
+            Request::Classes { id, tree } => match self.finished.as_mut().filter(|f| f.id == id) {
+                Some(done) => (id, Answer::Done(Box::new(done.page(Some(&tree))))),
+                None => (id, not_held()),
             },
             Request::Cancel { id } => {
                 if self.reading.as_ref().is_some_and(|(held, ..)| *held == id) {
                     self.reading = None;
                 }
-                if self.finished.as_ref().is_some_and(|(held, ..)| *held == id) {
+                if self.finished.as_ref().is_some_and(|f| f.id == id) {
                     self.finished = None;
                 }
                 (id, Answer::Refused("cancelled".into()))
