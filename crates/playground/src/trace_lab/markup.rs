@@ -209,7 +209,7 @@ pub fn replay(r: &ReplayView) -> String {
         let Some(c) = r.total(p) else {
             let _ = write!(
                 s,
-                r#"<tr data-policy="{}" class="na"><td class="wide">{}</td><td class="wide" colspan="8" data-label="replayed">n/a <span class="muted">(not replayed for {noun}s)</span></td></tr>"#,
+                r#"<tr data-policy="{}" class="na"><td class="wide">{}</td><td class="wide" colspan="8">n/a (not replayed for {noun}s)</td></tr>"#,
                 p.name(),
                 badge(p)
             );
