@@ -289,6 +289,32 @@ mod tests {
     }
 
     #[test]
+    fn a_class_tree_given_after_finish_went_out_is_sent_when_the_trace_arrives() {
+        let log = committed("hotspot-plugin-registry");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: "hotspot-plugin-registry.log".into(), size: log.len() as u64 });
+        let mut tree = Some(committed_tree("hotspot-plugin-registry"));
+        let (mut classes_sent, mut queue) = (0, std::collections::VecDeque::new());
+        loop {
+            queue.extend(lab.take_outgoing());
+            let Some(o) = queue.pop_front() else { break };
+            let bytes = match o {
+                Outgoing::Message(b) => b,
+                Outgoing::Chunk { id, start, end } => protocol::chunk(id, &log[start as usize..end as usize]),
+            };
+            match protocol::decode_request(&bytes).unwrap().0 {
+                // Finish is on its way without a tree: the tree comes now.
+                Request::Finish { tree: None, .. } => lab.reduce(TraceAction::Classes(tree.take().unwrap())),
+                Request::Classes { .. } => classes_sent += 1,
+                _ => {}
+            }
+            lab.reduce(TraceAction::Answer(protocol::decode_reply(&host.answer(&bytes)).unwrap()));
+        }
+        assert_eq!(classes_sent, 1);
+        assert!(*lab.shown.as_deref().unwrap() == whole_with_tree("hotspot-plugin-registry"));
+    }
+
+    #[test]
     fn a_class_tree_given_after_the_trace_is_shown_replays_it_again() {
         let log = committed("hotspot-cha-break");
         let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
