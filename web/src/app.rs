@@ -188,7 +188,7 @@ pub fn app(props: &AppProps) -> Html {
     let html = html! {
         // A file dropped anywhere: a log opens in the trace lab, a scenario is imported.
         <div class="app" data-tour={tour::target(s.chrome.tour)} ondragover={Callback::from(|e: DragEvent| browser::allow_drop(&e))}
-            ondrop={store.handler(|store, e: DragEvent| if let Some(blob) = browser::dropped_file(&e) { trace_panel::open_file(store, blob) })}>
+            ondrop={store.handler(|store, e: DragEvent| trace_panel::open_files(store, browser::dropped_files(&e)))}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
             { top_bar(&top_bar_props(&store, &s, share_link.clone(), current.clone())) }
             { share_strip(&share_link, &store) }
@@ -444,7 +444,7 @@ fn call_site_sections(
                             <button id="redo" class="small" onclick={store.on(|| SessionAction::Redo)} disabled={!s.session.history.can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
-                        { files(&FilesProps { on_file: store.handler(trace_panel::open_file), on_export: store.handler(export_scenario) }) }
+                        { files(&FilesProps { on_file: store.handler(trace_panel::open_files), on_export: store.handler(export_scenario) }) }
                     </header>
                     <div class="editor-grid">
                         // Held while a text is read: a text edit re-keys the form's rows (`edit_epoch`),

@@ -1037,20 +1037,25 @@ impl LogBlob {
     }
 }
 
-/// The file picked in the file input an event came from (the input is emptied, so picking the
-/// same file again reads it again).
-pub fn picked_file(e: &web_sys::Event) -> Option<LogBlob> {
-    let input = e.target()?.dyn_into::<web_sys::HtmlInputElement>().ok()?;
-    let file = input.files().and_then(|f| f.get(0))?;
-    input.set_value("");
-    Some(LogBlob { name: file.name(), blob: file.into() })
+/// The files of a file list, in its order.
+fn blobs(files: Option<web_sys::FileList>) -> Vec<LogBlob> {
+    let Some(files) = files else { return Vec::new() };
+    (0..files.length()).filter_map(|i| files.get(i)).map(|file| LogBlob { name: file.name(), blob: file.into() }).collect()
 }
 
-/// The first file of a drop (its default, opening the file in the tab, is prevented).
-pub fn dropped_file(e: &web_sys::DragEvent) -> Option<LogBlob> {
+/// The files picked in the file input an event came from (the input is emptied, so picking the
+/// same file again reads it again).
+pub fn picked_files(e: &web_sys::Event) -> Vec<LogBlob> {
+    let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return Vec::new() };
+    let files = blobs(input.files());
+    input.set_value("");
+    files
+}
+
+/// The files of a drop, in its order (its default, opening the file in the tab, is prevented).
+pub fn dropped_files(e: &web_sys::DragEvent) -> Vec<LogBlob> {
     e.prevent_default();
-    let file = e.data_transfer()?.files()?.get(0)?;
-    Some(LogBlob { name: file.name(), blob: file.into() })
+    blobs(e.data_transfer().and_then(|d| d.files()))
 }
 
 /// Let a drag over an element end in a drop there (the browser's default refuses it).

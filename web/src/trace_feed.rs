@@ -6,7 +6,8 @@
 use std::cell::RefCell;
 
 use blast_playground::action::Action;
-use blast_playground::trace_lab::{protocol, sniff, Outgoing, TraceAction, SNIFF_BYTES};
+use blast_playground::trace_lab::protocol::{self, ClassTree};
+use blast_playground::trace_lab::{sniff, Outgoing, TraceAction, SNIFF_BYTES};
 
 use crate::browser::{self, LogBlob};
 use crate::store::Store;
@@ -22,11 +23,14 @@ fn open(store: &Store, action: TraceAction) {
     browser::soon_detached(|| browser::scroll_into_view("trace-lab"));
 }
 
-/// Read a file or fetched sample in the trace lab.
-pub fn open_blob(store: &Store, blob: LogBlob) {
+/// Read a file or fetched sample in the trace lab, with its class tree when there is one.
+pub fn open_blob(store: &Store, blob: LogBlob, tree: Option<ClassTree>) {
     let (name, size) = (blob.name.clone(), blob.size());
     SOURCE.set(Some(blob));
     open(store, TraceAction::Open { name, size });
+    if let Some(tree) = tree {
+        store.dispatch(Action::Trace(TraceAction::Classes(tree)));
+    }
 }
 
 /// Read a pasted text in the trace lab.
@@ -45,13 +49,13 @@ pub fn is_log(text: &str) -> bool {
     sniff(text.as_bytes()).is_some()
 }
 
-/// A picked or dropped file: a log goes to the trace lab, anything else to `otherwise` (a
-/// scenario, imported as today).
-pub fn open_file(store: &Store, blob: LogBlob, otherwise: impl FnOnce(LogBlob) + 'static) {
+/// A picked or dropped file: a log goes to the trace lab (with `tree`, its class tree, when
+/// given), anything else to `otherwise` (a scenario, imported as today).
+pub fn open_file(store: &Store, blob: LogBlob, tree: Option<ClassTree>, otherwise: impl FnOnce(LogBlob) + 'static) {
     let store = store.clone();
     let head = blob.clone();
     head.read(0, SNIFF_BYTES as u64, move |bytes| match bytes {
-        Ok(bytes) if sniff(&bytes).is_some() => open_blob(&store, blob),
+        Ok(bytes) if sniff(&bytes).is_some() => open_blob(&store, blob, tree),
         _ => otherwise(blob),
     });
 }

@@ -7,6 +7,7 @@ use blast_playground::chrome::ChromeAction;
 use blast_playground::export::file_stem;
 use blast_playground::session::SessionAction;
 use blast_playground::share::{self, LinkView};
+use blast_playground::trace_lab::protocol::{ClassTree, MAX_CLASS_TREE_BYTES};
 use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
 use yew::prelude::*;
 
@@ -21,7 +22,7 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
         reading: lab.reading.clone(),
         shown: lab.shown.clone(),
         error: lab.error.clone(),
-        on_file: store.handler(open_file),
+        on_file: store.handler(open_files),
         on_paste: store.handler(|store, text| trace_feed::open_text(store, "the pasted log".into(), text)),
         on_cancel: store.on(|| Action::Trace(TraceAction::Cancel)),
         on_close: store.on(|| Action::Trace(TraceAction::Close)),
@@ -32,10 +33,45 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
     })
 }
 
-/// A picked or dropped file: a log to the trace lab, a scenario imported as with Import.
-pub fn open_file(store: &Store, blob: LogBlob) {
+/// Picked or dropped files, in any order: a class tree (`NAME.classes`) goes with the log among
+/// them, or onto the trace on screen when it comes alone; a log to the trace lab; a scenario
+/// imported as with Import.
+pub fn open_files(store: &Store, blobs: Vec<LogBlob>) {
+    let (mut trees, mut others): (Vec<LogBlob>, Vec<LogBlob>) = blobs.into_iter().partition(|b| b.name.ends_with(".classes"));
+    let (tree, log) = (trees.drain(..).next(), others.drain(..).next());
+    let Some(tree) = tree else {
+        if let Some(log) = log {
+            open_file(store, log, None);
+        }
+        return;
+    };
+    let name = tree.name.clone();
+    let refuse = {
+        let store = store.clone();
+        move |why: String| store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The class tree {name} could not be read: {why}"))))
+    };
+    if tree.size() > MAX_CLASS_TREE_BYTES {
+        return refuse(format!("it is over {} MB", MAX_CLASS_TREE_BYTES >> 20));
+    }
+    let store = store.clone();
+    let name = tree.name.clone();
+    tree.read(0, tree.size(), move |bytes| match bytes.and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".to_string())) {
+        Ok(text) => {
+            let tree = ClassTree { name, text };
+            match log {
+                Some(log) => open_file(&store, log, Some(tree)),
+                None => store.dispatch(Action::Trace(TraceAction::Classes(tree))),
+            }
+        }
+        Err(why) => refuse(why),
+    });
+}
+
+/// A picked or dropped file: a log to the trace lab (with its class tree), a scenario imported
+/// as with Import.
+fn open_file(store: &Store, blob: LogBlob, tree: Option<ClassTree>) {
     let importer = store.clone();
-    trace_feed::open_file(store, blob, move |blob| {
+    trace_feed::open_file(store, blob, tree, move |blob| {
         let (on_import, on_error) = (importer.clone(), importer);
         import_blob(
             blob,
@@ -45,14 +81,24 @@ pub fn open_file(store: &Store, blob: LogBlob) {
     });
 }
 
-/// A gallery sample (`trace_lab::samples`), fetched and read.
+/// A gallery sample (`trace_lab::samples`), fetched and read; its class tree, when it has one,
+/// is fetched first and goes with it (the replay needs it for HotSpot, V8's uses it).
 pub fn open_sample(store: &Store, id: &'static str) {
     let Some(sample) = samples::find(id) else { return };
+    let fetch_log = move |store: Store, tree: Option<ClassTree>| {
+        browser::fetch_blob(&sample.url(), format!("{id}.log"), move |blob| match blob {
+            Ok(blob) => trace_feed::open_blob(&store, blob, tree),
+            Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The sample {id} could not be fetched: {why}")))),
+        });
+    };
     let store = store.clone();
-    browser::fetch_blob(&sample.url(), format!("{id}.log"), move |blob| match blob {
-        Ok(blob) => trace_feed::open_blob(&store, blob),
-        Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The sample {id} could not be fetched: {why}")))),
-    });
+    match sample.classes_url() {
+        None => fetch_log(store, None),
+        Some(url) => browser::fetch_text(&url, move |text| match text {
+            Ok(text) => fetch_log(store, Some(ClassTree { name: format!("{id}.classes"), text })),
+            Err(why) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The class tree of the sample {id} could not be fetched: {why}")))),
+        }),
+    }
 }
 
 fn export_table(store: &Store, kind: TraceExport) {

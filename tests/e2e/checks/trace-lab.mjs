@@ -2,7 +2,8 @@
 // a dropped file, a pasted log, progress and Cancel on a big log.
 //
 // The expected figures come from the native CLI's `blast trace --replay --format json` of the
-// same committed files (run here), or from the log files themselves (their lines counted
+// same committed files (run here; it reads the `NAME.classes` beside each log, as the page fetches
+// it with a gallery sample), or from the log files themselves (their lines counted
 // here), never typed in. `E2E_ONLY='^trace lab'` runs just these. `E2E_TRACE_BIG=PATH` also reads
 // that log (e.g. the ~75 MB `probes/traces/logs-big/v8-proto-write-big.log` of
 // `scripts/capture-traces.sh --big`) and prints its figures.
@@ -21,7 +22,7 @@ const LOGS = path.join(ROOT, 'probes', 'traces', 'logs');
 let cli;
 function fromCli(name) {
   if (!cli) {
-    const names = ['v8-proto-write', 'hotspot-cha-break', 'groovy-same-class-churn'];
+    const names = ['v8-proto-write', 'v8-proto-chain', 'hotspot-cha-break', 'groovy-same-class-churn'];
     const files = names.map((n) => path.join(LOGS, `${n}.log`));
     const out = execFileSync('cargo', ['run', '-q', '--offline', '-p', 'blast-cli', '--', 'trace', '--replay', '--format', 'json', ...files], { cwd: ROOT, maxBuffer: 64 << 20 });
     cli = Object.fromEntries(JSON.parse(out).map((s, i) => [names[i], s]));
@@ -32,18 +33,30 @@ function fromCli(name) {
 /** The mutations with a blast radius, as the CLI lists them. */
 const radii = (s) => s.blast_radius.filter((r) => r.radius.invalidations > 0);
 
+const POLICY_NAMES = { Global: 'global', Exact: 'exact', Hierarchy: 'hierarchy', HierarchyV3: 'hierarchy-v3', Ideal: 'ideal' };
+
+/** F1 of precision and recall of a CLI total. */
+function f1(t) {
+  const p = t.hits + t.extra === 0 ? 1 : t.hits / (t.hits + t.extra);
+  const r = t.hits + t.missed === 0 ? 1 : t.hits / (t.hits + t.missed);
+  return p + r === 0 ? 0 : (2 * p * r) / (p + r);
+}
+
 /** The policies with the best F1 over the trace (the CLI's "behaved like"), from its totals. */
 function behavedLike(replay) {
-  const f1 = (t) => {
-    const p = t.hits + t.extra === 0 ? 1 : t.hits / (t.hits + t.extra);
-    const r = t.hits + t.missed === 0 ? 1 : t.hits / (t.hits + t.missed);
-    return p + r === 0 ? 0 : (2 * p * r) / (p + r);
-  };
   const scores = replay.totals.map(f1);
   const best = Math.max(...scores);
-  const names = { Global: 'global', Exact: 'exact', Hierarchy: 'hierarchy', HierarchyV3: 'hierarchy-v3', Ideal: 'ideal' };
-  return replay.policies.filter((_, i) => scores[i] === best).map((p) => names[p] ?? p);
+  return replay.policies.filter((_, i) => scores[i] === best).map((p) => POLICY_NAMES[p] ?? p);
 }
+
+/** The replayed policies by F1 over the trace, best first (stable), from the CLI's totals. */
+function ranked(replay) {
+  return replay.policies.map((p, i) => ({ name: POLICY_NAMES[p] ?? p, f1: f1(replay.totals[i]) })).sort((a, b) => b.f1 - a.f1);
+}
+
+/** The replay table's rows as the page shows them: policy, F1 (NaN for "n/a"), and its text. */
+const replayRows = (page) =>
+  page.$$eval('#trace-replay tbody tr', (trs) => trs.map((tr) => ({ policy: tr.dataset.policy, f1: Number(tr.querySelector('[data-label="F1"]')?.textContent ?? NaN), text: tr.textContent })));
 
 /** Open a gallery sample and wait for its view. */
 async function openSample(page, id) {
@@ -183,8 +196,19 @@ export const checks = [
         for (const w of witnesses) {
           expect(rows.some((r) => r.witness.includes(w)), `witness ${w} not shown: ${JSON.stringify(rows.map((r) => r.witness))}`);
         }
-        const noReplay = await page.textContent('#trace-no-replay');
-        expect(noReplay.includes('names compiled code, not call sites'), `no replay: ${noReplay}`);
+        // Replayed over compiled code units with the class tree the gallery fetched beside the
+        // log: the verdict is the CLI's, hierarchy-v3 does not apply, and there is no scenario.
+        const replay = fromCli('hotspot-cha-break').replay.Ok;
+        expect(replay, `the CLI replays it: ${JSON.stringify(fromCli('hotspot-cha-break').replay)}`);
+        expect((await page.getAttribute('#trace-behaved-like', 'data-subject')) === 'units', 'the replay is over code units');
+        const like = await page.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent));
+        expect(JSON.stringify(like) === JSON.stringify(behavedLike(replay)), `behaved like ${like}, the CLI's totals say ${behavedLike(replay)}`);
+        const said = await page.textContent('#trace-behaved-like');
+        expect(said.includes(`${replay.units.length} code units`), `replayed: ${said}`);
+        const table = await replayRows(page);
+        const na = Object.values(POLICY_NAMES).filter((p) => !replay.policies.map((q) => POLICY_NAMES[q] ?? q).includes(p));
+        expect(na.length > 0 && na.every((p) => table.find((r) => r.policy === p)?.text.includes('n/a')), `n/a rows for ${na}: ${JSON.stringify(table)}`);
+        expect((await page.locator('#trace-open-scenario').count()) === 0, 'no derived scenario for a replay over code units');
 
         // A small log travels whole in a link, and the link opens it again.
         await page.click('#trace-share');
@@ -197,6 +221,50 @@ export const checks = [
         const again = await fanOutRows(other);
         expect(JSON.stringify(again) === JSON.stringify(rows), 'the linked log shows the same fan-out');
         await other.close();
+      }),
+  },
+  {
+    name: 'trace lab: the V8 prototype-chain sample, replayed with its class tree, ranks hierarchy first as the CLI does',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        await openSample(page, 'v8-proto-chain');
+        const summary = fromCli('v8-proto-chain');
+        sameAsCli(await fanOutRows(page), summary);
+        const want = ranked(summary.replay.Ok);
+        expect(want[0].name === 'hierarchy', `the CLI ranks ${want.map((w) => w.name)}`);
+        const rows = (await replayRows(page)).filter((r) => !Number.isNaN(r.f1));
+        const best = Math.max(...rows.map((r) => r.f1));
+        const top = rows.filter((r) => r.f1 === best).map((r) => r.policy);
+        const wantTop = want.filter((w) => w.f1 === want[0].f1).map((w) => w.name);
+        expect(JSON.stringify(top) === JSON.stringify(wantTop), `the page ranks ${top} first, the CLI ${wantTop}`);
+        const like = await page.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent));
+        expect(like[0] === 'hierarchy' && JSON.stringify(like) === JSON.stringify(behavedLike(summary.replay.Ok)), `behaved like ${like}`);
+      }),
+  },
+  {
+    name: 'trace lab: a HotSpot log dropped with its class tree is replayed; dropped alone it says what is missing, and its tree dropped afterwards replays it',
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        const drop = (names) =>
+          page.evaluate(async (names) => {
+            const data = new DataTransfer();
+            for (const n of names) data.items.add(new File([await (await fetch(`logs/${n}`)).blob()], n));
+            document.querySelector('#trace-lab').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+          }, names);
+        const like = fromCli('hotspot-cha-break').replay.Ok;
+        const shownLike = () => page.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent).join(' = '));
+        // The tree first, the log second: the order does not matter.
+        await drop(['hotspot-cha-break.classes', 'hotspot-cha-break.log']);
+        await page.waitForSelector('#trace-behaved-like[data-subject="units"]', { timeout: 60_000 });
+        expect((await shownLike()) === behavedLike(like).join(' = '), `behaved like ${await shownLike()}`);
+        await page.click('#trace-close');
+        await drop(['hotspot-cha-break.log']);
+        await page.waitForSelector('#trace-no-replay', { timeout: 60_000 });
+        const missing = await page.textContent('#trace-no-replay');
+        expect(missing.includes('hotspot-cha-break.classes') && missing.includes('docs/TRACES.md'), `no replay: ${missing}`);
+        await drop(['hotspot-cha-break.classes']);
+        await page.waitForSelector('#trace-behaved-like[data-subject="units"]', { timeout: 60_000 });
+        expect((await shownLike()) === behavedLike(like).join(' = '), `behaved like ${await shownLike()} after the tree`);
       }),
   },
   {

@@ -12,8 +12,9 @@ use blast_playground::share::Shared;
 const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
 
 pub struct FilesProps {
-    /// A picked file: a scenario, or a runtime log (the app tells them apart, `trace_feed`).
-    pub on_file: Callback<LogBlob>,
+    /// Picked files: a scenario, or a runtime log and its class tree (the app tells them
+    /// apart, `trace_panel::open_files`).
+    pub on_file: Callback<Vec<LogBlob>>,
     /// Export the scenario text. There is no JSON export on the page (as there is no JSON
     /// import): the model's derived serializers cost 4.2 KB of the gzipped page, and
     /// `blast show --format json FILE` converts.
@@ -74,12 +75,13 @@ pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'stat
     });
 }
 
-/// A file input's `onchange`: the picked file to `on_file` (the import button, the trace lab's).
-pub fn on_pick(on_file: &Callback<LogBlob>) -> Callback<Event> {
+/// A file input's `onchange`: the picked files to `on_file` (the import button, the trace lab's).
+pub fn on_pick(on_file: &Callback<Vec<LogBlob>>) -> Callback<Event> {
     let on_file = on_file.clone();
     Callback::from(move |e: Event| {
-        if let Some(blob) = browser::picked_file(&e) {
-            on_file.emit(blob);
+        let blobs = browser::picked_files(&e);
+        if !blobs.is_empty() {
+            on_file.emit(blobs);
         }
     })
 }

@@ -28,8 +28,8 @@ pub struct TraceLabProps {
     pub reading: Option<Reading>,
     pub shown: Option<Rc<TracePage>>,
     pub error: Option<String>,
-    /// A picked file (a log, or a scenario: the app tells them apart).
-    pub on_file: Callback<LogBlob>,
+    /// Picked files (a log and its class tree, or a scenario: the app tells them apart).
+    pub on_file: Callback<Vec<LogBlob>>,
     /// A pasted text.
     pub on_paste: Callback<String>,
     pub on_cancel: Callback<()>,
@@ -116,8 +116,10 @@ fn views(v: &TracePage, p: &TraceLabProps) -> Html {
                             <div class="trace-actions">
                                 { export_button("trace-replay-csv", "CSV", TraceExport::ReplayCsv, &p.on_export) }
                                 { export_button("trace-replay-md", "Markdown", TraceExport::ReplayMarkdown, &p.on_export) }
-                                <button id="trace-open-scenario" class="small primary" onclick={open}
-                                    title="Load the scenario the replay ran into the editor (Undo brings yours back)">{ "Open the derived scenario in the editor" }</button>
+                                if v.scenario.is_some() {
+                                    <button id="trace-open-scenario" class="small primary" onclick={open}
+                                        title="Load the scenario the replay ran into the editor (Undo brings yours back)">{ "Open the derived scenario in the editor" }</button>
+                                }
                             </div>
                             { raw(r.clone()) }
                         </>
@@ -147,9 +149,9 @@ pub fn trace_lab(p: &TraceLabProps) -> Html {
             </header>
             <div class="trace-open">
                 <label class="button-like" for="trace-file">{ "Open a log…" }</label>
-                <input id="trace-file" class="visually-hidden" type="file" accept=".log,.txt,.xml,text/plain" onchange={on_pick} />
+                <input id="trace-file" class="visually-hidden" type="file" multiple=true accept=".log,.txt,.xml,.classes,text/plain" onchange={on_pick} />
                 <label class="visually-hidden" for="trace-paste">{ "Paste a log" }</label>
-                <textarea id="trace-paste" class="trace-paste" rows="2" placeholder="…or paste a log here, or drop a file on this panel" onpaste={on_paste} />
+                <textarea id="trace-paste" class="trace-paste" rows="2" placeholder="…or paste a log here, or drop a file on this panel (a log with its NAME.classes, or the .classes onto an open trace)" onpaste={on_paste} />
             </div>
             if let Some(r) = &p.reading {
                 { progress(r, &p.on_cancel) }

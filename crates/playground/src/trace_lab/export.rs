@@ -1,5 +1,7 @@
 //! The trace lab's tables as files: the fan-out table (one row per mutation and group) and the
-//! replay table (one row per mutation and policy), each as CSV (`export`'s quoting and number
+//! replay table (one row per mutation and replayed policy, its `subject` saying whether the
+//! counts are call sites or compiled code units, `linked` being the units live at a class load
+//! for the latter), each as CSV (`export`'s quoting and number
 //! rounding) and as Markdown (a pipe inside a cell escaped).
 
 use super::view::{FanOut, ReplayView, TraceView};
@@ -59,14 +61,16 @@ pub fn fan_out_markdown(v: &TraceView) -> String {
     markdown(&FAN_OUT, &fan_out_rows(v))
 }
 
-const REPLAY: [&str; 11] = ["log", "line", "mutation", "policy", "linked", "observed", "predicted", "hits", "extra", "precision", "recall"];
+const REPLAY: [&str; 12] = ["log", "subject", "line", "mutation", "policy", "linked", "observed", "predicted", "hits", "extra", "precision", "recall"];
 
 fn replay_rows(name: &str, r: &ReplayView) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
+    let subject = format!("{}s", r.noun());
     for m in &r.rows {
         for (p, c) in r.policies.iter().zip(&m.cells) {
             rows.push(vec![
                 name.to_string(),
+                subject.clone(),
                 m.line.to_string(),
                 m.label.clone(),
                 p.name().to_string(),
@@ -84,6 +88,7 @@ fn replay_rows(name: &str, r: &ReplayView) -> Vec<Vec<String>> {
         let observed = c.score.hits + c.score.missed;
         rows.push(vec![
             name.to_string(),
+            subject.clone(),
             String::new(),
             "over the trace".into(),
             p.name().to_string(),
@@ -136,7 +141,10 @@ mod tests {
         let global = c.lines().find(|l| l.contains(",over the trace,global,")).unwrap();
         assert!(global.ends_with(&format!(",{},{}", num(r.totals[0].score.precision()), num(r.totals[0].score.recall()))), "{global}");
         assert!(replay_markdown(&v).unwrap().contains("| over the trace | exact |"));
-        let hotspot = TraceView::of("h.log", &sample("hotspot-cha-break"));
-        assert_eq!(replay_csv(&hotspot), None);
+        // Without its class tree a HotSpot log has no replay, so no replay table.
+        let mut bare = sample("hotspot-cha-break");
+        bare.add_classes(Vec::new());
+        bare.parents.clear();
+        assert_eq!(replay_csv(&TraceView::of("h.log", &bare)), None);
     }
 }

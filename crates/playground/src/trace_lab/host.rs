@@ -1,17 +1,45 @@
 //! The engine worker's side of the trace lab: one [`TraceReader`] at a time, fed the chunks the
 //! page posts, answered with its progress after each; a finished log is answered with its
-//! [`TraceView`] (attribution and replay run here, never on the page).
+//! [`TraceView`] (attribution and replay run here, never on the page). The finished trace is
+//! kept until the next log, so a class tree given afterwards replays it again (in place of the
+//! one given before: the parents the log itself names are kept, those of a tree dropped).
 
-use blast_engine::trace::{Limits, TraceReader};
+use blast_engine::trace::{parse_classes, Limits, Trace, TraceReader};
 
 use super::page::TracePage;
-use super::protocol::{self, Answer, Reply, Request};
+use super::protocol::{self, Answer, ClassTree, Reply, Request};
 use super::view::TraceView;
 
 #[derive(Default)]
 pub struct TraceHost {
     /// The reading held: its id, name and reader.
     reading: Option<(u64, String, TraceReader)>,
+    /// The last finished trace.
+    finished: Option<Finished>,
+}
+
+struct Finished {
+    id: u64,
+    name: String,
+    trace: Trace,
+    /// How many of `trace.parents` the log itself named (a class tree's come after them).
+    log_parents: usize,
+}
+
+impl Finished {
+    /// The page of the trace replayed with `tree` (replacing any tree given before) when one is
+    /// given; a tree that does not parse leaves the trace without one, and the replay says why.
+    fn page(&mut self, tree: Option<&ClassTree>) -> TracePage {
+        let Some(tree) = tree else { return TracePage::of(&TraceView::of(&self.name, &self.trace)) };
+        self.trace.parents.truncate(self.log_parents);
+        let parsed = parse_classes(&tree.text);
+        self.trace.add_classes(parsed.clone().unwrap_or_default());
+        let mut v = TraceView::of(&self.name, &self.trace);
+        if let Err(e) = parsed {
+            v.replay = Err(format!("{} is not a class tree ({e}), so the log was replayed without one", tree.name));
+        }
+        TracePage::of(&v)
+    }
 }
 
 impl TraceHost {
@@ -24,6 +52,7 @@ impl TraceHost {
         };
         let (id, answer) = match request {
             Request::Open { id, name, size } => {
+                self.finished = None;
                 let reader = TraceReader::new(Limits::default());
                 // Refused before a byte is sent: the page waits for this answer.
                 if let Err(e) = reader.check_size(size) {
@@ -42,16 +71,29 @@ impl TraceHost {
                 }
                 None => (id, not_held()),
             },
-            Request::Finish { id } => match self.reading.take() {
-                Some((held, name, reader)) if held == id => (id, Answer::Done(Box::new(TracePage::of(&TraceView::of(&name, &reader.finish()))))),
+            Request::Finish { id, tree } => match self.reading.take() {
+                Some((held, name, reader)) if held == id => {
+                    let trace = reader.finish();
+                    let mut done = Finished { id, name, log_parents: trace.parents.len(), trace };
+                    let page = done.page(tree.as_ref());
+                    self.finished = Some(done);
+                    (id, Answer::Done(Box::new(page)))
+                }
                 other => {
                     self.reading = other;
                     (id, not_held())
                 }
             },
+            Request::Classes { id, tree } => match self.finished.as_mut().filter(|f| f.id == id) {
+                Some(done) => (id, Answer::Done(Box::new(done.page(Some(&tree))))),
+                None => (id, not_held()),
+            },
             Request::Cancel { id } => {
                 if self.reading.as_ref().is_some_and(|(held, ..)| *held == id) {
                     self.reading = None;
+                }
+                if self.finished.as_ref().is_some_and(|f| f.id == id) {
+                    self.finished = None;
                 }
                 (id, Answer::Refused("cancelled".into()))
             }

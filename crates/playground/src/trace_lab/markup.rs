@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use blast_engine::trace::Subject;
 use blast_engine::Policy;
 
 use super::view::{FanOut, ReplayView, Timeline, TraceView};
@@ -169,25 +170,56 @@ fn ratio(v: f64) -> String {
     format!("{v:.2}")
 }
 
-/// The replay's comparison: per policy, predicted against observed scope over the trace, which
-/// policy the runtime behaved like, what the scoped policies would have saved; then per mutation.
+/// Precision and recall as the CLI's table writes them.
+fn p_r(sc: &blast_engine::trace::replay::Score) -> String {
+    format!("p {} r {}", ratio(sc.precision()), ratio(sc.recall()))
+}
+
+/// The replay's comparison: what was replayed (call sites, or compiled code units for a log of
+/// class loads), per policy predicted against observed scope over the trace (a policy not
+/// replayed for this log is "n/a"), which policy the runtime behaved like, what the scoped
+/// policies would have saved; then per mutation.
 pub fn replay(r: &ReplayView) -> String {
     let mut s = String::new();
+    let noun = r.noun();
     let like: Vec<String> = r.behaved_like.iter().map(|&p| badge(p)).collect();
+    let what = match r.subject {
+        Subject::Sites => format!("{} with a receiver class replayed", counted(u64::from(r.replayed), noun)),
+        Subject::Units => format!("{} compiled on class assumptions replayed at each class load", counted(u64::from(r.replayed), noun)),
+    };
     let _ = write!(
         s,
-        r#"<p id="trace-behaved-like">The runtime behaved like {} <span class="muted">(best F1 of precision and recall over the trace; {} replayed)</span>.</p>"#,
+        r#"<p id="trace-behaved-like" data-subject="{}">The runtime behaved like {} <span class="muted">(best F1 of precision and recall over the trace; {what})</span>.</p>"#,
+        match r.subject {
+            Subject::Sites => "sites",
+            Subject::Units => "units",
+        },
         like.join(" = "),
-        counted(u64::from(r.sites), "call site")
     );
-    s.push_str(r#"<div class="table-scroll"><table id="trace-replay" class="trace-table"><thead><tr><th scope="col">Policy</th><th scope="col" class="num" title="Sites the policy retires, over every mutation">Predicted</th><th scope="col" class="num" title="Sites the log shows relinked">Observed</th><th scope="col" class="num">Both</th><th scope="col" class="num" title="Retired by the policy, not relinked in the log">Extra</th><th scope="col" class="num" title="Relinked in the log, not retired by the policy">Missed</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th><th scope="col" class="num">F1</th></tr></thead><tbody>"#);
-    for (&p, c) in r.policies.iter().zip(&r.totals) {
+    let (observed_title, noun_plural) = match r.subject {
+        Subject::Sites => ("Sites the log shows relinked", "Sites"),
+        Subject::Units => ("Code units the log shows made not entrant", "Code units"),
+    };
+    let _ = write!(
+        s,
+        r#"<div class="table-scroll"><table id="trace-replay" class="trace-table"><caption class="visually-hidden">{noun_plural} retired per policy against the log</caption><thead><tr><th scope="col">Policy</th><th scope="col" class="num" title="{noun_plural} the policy retires, over every mutation">Predicted {noun}s</th><th scope="col" class="num" title="{observed_title}">Observed</th><th scope="col" class="num">Both</th><th scope="col" class="num" title="Retired by the policy, not in the log">Extra</th><th scope="col" class="num" title="In the log, not retired by the policy">Missed</th><th scope="col" class="num">Precision</th><th scope="col" class="num">Recall</th><th scope="col" class="num">F1</th></tr></thead><tbody>"#
+    );
+    for p in Policy::ALL {
+        let current = if r.behaved_like.contains(&p) { r#" class="current""# } else { "" };
+        let Some(c) = r.total(p) else {
+            let _ = write!(
+                s,
+                r#"<tr data-policy="{}" class="na"><td class="wide">{}</td><td class="wide" colspan="8">n/a (not replayed for {noun}s)</td></tr>"#,
+                p.name(),
+                badge(p)
+            );
+            continue;
+        };
         let sc = &c.score;
         let _ = write!(
             s,
-            r#"<tr data-policy="{}"{}><td class="wide">{}</td><td class="num" data-label="predicted">{}</td><td class="num" data-label="observed">{}</td><td class="num" data-label="both">{}</td><td class="num" data-label="extra">{}</td><td class="num" data-label="missed">{}</td><td class="num" data-label="precision">{}</td><td class="num" data-label="recall">{}</td><td class="num" data-label="F1">{}</td></tr>"#,
+            r#"<tr data-policy="{}"{current}><td class="wide">{}</td><td class="num" data-label="predicted">{}</td><td class="num" data-label="observed">{}</td><td class="num" data-label="both">{}</td><td class="num" data-label="extra">{}</td><td class="num" data-label="missed">{}</td><td class="num" data-label="precision">{}</td><td class="num" data-label="recall">{}</td><td class="num" data-label="F1">{}</td></tr>"#,
             p.name(),
-            if r.behaved_like.contains(&p) { r#" class="current""# } else { "" },
             badge(p),
             c.predicted,
             sc.hits + sc.missed,
@@ -205,10 +237,11 @@ pub fn replay(r: &ReplayView) -> String {
         .filter_map(|&p| {
             r.saved_against_global(p).map(|(kept, missed)| {
                 format!(
-                    "{} would have kept {} that global threw away, missing {} the runtime relinked",
+                    "{} would have kept {} that global threw away, missing {} the runtime {}",
                     badge(p),
-                    counted(u64::from(kept), "site"),
-                    count(u64::from(missed))
+                    counted(u64::from(kept), noun),
+                    count(u64::from(missed)),
+                    if r.subject == Subject::Units { "made not entrant" } else { "relinked" }
                 )
             })
         })
@@ -217,42 +250,53 @@ pub fn replay(r: &ReplayView) -> String {
         let _ = write!(s, r#"<p id="trace-saved">{}.</p>"#, saved.join("; "));
     }
     if r.unmodeled > 0 {
-        let _ = write!(s, r#"<p class="hint">{} relinked without a receiver class in the log: not replayed.</p>"#, counted(u64::from(r.unmodeled), "site"));
+        let why = match r.subject {
+            Subject::Sites => "relinked without a receiver class in the log",
+            Subject::Units => "made not entrant without a recorded class assumption",
+        };
+        let _ = write!(s, r#"<p class="hint">{} {why}: not replayed.</p>"#, counted(u64::from(r.unmodeled), noun));
     }
     if !r.rows.is_empty() {
         let listed = if r.rows.len() > SHOWN { format!("the first {SHOWN} of {}; the exports have them all", r.rows.len()) } else { r.rows.len().to_string() };
         let _ = write!(
             s,
-            r#"<details class="trace-per-mutation"><summary>Per mutation ({listed})</summary><div class="table-scroll"><table class="trace-table"><thead><tr><th scope="col" class="num">Line</th><th scope="col">Mutation</th><th scope="col" class="num">Linked</th><th scope="col" class="num">Observed</th>"#
+            r#"<details class="trace-per-mutation"><summary>Per mutation ({listed}): {noun}s retired of those {}, with precision and recall</summary><div class="table-scroll"><table class="trace-table"><thead><tr><th scope="col" class="num">Line</th><th scope="col">Mutation</th><th scope="col" class="num">{}</th><th scope="col" class="num">Observed</th>"#,
+            r.linked_word(),
+            capitalized(r.linked_word())
         );
-        for &p in &r.policies {
+        for p in Policy::ALL {
             let _ = write!(s, r#"<th scope="col" class="num">{}</th>"#, p.name());
         }
         s.push_str("</tr></thead><tbody>");
         for row in r.rows.iter().take(SHOWN) {
             let _ = write!(
                 s,
-                r#"<tr><td class="num" data-label="line">{}</td><td class="wide"><code>{}</code></td><td class="num" data-label="linked">{}</td><td class="num" data-label="observed">{}</td>"#,
+                r#"<tr><td class="num" data-label="line">{}</td><td class="wide"><code>{}</code></td><td class="num" data-label="{}">{}</td><td class="num" data-label="observed">{}</td>"#,
                 row.line,
                 escape(&row.label),
+                r.linked_word(),
                 row.linked,
                 row.observed
             );
-            for (p, c) in r.policies.iter().zip(&row.cells) {
-                let _ = write!(
-                    s,
-                    r#"<td class="num" data-label="{}" title="precision {}, recall {}">{}</td>"#,
-                    p.name(),
-                    ratio(c.score.precision()),
-                    ratio(c.score.recall()),
-                    c.predicted
-                );
+            for p in Policy::ALL {
+                let _ = match r.policies.iter().position(|&q| q == p) {
+                    Some(i) => {
+                        let c = &row.cells[i];
+                        write!(s, r#"<td class="num" data-label="{}">{} <span class="muted">{}</span></td>"#, p.name(), c.predicted, p_r(&c.score))
+                    }
+                    None => write!(s, r#"<td class="num" data-label="{}">n/a</td>"#, p.name()),
+                };
             }
             s.push_str("</tr>");
         }
         s.push_str("</tbody></table></div></details>");
     }
     s
+}
+
+fn capitalized(w: &str) -> String {
+    let mut c = w.chars();
+    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
 }
 
 /// Width and height of the timeline's drawing, in its own units (the SVG scales to its box).
@@ -336,6 +380,27 @@ mod tests {
         let r = replay(v.replay.as_ref().unwrap());
         assert!(r.contains(r#"<tr data-policy="exact" class="current">"#), "{r}");
         assert!(!r.contains(r#"<tr data-policy="global" class="current">"#));
+    }
+
+    #[test]
+    fn a_class_load_replay_speaks_of_code_units_and_marks_policies_not_replayed() {
+        let t = sample("hotspot-plugin-registry");
+        let r = TraceView::of("hotspot-plugin-registry.log", &t).replay.unwrap();
+        let m = replay(&r);
+        let e = blast_engine::trace::replay(&t).unwrap();
+        assert!(m.contains(&counted(e.units.len() as u64, "code unit")) && !m.contains("call site"), "{m}");
+        let na: Vec<Policy> = Policy::ALL.into_iter().filter(|p| !e.policies.contains(p)).collect();
+        assert!(!na.is_empty());
+        for p in na {
+            assert!(m.contains(&format!(r#"<tr data-policy="{}" class="na">"#, p.name())), "{m}");
+        }
+        for p in e.behaved_like() {
+            assert!(m.contains(&format!(r#"<tr data-policy="{}" class="current">"#, p.name())), "{m}");
+        }
+        assert!(m.contains("<th scope=\"col\" class=\"num\">Live</th>"), "{m}");
+        let page = crate::trace_lab::page::TracePage::of(&TraceView::of("h.log", &t));
+        assert_eq!(page.scenario, None);
+        assert!(page.replay_csv.unwrap().lines().nth(1).unwrap().starts_with("h.log,code units,"));
     }
 
     #[test]

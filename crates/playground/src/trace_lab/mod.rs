@@ -8,7 +8,9 @@
 //! and the messages to post next ([`Outgoing`]). One message is in flight at a time: each
 //! answer (the reader's progress) releases the next chunk, so the page holds one chunk of the
 //! log at most and a cancel stops the feeding at once. The log's bytes are the shell's (a
-//! file, a fetched sample or a pasted text): a chunk is named by its byte range.
+//! file, a fetched sample or a pasted text): a chunk is named by its byte range. A class tree
+//! (`NAME.classes`) given with the log or while it is read goes with Finish; one given once the
+//! trace is on screen is sent on its own, and the worker answers the trace replayed with it.
 
 pub mod export;
 pub mod host;
@@ -23,7 +25,7 @@ use std::rc::Rc;
 use blast_engine::trace::{detect, LogFormat};
 
 use page::TracePage;
-use protocol::{Answer, Reply, Request};
+use protocol::{Answer, ClassTree, Reply, Request};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceAction {
@@ -31,6 +33,8 @@ pub enum TraceAction {
     Open { name: String, size: u64 },
     /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link.
     OpenText { name: String, text: String },
+    /// A class tree (`NAME.classes`) for the log being read or on screen.
+    Classes(ClassTree),
     /// What Copy link made: the link, or why the log is too big for one.
     Linked(Option<LinkNote>),
     /// Stop reading: the worker drops the reader.
@@ -86,6 +90,11 @@ pub struct TraceLab {
     pub link: Option<LinkNote>,
     /// The log on screen or being read, when it came as text.
     text: Option<Rc<str>>,
+    /// The reading id of the trace on screen (0: none), whose replay a class tree redoes.
+    shown_id: u64,
+    /// The class tree given for the log being read or on screen, and whether it was sent.
+    tree: Option<ClassTree>,
+    tree_sent: bool,
     last_id: u64,
     outbox: Vec<Outgoing>,
 }
@@ -98,6 +107,7 @@ impl TraceLab {
                 let size = text.len() as u64;
                 self.open(name, size, Some(Rc::from(text)));
             }
+            TraceAction::Classes(tree) => self.classes(tree),
             TraceAction::Linked(note) => self.link = note,
             TraceAction::Cancel => self.cancel(),
             TraceAction::Answer(reply) => self.answer(reply),
@@ -108,6 +118,11 @@ impl TraceLab {
             }
             TraceAction::Close => {
                 self.cancel();
+                if self.shown_id != 0 {
+                    self.post(&Request::Cancel { id: self.shown_id });
+                }
+                self.shown_id = 0;
+                self.tree = None;
                 self.shown = None;
                 self.error = None;
                 self.link = None;
@@ -125,11 +140,28 @@ impl TraceLab {
         self.cancel();
         self.text = text;
         self.link = None;
+        self.tree = None;
+        self.tree_sent = false;
         self.last_id += 1;
         let id = self.last_id;
         self.error = None;
         self.post(&Request::Open { id, name: name.clone(), size });
         self.reading = Some(Reading { id, name, size, sent: 0, bytes: 0, lines: 0, events: 0, finishing: false });
+    }
+
+    /// A class tree: held for Finish while the log is read, sent at once for the trace on
+    /// screen.
+    fn classes(&mut self, tree: ClassTree) {
+        if self.reading.is_some() {
+            self.tree = Some(tree);
+            self.tree_sent = false;
+        } else if self.shown.is_some() {
+            self.error = None;
+            self.post(&Request::Classes { id: self.shown_id, tree: tree.clone() });
+            (self.tree, self.tree_sent) = (Some(tree), true);
+        } else {
+            self.error = Some(format!("{} is a class tree: it goes with its log (open the log, then the tree, or drop both at once)", tree.name));
+        }
     }
 
     fn post(&mut self, r: &Request) {
@@ -144,7 +176,15 @@ impl TraceLab {
 
     fn answer(&mut self, Reply { id, answer }: Reply) {
         // An answer about a reading cancelled or replaced since is dropped (and the reading on
-        // stays).
+        // stays); one about the trace on screen is its replay with a class tree.
+        if self.reading.is_none() && id == self.shown_id && id != 0 {
+            match answer {
+                Answer::Done(view) => self.shown = Some(Rc::new(*view)),
+                Answer::Refused(why) => self.error = Some(format!("The class tree was not applied: {why}")),
+                Answer::Progress { .. } => {}
+            }
+            return;
+        }
         if self.reading.as_ref().is_none_or(|r| r.id != id) {
             return;
         }
@@ -161,12 +201,21 @@ impl TraceLab {
                     r.sent = end;
                 } else if !r.finishing {
                     r.finishing = true;
-                    self.post(&Request::Finish { id });
+                    self.tree_sent = self.tree.is_some();
+                    self.post(&Request::Finish { id, tree: self.tree.clone() });
                 }
                 self.reading = Some(r);
             }
             Answer::Refused(why) => self.error = Some(format!("{} was not read: {why}", r.name)),
-            Answer::Done(view) => self.shown = Some(Rc::new(*view)),
+            Answer::Done(view) => {
+                self.shown = Some(Rc::new(*view));
+                self.shown_id = id;
+                // A tree given after Finish went out: replay again with it.
+                if let (Some(tree), false) = (&self.tree, self.tree_sent) {
+                    self.tree_sent = true;
+                    self.post(&Request::Classes { id, tree: tree.clone() });
+                }
+            }
         }
     }
 
@@ -215,6 +264,81 @@ mod tests {
         std::fs::read(format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"))).unwrap()
     }
 
+    fn committed_tree(name: &str) -> protocol::ClassTree {
+        let text = std::fs::read_to_string(format!("{}/../../probes/traces/logs/{name}.classes", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        protocol::ClassTree { name: format!("{name}.classes"), text }
+    }
+
+    /// The page the worker answers for a committed sample read whole with its class tree.
+    fn whole_with_tree(name: &str) -> TracePage {
+        TracePage::of(&view::TraceView::of(&format!("{name}.log"), &view::tests::sample(name)))
+    }
+
+    #[test]
+    fn a_class_tree_given_while_the_log_is_read_goes_with_finish() {
+        let log = committed("hotspot-cha-break");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: "hotspot-cha-break.log".into(), size: log.len() as u64 });
+        lab.reduce(TraceAction::Classes(committed_tree("hotspot-cha-break")));
+        let messages = worker(&mut host, &mut lab, &log);
+        // Open, the chunks, Finish (with the tree): no second replay.
+        assert_eq!(messages, log.len().div_ceil(protocol::CHUNK_BYTES as usize) + 2);
+        let shown = lab.shown.as_deref().unwrap();
+        assert!(shown.replay.is_ok(), "{:?}", shown.replay);
+        assert!(*shown == whole_with_tree("hotspot-cha-break"));
+    }
+
+    #[test]
+    fn a_class_tree_given_after_finish_went_out_is_sent_when_the_trace_arrives() {
+        let log = committed("hotspot-plugin-registry");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: "hotspot-plugin-registry.log".into(), size: log.len() as u64 });
+        let mut tree = Some(committed_tree("hotspot-plugin-registry"));
+        let (mut classes_sent, mut queue) = (0, std::collections::VecDeque::new());
+        loop {
+            queue.extend(lab.take_outgoing());
+            let Some(o) = queue.pop_front() else { break };
+            let bytes = match o {
+                Outgoing::Message(b) => b,
+                Outgoing::Chunk { id, start, end } => protocol::chunk(id, &log[start as usize..end as usize]),
+            };
+            match protocol::decode_request(&bytes).unwrap().0 {
+                // Finish is on its way without a tree: the tree comes now.
+                Request::Finish { tree: None, .. } => lab.reduce(TraceAction::Classes(tree.take().unwrap())),
+                Request::Classes { .. } => classes_sent += 1,
+                _ => {}
+            }
+            lab.reduce(TraceAction::Answer(protocol::decode_reply(&host.answer(&bytes)).unwrap()));
+        }
+        assert_eq!(classes_sent, 1);
+        assert!(*lab.shown.as_deref().unwrap() == whole_with_tree("hotspot-plugin-registry"));
+    }
+
+    #[test]
+    fn a_class_tree_given_after_the_trace_is_shown_replays_it_again() {
+        let log = committed("hotspot-cha-break");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: "hotspot-cha-break.log".into(), size: log.len() as u64 });
+        worker(&mut host, &mut lab, &log);
+        let without = lab.shown.clone().unwrap();
+        let why = without.replay.as_ref().unwrap_err();
+        assert!(why.contains("hotspot-cha-break.classes") && why.contains("docs/TRACES.md"), "{why}");
+        lab.reduce(TraceAction::Classes(committed_tree("hotspot-cha-break")));
+        assert_eq!(worker(&mut host, &mut lab, &log), 1);
+        assert!(*lab.shown.as_deref().unwrap() == whole_with_tree("hotspot-cha-break"));
+        // A tree that does not parse: the trace stays, its replay says which file and why.
+        lab.reduce(TraceAction::Classes(protocol::ClassTree { name: "bad.classes".into(), text: "klass X\n".into() }));
+        worker(&mut host, &mut lab, &log);
+        let why = lab.shown.as_ref().unwrap().replay.clone().unwrap_err();
+        assert!(why.starts_with("bad.classes is not a class tree (class tree line 1"), "{why}");
+        // Closed: the worker drops the trace, and a tree has nothing to go with.
+        lab.reduce(TraceAction::Close);
+        worker(&mut host, &mut lab, &log);
+        lab.reduce(TraceAction::Classes(committed_tree("hotspot-cha-break")));
+        assert!(lab.take_outgoing().is_empty());
+        assert!(lab.error.as_deref().is_some_and(|e| e.starts_with("hotspot-cha-break.classes is a class tree")), "{:?}", lab.error);
+    }
+
     #[test]
     fn a_log_is_read_a_chunk_per_answer_and_shown_whole() {
         let log = committed("v8-proto-write");
@@ -254,7 +378,7 @@ mod tests {
         lab.reduce(TraceAction::Answer(protocol::decode_reply(&host.answer(cancel)).unwrap()));
         assert!(lab.take_outgoing().is_empty() && lab.error.is_none());
         // The worker no longer holds the reader.
-        let refused = protocol::decode_reply(&host.answer(&protocol::encode_request(&Request::Finish { id }))).unwrap();
+        let refused = protocol::decode_reply(&host.answer(&protocol::encode_request(&Request::Finish { id, tree: None }))).unwrap();
         assert!(matches!(refused.answer, Answer::Refused(_)), "{refused:?}");
     }
 

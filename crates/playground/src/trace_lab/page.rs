@@ -20,7 +20,7 @@ pub struct TracePage {
     pub timeline: String,
     /// The replay's comparison, or why there is none.
     pub replay: Result<String, String>,
-    /// The replay's scenario as DSL text.
+    /// The replay's scenario as DSL text (`None` for a unit replay, which runs none).
     pub scenario: Option<String>,
     pub fan_out_csv: String,
     pub fan_out_markdown: String,
@@ -37,7 +37,7 @@ impl TracePage {
             fan_out: markup::fan_out(v),
             timeline: markup::timeline(&v.timeline),
             replay: v.replay.as_ref().map(markup::replay).map_err(Clone::clone),
-            scenario: v.replay.as_ref().ok().map(|r| r.scenario.clone()),
+            scenario: v.replay.as_ref().ok().filter(|r| !r.scenario.is_empty()).map(|r| r.scenario.clone()),
             fan_out_csv: export::fan_out_csv(v),
             fan_out_markdown: export::fan_out_markdown(v),
             replay_csv: export::replay_csv(v),

@@ -1,7 +1,9 @@
 //! The trace lab's messages to and from the engine worker: a log is opened with its size (the
 //! worker refuses one over the cap before a byte is sent), fed a chunk per message, each
 //! answered with the reader's progress, then finished (answered with the view model) or
-//! cancelled (the worker drops the reader).
+//! cancelled (the worker drops the reader). A class tree (`NAME.classes`, which a HotSpot
+//! log's replay needs and a V8 log's uses) goes with Finish, or later as its own message: the
+//! worker keeps the finished trace and answers the view replayed with it.
 //!
 //! Bytes: the first is [`crate::worker::wire::TRACE`] (so the worker's and the page's routing by kind
 //! sends them here), then the message as JSON (serde derives; `serde_json` is already on the
@@ -26,10 +28,25 @@ pub enum Request {
     Open { id: u64, name: String, size: u64 },
     /// The next bytes of the log follow the header.
     Chunk { id: u64 },
-    /// The log ended: read its last line, attribute, replay, answer the view.
-    Finish { id: u64 },
-    /// Drop the reader (no answer).
+    /// The log ended: read its last line, add the class tree if one is given, attribute,
+    /// replay, answer the view.
+    Finish { id: u64, tree: Option<ClassTree> },
+    /// A class tree for the finished trace `id`: replay it again with the tree, answer the view.
+    Classes { id: u64, tree: ClassTree },
+    /// Drop the reader, or the finished trace kept for a class tree.
     Cancel { id: u64 },
+}
+
+/// A class tree file over this is refused by the page before it is read (as `blast trace`
+/// refuses one: a line a class, up to `blast_engine::trace::classes::MAX_CLASSES` of them).
+pub const MAX_CLASS_TREE_BYTES: u64 = 64 << 20;
+
+/// A class tree file as the page has it: its name (for what the page says of it) and text
+/// (parsed in the worker, `blast_engine::trace::parse_classes`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassTree {
+    pub name: String,
+    pub text: String,
 }
 
 /// What the worker says of reading `id`.
@@ -121,7 +138,14 @@ mod tests {
         let (r, rest) = decode_request(&bytes).unwrap();
         assert_eq!(r, Request::Chunk { id: 4 });
         assert_eq!(rest, log);
-        for r in [Request::Open { id: 1, name: "a\nb.log".into(), size: 9 }, Request::Finish { id: 2 }, Request::Cancel { id: 3 }] {
+        let tree = ClassTree { name: "a.classes".into(), text: "class A extends B\n".into() };
+        for r in [
+            Request::Open { id: 1, name: "a\nb.log".into(), size: 9 },
+            Request::Finish { id: 2, tree: None },
+            Request::Finish { id: 2, tree: Some(tree.clone()) },
+            Request::Classes { id: 2, tree },
+            Request::Cancel { id: 3 },
+        ] {
             assert_eq!(decode_request(&encode_request(&r)).unwrap(), (r, &[][..]));
         }
     }

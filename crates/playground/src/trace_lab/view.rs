@@ -9,7 +9,7 @@
 //! engine's trace types) and writes it out for the page (`page::TracePage`).
 
 use blast_engine::trace::replay::Score;
-use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, Trace, Why};
+use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, ReplayError, Subject, Trace, Why};
 use blast_engine::Policy;
 
 /// Fan-out rows and replay rows kept at most (the exports carry them; the page shows
@@ -115,9 +115,9 @@ pub struct ScoreCell {
 pub struct ReplayRow {
     pub line: u64,
     pub label: String,
-    /// Replayed sites linked before the mutation.
+    /// Replayed sites linked before the mutation (units: live at the load).
     pub linked: u32,
-    /// Sites the log shows relinked.
+    /// Sites (units) the log shows relinked (made not entrant).
     pub observed: u32,
     /// One per policy of [`ReplayView::policies`].
     pub cells: Vec<ScoreCell>,
@@ -125,28 +125,53 @@ pub struct ReplayRow {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReplayView {
+    /// What was replayed: call sites, or compiled code units (a log of class loads).
+    pub subject: Subject,
+    /// The policies replayed (a unit replay has no `hierarchy-v3`: the others are "n/a").
     pub policies: Vec<Policy>,
-    /// Sites with receivers replayed.
-    pub sites: u32,
+    /// Sites with receivers (units compiled on class assumptions) replayed.
+    pub replayed: u32,
     pub rows: Vec<ReplayRow>,
     pub more_rows: u64,
-    /// Mutations before any replayed site was linked.
+    /// Mutations before any replayed site was linked (no unit live).
     pub quiet: u64,
     /// Per policy, over the trace.
     pub totals: Vec<ScoreCell>,
     pub behaved_like: Vec<Policy>,
-    /// Relinked sites without a receiver class in the log (not replayed).
+    /// Relinked sites without a receiver class in the log (units made not entrant without a
+    /// recorded assumption): not replayed.
     pub unmodeled: u32,
-    /// The implied scenario as DSL text (opens in the editor).
+    /// The implied scenario as DSL text (opens in the editor); empty for a unit replay, which
+    /// runs none.
     pub scenario: String,
 }
 
 impl ReplayView {
-    /// Sites `policy` keeps over the trace that `global` throws away (what it would have
-    /// saved), and the relinks it misses; `None` for a policy not replayed.
+    /// What one replayed thing is called: "call site" or "code unit".
+    pub fn noun(&self) -> &'static str {
+        match self.subject {
+            Subject::Sites => "call site",
+            Subject::Units => "code unit",
+        }
+    }
+
+    /// The column of those a mutation could touch: sites linked before it, units live at it.
+    pub fn linked_word(&self) -> &'static str {
+        match self.subject {
+            Subject::Sites => "linked",
+            Subject::Units => "live",
+        }
+    }
+
+    /// The cell of `policy` over the trace, `None` for a policy not replayed ("n/a").
+    pub fn total(&self, policy: Policy) -> Option<&ScoreCell> {
+        self.policies.iter().position(|&p| p == policy).map(|i| &self.totals[i])
+    }
+
+    /// Sites (units) `policy` keeps over the trace that `global` throws away (what it would
+    /// have saved), and those it misses; `None` for a policy not replayed.
     pub fn saved_against_global(&self, policy: Policy) -> Option<(u32, u32)> {
-        let at = |p: Policy| self.policies.iter().position(|&q| q == p);
-        let (g, p) = (&self.totals[at(Policy::Global)?], &self.totals[at(policy)?]);
+        let (g, p) = (self.total(Policy::Global)?, self.total(policy)?);
         Some((g.predicted.saturating_sub(p.predicted), p.score.missed))
     }
 }
@@ -250,7 +275,7 @@ impl TraceView {
             more_fan_out: hit.len().saturating_sub(MAX_ROWS) as u64,
             quiet: (radii.len() - hit.len()) as u64,
             fan_out,
-            replay: replay_view(t),
+            replay: replay_view(name, t),
             timeline: timeline(t, &hit.iter().take(MAX_ROWS).map(|r| (r.mutation, (r.sites.len() + r.units.len()) as u32)).collect::<Vec<_>>()),
             stopped: t.stopped.as_ref().map(|e| e.to_string()),
         }
@@ -274,8 +299,16 @@ fn label(t: &Trace, m: u32) -> String {
     format!("{} {}{member}", m.kind.name(), m.class)
 }
 
-fn replay_view(t: &Trace) -> Result<ReplayView, String> {
-    let r = replay(t).map_err(|e| e.to_string())?;
+/// The replay, or why there is none; a log of class loads without a class tree says which
+/// file it needs and where it comes from.
+fn replay_view(name: &str, t: &Trace) -> Result<ReplayView, String> {
+    let r = replay(t).map_err(|e| match e {
+        ReplayError::NoClassTree { .. } if t.classes.is_empty() => format!(
+            "this log loads classes but names none of their supertypes, and no class tree was given. The capture script writes it beside the log as {}.classes (docs/TRACES.md, \"The class tree\"): open or drop it with the log, or drop it onto this trace",
+            name.strip_suffix(".log").unwrap_or(name)
+        ),
+        e => e.to_string(),
+    })?;
     let (shown, quiet): (Vec<_>, Vec<_>) = r.mutations.iter().partition(|m| m.linked > 0 || !m.observed.is_empty());
     let rows = shown
         .iter()
@@ -290,7 +323,8 @@ fn replay_view(t: &Trace) -> Result<ReplayView, String> {
         .collect();
     let predicted_total = |p: usize| r.mutations.iter().map(|m| m.predicted[p].len()).sum::<usize>();
     Ok(ReplayView {
-        sites: r.sites.len() as u32,
+        subject: r.subject,
+        replayed: (r.sites.len() + r.units.len()) as u32,
         more_rows: shown.len().saturating_sub(MAX_ROWS) as u64,
         quiet: quiet.len() as u64,
         totals: r.totals.iter().enumerate().map(|(p, s)| cell(s, predicted_total(p))).collect(),
@@ -339,10 +373,15 @@ pub(crate) mod tests {
     use super::*;
     use blast_engine::trace::{read, Limits};
 
-    /// A committed sample, read whole.
+    /// A committed sample, read whole, with the class tree beside it when there is one (as
+    /// `blast trace` reads it).
     pub(crate) fn sample(name: &str) -> Trace {
-        let path = format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"));
-        read(&std::fs::read(&path).expect("a committed sample"), Limits::default(), None)
+        let path = |ext: &str| format!("{}/../../probes/traces/logs/{name}.{ext}", env!("CARGO_MANIFEST_DIR"));
+        let mut t = read(&std::fs::read(path("log")).expect("a committed sample"), Limits::default(), None);
+        if let Ok(text) = std::fs::read_to_string(path("classes")) {
+            t.add_classes(blast_engine::trace::parse_classes(&text).expect("a committed class tree"));
+        }
+        t
     }
 
     #[test]
@@ -369,12 +408,45 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_hotspot_sample_names_its_witness_and_has_no_replay() {
-        let v = TraceView::of("hotspot-cha-break.log", &sample("hotspot-cha-break"));
-        let row = v.fan_out.iter().find(|r| r.kind == "class-load").expect("a class load with a radius");
-        assert_eq!(row.witnesses, vec!["ChaBreak$Circle".to_string()]);
-        assert_eq!(row.class, "ChaBreak$Circle");
-        assert!(v.replay.is_err());
+    fn the_hotspot_sample_names_each_witness_and_is_replayed_over_code_units() {
+        let t = sample("hotspot-cha-break");
+        let v = TraceView::of("hotspot-cha-break.log", &t);
+        let loads: Vec<&FanOut> = v.fan_out.iter().filter(|r| r.kind == "class-load").collect();
+        let witnesses: Vec<&str> = loads.iter().flat_map(|r| r.witnesses.iter().map(String::as_str)).collect();
+        assert_eq!(witnesses, ["ChaBreak$Triangle", "ChaBreak$Circle"]);
+        assert_eq!(loads.iter().map(|r| r.class.as_str()).collect::<Vec<_>>(), witnesses);
+        let r = v.replay.as_ref().expect("a replay with the class tree");
+        assert_eq!(r.behaved_like, replay(&t).unwrap().behaved_like());
+    }
+
+    /// The committed samples (every `.log` of `probes/traces/logs/`).
+    pub(crate) fn committed_samples() -> Vec<String> {
+        let dir = format!("{}/../../probes/traces/logs", env!("CARGO_MANIFEST_DIR"));
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".log").map(str::to_string)).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn every_sample_replays_on_the_page_as_the_engine_replays_it() {
+        for name in committed_samples() {
+            let t = sample(&name);
+            let v = TraceView::of(&name, &t);
+            let (r, e) = (v.replay.as_ref().expect(&name), replay(&t).expect(&name));
+            assert_eq!(r.subject, e.subject, "{name}");
+            assert_eq!(r.behaved_like, e.behaved_like(), "{name}");
+            assert_eq!(r.policies, e.policies, "{name}");
+            for (p, s) in e.policies.iter().zip(&e.totals) {
+                let c = r.total(*p).unwrap();
+                assert_eq!((c.score.precision(), c.score.recall()), (s.precision(), s.recall()), "{name} {p:?}");
+            }
+            for p in Policy::ALL.into_iter().filter(|p| !e.policies.contains(p)) {
+                assert!(r.total(p).is_none(), "{name} {p:?}");
+            }
+            assert_eq!(r.replayed as usize, e.sites.len() + e.units.len(), "{name}");
+            assert_eq!(r.scenario, e.text, "{name}");
+        }
     }
 
     #[test]
