@@ -86,20 +86,44 @@ impl std::fmt::Display for BrowserError {
     }
 }
 
+/// Why a file could not be read as text.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TextReadError {
+    Browser(BrowserError),
+    /// Its bytes are not UTF-8.
+    NotText,
+}
+
+impl std::fmt::Display for TextReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TextReadError::Browser(e) => e.fmt(f),
+            TextReadError::NotText => f.write_str("it is not UTF-8 text"),
+        }
+    }
+}
+
+/// The response to a GET of `url` (relative to the page), when the server answered it with
+/// success.
+async fn fetch_ok(url: &str) -> Result<web_sys::Response, BrowserError> {
+    use wasm_bindgen_futures::JsFuture;
+    let request = window().map(|w| w.fetch_with_str(url)).ok_or(BrowserError::Missing("a window"))?;
+    let response: web_sys::Response =
+        JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or(BrowserError::Refused("fetch it (the network refused it)"))?;
+    if !response.ok() {
+        return Err(BrowserError::Status(response.status()));
+    }
+    Ok(response)
+}
+
 /// The text at `url` (relative to the page), fetched; `done` gets it, or why not.
 pub fn fetch_text(url: &str, done: impl FnOnce(Result<String, BrowserError>) + 'static) {
-    async fn read(request: js_sys::Promise) -> Result<String, BrowserError> {
-        use wasm_bindgen_futures::JsFuture;
-        let response: web_sys::Response =
-            JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or(BrowserError::Refused("fetch it (the network refused it)"))?;
-        if !response.ok() {
-            return Err(BrowserError::Status(response.status()));
-        }
-        let body = response.text().map_err(|_| BrowserError::Missing("its body"))?;
-        JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or(BrowserError::Refused("read its body"))
+    async fn read(url: String) -> Result<String, BrowserError> {
+        let body = fetch_ok(&url).await?.text().map_err(|_| BrowserError::Missing("its body"))?;
+        wasm_bindgen_futures::JsFuture::from(body).await.ok().and_then(|t| t.as_string()).ok_or(BrowserError::Refused("read its body"))
     }
-    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err(BrowserError::Missing("a window"))) };
-    wasm_bindgen_futures::spawn_local(async move { done(read(request).await) });
+    let url = url.to_string();
+    wasm_bindgen_futures::spawn_local(async move { done(read(url).await) });
 }
 
 /// Keep the CSS variable `var` on the page's root equal to the height (px) of the element that
@@ -1025,15 +1049,22 @@ impl LogBlob {
     }
 
     /// Bytes `start..end`, read off the main thread by the browser; `done` hears them or why not.
-    pub fn read(&self, start: u64, end: u64, done: impl FnOnce(Result<Vec<u8>, String>) + 'static) {
+    pub fn read(&self, start: u64, end: u64, done: impl FnOnce(Result<Vec<u8>, BrowserError>) + 'static) {
         use wasm_bindgen_futures::JsFuture;
         let slice = self.blob.slice_with_f64_and_f64(start as f64, end as f64);
-        let Ok(slice) = slice else { return done(Err("the browser refused to slice the file".into())) };
+        let Ok(slice) = slice else { return done(Err(BrowserError::Refused("slice the file"))) };
         let promise = slice.array_buffer();
         wasm_bindgen_futures::spawn_local(async move {
-            let read = JsFuture::from(promise).await.map(|b| js_sys::Uint8Array::new(&b).to_vec()).map_err(|e| js_error(&e));
+            let read = JsFuture::from(promise).await.map(|b| js_sys::Uint8Array::new(&b).to_vec()).map_err(|e| BrowserError::Threw(js_error(&e)));
             done(read)
         });
+    }
+
+    /// The whole file as text; `done` hears it, or why not (unreadable, or not UTF-8).
+    pub fn read_text(&self, done: impl FnOnce(Result<String, TextReadError>) + 'static) {
+        self.read(0, self.size(), move |bytes| {
+            done(bytes.map_err(TextReadError::Browser).and_then(|b| String::from_utf8(b).map_err(|_| TextReadError::NotText)))
+        })
     }
 }
 
@@ -1064,16 +1095,11 @@ pub fn allow_drop(e: &web_sys::DragEvent) {
 }
 
 /// The file at `url` (relative to the page), fetched as a blob named `name`.
-pub fn fetch_blob(url: &str, name: String, done: impl FnOnce(Result<LogBlob, String>) + 'static) {
-    async fn read(request: js_sys::Promise) -> Result<web_sys::Blob, String> {
-        use wasm_bindgen_futures::JsFuture;
-        let response: web_sys::Response = JsFuture::from(request).await.ok().and_then(|r| r.dyn_into().ok()).ok_or("the network refused it")?;
-        if !response.ok() {
-            return Err(format!("the server answered {}", response.status()));
-        }
-        let body = response.blob().map_err(|_| "it has no body")?;
-        JsFuture::from(body).await.ok().and_then(|b| b.dyn_into().ok()).ok_or_else(|| "its body could not be read".into())
+pub fn fetch_blob(url: &str, name: String, done: impl FnOnce(Result<LogBlob, BrowserError>) + 'static) {
+    async fn read(url: String) -> Result<web_sys::Blob, BrowserError> {
+        let body = fetch_ok(&url).await?.blob().map_err(|_| BrowserError::Missing("its body"))?;
+        wasm_bindgen_futures::JsFuture::from(body).await.ok().and_then(|b| b.dyn_into().ok()).ok_or(BrowserError::Refused("read its body"))
     }
-    let Some(request) = window().map(|w| w.fetch_with_str(url)) else { return done(Err("there is no window".into())) };
-    wasm_bindgen_futures::spawn_local(async move { done(read(request).await.map(|blob| LogBlob { blob, name })) });
+    let url = url.to_string();
+    wasm_bindgen_futures::spawn_local(async move { done(read(url).await.map(|blob| LogBlob { blob, name })) });
 }

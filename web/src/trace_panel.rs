@@ -11,7 +11,7 @@ use blast_playground::trace_lab::protocol::{ClassTree, MAX_CLASS_TREE_BYTES};
 use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
 use yew::prelude::*;
 
-use crate::browser::{self, LogBlob};
+use crate::browser::{self, LogBlob, TextReadError};
 use crate::components::files::{import_blob, parse_import};
 use crate::components::trace_lab::{trace_lab, TraceExport, TraceLabProps};
 use crate::store::Store;
@@ -55,7 +55,7 @@ pub fn open_files(store: &Store, blobs: Vec<LogBlob>) {
     }
     let store = store.clone();
     let name = tree.name.clone();
-    tree.read(0, tree.size(), move |bytes| match bytes.and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".to_string())) {
+    tree.read_text(move |text| match text {
         Ok(text) => {
             let tree = ClassTree { name, text };
             match log {
@@ -63,7 +63,7 @@ pub fn open_files(store: &Store, blobs: Vec<LogBlob>) {
                 None => store.dispatch(Action::Trace(TraceAction::Classes(tree))),
             }
         }
-        Err(why) => refuse(why),
+        Err(why) => refuse(why.to_string()),
     });
 }
 
@@ -129,6 +129,29 @@ fn open_scenario(store: &Store, (): ()) {
     }
 }
 
+/// Why a log does not travel in a link.
+enum NoLink {
+    /// The log's text could not be read back from its file.
+    Unreadable(TextReadError),
+    /// Longer than any link carries (`share::MAX_LINK_TEXT`), in bytes.
+    TooLong(u64),
+    /// Its deflated link would be this many bytes, over `share::MAX_FRAGMENT`.
+    LinkTooLong(usize),
+    /// The log's bytes are no longer on the page.
+    Gone,
+}
+
+impl std::fmt::Display for NoLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoLink::Unreadable(e) => e.fmt(f),
+            NoLink::TooLong(bytes) => write!(f, "it is {} MB, and a link carries at most {} MB", bytes / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
+            NoLink::LinkTooLong(n) => write!(f, "its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), share::MAX_FRAGMENT / 1024),
+            NoLink::Gone => f.write_str("its bytes are no longer on the page"),
+        }
+    }
+}
+
 /// Copy link: the whole log when a link can carry it (`share::encode_trace`), else why not and
 /// the derived scenario's link instead.
 fn share_trace(store: &Store, (): ()) {
@@ -139,23 +162,21 @@ fn share_trace(store: &Store, (): ()) {
     };
     let done = {
         let store = store.clone();
-        move |log: Result<String, String>| linked(&store, &name, log, scenario)
+        move |log: Result<String, NoLink>| linked(&store, &name, log, scenario)
     };
     match (text, trace_feed::source()) {
         (Some(text), _) => done(Ok(text)),
-        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => {
-            blob.read(0, blob.size(), move |bytes| done(bytes.and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".to_string()))))
-        }
-        (None, Some(blob)) => done(Err(format!("it is {} MB, and a link carries at most {} MB", blob.size() / 1_000_000, share::MAX_LINK_TEXT / 1_000_000))),
-        (None, None) => done(Err("its bytes are no longer on the page".into())),
+        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => blob.read_text(move |text| done(text.map_err(NoLink::Unreadable))),
+        (None, Some(blob)) => done(Err(NoLink::TooLong(blob.size()))),
+        (None, None) => done(Err(NoLink::Gone)),
     }
 }
 
-fn linked(store: &Store, name: &str, log: Result<String, String>, scenario: Option<String>) {
+fn linked(store: &Store, name: &str, log: Result<String, NoLink>, scenario: Option<String>) {
     let fragment = log.and_then(|log| {
         share::encode_trace(name, &log).map_err(|e| match e.fragment {
-            Some(n) => format!("its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), share::MAX_FRAGMENT / 1024),
-            None => format!("it is {} MB, and a link carries at most {} MB", e.text / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
+            Some(n) => NoLink::LinkTooLong(n),
+            None => NoLink::TooLong(e.text as u64),
         })
     });
     let url = |fragment: &str| browser::share_url(fragment);

@@ -58,6 +58,8 @@ fn short_label(p: &Pair) -> String {
 
 /// Register the font once per process (plotters keeps registered fonts for the process).
 fn register_font(path: &str) -> Result<(), CliError> {
+    // The outcome is kept for the process and handed out by reference to every later call, so
+    // its error is the message (a `CliError` is neither `Clone` nor `Sync`).
     static REGISTERED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     REGISTERED
         .get_or_init(|| {

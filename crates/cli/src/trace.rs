@@ -252,7 +252,8 @@ struct Summary<'a> {
     sites: usize,
     blast_radius: Vec<Radius<'a>>,
     stopped: Option<&'a TraceError>,
-    /// With `--replay`: the replay, or why there is none.
+    /// With `--replay`: the replay, or why there is none, as the message a reader of the JSON
+    /// sees (`{"Err": "..."}`: the engine's `ReplayError` has no serde form of its own).
     #[serde(skip_serializing_if = "Option::is_none")]
     replay: Option<Result<&'a Replay, String>>,
 }

@@ -4,7 +4,7 @@
 use blast_engine::ScenarioError;
 use yew::prelude::*;
 
-use crate::browser::{self, LogBlob};
+use crate::browser::{self, LogBlob, TextReadError};
 
 use blast_playground::share::Shared;
 
@@ -65,12 +65,12 @@ pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'stat
     if blob.size() as f64 > MAX_IMPORT_BYTES {
         return on_error(format!("{name} is too large to import (at most 2 MB)."));
     }
-    blob.read(0, blob.size(), move |bytes| match bytes.map(String::from_utf8) {
-        Ok(Ok(text)) => match parse_import(&text) {
+    blob.read_text(move |text| match text {
+        Ok(text) => match parse_import(&text) {
             Ok(shared) => on_import(shared, name),
             Err(e) => on_error(format!("{name} is not a valid scenario: {e}")),
         },
-        Ok(Err(e)) => on_error(format!("{name} is not a valid scenario: it is not UTF-8 text ({e})")),
+        Err(e @ TextReadError::NotText) => on_error(format!("{name} is not a valid scenario: {e}")),
         Err(e) => on_error(format!("{name} could not be read: {e}")),
     });
 }

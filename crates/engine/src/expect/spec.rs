@@ -235,6 +235,8 @@ impl fmt::Display for Decimal {
     }
 }
 
+// The error is text: serde's `try_from` (below) reports it through `Display` inside its own
+// located error, and the DSL places it at the number; no caller tells the cases apart.
 impl std::str::FromStr for Decimal {
     type Err = String;
 

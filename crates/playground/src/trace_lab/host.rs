@@ -8,7 +8,7 @@ use blast_engine::trace::{parse_classes, Limits, Trace, TraceReader};
 
 use super::page::TracePage;
 use super::protocol::{self, Answer, ClassTree, Reply, Request};
-use super::view::TraceView;
+use super::view::{NoReplay, TraceView};
 
 #[derive(Default)]
 pub struct TraceHost {
@@ -36,7 +36,7 @@ impl Finished {
         self.trace.add_classes(parsed.clone().unwrap_or_default());
         let mut v = TraceView::of(&self.name, &self.trace);
         if let Err(e) = parsed {
-            v.replay = Err(format!("{} is not a class tree ({e}), so the log was replayed without one", tree.name));
+            v.replay = Err(NoReplay::BadClassTree { file: tree.name.clone(), why: e.to_string() });
         }
         TracePage::of(&v)
     }

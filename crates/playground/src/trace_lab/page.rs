@@ -18,7 +18,9 @@ pub struct TracePage {
     pub summary: String,
     pub fan_out: String,
     pub timeline: String,
-    /// The replay's comparison, or why there is none.
+    /// The replay's comparison, or why there is none. Both are text on purpose: the worker
+    /// writes every part of the page (`view::NoReplay` is the typed reason), so the page
+    /// ships no error types of the readers.
     pub replay: Result<String, String>,
     /// The replay's scenario as DSL text (`None` for a unit replay, which runs none).
     pub scenario: Option<String>,
@@ -36,7 +38,7 @@ impl TracePage {
             summary: markup::summary(v),
             fan_out: markup::fan_out(v),
             timeline: markup::timeline(&v.timeline),
-            replay: v.replay.as_ref().map(markup::replay).map_err(Clone::clone),
+            replay: v.replay.as_ref().map(markup::replay).map_err(ToString::to_string),
             scenario: v.replay.as_ref().ok().filter(|r| !r.scenario.is_empty()).map(|r| r.scenario.clone()),
             fan_out_csv: export::fan_out_csv(v),
             fan_out_markdown: export::fan_out_markdown(v),

@@ -46,7 +46,7 @@ pub struct TraceView {
     /// Mutations that invalidated nothing the log shows.
     pub quiet: u64,
     /// The replay under every policy, or why there is none.
-    pub replay: Result<ReplayView, String>,
+    pub replay: Result<ReplayView, NoReplay>,
     pub timeline: Timeline,
     /// Why reading stopped early (a cap), when it did.
     pub stopped: Option<String>,
@@ -299,15 +299,36 @@ fn label(t: &Trace, m: u32) -> String {
     format!("{} {}{member}", m.kind.name(), m.class)
 }
 
-/// The replay, or why there is none; a log of class loads without a class tree says which
-/// file it needs and where it comes from.
-fn replay_view(name: &str, t: &Trace) -> Result<ReplayView, String> {
+/// Why a trace shown on the page has no replay.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoReplay {
+    /// A log of class loads given without the class tree its replay needs; `stem` names the
+    /// file that holds it (`STEM.classes`, written by the capture script beside the log).
+    MissingClassTree { stem: String },
+    /// The class tree given does not parse: its file, and the reader's words.
+    BadClassTree { file: String, why: String },
+    /// The engine's reason (`trace::ReplayError`), in its words.
+    Engine(String),
+}
+
+impl std::fmt::Display for NoReplay {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoReplay::MissingClassTree { stem } => write!(
+                f,
+                "this log loads classes but names none of their supertypes, and no class tree was given. The capture script writes it beside the log as {stem}.classes (docs/TRACES.md, \"The class tree\"): open or drop it with the log, or drop it onto this trace"
+            ),
+            NoReplay::BadClassTree { file, why } => write!(f, "{file} is not a class tree ({why}), so the log was replayed without one"),
+            NoReplay::Engine(why) => f.write_str(why),
+        }
+    }
+}
+
+/// The replay, or why there is none.
+fn replay_view(name: &str, t: &Trace) -> Result<ReplayView, NoReplay> {
     let r = replay(t).map_err(|e| match e {
-        ReplayError::NoClassTree { .. } if t.classes.is_empty() => format!(
-            "this log loads classes but names none of their supertypes, and no class tree was given. The capture script writes it beside the log as {}.classes (docs/TRACES.md, \"The class tree\"): open or drop it with the log, or drop it onto this trace",
-            name.strip_suffix(".log").unwrap_or(name)
-        ),
-        e => e.to_string(),
+        ReplayError::NoClassTree { .. } if t.classes.is_empty() => NoReplay::MissingClassTree { stem: name.strip_suffix(".log").unwrap_or(name).to_string() },
+        e => NoReplay::Engine(e.to_string()),
     })?;
     let (shown, quiet): (Vec<_>, Vec<_>) = r.mutations.iter().partition(|m| m.linked > 0 || !m.observed.is_empty());
     let rows = shown
