@@ -30,6 +30,7 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
         on_open_scenario: store.handler(open_scenario),
         link: lab.link.clone(),
         on_share: store.handler(share_trace),
+        on_zoom: store.handler(|store, z| store.dispatch(Action::Trace(TraceAction::Zoom(z)))),
     })
 }
 

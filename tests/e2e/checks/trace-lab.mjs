@@ -137,7 +137,73 @@ async function dropFile(page, selector, name, make, arg) {
   await dropBlob(page, selector, name);
 }
 
+
+/**
+ * The V8 sample's invalidations by clock (µs), counted from the log as the reader counts them:
+ * every code-deopt, and every IC change out of a linked state (not X, not 0).
+ */
+function v8InvalidationTimes(name) {
+  const times = [];
+  for (const line of fs.readFileSync(path.join(LOGS, `${name}.log`), 'utf8').split('\n')) {
+    const f = line.split(',');
+    if (f[0] === 'code-deopt') times.push(Number(f[1]));
+    else if (f[0].endsWith('IC') && f.length > 5 && !['X', '0'].includes(f[5])) times.push(Number(f[2]));
+  }
+  return times;
+}
+
+/** The timeline as the page shows it: its window, axis labels and bars' total. */
+const timelineShown = (page) =>
+  page.$eval('#trace-timeline', (el) => {
+    const axis = el.querySelector('.trace-timeline-axis');
+    return {
+      start: Number(axis.dataset.start),
+      end: Number(axis.dataset.end),
+      labels: [...axis.querySelectorAll('span')].map((s) => s.textContent),
+      bars: [...el.querySelectorAll('rect[data-n]')].reduce((n, r) => n + Number(r.dataset.n), 0),
+      markup: el.innerHTML,
+    };
+  });
+
+/** A label's value in µs from the trace's start ("1.23 ms", "450 µs"). */
+function labelUs(label) {
+  const m = /^([\d.\u2009]+) (ms|µs)$/.exec(label);
+  if (!m) return NaN;
+  const v = Number(m[1].replaceAll('\u2009', ''));
+  return m[2] === 'ms' ? v * 1000 : v;
+}
+
 export const checks = [
+  {
+    name: "trace lab: the V8 sample's timeline zooms in around its densest part in the worker, its axis labels the window and its bars count the invalidations inside it, and Whole trace shows the original again",
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        await openSample(page, 'v8-proto-write');
+        const times = v8InvalidationTimes('v8-proto-write');
+        expect(times.length === fromCli('v8-proto-write').invalidations, `${times.length} invalidations counted in the log, the CLI reads ${fromCli('v8-proto-write').invalidations}`);
+        const whole = await timelineShown(page);
+        expect(whole.bars === times.length, `whole trace: bars total ${whole.bars}, ${times.length} invalidations`);
+        expect(await page.isDisabled('#trace-zoom-whole'), 'Whole trace is disabled when the whole trace is shown');
+        // By keyboard: focus Zoom in and press Enter.
+        await page.focus('#trace-zoom-in');
+        await page.keyboard.press('Enter');
+        await page.waitForFunction((m) => document.querySelector('#trace-timeline').innerHTML !== m, whole.markup, { timeout: 30_000 });
+        const zoomed = await timelineShown(page);
+        expect(zoomed.start >= whole.start && zoomed.end <= whole.end && zoomed.end - zoomed.start < whole.end - whole.start, `window ${zoomed.start}..${zoomed.end} in ${whole.start}..${whole.end}`);
+        expect(JSON.stringify(zoomed.labels) !== JSON.stringify(whole.labels), `labels ${zoomed.labels} unchanged`);
+        zoomed.labels.forEach((l, i) => {
+          const want = [zoomed.start, zoomed.end][i] - whole.start;
+          expect(Math.abs(labelUs(l) - want) <= Math.max(1, want * 0.006), `label ${l} for ${want} µs from the trace's start`);
+        });
+        const inside = times.filter((t) => t >= zoomed.start && t <= zoomed.end).length;
+        expect(zoomed.bars === inside && inside < times.length, `zoomed: bars total ${zoomed.bars}, ${inside} invalidations inside the window`);
+        const axe = await axeViolations(page);
+        expect(axe.all.length === 0, `axe with the timeline zoomed: ${JSON.stringify(axe.all)}`);
+        await page.click('#trace-zoom-whole');
+        await page.waitForFunction((m) => document.querySelector('#trace-timeline').innerHTML === m, whole.markup, { timeout: 30_000 });
+        expect(await page.isDisabled('#trace-zoom-out'), 'back to the whole trace: nothing to zoom out of');
+      }),
+  },
   {
     name: 'trace lab: the V8 sample from the gallery fans each Point.prototype write out to the sites whose deopts are dependency-change, as the CLI does; its CSV, its too-big-for-a-link note, no axe violation, its derived scenario one Undo away',
     run: async ({ browser, baseUrl, log }) =>

@@ -7,7 +7,7 @@
 use std::rc::Rc;
 
 use blast_playground::format::count;
-use blast_playground::trace_lab::page::TracePage;
+use blast_playground::trace_lab::page::{TimelinePart, TracePage, Zoom};
 use blast_playground::trace_lab::{LinkNote, Reading};
 use yew::prelude::*;
 
@@ -40,6 +40,8 @@ pub struct TraceLabProps {
     /// What Copy link made.
     pub link: Option<LinkNote>,
     pub on_share: Callback<()>,
+    /// Zoom the timeline (the worker redraws it for the window).
+    pub on_zoom: Callback<Zoom>,
 }
 
 fn link_strip(note: &LinkNote) -> Html {
@@ -86,6 +88,22 @@ fn export_button(id: &'static str, label: &'static str, kind: TraceExport, cb: &
     html! { <button {id} class="small" {onclick}>{ label }</button> }
 }
 
+/// The timeline's zoom buttons: the worker rebins the window asked for at full resolution.
+fn zoom_tools(t: &TimelinePart, on_zoom: &Callback<Zoom>) -> Html {
+    let button = |id: &'static str, label: &'static str, z: Zoom, title: &'static str, disabled: bool| {
+        let onclick = on_zoom.reform(move |_: MouseEvent| z);
+        html! { <button {id} class="small" {onclick} {disabled} {title}>{ label }</button> }
+    };
+    let narrowest = t.window.1 - t.window.0 <= blast_playground::trace_lab::page::MIN_SPAN;
+    html! {
+        <div class="trace-actions" role="toolbar" aria-label="Timeline zoom">
+            { button("trace-zoom-in", "Zoom in", Zoom::In, "Half as wide, around the densest column", narrowest) }
+            { button("trace-zoom-out", "Zoom out", Zoom::Out, "Twice as wide", !t.zoomed()) }
+            { button("trace-zoom-whole", "Whole trace", Zoom::Whole, "Show the whole trace again", !t.zoomed()) }
+        </div>
+    }
+}
+
 fn views(v: &TracePage, p: &TraceLabProps) -> Html {
     let open = p.on_open_scenario.reform(|_: MouseEvent| ());
     let close = p.on_close.reform(|_: MouseEvent| ());
@@ -107,7 +125,8 @@ fn views(v: &TracePage, p: &TraceLabProps) -> Html {
             </div>
             { raw(v.fan_out.clone()) }
             <h3>{ "Timeline" }</h3>
-            <div id="trace-timeline">{ raw(v.timeline.clone()) }</div>
+            { zoom_tools(&v.timeline, &p.on_zoom) }
+            <div id="trace-timeline" aria-live="polite">{ raw(v.timeline.markup.clone()) }</div>
             <h3 id="trace-replay-title">{ "Replay under every policy" }</h3>
             {
                 match &v.replay {

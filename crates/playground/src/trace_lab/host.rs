@@ -6,9 +6,9 @@
 
 use blast_engine::trace::{parse_classes, Limits, Trace, TraceReader};
 
-use super::page::TracePage;
+use super::page::{TimelinePart, TracePage};
 use super::protocol::{self, Answer, ClassTree, Reply, Request};
-use super::view::{NoReplay, TraceView};
+use super::view::{self, NoReplay, TraceView};
 
 #[derive(Default)]
 pub struct TraceHost {
@@ -86,6 +86,10 @@ impl TraceHost {
             },
             Request::Classes { id, tree } => match self.finished.as_mut().filter(|f| f.id == id) {
                 Some(done) => (id, Answer::Done(Box::new(done.page(Some(&tree))))),
+                None => (id, not_held()),
+            },
+            Request::Timeline { id, window } => match self.finished.as_ref().filter(|f| f.id == id) {
+                Some(done) => (id, Answer::Timeline(TimelinePart::of(&view::zoomed(&done.trace, window)))),
                 None => (id, not_held()),
             },
             Request::Cancel { id } => {

@@ -305,9 +305,14 @@ const H: f64 = 140.0;
 const AXIS: f64 = 22.0;
 const PAD: f64 = 6.0;
 
+/// `x` in the trace's units: its clock from the trace's first event (µs under a window of less
+/// than a ms, else ms), or its line.
 fn axis_label(tl: &Timeline, x: u64) -> String {
-    if tl.clock {
-        format!("{} ms", crate::format::sig3((x - tl.start) as f64 / 1000.0))
+    let us = x - tl.whole.0;
+    if tl.clock && tl.end - tl.start < 1000 {
+        format!("{} µs", count(us))
+    } else if tl.clock {
+        format!("{} ms", crate::format::sig3(us as f64 / 1000.0))
     } else {
         format!("line {}", count(x))
     }
@@ -340,7 +345,12 @@ pub fn timeline(tl: &Timeline) -> String {
             }
             let h = f64::from(n) / peak * plot;
             y -= h;
-            let _ = write!(s, r#"<rect class="{class}" x="{:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}"/>"#, PAD + i as f64 * bw, (bw - 1.0).max(1.0));
+            let _ = write!(
+                s,
+                r#"<rect class="{class}" data-n="{n}" x="{:.1}" y="{y:.1}" width="{:.1}" height="{h:.1}"/>"#,
+                PAD + i as f64 * bw,
+                (bw - 1.0).max(1.0)
+            );
         }
     }
     let widest = tl.mutations.iter().map(|&(_, n)| n).max().unwrap_or(1).max(1) as f64;
@@ -359,7 +369,9 @@ pub fn timeline(tl: &Timeline) -> String {
     s.push_str("</svg>");
     let _ = write!(
         s,
-        r#"<div class="trace-timeline-axis"><span>{}</span><span>{}</span></div><p class="hint trace-legend"><span class="swatch tl-mutation"></span> mutation (taller: wider fan-out) <span class="swatch tl-exact"></span> exact <span class="swatch tl-order"></span> by order <span class="swatch tl-none"></span> not attributed</p>"#,
+        r#"<div class="trace-timeline-axis" data-start="{}" data-end="{}"><span>{}</span><span>{}</span></div><p class="hint trace-legend"><span class="swatch tl-mutation"></span> mutation (taller: wider fan-out) <span class="swatch tl-exact"></span> exact <span class="swatch tl-order"></span> by order <span class="swatch tl-none"></span> not attributed</p>"#,
+        tl.start,
+        tl.end,
         axis_label(tl, tl.start),
         axis_label(tl, tl.end)
     );

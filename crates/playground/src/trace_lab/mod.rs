@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use blast_engine::trace::{detect, LogFormat};
 
-use page::TracePage;
+use page::{TracePage, Zoom};
 use protocol::{Answer, ClassTree, Reply, Request};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -43,6 +43,8 @@ pub enum TraceAction {
     Answer(Reply),
     /// The worker stopped (or never started) while a log was being read.
     Lost(String),
+    /// Zoom the timeline of the trace on screen (the worker rebins it).
+    Zoom(Zoom),
     /// Close the trace on screen.
     Close,
 }
@@ -88,6 +90,8 @@ pub struct TraceLab {
     /// Why the last log was refused or lost.
     pub error: Option<String>,
     pub link: Option<LinkNote>,
+    /// The timeline's window asked for last (`None`: the whole trace), in the trace's units.
+    pub window: Option<(u64, u64)>,
     /// The log on screen or being read, when it came as text.
     text: Option<Rc<str>>,
     /// The reading id of the trace on screen (0: none), whose replay a class tree redoes.
@@ -111,6 +115,12 @@ impl TraceLab {
             TraceAction::Linked(note) => self.link = note,
             TraceAction::Cancel => self.cancel(),
             TraceAction::Answer(reply) => self.answer(reply),
+            TraceAction::Zoom(z) => {
+                if let (Some(shown), None) = (&self.shown, &self.reading) {
+                    self.window = shown.timeline.zoom(z);
+                    self.post(&Request::Timeline { id: self.shown_id, window: self.window });
+                }
+            }
             TraceAction::Lost(why) => {
                 if let Some(r) = self.reading.take() {
                     self.error = Some(format!("{} was not read: {why}", r.name));
@@ -127,6 +137,7 @@ impl TraceLab {
                 self.error = None;
                 self.link = None;
                 self.text = None;
+                self.window = None;
             }
         }
     }
@@ -140,6 +151,7 @@ impl TraceLab {
         self.cancel();
         self.text = text;
         self.link = None;
+        self.window = None;
         self.tree = None;
         self.tree_sent = false;
         self.last_id += 1;
@@ -179,8 +191,16 @@ impl TraceLab {
         // stays); one about the trace on screen is its replay with a class tree.
         if self.reading.is_none() && id == self.shown_id && id != 0 {
             match answer {
-                Answer::Done(view) => self.shown = Some(Rc::new(*view)),
-                Answer::Refused(why) => self.error = Some(format!("The class tree was not applied: {why}")),
+                Answer::Done(view) => {
+                    self.shown = Some(Rc::new(*view));
+                    self.window = None;
+                }
+                Answer::Timeline(part) => {
+                    if let Some(shown) = &mut self.shown {
+                        Rc::make_mut(shown).timeline = part;
+                    }
+                }
+                Answer::Refused(why) => self.error = Some(format!("The view was not redone: {why}")),
                 Answer::Progress { .. } => {}
             }
             return;
@@ -207,6 +227,7 @@ impl TraceLab {
                 self.reading = Some(r);
             }
             Answer::Refused(why) => self.error = Some(format!("{} was not read: {why}", r.name)),
+            Answer::Timeline(_) => self.reading = Some(r),
             Answer::Done(view) => {
                 self.shown = Some(Rc::new(*view));
                 self.shown_id = id;
@@ -440,5 +461,29 @@ mod tests {
             assert_eq!(sniff(p.text.as_bytes()), None, "{}", p.id);
         }
         assert_eq!(sniff(b""), None);
+    }
+
+    #[test]
+    fn zooming_the_timeline_in_then_back_to_the_whole_trace_gives_the_original_markup() {
+        let log = committed("v8-proto-write");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
+        worker(&mut host, &mut lab, &log);
+        let whole = lab.shown.as_deref().unwrap().timeline.clone();
+        assert!(!whole.zoomed());
+        lab.reduce(TraceAction::Zoom(Zoom::In));
+        assert_eq!(worker(&mut host, &mut lab, &log), 1);
+        let zoomed = lab.shown.as_deref().unwrap().timeline.clone();
+        assert!(zoomed.zoomed() && Some(zoomed.window) == lab.window, "{zoomed:?}");
+        let (lo, hi) = zoomed.window;
+        assert!(lo <= whole.peak && whole.peak <= hi && (hi - lo) * 2 <= whole.whole.1 - whole.whole.0 + 1, "{zoomed:?} {whole:?}");
+        assert_ne!(zoomed.markup, whole.markup);
+        lab.reduce(TraceAction::Zoom(Zoom::Out));
+        worker(&mut host, &mut lab, &log);
+        assert_eq!(lab.shown.as_deref().unwrap().timeline, whole, "zooming out of a half-wide window shows all of it");
+        lab.reduce(TraceAction::Zoom(Zoom::In));
+        lab.reduce(TraceAction::Zoom(Zoom::Whole));
+        worker(&mut host, &mut lab, &log);
+        assert_eq!((lab.window, &lab.shown.as_deref().unwrap().timeline), (None, &whole));
     }
 }

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::view::TraceView;
+use super::view::{Timeline, TraceView};
 use super::{export, markup};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,7 +17,7 @@ pub struct TracePage {
     pub format: Option<String>,
     pub summary: String,
     pub fan_out: String,
-    pub timeline: String,
+    pub timeline: TimelinePart,
     /// The replay's comparison, or why there is none. Both are text on purpose: the worker
     /// writes every part of the page (`view::NoReplay` is the typed reason), so the page
     /// ships no error types of the readers.
@@ -37,7 +37,7 @@ impl TracePage {
             format: v.format.clone(),
             summary: markup::summary(v),
             fan_out: markup::fan_out(v),
-            timeline: markup::timeline(&v.timeline),
+            timeline: TimelinePart::of(&v.timeline),
             replay: v.replay.as_ref().map(markup::replay).map_err(ToString::to_string),
             scenario: v.replay.as_ref().ok().filter(|r| !r.scenario.is_empty()).map(|r| r.scenario.clone()),
             fan_out_csv: export::fan_out_csv(v),
@@ -46,4 +46,55 @@ impl TracePage {
             replay_markdown: export::replay_markdown(v),
         }
     }
+}
+
+/// The timeline as the page shows it, and the window it shows: the page zooms by asking the
+/// worker for another window (`protocol::Request::Timeline`), answered with another of these.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelinePart {
+    pub markup: String,
+    /// The window shown and the trace's extent, in its units (µs of its clock, or lines).
+    pub window: (u64, u64),
+    pub whole: (u64, u64),
+    /// The middle of the window's densest bin.
+    pub peak: u64,
+}
+
+impl TimelinePart {
+    pub fn of(tl: &Timeline) -> TimelinePart {
+        TimelinePart { markup: markup::timeline(tl), window: (tl.start, tl.end), whole: tl.whole, peak: tl.peak }
+    }
+
+    /// Whether a window narrower than the whole trace is shown.
+    pub fn zoomed(&self) -> bool {
+        self.window != self.whole
+    }
+
+    /// The window to ask for next (`None`: the whole trace): half as wide around the densest
+    /// bin, twice as wide around the middle, or all of it. Kept inside the trace by sliding.
+    pub fn zoom(&self, z: Zoom) -> Option<(u64, u64)> {
+        let (lo, hi) = self.window;
+        let span = hi - lo;
+        let (centre, width) = match z {
+            Zoom::Whole => return None,
+            Zoom::In => (self.peak, (span / 2).max(MIN_SPAN)),
+            Zoom::Out => (lo + span / 2, span.saturating_mul(2)),
+        };
+        if width >= self.whole.1 - self.whole.0 {
+            return None;
+        }
+        let start = centre.saturating_sub(width / 2).clamp(self.whole.0, self.whole.1 - width);
+        Some((start, start + width))
+    }
+}
+
+/// The narrowest window "Zoom in" asks for, in the trace's units (µs or lines).
+pub const MIN_SPAN: u64 = 2;
+
+/// What the timeline's zoom buttons ask.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zoom {
+    In,
+    Out,
+    Whole,
 }

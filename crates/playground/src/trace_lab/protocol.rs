@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::page::TracePage;
+use super::page::{TimelinePart, TracePage};
 use crate::worker::wire::TRACE;
 
 /// Bytes of log per chunk message: a task of a few ms in the worker at the readers' slowest
@@ -33,6 +33,8 @@ pub enum Request {
     Finish { id: u64, tree: Option<ClassTree> },
     /// A class tree for the finished trace `id`: replay it again with the tree, answer the view.
     Classes { id: u64, tree: ClassTree },
+    /// The finished trace `id`'s timeline over `window` (its units; `None`: the whole trace).
+    Timeline { id: u64, window: Option<(u64, u64)> },
     /// Drop the reader, or the finished trace kept for a class tree.
     Cancel { id: u64 },
 }
@@ -65,6 +67,8 @@ pub enum Answer {
     Refused(String),
     /// The whole trace, as the page shows it.
     Done(Box<TracePage>),
+    /// The timeline over the window asked for.
+    Timeline(TimelinePart),
 }
 
 /// Why bytes are not a message.
@@ -144,6 +148,8 @@ mod tests {
             Request::Finish { id: 2, tree: None },
             Request::Finish { id: 2, tree: Some(tree.clone()) },
             Request::Classes { id: 2, tree },
+            Request::Timeline { id: 2, window: Some((5, 900)) },
+            Request::Timeline { id: 2, window: None },
             Request::Cancel { id: 3 },
         ] {
             assert_eq!(decode_request(&encode_request(&r)).unwrap(), (r, &[][..]));

@@ -181,9 +181,14 @@ impl ReplayView {
 pub struct Timeline {
     /// `true`: `start`/`end` and every `x` are the log's clock in µs; `false`: line numbers.
     pub clock: bool,
+    /// The window shown (the whole trace unless zoomed), within `whole`.
     pub start: u64,
     pub end: u64,
-    /// Each mutation with a radius (at most [`MAX_ROWS`]): x, and its fan-out (sites + units).
+    /// The trace's first and last event on this axis.
+    pub whole: (u64, u64),
+    /// The middle of the window's densest bin (where "Zoom in" centres).
+    pub peak: u64,
+    /// Each mutation with a radius inside the window (at most [`MAX_ROWS`]): x, and its fan-out (sites + units).
     pub mutations: Vec<(u64, u32)>,
     /// Invalidations per bin of `(end - start) / BINS`, attributed exactly, by order, and not.
     pub exact: Vec<u32>,
@@ -276,7 +281,7 @@ impl TraceView {
             quiet: (radii.len() - hit.len()) as u64,
             fan_out,
             replay: replay_view(name, t),
-            timeline: timeline(t, &hit.iter().take(MAX_ROWS).map(|r| (r.mutation, (r.sites.len() + r.units.len()) as u32)).collect::<Vec<_>>()),
+            timeline: timeline(t, &radii, None),
             stopped: t.stopped.as_ref().map(|e| e.to_string()),
         }
     }
@@ -357,28 +362,44 @@ fn replay_view(name: &str, t: &Trace) -> Result<ReplayView, NoReplay> {
     })
 }
 
+/// The timeline of `t` over `window` (clamped to the trace; `None`: the whole trace), binned at
+/// full resolution: the worker answers a zoom with it (`protocol::Request::Timeline`).
+pub fn zoomed(t: &Trace, window: Option<(u64, u64)>) -> Timeline {
+    timeline(t, &blast_radii(t), window)
+}
+
 /// Where an event sits on the timeline's axis: the log's clock if the trace has one for every
-/// event placed, else its line.
-fn timeline(t: &Trace, radii: &[(u32, u32)]) -> Timeline {
+/// event placed, else its line. Only the events inside the window are placed.
+fn timeline(t: &Trace, radii: &[blast_engine::trace::BlastRadius], window: Option<(u64, u64)>) -> Timeline {
     let clock = !t.invalidations.is_empty() && t.invalidations.iter().all(|i| i.at.clock_us.is_some()) && t.mutations.iter().all(|m| m.at.clock_us.is_some());
     let x = |at: &blast_engine::trace::At| if clock { at.clock_us.unwrap_or(0) } else { at.line };
     let xs = t.invalidations.iter().map(|i| x(&i.at)).chain(t.mutations.iter().map(|m| x(&m.at)));
-    let (start, end) = xs.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
-    if start > end {
+    let whole = xs.fold((u64::MAX, 0), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    if whole.0 > whole.1 {
         return Timeline::default();
     }
+    let (start, end) = clamp(window, whole);
+    let inside = |v: u64| (start..=end).contains(&v);
     let span = (end - start).max(1);
     let bin = |v: u64| (((v - start) as u128 * BINS as u128 / (span as u128 + 1)) as usize).min(BINS - 1);
     let mut tl = Timeline {
         clock,
         start,
         end,
-        mutations: radii.iter().map(|&(m, n)| (x(&t.mutations[m as usize].at), n)).collect(),
+        whole,
+        peak: start,
+        mutations: radii
+            .iter()
+            .filter(|r| r.invalidations > 0)
+            .map(|r| (x(&t.mutations[r.mutation as usize].at), (r.sites.len() + r.units.len()) as u32))
+            .filter(|&(v, _)| inside(v))
+            .take(MAX_ROWS)
+            .collect(),
         exact: vec![0; BINS],
         by_order: vec![0; BINS],
         unattributed: vec![0; BINS],
     };
-    for i in &t.invalidations {
+    for i in t.invalidations.iter().filter(|i| inside(x(&i.at))) {
         let b = bin(x(&i.at));
         match i.cause.map(|c| c.attribution) {
             Some(Attribution::Exact) => tl.exact[b] += 1,
@@ -386,7 +407,22 @@ fn timeline(t: &Trace, radii: &[(u32, u32)]) -> Timeline {
             None => tl.unattributed[b] += 1,
         }
     }
+    let total = |b: usize| tl.exact[b] + tl.by_order[b] + tl.unattributed[b];
+    // The first of the fullest bins; its middle, in the trace's units.
+    let densest = (0..BINS).rev().max_by_key(|&b| total(b)).unwrap_or(0) as u128;
+    tl.peak = start + ((2 * densest + 1) * (span as u128 + 1) / (2 * BINS as u128)) as u64;
     tl
+}
+
+/// A window within the trace's extent `whole`, never empty nor reversed (`None`: all of it).
+pub fn clamp(window: Option<(u64, u64)>, whole: (u64, u64)) -> (u64, u64) {
+    let Some((a, b)) = window else { return whole };
+    let (lo, hi) = (a.min(b).clamp(whole.0, whole.1), a.max(b).clamp(whole.0, whole.1));
+    if lo == hi {
+        (whole.0.max(lo.saturating_sub(1)), whole.1.min(hi + 1))
+    } else {
+        (lo, hi)
+    }
 }
 
 #[cfg(test)]
@@ -481,5 +517,34 @@ pub(crate) mod tests {
         let (saved, _) = r.saved_against_global(Policy::Exact).unwrap();
         let at = |p| r.policies.iter().position(|&q| q == p).unwrap();
         assert_eq!(saved, r.totals[at(Policy::Global)].predicted - r.totals[at(Policy::Exact)].predicted);
+    }
+
+    #[test]
+    fn a_window_bins_each_invalidation_inside_it_once_and_none_outside() {
+        for name in committed_samples() {
+            let t = sample(&name);
+            let whole = zoomed(&t, None);
+            let (lo, hi) = whole.whole;
+            let x = |at: &blast_engine::trace::At| if whole.clock { at.clock_us.unwrap() } else { at.line };
+            for window in [(lo, hi), (lo + (hi - lo) / 3, lo + (hi - lo) / 2), (lo + (hi - lo) / 2, hi + 1000), (hi - 1, hi)] {
+                let tl = zoomed(&t, Some(window));
+                let binned: u32 = tl.exact.iter().chain(&tl.by_order).chain(&tl.unattributed).sum();
+                let inside = t.invalidations.iter().filter(|i| (tl.start..=tl.end).contains(&x(&i.at))).count();
+                assert_eq!(binned as usize, inside, "{name} {window:?}");
+                assert!(tl.start >= lo && tl.end <= hi && tl.start < tl.end, "{name}: {window:?} clamped to {:?}", (tl.start, tl.end));
+                assert!(tl.mutations.iter().all(|&(m, _)| (tl.start..=tl.end).contains(&m)), "{name}");
+                assert!((tl.start..=tl.end).contains(&tl.peak), "{name}");
+            }
+            assert_eq!(zoomed(&t, Some((lo, hi))), whole, "{name}: the whole extent as a window is the whole trace");
+        }
+    }
+
+    #[test]
+    fn a_window_is_clamped_to_the_trace_and_never_empty() {
+        assert_eq!(clamp(None, (10, 50)), (10, 50));
+        assert_eq!(clamp(Some((0, 900)), (10, 50)), (10, 50));
+        assert_eq!(clamp(Some((40, 20)), (10, 50)), (20, 40));
+        assert_eq!(clamp(Some((60, 70)), (10, 50)), (49, 50));
+        assert_eq!(clamp(Some((30, 30)), (10, 50)), (29, 31));
     }
 }
