@@ -210,7 +210,8 @@ export const checks = [
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         const t0 = Date.now();
         await openSample(page, 'v8-proto-write');
-        log(`# trace lab: v8-proto-write (1.16 MB) from the gallery to its view in ${Date.now() - t0} ms`);
+        const mb = (fs.statSync(path.join(LOGS, 'v8-proto-write.log')).size / 1e6).toFixed(2);
+        log(`# trace lab: v8-proto-write (${mb} MB) from the gallery to its view in ${Date.now() - t0} ms`);
         const summary = fromCli('v8-proto-write');
         const rows = await fanOutRows(page);
         sameAsCli(rows, summary);
