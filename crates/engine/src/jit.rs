@@ -132,26 +132,32 @@ pub struct Thresholds {
     pub bytecode_trap_limit: u32,
 }
 
+impl Thresholds {
+    /// HotSpot's defaults (JDK 17, `compiler_globals.hpp` / `globals.hpp`; `java
+    /// -XX:+PrintFlagsFinal -version` prints them, and a test compares every flag here with it).
+    pub const HOTSPOT: Thresholds = Thresholds {
+        tier3_invocations: 200,
+        tier3_back_edges: 60_000,
+        tier4_invocations: 5_000,
+        tier4_back_edges: 40_000,
+        back_edge_notify: 1 << 10,
+        tier0_invoke_notify: 1 << 7,
+        c1_back_edge_notify: 1 << 13,
+        c1_latency_ns: 0,
+        c2_latency_ns: 0,
+        c2_queue: 0,
+        tier4_load_feedback: 3,
+        c2_threads: 1,
+        recompilation_cutoff: 400,
+        bytecode_recompilation_cutoff: 200,
+        method_trap_limit: 100,
+        bytecode_trap_limit: 4,
+    };
+}
+
 impl Default for Thresholds {
     fn default() -> Self {
-        Thresholds {
-            tier3_invocations: 200,
-            tier3_back_edges: 60_000,
-            tier4_invocations: 5_000,
-            tier4_back_edges: 40_000,
-            back_edge_notify: 1 << 10,
-            tier0_invoke_notify: 1 << 7,
-            c1_back_edge_notify: 1 << 13,
-            c1_latency_ns: 0,
-            c2_latency_ns: 0,
-            c2_queue: 0,
-            tier4_load_feedback: 3,
-            c2_threads: 1,
-            recompilation_cutoff: 400,
-            bytecode_recompilation_cutoff: 200,
-            method_trap_limit: 100,
-            bytecode_trap_limit: 4,
-        }
+        Thresholds::HOTSPOT
     }
 }
 
@@ -582,31 +588,43 @@ fn iterations_for(left_ns: f64, ns: f64) -> u64 {
 mod tests {
     use super::*;
 
-    const T: Thresholds = Thresholds {
-        tier3_invocations: 200,
-        tier3_back_edges: 60_000,
-        tier4_invocations: 5_000,
-        tier4_back_edges: 40_000,
-        back_edge_notify: 1024,
-        tier0_invoke_notify: 128,
-        c1_back_edge_notify: 8192,
-        c1_latency_ns: 0,
-        c2_latency_ns: 0,
-        c2_queue: 0,
-        tier4_load_feedback: 3,
-        c2_threads: 1,
-        recompilation_cutoff: 400,
-        bytecode_recompilation_cutoff: 200,
-        method_trap_limit: 100,
-        bytecode_trap_limit: 4,
-    };
+    const T: Thresholds = Thresholds::HOTSPOT;
 
     /// Costs per iteration when no latency is set (they only convert latency into iterations).
     const FREE: [f64; 3] = [0.0; 3];
 
     #[test]
-    fn the_defaults_are_hotspots() {
-        assert_eq!(Thresholds::default(), T);
+    fn the_defaults_are_the_flags_of_the_java_on_this_machine() {
+        // The JVM prints its own defaults; a machine without `java` has nothing to compare with.
+        let out = match std::process::Command::new("java").args(["-XX:+PrintFlagsFinal", "-version"]).output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return eprintln!("no `java` on PATH: defaults not compared"),
+            Err(e) => panic!("java -XX:+PrintFlagsFinal: {e}"),
+        };
+        let flags = String::from_utf8_lossy(&out.stdout);
+        // `     intx Tier3InvocationThreshold = 200 {product} {default}`
+        let flag = |name: &str| -> u64 {
+            let line = flags.lines().find(|l| l.split_whitespace().nth(1) == Some(name)).unwrap_or_else(|| panic!("java prints no flag {name}"));
+            line.split_whitespace().nth(3).and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("flag {name}: {line}"))
+        };
+        let d = Thresholds::default();
+        let expected = [
+            ("Tier3InvocationThreshold", d.tier3_invocations, flag("Tier3InvocationThreshold")),
+            ("Tier3BackEdgeThreshold", d.tier3_back_edges, flag("Tier3BackEdgeThreshold")),
+            ("Tier4InvocationThreshold", d.tier4_invocations, flag("Tier4InvocationThreshold")),
+            ("Tier4BackEdgeThreshold", d.tier4_back_edges, flag("Tier4BackEdgeThreshold")),
+            ("Tier0BackedgeNotifyFreqLog", d.back_edge_notify, 1 << flag("Tier0BackedgeNotifyFreqLog")),
+            ("Tier0InvokeNotifyFreqLog", d.tier0_invoke_notify, 1 << flag("Tier0InvokeNotifyFreqLog")),
+            ("Tier3BackedgeNotifyFreqLog", d.c1_back_edge_notify, 1 << flag("Tier3BackedgeNotifyFreqLog")),
+            ("Tier4LoadFeedback", d.tier4_load_feedback, flag("Tier4LoadFeedback")),
+            ("PerMethodRecompilationCutoff", u64::from(d.recompilation_cutoff), flag("PerMethodRecompilationCutoff")),
+            ("PerBytecodeRecompilationCutoff", u64::from(d.bytecode_recompilation_cutoff), flag("PerBytecodeRecompilationCutoff")),
+            ("PerMethodTrapLimit", u64::from(d.method_trap_limit), flag("PerMethodTrapLimit")),
+            ("PerBytecodeTrapLimit", u64::from(d.bytecode_trap_limit), flag("PerBytecodeTrapLimit")),
+        ];
+        for (name, ours, java) in expected {
+            assert_eq!(ours, java, "{name}: ours differ from the JVM's");
+        }
     }
 
     #[test]
