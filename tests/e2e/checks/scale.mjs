@@ -268,6 +268,61 @@ export const checks = [
     },
   },
   {
+    name: 'scale: a pasted 9 MB world of 240,000 sites is shown, and 10 MB of junk is refused with its line, each with its first paint and longest task printed (goal: 3 s, no task over 50 ms)',
+    async run({ browser, baseUrl, log }) {
+      const sites = 240_000;
+      const text = world(sites / 10, sites);
+      {
+        const { context, page, errors } = await openEditor(browser, baseUrl, log);
+        try {
+          const { t0, firstPaintMs, readMs } = await paste(page, text, sites);
+          await page.waitForTimeout(500);
+          const longest = await longestSince(page, t0);
+          const tasks = await tasksSince(page, t0);
+          const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
+          log(`# ${(text.length / 1e6).toFixed(1)} MB paste (${sites} sites): first paint ${firstPaintMs} ms (worker answer applied at ${readMs} ms), longest task ${Math.round(longest)} ms (start+ms: ${tasks.slice(0, 5).join(', ') || 'none'}), ${nodes} DOM elements`);
+          expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+          expect(nodes < 20_000, `${nodes} DOM elements: the DSL view, editor or blast view renders every line or row`);
+        } finally {
+          await context.close();
+        }
+      }
+      {
+        // Junk as big: the reader stops at its first line, and the page says where.
+        const junk = 'this is not a scenario, only words\n'.repeat(Math.ceil(10e6 / 35));
+        const { context, page, errors } = await openEditor(browser, baseUrl, log);
+        try {
+          await page.evaluate((junk) => {
+            window.__clipboard = new DataTransfer();
+            window.__clipboard.setData('text/plain', junk);
+            document.querySelector('#dsl-text').select();
+          }, junk);
+          const t0 = await page.evaluate(() => performance.now());
+          await page.evaluate(() => {
+            const area = document.querySelector('#dsl-text');
+            const data = window.__clipboard;
+            delete window.__clipboard;
+            if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
+              area.value = data.getData('text/plain');
+              area.dispatchEvent(new InputEvent('input', { bubbles: true }));
+            }
+          });
+          await page.waitForSelector('#dsl-error', { timeout: 60_000 });
+          const shownMs = Math.round((await page.evaluate(() => performance.now())) - t0);
+          const message = (await page.textContent('#dsl-error')).trim();
+          await page.waitForTimeout(500);
+          const longest = await longestSince(page, t0);
+          const tasks = await tasksSince(page, t0);
+          log(`# ${(junk.length / 1e6).toFixed(1)} MB of junk pasted: refused in ${shownMs} ms, longest task ${Math.round(longest)} ms (start+ms: ${tasks.slice(0, 5).join(', ') || 'none'}): "${message.slice(0, 120)}"`);
+          expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+          expect(/\b1:1\b|line 1\b/.test(message), `the refusal does not name the first line: ${message.slice(0, 200)}`);
+        } finally {
+          await context.close();
+        }
+      }
+    },
+  },
+  {
     name: 'scale: without the engine worker (its loader fails to load) a large paste is read on the page, with a notice, and a fit says why there is none',
     async run({ browser, baseUrl, log }) {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
