@@ -8,8 +8,9 @@ use crate::browser::{self, LogBlob, TextReadError};
 
 use blast_playground::share::Shared;
 
-/// Files larger than this are refused before reading (the DSL parser caps at 2 MB too).
-const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
+/// Files larger than the scenario reader's cap are refused before reading: the engine worker
+/// would refuse the text anyway (`dsl::MAX_INPUT`, as the CLI).
+const MAX_IMPORT_BYTES: f64 = blast_engine::dsl::MAX_INPUT as f64;
 
 pub struct FilesProps {
     /// Picked files: a scenario, or a runtime log and its class tree (the app tells them
@@ -63,7 +64,7 @@ impl std::fmt::Display for ImportRefusal {
 pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'static, on_error: impl FnOnce(String) + 'static) {
     let name = blob.name.clone();
     if blob.size() as f64 > MAX_IMPORT_BYTES {
-        return on_error(format!("{name} is too large to import (at most 2 MB)."));
+        return on_error(format!("{name} is too large to import (at most {} MB).", blast_engine::dsl::MAX_INPUT / 1_000_000));
     }
     blob.read_text(move |text| match text {
         Ok(text) => match parse_import(&text) {
