@@ -173,6 +173,44 @@ fn mangled_scenarios_never_panic() {
     assert!(accepted > 10, "the mangler should leave some scenarios valid ({accepted})");
 }
 
+/// Mangled scenarios read a few bytes at a time by `dsl::Reading`, checked after each piece: a
+/// refusal it decides before the end is the refusal of the whole text, at the same place.
+#[test]
+fn a_refusal_decided_while_reading_is_the_refusal_of_the_whole_text() {
+    let alphabet: Vec<char> = "{}=.;#\"\n 0123456789abcxyzAB_$-@é".chars().collect();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut early = 0;
+    for round in 0..1500 {
+        let base = presets::all()[round % presets::all().len()].text;
+        let mut chars: Vec<char> = base.chars().collect();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(chars.len());
+            if rng.below(2) == 0 {
+                chars.remove(at);
+            } else {
+                chars.insert(at, alphabet[rng.below(alphabet.len())]);
+            }
+        }
+        let text: String = chars.into_iter().collect();
+        let whole = dsl::parse_any(&text).err().map(|e| e.to_string());
+        let mut reading = dsl::Reading::checking_every(1);
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut n = (1 + rng.below(40)).min(rest.len());
+            while !rest.is_char_boundary(n) {
+                n += 1;
+            }
+            if let Err(e) = reading.feed(&rest[..n]) {
+                assert_eq!(Some(e.to_string()), whole, "refused while reading:\n{text}");
+                early += 1;
+                break;
+            }
+            rest = &rest[n..];
+        }
+    }
+    assert!(early > 1000, "most mangled texts are refused before their end ({early} of 1500)");
+}
+
 #[test]
 fn a_byte_order_mark_is_accepted_and_invisible_characters_are_shown_escaped() {
     let text = "\u{feff}class A { m }\nsite s = A.m\nop { loop 1 { call s } }";
