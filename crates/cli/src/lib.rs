@@ -216,8 +216,9 @@ pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
 /// the parser as it is read (`dsl::Reading`): a text the parser refuses is refused with the
 /// error `dsl::parse_any` gives it, holding what was read since its last top-level declaration.
 pub(crate) fn read_scenario(path: &str) -> Result<String, CliError> {
+    // The reading is the check's: what it holds goes when the check ends.
     let mut reading = dsl::Reading::new();
-    input::read_checked(path, dsl::MAX_INPUT as u64, |piece| reading.feed(piece)).map_err(|stop| match stop {
+    input::read_checked(path, dsl::MAX_INPUT as u64, move |piece| reading.feed(piece)).map_err(|stop| match stop {
         input::Stopped::Input(error) => CliError::Input { target: path.to_string(), error },
         input::Stopped::Refused(error) => CliError::Scenario { target: path.to_string(), error },
     })

@@ -109,10 +109,11 @@ impl<'a> Lexer<'a> {
         Ok(t)
     }
 
-    /// The next token and where it starts; `Eof` at the end, as often as asked, starting where
-    /// the last token ended (a lexer started there again reads what follows the same way).
+    /// The next token and where it starts; `Eof` at the end, as often as asked, starting at the
+    /// last space or comment skipped before it (a lexer started there reads the rest the same
+    /// way, and a comment cut by the end of a partial text is read again whole).
     fn scan(&mut self) -> Result<(Token<'a>, Mark), ScenarioError> {
-        let from = Mark { i: self.i, line: self.line, col: self.col };
+        let mut from = Mark { i: self.i, line: self.line, col: self.col };
         // Bytes, not chars: every token is ASCII, so only whitespace and string contents outside
         // ASCII are decoded (columns count chars, as an editor does).
         let (src, bytes) = (self.src, self.src.as_bytes());
@@ -120,6 +121,7 @@ impl<'a> Lexer<'a> {
         while self.i < bytes.len() {
             let (i, b) = (self.i, bytes[self.i]);
             let (tl, tc) = (self.line, self.col);
+            from = Mark { i, line: tl, col: tc };
             // Both fit: the text is at most `MAX_INPUT` bytes.
             let at = |tok| (Token { tok, line: tl as u32, col: tc as u32 }, Mark { i, line: tl, col: tc });
             if b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n')) {

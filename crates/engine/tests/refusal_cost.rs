@@ -209,6 +209,12 @@ fn a_text_read_a_piece_at_a_time_is_refused_past_a_cap_holding_one_declaration()
     assert_eq!(error, "100003:1: at most 100,000 event statements; this is number 100,001");
     assert!(read < 3 * MB, "{read} bytes read");
     assert!(peak < 4 * MB, "{peak} bytes at the peak");
+    // 20 MB of comments, then a character the lexer refuses: the comments are not held.
+    let comments = "# c\n".repeat(5_000_000) + "class A @ { m }\n" + &"# c\n".repeat(100_000);
+    let (error, read, peak) = refusal_while_reading(&comments);
+    assert_eq!(error, "5000001:9: unexpected character `@`");
+    assert!(read < 21 * MB, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
     // Past the site cap: counted, never built.
     let sites = String::from("class A { m }\n") + &(0..1_100_000).map(|i| format!("site s{i} = A.m\n")).collect::<String>();
     let (error, read, peak) = refusal_while_reading(&sites);
