@@ -497,17 +497,18 @@ impl<'a> Parser<'a> {
                     let (name, nt) = self.ident("a category name")?;
                     self.mark(|| path.clone(), &nt);
                     let open = self.sym('{')?;
-                    let mut methods = Vec::new();
+                    let (mut methods, mut count) = (Vec::new(), 0);
                     while !self.at_sym('}') {
                         if self.peek().tok == Tok::Eof {
                             return self.unclosed(&open, None, "`Class.method` or `}`");
                         }
                         let (class, ct) = self.ident("`Class.method`")?;
-                        self.cap(&ct, methods.len(), MAX_METHODS, "methods per category")?;
-                        self.mark(|| format!("{path}.methods[{}]", methods.len()), &ct);
+                        self.cap(&ct, count, MAX_METHODS, "methods per category")?;
+                        self.mark(|| format!("{path}.methods[{count}]"), &ct);
                         self.sym('.')?;
                         let (method, _) = self.ident("a method name")?;
-                        methods.push(MethodRef { class: class.to_string(), method: method.to_string() });
+                        self.keep(&mut methods, MethodRef { class: class.to_string(), method: method.to_string() });
+                        count += 1;
                     }
                     self.sym('}')?;
                     self.keep(&mut s.categories, CategoryDecl { name: name.to_string(), methods });
@@ -586,6 +587,7 @@ impl<'a> Parser<'a> {
             // The first declaration word read as a method on a later line: a sign that this
             // `{` was never closed and the next declarations were read as its methods.
             let mut declaration: Option<Token> = None;
+            let mut count = 0;
             while !self.at_sym('}') {
                 if !matches!(self.peek().tok, Tok::Ident(_)) {
                     return self.unclosed(&open, declaration.as_ref(), "a method name or `}`");
@@ -594,13 +596,14 @@ impl<'a> Parser<'a> {
                 if declaration.is_none() && mt.line > open.line && DECLARATIONS.contains(&m) {
                     declaration = Some(Token { tok: Tok::Ident(m), ..mt });
                 }
-                self.cap(&mt, c.methods.len(), MAX_METHODS, "methods per class")?;
-                self.mark(|| format!("{path}.methods[{}]", c.methods.len()), &mt);
+                self.cap(&mt, count, MAX_METHODS, "methods per class")?;
+                self.mark(|| format!("{path}.methods[{count}]"), &mt);
                 // `cost` followed by a number is a body cost; alone it is a method named `cost`.
                 if self.at_keyword("cost") && matches!(self.peek_after().tok, Tok::Num(_)) {
                     self.body_cost(path, m, &mut c.costs)?;
                 }
-                c.methods.push(m.to_string());
+                self.keep(&mut c.methods, m.to_string());
+                count += 1;
             }
             self.sym('}')?;
         }
@@ -619,7 +622,7 @@ impl<'a> Parser<'a> {
         };
         self.mark(|| format!("{path}.costs[{}]", costs.len()), &nt);
         let Some(ns) = n.checked_mul(scale) else { return self.error(&nt, format!("cost {n}{unit} is too large")) };
-        costs.push(BodyCost { method: method.to_string(), ns });
+        self.keep(costs, BodyCost { method: method.to_string(), ns });
         Ok(())
     }
 
