@@ -334,10 +334,10 @@ impl<'a> Parser<'a> {
         }
         self.error(t, format!("at most {} {what}; this is number {}", thousands(max as u64), thousands(count as u64 + 1)))
     }
-    /// Add `item` to `list` when this parse keeps what it reads.
-    fn keep<T>(&self, list: &mut Vec<T>, item: T) {
+    /// Add `item` to `list` when this parse keeps what it reads (built only then).
+    fn keep<T>(&self, list: &mut Vec<T>, item: impl FnOnce() -> T) {
         if self.keep {
-            list.push(item);
+            list.push(item());
         }
     }
     fn error<T>(&self, t: &Token, msg: impl Into<String>) -> PResult<T> {
@@ -490,7 +490,7 @@ impl<'a> Parser<'a> {
                     let path = self.sub(|| format!("classes[{}]", self.n.classes));
                     let c = self.class_body(&path)?;
                     self.n.classes += 1;
-                    self.keep(&mut s.classes, c);
+                    self.keep(&mut s.classes, || c);
                 }
                 "category" => {
                     let path = self.sub(|| format!("categories[{}]", s.categories.len()));
@@ -507,11 +507,11 @@ impl<'a> Parser<'a> {
                         self.mark(|| format!("{path}.methods[{count}]"), &ct);
                         self.sym('.')?;
                         let (method, _) = self.ident("a method name")?;
-                        self.keep(&mut methods, MethodRef { class: class.to_string(), method: method.to_string() });
+                        self.keep(&mut methods, || MethodRef { class: class.to_string(), method: method.to_string() });
                         count += 1;
                     }
                     self.sym('}')?;
-                    self.keep(&mut s.categories, CategoryDecl { name: name.to_string(), methods });
+                    self.keep(&mut s.categories, || CategoryDecl { name: name.to_string(), methods });
                 }
                 "site" => {
                     self.cap(&t, self.n.sites, MAX_SITES, "sites")?;
@@ -526,7 +526,7 @@ impl<'a> Parser<'a> {
                     self.mark(|| format!("{path}.method"), &mt);
                     let (others, mix) = self.receiver_mix(&path, method)?;
                     self.n.sites += 1;
-                    self.keep(&mut s.sites, SiteDecl::mono(name, class, method).with_receivers(others, mix));
+                    self.keep(&mut s.sites, || SiteDecl::mono(name, class, method).with_receivers(others, mix));
                 }
                 "setup" => {
                     s.setup = self.block("setup")?;
@@ -548,7 +548,7 @@ impl<'a> Parser<'a> {
                     self.mark(|| path.clone(), &t);
                     let e = self.expectation(&path)?;
                     self.n.expectations += 1;
-                    self.keep(&mut s.expectations, e);
+                    self.keep(&mut s.expectations, || e);
                 }
                 other => {
                     return self.error(
@@ -602,7 +602,7 @@ impl<'a> Parser<'a> {
                 if self.at_keyword("cost") && matches!(self.peek_after().tok, Tok::Num(_)) {
                     self.body_cost(path, m, &mut c.costs)?;
                 }
-                self.keep(&mut c.methods, m.to_string());
+                self.keep(&mut c.methods, || m.to_string());
                 count += 1;
             }
             self.sym('}')?;
@@ -622,7 +622,7 @@ impl<'a> Parser<'a> {
         };
         self.mark(|| format!("{path}.costs[{}]", costs.len()), &nt);
         let Some(ns) = n.checked_mul(scale) else { return self.error(&nt, format!("cost {n}{unit} is too large")) };
-        self.keep(costs, BodyCost { method: method.to_string(), ns });
+        self.keep(costs, || BodyCost { method: method.to_string(), ns });
         Ok(())
     }
 
@@ -646,7 +646,7 @@ impl<'a> Parser<'a> {
             }
             let p = self.sub(|| format!("{path}[{}]", out.len()));
             let st = self.stmt(&p)?;
-            self.keep(&mut out, st);
+            self.keep(&mut out, || st);
         }
         self.sym('}')?;
         Ok(out)
