@@ -134,14 +134,19 @@ fn caps_are_refused_at_the_first_declaration_past_them() {
     }
 }
 
+/// `head`, then `n` lines `site sI = A.m`.
+fn sites_after(head: &str, n: usize) -> String {
+    let mut text = String::from(head);
+    for i in 0..n {
+        text.push_str(&format!("site s{i} = A.m\n"));
+    }
+    text
+}
+
 #[test]
 fn the_site_cap_is_refused_at_the_first_site_past_it() {
     let _alone = counting::alone();
-    let mut text = String::from("class A { m }\n");
-    for i in 0..1_000_001 {
-        text.push_str(&format!("site s{i} = A.m\n"));
-    }
-    text.push_str("x y z\n@");
+    let text = sites_after("class A { m }\n", 1_000_001) + "x y z\n@";
     let (error, peak) = refusal(&text);
     assert_eq!(error, "1000002:1: at most 1,000,000 sites; this is number 1,000,001");
     // Found by a parse that counts the sites without building them.
@@ -161,10 +166,7 @@ fn the_site_cap_is_refused_at_the_first_site_past_it() {
 #[test]
 fn past_the_site_cap_an_earlier_error_is_still_the_first_refusal() {
     let _alone = counting::alone();
-    let mut text = String::from("class A { m }\nclass B extends\n");
-    for i in 0..1_000_001 {
-        text.push_str(&format!("site s{i} = A.m\n"));
-    }
+    let text = sites_after("class A { m }\nclass B extends\n", 1_000_001);
     let (error, peak) = refusal(&text);
     // `site` is read as the parent's name; the next word is the first refusal.
     assert!(error.starts_with("3:6: unknown declaration `s0`"), "{error}");
@@ -216,7 +218,7 @@ fn a_text_read_a_piece_at_a_time_is_refused_past_a_cap_holding_one_declaration()
     assert!(read < 21 * MB, "{read} bytes read");
     assert!(peak < MB, "{peak} bytes at the peak");
     // Past the site cap: counted, never built.
-    let sites = String::from("class A { m }\n") + &(0..1_100_000).map(|i| format!("site s{i} = A.m\n")).collect::<String>();
+    let sites = sites_after("class A { m }\n", 1_100_000);
     let (error, read, peak) = refusal_while_reading(&sites);
     assert_eq!(error, "1000002:1: at most 1,000,000 sites; this is number 1,000,001");
     assert!(read < 19 * MB, "{read} bytes read");
