@@ -17,7 +17,7 @@ use crate::validate::ScenarioError;
 const CHECK_EVERY: usize = 64 * 1024;
 
 /// The check of one scenario text as it is read ([`Reading::feed`] each piece in order).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Reading {
     /// The text from the start of the last top-level declaration the parse began (all of it
     /// while the text might be JSON).
@@ -34,15 +34,20 @@ pub struct Reading {
     every: usize,
 }
 
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, PartialEq)]
 enum Form {
     /// Nothing but white space yet.
-    #[default]
     Unknown,
     Dsl,
     /// JSON (a `{` first, as `parse_any` tells), or a text longer than any parse reads: not
     /// checked here.
     Unchecked,
+}
+
+impl Default for Reading {
+    fn default() -> Reading {
+        Reading::new()
+    }
 }
 
 impl Reading {
@@ -53,7 +58,15 @@ impl Reading {
     /// A reading checked when at least `every` bytes arrived since the last check (and the
     /// undecided text doubled); [`Reading::new`] checks every 64 KiB.
     pub fn checking_every(every: usize) -> Reading {
-        Reading { from: Mark { i: 0, line: 1, col: 1 }, next_check: every, every, ..Reading::default() }
+        Reading {
+            window: String::new(),
+            from: Mark { i: 0, line: 1, col: 1 },
+            counted: Counts::default(),
+            dropped: 0,
+            form: Form::Unknown,
+            next_check: every,
+            every,
+        }
     }
 
     /// Read the next piece of the text: the refusal `parse` gives every text that starts with
@@ -64,7 +77,7 @@ impl Reading {
         }
         if self.dropped + self.window.len() + piece.len() > MAX_INPUT {
             // `parse` refuses it by its length.
-            *self = Reading { form: Form::Unchecked, ..Reading::default() };
+            *self = Reading { form: Form::Unchecked, ..Reading::new() };
             return Ok(());
         }
         self.window.push_str(piece);
