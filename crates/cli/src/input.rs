@@ -71,10 +71,11 @@ pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
 }
 
 /// Read `path` as text of at most `cap` bytes, handing each piece to `check` in order as it is
-/// read; its first refusal ends the read. A regular file is read twice: first only checked,
-/// holding a chunk at a time (and what `check` keeps), then whole once `check` took every piece.
-/// A pipe or a device, which cannot be read again, is kept whole while it is checked.
-pub fn read_checked<E>(path: &str, cap: u64, check: impl FnMut(&str) -> Result<(), E>) -> Result<String, Stopped<E>> {
+/// read (`Some(piece)`), then the end (`None`); its first refusal ends the read. A regular file
+/// is read twice: first only checked, holding a chunk at a time (and what `check` keeps), then
+/// whole once `check` took all of it. A pipe or a device, which cannot be read again, is kept
+/// whole while it is checked.
+pub fn read_checked<E>(path: &str, cap: u64, check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
     let (mut file, declared) = open(path, cap).map_err(Stopped::Input)?;
     let Some(size) = declared else { return read_kept_checked(file, cap, check) };
     read_pieces(&mut file, cap, check)?;
@@ -82,13 +83,13 @@ pub fn read_checked<E>(path: &str, cap: u64, check: impl FnMut(&str) -> Result<(
     read_bounded(file, cap, size).map_err(Stopped::Input)
 }
 
-/// Read all of `r` if it is text of at most `cap` bytes, handing each piece to `check` as it
-/// is read and keeping it.
-pub fn read_kept_checked<E>(r: impl Read, cap: u64, mut check: impl FnMut(&str) -> Result<(), E>) -> Result<String, Stopped<E>> {
+/// Read all of `r` if it is text of at most `cap` bytes, handing each piece (and the end) to
+/// `check` as it is read and keeping it.
+pub fn read_kept_checked<E>(r: impl Read, cap: u64, mut check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
     let mut text = String::new();
     read_pieces(r, cap, |piece| {
         check(piece)?;
-        text.push_str(piece);
+        text.push_str(piece.unwrap_or_default());
         Ok(())
     })?;
     Ok(text)
@@ -99,15 +100,15 @@ pub fn read_kept_checked<E>(r: impl Read, cap: u64, mut check: impl FnMut(&str) 
 pub fn read_bounded(r: impl Read, cap: u64, hint: u64) -> Result<String, InputError> {
     let mut text = String::with_capacity(hint.min(cap) as usize);
     read_pieces(r, cap, |piece| {
-        text.push_str(piece);
+        text.push_str(piece.unwrap_or_default());
         Ok::<(), Infallible>(())
     })?;
     Ok(text)
 }
 
 /// Read `r` a chunk at a time, up to `cap` bytes, and hand each piece of text to `each` in
-/// order as soon as it is known to be text.
-fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(&str) -> Result<(), E>) -> Result<(), Stopped<E>> {
+/// order as soon as it is known to be text, then `None` at the end.
+fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<(), Stopped<E>> {
     let stop = Stopped::Input;
     let mut r = r.take(cap.saturating_add(1));
     let mut chunk = vec![0; CHUNK];
@@ -137,7 +138,7 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(&str) -> Result<(
         if bad {
             return Err(stop(at.not_text(&pending, piece.len(), NotText::InvalidUtf8)));
         }
-        each(piece).map_err(Stopped::Refused)?;
+        each(Some(piece)).map_err(Stopped::Refused)?;
         let used = piece.len();
         at.advance(&pending[..used]);
         pending.drain(..used);
@@ -145,7 +146,7 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(&str) -> Result<(
     if !pending.is_empty() {
         return Err(stop(at.not_text(&pending, 0, NotText::InvalidUtf8)));
     }
-    Ok(())
+    each(None).map_err(Stopped::Refused)
 }
 
 /// The place of a byte of the input: its offset, its line and where that line starts.
@@ -278,7 +279,7 @@ mod tests {
     fn an_endless_pipe_of_declarations_is_refused_at_the_first_past_a_cap_not_at_the_size_cap() {
         let mut given = 0;
         let mut reading = blast_engine::dsl::Reading::new();
-        let r = read_kept_checked(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p));
+        let r = read_kept_checked(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p.unwrap_or_default()));
         let Err(Stopped::Refused(e)) = r else { panic!("{r:?}") };
         assert_eq!(e.to_string(), "100001:1: at most 100,000 classes; this is number 100,001");
         // 100,001 lines of 14 bytes, and the chunk that holds the next.
@@ -291,7 +292,10 @@ mod tests {
             let path = std::env::temp_dir().join(format!("blast-input-checked-{name}-{}.blast", std::process::id()));
             std::fs::write(&path, text).unwrap();
             let mut reading = blast_engine::dsl::Reading::new();
-            let r = read_checked(path.to_str().unwrap(), 64_000_000, |p| reading.feed(p));
+            let r = read_checked(path.to_str().unwrap(), 64_000_000, |p| match p {
+                Some(p) => reading.feed(p),
+                None => reading.finish(),
+            });
             std::fs::remove_file(&path).unwrap();
             r
         };

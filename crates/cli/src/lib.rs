@@ -218,7 +218,11 @@ pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
 pub(crate) fn read_scenario(path: &str) -> Result<String, CliError> {
     // The reading is the check's: what it holds goes when the check ends.
     let mut reading = dsl::Reading::new();
-    input::read_checked(path, dsl::MAX_INPUT as u64, move |piece| reading.feed(piece)).map_err(|stop| match stop {
+    input::read_checked(path, dsl::MAX_INPUT as u64, move |piece| match piece {
+        Some(piece) => reading.feed(piece),
+        None => reading.finish(),
+    })
+    .map_err(|stop| match stop {
         input::Stopped::Input(error) => CliError::Input { target: path.to_string(), error },
         input::Stopped::Refused(error) => CliError::Scenario { target: path.to_string(), error },
     })

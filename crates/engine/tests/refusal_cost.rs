@@ -186,6 +186,7 @@ fn refusal_while_reading(text: &str) -> (String, usize, usize) {
                 return;
             }
         }
+        error = reading.finish().err().map(|e| e.to_string()).unwrap_or_default();
     });
     (error, read, peak)
 }
@@ -198,6 +199,11 @@ fn a_text_read_a_piece_at_a_time_is_refused_past_a_cap_holding_one_declaration()
     let (error, read, peak) = refusal_while_reading(&classes);
     assert_eq!(error, "100001:1: at most 100,000 classes; this is number 100,001");
     assert!(read < 3 * MB, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // 100,001 classes: the last is past the cap, refused when the text ends, not built first.
+    let (error, read, peak) = refusal_while_reading(&classes[..classes.find("class K100001 ").unwrap()]);
+    assert_eq!(error, "100001:1: at most 100,000 classes; this is number 100,001");
+    assert!(read < 2 * MB, "{read} bytes read");
     assert!(peak < MB, "{peak} bytes at the peak");
     // One class of 7.2 M methods on one line: refused at the 10,001st method.
     let methods = format!("class A {{{} }}\nop {{ }}\n", " m".repeat(7_200_000));

@@ -202,6 +202,11 @@ fn a_refusal_decided_while_reading_is_the_refusal_of_the_whole_text() {
             }
             rest = &rest[n..];
         }
+        if rest.is_empty() {
+            if let Err(e) = reading.finish() {
+                assert_eq!(Some(e.to_string()), whole, "refused at the end of:\n{text}");
+            }
+        }
     }
     assert!(early > 1000, "most mangled texts are refused before their end ({early} of 1500)");
 }
