@@ -29,6 +29,9 @@ enum Source {
     Scenario { target: String, text: String },
     /// A model preset and its expectations about its variants.
     Model(&'static ModelPreset),
+    /// A scenario file its parser refused as it was read: reported when its turn comes, as a
+    /// refusal of its parse would be.
+    Refused(CliError),
 }
 
 /// The sources `targets` name: preset ids (the Runtimes group's `runtime_*` too), `all` (every
@@ -49,8 +52,11 @@ fn sources(targets: &[String]) -> Result<Vec<Source>, CliError> {
         } else if let Some(p) = models::find(t) {
             out.push(Source::Model(p));
         } else {
-            let text = crate::read_input(t, dsl::MAX_INPUT as u64)?;
-            out.push(Source::Scenario { target: t.clone(), text });
+            match crate::read_scenario(t) {
+                Ok(text) => out.push(Source::Scenario { target: t.clone(), text }),
+                Err(e @ CliError::Scenario { .. }) => out.push(Source::Refused(e)),
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(out)
@@ -117,6 +123,7 @@ fn check_one(src: Source, opts: &Options) -> Result<Checked, CliError> {
     match src {
         Source::Scenario { target, text } => check_scenario(&target, text, opts),
         Source::Model(preset) => check_model(preset, opts),
+        Source::Refused(e) => Err(e),
     }
 }
 

@@ -4,10 +4,14 @@
 //! bytes are ever read or kept, whatever the file claims. An input is text: each chunk is
 //! checked as it arrives, and the first byte that is not UTF-8, or a NUL byte, ends the read
 //! with its byte offset (and line and column), so binary junk costs one chunk, not the cap.
-//! Valid text longer than the cap through a pipe is held up to the cap before it is refused.
+//! A scenario is also checked by its parser as it is read ([`read_checked`]), so a text the
+//! parser refuses early costs what was read up to there; a regular file is read twice for it,
+//! the first time without keeping the text. Text that nothing refuses through a pipe is held up
+//! to the cap before it is refused.
 
+use std::convert::Infallible;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 /// Bytes read (and checked) at a time: what a refusal of binary junk costs at most.
 pub const CHUNK: usize = 64 * 1024;
@@ -33,66 +37,142 @@ pub enum NotText {
     Nul,
 }
 
-/// Read `path` as text of at most `cap` bytes.
-pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
+/// Why a checked read stopped: the input, or the check's refusal of the text read so far.
+#[derive(Debug)]
+pub enum Stopped<E> {
+    Input(InputError),
+    Refused(E),
+}
+
+impl From<Stopped<Infallible>> for InputError {
+    fn from(s: Stopped<Infallible>) -> InputError {
+        match s {
+            Stopped::Input(e) => e,
+            Stopped::Refused(never) => match never {},
+        }
+    }
+}
+
+/// `path` opened, with its length when it is a regular file (refused when longer than `cap`,
+/// before reading a byte); devices and pipes report none and are caught by the counting read.
+fn open(path: &str, cap: u64) -> Result<(File, Option<u64>), InputError> {
     let file = File::open(path).map_err(InputError::Io)?;
-    // A regular file says how long it is: refuse it before reading a byte. Devices and pipes
-    // report 0 and are caught by the counting read below.
     let declared = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
     if let Some(size) = declared.filter(|&n| n > cap) {
         return Err(InputError::TooLarge { cap, size: Some(size) });
     }
+    Ok((file, declared))
+}
+
+/// Read `path` as text of at most `cap` bytes.
+pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
+    let (file, declared) = open(path, cap)?;
     read_bounded(file, cap, declared.unwrap_or(0))
+}
+
+/// Read `path` as text of at most `cap` bytes, handing each piece to `check` in order as it is
+/// read (`Some(piece)`), then the end (`None`); its first refusal ends the read. A regular file
+/// is read twice: first only checked, holding a chunk at a time (and what `check` keeps), then
+/// whole once `check` took all of it. A pipe or a device, which cannot be read again, is kept
+/// whole while it is checked.
+pub fn read_checked<E>(path: &str, cap: u64, check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
+    let (mut file, declared) = open(path, cap).map_err(Stopped::Input)?;
+    let Some(size) = declared else { return read_kept_checked(file, cap, check) };
+    read_pieces(&mut file, cap, check)?;
+    file.seek(SeekFrom::Start(0)).map_err(|e| Stopped::Input(InputError::Io(e)))?;
+    read_bounded(file, cap, size).map_err(Stopped::Input)
+}
+
+/// Read all of `r` if it is text of at most `cap` bytes, handing each piece (and the end) to
+/// `check` as it is read and keeping it.
+pub fn read_kept_checked<E>(r: impl Read, cap: u64, mut check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
+    let mut text = String::new();
+    read_pieces(r, cap, |piece| {
+        check(piece)?;
+        text.push_str(piece.unwrap_or_default());
+        Ok(())
+    })?;
+    Ok(text)
 }
 
 /// Read all of `r` if it is text of at most `cap` bytes, checking each chunk as it is read;
 /// `hint` sizes the buffer (never past `cap`).
 pub fn read_bounded(r: impl Read, cap: u64, hint: u64) -> Result<String, InputError> {
+    let mut text = String::with_capacity(hint.min(cap) as usize);
+    read_pieces(r, cap, |piece| {
+        text.push_str(piece.unwrap_or_default());
+        Ok::<(), Infallible>(())
+    })?;
+    Ok(text)
+}
+
+/// Read `r` a chunk at a time, up to `cap` bytes, and hand each piece of text to `each` in
+/// order as soon as it is known to be text, then `None` at the end.
+fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<(), Stopped<E>> {
+    let stop = Stopped::Input;
     let mut r = r.take(cap.saturating_add(1));
-    let mut bytes = Vec::with_capacity(hint.min(cap) as usize);
     let mut chunk = vec![0; CHUNK];
-    // `bytes[..checked]` is text; what follows is at most a multi-byte character cut by the
-    // end of the last chunk, checked again with the next one.
-    let mut checked = 0;
+    // Bytes read and not handed on: a chunk, and at most a character cut by the end of the
+    // chunk before it, checked again with the next one. `at` is the place of its first byte.
+    let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + 4);
+    let mut at = Place { offset: 0, line: 1, line_start: 0 };
     loop {
         let n = match r.read(&mut chunk) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(InputError::Io(e)),
+            Err(e) => return Err(stop(InputError::Io(e))),
         };
-        bytes.extend_from_slice(&chunk[..n]);
-        if bytes.len() as u64 > cap {
-            return Err(InputError::TooLarge { cap, size: None });
+        if (at.offset + pending.len() + n) as u64 > cap {
+            return Err(stop(InputError::TooLarge { cap, size: None }));
         }
-        checked = check_text(&bytes, checked, false)?;
+        pending.extend_from_slice(&chunk[..n]);
+        let (piece, bad) = match std::str::from_utf8(&pending) {
+            Ok(text) => (text, false),
+            // A character cut by the end of the chunk is checked again with the next one.
+            Err(e) => (std::str::from_utf8(&pending[..e.valid_up_to()]).expect("valid up to there"), e.error_len().is_some()),
+        };
+        if let Some(nul) = piece.bytes().position(|b| b == 0) {
+            return Err(stop(at.not_text(&pending, nul, NotText::Nul)));
+        }
+        if bad {
+            return Err(stop(at.not_text(&pending, piece.len(), NotText::InvalidUtf8)));
+        }
+        each(Some(piece)).map_err(Stopped::Refused)?;
+        let used = piece.len();
+        at.advance(&pending[..used]);
+        pending.drain(..used);
     }
-    check_text(&bytes, checked, true)?;
-    String::from_utf8(bytes).map_err(|e| not_text(e.as_bytes(), e.utf8_error().valid_up_to(), NotText::InvalidUtf8))
+    if !pending.is_empty() {
+        return Err(stop(at.not_text(&pending, 0, NotText::InvalidUtf8)));
+    }
+    each(None).map_err(Stopped::Refused)
 }
 
-/// Check `bytes[from..]`: the length of its longest prefix that is text, or the refusal of
-/// its first bad byte. A character cut by the end is bad only at the `end` of the input.
-fn check_text(bytes: &[u8], from: usize, end: bool) -> Result<usize, InputError> {
-    let (valid, bad) = match std::str::from_utf8(&bytes[from..]) {
-        Ok(_) => (bytes.len(), false),
-        Err(e) => (from + e.valid_up_to(), end || e.error_len().is_some()),
-    };
-    if let Some(nul) = bytes[from..valid].iter().position(|&b| b == 0) {
-        return Err(not_text(bytes, from + nul, NotText::Nul));
-    }
-    if bad {
-        return Err(not_text(bytes, valid, NotText::InvalidUtf8));
-    }
-    Ok(valid)
+/// The place of a byte of the input: its offset, its line and where that line starts.
+#[derive(Clone, Copy)]
+struct Place {
+    offset: usize,
+    line: usize,
+    line_start: usize,
 }
 
-/// The refusal of the byte at `offset`, placed by line and column.
-fn not_text(bytes: &[u8], offset: usize, why: NotText) -> InputError {
-    let before = &bytes[..offset];
-    let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-    let col = 1 + offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    InputError::NotText { offset, line, col, why }
+impl Place {
+    /// The place after `bytes`, which start here.
+    fn advance(&mut self, bytes: &[u8]) {
+        self.line += bytes.iter().filter(|&&b| b == b'\n').count();
+        if let Some(p) = bytes.iter().rposition(|&b| b == b'\n') {
+            self.line_start = self.offset + p + 1;
+        }
+        self.offset += bytes.len();
+    }
+
+    /// The refusal of `bytes[k]`, where `bytes` start here.
+    fn not_text(&self, bytes: &[u8], k: usize, why: NotText) -> InputError {
+        let mut at = *self;
+        at.advance(&bytes[..k]);
+        InputError::NotText { offset: at.offset, line: at.line, col: 1 + at.offset - at.line_start, why }
+    }
 }
 
 impl std::fmt::Display for InputError {
@@ -113,15 +193,18 @@ impl std::fmt::Display for InputError {
 mod tests {
     use super::*;
 
-    /// An endless source of one byte that counts the bytes it handed out.
+    /// An endless source of `pattern` over and over that counts the bytes it handed out.
     struct Endless<'a> {
-        byte: u8,
+        pattern: &'a [u8],
         given: &'a mut u64,
     }
 
     impl Read for Endless<'_> {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            buf.fill(self.byte);
+            let at = (*self.given % self.pattern.len() as u64) as usize;
+            for (i, b) in buf.iter_mut().enumerate() {
+                *b = self.pattern[(at + i) % self.pattern.len()];
+            }
             *self.given += buf.len() as u64;
             Ok(buf.len())
         }
@@ -145,7 +228,7 @@ mod tests {
     #[test]
     fn an_endless_input_of_text_is_refused_after_cap_plus_one_bytes() {
         let mut given = 0;
-        let r = read_bounded(Endless { byte: b'x', given: &mut given }, 1000, 0);
+        let r = read_bounded(Endless { pattern: b"x", given: &mut given }, 1000, 0);
         assert!(matches!(r, Err(InputError::TooLarge { cap: 1000, size: None })), "{r:?}");
         assert_eq!(given, 1001, "read exactly one byte past the cap");
     }
@@ -154,7 +237,7 @@ mod tests {
     fn endless_binary_junk_is_refused_after_one_chunk_at_its_first_bad_byte() {
         for (byte, why) in [(0, NotText::Nul), (0xff, NotText::InvalidUtf8)] {
             let mut given = 0;
-            let r = read_bounded(Endless { byte, given: &mut given }, 64_000_000, 0);
+            let r = read_bounded(Endless { pattern: &[byte], given: &mut given }, 64_000_000, 0);
             assert!(matches!(r, Err(InputError::NotText { offset: 0, line: 1, col: 1, why: w }) if w == why), "{r:?}");
             assert_eq!(given, CHUNK as u64, "one chunk read, not the cap");
         }
@@ -190,6 +273,38 @@ mod tests {
         let cut = &"ab\u{1f600}".as_bytes()[..4];
         let r = read_bounded(Trickle { text: cut, step: 1 }, 100, 0);
         assert!(matches!(r, Err(InputError::NotText { offset: 2, line: 1, col: 3, why: NotText::InvalidUtf8 })), "{r:?}");
+    }
+
+    #[test]
+    fn an_endless_pipe_of_declarations_is_refused_at_the_first_past_a_cap_not_at_the_size_cap() {
+        let mut given = 0;
+        let mut reading = blast_engine::dsl::Reading::new();
+        let r = read_kept_checked(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p.unwrap_or_default()));
+        let Err(Stopped::Refused(e)) = r else { panic!("{r:?}") };
+        assert_eq!(e.to_string(), "100001:1: at most 100,000 classes; this is number 100,001");
+        // 100,001 lines of 14 bytes, and the chunk that holds the next.
+        assert!(given < 1_400_014 + 2 * CHUNK as u64, "{given} bytes read");
+    }
+
+    #[test]
+    fn a_file_checked_as_it_is_read_is_refused_as_its_parse_refuses_it_or_read_whole() {
+        let check = |name: &str, text: &str| {
+            let path = std::env::temp_dir().join(format!("blast-input-checked-{name}-{}.blast", std::process::id()));
+            std::fs::write(&path, text).unwrap();
+            let mut reading = blast_engine::dsl::Reading::new();
+            let r = read_checked(path.to_str().unwrap(), 64_000_000, |p| match p {
+                Some(p) => reading.feed(p),
+                None => reading.finish(),
+            });
+            std::fs::remove_file(&path).unwrap();
+            r
+        };
+        let past_cap: String = (0..120_000).map(|i| format!("class K{i} {{ m }}\n")).collect();
+        let whole = blast_engine::dsl::parse_any(&past_cap).unwrap_err().to_string();
+        assert!(matches!(check("refused", &past_cap), Err(Stopped::Refused(e)) if e.to_string() == whole), "{whole}");
+        let valid = format!("class A {{ m }}\n{}op {{ loop 1 {{ call s0 }} }}\n", (0..20_000).map(|i| format!("site s{i} = A.m\n")).collect::<String>());
+        assert!(blast_engine::dsl::parse_any(&valid).is_ok());
+        assert_eq!(check("valid", &valid).unwrap(), valid);
     }
 
     #[test]

@@ -201,7 +201,7 @@ pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, CliError> {
     if let Some(p) = presets::find(target) {
         return Ok(vec![(p.id.to_string(), p.scenario())]);
     }
-    let text = read_input(target, dsl::MAX_INPUT as u64)?;
+    let text = read_scenario(target)?;
     let s = dsl::parse_any(&text).map_err(|error| CliError::Scenario { target: target.to_string(), error })?;
     let name = if s.name.is_empty() { target.to_string() } else { s.name.clone() };
     Ok(vec![(name, s)])
@@ -210,6 +210,22 @@ pub fn load(target: &str) -> Result<Vec<(String, Scenario)>, CliError> {
 /// The text of the file `path`, at most `cap` bytes of UTF-8 (`input::read_text`).
 pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
     input::read_text(path, cap).map_err(|error| CliError::Input { target: path.to_string(), error })
+}
+
+/// The text of the scenario file `path`, at most [`dsl::MAX_INPUT`] bytes of UTF-8, checked by
+/// the parser as it is read (`dsl::Reading`): a text the parser refuses is refused with the
+/// error `dsl::parse_any` gives it, holding what was read since its last top-level declaration.
+pub(crate) fn read_scenario(path: &str) -> Result<String, CliError> {
+    // The reading is the check's: what it holds goes when the check ends.
+    let mut reading = dsl::Reading::new();
+    input::read_checked(path, dsl::MAX_INPUT as u64, move |piece| match piece {
+        Some(piece) => reading.feed(piece),
+        None => reading.finish(),
+    })
+    .map_err(|stop| match stop {
+        input::Stopped::Input(error) => CliError::Input { target: path.to_string(), error },
+        input::Stopped::Refused(error) => CliError::Scenario { target: path.to_string(), error },
+    })
 }
 
 fn list_presets() -> String {

@@ -25,25 +25,37 @@ fn an_endless_device_of_zeros_is_refused_at_its_first_byte_naming_the_file() {
     assert_eq!(out.stderr, "error: /dev/zero: not text: a NUL byte at offset 0 (1:1)\n");
 }
 
-/// `run`, `show` and `check` of the file `path` each exit 1 with `error: PATH: message`.
-fn refused_by_every_command(path: &str, message: &str) {
+/// `run`, `show` and `check` of the file `path` each exit 1 with `error: PATH` then `after`
+/// (`: message`, or `:line:col: message` for a parse error).
+fn refused_by_every_command(path: &str, after: &str) {
     for cmd in ["run", "show", "check"] {
         let out = blast(&[cmd, path]);
         assert_eq!(out.code, 1, "{cmd}");
-        assert_eq!(out.stderr, format!("error: {path}: {message}\n"), "{cmd}");
+        assert_eq!(out.stderr, format!("error: {path}{after}\n"), "{cmd}");
     }
 }
 
 #[test]
 fn a_nul_byte_in_a_scenario_is_refused_with_its_place_by_every_command() {
     let path = file("nul.blast", b"class A\0 { m }\n");
-    refused_by_every_command(&path, "not text: a NUL byte at offset 7 (1:8)");
+    refused_by_every_command(&path, ": not text: a NUL byte at offset 7 (1:8)");
+}
+
+#[test]
+fn a_file_past_a_cap_is_refused_while_it_is_read_with_its_parse_error_by_every_command() {
+    // 120,000 classes: the parser refuses the 100,001st while the file is read, 1.9 MB in.
+    let text: String = (0..120_000).map(|i| format!("class K{i} {{ m }}\n")).collect();
+    let path = file("classes.blast", text.as_bytes());
+    let whole = blast_engine::dsl::parse_any(&text).unwrap_err().to_string();
+    assert_eq!(whole, "100001:1: at most 100,000 classes; this is number 100,001");
+    // Placed as a parse error is: `PATH:line:col: ...`.
+    refused_by_every_command(&path, &format!(":{whole}"));
 }
 
 #[test]
 fn a_file_that_is_not_utf8_is_placed_at_its_byte_offset() {
     let path = file("latin1.blast", b"class A { m }\nsite s = A.m \xe9\n");
-    refused_by_every_command(&path, "not UTF-8 text: invalid byte at offset 27 (2:14)");
+    refused_by_every_command(&path, ": not UTF-8 text: invalid byte at offset 27 (2:14)");
     let probe = blast(&["fingerprint", &path]);
     assert!(probe.stderr.contains("offset 27"), "{}", probe.stderr);
 }

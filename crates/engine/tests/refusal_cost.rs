@@ -134,17 +134,22 @@ fn caps_are_refused_at_the_first_declaration_past_them() {
     }
 }
 
+/// `head`, then `n` lines `site sI = A.m`.
+fn sites_after(head: &str, n: usize) -> String {
+    let mut text = String::from(head);
+    for i in 0..n {
+        text.push_str(&format!("site s{i} = A.m\n"));
+    }
+    text
+}
+
 #[test]
 fn the_site_cap_is_refused_at_the_first_site_past_it() {
     let _alone = counting::alone();
-    let mut text = String::from("class A { m }\n");
-    for i in 0..1_000_001 {
-        text.push_str(&format!("site s{i} = A.m\n"));
-    }
-    text.push_str("x y z\n@");
+    let text = sites_after("class A { m }\n", 1_000_001) + "x y z\n@";
     let (error, peak) = refusal(&text);
     assert_eq!(error, "1000002:1: at most 1,000,000 sites; this is number 1,000,001");
-    // Found by the lexer alone, before any site is built.
+    // Found by a parse that counts the sites without building them.
     assert!(peak < MB, "{peak} bytes at the peak");
     // Written as tightly as the grammar allows, on one line: the same place, the same cost.
     let mut text = String::from("class A { m }\n");
@@ -155,6 +160,74 @@ fn the_site_cap_is_refused_at_the_first_site_past_it() {
     text.push_str("x y z\n@");
     let (error, peak) = refusal(&text);
     assert_eq!(error, format!("2:{}: at most 1,000,000 sites; this is number 1,000,001", last - "class A { m }\n".len() + 1));
+    assert!(peak < MB, "{peak} bytes at the peak");
+}
+
+#[test]
+fn past_the_site_cap_an_earlier_error_is_still_the_first_refusal() {
+    let _alone = counting::alone();
+    let text = sites_after("class A { m }\nclass B extends\n", 1_000_001);
+    let (error, peak) = refusal(&text);
+    // `site` is read as the parent's name; the next word is the first refusal.
+    assert!(error.starts_with("3:6: unknown declaration `s0`"), "{error}");
+    assert!(peak < MB, "{peak} bytes at the peak");
+}
+
+/// `text` read by [`dsl::Reading`] 64 KiB at a time: its refusal, the bytes read up to it, and
+/// the heap the reading took at the peak (the text itself is the caller's).
+fn refusal_while_reading(text: &str) -> (String, usize, usize) {
+    let (mut error, mut read) = (String::new(), 0);
+    let peak = peak_during(|| {
+        let mut reading = dsl::Reading::new();
+        for piece in text.as_bytes().chunks(64 * 1024) {
+            read += piece.len();
+            if let Err(e) = reading.feed(std::str::from_utf8(piece).expect("ASCII")) {
+                error = e.to_string();
+                return;
+            }
+        }
+        error = reading.finish().err().map(|e| e.to_string()).unwrap_or_default();
+    });
+    (error, read, peak)
+}
+
+#[test]
+fn a_text_read_a_piece_at_a_time_is_refused_past_a_cap_holding_one_declaration() {
+    let _alone = counting::alone();
+    // 3.1 M classes (64 MB as a file): refused at the 100,001st, about 1.9 MB in.
+    let classes: String = (0..3_100_000).map(|i| format!("class K{i} {{ m }}\n")).collect();
+    let (error, read, peak) = refusal_while_reading(&classes);
+    assert_eq!(error, "100001:1: at most 100,000 classes; this is number 100,001");
+    assert!(read < 3 * MB, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // 100,001 classes: the last is past the cap, refused when the text ends, not built first.
+    let (error, read, peak) = refusal_while_reading(&classes[..classes.find("class K100001 ").unwrap()]);
+    assert_eq!(error, "100001:1: at most 100,000 classes; this is number 100,001");
+    assert!(read < 2 * MB, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // One class of 7.2 M methods on one line: refused at the 10,001st method.
+    let methods = format!("class A {{{} }}\nop {{ }}\n", " m".repeat(7_200_000));
+    let (error, read, peak) = refusal_while_reading(&methods);
+    assert_eq!(error, "1:20011: at most 10,000 methods per class; this is number 10,001");
+    assert!(read <= 64 * 1024, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // 6 M events in one `setup` block: the block is re-read as it grows, at most twice its size.
+    let events = format!("class A {{ m }}\nsetup {{{}\n}}\n", "\nwrite A.m".repeat(6_000_000));
+    let (error, read, peak) = refusal_while_reading(&events);
+    assert_eq!(error, "100003:1: at most 100,000 event statements; this is number 100,001");
+    assert!(read < 3 * MB, "{read} bytes read");
+    assert!(peak < 4 * MB, "{peak} bytes at the peak");
+    // 20 MB of comments, then a character the lexer refuses: the comments are not held.
+    let comments = "# c\n".repeat(5_000_000) + "class A @ { m }\n" + &"# c\n".repeat(100_000);
+    let (error, read, peak) = refusal_while_reading(&comments);
+    assert_eq!(error, "5000001:9: unexpected character `@`");
+    assert!(read < 21 * MB, "{read} bytes read");
+    assert!(peak < MB, "{peak} bytes at the peak");
+    // Past the site cap: counted, never built.
+    let sites = sites_after("class A { m }\n", 1_100_000);
+    let (error, read, peak) = refusal_while_reading(&sites);
+    assert_eq!(error, "1000002:1: at most 1,000,000 sites; this is number 1,000,001");
+    assert!(read < 19 * MB, "{read} bytes read");
     assert!(peak < MB, "{peak} bytes at the peak");
 }
 

@@ -132,33 +132,39 @@ impl Rng {
     }
 }
 
+/// Preset `round` (the presets in turn) with 1 to 6 random edits: a character removed or
+/// inserted, a run of digits inserted, up to 40 characters cut.
+fn mangled(rng: &mut Rng, round: usize) -> String {
+    let alphabet: Vec<char> = "{}=.;#\"\n 0123456789abcxyzAB_$-@é".chars().collect();
+    let base = presets::all()[round % presets::all().len()].text;
+    let mut chars: Vec<char> = base.chars().collect();
+    for _ in 0..1 + rng.below(6) {
+        let at = rng.below(chars.len());
+        match rng.below(4) {
+            0 => {
+                chars.remove(at);
+            }
+            1 => chars.insert(at, alphabet[rng.below(alphabet.len())]),
+            2 => {
+                for _ in 0..rng.below(30) {
+                    chars.insert(at, '9');
+                }
+            }
+            _ => {
+                let end = (at + rng.below(40)).min(chars.len());
+                chars.drain(at..end);
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
 #[test]
 fn mangled_scenarios_never_panic() {
-    let alphabet: Vec<char> = "{}=.;#\"\n 0123456789abcxyzAB_$-@é".chars().collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut accepted = 0;
     for round in 0..1500 {
-        let base = presets::all()[round % presets::all().len()].text;
-        let mut chars: Vec<char> = base.chars().collect();
-        for _ in 0..1 + rng.below(6) {
-            let at = rng.below(chars.len());
-            match rng.below(4) {
-                0 => {
-                    chars.remove(at);
-                }
-                1 => chars.insert(at, alphabet[rng.below(alphabet.len())]),
-                2 => {
-                    for _ in 0..rng.below(30) {
-                        chars.insert(at, '9');
-                    }
-                }
-                _ => {
-                    let end = (at + rng.below(40)).min(chars.len());
-                    chars.drain(at..end);
-                }
-            }
-        }
-        let text: String = chars.into_iter().collect();
+        let text = mangled(&mut rng, round);
         if let Ok(s) = dsl::parse(&text) {
             accepted += 1;
             assert_eq!(dsl::parse(&dsl::print(&s)).as_ref(), Ok(&s), "round trip of accepted mangled text");
@@ -171,6 +177,38 @@ fn mangled_scenarios_never_panic() {
         }
     }
     assert!(accepted > 10, "the mangler should leave some scenarios valid ({accepted})");
+}
+
+/// Mangled scenarios read a few bytes at a time by `dsl::Reading`, checked after each piece: a
+/// refusal it decides before the end is the refusal of the whole text, at the same place.
+#[test]
+fn a_refusal_decided_while_reading_is_the_refusal_of_the_whole_text() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut early = 0;
+    for round in 0..1500 {
+        let text = mangled(&mut rng, round);
+        let whole = dsl::parse_any(&text).err().map(|e| e.to_string());
+        let mut reading = dsl::Reading::checking_every(1);
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut n = (1 + rng.below(40)).min(rest.len());
+            while !rest.is_char_boundary(n) {
+                n += 1;
+            }
+            if let Err(e) = reading.feed(&rest[..n]) {
+                assert_eq!(Some(e.to_string()), whole, "refused while reading:\n{text}");
+                early += 1;
+                break;
+            }
+            rest = &rest[n..];
+        }
+        if rest.is_empty() {
+            if let Err(e) = reading.finish() {
+                assert_eq!(Some(e.to_string()), whole, "refused at the end of:\n{text}");
+            }
+        }
+    }
+    assert!(early > 1000, "most mangled texts are refused before their end ({early} of 1500)");
 }
 
 #[test]

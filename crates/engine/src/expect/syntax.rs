@@ -288,8 +288,8 @@ impl<'a> Parser<'a> {
             }
             let (site, st) = self.ident("a site name")?;
             self.cap(&st, out.len(), MAX_LISTED_SITES, "sites in one expectation's list")?;
-            self.cap(&st, self.listed, MAX_LISTED_TOTAL, "sites listed by all expectations")?;
-            self.listed += 1;
+            self.cap(&st, self.n.listed, MAX_LISTED_TOTAL, "sites listed by all expectations")?;
+            self.n.listed += 1;
             self.mark(|| format!("{path}.sites[{}]", out.len()), &st);
             out.push(site.to_string());
         }
