@@ -152,6 +152,54 @@ pub fn decode_reply(bytes: &[u8]) -> Result<Reply, DecodeError> {
 /// 10^5 of them, was one task of ~25-30 ms CPU; steps of 20,000 were 7-9 ms each.
 pub const DECODE_ITEMS: usize = 10_000;
 
+/// A value appended to `out` in postcard's form (serde's derives: LEB128 numbers, strings as
+/// length + UTF-8, enums as a variant number, floats as their 8 bytes), the form of the lane and
+/// fit messages. A message begins with its kind as a number below 128, one byte, which [`kind`]
+/// reads.
+pub(crate) fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing into a `Vec` fails only for a sequence of unknown length, which no wire type has
+    // (every message type is encoded by the round-trip tests).
+    match postcard::to_extend(value, std::mem::take(out)) {
+        Ok(written) => *out = written,
+        Err(e) => unreachable!("postcard cannot write a wire type: {e}"),
+    }
+}
+
+/// The postcard value at byte `*at` of `bytes`, `*at` moved past it; damaged or cut bytes give
+/// an error placed at `*at`, never a panic (postcard checks every length against the bytes left
+/// and allocates no more than it has read).
+pub(crate) fn take<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], at: &mut usize) -> Result<T, DecodeError> {
+    let from = bytes.get(*at..).ok_or(DecodeError { at: *at, why: "cut short" })?;
+    let (value, rest) = postcard::take_from_bytes(from).map_err(|e| DecodeError { at: *at, why: postcard_why(&e) })?;
+    *at = bytes.len() - rest.len();
+    Ok(value)
+}
+
+/// A whole message of `kind` in postcard's form: the kind, one value, and no byte after it.
+pub(crate) fn take_whole<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], kind: u64) -> Result<T, DecodeError> {
+    let mut at = 0;
+    if take::<u64>(bytes, &mut at)? != kind {
+        return Err(DecodeError { at: 0, why: "not this kind of message" });
+    }
+    let value = take(bytes, &mut at)?;
+    if at != bytes.len() {
+        return Err(DecodeError { at, why: "trailing bytes" });
+    }
+    Ok(value)
+}
+
+fn postcard_why(e: &postcard::Error) -> &'static str {
+    match e {
+        postcard::Error::DeserializeUnexpectedEnd => "cut short",
+        postcard::Error::DeserializeBadVarint => "a number is too long",
+        postcard::Error::DeserializeBadBool => "bad flag",
+        postcard::Error::DeserializeBadChar | postcard::Error::DeserializeBadUtf8 => "not UTF-8",
+        postcard::Error::DeserializeBadOption => "bad option",
+        postcard::Error::DeserializeBadEnum => "bad tag",
+        _ => "not a message",
+    }
+}
+
 /// Why a reply's bytes are not a reply, and where (a byte offset).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DecodeError {
