@@ -476,7 +476,6 @@ fn resolve<T: Clone>(part: Part<Cow<'_, [T]>>, held: Option<&Rc<Vec<T>>>) -> Res
 
 /// A lane's view from its head, sites and tail, against the view held before.
 fn lane_view(head: LaneHead, sites: Rc<Vec<SiteView>>, tail: LaneTail, before: Option<&LaneView>, names: &Rc<Vec<String>>) -> Result<LaneView, &'static str> {
-    let LaneHead { policy, now_ms, iterations, total_iterations, phase, sites: _, changed: _ } = head;
     let LaneTail { selected, totals, kept, points, result, history, events_recorded, last_event, unloaded, active_categories, units, deopts, in_range } = tail;
     let kept = usize::try_from(kept).map_err(|_| "no points held")?;
     let mut timeline = before.and_then(|b| b.timeline.get(..kept)).map(<[_]>::to_vec).or((kept == 0).then(Vec::new)).ok_or("no points held")?;
@@ -499,11 +498,11 @@ fn lane_view(head: LaneHead, sites: Rc<Vec<SiteView>>, tail: LaneTail, before: O
         RangePart::New { t_ms, total, rows, sites } => Some(Rc::new(InRange { t_ms, total, rows: rows.into_owned(), sites: sites.into_owned() })),
     };
     Ok(LaneView {
-        policy,
-        now_ms,
-        iterations,
-        total_iterations,
-        phase,
+        policy: head.policy,
+        now_ms: head.now_ms,
+        iterations: head.iterations,
+        total_iterations: head.total_iterations,
+        phase: head.phase,
         sites,
         names: names.clone(),
         selected: selected.map(|s| Rc::new(s.0)),
