@@ -408,7 +408,7 @@ impl UpdateDecoder {
                     if *left > 0 {
                         return Ok(None);
                     }
-                    let Some((head, sites, _, _)) = p.lane.take() else { unreachable!("a lane is being read") };
+                    let Some((head, sites, _, _)) = p.lane.take() else { return Err(self.bad("no lane")) };
                     let tail = take(&self.bytes, &mut self.at)?;
                     let view = lane_view(head, Rc::new(sites), tail, before.as_deref(), &self.names).map_err(|why| self.bad(why))?;
                     self.push(view);
@@ -445,7 +445,7 @@ impl UpdateDecoder {
                     }
                 }
                 None => {
-                    let Decoding::Lanes(p) = std::mem::replace(&mut self.state, Decoding::Over) else { unreachable!("lanes are being read") };
+                    let Decoding::Lanes(p) = std::mem::replace(&mut self.state, Decoding::Over) else { return Err(self.bad("no lanes")) };
                     let Tail { loaded, stepped, fires, what_if, expectations } = take(&self.bytes, &mut self.at)?;
                     if self.at != self.bytes.len() {
                         return Err(self.bad("trailing bytes"));

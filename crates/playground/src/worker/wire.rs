@@ -1,11 +1,13 @@
 //! The engine worker's messages as compact bytes (`offload`): a job (the text to read) and
-//! its reply, whose typed scenario the page rebuilds without parsing text.
+//! its reply, whose typed scenario the page rebuilds without parsing text. Also the frame of
+//! the lane and fit messages (`lane_wire`, `fit_wire`): serde's derives in postcard's form
+//! (`put`, `take`), the kind first.
 //!
-//! Why not serde: the page would then ship serde's derived deserializers for the whole model
-//! (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB. The format is
-//! lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag; the encoder
-//! destructures every struct, so a new model field does not compile until it is carried.
-//! Expectations, few and rich, travel as their DSL lines and are read with
+//! Why not serde for the read reply: the page would then ship serde's derived deserializers
+//! for the whole model (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB.
+//! The format is lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag;
+//! the encoder destructures every struct, so a new model field does not compile until it is
+//! carried. Expectations, few and rich, travel as their DSL lines and are read with
 //! `dsl::parse_unchecked`, which the page has anyway. Decoding is total: bytes that are not a
 //! message give an error, never a panic.
 //!
