@@ -267,7 +267,7 @@ impl Pair {
 }
 
 /// A churn workload, the baseline it is compared with, and the measured slowdown.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pair {
     pub workload: String,
     pub param: Option<u64>,
@@ -279,7 +279,7 @@ pub struct Pair {
 }
 
 /// How well one policy explains the measurements, at its best-fitting costs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PolicyFit {
     pub policy: Policy,
     /// Fitted cost of a class write, ns.
@@ -292,7 +292,7 @@ pub struct PolicyFit {
     pub simulated: Vec<f64>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Fingerprint {
     pub runtime: String,
     pub version: String,

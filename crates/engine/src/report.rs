@@ -5,7 +5,7 @@
 //! at the edge through [`Naming`], which both a running [`crate::Simulation`] and a finished
 //! [`RunReport`] implement; a report serializes its records as that text.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::policy::{DomainKey, Policy};
 use crate::spelling::named;
@@ -15,7 +15,7 @@ use crate::world::{ClassId, Target};
 pub type SiteId = usize;
 
 /// Where the program counter is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Phase {
     Setup,
@@ -25,7 +25,7 @@ pub enum Phase {
 }
 
 /// The oracle's verdict on one relink.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The site's target really changed.
@@ -51,7 +51,7 @@ impl Verdict {
 
 named!(Verdict, "verdict");
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SiteState {
     /// On the guarded fast chain, guard valid.
@@ -139,7 +139,7 @@ pub struct SiteReport {
 }
 
 /// One receiver class of a polymorphic site.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReceiverReport {
     pub class: String,
     /// Its weight in the site's mix.
@@ -279,7 +279,7 @@ pub trait Naming {
 }
 
 /// A [`crate::sim::DeoptRecord`] as text (the why panel, exports, JSON).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeoptText {
     pub unit: String,
     pub event: usize,
@@ -309,7 +309,7 @@ pub struct RelinkText {
     pub receiver: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RelinkTotals {
     pub necessary: u64,
     pub collateral: u64,
@@ -323,7 +323,7 @@ impl RelinkTotals {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TimelinePoint {
     /// Virtual time at the end of this interval.
     pub t_ms: f64,

@@ -28,7 +28,7 @@ pub const RANGE_ROWS: usize = 100;
 /// is `LaneView::names[id]`, its full report (calls, target, receivers) is made for the
 /// selected site only (`LaneView::selected`). A frame copies no text per site, and the list
 /// is rebuilt only when some site's look changed (`Runner::refresh`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SiteView {
     /// The site's state as drawn: `None` while no call has reached it.
     pub state: Option<SiteState>,
@@ -54,7 +54,7 @@ pub fn shown_state(state: SiteState, st: &SiteStats) -> Option<SiteState> {
 }
 
 /// The outcome of a finished lane.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunResult {
     pub ops_per_ms: f64,
     pub ms_per_op: f64,
@@ -271,7 +271,7 @@ pub fn names_of(scenario: &Scenario) -> Rc<Vec<String>> {
 const NOTHING_RUNNING: &str = "nothing is running: press Run (or Reset) first";
 
 /// Why a hand-fired mutation went into no lane.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FireRefusal {
     /// No lane is running.
     NothingRunning,

@@ -9,7 +9,7 @@ use blast_engine::report::TimelinePoint;
 use blast_engine::Policy;
 
 /// What the x axis measures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum XAxis {
     /// Virtual milliseconds: shows how much sooner a cheap policy finishes.
     Time,

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::fxhash::{FxMap, FxSet};
 use crate::params::Params;
@@ -21,7 +21,7 @@ use super::spec::{Cmp, Expectation, FigureRef, Metric, SiteClaim, Subject};
 /// Causes listed per outcome (the first ones, in record order).
 pub const MAX_CAUSES: usize = 8;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Pass,

@@ -6,7 +6,7 @@
 //! one with its names owned (what a failure cites, and what a kept view holds). When the
 //! records change shape (typed site ids, event indices) only this file changes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::fxhash::FxSet;
 use crate::policy::Policy;
@@ -32,7 +32,7 @@ pub struct RelinkFact<'a> {
 }
 
 /// A relink that made an expectation fail (or, for a pass of `relinks [..]`, that satisfied it).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cause {
     pub policy: Policy,
     /// Index in that run's relink records.

@@ -9,72 +9,25 @@
 //! gzipped, before wasm-opt) and ran as five tasks of simulation on the main thread. The page
 //! keeps only the import (`measured::import`: the located errors it shows at once).
 //!
-//! The format is `wire`'s: lengths and numbers as LEB128, floats as 8 bytes, strings as their
-//! length and UTF-8; the encoder destructures every struct, so a new field does not compile
-//! until it is carried. Decoding is total: bytes that are not a fit message give an error, never a
-//! panic.
+//! The format is postcard's, through serde's derives on the engine's types (`wire::put`,
+//! `wire::take_whole`): a job is `(FIT, id, ProbeResult)`, a reply `(FIT, id, Result<Fingerprint,
+//! String>)`. Decoding is total: bytes that are not a fit message give an error, never a panic.
 
 use std::fmt;
 
-use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, Machine, Pair, PolicyFit, ProbeResult, ProbeRow};
+use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, ProbeResult};
 
-use crate::worker::wire::{DecodeError, Read, Reader, Writer, FIT};
+use crate::worker::wire::{put, take_whole, DecodeError, FIT};
 
 /// A fit job as the page posts it: its number (answers name it) and the probe result.
 pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
-    let ProbeResult { schema, runtime, version, command, mode, rows, machine } = result;
-    let mut w = Writer(Vec::new());
-    w.num(FIT);
-    w.num(id);
-    for s in [schema, runtime, version, command, mode] {
-        w.str(s);
-    }
-    w.num(rows.len() as u64);
-    for ProbeRow { workload, param, iterations, reps, min_ns, median_ns, max_ns, wide, low_rel, low_wide } in rows {
-        w.str(workload);
-        w.opt_num(*param);
-        w.num(*iterations);
-        w.num(u64::from(*reps));
-        w.f64(*min_ns);
-        w.f64(*median_ns);
-        w.f64(*max_ns);
-        w.bool(*wide);
-        opt_f64(&mut w, *low_rel);
-        w.bool(*low_wide);
-    }
-    w.bool(machine.is_some());
-    if let Some(Machine { cpus, cpu_model, load_average_1min_start, load_average_1min }) = machine {
-        w.opt_num(cpus.map(u64::from));
-        w.opt(cpu_model);
-        opt_f64(&mut w, *load_average_1min_start);
-        opt_f64(&mut w, *load_average_1min);
-    }
-    w.0
+    let mut bytes = Vec::new();
+    put(&mut bytes, &(FIT, id, result));
+    bytes
 }
 
 pub fn decode_job(bytes: &[u8]) -> Result<(u64, ProbeResult), DecodeError> {
-    Reader::whole(bytes, FIT, read_job)
-}
-
-fn read_job(r: &mut Reader) -> Read<(u64, ProbeResult)> {
-    let id = r.num()?;
-    let (schema, runtime, version, command, mode) = (r.str()?, r.str()?, r.str()?, r.str()?, r.str()?);
-    let rows = r.list(|r| {
-        let (workload, param, iterations) = (r.str()?, r.opt_num()?, r.num()?);
-        let reps = u32::try_from(r.num()?).map_err(|_| "a count is too large")?;
-        let (min_ns, median_ns, max_ns, wide) = (r.f64()?, r.f64()?, r.f64()?, r.bool()?);
-        let (low_rel, low_wide) = (read_opt_f64(r)?, r.bool()?);
-        Ok(ProbeRow { workload, param, iterations, reps, min_ns, median_ns, max_ns, wide, low_rel, low_wide })
-    })?;
-    let machine = if r.bool()? {
-        let cpus = r.opt_num()?.map(|n| u32::try_from(n).map_err(|_| "a count is too large")).transpose()?;
-        let cpu_model = r.opt()?;
-        let (load_average_1min_start, load_average_1min) = (read_opt_f64(r)?, read_opt_f64(r)?);
-        Some(Machine { cpus, cpu_model, load_average_1min_start, load_average_1min })
-    } else {
-        None
-    };
-    Ok((id, ProbeResult { schema, runtime, version, command, mode, rows, machine }))
+    take_whole(bytes, FIT)
 }
 
 /// Why a probe result has no fit, as the measured panel says it.
@@ -131,87 +84,21 @@ pub fn answer(job: &[u8]) -> Vec<u8> {
 
 /// A fit, or why there is none in words, as bytes.
 pub fn encode_reply(id: u64, fitted: Result<&Fingerprint, &str>) -> Vec<u8> {
-    let mut w = Writer(Vec::new());
-    w.num(FIT);
-    w.num(id);
-    match fitted {
-        Err(why) => {
-            w.num(1);
-            w.str(why);
-        }
-        Ok(Fingerprint { runtime, version, load_start, load_end, pairs, fits }) => {
-            w.num(0);
-            w.str(runtime);
-            w.str(version);
-            opt_f64(&mut w, *load_start);
-            opt_f64(&mut w, *load_end);
-            w.num(pairs.len() as u64);
-            for Pair { workload, param, measured, spread, readable } in pairs {
-                w.str(workload);
-                w.opt_num(*param);
-                w.f64(*measured);
-                w.f64(*spread);
-                w.bool(*readable);
-            }
-            w.num(fits.len() as u64);
-            for PolicyFit { policy, write_ns, relink_ns, rms_log10, simulated } in fits {
-                w.policy(*policy);
-                w.f64(*write_ns);
-                w.f64(*relink_ns);
-                w.f64(*rms_log10);
-                w.num(simulated.len() as u64);
-                for v in simulated {
-                    w.f64(*v);
-                }
-            }
-        }
-    }
-    w.0
+    let mut bytes = Vec::new();
+    put(&mut bytes, &(FIT, id, fitted));
+    bytes
 }
 
 /// The id of the job answered, and its fit or why there is none.
 pub fn decode_reply(bytes: &[u8]) -> Result<(u64, Result<Fingerprint, FitRefusal>), DecodeError> {
-    Reader::whole(bytes, FIT, read_reply)
-}
-
-fn read_reply(r: &mut Reader) -> Read<(u64, Result<Fingerprint, FitRefusal>)> {
-    let id = r.num()?;
-    let fitted = match r.num()? {
-        1 => Err(FitRefusal::Refused(r.str()?)),
-        0 => {
-            let (runtime, version) = (r.str()?, r.str()?);
-            let (load_start, load_end) = (read_opt_f64(r)?, read_opt_f64(r)?);
-            let pairs = r.list(|r| {
-                let (workload, param) = (r.str()?, r.opt_num()?);
-                Ok(Pair { workload, param, measured: r.f64()?, spread: r.f64()?, readable: r.bool()? })
-            })?;
-            let fits = r.list(|r| {
-                let policy = r.policy()?;
-                let (write_ns, relink_ns, rms_log10) = (r.f64()?, r.f64()?, r.f64()?);
-                let simulated = r.list(|r| r.f64())?;
-                Ok(PolicyFit { policy, write_ns, relink_ns, rms_log10, simulated })
-            })?;
-            // The panel reads `best()` (the first fit) and one simulated value per pair.
-            if fits.is_empty() || fits.iter().any(|f| f.simulated.len() != pairs.len()) {
-                return Err("a fingerprint without a fit for each pair");
-            }
-            Ok(Fingerprint { runtime, version, load_start, load_end, pairs, fits })
+    let (id, fitted): (u64, Result<Fingerprint, String>) = take_whole(bytes, FIT)?;
+    // The panel reads `best()` (the first fit) and one simulated value per pair.
+    if let Ok(f) = &fitted {
+        if f.fits.is_empty() || f.fits.iter().any(|fit| fit.simulated.len() != f.pairs.len()) {
+            return Err(DecodeError { at: bytes.len(), why: "a fingerprint without a fit for each pair" });
         }
-        _ => return Err("bad fit tag"),
-    };
-    Ok((id, fitted))
-}
-
-/// An optional float as a flag and, when set, its 8 bytes.
-fn opt_f64(w: &mut Writer, v: Option<f64>) {
-    w.bool(v.is_some());
-    if let Some(v) = v {
-        w.f64(v);
     }
-}
-
-fn read_opt_f64(r: &mut Reader) -> Read<Option<f64>> {
-    Ok(if r.bool()? { Some(r.f64()?) } else { None })
+    Ok((id, fitted.map_err(FitRefusal::Refused)))
 }
 
 #[cfg(test)]
@@ -259,6 +146,19 @@ mod tests {
                 assert!(decoded.is_some(), "a {what} cut at {cut}");
             }
         }
+        // Any byte flipped: a reply, a refusal or an error, never a panic.
+        for (bytes, what) in [(&job, "job"), (&good, "reply")] {
+            let mut flipped = bytes.clone();
+            for i in 0..flipped.len() {
+                flipped[i] ^= 0xff;
+                let _ = if what == "job" { decode_job(&flipped).map(|_| ()) } else { decode_reply(&flipped).map(|_| ()) };
+                flipped[i] ^= 0xff;
+            }
+        }
+        // A fingerprint the panel could not read (no fit, or a fit short of a pair) is refused.
+        let mut fitted = blast_engine::fingerprint::fingerprint(&reference("node")).expect("fits");
+        fitted.fits[0].simulated.pop();
+        assert_eq!(decode_reply(&encode_reply(1, Ok(&fitted))).map_err(|e| e.why), Err("a fingerprint without a fit for each pair"));
         let mut trailing = good.clone();
         trailing.push(0);
         assert!(decode_reply(&trailing).is_err());

@@ -3,26 +3,35 @@
 //! ([`Update`]: the lanes' views as deltas).
 //!
 //! An update carries a lane's view against the one the worker sent before it for the same
-//! run (the page holds that one): a shared part (`Rc`) the runner did not rebuild is one byte,
-//! the site list travels as the sites whose look changed, the timeline as the points after the
-//! ones both sides hold. So a frame's message is bounded by what changed, not by the world's
-//! size. Same format rules as `wire` (LEB128, strings, enum tags; decoding is total).
+//! run (the page holds that one): a shared part (`Rc`) the runner did not rebuild travels as
+//! [`Part::Held`], the site list as the sites whose look changed, the timeline as the points
+//! after the ones both sides hold. So a frame's message is bounded by what changed, not by the
+//! world's size.
+//!
+//! The form is postcard's through serde's derives (`wire::put`, `wire::take`; the engine types
+//! whose serde is shaped for JSON through `engine_forms`). An update is a sequence of postcard
+//! values, so the page can decode it a bounded part per task ([`UpdateDecoder`]): a [`Head`],
+//! then per lane a [`LaneHead`], its changed sites one value each, and a [`LaneTail`], then a
+//! [`Tail`]. Decoding is total: damaged bytes give a `DecodeError`, never a panic.
 
+use std::borrow::Cow;
 use std::rc::Rc;
 
-use blast_engine::expect::{Cause, Metric, Observed, Outcome, Status};
-use blast_engine::report::{Phase, ReceiverReport, RelinkText, RelinkTotals, SiteReport, SiteState, SiteStats, TimelinePoint, Verdict};
+use blast_engine::expect::Outcome;
+use blast_engine::report::{Phase, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
 use blast_engine::scenario::Event;
 use blast_engine::sim::UnitReport;
-use blast_engine::{jit::Tier, jit::UnitStats, report::DeoptText, Policy};
+use blast_engine::{report::DeoptText, Policy};
+use serde::{Deserialize, Serialize};
 
 use crate::compiled::{CompiledView, UnitView};
 use crate::runner::{ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
-use crate::worker::wire::{DecodeError, Read, Reader, Writer, LANES};
+use crate::worker::engine_forms::{outcomes, relinks, EventForm, SiteReportForm, UnitReportForm};
+use crate::worker::wire::{put, put_each, take, take_each, take_whole, DecodeError, LANES};
 
 /// One thing the page asks of the lanes, applied in order.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Command {
     /// New lanes, at time zero, for the scenario the worker read for `job` (in loop mode:
     /// `editor::looping` of it).
@@ -36,7 +45,7 @@ pub enum Command {
         advance_ms: f64,
     },
     Step,
-    Fire(Event),
+    Fire(#[serde(with = "EventForm")] Event),
     Category {
         name: String,
         enter: bool,
@@ -52,7 +61,7 @@ pub enum Command {
 }
 
 /// A batch of commands for the lanes of build `run` (the page's count of builds).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Request {
     pub run: u64,
     pub commands: Vec<Command>,
@@ -79,162 +88,246 @@ pub struct Update {
 }
 
 pub fn encode_request(req: &Request) -> Vec<u8> {
-    let mut w = Writer(Vec::new());
-    w.num(LANES);
-    w.num(req.run);
-    w.num(req.commands.len() as u64);
-    for c in &req.commands {
-        match c {
-            Command::Build { job, policies, looping } => {
-                w.num(0);
-                w.num(*job);
-                w.num(policies.len() as u64);
-                for p in policies {
-                    w.policy(*p);
-                }
-                w.bool(*looping);
-            }
-            Command::Frame { advance_ms } => {
-                w.num(1);
-                w.f64(*advance_ms);
-            }
-            Command::Step => w.num(2),
-            Command::Fire(e) => {
-                w.num(3);
-                w.event(e);
-            }
-            Command::Category { name, enter } => {
-                w.num(4);
-                w.str(name);
-                w.bool(*enter);
-            }
-            Command::Select(site) => {
-                w.num(5);
-                w.opt(site);
-            }
-            Command::Brush(range) => {
-                w.num(6);
-                match range {
-                    None => w.num(0),
-                    Some((axis, (a, b))) => {
-                        w.num(1 + u64::from(*axis == XAxis::Progress));
-                        w.f64(*a);
-                        w.f64(*b);
-                    }
-                }
-            }
-            Command::WhatIf(class) => {
-                w.num(7);
-                w.opt(class);
-            }
-            Command::Expectations => w.num(8),
-        }
-    }
-    w.0
+    let mut bytes = Vec::new();
+    put(&mut bytes, &(LANES, req));
+    bytes
 }
 
 pub fn decode_request(bytes: &[u8]) -> Result<Request, DecodeError> {
-    Reader::whole(bytes, LANES, decode_commands)
+    take_whole(bytes, LANES)
 }
 
-fn decode_commands(r: &mut Reader) -> Read<Request> {
-    let run = r.num()?;
-    let commands = r.list(|r| {
-        Ok(match r.num()? {
-            0 => Command::Build { job: r.num()?, policies: r.list(|r| r.policy())?, looping: r.bool()? },
-            1 => Command::Frame { advance_ms: r.f64()? },
-            2 => Command::Step,
-            3 => Command::Fire(r.event()?),
-            4 => Command::Category { name: r.str()?, enter: r.bool()? },
-            5 => Command::Select(r.opt()?),
-            6 => Command::Brush(match r.num()? {
-                0 => None,
-                a @ 1..=2 => Some((if a == 1 { XAxis::Time } else { XAxis::Progress }, (r.f64()?, r.f64()?))),
-                _ => return Err("bad range"),
-            }),
-            7 => Command::WhatIf(r.opt()?),
-            8 => Command::Expectations,
-            _ => return Err("bad command"),
-        })
-    })?;
-    Ok(Request { run, commands })
+/// An update's first value: the kind (`LANES`, one byte) and what is not per lane.
+#[derive(Serialize, Deserialize)]
+struct Head {
+    kind: u64,
+    run: u64,
+    error: Option<String>,
+    clock_ms: f64,
+    finished: bool,
+    lanes: u64,
 }
+
+/// A lane's fields before its sites, and its site list: `sites` views of which `changed` follow
+/// (`None`: the list held before, unchanged).
+#[derive(Serialize, Deserialize)]
+struct LaneHead {
+    policy: Policy,
+    now_ms: f64,
+    iterations: u64,
+    total_iterations: u64,
+    phase: Phase,
+    sites: u64,
+    changed: Option<u64>,
+}
+
+/// One changed site: how many ids after the previous changed one (the first: after id 0), and
+/// its view. Changed sites are in id order, so a gap is mostly one byte.
+type ChangedSite = (u64, SiteView);
+
+/// A shared part of a lane's view: the one held before, or a new one.
+#[derive(Serialize, Deserialize)]
+enum Part<T> {
+    Held,
+    New(T),
+}
+
+/// A lane's fields after its sites (borrowed from the view by the encoder, owned once decoded).
+#[derive(Serialize, Deserialize)]
+struct LaneTail<'a> {
+    selected: Option<Report>,
+    totals: RelinkTotals,
+    /// The timeline's points both sides hold (all but the last may only be appended to), and
+    /// the ones after them.
+    kept: u64,
+    points: Cow<'a, [TimelinePoint]>,
+    result: Option<RunResult>,
+    history: Part<Relinks<'a>>,
+    events_recorded: usize,
+    last_event: Option<String>,
+    unloaded: Cow<'a, [String]>,
+    active_categories: Cow<'a, [String]>,
+    units: Vec<Unit<'a>>,
+    deopts: Part<Cow<'a, [DeoptText]>>,
+    in_range: RangePart<'a>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Report(#[serde(with = "SiteReportForm")] SiteReport);
+
+#[derive(Serialize, Deserialize)]
+struct Relinks<'a>(#[serde(with = "relinks")] Cow<'a, [RelinkText]>);
+
+#[derive(Serialize, Deserialize)]
+struct Unit<'a> {
+    #[serde(with = "UnitReportForm")]
+    report: UnitReport,
+    inlines: Part<Cow<'a, [String]>>,
+    flash: u64,
+}
+
+/// A lane's brushed range: the one held before, none, or a new one.
+#[derive(Serialize, Deserialize)]
+enum RangePart<'a> {
+    Held,
+    Cleared,
+    New {
+        t_ms: (f64, f64),
+        total: usize,
+        #[serde(with = "relinks")]
+        rows: Cow<'a, [RelinkText]>,
+        sites: Cow<'a, [String]>,
+    },
+}
+
+/// What follows the lanes.
+#[derive(Serialize, Deserialize)]
+struct Tail<'a> {
+    loaded: Cow<'a, [ClassEntry]>,
+    stepped: Option<Option<String>>,
+    fires: Cow<'a, [Result<usize, FireRefusal>]>,
+    what_if: Cow<'a, [(Policy, Vec<String>)]>,
+    expectations: Option<Outcomes<'a>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Outcomes<'a>(#[serde(with = "outcomes")] Cow<'a, [Outcome]>);
 
 /// `update` as bytes, its views against `sent` (the views of the previous update of the same
 /// run, which the page holds; empty for a new run).
 pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
     let Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
-    let mut w = Writer(Vec::new());
-    w.num(LANES);
-    w.num(*run);
-    w.opt(error);
-    w.f64(*clock_ms);
-    w.bool(*finished);
-    w.num(views.len() as u64);
+    let mut bytes = Vec::new();
+    put(&mut bytes, &Head { kind: LANES, run: *run, error: error.clone(), clock_ms: *clock_ms, finished: *finished, lanes: views.len() as u64 });
     for (i, v) in views.iter().enumerate() {
-        w.lane(v, sent.get(i).map(|p| p.as_ref()));
+        put_lane(&mut bytes, v, sent.get(i).map(|p| p.as_ref()));
     }
-    w.num(loaded.len() as u64);
-    for (class, parent) in loaded {
-        w.str(class);
-        w.opt(parent);
+    let tail = Tail {
+        loaded: Cow::Borrowed(loaded),
+        stepped: stepped.clone(),
+        fires: Cow::Borrowed(fires),
+        what_if: Cow::Borrowed(what_if),
+        expectations: expectations.as_deref().map(|o| Outcomes(Cow::Borrowed(o))),
+    };
+    put(&mut bytes, &tail);
+    bytes
+}
+
+/// Whether a shared part is the one sent before.
+fn same<T>(now: &Rc<T>, before: Option<&Rc<T>>) -> bool {
+    before.is_some_and(|b| Rc::ptr_eq(now, b))
+}
+
+fn part<'a, T: Clone>(now: &'a Rc<Vec<T>>, before: Option<&Rc<Vec<T>>>) -> Part<Cow<'a, [T]>> {
+    if same(now, before) {
+        Part::Held
+    } else {
+        Part::New(Cow::Borrowed(now))
     }
-    match stepped {
-        None => w.num(0),
-        Some(note) => {
-            w.num(1);
-            w.opt(note);
+}
+
+fn put_lane(bytes: &mut Vec<u8>, v: &LaneView, before: Option<&LaneView>) {
+    let LaneView {
+        policy,
+        now_ms,
+        iterations,
+        total_iterations,
+        phase,
+        sites,
+        names: _,
+        selected,
+        totals,
+        timeline,
+        result,
+        history,
+        events_recorded,
+        last_event,
+        unloaded,
+        active_categories,
+        compiled,
+        in_range,
+    } = v;
+    let held = before.map(|b| &b.sites);
+    let changed: Option<Vec<usize>> = (!same(sites, held)).then(|| {
+        let base = held.filter(|b| b.len() == sites.len());
+        (0..sites.len()).filter(|&i| base.map_or(SiteView::default(), |b| b[i]) != sites[i]).collect()
+    });
+    let head = LaneHead {
+        policy: *policy,
+        now_ms: *now_ms,
+        iterations: *iterations,
+        total_iterations: *total_iterations,
+        phase: *phase,
+        sites: sites.len() as u64,
+        changed: changed.as_ref().map(|c| c.len() as u64),
+    };
+    put(bytes, &head);
+    let mut next = 0;
+    put_each(
+        bytes,
+        changed.unwrap_or_default().into_iter().map(|i| {
+            let gap = (i - next) as u64;
+            next = i + 1;
+            (gap, sites[i])
+        }),
+    );
+    let kept = before.map_or(0, |b| timeline.iter().zip(b.timeline.iter()).take_while(|(a, b)| a == b).count());
+    let CompiledView { units, deopts } = compiled.as_ref();
+    let before_units = before.map(|b| &b.compiled.units);
+    let units = units
+        .iter()
+        .enumerate()
+        .map(|(i, UnitView { report, inlines, flash })| Unit {
+            report: report.clone(),
+            inlines: part(inlines, before_units.and_then(|b| b.get(i)).map(|u| &u.inlines)),
+            flash: *flash,
+        })
+        .collect();
+    let in_range = match in_range {
+        Some(now) if same(now, before.and_then(|b| b.in_range.as_ref())) => RangePart::Held,
+        None => RangePart::Cleared,
+        Some(r) => {
+            let InRange { t_ms, total, rows, sites } = r.as_ref();
+            RangePart::New { t_ms: *t_ms, total: *total, rows: Cow::Borrowed(rows), sites: Cow::Borrowed(sites) }
         }
-    }
-    w.num(fires.len() as u64);
-    for f in fires {
-        match f {
-            Ok(n) => {
-                w.num(0);
-                w.num(*n as u64);
-            }
-            Err(FireRefusal::Refused(why)) => {
-                w.num(1);
-                w.str(why);
-            }
-            Err(FireRefusal::NothingRunning) => w.num(2),
-        }
-    }
-    w.num(what_if.len() as u64);
-    for (p, sites) in what_if {
-        w.policy(*p);
-        w.strs(sites);
-    }
-    match expectations {
-        None => w.num(0),
-        Some(outcomes) => {
-            w.num(1);
-            w.num(outcomes.len() as u64);
-            for o in outcomes {
-                w.outcome(o);
-            }
-        }
-    }
-    w.0
+    };
+    let history = match part(history, before.map(|b| &b.history)) {
+        Part::Held => Part::Held,
+        Part::New(h) => Part::New(Relinks(h)),
+    };
+    let tail = LaneTail {
+        selected: selected.as_ref().map(|s| Report(s.as_ref().clone())),
+        totals: *totals,
+        kept: kept as u64,
+        points: Cow::Borrowed(&timeline[kept..]),
+        result: *result,
+        history,
+        events_recorded: *events_recorded,
+        last_event: last_event.clone(),
+        unloaded: Cow::Borrowed(unloaded),
+        active_categories: Cow::Borrowed(active_categories),
+        units,
+        deopts: part(deopts, before.map(|b| &b.compiled.deopts)),
+        in_range,
+    };
+    put(bytes, &tail);
 }
 
 /// The build an update is for (read before the rest, which only that build can read).
 pub fn update_run(bytes: &[u8]) -> Result<u64, DecodeError> {
-    let mut r = Reader { bytes, at: 0 };
-    let run = Reader::of(bytes, LANES).and_then(|mut header| {
-        let run = header.num();
-        r.at = header.at;
-        run
-    });
-    run.map_err(|why| DecodeError { at: r.at, why })
+    let head: Head = take(bytes, &mut 0)?;
+    if head.kind != LANES {
+        return Err(DecodeError { at: 0, why: "not this kind of message" });
+    }
+    Ok(head.run)
 }
 
-/// Site views an [`UpdateDecoder::step`] reads at most (a changed site is ~7 numbers). Measured
+/// Site views an [`UpdateDecoder::step`] reads at most (a changed site is ~8 numbers). Measured
 /// on the page (CPU profile, e2e `scale`'s 10^5-site world, load 5): an update whose every
 /// site changed (a Step's, a run's first frames) was one task of 20-36 ms CPU for two lanes.
 pub const DECODE_SITES: usize = 20_000;
 
-/// An update being decoded a part per [`step`](UpdateDecoder::step): the header, then each
+/// An update being decoded a part per [`step`](UpdateDecoder::step): the head, then each
 /// lane's changed sites at most `sites` per step (its other parts with the last of them), then
 /// what follows the lanes.
 pub struct UpdateDecoder {
@@ -254,31 +347,11 @@ enum Decoding {
 
 /// What an update has given so far.
 struct Partial {
-    run: u64,
-    error: Option<String>,
-    clock_ms: f64,
-    finished: bool,
-    lanes: usize,
+    head: Head,
     views: Vec<Rc<LaneView>>,
-    /// The lane being read: its first fields, its sites so far and how many changed ones are left.
-    lane: Option<(LaneHead, Vec<SiteView>, usize)>,
-}
-
-/// A lane's site list as its update begins.
-enum Sites {
-    /// The one held before, unchanged.
-    Held(Rc<Vec<SiteView>>),
-    /// A copy of the held one (or default views), and how many changed views follow.
-    Changing(Vec<SiteView>, usize),
-}
-
-/// A lane's fields before its sites.
-struct LaneHead {
-    policy: Policy,
-    now_ms: f64,
-    iterations: u64,
-    total_iterations: u64,
-    phase: Phase,
+    /// The lane being read: its head, its sites so far, how many changed ones are left, and
+    /// the id after the last one read.
+    lane: Option<(LaneHead, Vec<SiteView>, usize, usize)>,
 }
 
 impl UpdateDecoder {
@@ -291,585 +364,159 @@ impl UpdateDecoder {
     /// Decode at most about `sites` more site views: the update once it is whole, `None` while
     /// there is more. Damaged bytes are an error (once: the decoder is spent), never a panic.
     pub fn step(&mut self, sites: usize) -> Result<Option<Update>, DecodeError> {
-        let mut r = Reader { bytes: &self.bytes, at: self.at };
-        let stepped = advance(&mut self.state, &mut r, (&self.held, &self.names), sites);
-        self.at = r.at;
+        let stepped = self.advance(sites);
         if stepped.is_err() {
             self.state = Decoding::Over;
         }
-        stepped.map_err(|why| DecodeError { at: self.at, why })
-    }
-}
-
-fn advance(state: &mut Decoding, r: &mut Reader, (held, names): (&[Rc<LaneView>], &Rc<Vec<String>>), mut budget: usize) -> Read<Option<Update>> {
-    loop {
-        let p = match state {
-            Decoding::Over => return Err("decoded already"),
-            Decoding::Start => {
-                if r.num()? != LANES {
-                    return Err("not this kind of message");
-                }
-                let (run, error, clock_ms, finished, lanes) = (r.num()?, r.opt()?, r.f64()?, r.bool()?, r.len()?);
-                let views = Vec::with_capacity(lanes);
-                *state = Decoding::Lanes(Box::new(Partial { run, error, clock_ms, finished, lanes, views, lane: None }));
-                continue;
-            }
-            Decoding::Lanes(p) => p,
-        };
-        let before = held.get(p.views.len()).map(Rc::as_ref);
-        match &mut p.lane {
-            Some((_, sites, left)) => {
-                let n = (*left).min(budget);
-                for _ in 0..n {
-                    r.site_view(sites)?;
-                }
-                (*left, budget) = (*left - n, budget - n);
-                if *left > 0 {
-                    return Ok(None);
-                }
-                let Some((head, sites, _)) = p.lane.take() else { return Err("no lane") };
-                p.views.push(Rc::new(r.lane_rest(head, Rc::new(sites), before, names)?));
-            }
-            None if p.views.len() < p.lanes => {
-                if budget == 0 {
-                    return Ok(None);
-                }
-                let head = r.lane_head()?;
-                match r.sites_head(before.map(|b| &b.sites))? {
-                    Sites::Held(same) => p.views.push(Rc::new(r.lane_rest(head, same, before, names)?)),
-                    Sites::Changing(sites, left) => p.lane = Some((head, sites, left)),
-                }
-            }
-            None => {
-                let Decoding::Lanes(p) = std::mem::replace(state, Decoding::Over) else { return Err("no lanes") };
-                return r.update_tail(*p).map(Some);
-            }
-        }
-    }
-}
-
-/// A shared part of a lane's view: 0 = the one held before, 1 = a new one follows.
-fn same<T>(now: &Rc<T>, before: Option<&Rc<T>>) -> bool {
-    before.is_some_and(|b| Rc::ptr_eq(now, b))
-}
-
-fn index<T: PartialEq>(all: &[T], x: &T) -> u64 {
-    all.iter().position(|a| a == x).unwrap_or(0) as u64
-}
-
-const PHASES: [Phase; 4] = [Phase::Setup, Phase::Warmup, Phase::Measure, Phase::Done];
-const STATUSES: [Status; 3] = [Status::Pass, Status::Fail, Status::Pending];
-
-impl Writer {
-    fn lane(&mut self, v: &LaneView, before: Option<&LaneView>) {
-        let LaneView {
-            policy,
-            now_ms,
-            iterations,
-            total_iterations,
-            phase,
-            sites,
-            names: _,
-            selected,
-            totals,
-            timeline,
-            result,
-            history,
-            events_recorded,
-            last_event,
-            unloaded,
-            active_categories,
-            compiled,
-            in_range,
-        } = v;
-        self.policy(*policy);
-        self.f64(*now_ms);
-        self.num(*iterations);
-        self.num(*total_iterations);
-        self.num(index(&PHASES, phase));
-        self.sites(sites, before.map(|b| &b.sites));
-        match selected {
-            None => self.num(0),
-            Some(s) => {
-                self.num(1);
-                self.site_report(s);
-            }
-        }
-        let RelinkTotals { necessary, collateral, missed } = totals;
-        for n in [necessary, collateral, missed] {
-            self.num(*n);
-        }
-        // The points both sides hold (all but the last may only be appended to).
-        let kept = before.map_or(0, |b| timeline.iter().zip(b.timeline.iter()).take_while(|(a, b)| a == b).count());
-        self.num(kept as u64);
-        self.num((timeline.len() - kept) as u64);
-        for p in &timeline[kept..] {
-            let TimelinePoint { t_ms, iterations, ops_per_ms, necessary, collateral, missed, events } = p;
-            self.f64(*t_ms);
-            self.num(*iterations);
-            self.f64(*ops_per_ms);
-            for n in [necessary, collateral, missed] {
-                self.num(*n);
-            }
-            self.num(events.len() as u64);
-            for e in events {
-                self.num(*e as u64);
-            }
-        }
-        match result {
-            None => self.num(0),
-            Some(RunResult { ops_per_ms, ms_per_op, virtual_ms }) => {
-                self.num(1);
-                for x in [ops_per_ms, ms_per_op, virtual_ms] {
-                    self.f64(*x);
-                }
-            }
-        }
-        self.shared(history, before.map(|b| &b.history), |w, history| {
-            w.num(history.len() as u64);
-            for h in history {
-                w.relink(h);
-            }
-        });
-        self.num(*events_recorded as u64);
-        self.opt(last_event);
-        self.strs(unloaded);
-        self.strs(active_categories);
-        self.compiled(compiled, before.map(|b| b.compiled.as_ref()));
-        match in_range {
-            Some(now) if same(now, before.and_then(|b| b.in_range.as_ref())) => self.num(0),
-            None => self.num(1),
-            Some(r) => {
-                self.num(2);
-                let InRange { t_ms, total, rows, sites } = r.as_ref();
-                self.f64(t_ms.0);
-                self.f64(t_ms.1);
-                self.num(*total as u64);
-                self.num(rows.len() as u64);
-                for h in rows {
-                    self.relink(h);
-                }
-                self.strs(sites);
-            }
-        }
+        stepped
     }
 
-    /// The sites whose view changed since `before` (all non-default ones without it).
-    fn sites(&mut self, sites: &Rc<Vec<SiteView>>, before: Option<&Rc<Vec<SiteView>>>) {
-        self.num(sites.len() as u64);
-        if same(sites, before) {
-            self.num(0);
-            return;
-        }
-        let base = before.filter(|b| b.len() == sites.len());
-        let changed: Vec<usize> = (0..sites.len()).filter(|&i| base.map_or(SiteView::default(), |b| b[i]) != sites[i]).collect();
-        self.num(changed.len() as u64 + 1);
-        for i in changed {
-            let SiteView { state, necessary, collateral, missed, relinks, flash } = sites[i];
-            self.num(i as u64);
-            self.num(state.map_or(0, |s| index(&SiteState::ALL, &s) + 1));
-            for n in [necessary, collateral, missed, relinks, flash] {
-                self.num(n);
-            }
-        }
+    fn bad(&self, why: &'static str) -> DecodeError {
+        DecodeError { at: self.at, why }
     }
 
-    fn site_report(&mut self, s: &SiteReport) {
-        let SiteReport { name, class, method, state, target, stats, receivers } = s;
-        self.str(name);
-        self.str(class);
-        self.str(method);
-        self.num(index(&SiteState::ALL, state));
-        self.str(target);
-        let SiteStats { fast_calls, pic_calls, selections, fallback_calls, stale_calls, necessary, collateral, missed, evictions } = stats;
-        for n in [fast_calls, pic_calls, selections, fallback_calls, stale_calls, necessary, collateral, missed, evictions] {
-            self.num(*n);
-        }
-        self.num(receivers.len() as u64);
-        for ReceiverReport { class, weight, cached, relinks } in receivers {
-            self.str(class);
-            self.num(u64::from(*weight));
-            self.bool(*cached);
-            self.num(*relinks);
-        }
-    }
-
-    fn relink(&mut self, h: &RelinkText) {
-        let RelinkText { site, phase, op, t_ms, event, event_label, domain, verdict, old_target, new_target, receiver } = h;
-        self.str(site);
-        self.num(index(&PHASES, phase));
-        self.num(u64::from(*op));
-        self.f64(*t_ms);
-        self.opt_num(event.map(|e| e as u64));
-        self.opt(event_label);
-        self.str(domain);
-        self.num(index(&Verdict::ALL, verdict));
-        self.str(old_target);
-        self.str(new_target);
-        self.opt(receiver);
-    }
-
-    fn compiled(&mut self, c: &CompiledView, before: Option<&CompiledView>) {
-        let CompiledView { units, deopts } = c;
-        self.num(units.len() as u64);
-        for (i, u) in units.iter().enumerate() {
-            let UnitView { report, inlines, flash } = u;
-            let UnitReport { name, loop_index, tier, past_cutoff, stats } = report;
-            self.str(name);
-            self.opt_num(loop_index.map(|l| l as u64));
-            self.num(index(&Tier::ALL, tier));
-            self.bool(*past_cutoff);
-            let UnitStats { deopts, recompiles, compiles, traps } = stats;
-            for n in [deopts, recompiles, compiles, traps] {
-                self.num(*n);
-            }
-            self.shared(inlines, before.and_then(|b| b.units.get(i)).map(|b| &b.inlines), |w, inlines| w.strs(inlines));
-            self.num(*flash);
-        }
-        self.shared(deopts, before.map(|b| &b.deopts), |w, deopts| {
-            w.num(deopts.len() as u64);
-            for d in deopts {
-                let DeoptText { unit, event, event_label, site, domain, at_iteration, recompiled_after, past_cutoff } = d;
-                w.str(unit);
-                w.num(*event as u64);
-                w.opt(event_label);
-                w.str(site);
-                w.str(domain);
-                w.num(*at_iteration);
-                w.opt_num(*recompiled_after);
-                w.bool(*past_cutoff);
-            }
-        });
-    }
-
-    fn outcome(&mut self, o: &Outcome) {
-        let Outcome { index: at, status, observed, causes } = o;
-        self.num(*at as u64);
-        self.num(index(&STATUSES, status));
-        self.num(observed.len() as u64);
-        for x in observed {
-            match x {
-                Observed::Relinked { policy, sites, unattributed } => {
-                    self.num(0);
-                    self.policy(*policy);
-                    for counts in [sites, unattributed] {
-                        self.num(counts.len() as u64);
-                        for (site, n) in counts {
-                            self.str(site);
-                            self.num(*n);
+    fn advance(&mut self, mut budget: usize) -> Result<Option<Update>, DecodeError> {
+        loop {
+            let p = match &mut self.state {
+                Decoding::Over => return Err(self.bad("decoded already")),
+                Decoding::Start => {
+                    let head: Head = take(&self.bytes, &mut self.at)?;
+                    if head.kind != LANES {
+                        return Err(DecodeError { at: 0, why: "not this kind of message" });
+                    }
+                    // Every lane takes a few bytes: a bad count is found before any work.
+                    if head.lanes > (self.bytes.len() - self.at) as u64 {
+                        return Err(self.bad("cut short"));
+                    }
+                    let views = Vec::with_capacity(head.lanes as usize);
+                    self.state = Decoding::Lanes(Box::new(Partial { head, views, lane: None }));
+                    continue;
+                }
+                Decoding::Lanes(p) => p,
+            };
+            let before = self.held.get(p.views.len()).cloned();
+            match &mut p.lane {
+                Some((_, sites, left, next)) => {
+                    let n = (*left).min(budget);
+                    take_each(&self.bytes, &mut self.at, n, |(gap, view): ChangedSite| {
+                        let i = usize::try_from(gap).ok().and_then(|gap| next.checked_add(gap)).ok_or("bad site id")?;
+                        *sites.get_mut(i).ok_or("bad site id")? = view;
+                        *next = i + 1;
+                        Ok(())
+                    })?;
+                    (*left, budget) = (*left - n, budget - n);
+                    if *left > 0 {
+                        return Ok(None);
+                    }
+                    let Some((head, sites, _, _)) = p.lane.take() else { return Err(self.bad("no lane")) };
+                    let tail = take(&self.bytes, &mut self.at)?;
+                    let view = lane_view(head, Rc::new(sites), tail, before.as_deref(), &self.names).map_err(|why| self.bad(why))?;
+                    self.push(view);
+                }
+                None if (p.views.len() as u64) < p.head.lanes => {
+                    if budget == 0 {
+                        return Ok(None);
+                    }
+                    let head: LaneHead = take(&self.bytes, &mut self.at)?;
+                    let held = before.as_ref().map(|b| &b.sites).filter(|b| b.len() as u64 == head.sites);
+                    match head.changed {
+                        None => {
+                            let same = held.cloned().ok_or(self.bad("no sites held"))?;
+                            let tail = take(&self.bytes, &mut self.at)?;
+                            let view = lane_view(head, same, tail, before.as_deref(), &self.names).map_err(|why| self.bad(why))?;
+                            self.push(view);
+                        }
+                        Some(changed) => {
+                            let left = self.bytes.len() - self.at;
+                            // Each changed view takes 7 bytes or more, and a new list is at most
+                            // 8 views per byte left: a bad count is found before any work.
+                            if changed > (left / 7) as u64 {
+                                return Err(self.bad("cut short"));
+                            }
+                            let sites = match held {
+                                Some(b) => b.as_ref().clone(),
+                                None if head.sites <= (left * 8 + 1024) as u64 => vec![SiteView::default(); head.sites as usize],
+                                None => return Err(self.bad("too many sites")),
+                            };
+                            if let Decoding::Lanes(p) = &mut self.state {
+                                p.lane = Some((head, sites, changed as usize, 0));
+                            }
                         }
                     }
                 }
-                Observed::Figure { policy, metric, value } => {
-                    self.num(1);
-                    self.policy(*policy);
-                    self.num(index(&Metric::ALL, metric));
-                    self.f64(*value);
-                }
-                Observed::Pair { metric, a, a_value, b, b_value, ratio } => {
-                    self.num(2);
-                    self.num(index(&Metric::ALL, metric));
-                    self.policy(*a);
-                    self.f64(*a_value);
-                    self.policy(*b);
-                    self.f64(*b_value);
-                    self.f64(*ratio);
-                }
-                Observed::Deviation { value, reference, deviation_pct } => {
-                    self.num(3);
-                    for v in [value, reference, deviation_pct] {
-                        self.f64(*v);
+                None => {
+                    let Decoding::Lanes(p) = std::mem::replace(&mut self.state, Decoding::Over) else { return Err(self.bad("no lanes")) };
+                    let Tail { loaded, stepped, fires, what_if, expectations } = take(&self.bytes, &mut self.at)?;
+                    if self.at != self.bytes.len() {
+                        return Err(self.bad("trailing bytes"));
                     }
-                }
-                Observed::Waiting { policy } => {
-                    self.num(4);
-                    self.policy(*policy);
+                    let Head { kind: _, run, error, clock_ms, finished, lanes: _ } = p.head;
+                    let (loaded, fires, what_if) = (loaded.into_owned(), fires.into_owned(), what_if.into_owned());
+                    let expectations = expectations.map(|o| o.0.into_owned());
+                    return Ok(Some(Update { run, error, clock_ms, finished, views: p.views, loaded, stepped, fires, what_if, expectations }));
                 }
             }
         }
-        self.num(causes.len() as u64);
-        for c in causes {
-            let Cause { policy, record, site, event, event_label, verdict, phase, op, t_ms } = c;
-            self.policy(*policy);
-            self.num(*record as u64);
-            self.str(site);
-            self.opt_num(event.map(|e| e as u64));
-            self.opt(event_label);
-            self.num(index(&Verdict::ALL, verdict));
-            self.num(index(&PHASES, phase));
-            self.num(u64::from(*op));
-            self.f64(*t_ms);
-        }
     }
 
-    /// A shared part of a view: 0 when it is the one sent before, else 1 and `write` of it.
-    fn shared<T>(&mut self, now: &Rc<T>, before: Option<&Rc<T>>, write: impl FnOnce(&mut Self, &T)) {
-        if same(now, before) {
-            self.num(0);
-        } else {
-            self.num(1);
-            write(self, now);
+    fn push(&mut self, view: LaneView) {
+        if let Decoding::Lanes(p) = &mut self.state {
+            p.views.push(Rc::new(view));
         }
     }
 }
 
-impl Reader<'_> {
-    /// One of `all` by its index; `bad` when there is none.
-    fn pick<T: Copy>(&mut self, all: &[T], bad: &'static str) -> Read<T> {
-        all.get(self.num()? as usize).copied().ok_or(bad)
+/// A held part, or the new one.
+fn resolve<T: Clone>(part: Part<Cow<'_, [T]>>, held: Option<&Rc<Vec<T>>>) -> Result<Rc<Vec<T>>, &'static str> {
+    match part {
+        Part::Held => held.cloned().ok_or("no view held"),
+        Part::New(now) => Ok(Rc::new(now.into_owned())),
     }
+}
 
-    /// A shared part: the held one (flag 0) or a new one read by `read`.
-    fn shared<T>(&mut self, held: Option<&Rc<T>>, read: impl FnOnce(&mut Self) -> Read<T>) -> Read<Rc<T>> {
-        match self.num()? {
-            0 => held.cloned().ok_or("no view held"),
-            1 => Ok(Rc::new(read(self)?)),
-            _ => Err("bad flag"),
-        }
-    }
-
-    fn lane_head(&mut self) -> Read<LaneHead> {
-        Ok(LaneHead {
-            policy: self.policy()?,
-            now_ms: self.f64()?,
-            iterations: self.num()?,
-            total_iterations: self.num()?,
-            phase: self.pick(&PHASES, "bad phase")?,
+/// A lane's view from its head, sites and tail, against the view held before.
+fn lane_view(head: LaneHead, sites: Rc<Vec<SiteView>>, tail: LaneTail, before: Option<&LaneView>, names: &Rc<Vec<String>>) -> Result<LaneView, &'static str> {
+    let LaneTail { selected, totals, kept, points, result, history, events_recorded, last_event, unloaded, active_categories, units, deopts, in_range } = tail;
+    let kept = usize::try_from(kept).map_err(|_| "no points held")?;
+    let mut timeline = before.and_then(|b| b.timeline.get(..kept)).map(<[_]>::to_vec).or((kept == 0).then(Vec::new)).ok_or("no points held")?;
+    timeline.extend(points.into_owned());
+    let history = match history {
+        Part::Held => Part::Held,
+        Part::New(h) => Part::New(h.0),
+    };
+    let before_units = before.map(|b| &b.compiled.units);
+    let units = units
+        .into_iter()
+        .enumerate()
+        .map(|(i, Unit { report, inlines, flash })| {
+            Ok(UnitView { report, inlines: resolve(inlines, before_units.and_then(|b| b.get(i)).map(|u| &u.inlines))?, flash })
         })
-    }
-
-    /// A lane's fields after its sites.
-    fn lane_rest(&mut self, head: LaneHead, sites: Rc<Vec<SiteView>>, before: Option<&LaneView>, names: &Rc<Vec<String>>) -> Read<LaneView> {
-        let LaneHead { policy, now_ms, iterations, total_iterations, phase } = head;
-        let selected = match self.num()? {
-            0 => None,
-            1 => Some(Rc::new(self.site_report()?)),
-            _ => return Err("bad selection"),
-        };
-        let totals = RelinkTotals { necessary: self.num()?, collateral: self.num()?, missed: self.num()? };
-        let kept = self.len()?;
-        let mut timeline: Vec<TimelinePoint> = before.map(|b| b.timeline.get(..kept).map(<[_]>::to_vec)).unwrap_or(Some(Vec::new())).ok_or("no points held")?;
-        if timeline.len() != kept {
-            return Err("no points held");
-        }
-        timeline.extend(self.list(|r| {
-            Ok(TimelinePoint {
-                t_ms: r.f64()?,
-                iterations: r.num()?,
-                ops_per_ms: r.f64()?,
-                necessary: r.num()?,
-                collateral: r.num()?,
-                missed: r.num()?,
-                events: r.list(|r| Ok(r.num()? as usize))?,
-            })
-        })?);
-        let result = match self.num()? {
-            0 => None,
-            1 => Some(RunResult { ops_per_ms: self.f64()?, ms_per_op: self.f64()?, virtual_ms: self.f64()? }),
-            _ => return Err("bad result"),
-        };
-        let history = self.shared(before.map(|b| &b.history), |r| r.list(|r| r.relink()))?;
-        let events_recorded = self.num()? as usize;
-        let last_event = self.opt()?;
-        let unloaded = self.strs()?;
-        let active_categories = self.strs()?;
-        let compiled = Rc::new(self.compiled(before.map(|b| b.compiled.as_ref()))?);
-        let in_range = match self.num()? {
-            0 => Some(before.and_then(|b| b.in_range.clone()).ok_or("no range held")?),
-            1 => None,
-            2 => {
-                Some(Rc::new(InRange { t_ms: (self.f64()?, self.f64()?), total: self.num()? as usize, rows: self.list(|r| r.relink())?, sites: self.strs()? }))
-            }
-            _ => return Err("bad range"),
-        };
-        Ok(LaneView {
-            policy,
-            now_ms,
-            iterations,
-            total_iterations,
-            phase,
-            sites,
-            names: names.clone(),
-            selected,
-            totals,
-            timeline: Rc::new(timeline),
-            result,
-            history,
-            events_recorded,
-            last_event,
-            unloaded,
-            active_categories,
-            compiled,
-            in_range,
-        })
-    }
-
-    /// A lane's site list: the held one, or the held one copied (a new run: default views)
-    /// and how many changed views follow.
-    fn sites_head(&mut self, before: Option<&Rc<Vec<SiteView>>>) -> Read<Sites> {
-        let n = self.num()? as usize;
-        let changed = match self.num()? {
-            0 => return before.filter(|b| b.len() == n).cloned().map(Sites::Held).ok_or("no sites held"),
-            c => c - 1,
-        };
-        let sites = match before.filter(|b| b.len() == n) {
-            Some(b) => b.as_ref().clone(),
-            // At most one site per byte left: a bad count cannot allocate much.
-            None if n <= self.bytes_left() * 8 + 1024 => vec![SiteView::default(); n],
-            None => return Err("too many sites"),
-        };
-        // Each changed view takes 7 bytes or more: a bad count is found before any work.
-        if changed > (self.bytes_left() / 7) as u64 {
-            return Err("cut short");
-        }
-        Ok(Sites::Changing(sites, changed as usize))
-    }
-
-    /// What follows the lanes in an update.
-    fn update_tail(&mut self, p: Partial) -> Read<Update> {
-        let Partial { run, error, clock_ms, finished, lanes: _, views, lane: _ } = p;
-        let loaded = self.list(|r| Ok((r.str()?, r.opt()?)))?;
-        let stepped = match self.num()? {
-            0 => None,
-            1 => Some(self.opt()?),
-            _ => return Err("bad step"),
-        };
-        let fires = self.list(|r| match r.num()? {
-            0 => Ok(Ok(r.num()? as usize)),
-            1 => Ok(Err(FireRefusal::Refused(r.str()?))),
-            2 => Ok(Err(FireRefusal::NothingRunning)),
-            _ => Err("bad fire"),
-        })?;
-        let what_if = self.list(|r| Ok((r.policy()?, r.strs()?)))?;
-        let expectations = match self.num()? {
-            0 => None,
-            1 => Some(self.list(|r| r.outcome())?),
-            _ => return Err("bad expectations"),
-        };
-        self.end()?;
-        Ok(Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations })
-    }
-
-    /// One changed site's view, into `sites`.
-    fn site_view(&mut self, sites: &mut [SiteView]) -> Read<()> {
-        let i = self.num()? as usize;
-        let state = match self.num()? {
-            0 => None,
-            s => Some(*SiteState::ALL.get(s as usize - 1).ok_or("bad site state")?),
-        };
-        let view = SiteView { state, necessary: self.num()?, collateral: self.num()?, missed: self.num()?, relinks: self.num()?, flash: self.num()? };
-        *sites.get_mut(i).ok_or("bad site id")? = view;
-        Ok(())
-    }
-
-    fn site_report(&mut self) -> Read<SiteReport> {
-        Ok(SiteReport {
-            name: self.str()?,
-            class: self.str()?,
-            method: self.str()?,
-            state: self.pick(&SiteState::ALL, "bad site state")?,
-            target: self.str()?,
-            stats: SiteStats {
-                fast_calls: self.num()?,
-                pic_calls: self.num()?,
-                selections: self.num()?,
-                fallback_calls: self.num()?,
-                stale_calls: self.num()?,
-                necessary: self.num()?,
-                collateral: self.num()?,
-                missed: self.num()?,
-                evictions: self.num()?,
-            },
-            receivers: self.list(|r| Ok(ReceiverReport { class: r.str()?, weight: r.u32()?, cached: r.bool()?, relinks: r.num()? }))?,
-        })
-    }
-
-    fn relink(&mut self) -> Read<RelinkText> {
-        Ok(RelinkText {
-            site: self.str()?,
-            phase: self.pick(&PHASES, "bad phase")?,
-            op: self.u32()?,
-            t_ms: self.f64()?,
-            event: self.opt_num()?.map(|e| e as usize),
-            event_label: self.opt()?,
-            domain: self.str()?,
-            verdict: self.pick(&Verdict::ALL, "bad verdict")?,
-            old_target: self.str()?,
-            new_target: self.str()?,
-            receiver: self.opt()?,
-        })
-    }
-
-    fn outcome(&mut self) -> Read<Outcome> {
-        let index = self.num()? as usize;
-        let status = self.pick(&STATUSES, "bad status")?;
-        let observed = self.list(|r| {
-            Ok(match r.num()? {
-                0 => Observed::Relinked {
-                    policy: r.policy()?,
-                    sites: r.list(|r| Ok((r.str()?, r.num()?)))?,
-                    unattributed: r.list(|r| Ok((r.str()?, r.num()?)))?,
-                },
-                1 => Observed::Figure { policy: r.policy()?, metric: r.pick(&Metric::ALL, "bad metric")?, value: r.f64()? },
-                2 => Observed::Pair {
-                    metric: r.pick(&Metric::ALL, "bad metric")?,
-                    a: r.policy()?,
-                    a_value: r.f64()?,
-                    b: r.policy()?,
-                    b_value: r.f64()?,
-                    ratio: r.f64()?,
-                },
-                3 => Observed::Deviation { value: r.f64()?, reference: r.f64()?, deviation_pct: r.f64()? },
-                4 => Observed::Waiting { policy: r.policy()? },
-                _ => return Err("bad observation"),
-            })
-        })?;
-        let causes = self.list(|r| {
-            Ok(Cause {
-                policy: r.policy()?,
-                record: r.num()? as usize,
-                site: r.str()?,
-                event: r.opt_num()?.map(|e| e as usize),
-                event_label: r.opt()?,
-                verdict: r.pick(&Verdict::ALL, "bad verdict")?,
-                phase: r.pick(&PHASES, "bad phase")?,
-                op: r.u32()?,
-                t_ms: r.f64()?,
-            })
-        })?;
-        Ok(Outcome { index, status, observed, causes })
-    }
-
-    fn compiled(&mut self, before: Option<&CompiledView>) -> Read<CompiledView> {
-        let n = self.len()?;
-        let mut units = Vec::with_capacity(n);
-        for i in 0..n {
-            let report = UnitReport {
-                name: self.str()?,
-                loop_index: self.opt_num()?.map(|l| l as usize),
-                tier: self.pick(&Tier::ALL, "bad tier")?,
-                past_cutoff: self.bool()?,
-                stats: UnitStats { deopts: self.num()?, recompiles: self.num()?, compiles: self.num()?, traps: self.num()? },
-            };
-            let inlines = self.shared(before.and_then(|b| b.units.get(i)).map(|u| &u.inlines), |r| r.strs())?;
-            units.push(UnitView { report, inlines, flash: self.num()? });
-        }
-        let deopts = self.shared(before.map(|b| &b.deopts), |r| {
-            r.list(|r| {
-                Ok(DeoptText {
-                    unit: r.str()?,
-                    event: r.num()? as usize,
-                    event_label: r.opt()?,
-                    site: r.str()?,
-                    domain: r.str()?,
-                    at_iteration: r.num()?,
-                    recompiled_after: r.opt_num()?,
-                    past_cutoff: r.bool()?,
-                })
-            })
-        })?;
-        Ok(CompiledView { units, deopts })
-    }
+        .collect::<Result<_, &'static str>>()?;
+    let in_range = match in_range {
+        RangePart::Held => Some(before.and_then(|b| b.in_range.clone()).ok_or("no range held")?),
+        RangePart::Cleared => None,
+        RangePart::New { t_ms, total, rows, sites } => Some(Rc::new(InRange { t_ms, total, rows: rows.into_owned(), sites: sites.into_owned() })),
+    };
+    Ok(LaneView {
+        policy: head.policy,
+        now_ms: head.now_ms,
+        iterations: head.iterations,
+        total_iterations: head.total_iterations,
+        phase: head.phase,
+        sites,
+        names: names.clone(),
+        selected: selected.map(|s| Rc::new(s.0)),
+        totals,
+        timeline: Rc::new(timeline),
+        result,
+        history: resolve(history, before.map(|b| &b.history))?,
+        events_recorded,
+        last_event,
+        unloaded: unloaded.into_owned(),
+        active_categories: active_categories.into_owned(),
+        compiled: Rc::new(CompiledView { units, deopts: resolve(deopts, before.map(|b| &b.compiled.deopts))? }),
+        in_range,
+    })
 }
 
 #[cfg(test)]
@@ -942,6 +589,26 @@ mod tests {
     }
 
     #[test]
+    fn a_step_decodes_at_most_its_site_views() {
+        let scenario = blast_engine::dsl::parse(&crate::worker::churn_world::churn_world(5_000)).expect("parses");
+        let mut r = Runner::new(&scenario, &[Policy::Global, Policy::Exact], &Params::default()).unwrap();
+        // Ten steps call every site: every view differs from a new run's.
+        for _ in 0..10 {
+            r.step();
+        }
+        r.refresh();
+        let names = r.views()[0].names.clone();
+        let u = update(&r);
+        let mut decoder = UpdateDecoder::new(encode_update(&u, &[]), Vec::new(), names);
+        let mut steps = 1;
+        while decoder.step(1_000).expect("decodes").is_none() {
+            steps += 1;
+        }
+        // 10,000 changed views: ten steps of 1,000 at least, and the lanes' other parts add none.
+        assert_eq!(steps, 10);
+    }
+
+    #[test]
     fn requests_round_trip_and_damaged_bytes_are_errors() {
         let req = Request {
             run: 9,
@@ -969,6 +636,13 @@ mod tests {
         for cut in 0..bytes.len() {
             assert!(decode_request(&bytes[..cut]).is_err(), "cut at {cut}");
         }
+        let mut flipped = bytes.clone();
+        for i in 0..flipped.len() {
+            flipped[i] ^= 0xff;
+            let _ = decode_request(&flipped);
+            flipped[i] ^= 0xff;
+        }
+        assert_eq!(decode_request(&[LANES as u8, 0xff, 0xff]).map_err(|e| e.why), Err("cut short"));
         let mut flipped = update_bytes.clone();
         for i in 0..flipped.len() {
             flipped[i] ^= 0xff;

@@ -406,22 +406,10 @@ mod tests {
     use crate::playback::{Control, Speed};
     use crate::runner::SiteView;
     use crate::session::{CallSiteSession, FireOutcome, SessionAction};
+    use crate::worker::churn_world::churn_world as world;
     use crate::worker::lane_host::Host;
     use crate::worker::offload;
     use blast_engine::expect::Status;
-
-    /// `sites` sites over 50 classes, called in one loop, with churn on class K1.
-    fn world(sites: usize) -> String {
-        let mut t = String::from("measure warmup 0 ops 1\n");
-        for i in 0..50 {
-            t += &format!("class K{i} {{ m }}\n");
-        }
-        for i in 0..sites {
-            t += &format!("site s{i} = K{}.m\n", i % 50);
-        }
-        let calls: Vec<String> = (0..sites).map(|i| format!("call s{i}")).collect();
-        t + &format!("op {{ loop 4 {{ every 2 {{ write K1.m }} {} }} }}\n", calls.join(" "))
-    }
 
     /// The worker's update, decoded as the page does: a few site views per step
     /// (`hooks::lanes_step`), then applied.

@@ -4,7 +4,8 @@
 //! - Messages as bytes: `wire` (the frame every message shares, and a job: a scenario text to
 //!   read, with its reply), `lane_wire` (lanes the worker runs: the page's commands and the
 //!   worker's updates, as deltas), `fit_wire` (a probe result's fit). The trace lab's messages
-//!   are `trace_lab::protocol`.
+//!   are `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose
+//!   own serde is shaped for JSON.
 //! - The page's side: `offload` (which work leaves the page, and the typed reply), `reading`
 //!   (what each awaited answer is for), `lanes` (the lanes of a run: on the page, or the page's
 //!   mirror of the worker's, decoded in bounded steps).
@@ -12,6 +13,9 @@
 //! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
 //!   real message finds its code compiled.
 
+#[cfg(test)]
+pub(crate) mod churn_world;
+mod engine_forms;
 pub mod fit_wire;
 pub mod lane_host;
 pub mod lane_wire;

@@ -1,11 +1,13 @@
 //! The engine worker's messages as compact bytes (`offload`): a job (the text to read) and
-//! its reply, whose typed scenario the page rebuilds without parsing text.
+//! its reply, whose typed scenario the page rebuilds without parsing text. Also the frame of
+//! the lane and fit messages (`lane_wire`, `fit_wire`): serde's derives in postcard's form
+//! (`put`, `take`), the kind first.
 //!
-//! Why not serde: the page would then ship serde's derived deserializers for the whole model
-//! (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB. The format is
-//! lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag; the encoder
-//! destructures every struct, so a new model field does not compile until it is carried.
-//! Expectations, few and rich, travel as their DSL lines and are read with
+//! Why not serde for the read reply: the page would then ship serde's derived deserializers
+//! for the whole model (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB.
+//! The format is lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag;
+//! the encoder destructures every struct, so a new model field does not compile until it is
+//! carried. Expectations, few and rich, travel as their DSL lines and are read with
 //! `dsl::parse_unchecked`, which the page has anyway. Decoding is total: bytes that are not a
 //! message give an error, never a panic.
 //!
@@ -151,6 +153,109 @@ pub fn decode_reply(bytes: &[u8]) -> Result<Reply, DecodeError> {
 /// on the page (Chromium trace, the 10^5-site paste of e2e `scale`, load 6): a whole reply, ~2.1 x
 /// 10^5 of them, was one task of ~25-30 ms CPU; steps of 20,000 were 7-9 ms each.
 pub const DECODE_ITEMS: usize = 10_000;
+
+/// A value appended to `out` in postcard's form (serde's derives: LEB128 numbers, strings as
+/// length + UTF-8, enums as a variant number, floats as their 8 bytes), the form of the lane and
+/// fit messages. A message begins with its kind as a number below 128, one byte, which [`kind`]
+/// reads.
+pub(crate) fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    put_each(out, [value]);
+}
+
+/// Values appended as by [`put`], through one serializer (a lane's changed sites: no per-value
+/// setup).
+pub(crate) fn put_each<T: serde::Serialize>(out: &mut Vec<u8>, values: impl IntoIterator<Item = T>) {
+    let mut serializer = postcard::Serializer { output: Append(out) };
+    for value in values {
+        // Writing into a `Vec` fails only for a sequence of unknown length, which no wire type
+        // has (every message type is encoded by the round-trip tests).
+        if let Err(e) = value.serialize(&mut serializer) {
+            unreachable!("postcard cannot write a wire type: {e}");
+        }
+    }
+}
+
+/// postcard's output appended to a `Vec` in place (its own `Vec` flavors start a new one).
+struct Append<'a>(&'a mut Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Append<'_> {
+    type Output = ();
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        // Most are a number's few bytes: pushed, not a `memcpy` call each (measured by the
+        // codec bench: encode ~1.5x faster).
+        if bytes.len() <= 8 {
+            bytes.iter().for_each(|&b| self.0.push(b));
+        } else {
+            self.0.extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<()> {
+        Ok(())
+    }
+}
+
+/// The postcard value at byte `*at` of `bytes`, `*at` moved past it; damaged or cut bytes give
+/// an error placed at `*at`, never a panic (postcard checks every length against the bytes left
+/// and allocates no more than it has read).
+pub(crate) fn take<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], at: &mut usize) -> Result<T, DecodeError> {
+    let from = bytes.get(*at..).ok_or(DecodeError { at: *at, why: "cut short" })?;
+    let (value, rest) = postcard::take_from_bytes(from).map_err(|e| DecodeError { at: *at, why: postcard_why(&e) })?;
+    *at = bytes.len() - rest.len();
+    Ok(value)
+}
+
+/// `n` postcard values from byte `*at` of `bytes`, each handed to `each` (which may refuse it),
+/// `*at` moved past them: one deserializer for them all, so a long run of small values (a lane's
+/// changed sites) costs no more per value than one list would. An error is placed at the first
+/// of them.
+pub(crate) fn take_each<'a, T: serde::Deserialize<'a>>(
+    bytes: &'a [u8],
+    at: &mut usize,
+    n: usize,
+    mut each: impl FnMut(T) -> Result<(), &'static str>,
+) -> Result<(), DecodeError> {
+    let bad = |why| DecodeError { at: *at, why };
+    let mut de = postcard::Deserializer::from_bytes(bytes.get(*at..).ok_or(bad("cut short"))?);
+    for _ in 0..n {
+        each(T::deserialize(&mut de).map_err(|e| bad(postcard_why(&e)))?).map_err(bad)?;
+    }
+    let rest = de.finalize().map_err(|e| bad(postcard_why(&e)))?;
+    *at = bytes.len() - rest.len();
+    Ok(())
+}
+
+/// A whole message of `kind` in postcard's form: the kind, one value, and no byte after it.
+pub(crate) fn take_whole<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], kind: u64) -> Result<T, DecodeError> {
+    let mut at = 0;
+    if take::<u64>(bytes, &mut at)? != kind {
+        return Err(DecodeError { at: 0, why: "not this kind of message" });
+    }
+    let value = take(bytes, &mut at)?;
+    if at != bytes.len() {
+        return Err(DecodeError { at, why: "trailing bytes" });
+    }
+    Ok(value)
+}
+
+fn postcard_why(e: &postcard::Error) -> &'static str {
+    match e {
+        postcard::Error::DeserializeUnexpectedEnd => "cut short",
+        postcard::Error::DeserializeBadVarint => "a number is too long",
+        postcard::Error::DeserializeBadBool => "bad flag",
+        postcard::Error::DeserializeBadChar | postcard::Error::DeserializeBadUtf8 => "not UTF-8",
+        postcard::Error::DeserializeBadOption => "bad option",
+        postcard::Error::DeserializeBadEnum => "bad tag",
+        _ => "not a message",
+    }
+}
 
 /// Why a reply's bytes are not a reply, and where (a byte offset).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -383,21 +488,12 @@ const CLOSE: u64 = 6;
 pub(crate) struct Writer(pub(crate) Vec<u8>);
 
 impl Writer {
-    pub(crate) fn f64(&mut self, v: f64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-
     pub(crate) fn bool(&mut self, v: bool) {
         self.num(u64::from(v));
     }
 
     pub(crate) fn policy(&mut self, p: Policy) {
         self.num(Policy::ALL.iter().position(|x| *x == p).unwrap_or(0) as u64);
-    }
-
-    /// An optional number as one number: 0 for none, else the value + 1.
-    pub(crate) fn opt_num(&mut self, v: Option<u64>) {
-        self.num(v.map_or(0, |v| v + 1));
     }
 
     fn scenario(&mut self, s: &Scenario) {
@@ -565,15 +661,6 @@ pub(crate) struct Reader<'a> {
 pub(crate) type Read<T> = Result<T, &'static str>;
 
 impl<'a> Reader<'a> {
-    /// A reader past the message's kind, which must be `kind`.
-    pub(crate) fn of(bytes: &'a [u8], kind: u64) -> Read<Reader<'a>> {
-        let mut r = Reader { bytes, at: 0 };
-        if r.num()? != kind {
-            return Err("not this kind of message");
-        }
-        Ok(r)
-    }
-
     /// A whole message of `kind`, read by `read`; an error is placed at the byte it stopped at.
     pub(crate) fn whole<T>(bytes: &'a [u8], kind: u64, read: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Result<T, DecodeError> {
         let mut r = Reader { bytes, at: 0 };
@@ -589,24 +676,8 @@ impl<'a> Reader<'a> {
         result.map_err(|why| DecodeError { at: r.at, why })
     }
 
-    pub(crate) fn f64(&mut self) -> Read<f64> {
-        let end = self.at.checked_add(8).filter(|&e| e <= self.bytes.len()).ok_or("cut short")?;
-        let v = f64::from_le_bytes(self.bytes[self.at..end].try_into().map_err(|_| "cut short")?);
-        self.at = end;
-        Ok(v)
-    }
-
-    pub(crate) fn bytes_left(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
     pub(crate) fn policy(&mut self) -> Read<Policy> {
         Policy::ALL.get(self.num()? as usize).copied().ok_or("bad policy")
-    }
-
-    /// A number written by `Writer::opt_num`.
-    pub(crate) fn opt_num(&mut self) -> Read<Option<u64>> {
-        Ok(self.num()?.checked_sub(1))
     }
 
     pub(crate) fn bool(&mut self) -> Read<bool> {
