@@ -18,6 +18,7 @@ pub mod markup;
 pub mod page;
 pub mod protocol;
 pub mod samples;
+pub mod sites;
 pub mod view;
 
 use std::rc::Rc;
@@ -45,6 +46,8 @@ pub enum TraceAction {
     Lost(String),
     /// Zoom the timeline of the trace on screen (the worker rebins it).
     Zoom(Zoom),
+    /// Select a site (or unit) of the trace on screen, for the why panel (`None`: none).
+    Select(Option<String>),
     /// Close the trace on screen.
     Close,
 }
@@ -92,6 +95,8 @@ pub struct TraceLab {
     pub link: Option<LinkNote>,
     /// The timeline's window asked for last (`None`: the whole trace), in the trace's units.
     pub window: Option<(u64, u64)>,
+    /// The site (or unit) of the trace on screen the why panel explains.
+    pub selected: Option<String>,
     /// The log on screen or being read, when it came as text.
     text: Option<Rc<str>>,
     /// The reading id of the trace on screen (0: none), whose replay a class tree redoes.
@@ -121,6 +126,7 @@ impl TraceLab {
                     self.post(&Request::Timeline { id: self.shown_id, window: self.window });
                 }
             }
+            TraceAction::Select(site) => self.selected = site.filter(|s| self.shown.as_ref().is_some_and(|v| v.sites.find(s).is_some())),
             TraceAction::Lost(why) => {
                 if let Some(r) = self.reading.take() {
                     self.error = Some(format!("{} was not read: {why}", r.name));
@@ -138,6 +144,7 @@ impl TraceLab {
                 self.link = None;
                 self.text = None;
                 self.window = None;
+                self.selected = None;
             }
         }
     }
@@ -152,6 +159,7 @@ impl TraceLab {
         self.text = text;
         self.link = None;
         self.window = None;
+        self.selected = None;
         self.tree = None;
         self.tree_sent = false;
         self.last_id += 1;
@@ -373,6 +381,24 @@ mod tests {
         let v = lab.shown.as_ref().expect("a view");
         let whole = view::TraceView::of("v8-proto-write.log", &blast_engine::trace::read(&log, Default::default(), None));
         assert!(**v == TracePage::of(&whole), "the trace read in chunks differs from the one read whole");
+    }
+
+    #[test]
+    fn a_site_of_the_trace_on_screen_is_selected_and_a_closed_trace_selects_none() {
+        let log = committed("v8-proto-write");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Select(Some("x.js:1:1".into())));
+        assert_eq!(lab.selected, None, "no trace: nothing to select");
+        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
+        worker(&mut host, &mut lab, &log);
+        let first = lab.shown.as_ref().unwrap().sites.sites[0].name.clone();
+        lab.reduce(TraceAction::Select(Some(first.clone())));
+        assert_eq!(lab.selected.as_deref(), Some(first.as_str()));
+        lab.reduce(TraceAction::Select(Some("not a site of this trace".into())));
+        assert_eq!(lab.selected, None);
+        lab.reduce(TraceAction::Select(Some(first)));
+        lab.reduce(TraceAction::Close);
+        assert_eq!(lab.selected, None);
     }
 
     #[test]

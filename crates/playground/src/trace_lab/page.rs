@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sites::TraceSites;
 use super::view::{Timeline, TraceView};
 use super::{export, markup};
 
@@ -28,6 +29,8 @@ pub struct TracePage {
     pub fan_out_markdown: String,
     pub replay_csv: Option<String>,
     pub replay_markdown: Option<String>,
+    /// Its sites as it left them: the blast view and the why panel draw them.
+    pub sites: TraceSites,
 }
 
 impl TracePage {
@@ -44,6 +47,7 @@ impl TracePage {
             fan_out_markdown: export::fan_out_markdown(v),
             replay_csv: export::replay_csv(v),
             replay_markdown: export::replay_markdown(v),
+            sites: v.places.clone(),
         }
     }
 }
