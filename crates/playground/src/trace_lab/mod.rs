@@ -32,8 +32,9 @@ use protocol::{Answer, ClassTree, Reply, Request};
 pub enum TraceAction {
     /// Read a log of `size` bytes (its bytes come from the shell, by range).
     Open { name: String, size: u64 },
-    /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link.
-    OpenText { name: String, text: String },
+    /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link;
+    /// with the class tree a link carries beside it.
+    OpenText { name: String, text: String, tree: Option<ClassTree> },
     /// A class tree (`NAME.classes`) for the log being read or on screen.
     Classes(ClassTree),
     /// What Copy link made: the link, or why the log is too big for one.
@@ -112,9 +113,10 @@ impl TraceLab {
     pub fn reduce(&mut self, action: TraceAction) {
         match action {
             TraceAction::Open { name, size } => self.open(name, size, None),
-            TraceAction::OpenText { name, text } => {
+            TraceAction::OpenText { name, text, tree } => {
                 let size = text.len() as u64;
                 self.open(name, size, Some(Rc::from(text)));
+                self.tree = tree;
             }
             TraceAction::Classes(tree) => self.classes(tree),
             TraceAction::Linked(note) => self.link = note,
@@ -152,6 +154,11 @@ impl TraceLab {
     /// The log as text, when it came as text (a link carries it whole).
     pub fn text(&self) -> Option<&str> {
         self.text.as_deref()
+    }
+
+    /// The class tree given with the log on screen or being read (a link carries it too).
+    pub fn tree(&self) -> Option<&ClassTree> {
+        self.tree.as_ref()
     }
 
     fn open(&mut self, name: String, size: u64, text: Option<Rc<str>>) {
@@ -446,7 +453,7 @@ mod tests {
     fn a_log_held_as_text_is_chunked_by_the_lab_and_kept_for_a_link() {
         let log = String::from_utf8(committed("hotspot-cha-break")).unwrap();
         let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::OpenText { name: "pasted".into(), text: log.clone() });
+        lab.reduce(TraceAction::OpenText { name: "pasted".into(), text: log.clone(), tree: None });
         worker(&mut host, &mut lab, &[]);
         assert!(lab.shown.as_ref().is_some_and(|p| p.fan_out.contains("ChaBreak$Circle")));
         assert_eq!(lab.text(), Some(log.as_str()));
