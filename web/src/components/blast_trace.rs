@@ -47,6 +47,11 @@ fn rows(v: &TraceSites) -> Vec<Row<'_>> {
     out
 }
 
+/// A site's name under its group: `28:20` for `/path/file.js:28:20` (the group names the file).
+fn shown_name(s: &TraceSite) -> &str {
+    s.name.strip_prefix(s.group.as_str()).map(|rest| rest.trim_start_matches(':')).filter(|rest| !rest.is_empty()).unwrap_or(&s.name)
+}
+
 fn look_text(s: &TraceSite) -> String {
     let mut parts = Vec::new();
     for (n, word) in [(s.exact, "exact"), (s.by_order, "by order"), (s.unattributed, "not attributed")] {
@@ -55,7 +60,7 @@ fn look_text(s: &TraceSite) -> String {
         }
     }
     if parts.is_empty() {
-        "not invalidated (retired only in a replay)".into()
+        "kept; a replay retired it".into()
     } else {
         parts.join(" · ")
     }
@@ -82,7 +87,7 @@ pub fn trace_blast(p: &TraceBlastProps) -> Html {
                 html! {
                     <li class={classes!("agg-class", "trace-group", heat_class(*invalidations, hottest))} role="treeitem" aria-level="1" aria-expanded="true"
                         data-group={name.to_string()} data-invalidations={invalidations.to_string()} style="--depth: 0">
-                        <span class="agg-name">{ *name }</span>
+                        <span class="agg-name" title={name.to_string()}>{ name.rsplit(['/', '\\']).next().unwrap_or(name) }</span>
                         <span class="agg-counts muted">{ format!("{} · {}", format::counted(u64::from(*sites), "site"), format::counted(u64::from(*units), "unit")) }</span>
                         <span class="agg-heat" aria-hidden="true"><span style={format!("width: {share:.1}%")}></span></span>
                         <span class="agg-relinks">{ format::count(*invalidations) }</span>
@@ -106,7 +111,7 @@ pub fn trace_blast(p: &TraceBlastProps) -> Html {
                         <button class="agg-site-button" aria-pressed={selected.to_string()} onclick={select}
                             title={format!("{what} {}: {}. Click for the mutations behind it.", s.name, look_text(s))}>
                             <span class="state-dot-html" aria-hidden="true"></span>
-                            <span class="agg-name">{ &s.name }</span>
+                            <span class="agg-name">{ shown_name(s) }</span>
                             <span class="muted">{ look_text(s) }</span>
                         </button>
                         <span class="agg-relinks">{ format::count(u64::from(s.invalidations)) }</span>
@@ -168,5 +173,8 @@ mod tests {
             })
             .collect();
         assert_eq!(drawn, ["a.js 6", "f()", "a.js:1:1", "a.js:2:1", "g()", "a.js:9:1", "b.js 2", "b.js:1:1"]);
+        assert_eq!(shown_name(&v.sites[0]), "1:1", "the group names the file");
+        let unit = TraceSite { name: "pointNorm".into(), group: "a.js".into(), unit: true, ..TraceSite::default() };
+        assert_eq!(shown_name(&unit), "pointNorm");
     }
 }

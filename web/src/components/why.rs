@@ -62,25 +62,9 @@ pub fn why(p: &WhyProps) -> Html {
     if let Some(t) = &p.trace {
         return trace_why(t);
     }
-    let on_change = {
-        let cb = p.on_select.clone();
-        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
-    };
     html! {
         <section id="why" class="panel" aria-labelledby="why-title">
-            <header class="panel-head">
-                <h2 id="why-title">{ "Why did it relink?" }</h2>
-                <label>{ "Site " }
-                    { name_picker(props!(NamePickerProps {
-                        id: "why-site",
-                        label: "Site whose relinks to explain",
-                        names: p.sites.clone(),
-                        value: p.selected.clone().unwrap_or_default(),
-                        none_label: "— pick a site —",
-                        on_pick: on_change,
-                    })) }
-                </label>
-            </header>
+            { head("Why did it relink?", "Site whose relinks to explain", p.sites.clone(), p.selected.clone(), &p.on_select) }
             if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {
                 <p id="why-focus" class={classes!("why-focus", format!("verdict-{}", verdict_name(c.verdict)))} role="status">
                     <strong>{ "Behind the failed expectation: " }</strong>{ cause_text(c) }
@@ -102,30 +86,37 @@ pub fn why(p: &WhyProps) -> Html {
     }
 }
 
+/// The panel's title and its site picker (a scenario's sites, or a trace's).
+fn head(title: &'static str, label: &'static str, names: Rc<Vec<String>>, selected: Option<AttrValue>, on_select: &Callback<Option<String>>) -> Html {
+    let on_change = {
+        let cb = on_select.clone();
+        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
+    };
+    html! {
+        <header class="panel-head">
+            <h2 id="why-title">{ title }</h2>
+            <label>{ "Site " }
+                { name_picker(props!(NamePickerProps {
+                    id: "why-site",
+                    label,
+                    names,
+                    value: selected.unwrap_or_default(),
+                    none_label: "— pick a site —",
+                    on_pick: on_change,
+                })) }
+            </label>
+        </header>
+    }
+}
+
 /// A trace's site: the mutations that hit it, with their log lines, and each policy's replay
 /// (`trace_lab::markup::site_why`).
 fn trace_why(t: &TraceOnView) -> Html {
     let sites = &t.page.sites;
-    let on_change = {
-        let cb = t.on_select.clone();
-        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
-    };
     let shown = t.selected.as_deref().and_then(|n| sites.find(n));
     html! {
         <section id="why" class="panel" aria-labelledby="why-title" data-trace={t.page.name.clone()}>
-            <header class="panel-head">
-                <h2 id="why-title">{ "Why was it invalidated?" }</h2>
-                <label>{ "Site " }
-                    { name_picker(props!(NamePickerProps {
-                        id: "why-site",
-                        label: "Site of the trace to explain",
-                        names: Rc::new(sites.names()),
-                        value: t.selected.clone().unwrap_or_default(),
-                        none_label: "— pick a site —",
-                        on_pick: on_change,
-                    })) }
-                </label>
-            </header>
+            { head("Why was it invalidated?", "Site of the trace to explain", Rc::new(sites.names()), t.selected.clone(), &t.on_select) }
             {
                 match shown {
                     None => html! { <p class="hint">{ format!("Click a call site of the trace {} in the blast view (or pick one above) to see the mutations that invalidated it, with their log lines, and what each policy's replay did for it.", t.page.name) }</p> },
