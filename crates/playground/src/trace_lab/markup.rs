@@ -391,7 +391,11 @@ pub fn timeline(tl: &Timeline) -> String {
 /// policy's replay did for the site at that mutation).
 pub fn site_why(v: &TraceSites, s: &TraceSite) -> String {
     let what = if s.unit { "compiled unit" } else { "call site" };
-    let mut out = format!(r#"<h3>{what} <code>{}</code><span class="muted"> · {}"#, escape(&s.name), escape(&s.group));
+    let mut out = format!(r#"<h3>{what} <code>{}</code><span class="muted">"#, escape(&s.name));
+    // A site's name starts with its file already; a unit's group is where it is.
+    if !s.name.starts_with(&s.group) {
+        let _ = write!(out, " · {}", escape(&s.group));
+    }
     if !s.function.is_empty() && !s.unit {
         let _ = write!(out, " · {}()", escape(&s.function));
     }
