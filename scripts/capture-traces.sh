@@ -177,6 +177,11 @@ else
   capture v8-proto-write-big node "probes/traces/node/proto-write.js 1120000 1000" file \
     node --log-deopt --log-ic --log-maps --log-code --logfile=@LOG@ --no-logfile-per-isolate \
     probes/traces/node/proto-write.js 1120000 1000
+  # About 100 MB: Counter's prototype written 660 times besides Point's 1,020 (a second
+  # prototype growing; the e2e's big-log check captures the same run, tests/e2e/checks/trace-lab.mjs).
+  capture v8-proto-write-huge node "probes/traces/node/proto-write.js 1120000 1000 660" file \
+    node --log-deopt --log-ic --log-maps --log-code --logfile=@LOG@ --no-logfile-per-isolate \
+    probes/traces/node/proto-write.js 1120000 1000 660
   capture groovy-three-receivers-big groovy "probes/traces/groovy/three-receivers.groovy 30000" stderr \
     groovy "${GROOVY_FLAGS[@]}" probes/traces/groovy/three-receivers.groovy 30000
 fi

@@ -10,8 +10,8 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-SIZE_BUDGET_KB=539.4        # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size (539.3 rounded, 2026-12-06, from 533.2: +6.1 for the lane and fit messages by serde + postcard instead of hand-written codecs (docs/PERFORMANCE.md, "Codecs"); 533.2 from 530.6: +0.5 for typed errors of the trace lab's reads (BrowserError, TextReadError, NoLink; 531.1 measured before the zoom), +2.1 for the trace lab's timeline zoom (Zoom in / Zoom out / Whole trace, the TimelinePart and Timeline messages' serde, the window kept in TraceLab); 530.6 from 508.4: +22.2 for the trace lab's page side (its panel, the gallery's Traces group, file/drop/paste glue, the worker protocol's serde_json messages and the trace link: 528.1 on the merged tree, +19.7) and the class trees (+2.5: several files per pick or drop, a sample's NAME.classes fetched with it, the ClassTree message; the readers, the replay and its markup stay in the worker); 508.4 before the trace lab: +1.7 for typed errors instead of Result<_, String> (an enum and its Display per failure: BrowserError, KnobRefusal, LinkRefusal, FitRefusal, ...) and the documented engine surface, not measured apart; 506.7: +1.6 for base64url by the `base64` crate and rustc-hash instead of hand-written codecs (docs/PERFORMANCE.md, "Codecs"), from 505.1 after the gallery resolver; 505.3 from 465.96: +16.65 for deflated share links and autosave (miniz_oxide), loads kept as an undo step with "Your scenario", the Copy refusal; +5.35 for the first minute (headline ratio, normalized axis), plain messages, the 390 px layout and 2x exports; the rest, not measured apart, with the engine's reading: caps counted while parsing, plain messages, `answers`, strict JSON). The goal is 350 (docs/PERFORMANCE.md: not met). Each raise and its cause: git log -p scripts/test.sh
-WORKER_BUDGET_KB=240.4      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB (one decimal): the measured size (240.3 rounded, 2026-12-06, from 237.5: +2.8 for the lane and fit messages by serde + postcard (docs/PERFORMANCE.md, "Codecs"); 237.5 from 235.6: +1.9 for the timeline rebinned over a window (view::zoomed, the Timeline request and its answer); 235.6 from 162.7: +72.9 for the trace lab, which reads logs only here (224.9 on the merged tree, +62.2: the V8, HotSpot and Groovy readers, attribution, the replay over sites and over code units, the view's markup and exports, serde_json messages) and the class trees (+10.7: parse_classes, the finished trace kept and replayed again with a tree, the code-unit replay's view and markup); 162.7 before the trace lab: +0.4 for typed errors (FireRefusal on the wire, FitRefusal, DecodeError placed by Reader::whole); 162.3: +0.1 with rustc-hash; 162.2 from 146.39: +15.8 with the engine's reading (caps counted while parsing, plain messages, `answers`, strict JSON decoding), not measured apart). Each raise and its cause: git log -p scripts/test.sh
+SIZE_BUDGET_KB=554.0        # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+WORKER_BUDGET_KB=247.5      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
@@ -153,7 +153,9 @@ quick_probes() {
 }
 
 e2e() {
-  E2E_DIST="$ROOT/dist" node tests/e2e/e2e.mjs
+  # Ten minutes, not the runner's default five: the trace lab's big-log check captures a 100 MB
+  # V8 log with node and reads it in the page (38 s on the shared 2-core machine, 2026-12-06).
+  E2E_TIMEOUT_MS=600000 E2E_DIST="$ROOT/dist" node tests/e2e/e2e.mjs
 }
 
 step "install tools (scripts/install-tools.sh)" install_tools

@@ -366,6 +366,7 @@ fn call_site_sections(
     let t = &s.timeline;
     // After a Reset in the engine worker, the last run's views until its answer.
     let stale = s.session.runner.awaiting_rebuild();
+    let trace_on_view = trace_panel::on_view(store, &s.trace);
     html! {
         <>
             <div class="payoff">
@@ -381,7 +382,7 @@ fn call_site_sections(
                             <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                         }
                         <Later generation={read} frames={1}>
-                        <BlastView ..shared.blast_props(s, classes, store.callback(SessionAction::HoverClass), store.callback(SessionAction::SelectSite)) />
+                        <BlastView trace={trace_on_view.clone()} ..shared.blast_props(s, classes, store.callback(SessionAction::HoverClass), store.callback(SessionAction::SelectSite)) />
                         </Later>
                         <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
@@ -408,7 +409,7 @@ fn call_site_sections(
                         <Later generation={read} frames={2}>
                         <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
                             selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(SessionAction::SelectSite)}
-                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} />
+                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} trace={trace_on_view} />
                         </Later>
                     }
                 </div>

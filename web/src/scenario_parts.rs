@@ -62,6 +62,7 @@ impl ScenarioParts {
             playing: s.session.playback.playing,
             on_hover,
             on_select,
+            trace: None,
         }
     }
 

@@ -36,7 +36,7 @@ pub fn open_blob(store: &Store, blob: LogBlob, tree: Option<ClassTree>) {
 /// Read a pasted text in the trace lab.
 pub fn open_text(store: &Store, name: String, text: String) {
     SOURCE.set(None);
-    open(store, TraceAction::OpenText { name, text });
+    open(store, TraceAction::OpenText { name, text, tree: None });
 }
 
 /// The file being read or on screen, if the log came as one.

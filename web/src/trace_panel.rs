@@ -12,6 +12,7 @@ use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob, TextReadError};
+use crate::components::blast_parts::TraceOnView;
 use crate::components::files::{import_blob, parse_import};
 use crate::components::trace_lab::{trace_lab, TraceExport, TraceLabProps};
 use crate::store::Store;
@@ -32,6 +33,12 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
         on_share: store.handler(share_trace),
         on_zoom: store.handler(|store, z| store.dispatch(Action::Trace(TraceAction::Zoom(z)))),
     })
+}
+
+/// The trace on screen as the blast view and the why panel draw it, `None` when none is.
+pub fn on_view(store: &Store, lab: &TraceLab) -> Option<TraceOnView> {
+    let page = lab.shown.clone()?;
+    Some(TraceOnView { page, selected: lab.selected.clone().map(AttrValue::from), on_select: store.callback(|site| Action::Trace(TraceAction::Select(site))) })
 }
 
 /// Picked or dropped files, in any order: a class tree (`NAME.classes`) goes with the log among
@@ -156,14 +163,14 @@ impl std::fmt::Display for NoLink {
 /// Copy link: the whole log when a link can carry it (`share::encode_trace`), else why not and
 /// the derived scenario's link instead.
 fn share_trace(store: &Store, (): ()) {
-    let (name, text, scenario) = {
+    let (name, text, scenario, tree) = {
         let s = store.read();
         let Some(v) = s.trace.shown.clone() else { return };
-        (v.name.clone(), s.trace.text().map(str::to_string), v.scenario.clone())
+        (v.name.clone(), s.trace.text().map(str::to_string), v.scenario.clone(), s.trace.tree().cloned())
     };
     let done = {
         let store = store.clone();
-        move |log: Result<String, NoLink>| linked(&store, &name, log, scenario)
+        move |log: Result<String, NoLink>| linked(&store, &name, log, tree.as_ref(), scenario)
     };
     match (text, trace_feed::source()) {
         (Some(text), _) => done(Ok(text)),
@@ -173,9 +180,9 @@ fn share_trace(store: &Store, (): ()) {
     }
 }
 
-fn linked(store: &Store, name: &str, log: Result<String, NoLink>, scenario: Option<String>) {
+fn linked(store: &Store, name: &str, log: Result<String, NoLink>, tree: Option<&ClassTree>, scenario: Option<String>) {
     let fragment = log.and_then(|log| {
-        share::encode_trace(name, &log).map_err(|e| match e.fragment {
+        share::encode_trace(name, &log, tree).map_err(|e| match e.fragment {
             Some(n) => NoLink::LinkTooLong(n),
             None => NoLink::TooLong(e.text as u64),
         })

@@ -50,7 +50,7 @@ impl Action {
         match link {
             Link::Scenario(shared) => Action::Session(SessionAction::LoadScenario { shared, origin: origin.into() }),
             Link::Model(link) => Action::LoadModelLink { link, origin: origin.into() },
-            Link::Trace(t) => Action::Trace(TraceAction::OpenText { name: t.name, text: t.log }),
+            Link::Trace(t) => Action::Trace(TraceAction::OpenText { name: t.name, text: t.log, tree: t.tree }),
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::base64url::{self, Base64Error};
 use crate::deflate::{self, InflateError};
 use crate::model_mode::{self, LinkRefusal, ModelLink};
 use crate::playback::{Speed, SPEEDS};
+use crate::trace_lab::protocol::ClassTree;
 
 /// The scenario link's format written: 2 (deflated); 1 (plain) is still read.
 pub const VERSION: u32 = 2;
@@ -121,11 +122,14 @@ pub enum Link {
     Trace(TraceLink),
 }
 
-/// A small runtime log carried by a link (`t=1.<base64url of "name\nlog", deflated>`).
+/// A small runtime log carried by a link (`t=1.<base64url of "name\nlog", deflated>`), and the
+/// class tree given with it (`&c=1.<base64url of "name\ntree", deflated>`), which its replay
+/// needs (a HotSpot log's) or uses (a V8 log's prototype chains).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceLink {
     pub name: String,
     pub log: String,
+    pub tree: Option<ClassTree>,
 }
 
 /// The longest log name a link carries.
@@ -133,22 +137,36 @@ pub const MAX_LINK_NAME: usize = 200;
 
 /// The fragment (without `#`) for a runtime log, or why no link can carry it (the trace lab
 /// then offers the derived scenario's link).
-pub fn encode_trace(name: &str, log: &str) -> Result<String, TooBigForLink> {
-    if log.len() > MAX_LINK_TEXT {
-        return Err(TooBigForLink { text: log.len(), fragment: None });
+pub fn encode_trace(name: &str, log: &str, tree: Option<&ClassTree>) -> Result<String, TooBigForLink> {
+    let text = log.len() + tree.map_or(0, |t| t.text.len());
+    if text > MAX_LINK_TEXT {
+        return Err(TooBigForLink { text, fragment: None });
     }
-    let name: String = name.chars().filter(|c| *c != '\n').take(MAX_LINK_NAME).collect();
-    let out = format!("t=1.{}", base64url::encode(&deflate::deflate(&format!("{name}\n{log}"))));
+    let packed = |name: &str, body: &str| {
+        let name: String = name.chars().filter(|c| *c != '\n').take(MAX_LINK_NAME).collect();
+        base64url::encode(&deflate::deflate(&format!("{name}\n{body}")))
+    };
+    let mut out = format!("t=1.{}", packed(name, log));
+    if let Some(tree) = tree {
+        out.push_str(&format!("&c=1.{}", packed(&tree.name, &tree.text)));
+    }
     if out.len() > MAX_FRAGMENT {
-        return Err(TooBigForLink { text: log.len(), fragment: Some(out.len()) });
+        return Err(TooBigForLink { text, fragment: Some(out.len()) });
     }
     Ok(out)
 }
 
-fn decode_trace(payload: &str) -> Result<TraceLink, LinkProblem> {
-    let text = payload_text(payload, 't')?;
-    let (name, log) = text.split_once('\n').unwrap_or(("the linked log", &text));
-    Ok(TraceLink { name: truncate(name, MAX_LINK_NAME), log: log.to_string() })
+/// A name and the text after it (`name\ntext`); `unnamed` when there is no newline.
+fn named(payload: &str, kind: char, unnamed: &str) -> Result<(String, String), LinkProblem> {
+    let text = payload_text(payload, kind)?;
+    let (name, body) = text.split_once('\n').unwrap_or((unnamed, &text));
+    Ok((truncate(name, MAX_LINK_NAME), body.to_string()))
+}
+
+fn decode_trace(payload: &str, tree: Option<&str>) -> Result<TraceLink, LinkProblem> {
+    let (name, log) = named(payload, 't', "the linked log")?;
+    let tree = tree.map(|c| named(c, 'c', "the linked class tree").map(|(name, text)| ClassTree { name, text })).transpose()?;
+    Ok(TraceLink { name, log, tree })
 }
 
 /// The fragment (without `#`) for a scenario's text and the selected policies, or why no
@@ -279,6 +297,7 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     let mut scenario = None;
     let mut model = None;
     let mut trace = None;
+    let mut tree = None;
     let mut policies = None;
     let (mut speed, mut site) = (None, None);
     for part in fragment.split('&') {
@@ -288,6 +307,8 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
             model = Some(v);
         } else if let Some(v) = part.strip_prefix("t=") {
             trace = Some(v);
+        } else if let Some(v) = part.strip_prefix("c=") {
+            tree = Some(v);
         } else if let Some(v) = part.strip_prefix("p=") {
             policies = Some(v);
         } else if let Some(v) = part.strip_prefix("v=") {
@@ -312,16 +333,16 @@ pub fn decode(fragment: &str) -> Result<Option<Link>, LinkError> {
     match (scenario, model) {
         (Some(payload), _) => decode_scenario(payload, policies, view).map(|s| Some(Link::Scenario(s))).map_err(refuse),
         (None, Some(payload)) => decode_model(payload).map(|m| Some(Link::Model(m))).map_err(refuse),
-        (None, None) => trace.map(|payload| decode_trace(payload).map(Link::Trace).map_err(refuse)).transpose(),
+        (None, None) => trace.map(|payload| decode_trace(payload, tree).map(Link::Trace).map_err(refuse)).transpose(),
     }
 }
 
 /// The text behind `<version>.<base64url>`: version 1 plain, 2 deflated (scenarios only); a
-/// log (`t`) is deflated from its first version.
+/// log (`t`) and its class tree (`c`) are deflated from their first version.
 fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
     let (version, data) = payload.split_once('.').ok_or(LinkProblem::NoVersion { kind })?;
     let packed = match (version.parse::<u32>(), kind) {
-        (Ok(1), 't') => true,
+        (Ok(1), 't' | 'c') => true,
         (Ok(1), _) => false,
         (Ok(2), 's') => true,
         (Ok(v), _) => return Err(LinkProblem::UnknownVersion(v)),
@@ -367,11 +388,20 @@ mod tests {
     fn a_small_log_travels_whole_and_a_big_one_is_refused_at_copy() {
         let dir = format!("{}/../../probes/traces/logs", env!("CARGO_MANIFEST_DIR"));
         let small = std::fs::read_to_string(format!("{dir}/hotspot-cha-break.log")).unwrap();
-        let fragment = encode_trace("cha\nbreak.log", &small).unwrap();
+        let fragment = encode_trace("cha\nbreak.log", &small, None).unwrap();
         assert!(fragment.len() <= MAX_FRAGMENT);
-        assert_eq!(decode(&format!("#{fragment}")).unwrap(), Some(Link::Trace(TraceLink { name: "chabreak.log".into(), log: small })));
+        assert_eq!(decode(&format!("#{fragment}")).unwrap(), Some(Link::Trace(TraceLink { name: "chabreak.log".into(), log: small.clone(), tree: None })));
+        // With its class tree, which its replay needs.
+        let tree = ClassTree { name: "hotspot-cha-break.classes".into(), text: std::fs::read_to_string(format!("{dir}/hotspot-cha-break.classes")).unwrap() };
+        let fragment = encode_trace("hotspot-cha-break.log", &small, Some(&tree)).unwrap();
+        assert!(fragment.len() <= MAX_FRAGMENT && fragment.contains("&c=1."));
+        assert_eq!(
+            decode(&format!("#{fragment}")).unwrap(),
+            Some(Link::Trace(TraceLink { name: "hotspot-cha-break.log".into(), log: small, tree: Some(tree) }))
+        );
+        assert!(decode(&format!("#{}&c=1.AAAA", encode_trace("x.log", "v8-version,1\n", None).unwrap())).is_err(), "a damaged tree is refused, not dropped");
         let big = std::fs::read_to_string(format!("{dir}/v8-proto-write.log")).unwrap();
-        let refused = encode_trace("v8.log", &big).unwrap_err();
+        let refused = encode_trace("v8.log", &big, None).unwrap_err();
         assert!(refused.fragment.is_some_and(|n| n > MAX_FRAGMENT), "{refused:?}");
         let damaged = decode("#t=1.AAAA").unwrap_err();
         assert_eq!(damaged.kind, LinkKind::Trace);

@@ -10,10 +10,14 @@
 'use strict';
 
 // Defaults give the committed sample (8 writes); `node proto-write.js N PERIOD` gives longer
-// runs (scripts/capture-traces.sh --big uses it for the big log).
+// runs (scripts/capture-traces.sh --big uses it for the big log). `node proto-write.js N PERIOD
+// M` also writes to Counter.prototype at the first M of those writes: the log of a second
+// prototype growing (the 100 MB log of `--huge`; a prototype stops taking map transitions after
+// about 1,016 properties, so one prototype's log stops growing at about 75 MB).
 const N = Number(process.argv[2] || 200000);     // loop iterations
 const WARMUP = 100000;                           // no writes before this: every site is optimized first
 const PERIOD = Number(process.argv[3] || 12500); // iterations between prototype writes after the warm-up
+const COUNTER_WRITES = Number(process.argv[4] || 0);
 
 class Point {
   constructor(x, y) { this.x = x; this.y = y; }
@@ -38,6 +42,7 @@ let writes = 0;
 function writePrototype() {
   writes++;
   Point.prototype['extra' + writes] = function () { return writes; };
+  if (writes <= COUNTER_WRITES) Counter.prototype['more' + writes] = function () { return writes; };
 }
 
 function run() {

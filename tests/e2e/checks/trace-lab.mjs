@@ -4,10 +4,11 @@
 // The expected figures come from the native CLI's `blast trace --replay --format json` of the
 // same committed files (run here; it reads the `NAME.classes` beside each log, as the page fetches
 // it with a gallery sample), or from the log files themselves (their lines counted
-// here), never typed in. `E2E_ONLY='^trace lab'` runs just these. `E2E_TRACE_BIG=PATH` also reads
-// that log (e.g. the ~75 MB `probes/traces/logs-big/v8-proto-write-big.log` of
-// `scripts/capture-traces.sh --big`) and prints its figures.
+// here), never typed in. `E2E_ONLY='^trace lab'` runs just these. One check captures a ~100 MB
+// V8 log with node (the `v8-proto-write-huge` run of `scripts/capture-traces.sh --big`,
+// probes/traces/README.md) and prints the figures of reading it.
 import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -175,7 +176,7 @@ function labelUs(label) {
 
 export const checks = [
   {
-    name: "trace lab: the V8 sample's timeline zooms in around its densest part in the worker, its axis labels the window and its bars count the invalidations inside it, and Whole trace shows the original again",
+    name: "trace lab: the V8 sample's timeline zooms in around its densest part in the worker, its axis labels the window and its bars count the invalidations inside it, Whole trace shows the original again, and a drag across it zooms to the window dragged over",
     run: async ({ browser, baseUrl }) =>
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         await openSample(page, 'v8-proto-write');
@@ -202,6 +203,56 @@ export const checks = [
         await page.click('#trace-zoom-whole');
         await page.waitForFunction((m) => document.querySelector('#trace-timeline').innerHTML === m, whole.markup, { timeout: 30_000 });
         expect(await page.isDisabled('#trace-zoom-out'), 'back to the whole trace: nothing to zoom out of');
+        // A drag across the middle half of the drawing zooms to that window, shown while dragged.
+        const box = await page.locator('#trace-timeline .trace-drag').boundingBox();
+        const y = box.y + box.height / 2;
+        await page.mouse.move(box.x + box.width * 0.25, y);
+        await page.mouse.down();
+        await page.mouse.move(box.x + box.width * 0.75, y, { steps: 4 });
+        expect((await page.locator('#trace-drag-selection').count()) === 1, 'the window dragged over is shown');
+        await page.mouse.up();
+        await page.waitForFunction((m) => document.querySelector('#trace-timeline .trace-timeline-axis')?.dataset.start !== String(m), whole.start, { timeout: 30_000 });
+        const dragged = await timelineShown(page);
+        const span = whole.end - whole.start;
+        expect(
+          Math.abs(dragged.start - (whole.start + span * 0.25)) <= span * 0.02 && Math.abs(dragged.end - (whole.start + span * 0.75)) <= span * 0.02,
+          `dragged over the middle half of ${whole.start}..${whole.end}: window ${dragged.start}..${dragged.end}`,
+        );
+        const insideDrag = times.filter((t) => t >= dragged.start && t <= dragged.end).length;
+        expect(dragged.bars === insideDrag, `dragged: bars total ${dragged.bars}, ${insideDrag} invalidations inside the window`);
+        const axeDrag = await axeViolations(page);
+        expect(axeDrag.all.length === 0, `axe after a drag: ${JSON.stringify(axeDrag.all)}`);
+        await page.click('#trace-zoom-whole');
+        await page.waitForFunction((m) => document.querySelector('#trace-timeline .trace-timeline-axis')?.dataset.start === String(m), whole.start, { timeout: 30_000 });
+      }),
+  },
+  {
+    name: "trace lab: with the V8 sample open, the blast view draws its call sites by file and function, the first prototype write's sites as many as the CLI's fan-out, and the why panel names that write's line and each policy's replay for one of them",
+    run: async ({ browser, baseUrl }) =>
+      withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
+        await openSample(page, 'v8-proto-write');
+        const summary = fromCli('v8-proto-write');
+        const first = radii(summary)[0];
+        const line = first.mutation.at.line;
+        await page.waitForSelector('#trace-blast li.agg-site', { timeout: 30_000 });
+        const drawn = await page.$$eval('#trace-blast li.agg-site', (lis) => lis.map((li) => ({ site: li.dataset.site, lines: li.dataset.lines.split(' ').map(Number) })));
+        const hit = drawn.filter((d) => d.lines.includes(line));
+        const want = first.radius.sites.length + first.radius.units.length;
+        expect(hit.length === want, `${hit.length} sites of the blast view name line ${line}, the CLI's fan-out is ${want}`);
+        const groups = await page.$$eval('#trace-blast li.trace-group', (lis) => lis.map((li) => li.dataset.group));
+        for (const g of first.groups) expect(groups.includes(g.name), `group ${g.name} not drawn: ${groups}`);
+        await page.click(`#trace-blast li.agg-site[data-site="${hit[0].site}"] button`);
+        await page.waitForSelector(`#why-trace tr[data-line="${line}"]`, { timeout: 10_000 });
+        const row = await page.$eval(`#why-trace tr[data-line="${line}"]`, (tr) => ({ text: tr.textContent, verdicts: [...tr.querySelectorAll('.badge')].map((b) => b.textContent) }));
+        expect(row.text.includes(first.label.split(' at ')[0]), `why row: ${row.text}, the CLI's label ${first.label}`);
+        const policies = fromCli('v8-proto-write').replay.Ok.policies.length;
+        expect(row.verdicts.length === policies && row.verdicts.every((v) => ['necessary', 'missed'].includes(v)), `verdicts ${row.verdicts} for ${policies} policies`);
+        expect((await page.inputValue('#why-site')) === hit[0].site, 'the why panel picker names the site');
+        const axe = await axeViolations(page);
+        expect(axe.all.length === 0, `axe with a trace in the blast view: ${JSON.stringify(axe.all)}`);
+        // Closed: the blast view draws the scenario again.
+        await page.click('#trace-close');
+        await page.waitForSelector('#trace-blast', { state: 'detached', timeout: 10_000 });
       }),
   },
   {
@@ -252,7 +303,7 @@ export const checks = [
       }),
   },
   {
-    name: 'trace lab: the HotSpot sample names the witness class whose load broke each assumption and the units made not entrant; a link carries the small log whole and opens it',
+    name: 'trace lab: the HotSpot sample names the witness class whose load broke each assumption and the units made not entrant; a link carries the small log whole with its class tree and opens it replayed',
     run: async ({ browser, baseUrl }) =>
       withFreshPage(browser, baseUrl, 'tr[data-trace]', async (page) => {
         await openSample(page, 'hotspot-cha-break');
@@ -281,12 +332,16 @@ export const checks = [
         await page.click('#trace-share');
         await page.waitForSelector('#trace-link-url', { timeout: 10_000 });
         const link = await page.inputValue('#trace-link-url');
-        expect(link.includes('#t=1.'), `link: ${link.slice(0, 80)}`);
+        expect(link.includes('#t=1.') && link.includes('&c=1.'), `link with the log and its class tree: ${link.slice(0, 80)}`);
         const other = await page.context().newPage();
         await other.goto(link, { waitUntil: 'load' });
         await other.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'hotspot-cha-break.log', null, { timeout: 60_000 });
         const again = await fanOutRows(other);
         expect(JSON.stringify(again) === JSON.stringify(rows), 'the linked log shows the same fan-out');
+        // The class tree came with it: the linked log is replayed as the gallery's was.
+        await other.waitForSelector('#trace-behaved-like[data-subject="units"]', { timeout: 30_000 });
+        const linkedLike = await other.$$eval('#trace-behaved-like .policy-badge', (bs) => bs.map((b) => b.textContent));
+        expect(JSON.stringify(linkedLike) === JSON.stringify(like), `the linked log behaved like ${linkedLike}, the gallery's ${like}`);
         await other.close();
       }),
   },
@@ -426,19 +481,76 @@ export const checks = [
         expect(mb > 29, `read ${mb} MB`);
         await showSection(page, '#trace-lab');
         await shoot(page, 'trace-lab-big');
-        const extra = process.env.E2E_TRACE_BIG;
-        if (extra) {
-          const bytes = fs.statSync(extra).size;
-          await watchLongTasks(page);
-          const mem0 = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-          const t1 = Date.now();
-          await page.setInputFiles('#trace-file', extra);
-          await page.waitForFunction((n) => document.querySelector('#trace-view .trace-head code')?.textContent === n, path.basename(extra), { timeout: 300_000 });
-          const t = Date.now() - t1;
-          const longest = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
-          const mem = await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0);
-          log(`# trace lab: ${(bytes / 1e6).toFixed(1)} MB (${path.basename(extra)}) to its view in ${t} ms, longest task ${longest.toFixed(0)} ms, JS heap ${(mem0 / 1e6).toFixed(0)} -> ${(mem / 1e6).toFixed(0)} MB`);
-        }
       }),
+  },
+  {
+    name: 'trace lab: a ~100 MB V8 log captured now with node opens to its view with its facts; size, time to the first view, longest task and page memory printed',
+    run: async ({ browser, baseUrl, log }) => {
+      // The capture script's `v8-proto-write-huge`: Point's prototype written 1,020 times and
+      // Counter's 660, full map details (a prototype stops taking map transitions after ~1,016
+      // properties, so one prototype's log stops at ~75 MB).
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'blast-huge-'));
+      const file = path.join(dir, 'v8-proto-write-huge.log');
+      try {
+        const c0 = Date.now();
+        execFileSync('node', ['--log-deopt', '--log-ic', '--log-maps', '--log-code', `--logfile=${file}`, '--no-logfile-per-isolate',
+          path.join(ROOT, 'probes', 'traces', 'node', 'proto-write.js'), '1120000', '1000', '660'], { cwd: dir, stdio: 'ignore', timeout: 120_000 });
+        const bytes = fs.statSync(file).size;
+        log(`# trace lab: captured ${(bytes / 1e6).toFixed(1)} MB of V8 log with node ${process.version} in ${Date.now() - c0} ms`);
+        const cli = JSON.parse(execFileSync('cargo', ['run', '-q', '--offline', '-p', 'blast-cli', '--', 'trace', '--format', 'json', file], { cwd: ROOT, maxBuffer: 64 << 20 }))[0];
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        // The page's wasm memories, as they are instantiated (its heap is not in the JS heap).
+        await context.addInitScript(() => {
+          window.__wasmMemories = [];
+          const keep = (r) => {
+            const exports = (r.instance ?? r).exports;
+            for (const v of Object.values(exports ?? {})) if (v instanceof WebAssembly.Memory) window.__wasmMemories.push(v);
+            return r;
+          };
+          const [streaming, plain] = [WebAssembly.instantiateStreaming, WebAssembly.instantiate];
+          WebAssembly.instantiateStreaming = (...a) => streaming.apply(WebAssembly, a).then(keep);
+          WebAssembly.instantiate = (...a) => plain.apply(WebAssembly, a).then(keep);
+        });
+        const page = await context.newPage();
+        const errors = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        try {
+          await page.goto(baseUrl, { waitUntil: 'load', timeout: 60_000 });
+          await page.waitForSelector('#trace-file', { state: 'attached', timeout: 30_000 });
+          const cdp = await context.newCDPSession(page);
+          await cdp.send('Performance.enable');
+          await watchLongTasks(page);
+          // The page's memory while the log is read: sampled every 100 ms, the highest kept.
+          await page.evaluate(() => {
+            window.__peak = 0;
+            window.__sampler = setInterval(() => {
+              const wasm = window.__wasmMemories.reduce((n, m) => n + m.buffer.byteLength, 0);
+              window.__peak = Math.max(window.__peak, (performance.memory?.usedJSHeapSize ?? 0) + wasm);
+            }, 100);
+          });
+          const t0 = Date.now();
+          await page.setInputFiles('#trace-file', file);
+          await page.waitForFunction(() => document.querySelector('#trace-view .trace-head code')?.textContent === 'v8-proto-write-huge.log', null, { timeout: 300_000 });
+          const ms = Date.now() - t0;
+          const longest = Math.max(0, ...(await page.evaluate(() => window.__longTasks)));
+          const peak = await page.evaluate(() => { clearInterval(window.__sampler); return window.__peak; });
+          const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
+          const wasm = await page.evaluate(() => window.__wasmMemories.reduce((n, m) => n + m.buffer.byteLength, 0));
+          const now = metrics.JSHeapUsedSize + wasm;
+          log(`# trace lab: ${(bytes / 1e6).toFixed(1)} MB V8 log (v8-proto-write-huge) to its first view in ${ms} ms (target 10,000); longest task on the page ${longest.toFixed(0)} ms (target 50); page memory ${(now / 1e6).toFixed(0)} MB after (JS heap ${(metrics.JSHeapUsedSize / 1e6).toFixed(0)} MB + wasm ${(wasm / 1e6).toFixed(0)} MB), ${(peak / 1e6).toFixed(0)} MB at most while read = ${(Math.max(peak, now) / bytes).toFixed(2)}x the log (target < 3x)`);
+          // Its facts: the bytes and the mutations the CLI reads in it.
+          const counts = await page.textContent('#trace-counts');
+          expect(counts.split(' bytes')[0].replace(/\D/g, '') === String(cli.bytes), `counts "${counts}", the CLI reads ${cli.bytes} bytes`);
+          const rows = (await page.locator('#trace-fanout tbody tr').count());
+          expect(rows > 0, 'a fan-out is shown');
+          expect((await page.locator('#trace-blast li.agg-site').count()) > 0, 'the blast view draws its sites');
+          expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
+        } finally {
+          await context.close();
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
   },
 ];

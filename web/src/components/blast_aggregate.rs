@@ -55,7 +55,7 @@ impl LaneSums {
     }
 }
 
-fn heat_class(relinks: u64, hottest: u64) -> &'static str {
+pub(crate) fn heat_class(relinks: u64, hottest: u64) -> &'static str {
     if relinks == 0 || hottest == 0 {
         return "heat-0";
     }

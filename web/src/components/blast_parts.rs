@@ -1,5 +1,6 @@
-//! What the drawn blast view (`blast_view`) and the aggregated one for big worlds
-//! (`blast_aggregate`) share: their props, a site's look and a lane's caption.
+//! What the drawn blast view (`blast_view`), the aggregated one for big worlds
+//! (`blast_aggregate`) and a trace's (`blast_trace`) share: their props, a site's look and a
+//! lane's caption.
 
 use std::rc::Rc;
 
@@ -11,6 +12,7 @@ use yew::prelude::*;
 use blast_playground::format;
 use blast_playground::playback::RunState;
 use blast_playground::runner::{ClassEntry, LaneView, SiteView};
+use blast_playground::trace_lab::page::TracePage;
 
 #[derive(Properties, PartialEq, Clone)]
 pub struct BlastViewProps {
@@ -25,6 +27,18 @@ pub struct BlastViewProps {
     /// Whether the run is playing (a started lane that is not is paused).
     pub playing: bool,
     pub on_hover: Callback<Option<String>>,
+    pub on_select: Callback<Option<String>>,
+    /// A trace open in the trace lab: the view draws its sites instead of the scenario's.
+    #[prop_or_default]
+    pub trace: Option<TraceOnView>,
+}
+
+/// A trace open in the trace lab, as the blast view and the why panel draw it: its page (whose
+/// `sites` both read), the site selected and where a selection goes.
+#[derive(Clone, PartialEq)]
+pub struct TraceOnView {
+    pub page: Rc<TracePage>,
+    pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
 }
 

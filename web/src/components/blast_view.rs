@@ -12,6 +12,7 @@ use yew::prelude::*;
 use crate::components::blast_aggregate::AggregatedBlast;
 pub use crate::components::blast_parts::BlastViewProps;
 use crate::components::blast_parts::{lane_caption, shown_look, state_label, NOT_CALLED};
+use crate::components::blast_trace::TraceBlast;
 use crate::components::compiled_units::compiled_units;
 use blast_playground::aggregate;
 use blast_playground::format;
@@ -48,6 +49,9 @@ pub fn blast_view(p: &BlastViewProps) -> Html {
             layout::layout(classes, &sites, f64::from(*w))
         }
     });
+    if let Some(trace) = &p.trace {
+        return html! { <TraceBlast trace={trace.clone()} /> };
+    }
     if aggregated {
         return html! {
             <>

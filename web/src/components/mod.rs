@@ -16,6 +16,7 @@ pub mod arena_threads;
 pub mod banners;
 pub mod blast_aggregate;
 pub mod blast_parts;
+pub mod blast_trace;
 pub mod blast_view;
 pub mod charts;
 pub mod class_tree;

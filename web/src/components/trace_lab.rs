@@ -104,6 +104,59 @@ fn zoom_tools(t: &TimelinePart, on_zoom: &Callback<Zoom>) -> Html {
     }
 }
 
+#[derive(Properties, PartialEq)]
+struct TraceTimelineProps {
+    part: TimelinePart,
+    on_zoom: Callback<Zoom>,
+}
+
+/// The timeline, and a drag across it zooms to the window dragged over (shown as it is
+/// dragged); the buttons above do the same by keyboard. The drag is caught by a layer over the
+/// drawing, so its x is the pointer's within the layer's width.
+#[function_component(TraceTimeline)]
+fn trace_timeline(p: &TraceTimelineProps) -> Html {
+    let drag = use_state(|| None::<(f64, f64)>);
+    let at = |e: &MouseEvent| f64::from(e.offset_x()) / browser::width_of(e).max(1.0);
+    let down = {
+        let drag = drag.clone();
+        Callback::from(move |e: MouseEvent| {
+            if e.button() == 0 {
+                e.prevent_default();
+                drag.set(Some((at(&e), at(&e))));
+            }
+        })
+    };
+    let moved = {
+        let drag = drag.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some((a, _)) = *drag {
+                drag.set(Some((a, at(&e).clamp(0.0, 1.0))));
+            }
+        })
+    };
+    let up = {
+        let (drag, part, on_zoom) = (drag.clone(), p.part.clone(), p.on_zoom.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(z) = drag.and_then(|(a, b)| part.dragged(a, b)) {
+                on_zoom.emit(z);
+            }
+            drag.set(None);
+        })
+    };
+    let selection = drag.map(|(a, b)| format!("left: {:.2}%; width: {:.2}%", a.min(b) * 100.0, (a - b).abs() * 100.0));
+    html! {
+        <div id="trace-timeline" class="trace-timeline-box" aria-live="polite">
+            { raw(p.part.markup.clone()) }
+            <div class="trace-drag" onmousedown={down} onmousemove={moved} onmouseup={up.clone()} onmouseleave={up}
+                title="Drag across the timeline to zoom to that window">
+                if let Some(style) = selection {
+                    <div id="trace-drag-selection" class="trace-drag-selection" {style}></div>
+                }
+            </div>
+        </div>
+    }
+}
+
 fn views(v: &TracePage, p: &TraceLabProps) -> Html {
     let open = p.on_open_scenario.reform(|_: MouseEvent| ());
     let close = p.on_close.reform(|_: MouseEvent| ());
@@ -126,7 +179,7 @@ fn views(v: &TracePage, p: &TraceLabProps) -> Html {
             { raw(v.fan_out.clone()) }
             <h3>{ "Timeline" }</h3>
             { zoom_tools(&v.timeline, &p.on_zoom) }
-            <div id="trace-timeline" aria-live="polite">{ raw(v.timeline.markup.clone()) }</div>
+            <TraceTimeline part={v.timeline.clone()} on_zoom={p.on_zoom.clone()} />
             <h3 id="trace-replay-title">{ "Replay under every policy" }</h3>
             {
                 match &v.replay {

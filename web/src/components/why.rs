@@ -3,6 +3,9 @@
 //! a compiled unit inlined the site, the rest of the chain: that unit deoptimized, recompiled
 //! after N iterations (`blast_playground::compiled`).
 //!
+//! With a trace open in the trace lab, the same panel explains a site of the trace: the
+//! mutations that hit it and what each policy's replay did for it.
+//!
 //! Linked to the timeline both ways: a range selected on the charts lists its relinks here
 //! (every site, per policy), and a click on a relink's time marks its moment on the charts.
 
@@ -15,7 +18,7 @@ use blast_engine::Policy;
 use yew::prelude::*;
 use yew::props;
 
-use crate::components::blast_parts::shown_look;
+use crate::components::blast_parts::{shown_look, TraceOnView};
 use crate::components::expectations::cause_text;
 use crate::components::name_picker::{name_picker, NamePickerProps};
 use crate::components::raw;
@@ -24,6 +27,7 @@ use blast_playground::format;
 use blast_playground::markup::escape;
 use blast_playground::runner::{phase_name, InRange, LaneView, SiteView};
 use blast_playground::timeline::Mark;
+use blast_playground::trace_lab::markup::site_why;
 
 #[derive(Properties, PartialEq)]
 pub struct WhyProps {
@@ -40,6 +44,9 @@ pub struct WhyProps {
     pub mark: Option<Mark>,
     /// A relink's time was clicked: mark it on the charts.
     pub on_mark: Callback<Mark>,
+    /// A trace open in the trace lab: the panel explains its sites instead of the scenario's.
+    #[prop_or_default]
+    pub trace: Option<TraceOnView>,
 }
 
 fn verdict_name(v: Verdict) -> &'static str {
@@ -52,25 +59,12 @@ fn verdict_name(v: Verdict) -> &'static str {
 
 #[function_component(Why)]
 pub fn why(p: &WhyProps) -> Html {
-    let on_change = {
-        let cb = p.on_select.clone();
-        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
-    };
+    if let Some(t) = &p.trace {
+        return trace_why(t);
+    }
     html! {
         <section id="why" class="panel" aria-labelledby="why-title">
-            <header class="panel-head">
-                <h2 id="why-title">{ "Why did it relink?" }</h2>
-                <label>{ "Site " }
-                    { name_picker(props!(NamePickerProps {
-                        id: "why-site",
-                        label: "Site whose relinks to explain",
-                        names: p.sites.clone(),
-                        value: p.selected.clone().unwrap_or_default(),
-                        none_label: "— pick a site —",
-                        on_pick: on_change,
-                    })) }
-                </label>
-            </header>
+            { head("Why did it relink?", "Site whose relinks to explain", p.sites.clone(), p.selected.clone(), &p.on_select) }
             if let Some(c) = p.focus.as_ref().filter(|c| p.selected.as_deref() == Some(c.site.as_str())) {
                 <p id="why-focus" class={classes!("why-focus", format!("verdict-{}", verdict_name(c.verdict)))} role="status">
                     <strong>{ "Behind the failed expectation: " }</strong>{ cause_text(c) }
@@ -86,6 +80,47 @@ pub fn why(p: &WhyProps) -> Html {
                 match p.selected.as_deref() {
                     None => html! { <p class="hint">{ "Click a call site in the blast view (or pick one above) to see each relink: the event, the domain it retired, and the oracle’s verdict. Drag over the charts to list the relinks of a time range." }</p> },
                     Some(site) => html! { <div class="why-lanes">{ for p.lanes.iter().map(|l| lane_history(p, l, site)) }</div> },
+                }
+            }
+        </section>
+    }
+}
+
+/// The panel's title and its site picker (a scenario's sites, or a trace's).
+fn head(title: &'static str, label: &'static str, names: Rc<Vec<String>>, selected: Option<AttrValue>, on_select: &Callback<Option<String>>) -> Html {
+    let on_change = {
+        let cb = on_select.clone();
+        Callback::from(move |v: String| cb.emit(if v.is_empty() { None } else { Some(v) }))
+    };
+    html! {
+        <header class="panel-head">
+            <h2 id="why-title">{ title }</h2>
+            <label>{ "Site " }
+                { name_picker(props!(NamePickerProps {
+                    id: "why-site",
+                    label,
+                    names,
+                    value: selected.unwrap_or_default(),
+                    none_label: "— pick a site —",
+                    on_pick: on_change,
+                })) }
+            </label>
+        </header>
+    }
+}
+
+/// A trace's site: the mutations that hit it, with their log lines, and each policy's replay
+/// (`trace_lab::markup::site_why`).
+fn trace_why(t: &TraceOnView) -> Html {
+    let sites = &t.page.sites;
+    let shown = t.selected.as_deref().and_then(|n| sites.find(n));
+    html! {
+        <section id="why" class="panel" aria-labelledby="why-title" data-trace={t.page.name.clone()}>
+            { head("Why was it invalidated?", "Site of the trace to explain", Rc::new(sites.names()), t.selected.clone(), &t.on_select) }
+            {
+                match shown {
+                    None => html! { <p class="hint">{ format!("Click a call site of the trace {} in the blast view (or pick one above) to see the mutations that invalidated it, with their log lines, and what each policy's replay did for it.", t.page.name) }</p> },
+                    Some(s) => html! { <div id="why-trace" class="why-lane">{ raw(site_why(sites, s)) }</div> },
                 }
             }
         </section>

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use blast_engine::trace::Subject;
 use blast_engine::Policy;
 
+use super::sites::{TraceSite, TraceSites};
 use super::view::{FanOut, ReplayView, Timeline, TraceView};
 use crate::format::{count, counted};
 use crate::markup::escape;
@@ -300,6 +301,12 @@ fn capitalized(w: &str) -> String {
 }
 
 /// Width and height of the timeline's drawing, in its own units (the SVG scales to its box).
+/// Where a point of the drawn timeline is on its axis: `f`, a fraction of the drawing's width,
+/// as a fraction of the window (the axis runs from PAD to W - PAD), within 0..=1.
+pub fn axis_fraction(f: f64) -> f64 {
+    ((f * W - PAD) / (W - 2.0 * PAD)).clamp(0.0, 1.0)
+}
+
 const W: f64 = 1000.0;
 const H: f64 = 140.0;
 const AXIS: f64 = 22.0;
@@ -378,6 +385,82 @@ pub fn timeline(tl: &Timeline) -> String {
     s
 }
 
+/// Why a site of the trace was invalidated, for the why panel: where it is, how its
+/// invalidations were attributed, each policy's replay over the trace, then each mutation that
+/// hit it (its log line and kind, the invalidation the log shows, how it was tied, and what each
+/// policy's replay did for the site at that mutation).
+pub fn site_why(v: &TraceSites, s: &TraceSite) -> String {
+    let what = if s.unit { "compiled unit" } else { "call site" };
+    let mut out = format!(r#"<h3>{what} <code>{}</code><span class="muted">"#, escape(&s.name));
+    // A site's name starts with its file already; a unit's group is where it is.
+    if !s.name.starts_with(&s.group) {
+        let _ = write!(out, " · {}", escape(&s.group));
+    }
+    if !s.function.is_empty() && !s.unit {
+        let _ = write!(out, " · {}()", escape(&s.function));
+    }
+    let _ = write!(
+        out,
+        r#"</span></h3><p class="why-summary">{}: {} exact · {} by order · {} not attributed</p>"#,
+        counted(u64::from(s.invalidations), "invalidation"),
+        count(u64::from(s.exact)),
+        count(u64::from(s.by_order)),
+        count(u64::from(s.unattributed))
+    );
+    if !v.policies.is_empty() {
+        out.push_str(r#"<p class="why-replay">The replay over the whole trace: "#);
+        let cells: Vec<String> = v
+            .policies
+            .iter()
+            .zip(&s.verdicts)
+            .map(|(p, [n, c, m])| {
+                format!(
+                    r#"<span class="trace-policy" data-policy="{p}"><span class="policy-badge policy-{p}">{p}</span> <span class="v-necessary">{n} necessary</span> · <span class="v-collateral">{c} collateral</span> · <span class="v-missed">{m} missed</span></span>"#,
+                    p = escape(p)
+                )
+            })
+            .collect();
+        out.push_str(&cells.join("; "));
+        out.push_str("</p>");
+    }
+    if s.hits.is_empty() {
+        out.push_str(r#"<p class="muted">No mutation the log shows invalidated it: only a policy's replay retired it.</p>"#);
+        return out;
+    }
+    out.push_str(r#"<div class="table-scroll history-scroll" tabindex="0" role="region" aria-label="Mutations behind it"><table id="why-trace-hits" class="history"><thead><tr><th>line</th><th>mutation</th><th>invalidation</th><th>attribution</th>"#);
+    for p in &v.policies {
+        let _ = write!(out, "<th>{}</th>", escape(p));
+    }
+    out.push_str("</tr></thead><tbody>");
+    for h in &s.hits {
+        let _ = write!(
+            out,
+            r#"<tr data-line="{}"><td class="num" data-label="line">{}</td><td data-label="mutation"><code>{}</code></td><td data-label="invalidation"><code>{}</code></td><td data-label="attribution">{}</td>"#,
+            h.line,
+            h.line,
+            escape(&h.mutation),
+            escape(&h.invalidation),
+            escape(&h.attribution)
+        );
+        for (i, p) in v.policies.iter().enumerate() {
+            match h.replay.get(i) {
+                Some(word) => {
+                    let _ = write!(out, r#"<td data-label="{}"><span class="badge v-{1}">{1}</span></td>"#, escape(p), escape(word));
+                }
+                None => {
+                    let _ = write!(out, r#"<td data-label="{}" class="muted">not replayed</td>"#, escape(p));
+                }
+            }
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</tbody></table></div>");
+    if s.more_hits > 0 {
+        let _ = write!(out, r#"<p class="muted">and {} more</p>"#, counted(u64::from(s.more_hits), "mutation"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -442,5 +525,23 @@ mod tests {
         let svg = timeline(&v.timeline);
         assert_eq!(svg.matches(r#"<line class="tl-mutation""#).count(), v.timeline.mutations.len());
         assert!(v.timeline.mutations.len() == v.fan_out.len() && !v.fan_out.is_empty());
+    }
+
+    #[test]
+    fn a_sites_why_names_each_mutation_line_and_every_policys_verdict_escaped() {
+        let t = crate::trace_lab::view::tests::sample("v8-proto-write");
+        let r = blast_engine::trace::replay(&t).unwrap();
+        let v = TraceSites::of(&t, Some(&r));
+        let s = v.sites.iter().find(|s| !s.hits.is_empty()).unwrap();
+        let html = site_why(&v, s);
+        for h in &s.hits {
+            assert!(html.contains(&format!(r#"<tr data-line="{}">"#, h.line)), "{html}");
+        }
+        for p in &v.policies {
+            assert!(html.contains(&format!(r#"data-policy="{p}""#)), "{html}");
+        }
+        let hostile = TraceSite { name: "<x>".into(), group: "&".into(), ..TraceSite::default() };
+        let html = site_why(&TraceSites::default(), &hostile);
+        assert!(html.contains("&lt;x&gt;") && !html.contains("<x>"), "{html}");
     }
 }

@@ -18,6 +18,7 @@ pub mod markup;
 pub mod page;
 pub mod protocol;
 pub mod samples;
+pub mod sites;
 pub mod view;
 
 use std::rc::Rc;
@@ -31,8 +32,9 @@ use protocol::{Answer, ClassTree, Reply, Request};
 pub enum TraceAction {
     /// Read a log of `size` bytes (its bytes come from the shell, by range).
     Open { name: String, size: u64 },
-    /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link.
-    OpenText { name: String, text: String },
+    /// Read a log held as text (a paste, a link): the lab holds it, for chunks and for a link;
+    /// with the class tree a link carries beside it.
+    OpenText { name: String, text: String, tree: Option<ClassTree> },
     /// A class tree (`NAME.classes`) for the log being read or on screen.
     Classes(ClassTree),
     /// What Copy link made: the link, or why the log is too big for one.
@@ -45,6 +47,8 @@ pub enum TraceAction {
     Lost(String),
     /// Zoom the timeline of the trace on screen (the worker rebins it).
     Zoom(Zoom),
+    /// Select a site (or unit) of the trace on screen, for the why panel (`None`: none).
+    Select(Option<String>),
     /// Close the trace on screen.
     Close,
 }
@@ -92,6 +96,8 @@ pub struct TraceLab {
     pub link: Option<LinkNote>,
     /// The timeline's window asked for last (`None`: the whole trace), in the trace's units.
     pub window: Option<(u64, u64)>,
+    /// The site (or unit) of the trace on screen the why panel explains.
+    pub selected: Option<String>,
     /// The log on screen or being read, when it came as text.
     text: Option<Rc<str>>,
     /// The reading id of the trace on screen (0: none), whose replay a class tree redoes.
@@ -107,9 +113,10 @@ impl TraceLab {
     pub fn reduce(&mut self, action: TraceAction) {
         match action {
             TraceAction::Open { name, size } => self.open(name, size, None),
-            TraceAction::OpenText { name, text } => {
+            TraceAction::OpenText { name, text, tree } => {
                 let size = text.len() as u64;
                 self.open(name, size, Some(Rc::from(text)));
+                self.tree = tree;
             }
             TraceAction::Classes(tree) => self.classes(tree),
             TraceAction::Linked(note) => self.link = note,
@@ -121,6 +128,7 @@ impl TraceLab {
                     self.post(&Request::Timeline { id: self.shown_id, window: self.window });
                 }
             }
+            TraceAction::Select(site) => self.selected = site.filter(|s| self.shown.as_ref().is_some_and(|v| v.sites.find(s).is_some())),
             TraceAction::Lost(why) => {
                 if let Some(r) = self.reading.take() {
                     self.error = Some(format!("{} was not read: {why}", r.name));
@@ -138,6 +146,7 @@ impl TraceLab {
                 self.link = None;
                 self.text = None;
                 self.window = None;
+                self.selected = None;
             }
         }
     }
@@ -147,11 +156,17 @@ impl TraceLab {
         self.text.as_deref()
     }
 
+    /// The class tree given with the log on screen or being read (a link carries it too).
+    pub fn tree(&self) -> Option<&ClassTree> {
+        self.tree.as_ref()
+    }
+
     fn open(&mut self, name: String, size: u64, text: Option<Rc<str>>) {
         self.cancel();
         self.text = text;
         self.link = None;
         self.window = None;
+        self.selected = None;
         self.tree = None;
         self.tree_sent = false;
         self.last_id += 1;
@@ -376,6 +391,24 @@ mod tests {
     }
 
     #[test]
+    fn a_site_of_the_trace_on_screen_is_selected_and_a_closed_trace_selects_none() {
+        let log = committed("v8-proto-write");
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Select(Some("x.js:1:1".into())));
+        assert_eq!(lab.selected, None, "no trace: nothing to select");
+        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
+        worker(&mut host, &mut lab, &log);
+        let first = lab.shown.as_ref().unwrap().sites.sites[0].name.clone();
+        lab.reduce(TraceAction::Select(Some(first.clone())));
+        assert_eq!(lab.selected.as_deref(), Some(first.as_str()));
+        lab.reduce(TraceAction::Select(Some("not a site of this trace".into())));
+        assert_eq!(lab.selected, None);
+        lab.reduce(TraceAction::Select(Some(first)));
+        lab.reduce(TraceAction::Close);
+        assert_eq!(lab.selected, None);
+    }
+
+    #[test]
     fn a_cancel_stops_the_feeding_and_drops_the_reader() {
         let log = committed("groovy-plugin-registry");
         let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
@@ -420,7 +453,7 @@ mod tests {
     fn a_log_held_as_text_is_chunked_by_the_lab_and_kept_for_a_link() {
         let log = String::from_utf8(committed("hotspot-cha-break")).unwrap();
         let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::OpenText { name: "pasted".into(), text: log.clone() });
+        lab.reduce(TraceAction::OpenText { name: "pasted".into(), text: log.clone(), tree: None });
         worker(&mut host, &mut lab, &[]);
         assert!(lab.shown.as_ref().is_some_and(|p| p.fan_out.contains("ChaBreak$Circle")));
         assert_eq!(lab.text(), Some(log.as_str()));

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::sites::TraceSites;
 use super::view::{Timeline, TraceView};
 use super::{export, markup};
 
@@ -28,6 +29,8 @@ pub struct TracePage {
     pub fan_out_markdown: String,
     pub replay_csv: Option<String>,
     pub replay_markdown: Option<String>,
+    /// Its sites as it left them: the blast view and the why panel draw them.
+    pub sites: TraceSites,
 }
 
 impl TracePage {
@@ -44,6 +47,7 @@ impl TracePage {
             fan_out_markdown: export::fan_out_markdown(v),
             replay_csv: export::replay_csv(v),
             replay_markdown: export::replay_markdown(v),
+            sites: v.places.clone(),
         }
     }
 }
@@ -77,6 +81,10 @@ impl TimelinePart {
         let span = hi - lo;
         let (centre, width) = match z {
             Zoom::Whole => return None,
+            Zoom::To(a, b) => {
+                let w = super::view::clamp(Some((a, b)), self.whole);
+                return (w != self.whole).then_some(w);
+            }
             Zoom::In => (self.peak, (span / 2).max(MIN_SPAN)),
             Zoom::Out => (lo + span / 2, span.saturating_mul(2)),
         };
@@ -86,15 +94,54 @@ impl TimelinePart {
         let start = centre.saturating_sub(width / 2).clamp(self.whole.0, self.whole.1 - width);
         Some((start, start + width))
     }
+
+    /// The window between two points of the drawn timeline, each a fraction of its width (a
+    /// drag across it, either way), `None` for a drag too narrow to mean a window (under
+    /// [`MIN_DRAG`] of the width).
+    pub fn dragged(&self, a: f64, b: f64) -> Option<Zoom> {
+        if !(a.is_finite() && b.is_finite()) || (a - b).abs() < MIN_DRAG {
+            return None;
+        }
+        let (lo, hi) = self.window;
+        let at = |f: f64| lo + (markup::axis_fraction(f) * (hi - lo) as f64).round() as u64;
+        let (x, y) = (at(a.min(b)), at(a.max(b)));
+        Some(Zoom::To(x, y.max(x + 1)))
+    }
 }
 
 /// The narrowest window "Zoom in" asks for, in the trace's units (µs or lines).
 pub const MIN_SPAN: u64 = 2;
 
-/// What the timeline's zoom buttons ask.
+/// The narrowest drag that zooms, as a fraction of the timeline's width (a click is not a drag).
+pub const MIN_DRAG: f64 = 0.01;
+
+/// What the timeline's zoom buttons and a drag across it ask.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Zoom {
     In,
     Out,
     Whole,
+    /// The window between these points, in the trace's units (a drag).
+    To(u64, u64),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drag_across_the_timeline_asks_for_the_window_under_it_either_way() {
+        let t = TimelinePart { window: (1000, 2000), whole: (0, 10_000), ..TimelinePart::default() };
+        let Some(Zoom::To(a, b)) = t.dragged(0.75, 0.25) else { panic!("a drag is a window") };
+        // The plot runs from PAD to W - PAD of the drawing: a quarter in is a bit past 1250.
+        assert!((1240..=1260).contains(&a) && (1740..=1760).contains(&b), "{a}..{b}");
+        assert_eq!(t.dragged(0.75, 0.25), t.dragged(0.25, 0.75));
+        assert_eq!(t.zoom(Zoom::To(a, b)), Some((a, b)));
+        assert_eq!(t.dragged(0.5, 0.505), None, "a click is not a drag");
+        assert_eq!(t.dragged(f64::NAN, 0.5), None);
+        // Past the edges: clamped to the window shown, and never wider than the trace.
+        let Some(Zoom::To(a, b)) = t.dragged(-1.0, 2.0) else { panic!() };
+        assert_eq!((a, b), (1000, 2000));
+        assert_eq!(t.zoom(Zoom::To(0, 10_000)), None, "the whole trace");
+    }
 }

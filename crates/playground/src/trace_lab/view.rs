@@ -12,6 +12,8 @@ use blast_engine::trace::replay::Score;
 use blast_engine::trace::{blast_radii, replay, Attribution, LogFormat, ReplayError, Subject, Trace, Why};
 use blast_engine::Policy;
 
+use super::sites::TraceSites;
+
 /// Fan-out rows and replay rows kept at most (the exports carry them; the page shows
 /// `markup::SHOWN`); the rest are counted.
 pub const MAX_ROWS: usize = 1000;
@@ -48,6 +50,8 @@ pub struct TraceView {
     /// The replay under every policy, or why there is none.
     pub replay: Result<ReplayView, NoReplay>,
     pub timeline: Timeline,
+    /// Its sites and units as it left them, for the blast view and the why panel.
+    pub places: TraceSites,
     /// Why reading stopped early (a cap), when it did.
     pub stopped: Option<String>,
 }
@@ -213,6 +217,7 @@ impl TraceView {
     /// The view of a whole trace (the engine worker, after `TraceReader::finish`).
     pub fn of(name: &str, t: &Trace) -> TraceView {
         let radii = blast_radii(t);
+        let replayed = replay(t);
         let hit: Vec<_> = radii.iter().filter(|r| r.invalidations > 0).collect();
         let fan_out = hit
             .iter()
@@ -280,7 +285,8 @@ impl TraceView {
             more_fan_out: hit.len().saturating_sub(MAX_ROWS) as u64,
             quiet: (radii.len() - hit.len()) as u64,
             fan_out,
-            replay: replay_view(name, t),
+            places: TraceSites::of(t, replayed.as_ref().ok()),
+            replay: replay_view(name, t, replayed),
             timeline: timeline(t, &radii, None),
             stopped: t.stopped.as_ref().map(|e| e.to_string()),
         }
@@ -330,8 +336,8 @@ impl std::fmt::Display for NoReplay {
 }
 
 /// The replay, or why there is none.
-fn replay_view(name: &str, t: &Trace) -> Result<ReplayView, NoReplay> {
-    let r = replay(t).map_err(|e| match e {
+fn replay_view(name: &str, t: &Trace, replayed: Result<blast_engine::trace::Replay, ReplayError>) -> Result<ReplayView, NoReplay> {
+    let r = replayed.map_err(|e| match e {
         ReplayError::NoClassTree { .. } if t.classes.is_empty() => NoReplay::MissingClassTree { stem: name.strip_suffix(".log").unwrap_or(name).to_string() },
         e => NoReplay::Engine(e.to_string()),
     })?;
