@@ -391,7 +391,10 @@ pub fn timeline(tl: &Timeline) -> String {
 /// policy's replay did for the site at that mutation).
 pub fn site_why(v: &TraceSites, s: &TraceSite) -> String {
     let what = if s.unit { "compiled unit" } else { "call site" };
-    let mut out = format!(r#"<h3>{what} <code>{}</code><span class="muted">"#, escape(&s.name));
+    // A site is named by the path the runtime logged, often absolute on the machine that ran it:
+    // the heading shows the file's own name, the whole path in its title.
+    let short = s.name.rsplit(['/', '\\']).next().unwrap_or(&s.name);
+    let mut out = format!(r#"<h3>{what} <code title="{}">{}</code><span class="muted">"#, escape(&s.name), escape(short));
     // A site's name starts with its file already; a unit's group is where it is.
     if !s.name.starts_with(&s.group) {
         let _ = write!(out, " · {}", escape(&s.group));
@@ -543,5 +546,8 @@ mod tests {
         let hostile = TraceSite { name: "<x>".into(), group: "&".into(), ..TraceSite::default() };
         let html = site_why(&TraceSites::default(), &hostile);
         assert!(html.contains("&lt;x&gt;") && !html.contains("<x>"), "{html}");
+        let logged = TraceSite { name: "/home/ci/app/src/point.js:28:20".into(), ..TraceSite::default() };
+        let html = site_why(&TraceSites::default(), &logged);
+        assert!(html.contains(r#"<code title="/home/ci/app/src/point.js:28:20">point.js:28:20</code>"#), "{html}");
     }
 }
