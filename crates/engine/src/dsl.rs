@@ -991,7 +991,14 @@ pub(crate) fn cap_refusal(max: usize, what: &str, number: usize) -> String {
 /// `Ok` when no cap is passed, or the text is refused for something else first (which
 /// `from_json` of the whole text names).
 pub fn refuse_json_past_caps(r: impl std::io::Read) -> Result<(), ScenarioError> {
-    crate::json::refuse_past_caps(std::io::BufReader::with_capacity(64 * 1024, r))
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::with_capacity(64 * 1024, r);
+    // A byte-order mark is not part of the text, as `parse_any` reads it (a read error is the
+    // walk's: it stops there, and the read of the whole text reports it).
+    if r.fill_buf().is_ok_and(|b| b.starts_with("\u{feff}".as_bytes())) {
+        r.consume('\u{feff}'.len_utf8());
+    }
+    crate::json::refuse_past_caps(r)
 }
 
 /// Parse and validate the JSON form; syntax errors carry `line:col`, model errors a path.
