@@ -6,12 +6,14 @@
 //! with its byte offset (and line and column), so binary junk costs one chunk, not the cap.
 //! A scenario is also checked by its parser as it is read ([`read_checked`]), so a text the
 //! parser refuses early costs what was read up to there; a regular file is read twice for it,
-//! the first time without keeping the text. Text that nothing refuses through a pipe is held up
-//! to the cap before it is refused.
+//! the first time without keeping the text; a pipe, which cannot be read twice, is copied to a
+//! temporary file as it is checked, so text that nothing refuses is held on disk, not in memory,
+//! up to the cap.
 
 use std::convert::Infallible;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes read (and checked) at a time: what a refusal of binary junk costs at most.
 pub const CHUNK: usize = 64 * 1024;
@@ -71,28 +73,70 @@ pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
 }
 
 /// Read `path` as text of at most `cap` bytes, handing each piece to `check` in order as it is
-/// read (`Some(piece)`), then the end (`None`); its first refusal ends the read. A regular file
-/// is read twice: first only checked, holding a chunk at a time (and what `check` keeps), then
-/// whole once `check` took all of it. A pipe or a device, which cannot be read again, is kept
-/// whole while it is checked.
-pub fn read_checked<E>(path: &str, cap: u64, check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
+/// read (`Some(piece)`), then the end (`None`), then the whole file to `walk` (a second check
+/// that reads for itself); their first refusal ends the read. The text is kept only once both
+/// took all of it: a regular file is read again, whole; a pipe or a device, which cannot be read
+/// again, is copied to a temporary file as it is checked ([`read_checked_once`]).
+pub fn read_checked<E>(
+    path: &str,
+    cap: u64,
+    mut check: impl FnMut(Option<&str>) -> Result<(), E>,
+    walk: impl FnOnce(&mut dyn Read) -> Result<(), E>,
+) -> Result<String, Stopped<E>> {
     let (mut file, declared) = open(path, cap).map_err(Stopped::Input)?;
-    let Some(size) = declared else { return read_kept_checked(file, cap, check) };
-    read_pieces(&mut file, cap, check)?;
-    file.seek(SeekFrom::Start(0)).map_err(|e| Stopped::Input(InputError::Io(e)))?;
+    let Some(size) = declared else { return read_checked_once(file, cap, check, walk) };
+    read_pieces(&mut file, cap, |piece| check(piece).map_err(Stopped::Refused))?;
+    walked_then_read(file, size, cap, walk)
+}
+
+/// [`read_checked`] of `r`, read once: each piece is checked, then written to a temporary file
+/// (removed as soon as it is created, so none is left behind on any path; the open handle keeps
+/// it until the read ends), which `walk` reads, then is read back whole. Text that no check
+/// refuses is held on disk, not in memory, until it is refused or accepted.
+pub fn read_checked_once<E>(
+    r: impl Read,
+    cap: u64,
+    mut check: impl FnMut(Option<&str>) -> Result<(), E>,
+    walk: impl FnOnce(&mut dyn Read) -> Result<(), E>,
+) -> Result<String, Stopped<E>> {
+    let io = |e| Stopped::Input(InputError::Io(e));
+    let mut spill = temporary().map_err(io)?;
+    let mut size = 0;
+    read_pieces(r, cap, |piece| {
+        check(piece).map_err(Stopped::Refused)?;
+        let piece = piece.unwrap_or_default();
+        size += piece.len() as u64;
+        spill.write_all(piece.as_bytes()).map_err(io)
+    })?;
+    walked_then_read(spill, size, cap, walk)
+}
+
+/// `file`, of `size` bytes of text, handed to `walk` from its start, then read whole.
+fn walked_then_read<E>(mut file: File, size: u64, cap: u64, walk: impl FnOnce(&mut dyn Read) -> Result<(), E>) -> Result<String, Stopped<E>> {
+    let io = |e| Stopped::Input(InputError::Io(e));
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    walk(&mut io::BufReader::with_capacity(CHUNK, (&mut file).take(size))).map_err(Stopped::Refused)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
     read_bounded(file, cap, size).map_err(Stopped::Input)
 }
 
-/// Read all of `r` if it is text of at most `cap` bytes, handing each piece (and the end) to
-/// `check` as it is read and keeping it.
-pub fn read_kept_checked<E>(r: impl Read, cap: u64, mut check: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<String, Stopped<E>> {
-    let mut text = String::new();
-    read_pieces(r, cap, |piece| {
-        check(piece)?;
-        text.push_str(piece.unwrap_or_default());
-        Ok(())
-    })?;
-    Ok(text)
+/// What names a temporary file of this process (then a number): nothing else starts this way.
+fn temporary_prefix() -> String {
+    format!("blast-input-{}-", std::process::id())
+}
+
+/// A new file in the temporary directory, open to read and write (by its owner only), already
+/// removed from the directory.
+fn temporary() -> io::Result<File> {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let path = std::env::temp_dir().join(format!("{}{}", temporary_prefix(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = options.open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(file)
 }
 
 /// Read all of `r` if it is text of at most `cap` bytes, checking each chunk as it is read;
@@ -101,14 +145,14 @@ pub fn read_bounded(r: impl Read, cap: u64, hint: u64) -> Result<String, InputEr
     let mut text = String::with_capacity(hint.min(cap) as usize);
     read_pieces(r, cap, |piece| {
         text.push_str(piece.unwrap_or_default());
-        Ok::<(), Infallible>(())
+        Ok::<(), Stopped<Infallible>>(())
     })?;
     Ok(text)
 }
 
 /// Read `r` a chunk at a time, up to `cap` bytes, and hand each piece of text to `each` in
 /// order as soon as it is known to be text, then `None` at the end.
-fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<(), E>) -> Result<(), Stopped<E>> {
+fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<(), Stopped<E>>) -> Result<(), Stopped<E>> {
     let stop = Stopped::Input;
     let mut r = r.take(cap.saturating_add(1));
     let mut chunk = vec![0; CHUNK];
@@ -138,7 +182,7 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> 
         if bad {
             return Err(stop(at.not_text(&pending, piece.len(), NotText::InvalidUtf8)));
         }
-        each(Some(piece)).map_err(Stopped::Refused)?;
+        each(Some(piece))?;
         let used = piece.len();
         at.advance(&pending[..used]);
         pending.drain(..used);
@@ -146,7 +190,7 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> 
     if !pending.is_empty() {
         return Err(stop(at.not_text(&pending, 0, NotText::InvalidUtf8)));
     }
-    each(None).map_err(Stopped::Refused)
+    each(None)
 }
 
 /// The place of a byte of the input: its offset, its line and where that line starts.
@@ -279,7 +323,7 @@ mod tests {
     fn an_endless_pipe_of_declarations_is_refused_at_the_first_past_a_cap_not_at_the_size_cap() {
         let mut given = 0;
         let mut reading = blast_engine::dsl::Reading::new();
-        let r = read_kept_checked(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p.unwrap_or_default()));
+        let r = read_checked_once(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p.unwrap_or_default()), |_| Ok(()));
         let Err(Stopped::Refused(e)) = r else { panic!("{r:?}") };
         assert_eq!(e.to_string(), "100001:1: at most 100,000 classes; this is number 100,001");
         // 100,001 lines of 14 bytes, and the chunk that holds the next.
@@ -292,10 +336,15 @@ mod tests {
             let path = std::env::temp_dir().join(format!("blast-input-checked-{name}-{}.blast", std::process::id()));
             std::fs::write(&path, text).unwrap();
             let mut reading = blast_engine::dsl::Reading::new();
-            let r = read_checked(path.to_str().unwrap(), 64_000_000, |p| match p {
-                Some(p) => reading.feed(p),
-                None => reading.finish(),
-            });
+            let r = read_checked(
+                path.to_str().unwrap(),
+                64_000_000,
+                |p| match p {
+                    Some(p) => reading.feed(p),
+                    None => reading.finish(),
+                },
+                |_| Ok(()),
+            );
             std::fs::remove_file(&path).unwrap();
             r
         };
@@ -314,5 +363,42 @@ mod tests {
         let r = read_text(path.to_str().unwrap(), 99);
         std::fs::remove_file(&path).unwrap();
         assert!(matches!(r, Err(InputError::TooLarge { cap: 99, size: Some(100) })), "{r:?}");
+    }
+
+    /// The temporary files of this process in the temporary directory.
+    fn temporaries() -> usize {
+        let prefix = temporary_prefix();
+        std::fs::read_dir(std::env::temp_dir()).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(&prefix)).count()
+    }
+
+    #[test]
+    fn a_pipe_is_kept_on_disk_while_checked_and_leaves_no_file_behind() {
+        // Accepted: the text as it was read, walked whole; refused by the check, by the walk,
+        // by the size cap: no temporary file is ever seen in the directory, while reading or after.
+        let text = "# c\n".repeat(100_000) + "class A { m }\n";
+        let mut walked = String::new();
+        let seen = std::cell::Cell::new(0);
+        let r = read_checked_once(
+            text.as_bytes(),
+            64_000_000,
+            |_| {
+                seen.set(seen.get() + temporaries());
+                Ok::<(), String>(())
+            },
+            |r| {
+                r.read_to_string(&mut walked).unwrap();
+                Ok(())
+            },
+        );
+        assert_eq!(r.unwrap(), text);
+        assert_eq!(walked, text);
+        let refused = read_checked_once(text.as_bytes(), 64_000_000, |p| if p.is_some() { Ok(()) } else { Err("at the end") }, |_| Ok(()));
+        assert!(matches!(refused, Err(Stopped::Refused("at the end"))), "{refused:?}");
+        let refused = read_checked_once(text.as_bytes(), 64_000_000, |_| Ok(()), |_| Err("by the walk"));
+        assert!(matches!(refused, Err(Stopped::Refused("by the walk"))), "{refused:?}");
+        let mut given = 0;
+        let refused = read_checked_once(Endless { pattern: b"# c\n", given: &mut given }, 1_000_000, |_| Ok::<(), String>(()), |_| Ok(()));
+        assert!(matches!(refused, Err(Stopped::Input(InputError::TooLarge { cap: 1_000_000, size: None }))), "{refused:?}");
+        assert_eq!((seen.get(), temporaries()), (0, 0));
     }
 }

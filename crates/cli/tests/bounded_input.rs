@@ -53,6 +53,44 @@ fn a_file_past_a_cap_is_refused_while_it_is_read_with_its_parse_error_by_every_c
 }
 
 #[test]
+fn json_past_a_cap_is_refused_while_it_is_read_with_the_error_of_the_whole_text_by_every_command() {
+    // After a byte-order mark, as an editor may write it: 120,000 classes, refused at the
+    // 100,001st by the walk that counts them, with the words and place `parse_any` gives.
+    let classes: Vec<String> = (0..120_000).map(|i| format!("{{\"name\": \"K{i}\"}}")).collect();
+    let text = format!("\u{feff}{{\"classes\": [\n{}]}}", classes.join(",\n"));
+    let path = file("classes.json", text.as_bytes());
+    let whole = blast_engine::dsl::parse_any(&text).unwrap_err().to_string();
+    assert_eq!(whole, "100002:2: classes[100000]: at most 100,000 classes; this is number 100,001");
+    refused_by_every_command(&path, &format!(":{whole}"));
+}
+
+/// `blast ARGS` with `input` on its standard input: its exit code and standard error.
+fn piped(args: &[&str], input: &[u8]) -> (i32, String) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_blast")).args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The reader may stop before the end (a refusal): a broken pipe then is expected.
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn a_scenario_through_a_pipe_is_read_once_and_refused_or_accepted_as_a_file_is() {
+    if !std::path::Path::new("/dev/stdin").exists() {
+        return;
+    }
+    let scenario = "# c\n".repeat(200_000) + "class A { m }\nsite s = A.m\nop { loop 2 { call s } }\n";
+    assert_eq!(piped(&["show", "/dev/stdin"], scenario.as_bytes()), (0, String::new()));
+    let classes: Vec<String> = (0..120_000).map(|i| format!("{{\"name\": \"K{i}\"}}")).collect();
+    let json = format!("{{\"classes\": [\n{}]}}", classes.join(",\n"));
+    let (code, stderr) = piped(&["run", "/dev/stdin"], json.as_bytes());
+    assert_eq!((code, stderr.as_str()), (1, "error: /dev/stdin:100002:2: classes[100000]: at most 100,000 classes; this is number 100,001\n"));
+}
+
+#[test]
 fn a_file_that_is_not_utf8_is_placed_at_its_byte_offset() {
     let path = file("latin1.blast", b"class A { m }\nsite s = A.m \xe9\n");
     refused_by_every_command(&path, ": not UTF-8 text: invalid byte at offset 27 (2:14)");

@@ -332,7 +332,7 @@ impl<'a> Parser<'a> {
         if count < max {
             return Ok(());
         }
-        self.error(t, format!("at most {} {what}; this is number {}", thousands(max as u64), thousands(count as u64 + 1)))
+        self.error(t, cap_refusal(max, what, count + 1))
     }
     /// Add `item` to `list` when this parse keeps what it reads (built only then).
     fn keep<T>(&self, list: &mut Vec<T>, item: impl FnOnce() -> T) {
@@ -979,6 +979,26 @@ pub fn parse_any(src: &str) -> Result<Scenario, ScenarioError> {
     } else {
         parse(src)
     }
+}
+
+/// The refusal of element `number` of a list capped at `max` (`what`), in every form.
+pub(crate) fn cap_refusal(max: usize, what: &str, number: usize) -> String {
+    format!("at most {} {what}; this is number {}", thousands(max as u64), thousands(number as u64))
+}
+
+/// The refusal of a scenario's JSON read from `r` at its first list element past a cap,
+/// counted as it is read without building anything (what `from_json` refuses first of all);
+/// `Ok` when no cap is passed, or the text is refused for something else first (which
+/// `from_json` of the whole text names).
+pub fn refuse_json_past_caps(r: impl std::io::Read) -> Result<(), ScenarioError> {
+    use std::io::BufRead;
+    let mut r = std::io::BufReader::with_capacity(64 * 1024, r);
+    // A byte-order mark is not part of the text, as `parse_any` reads it (a read error is the
+    // walk's: it stops there, and the read of the whole text reports it).
+    if r.fill_buf().is_ok_and(|b| b.starts_with("\u{feff}".as_bytes())) {
+        r.consume('\u{feff}'.len_utf8());
+    }
+    crate::json::refuse_past_caps(r)
 }
 
 /// Parse and validate the JSON form; syntax errors carry `line:col`, model errors a path.

@@ -13,12 +13,30 @@ use serde::Deserialize;
 use crate::scenario::{Counted, Event, Every, Name, Scenario, Stmt, Use};
 use crate::validate::ScenarioError;
 
-/// Decode (not validate) a scenario's JSON.
+mod counting;
+
+/// Decode (not validate) a scenario's JSON: refused at the first element past a cap, counted
+/// before anything is built ([`refuse_past_caps`]).
 pub fn decode_scenario(src: &str) -> Result<Scenario, ScenarioError> {
+    refuse_past_caps(src.as_bytes())?;
     let mut de = serde_json::Deserializer::from_str(src);
     let s = serde_path_to_error::deserialize(&mut de).map_err(|e| error(&e.path().to_string(), e.into_inner()))?;
     de.end().map_err(|e| error(".", e))?;
     Ok(s)
+}
+
+/// The refusal of the scenario JSON read from `r` at its first list element past a cap, counted
+/// without building anything (`counting`); `Ok` when it passes none, or stops before at
+/// anything else (left to the decode). Always read through `io::Read`, a file's or a text's:
+/// serde_json places an error one character further on a reader than on a `str` (it counts the
+/// character it peeked), and a refusal must read the same from a file and from its text.
+pub fn refuse_past_caps(r: impl std::io::Read) -> Result<(), ScenarioError> {
+    let mut de = serde_json::Deserializer::from_reader(r);
+    let mut track = serde_path_to_error::Track::new();
+    match counting::walk(serde_path_to_error::Deserializer::new(&mut de, &mut track)) {
+        Err(e) if counting::is_cap(&e) => Err(error(&track.path().to_string(), e)),
+        _ => Ok(()),
+    }
 }
 
 /// A statement's kind, its `stmt` field.

@@ -265,3 +265,69 @@ fn classes_of_ten_thousand_costed_methods_round_trip_and_run() {
     let r = blast_engine::run(&s, blast_engine::Policy::Exact, &blast_engine::Params::default()).unwrap();
     assert_eq!(r.site("s").unwrap().stats.fast_calls + r.site("s").unwrap().stats.pic_calls + r.site("s").unwrap().stats.fallback_calls, 80);
 }
+
+/// `text` as it reads through `Read`, counting the bytes handed out.
+struct Metered<'a> {
+    text: &'a [u8],
+    given: usize,
+}
+
+impl std::io::Read for Metered<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.text.len() - self.given);
+        buf[..n].copy_from_slice(&self.text[self.given..n + self.given]);
+        self.given += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn json_past_a_cap_is_refused_at_the_first_element_past_it_reading_up_to_there() {
+    let _alone = counting::alone();
+    let lines = |n: usize, line: &dyn Fn(usize) -> String| (0..n).map(line).collect::<Vec<_>>().join(",\n");
+    let cases = [
+        (
+            format!("{{\"classes\": [\n{}]}}", lines(1_000_000, &|i| format!("{{\"name\": \"K{i}\"}}"))),
+            "100002:2: classes[100000]: at most 100,000 classes; this is number 100,001",
+            ("\"K100000\"", 0),
+        ),
+        (
+            format!(
+                "{{\"classes\": [{{\"name\": \"A\", \"methods\": [\"m\"]}}], \"sites\": [\n{}]}}",
+                lines(1_200_000, &|i| format!("{{\"name\": \"s{i}\", \"class\": \"A\", \"method\": \"m\"}}"))
+            ),
+            "1000002:2: sites[1000000]: at most 1,000,000 sites; this is number 1,000,001",
+            ("\"s1000000\"", 0),
+        ),
+        (
+            format!("{{\"classes\": [{{\"name\": \"A\", \"methods\": [{}]}}]}}", lines(200_000, &|i| format!("\"m{i}\""))),
+            "10001:8: classes[0].methods[10000]: at most 10,000 methods per class; this is number 10,001",
+            ("\"m10000\"", 0),
+        ),
+        (
+            format!(
+                "{{\"setup\": [{{\"stmt\": \"loop\", \"count\": 1, \"body\": [\n{}]}}]}}",
+                lines(500_000, &|_| "{\"stmt\": \"event\", \"event\": \"write\", \"class\": \"A\", \"method\": \"m\"}".into())
+            ),
+            "100002:16: setup[0].body[100000].stmt: at most 100,000 event statements; this is number 100,001",
+            ("{\"stmt\": \"event\"", 100_000),
+        ),
+    ];
+    for (text, want, (element, nth)) in &cases {
+        // The first element past the cap begins here; the reader reads 64 KiB at a time.
+        let at = text.match_indices(element).nth(*nth).expect("the element past the cap").0;
+        let (mut error, mut read) = (String::new(), 0);
+        let peak = peak_during(|| {
+            let mut r = Metered { text: text.as_bytes(), given: 0 };
+            error = dsl::refuse_json_past_caps(&mut r).expect_err("past a cap").to_string();
+            read = r.given;
+        });
+        assert_eq!(&error, want);
+        assert!(read <= at + 64 * 1024, "{want}: {read} bytes read, the element at {at}");
+        assert!(peak < MB, "{want}: {peak} bytes at the peak");
+        // The whole text is refused the same way, before anything is built.
+        let peak = peak_during(|| error = dsl::parse_any(text).expect_err("past a cap").to_string());
+        assert_eq!(&error, want);
+        assert!(peak < MB, "{want}: {peak} bytes at the peak parsing the whole text");
+    }
+}
