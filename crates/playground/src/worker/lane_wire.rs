@@ -647,7 +647,9 @@ impl Reader<'_> {
             _ => return Err("bad selection"),
         };
         let totals = RelinkTotals { necessary: self.num()?, collateral: self.num()?, missed: self.num()? };
-        let kept = self.len()?;
+        // Points the page holds, not in this message: bounded by the held timeline, not by the
+        // bytes left (a finished run's last frame is a few bytes against hundreds of points).
+        let kept = usize::try_from(self.num()?).map_err(|_| "no points held")?;
         let mut timeline: Vec<TimelinePoint> = before.map(|b| b.timeline.get(..kept).map(<[_]>::to_vec)).unwrap_or(Some(Vec::new())).ok_or("no points held")?;
         if timeline.len() != kept {
             return Err("no points held");
