@@ -346,7 +346,7 @@ fn post(
 }
 
 /// Commands for the lanes the worker runs (`lanes`): its update comes back as `SessionAction::LanesDecoded`.
-/// Without a worker (it could not start) the lanes are built on the page.
+/// Without a worker (it could not start) there are no lanes: the engine runs only there.
 fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
     post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
 }
@@ -448,7 +448,7 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
 }
 
 fn no_worker(why: &str) -> String {
-    format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them, and the measured panel cannot fit results.")
+    format!("The engine worker did not start ({why}): scenarios cannot run, large ones are read on the page (which pauses while it reads them), and the measured panel cannot fit results. Your text is kept.")
 }
 
 /// The worker's job, done by the page in a task of its own (after the loading note paints);

@@ -27,8 +27,8 @@ pub fn run(job: &Job) -> Reply {
     read(job, false).0
 }
 
-/// Read a job's text and check its run. With `hold`, a scenario the worker should run
-/// (`lanes::runs_in_worker`) keeps the lanes that check built, and the reply says so.
+/// Read a job's text and check its run. With `hold` (the worker), the scenario keeps the lanes
+/// that check built, and the reply says so.
 pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
     let (verdict, held) = match dsl::parse(&job.text) {
         Err(e) => (Verdict::Invalid { message: e.to_string(), error: e.into() }, None),
@@ -36,7 +36,7 @@ pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
             let looped = job.looping.then(|| crate::editor::looping(&scenario));
             let lanes = looped.as_ref().unwrap_or(&scenario);
             let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
-            let (run_error, runner) = if hold && crate::worker::lanes::runs_in_worker(&scenario) {
+            let (run_error, runner) = if hold {
                 match Runner::new(lanes, &job.policies, &Params::default()) {
                     Ok(r) => (None, Some(r)),
                     Err(e) => (Some(e.to_string()), None),

@@ -30,6 +30,9 @@ pub enum Purpose {
     Edit,
     /// A share link or a file: it replaces the scenario only if it reads and runs.
     Open { text: String, policies: Vec<Policy>, view: LinkView, origin: String },
+    /// The scenario on screen (revision `rev`), made on the page: the worker keeps it to run
+    /// its lanes (`session::rebuild`); only a refusal matters.
+    Hold { rev: u64 },
 }
 
 #[derive(Default)]
@@ -43,11 +46,13 @@ pub struct Readings {
 
 impl Readings {
     /// Hand `text` to the engine worker, its run checked under `policies` (and loop mode).
-    pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) {
+    /// Its job's number.
+    pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) -> u64 {
         self.next_job += 1;
         let id = self.next_job;
         self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping) });
         self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
+        id
     }
 
     /// The jobs to hand to the engine worker now.
@@ -55,9 +60,16 @@ impl Readings {
         std::mem::take(&mut self.outbox)
     }
 
-    /// About how many sites the latest text being read declares.
+    /// About how many sites the latest text being read declares (a scenario handed over to be
+    /// held is on screen already: not a loading).
     pub fn loading_sites(&self) -> Option<usize> {
-        self.reading.back().map(|r| r.sites)
+        self.reading.iter().rev().find(|r| !matches!(r.purpose, Purpose::Hold { .. })).map(|r| r.sites)
+    }
+
+    /// Texts being read (not scenarios handed over to be held).
+    #[cfg(test)]
+    pub fn texts(&self) -> usize {
+        self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }
 
     /// A newer text replaces every edit still being read.
