@@ -12,7 +12,7 @@ use std::rc::Rc;
 use blast_engine::expect::{Cause, Outcome};
 use blast_engine::presets::{self, Preset};
 use blast_engine::scenario::{Event, Scenario};
-use blast_engine::{dsl, Params, Policy, ScenarioError};
+use blast_engine::{dsl, Params, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
@@ -25,7 +25,7 @@ use crate::timeline::Range;
 use crate::timeline::XAxis;
 use crate::worker::lane_wire::{Request, Update, UpdateDecoder};
 use crate::worker::lanes::{Lanes, Mirror};
-use crate::worker::offload::{self, Posting};
+use crate::worker::offload::Posting;
 use crate::worker::reading::{Purpose, Readings};
 use crate::worker::wire::DecodeError;
 use crate::worker::wire::{Reply, TextError, Verdict};
@@ -215,7 +215,8 @@ impl CallSiteSession {
         session
     }
 
-    /// An autosaved session: its text (read here or by the engine worker), policies and speed.
+    /// An autosaved session: its text (read by the engine worker: the default model until it
+    /// answers), policies and speed.
     pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed) {
         if playback::SPEEDS.contains(&speed) {
             self.playback.speed = speed;
@@ -224,18 +225,8 @@ impl CallSiteSession {
         if !policies.is_empty() {
             self.policies = policies;
         }
-        match read_here(&text) {
-            // A large autosave is read by the engine worker: the default model until it answers.
-            None => self.request(&text, Purpose::Edit),
-            Some(Ok(s)) => {
-                self.scenario = Rc::new(s);
-                self.scenario_rev += 1;
-                self.opened = preset.and_then(|id| Entry::recognise(id, &text)).map(|e| (e, self.scenario_rev));
-                self.text_error = None;
-            }
-            // Keep what the user typed; the model stays on the default until the text parses.
-            Some(Err(e)) => self.text_error = Some(e.into()),
-        }
+        // Kept as typed; the model stays on the default until the text reads.
+        self.request(&text, Purpose::Edit { entry: preset.and_then(|id| Entry::recognise(id, &text)) });
         self.text = text;
         self.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
@@ -319,7 +310,7 @@ impl CallSiteSession {
                     self.control(Control::Play, fx);
                 }
             }
-            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin, fx),
+            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin),
             SessionAction::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
@@ -441,15 +432,12 @@ impl CallSiteSession {
         self.after_commands();
     }
 
-    /// A scenario from a share link or an imported file (read by the engine worker if large).
-    fn load(&mut self, shared: Shared, origin: String, fx: &mut Effects) {
-        match shared.scenario {
-            Some(scenario) => self.open(scenario, shared.text, shared.policies, shared.view, &origin, fx),
-            None => {
-                let text = shared.text.clone();
-                self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, view: shared.view, origin });
-            }
-        }
+    /// A scenario from a share link or an imported file, read by the engine worker.
+    fn load(&mut self, shared: Shared, origin: String) {
+        let Shared { text, policies, view } = shared;
+        // The worker gets a copy (`request` encodes it); the reading keeps the text to show.
+        let job_text = text.clone();
+        self.request(&job_text, Purpose::Open { text, policies, view, origin });
     }
 
     /// Replace the scenario with one opened from a link, a file or a gallery.
@@ -541,7 +529,7 @@ impl CallSiteSession {
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
-            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines, held }) => {
+            (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
                 self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                 self.text_error = None;
                 if *scenario == *self.scenario {
@@ -561,13 +549,16 @@ impl CallSiteSession {
                         None => self.rebuild(),
                     }
                 }
+                if let Some(entry) = entry {
+                    self.opened = Some((entry, self.scenario_rev));
+                }
                 self.edit_epoch += 1;
             }
-            (Purpose::Edit, Verdict::Invalid { error, .. }) => {
+            (Purpose::Edit { .. }, Verdict::Invalid { error, .. }) => {
                 self.text_error = Some(error);
                 self.edit_epoch += 1;
             }
-            (Purpose::Edit, Verdict::Failed(why)) => {
+            (Purpose::Edit { .. }, Verdict::Failed(why)) => {
                 self.text_error = Some(TextError { line: 1, col: 1, message: why });
                 self.edit_epoch += 1;
             }
@@ -588,7 +579,13 @@ impl CallSiteSession {
             }
             (Purpose::Hold { rev }, verdict) => {
                 let refusal = match verdict {
-                    Verdict::Read { run_error: None, held: true, .. } => return false,
+                    Verdict::Read { run_error: None, held: true, expect_lines, .. } => {
+                        // Its expectations' lines, for the text on screen when it is this scenario's.
+                        if rev == self.scenario_rev && self.text_error.is_none() {
+                            self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        }
+                        return false;
+                    }
                     Verdict::Read { run_error: Some(why), .. } => why,
                     Verdict::Read { .. } => "the engine worker did not keep it".to_string(),
                     Verdict::Invalid { message, .. } => message,
@@ -613,26 +610,12 @@ impl CallSiteSession {
     fn set_text(&mut self, text: String) {
         // This text replaces any edit still being read.
         self.readings.drop_edits();
-        // On screen first: lanes built for it hand the worker this text (`hold`).
         self.text = text;
         self.text_rev += 1;
-        match read_here(&self.text) {
-            None => {
-                self.text_error = None;
-                let text = std::mem::take(&mut self.text);
-                self.request(&text, Purpose::Edit);
-                self.text = text;
-            }
-            Some(Ok(s)) => {
-                self.text_error = None;
-                if s != *self.scenario {
-                    self.scenario = Rc::new(s);
-                    self.scenario_rev += 1;
-                    self.rebuild();
-                }
-            }
-            Some(Err(e)) => self.text_error = Some(e.into()),
-        }
+        self.text_error = None;
+        let text = std::mem::take(&mut self.text);
+        self.request(&text, Purpose::Edit { entry: None });
+        self.text = text;
         // The form shows the model again (and drops a refused edit's message).
         self.editor_error = None;
         self.edit_epoch += 1;
@@ -847,12 +830,6 @@ impl Default for CallSiteSession {
     }
 }
 
-/// The text read here, at once, if it is small enough (`offload::OFFLOAD_BYTES`); `None`
-/// when the engine worker should read it.
-fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
-    (text.len() < offload::OFFLOAD_BYTES).then(|| dsl::parse(text))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -944,7 +921,6 @@ pub(crate) mod tests {
     fn a_large_paste_is_read_off_the_main_thread_and_then_runs() {
         let mut s = session();
         let text = world(50, 1000);
-        assert!(text.len() >= offload::OFFLOAD_BYTES);
         act_only(&mut s, SessionAction::EditText(text.clone()));
         assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
@@ -979,8 +955,9 @@ pub(crate) mod tests {
         let stale = s.take_jobs();
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
         act_only(&mut s, SessionAction::EditText(small.clone()));
+        assert_eq!(answer_jobs(&mut s).0, 1, "only the newer edit is awaited");
         assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
-        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
@@ -989,7 +966,7 @@ pub(crate) mod tests {
         let mut s = session();
         let before = s.text.clone();
         let open = |text: String| SessionAction::LoadScenario {
-            shared: Shared { text, scenario: None, policies: vec![Policy::Exact], view: Default::default() },
+            shared: Shared { text, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
         act_only(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
@@ -1006,11 +983,25 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_link_the_worker_refuses_says_why_and_changes_nothing() {
+        let mut s = session();
+        let before = s.text.clone();
+        for (text, why) in [
+            ("class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n", "it does not parse: "),
+            ("class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n", "it does not parse: "),
+            ("class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n", "it cannot run: "),
+        ] {
+            let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
+            let (kind, refusal) = fx.banners.last().expect("a banner");
+            assert!(*kind == BannerKind::Error && refusal.starts_with(&format!("The scenario from the link was not loaded: {why}")), "{refusal}");
+            assert_eq!(s.text, before);
+        }
+    }
+
+    #[test]
     fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
-        let link = |text: String| SessionAction::LoadScenario {
-            shared: Shared { text, scenario: None, policies: vec![], view: Default::default() },
-            origin: "the link".into(),
-        };
+        let link =
+            |text: String| SessionAction::LoadScenario { shared: Shared { text, policies: vec![], view: Default::default() }, origin: "the link".into() };
         let playing = || {
             let mut s = session();
             act(&mut s, Action::Run(Control::Play));
@@ -1045,7 +1036,7 @@ pub(crate) mod tests {
         act_only(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act_only(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
-        act_only(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
+        act_only(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&first[0].bytes)).expect("a reply")));
         assert!(!s.playback.playing, "a second link is still being read");
         answer_jobs(&mut s);
         assert!(s.playback.playing);
@@ -1206,7 +1197,7 @@ pub(crate) mod tests {
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact], view: Default::default() };
+        let shared = Shared { text, policies: vec![Policy::Exact], view: Default::default() };
         act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
@@ -1214,10 +1205,7 @@ pub(crate) mod tests {
         // A big link, read by the worker, too.
         act(
             &mut s,
-            SessionAction::LoadScenario {
-                shared: Shared { text: world(50, 1000), scenario: None, policies: vec![], view: Default::default() },
-                origin: "the link".into(),
-            },
+            SessionAction::LoadScenario { shared: Shared { text: world(50, 1000), policies: vec![], view: Default::default() }, origin: "the link".into() },
         );
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));

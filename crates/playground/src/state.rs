@@ -356,6 +356,13 @@ mod tests {
     use blast_engine::presets;
     use blast_engine::scenario::Event;
 
+    /// A page booted, its texts read by the engine worker.
+    fn booted(boot: Boot) -> AppState {
+        let mut s = AppState::boot(boot);
+        in_process::pump(&mut s, &mut Effects::default());
+        s
+    }
+
     /// One action, answered by the engine worker.
     fn act(s: &mut AppState, action: impl Into<Action>) {
         s.reduce(action);
@@ -454,16 +461,16 @@ mod tests {
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let restored = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert!(s.model.is_none() && s.chrome.banners[0].text.contains("could not be reopened"));
 
-        let s = AppState::boot(Boot {
+        let s = booted(Boot {
             saved: Some(Ok(saved)),
             shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
             notice: None,
@@ -496,21 +503,21 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot {
+        let s = booted(Boot {
             saved: Some(Err(SetAside { why: crate::storage::AsideWhy::StoppedThePage, kept_under: None })),
             shared: None,
             notice: None,
@@ -526,10 +533,10 @@ mod tests {
         let mine = presets::find("hotLoop_baseline").unwrap().text.replace("class Hot", "class Hot2 { x }\nclass Hot");
         let saved = Saved::new(mine.clone(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let mut s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
+        let mut s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
         assert_eq!((s.session.scenario.name.as_str(), s.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
         // The autosave carries it, so the next visit still offers it.
-        let again = AppState::boot(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
+        let again = booted(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
         assert_eq!((again.session.scenario.name.as_str(), again.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
         act(&mut s, SessionAction::Undo);
         assert_eq!(s.session.text, mine, "one undo step back");
@@ -538,17 +545,17 @@ mod tests {
     #[test]
     fn an_autosave_older_than_the_last_screen_says_so() {
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert!(s.chrome.banners.iter().any(|b| b.text.contains("older than the one on screen") && b.text.contains("2929 KB")), "{:?}", s.chrome.banners);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         assert!(s.chrome.banners.is_empty());
     }
 
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
         let banner = &s.chrome.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -586,7 +593,7 @@ mod tests {
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.text, "class A {\n  oops");
         assert!(s.session.text_error.is_some());
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
@@ -608,7 +615,7 @@ mod tests {
 
     #[test]
     fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
-        let mut s = AppState::boot(Boot::default());
+        let mut s = booted(Boot::default());
         assert_eq!((s.session.scenario.name.as_str(), s.session.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
         assert_eq!(s.chrome.tour, Some(0));
         assert!(!s.is_playing() && s.chrome.autoplay, "it runs once the page is mounted");
@@ -617,19 +624,19 @@ mod tests {
         act(&mut s, Action::Run(Control::Pause));
         act(&mut s, Action::Autoplay);
         assert!(!s.is_playing(), "only once");
-        let mut early = AppState::boot(Boot::default());
+        let mut early = booted(Boot::default());
         early.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         early.reduce(Action::Autoplay);
         assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let mut back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let mut back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         back.reduce(Action::Autoplay);
         assert!(!back.is_playing() && back.chrome.tour.is_none(), "a returning visit opens its session paused, without the tour");
     }
 
     #[test]
     fn a_first_visit_reaches_the_headline_ratio_within_seconds() {
-        let mut s = AppState::boot(Boot::default());
+        let mut s = booted(Boot::default());
         assert_eq!(s.timeline.axis, XAxis::Progress, "a first visit's chart lines up the lanes by progress");
         act(&mut s, Action::Autoplay);
         assert_eq!(s.session.playback.speed, FIRST_PLAY_SPEED);
@@ -648,7 +655,7 @@ mod tests {
         assert!(ratio.is_some_and(|r| r > 10.0), "the headline ratio after {wall_ms} ms: {ratio:?}");
         assert!(wall_ms <= FIRST_PLAY_WALL_MS, "the first play took {wall_ms} wall ms (at most {FIRST_PLAY_WALL_MS})");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         assert_eq!(back.timeline.axis, XAxis::Time, "a returning visit keeps the time axis");
     }
 

@@ -26,8 +26,8 @@ pub struct Reading {
 
 pub enum Purpose {
     /// Typed, pasted, undone or restored: the text is already on screen; the model follows it
-    /// if it reads.
-    Edit,
+    /// if it reads (as gallery entry `entry`: an autosave of an unedited preset).
+    Edit { entry: Option<crate::gallery::Entry> },
     /// A share link or a file: it replaces the scenario only if it reads and runs.
     Open { text: String, policies: Vec<Policy>, view: LinkView, origin: String },
     /// The scenario on screen (revision `rev`), made on the page: the worker keeps it to run
@@ -74,7 +74,7 @@ impl Readings {
 
     /// A newer text replaces every edit still being read.
     pub fn drop_edits(&mut self) {
-        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit));
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. }));
     }
 
     /// The reading `reply` answers, if it is still awaited; jobs posted before it are given
