@@ -241,6 +241,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         use_effect_with((), move |_| {
             let poster = store.clone();
             store.after_batch(move || {
+                // Jobs taken and not yet posted go first (`post` below takes the lanes after them).
+                if in_flight.borrow().jobs_unposted {
+                    return;
+                }
                 if let Some(request) = poster.take_lanes() {
                     command(&poster, &engine, &in_flight, &request);
                 }
@@ -256,7 +260,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         let fit = store.take_fit();
         let traces = store.take_trace();
         let later = !jobs.is_empty();
+        in_flight.borrow_mut().jobs_unposted |= later;
         let post = move || {
+            in_flight.borrow_mut().jobs_unposted = false;
             for job in jobs {
                 submit(&store, &engine, &in_flight, job);
             }
@@ -292,6 +298,9 @@ struct InFlight {
     jobs: VecDeque<u64>,
     /// Requests for its lanes.
     lanes: usize,
+    /// Jobs taken from the state and posted in a task of their own, not yet posted: lanes'
+    /// commands wait for them (a build names a job's scenario).
+    jobs_unposted: bool,
     /// Fit jobs' ids (`fit_wire`), oldest first.
     fits: VecDeque<u64>,
     /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task

@@ -267,8 +267,12 @@ impl CallSiteSession {
         self.readings.take_jobs()
     }
 
-    /// Commands for the lanes the engine worker runs, to post now.
+    /// Commands for the lanes the engine worker runs, to post now: none while jobs wait to be
+    /// taken (a build names a job the worker must have read first).
     pub fn take_lanes(&mut self) -> Option<Request> {
+        if self.readings.jobs_waiting() {
+            return None;
+        }
         self.runner.mirror_mut().and_then(Mirror::take_request)
     }
 

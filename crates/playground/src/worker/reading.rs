@@ -55,6 +55,11 @@ impl Readings {
         id
     }
 
+    /// Jobs wait to be handed to the worker (a lanes' command may name one: it goes after them).
+    pub fn jobs_waiting(&self) -> bool {
+        !self.outbox.is_empty()
+    }
+
     /// The jobs to hand to the engine worker now.
     pub fn take_jobs(&mut self) -> Vec<Posting> {
         std::mem::take(&mut self.outbox)
