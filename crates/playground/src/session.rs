@@ -679,7 +679,9 @@ impl CallSiteSession {
         {
             return self.install(Err(why.clone()));
         }
-        let held = self.held.filter(|&(_, rev)| rev == self.scenario_rev).map(|(job, _)| job);
+        // Held by the worker while no later text was read there (it keeps one).
+        let last = self.readings.last_job();
+        let held = self.held.filter(|&(job, rev)| rev == self.scenario_rev && job == last).map(|(job, _)| job);
         self.fresh_hold = held.is_none();
         let job = match held {
             Some(job) => job,

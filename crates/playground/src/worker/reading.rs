@@ -55,6 +55,12 @@ impl Readings {
         id
     }
 
+    /// The last job handed out: the worker keeps the scenario of the last text it read, so a
+    /// scenario read by an earlier job is no longer there once a later one read.
+    pub fn last_job(&self) -> u64 {
+        self.next_job
+    }
+
     /// Jobs wait to be handed to the worker (a lanes' command may name one: it goes after them).
     pub fn jobs_waiting(&self) -> bool {
         !self.outbox.is_empty()
