@@ -242,7 +242,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             let poster = store.clone();
             store.after_batch(move || {
                 // Jobs taken and not yet posted go first (`post` below takes the lanes after them).
-                if in_flight.borrow().jobs_unposted {
+                if in_flight.borrow().jobs_unposted > 0 {
                     return;
                 }
                 if let Some(request) = poster.take_lanes() {
@@ -260,9 +260,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         let fit = store.take_fit();
         let traces = store.take_trace();
         let later = !jobs.is_empty();
-        in_flight.borrow_mut().jobs_unposted |= later;
+        in_flight.borrow_mut().jobs_unposted += usize::from(later);
         let post = move || {
-            in_flight.borrow_mut().jobs_unposted = false;
+            in_flight.borrow_mut().jobs_unposted -= usize::from(later);
             for job in jobs {
                 submit(&store, &engine, &in_flight, job);
             }
@@ -273,8 +273,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
                 let (poster, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
                 trace_feed::send(&store, message, move |bytes| post_trace(&poster, &engine, &in_flight, bytes));
             }
-            // After the jobs: a lanes command may name a job's scenario.
-            if let Some(request) = store.take_lanes() {
+            // After the jobs: a lanes command may name a job's scenario (and none while jobs an
+            // earlier render took still wait for their task).
+            let jobs_wait = in_flight.borrow().jobs_unposted > 0;
+            if let Some(request) = if jobs_wait { None } else { store.take_lanes() } {
                 command(&store, &engine, &in_flight, &request);
             }
         };
@@ -298,9 +300,9 @@ struct InFlight {
     jobs: VecDeque<u64>,
     /// Requests for its lanes.
     lanes: usize,
-    /// Jobs taken from the state and posted in a task of their own, not yet posted: lanes'
-    /// commands wait for them (a build names a job's scenario).
-    jobs_unposted: bool,
+    /// Batches of jobs taken from the state to be posted in a task of their own, not yet
+    /// posted: lanes' commands wait for them (a build names a job's scenario).
+    jobs_unposted: usize,
     /// Fit jobs' ids (`fit_wire`), oldest first.
     fits: VecDeque<u64>,
     /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
