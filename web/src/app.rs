@@ -474,9 +474,6 @@ fn headline(lanes: &[Rc<blast_playground::runner::LaneView>]) -> Html {
     }
 }
 
-/// An edit at least this long is a paste (a screenful of hand-written scenario is ~1.5 KB).
-const PASTE_BYTES: usize = 8 * 1024;
-
 /// An edit of the scenario text: a big one (a paste) is rendered in a task after the one that
 /// reduces it (`Store::dispatch_render_later`), a keystroke at once.
 fn edit_text(store: &Store, text: String) {
@@ -484,7 +481,8 @@ fn edit_text(store: &Store, text: String) {
     if trace_feed::is_log(&text) {
         return trace_feed::open_text(store, "the pasted log".into(), text);
     }
-    let big = text.len() >= PASTE_BYTES;
+    // A paste: its reading shows the loading note.
+    let big = text.len() >= blast_playground::worker::reading::LOADING_NOTE_BYTES;
     match SessionAction::EditText(text) {
         action if big => store.dispatch_render_later(action),
         action => store.dispatch(action),

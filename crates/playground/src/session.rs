@@ -522,7 +522,7 @@ impl CallSiteSession {
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
     /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        if self.apply_reply(reply, fx) && self.readings.loading_sites().is_none() && std::mem::take(&mut self.resume_after_read) {
+        if self.apply_reply(reply, fx) && self.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
             self.control(Control::Play, fx);
         }
     }

@@ -16,8 +16,9 @@ use crate::worker::wire::Reply;
 /// A text handed to the engine worker, and what its answer is for.
 pub struct Reading {
     job: u64,
-    /// About how many sites it declares (`offload::site_count_hint`), for the loading note.
-    sites: usize,
+    /// About how many sites it declares (`offload::site_count_hint`), for the loading note;
+    /// `None` for a text shorter than [`LOADING_NOTE_BYTES`].
+    sites: Option<usize>,
     /// The policies and loop mode its run check was made for.
     pub policies: Vec<Policy>,
     pub looping: bool,
@@ -35,6 +36,10 @@ pub enum Purpose {
     Hold { rev: u64 },
 }
 
+/// A text at least this long shows the loading note while the worker reads it (and the page
+/// defers the editor's parts, `app.rs`): a shorter one, a keystroke's, is read within a frame.
+pub const LOADING_NOTE_BYTES: usize = 8 * 1024;
+
 #[derive(Default)]
 pub struct Readings {
     /// Texts being read off the main thread, oldest first.
@@ -51,7 +56,8 @@ impl Readings {
         self.next_job += 1;
         let id = self.next_job;
         self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping) });
-        self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
+        let sites = (text.len() >= LOADING_NOTE_BYTES).then(|| offload::site_count_hint(text));
+        self.reading.push_back(Reading { job: id, sites, policies, looping, purpose });
         id
     }
 
@@ -74,11 +80,10 @@ impl Readings {
     /// About how many sites the latest text being read declares (a scenario handed over to be
     /// held is on screen already: not a loading).
     pub fn loading_sites(&self) -> Option<usize> {
-        self.reading.iter().rev().find(|r| !matches!(r.purpose, Purpose::Hold { .. })).map(|r| r.sites)
+        self.reading.iter().rev().find(|r| !matches!(r.purpose, Purpose::Hold { .. })).and_then(|r| r.sites)
     }
 
     /// Texts being read (not scenarios handed over to be held).
-    #[cfg(test)]
     pub fn texts(&self) -> usize {
         self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }

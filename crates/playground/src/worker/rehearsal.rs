@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn the_rehearsal_opens_its_link_into_a_throwaway_state_in_a_few_steps() {
-        let mut r = Rehearsal::new(0, |link| link);
+        let mut r = Rehearsal::new(crate::worker::reading::LOADING_NOTE_BYTES, |link| link);
         assert!(r.state().is_none(), "nothing is built before the first step");
         let mut steps = 1;
         while r.step() {
