@@ -48,7 +48,6 @@ use blast_playground::session::SessionAction;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
 use blast_playground::timeline::{TimelineAction, TimelineState};
-use blast_playground::worker::offload;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
@@ -156,12 +155,11 @@ pub fn app(props: &AppProps) -> Html {
         let store = store.clone();
         use_memo(deps, move |&(_, _, text_rev)| {
             let s = store.read();
-            // A second parse, recording places: half a second at 10^5 sites, so only when
-            // there is an expectation to place, and a large text only in the engine worker.
+            // Placed by the engine worker's reading of this text (a second parse, recording
+            // places: half a second at 10^5 sites).
             match &s.session.read_expect_lines {
                 _ if s.session.scenario.expectations.is_empty() => Vec::new(),
                 Some((rev, lines)) if *rev == text_rev => lines.to_vec(),
-                _ if s.session.text.len() < offload::OFFLOAD_BYTES => offload::expectation_lines(&s.session.text),
                 _ => Vec::new(),
             }
         })
@@ -484,7 +482,8 @@ fn edit_text(store: &Store, text: String) {
     if trace_feed::is_log(&text) {
         return trace_feed::open_text(store, "the pasted log".into(), text);
     }
-    let big = text.len() >= offload::OFFLOAD_BYTES;
+    // A paste: its reading shows the loading note.
+    let big = text.len() >= blast_playground::worker::reading::LOADING_NOTE_BYTES;
     match SessionAction::EditText(text) {
         action if big => store.dispatch_render_later(action),
         action => store.dispatch(action),

@@ -206,20 +206,25 @@ pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
     });
 }
 
-/// Where large scenario texts are read (`offload`).
+/// Where the engine runs: the engine worker, the page's only engine path.
 enum Engine {
-    /// No worker yet: one starts with the first job (page load does not pay for it).
+    /// No worker yet: one starts with the first message (the first scenario's lanes).
     Idle,
     Worker(browser::EngineWorker),
-    /// The worker could not start: jobs run on the page, in a task of their own.
-    InPage,
+    /// The worker's host on the page, answering in a task of its own: only for the wasm tests,
+    /// whose runner serves no worker module.
+    #[cfg(feature = "engine-in-page")]
+    InPage(Box<blast_playground::worker::lane_host::Host>),
+    /// The worker could not start: nothing is read or run; the page says so and keeps the text.
+    #[cfg_attr(feature = "engine-in-page", allow(dead_code))]
+    Unavailable,
 }
 
 /// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
 /// so the loading note paints first; its answers come back as `SessionAction::Read`. A worker that
-/// cannot start leaves the page reading texts itself, with a notice; one that stops while
-/// reading a text answers that job as failed (the text stays on screen) and is replaced for
-/// the next one: a text that stopped the worker is never run on the page.
+/// cannot start leaves the page without an engine, with a notice (the text stays on screen,
+/// editable and saved); one that stops while reading a text answers that job as failed and is
+/// replaced for the next one.
 ///
 /// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
 /// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
@@ -236,6 +241,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         use_effect_with((), move |_| {
             let poster = store.clone();
             store.after_batch(move || {
+                // Jobs taken and not yet posted go first (`post` below takes the lanes after them).
+                if in_flight.borrow().jobs_unposted > 0 {
+                    return;
+                }
                 if let Some(request) = poster.take_lanes() {
                     command(&poster, &engine, &in_flight, &request);
                 }
@@ -251,7 +260,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         let fit = store.take_fit();
         let traces = store.take_trace();
         let later = !jobs.is_empty();
+        in_flight.borrow_mut().jobs_unposted += usize::from(later);
         let post = move || {
+            in_flight.borrow_mut().jobs_unposted -= usize::from(later);
             for job in jobs {
                 submit(&store, &engine, &in_flight, job);
             }
@@ -262,8 +273,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
                 let (poster, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
                 trace_feed::send(&store, message, move |bytes| post_trace(&poster, &engine, &in_flight, bytes));
             }
-            // After the jobs: a lanes command may name a job's scenario.
-            if let Some(request) = store.take_lanes() {
+            // After the jobs: a lanes command may name a job's scenario (and none while jobs an
+            // earlier render took still wait for their task).
+            let jobs_wait = in_flight.borrow().jobs_unposted > 0;
+            if let Some(request) = if jobs_wait { None } else { store.take_lanes() } {
                 command(&store, &engine, &in_flight, &request);
             }
         };
@@ -287,6 +300,9 @@ struct InFlight {
     jobs: VecDeque<u64>,
     /// Requests for its lanes.
     lanes: usize,
+    /// Batches of jobs taken from the state to be posted in a task of their own, not yet
+    /// posted: lanes' commands wait for them (a build names a job's scenario).
+    jobs_unposted: usize,
     /// Fit jobs' ids (`fit_wire`), oldest first.
     fits: VecDeque<u64>,
     /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
@@ -313,16 +329,28 @@ fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
     let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_engine, &news_in_flight, news));
     *engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
-        Err(why) => {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why.to_string()))));
-            Engine::InPage
-        }
+        Err(why) => without_worker(store, &why.to_string()),
     };
+}
+
+/// The engine when no worker starts: none (a notice says so), or in the wasm tests its host on
+/// the page.
+fn without_worker(store: &Store, why: &str) -> Engine {
+    #[cfg(feature = "engine-in-page")]
+    {
+        let _ = (store, why);
+        Engine::InPage(Box::default())
+    }
+    #[cfg(not(feature = "engine-in-page"))]
+    {
+        store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(why))));
+        Engine::Unavailable
+    }
 }
 
 fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
     let Posting { id, bytes } = job;
-    post(store, engine, in_flight, bytes, |f| f.jobs.push_back(id), |bytes| run_in_page(store, in_flight, Posting { id, bytes }));
+    post(store, engine, in_flight, bytes, |f| f.jobs.push_back(id), |_| unread(store, id));
 }
 
 /// Post a message to the worker (started if need be), noted in flight by `track`; without a
@@ -336,17 +364,35 @@ fn post(
     otherwise: impl FnOnce(Vec<u8>),
 ) {
     start(store, engine, in_flight);
-    match &*engine.borrow() {
+    let mut e = engine.borrow_mut();
+    match &mut *e {
         Engine::Worker(worker) => {
             track(&mut in_flight.borrow_mut());
             worker.post(bytes);
         }
-        _ => otherwise(bytes),
+        #[cfg(feature = "engine-in-page")]
+        Engine::InPage(host) => {
+            track(&mut in_flight.borrow_mut());
+            let reply = host.answer(&bytes, &browser::now_ms);
+            let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+            browser::soon_detached(move || on_news(&store, &engine, &in_flight, browser::WorkerNews::Reply(reply)));
+        }
+        _ => {
+            drop(e);
+            otherwise(bytes);
+        }
     }
 }
 
+/// A job no worker will read: answered as failed (the text stays on screen, with why).
+fn unread(store: &Store, id: u64) {
+    let store = store.clone();
+    let verdict = Verdict::Failed("the engine worker did not start, and scenarios are read only there".into());
+    browser::soon_detached(move || store.dispatch(SessionAction::Read(Reply { id, verdict })));
+}
+
 /// Commands for the lanes the worker runs (`lanes`): its update comes back as `SessionAction::LanesDecoded`.
-/// Without a worker (it could not start) the lanes are built on the page.
+/// Without a worker (it could not start) there are no lanes: the engine runs only there.
 fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
     post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
 }
@@ -413,6 +459,22 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
             // Not from inside the worker's own event handler: this drops the worker.
             browser::soon_detached(move || {
+                // The wasm tests' runner serves no worker: what it was given is answered on the page.
+                #[cfg(feature = "engine-in-page")]
+                if !started {
+                    let unposted = match &*engine.borrow() {
+                        Engine::Worker(worker) => worker.take_unposted(),
+                        _ => Vec::new(),
+                    };
+                    let mut host = Box::<blast_playground::worker::lane_host::Host>::default();
+                    for bytes in unposted {
+                        let reply = host.answer(&bytes, &browser::now_ms);
+                        let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+                        browser::soon_detached(move || on_news(&store, &engine, &in_flight, browser::WorkerNews::Reply(reply)));
+                    }
+                    *engine.borrow_mut() = Engine::InPage(host);
+                    return;
+                }
                 let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
                 let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
                 for job in fits {
@@ -430,16 +492,9 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                         store.dispatch(SessionAction::Read(Reply { id, verdict }));
                     }
                 } else {
-                    // Never started: every job it was given still waits in it, in order.
-                    let unposted = match &*engine.borrow() {
-                        Engine::Worker(worker) => worker.take_unposted(),
-                        _ => Vec::new(),
-                    };
-                    *engine.borrow_mut() = Engine::InPage;
-                    store.dispatch(Action::Chrome(ChromeAction::ShowError(no_worker(&why))));
-                    let jobs = unposted.into_iter().filter(|bytes| wire::kind(bytes) == Some(wire::READ));
-                    for (id, bytes) in lost.into_iter().zip(jobs) {
-                        run_in_page(&store, &in_flight, Posting { id, bytes });
+                    *engine.borrow_mut() = without_worker(&store, &why);
+                    for id in lost {
+                        unread(&store, id);
                     }
                 }
             });
@@ -447,15 +502,9 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
     }
 }
 
+#[cfg_attr(feature = "engine-in-page", allow(dead_code))]
 fn no_worker(why: &str) -> String {
-    format!("The engine worker did not start ({why}): large scenarios are read on the page, which pauses while it reads them, and the measured panel cannot fit results.")
-}
-
-/// The worker's job, done by the page in a task of its own (after the loading note paints);
-/// its answer is decoded as the worker's would be.
-fn run_in_page(store: &Store, in_flight: &Shared<InFlight>, job: Posting) {
-    let (store, in_flight) = (store.clone(), in_flight.clone());
-    browser::soon_detached(move || decode(&store, &in_flight, job.id, offload::answer(&job.bytes)));
+    format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, and the measured panel cannot fit results. Your text is kept (and saved).")
 }
 
 /// Decode the answer to job `id` after those before it, a part per task, then apply it.

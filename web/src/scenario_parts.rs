@@ -34,7 +34,7 @@ impl ScenarioParts {
             classes: Rc::new(s.session.runner.classes().to_vec()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
             site_names: match s.session.runner.names() {
-                names if names.len() == s.session.scenario.sites.len() => names.clone(),
+                Some(names) if names.len() == s.session.scenario.sites.len() => names.clone(),
                 _ => runner::names_of(&s.session.scenario),
             },
             class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),

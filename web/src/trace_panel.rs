@@ -13,7 +13,7 @@ use yew::prelude::*;
 
 use crate::browser::{self, LogBlob, TextReadError};
 use crate::components::blast_parts::TraceOnView;
-use crate::components::files::{import_blob, parse_import};
+use crate::components::files::{import_blob, scenario_import};
 use crate::components::trace_lab::{trace_lab, TraceExport, TraceLabProps};
 use crate::store::Store;
 use crate::trace_feed;
@@ -128,7 +128,7 @@ fn export_table(store: &Store, kind: TraceExport) {
 fn open_scenario(store: &Store, (): ()) {
     let Some(v) = store.read().trace.shown.clone() else { return };
     let Some(scenario) = &v.scenario else { return };
-    match parse_import(scenario) {
+    match scenario_import(scenario) {
         Ok(shared) => {
             store.dispatch(SessionAction::LoadScenario { shared, origin: format!("the replay of {}", v.name) });
             browser::scroll_into_view("blast-view");

@@ -210,7 +210,7 @@ async fn app_loads_a_preset_and_adds_a_policy_lane() {
     assert!(textarea_value(&root, "#dsl-text").contains("parentChild_baseline"));
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 2);
     click(&root, "#policy-hierarchy");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(exists(&root, r#"#comparison-table tr[data-policy="hierarchy"]"#));
     assert!(exists(&root, r#"#blast-view figure.lane[data-policy="hierarchy"]"#));
 }
@@ -223,11 +223,11 @@ async fn app_fires_a_write_and_the_relink_counter_moves() {
     assert_eq!(attr(&root, "#relink-count", "data-value"), "0");
     select(&root, "#fire-class", "Hot");
     click(&root, "#fire-write");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(find(&root, ".fire-outcome").text_content().unwrap_or_default().contains("Fired"));
     click(&root, "#step");
     click(&root, "#step");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     let relinks: u64 = attr(&root, "#relink-count", "data-value").parse().expect("a number");
     assert!(relinks > 0, "relinks after the write: {relinks}");
     assert!(exists(&root, "#blast-view .site .flash"), "relinked sites flash");
@@ -239,13 +239,13 @@ async fn app_keeps_invalid_text_and_marks_the_line() {
     let text = textarea_value(&root, "#dsl-text");
     let broken = text.replace("class Unrelated", "class Unrelated extends Ghost");
     type_into(&root, "#dsl-text", &broken);
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert_eq!(textarea_value(&root, "#dsl-text"), broken);
     let error = find(&root, "#dsl-error").text_content().unwrap_or_default();
     assert!(error.contains("Ghost"), "{error}");
     assert!(exists(&root, ".gutter .error-line"));
     click(&root, "#revert-text");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(!exists(&root, "#dsl-error"));
 }
 
@@ -254,10 +254,10 @@ async fn model_edits_reprint_the_text_and_cycles_are_refused() {
     let root = fresh_app().await;
     type_into(&root, "#new-class-name", "Extra");
     click(&root, "#add-class");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(textarea_value(&root, "#dsl-text").contains("class Extra"));
     select(&root, r#".tree-row[data-class="HierParent"] select[aria-label="Parent of HierParent"]"#, "HierChild");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(find(&root, "#editor-error").text_content().unwrap_or_default().contains("cyclic"));
     assert!(!textarea_value(&root, "#dsl-text").contains("HierParent extends"));
 }
@@ -266,7 +266,7 @@ async fn model_edits_reprint_the_text_and_cycles_are_refused() {
 async fn question_mark_opens_the_cheat_sheet() {
     let root = fresh_app().await;
     click(&root, "#help-button");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(exists(&root, "#cheat-sheet"));
     assert!(find(&root, "#cheat-sheet").text_content().unwrap_or_default().contains("Run / pause"));
 }
@@ -281,7 +281,7 @@ async fn app_switches_to_a_model_and_toggles_a_variant() {
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 5);
     assert_eq!(count(&root, ".model-lane"), 5);
     click(&root, "#variant-lru");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert_eq!(count(&root, ".model-lane"), 4);
     assert!(!exists(&root, r#"#comparison-table tr[data-policy="lru"]"#));
     step(&root, 3).await;
@@ -296,11 +296,11 @@ async fn a_bad_knob_value_shows_a_message_and_a_good_one_reruns() {
     let root = fresh_app().await;
     load_preset(&root, "arena_closeGroup").await;
     change_input(&root, "#knob-threads", "lots");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(find(&root, "#knob-error").text_content().unwrap_or_default().contains("not a whole number"));
     assert_eq!(attr(&root, "#knob-threads", "aria-invalid"), "true");
     change_input(&root, "#knob-threads", "4");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert!(!exists(&root, "#knob-error"));
     assert_eq!(attr(&root, "#run", "aria-pressed"), "true", "a valid knob re-runs the model");
     step(&root, 4).await;
@@ -313,11 +313,11 @@ async fn mutations_enter_and_leave_a_category() {
     load_preset(&root, "hotLoop_baseline").await;
     step(&root, 1).await;
     click(&root, "#fire-category-enter");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert_eq!(find(&root, "#active-categories").text_content().as_deref(), Some("HotCategory"));
     assert!(find(&root, ".fire-outcome").text_content().unwrap_or_default().contains("use HotCategory (enter)"));
     click(&root, "#fire-category-leave");
-    yew::scheduler::flush().await;
+    engine_answers().await;
     assert_eq!(find(&root, "#active-categories").text_content().as_deref(), Some("none"));
 }
 
@@ -329,8 +329,9 @@ async fn the_page_mounts_its_parts_one_painted_frame_after_another() {
     yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
     assert!(exists(&root, ".topbar") && !exists(&root, "#blast-view"), "the first render is the top bar alone");
-    // Each painted frame adds the next part: blast view, charts, why and comparison, gallery, editor.
-    let parts = ["#blast-view figure.lane", "#charts", "#comparison", "table#preset-table", "#editor"];
+    // Each painted frame adds the next part: blast view (its lanes follow the engine's answer),
+    // charts, why and comparison, gallery, editor.
+    let parts = ["#blast-view", "#charts", "#comparison", "table#preset-table", "#editor"];
     for (mounted, part) in parts.iter().enumerate() {
         after_first_paint().await;
         assert!(exists(&root, part), "{part} after frame {}", mounted + 1);

@@ -12,20 +12,20 @@ use std::rc::Rc;
 use blast_engine::expect::{Cause, Outcome};
 use blast_engine::presets::{self, Preset};
 use blast_engine::scenario::{Event, Scenario};
-use blast_engine::{dsl, Params, Policy, ScenarioError};
+use blast_engine::{dsl, Params, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
-use crate::runner::{FireRefusal, LaneView, Runner};
+use crate::runner::{FireRefusal, LaneView};
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
 use crate::worker::lane_wire::{Request, Update, UpdateDecoder};
-use crate::worker::lanes::{self, Lanes, Mirror};
-use crate::worker::offload::{self, Posting};
+use crate::worker::lanes::{Lanes, Mirror};
+use crate::worker::offload::Posting;
 use crate::worker::reading::{Purpose, Readings};
 use crate::worker::wire::DecodeError;
 use crate::worker::wire::{Reply, TextError, Verdict};
@@ -108,7 +108,7 @@ pub struct CallSiteSession {
     pub policies: Vec<Policy>,
     pub params: Params,
     pub playback: Playback,
-    /// On the page, or (a big scenario the engine worker read) in the worker (`lanes`).
+    /// The lanes the engine worker runs, as the page mirrors them (`lanes`).
     pub runner: Lanes,
     /// Why the scenario cannot run (it parses but the engine refuses it).
     pub run_error: Option<RunRefusal>,
@@ -158,6 +158,12 @@ pub struct CallSiteSession {
     held: Option<(u64, u64)>,
     /// Builds of lanes in the worker, numbered (their updates carry it).
     worker_runs: u64,
+    /// The worker refused to run this scenario revision under these policies and loop mode:
+    /// a rebuild (Run, Reset) says so again instead of handing it over again.
+    refused: Option<(u64, Vec<Policy>, bool, RunRefusal)>,
+    /// The lanes on screen were built from a scenario handed to the worker for them (`hold`):
+    /// if the worker loses them, handing it again would not help.
+    fresh_hold: bool,
     /// The gallery entry opened, and the `scenario_rev` it opened as: the scenario is that
     /// entry until it changes (`entry`), so no text is parsed again to tell.
     opened: Option<(Entry, u64)>,
@@ -201,13 +207,16 @@ impl CallSiteSession {
             resume_after_read: false,
             held: None,
             worker_runs: 0,
+            fresh_hold: false,
+            refused: None,
             opened: preset.map(|p| (Entry::CallSite(p), 0)),
         };
         session.rebuild();
         session
     }
 
-    /// An autosaved session: its text (read here or by the engine worker), policies and speed.
+    /// An autosaved session: its text (read by the engine worker: the default model until it
+    /// answers), policies and speed.
     pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed) {
         if playback::SPEEDS.contains(&speed) {
             self.playback.speed = speed;
@@ -216,18 +225,8 @@ impl CallSiteSession {
         if !policies.is_empty() {
             self.policies = policies;
         }
-        match read_here(&text) {
-            // A large autosave is read by the engine worker: the default model until it answers.
-            None => self.request(&text, Purpose::Edit),
-            Some(Ok(s)) => {
-                self.scenario = Rc::new(s);
-                self.scenario_rev += 1;
-                self.opened = preset.and_then(|id| Entry::recognise(id, &text)).map(|e| (e, self.scenario_rev));
-                self.text_error = None;
-            }
-            // Keep what the user typed; the model stays on the default until the text parses.
-            Some(Err(e)) => self.text_error = Some(e.into()),
-        }
+        // Kept as typed; the model stays on the default until the text reads.
+        self.request(&text, Purpose::Edit { entry: preset.and_then(|id| Entry::recognise(id, &text)) });
         self.text = text;
         self.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
@@ -268,12 +267,13 @@ impl CallSiteSession {
         self.readings.take_jobs()
     }
 
-    /// Commands for the lanes the engine worker runs, to post now.
+    /// Commands for the lanes the engine worker runs, to post now: none while jobs wait to be
+    /// taken (a build names a job the worker must have read first).
     pub fn take_lanes(&mut self) -> Option<Request> {
-        match &mut self.runner {
-            Lanes::Worker(m) => m.take_request(),
-            Lanes::Here(_) => None,
+        if self.readings.jobs_waiting() {
+            return None;
         }
+        self.runner.mirror_mut().and_then(Mirror::take_request)
     }
 
     /// About how many sites the text being read declares, while the engine worker reads one.
@@ -314,7 +314,7 @@ impl CallSiteSession {
                     self.control(Control::Play, fx);
                 }
             }
-            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin, fx),
+            SessionAction::LoadScenario { shared, origin } => self.load(shared, origin),
             SessionAction::EditText(text) => {
                 self.history.record(&self.text, &text, true);
                 self.set_text(text);
@@ -411,7 +411,7 @@ impl CallSiteSession {
             SessionAction::Read(reply) => self.read(reply, fx),
             SessionAction::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
             SessionAction::LanesLost(why) => {
-                if matches!(self.runner, Lanes::Worker(_)) {
+                if !self.runner.is_empty() {
                     self.lanes_lost(&why, fx);
                 }
             }
@@ -436,15 +436,12 @@ impl CallSiteSession {
         self.after_commands();
     }
 
-    /// A scenario from a share link or an imported file (read by the engine worker if large).
-    fn load(&mut self, shared: Shared, origin: String, fx: &mut Effects) {
-        match shared.scenario {
-            Some(scenario) => self.open(scenario, shared.text, shared.policies, shared.view, &origin, fx),
-            None => {
-                let text = shared.text.clone();
-                self.request(&text, Purpose::Open { text: shared.text, policies: shared.policies, view: shared.view, origin });
-            }
-        }
+    /// A scenario from a share link or an imported file, read by the engine worker.
+    fn load(&mut self, shared: Shared, origin: String) {
+        let Shared { text, policies, view } = shared;
+        // The worker gets a copy (`request` encodes it); the reading keeps the text to show.
+        let job_text = text.clone();
+        self.request(&job_text, Purpose::Open { text, policies, view, origin });
     }
 
     /// Replace the scenario with one opened from a link, a file or a gallery.
@@ -525,7 +522,7 @@ impl CallSiteSession {
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
     /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        if self.apply_reply(reply, fx) && self.readings.loading_sites().is_none() && std::mem::take(&mut self.resume_after_read) {
+        if self.apply_reply(reply, fx) && self.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
             self.control(Control::Play, fx);
         }
     }
@@ -536,7 +533,7 @@ impl CallSiteSession {
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
-            (Purpose::Edit, Verdict::Read { scenario, run_error, expect_lines, held }) => {
+            (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
                 self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
                 self.text_error = None;
                 if *scenario == *self.scenario {
@@ -548,17 +545,24 @@ impl CallSiteSession {
                     self.held = held.then_some((job, self.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
-                        Some(why) => self.install(Err(RunRefusal(why))),
+                        Some(why) => {
+                            let why = RunRefusal(why);
+                            self.refused = Some((self.scenario_rev, self.policies.clone(), self.loop_mode, why.clone()));
+                            self.install(Err(why));
+                        }
                         None => self.rebuild(),
                     }
                 }
+                if let Some(entry) = entry {
+                    self.opened = Some((entry, self.scenario_rev));
+                }
                 self.edit_epoch += 1;
             }
-            (Purpose::Edit, Verdict::Invalid { error, .. }) => {
+            (Purpose::Edit { .. }, Verdict::Invalid { error, .. }) => {
                 self.text_error = Some(error);
                 self.edit_epoch += 1;
             }
-            (Purpose::Edit, Verdict::Failed(why)) => {
+            (Purpose::Edit { .. }, Verdict::Failed(why)) => {
                 self.text_error = Some(TextError { line: 1, col: 1, message: why });
                 self.edit_epoch += 1;
             }
@@ -577,6 +581,30 @@ impl CallSiteSession {
                 };
                 fx.error(format!("The scenario from {origin} was not loaded: {refusal}"));
             }
+            (Purpose::Hold { rev }, verdict) => {
+                let refusal = match verdict {
+                    Verdict::Read { run_error: None, held: true, expect_lines, .. } => {
+                        // Its expectations' lines, for the text on screen when it is this scenario's.
+                        if rev == self.scenario_rev && self.text_error.is_none() {
+                            self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        }
+                        return false;
+                    }
+                    Verdict::Read { run_error: Some(why), .. } => why,
+                    Verdict::Read { .. } => "the engine worker did not keep it".to_string(),
+                    Verdict::Invalid { message, .. } => message,
+                    Verdict::Failed(why) => why,
+                };
+                // Refused for the scenario and policies on screen: no lanes (their build in the
+                // worker fails too, and its answer is dropped).
+                if rev == self.scenario_rev && checked_as_now {
+                    self.held = None;
+                    let why = RunRefusal(refusal);
+                    self.refused = Some((rev, self.policies.clone(), self.loop_mode, why.clone()));
+                    self.install(Err(why));
+                }
+                return false;
+            }
         }
         true
     }
@@ -586,23 +614,12 @@ impl CallSiteSession {
     fn set_text(&mut self, text: String) {
         // This text replaces any edit still being read.
         self.readings.drop_edits();
-        match read_here(&text) {
-            None => {
-                self.text_error = None;
-                self.request(&text, Purpose::Edit);
-            }
-            Some(Ok(s)) => {
-                self.text_error = None;
-                if s != *self.scenario {
-                    self.scenario = Rc::new(s);
-                    self.scenario_rev += 1;
-                    self.rebuild();
-                }
-            }
-            Some(Err(e)) => self.text_error = Some(e.into()),
-        }
         self.text = text;
         self.text_rev += 1;
+        self.text_error = None;
+        let text = std::mem::take(&mut self.text);
+        self.request(&text, Purpose::Edit { entry: None });
+        self.text = text;
         // The form shows the model again (and drops a refused edit's message).
         self.editor_error = None;
         self.edit_epoch += 1;
@@ -653,42 +670,53 @@ impl CallSiteSession {
         self.rebuild();
     }
 
-    /// New simulations for the current scenario and policies, at virtual time zero, paused:
-    /// in the engine worker when it holds the scenario and it is big (`lanes::runs_in_worker`).
+    /// New lanes for the current scenario and policies, at virtual time zero, paused, in the
+    /// engine worker: from the text it holds, or from the scenario handed to it now (`hold`),
+    /// which it reads before the lanes' first command (messages are answered in order).
     fn rebuild(&mut self) {
+        if let Some((_, _, _, why)) =
+            self.refused.as_ref().filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.scenario_rev, &self.policies, self.loop_mode))
+        {
+            return self.install(Err(why.clone()));
+        }
+        // Held by the worker while no later text was read there (it keeps one).
+        let last = self.readings.last_job();
+        let held = self.held.filter(|&(job, rev)| rev == self.scenario_rev && job == last).map(|(job, _)| job);
+        self.fresh_hold = held.is_none();
+        let job = match held {
+            Some(job) => job,
+            None => self.hold(),
+        };
+        self.worker_runs += 1;
         let looped = self.loop_mode.then(|| editor::looping(&self.scenario));
         let scenario = looped.as_ref().unwrap_or(&self.scenario);
-        let held = self.held.filter(|&(_, rev)| rev == self.scenario_rev && self.params == Params::default()).map(|(job, _)| job);
-        match held.filter(|_| lanes::runs_in_worker(&self.scenario)) {
-            Some(job) => {
-                self.worker_runs += 1;
-                let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
-                let mirror = match std::mem::replace(&mut self.runner, Lanes::idle()) {
-                    Lanes::Worker(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
-                    Lanes::Here(_) => Mirror::build(run, job, scenario, policies, looping),
-                };
-                self.install(Ok(Lanes::Worker(mirror)));
-            }
-            None => {
-                let runner = Runner::new(scenario, &self.policies, &self.params);
-                self.install(runner.map(Lanes::Here).map_err(|e| RunRefusal(e.to_string())));
-            }
-        }
+        let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
+        let mirror = match self.runner.take() {
+            Some(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
+            None => Mirror::build(run, job, scenario, policies, looping),
+        };
+        self.install(Ok(Lanes::in_worker(mirror)));
+    }
+
+    /// Hand the scenario on screen to the engine worker to hold (a preset, a form edit: made
+    /// on the page, not read by the worker); its job's number.
+    fn hold(&mut self) -> u64 {
+        let text = self.shareable_text();
+        let job = self.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.scenario_rev });
+        self.held = Some((job, self.scenario_rev));
+        job
     }
 
     /// A decoder for the worker's update of its lanes (`Mirror::decoder`): `None` when it is
     /// not for the lanes on screen.
     pub fn lanes_decoder(&self, bytes: Vec<u8>) -> Option<(u64, UpdateDecoder)> {
-        match &self.runner {
-            Lanes::Worker(mirror) => mirror.decoder(bytes),
-            Lanes::Here(_) => None,
-        }
+        self.runner.mirror()?.decoder(bytes)
     }
 
     /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
     /// on screen, and what a Step or mutation did.
     fn lanes_update(&mut self, run: u64, decoded: Result<Update, DecodeError>, fx: &mut Effects) {
-        let Lanes::Worker(mirror) = &mut self.runner else { return };
+        let Some(mirror) = self.runner.mirror_mut() else { return };
         let news = match mirror.decoded(run, decoded) {
             None => return,
             Some(Ok(news)) => news,
@@ -711,11 +739,18 @@ impl CallSiteSession {
         }
     }
 
-    /// The worker no longer runs these lanes: they are built here instead, from time zero.
+    /// The worker no longer runs these lanes: the scenario is handed to it again and they
+    /// start over from time zero, unless it was handed to the worker for them already (then
+    /// none run until Run asks again).
     fn lanes_lost(&mut self, why: &str, fx: &mut Effects) {
-        fx.info(format!("The engine worker stopped running the lanes ({why}): they run on the page, from the start."));
         self.held = None;
-        self.rebuild();
+        if self.fresh_hold {
+            fx.info(format!("The engine worker stopped running the lanes ({why}): press Run to start them again."));
+            self.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))));
+        } else {
+            fx.info(format!("The engine worker stopped running the lanes ({why}): they start again from time zero."));
+            self.rebuild();
+        }
     }
 
     /// Put new simulations (or why there are none) on screen, paused at time zero.
@@ -768,13 +803,13 @@ impl Replay for CallSiteSession {
         self.runner.advance_clock(virtual_ms);
     }
 
-    fn work(&mut self, max_steps: usize) -> bool {
-        self.runner.work(max_steps)
+    /// The engine works in the worker: nothing to wait for here.
+    fn work(&mut self, _max_steps: usize) -> bool {
+        true
     }
 
     fn end_frame(&mut self) -> bool {
         self.runner.settle();
-        self.runner.refresh();
         self.refresh_what_if();
         self.runner.finished()
     }
@@ -786,7 +821,6 @@ impl Replay for CallSiteSession {
     }
 
     fn after_commands(&mut self) {
-        self.runner.refresh();
         self.refresh_slow_views();
         self.refresh_what_if();
     }
@@ -802,12 +836,6 @@ impl Default for CallSiteSession {
     }
 }
 
-/// The text read here, at once, if it is small enough (`offload::OFFLOAD_BYTES`); `None`
-/// when the engine worker should read it.
-fn read_here(text: &str) -> Option<Result<Scenario, ScenarioError>> {
-    (text.len() < offload::OFFLOAD_BYTES).then(|| dsl::parse(text))
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -815,10 +843,18 @@ pub(crate) mod tests {
     use crate::chrome::BannerKind;
     use crate::editor::looping;
     use crate::share::{self, Link};
+    use crate::worker::in_process;
     use blast_engine::scenario::{Event, MetaKind};
 
-    /// One action, and what it asked of the rest of the page.
+    /// One action, answered by the engine worker, and what it asked of the rest of the page.
     pub(crate) fn act(s: &mut CallSiteSession, action: impl Into<Action>) -> Effects {
+        let mut fx = act_only(s, action);
+        in_process::pump(s, &mut fx);
+        fx
+    }
+
+    /// One action, its jobs and commands left for the worker (`take_jobs`, `take_lanes`).
+    pub(crate) fn act_only(s: &mut CallSiteSession, action: impl Into<Action>) -> Effects {
         let mut fx = Effects::default();
         match action.into() {
             Action::Run(control) => s.control(control, &mut fx),
@@ -828,8 +864,26 @@ pub(crate) mod tests {
         fx
     }
 
+    /// A new session, its lanes built by the worker.
+    pub(crate) fn session() -> CallSiteSession {
+        let mut s = CallSiteSession::new();
+        in_process::pump(&mut s, &mut Effects::default());
+        s
+    }
+
     fn run_to_end(s: &mut CallSiteSession) {
-        playback::play_to_end(s);
+        act(s, Control::SetSpeed(Speed::Max));
+        act(s, Control::Play);
+        for frame in 0..10_000 {
+            for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 5000 }, Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }]
+            {
+                act(s, control);
+            }
+            if !s.playback.playing {
+                return;
+            }
+        }
+        panic!("the run did not finish");
     }
 
     /// A gallery preset's scenario, as the router hands it on.
@@ -847,14 +901,12 @@ pub(crate) mod tests {
         }
     }
 
-    /// Stand in for the engine worker: answer every job handed out, in order.
+    /// The engine worker answers every job handed out, in order (and the lanes' commands).
     fn answer_jobs(s: &mut CallSiteSession) -> (usize, Effects) {
         let mut fx = Effects::default();
-        let jobs = s.take_jobs();
-        for job in &jobs {
-            s.reduce(SessionAction::Read(offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply")), &mut fx);
-        }
-        (jobs.len(), fx)
+        let jobs = s.readings.texts();
+        in_process::pump(s, &mut fx);
+        (jobs, fx)
     }
 
     /// `sites` sites over `classes` classes, all called in one loop: a text the page hands to
@@ -873,10 +925,9 @@ pub(crate) mod tests {
 
     #[test]
     fn a_large_paste_is_read_off_the_main_thread_and_then_runs() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let text = world(50, 1000);
-        assert!(text.len() >= offload::OFFLOAD_BYTES);
-        act(&mut s, SessionAction::EditText(text.clone()));
+        act_only(&mut s, SessionAction::EditText(text.clone()));
         assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
         assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
         assert_eq!(answer_jobs(&mut s).0, 1);
@@ -889,15 +940,15 @@ pub(crate) mod tests {
 
     #[test]
     fn a_large_invalid_or_unrunnable_paste_is_reported_by_the_worker() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
-        act(&mut s, SessionAction::EditText(broken));
+        act_only(&mut s, SessionAction::EditText(broken));
         answer_jobs(&mut s);
         let e = s.text_error.clone().expect("located error");
         assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
         assert_eq!(s.scenario.name, DEFAULT_PRESET);
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
-        act(&mut s, SessionAction::EditText(hostile));
+        act_only(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
         assert!(s.run_error.as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error);
         assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
@@ -905,45 +956,60 @@ pub(crate) mod tests {
 
     #[test]
     fn a_newer_edit_drops_the_answer_for_an_older_one() {
-        let mut s = CallSiteSession::new();
-        act(&mut s, SessionAction::EditText(world(50, 1000)));
+        let mut s = session();
+        act_only(&mut s, SessionAction::EditText(world(50, 1000)));
         let stale = s.take_jobs();
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        act(&mut s, SessionAction::EditText(small.clone()));
+        act_only(&mut s, SessionAction::EditText(small.clone()));
+        assert_eq!(answer_jobs(&mut s).0, 1, "only the newer edit is awaited");
         assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
-        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&stale[0].bytes)).expect("a reply")));
+        act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
     #[test]
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let before = s.text.clone();
         let open = |text: String| SessionAction::LoadScenario {
-            shared: Shared { text, scenario: None, policies: vec![Policy::Exact], view: Default::default() },
+            shared: Shared { text, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
-        act(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
+        act_only(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
         assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
         let (_, fx) = answer_jobs(&mut s);
         assert_eq!(s.text, before, "a link that does not read changes nothing");
         let (kind, refusal) = fx.banners.last().expect("a banner");
         assert!(*kind == BannerKind::Error && refusal.starts_with("The scenario from the link was not loaded: it does not parse: "), "{refusal}");
         assert!(!fx.call_sites_loaded, "a model on screen stays");
-        act(&mut s, open(world(50, 1000)));
+        act_only(&mut s, open(world(50, 1000)));
         let (_, fx) = answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], true));
         assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
     }
 
     #[test]
+    fn a_link_the_worker_refuses_says_why_and_changes_nothing() {
+        let mut s = session();
+        let before = s.text.clone();
+        for (text, why) in [
+            ("class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n", "it does not parse: "),
+            ("class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n", "it does not parse: "),
+            ("class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n", "it cannot run: "),
+        ] {
+            let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
+            let (kind, refusal) = fx.banners.last().expect("a banner");
+            assert!(*kind == BannerKind::Error && refusal.starts_with(&format!("The scenario from the link was not loaded: {why}")), "{refusal}");
+            assert_eq!(s.text, before);
+        }
+    }
+
+    #[test]
     fn a_run_paused_for_a_reading_plays_on_unless_the_reading_brought_new_lanes() {
-        let link = |text: String| SessionAction::LoadScenario {
-            shared: Shared { text, scenario: None, policies: vec![], view: Default::default() },
-            origin: "the link".into(),
-        };
+        let link =
+            |text: String| SessionAction::LoadScenario { shared: Shared { text, policies: vec![], view: Default::default() }, origin: "the link".into() };
         let playing = || {
-            let mut s = CallSiteSession::new();
+            let mut s = session();
             act(&mut s, Action::Run(Control::Play));
             assert!(s.playback.playing);
             s
@@ -955,28 +1021,28 @@ pub(crate) mod tests {
         ] {
             let mut s = playing();
             let run = s.run_id;
-            act(&mut s, action);
+            act_only(&mut s, action);
             assert!(!s.playback.playing, "{what}: paused while it is read");
             answer_jobs(&mut s);
             assert_eq!((s.run_id, s.playback.playing), (run, true), "{what}: the same run plays on");
         }
         // New lanes start paused at time zero, as after a small text read at once.
         let mut s = playing();
-        act(&mut s, link(world(50, 1000)));
+        act_only(&mut s, link(world(50, 1000)));
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
         // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
         let mut s = playing();
-        act(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
+        act_only(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
         act(&mut s, Action::Run(Control::Step));
         answer_jobs(&mut s);
         assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
         // Only the last of several readings resumes it.
         let mut s = playing();
-        act(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
+        act_only(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
-        act(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
-        act(&mut s, SessionAction::Read(offload::decode_reply(&offload::answer(&first[0].bytes)).expect("a reply")));
+        act_only(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
+        act_only(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&first[0].bytes)).expect("a reply")));
         assert!(!s.playback.playing, "a second link is still being read");
         answer_jobs(&mut s);
         assert!(s.playback.playing);
@@ -984,7 +1050,7 @@ pub(crate) mod tests {
 
     #[test]
     fn starts_on_the_headline_preset_with_two_lanes() {
-        let s = CallSiteSession::new();
+        let s = session();
         assert_eq!(s.preset().map(|p| p.id), Some(DEFAULT_PRESET));
         assert_eq!(s.runner.views().len(), 2);
         assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
@@ -992,7 +1058,7 @@ pub(crate) mod tests {
 
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", true));
         assert!(s.playback.playing);
         assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
@@ -1006,7 +1072,7 @@ pub(crate) mod tests {
 
     #[test]
     fn paused_runs_say_so_and_steps_say_what_they_did() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Ready, "Run"));
         act(&mut s, Action::Run(Control::Step));
         act(&mut s, Action::Run(Control::Step));
@@ -1025,7 +1091,7 @@ pub(crate) mod tests {
 
     #[test]
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("hotLoop_baseline", false));
         let normal = s.runner.views()[0].total_iterations;
         act(&mut s, SessionAction::ToggleLoop);
@@ -1039,7 +1105,7 @@ pub(crate) mod tests {
 
     #[test]
     fn frames_advance_by_speed_and_pause_stops_them() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, Action::Run(Control::SetSpeed(Speed::Factor(1.0))));
         act(&mut s, Action::Run(Control::Play));
         act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
@@ -1056,7 +1122,7 @@ pub(crate) mod tests {
 
     #[test]
     fn valid_text_updates_the_model_and_invalid_text_is_kept() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let before = s.scenario.clone();
         let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
         act(&mut s, SessionAction::EditText(broken.clone()));
@@ -1078,7 +1144,7 @@ pub(crate) mod tests {
 
     #[test]
     fn undo_and_redo_cross_form_and_text_edits() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let original = s.text.clone();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         let after_form = s.text.clone();
@@ -1102,7 +1168,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_preset_loaded_over_an_edit_keeps_it_one_undo_away_and_in_the_picker() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
@@ -1133,11 +1199,11 @@ pub(crate) mod tests {
 
     #[test]
     fn a_link_opened_over_an_edit_keeps_it() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
-        let shared = Shared { scenario: Some(dsl::parse(&text).unwrap()), text, policies: vec![Policy::Exact], view: Default::default() };
+        let shared = Shared { text, policies: vec![Policy::Exact], view: Default::default() };
         act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
@@ -1145,10 +1211,7 @@ pub(crate) mod tests {
         // A big link, read by the worker, too.
         act(
             &mut s,
-            SessionAction::LoadScenario {
-                shared: Shared { text: world(50, 1000), scenario: None, policies: vec![], view: Default::default() },
-                origin: "the link".into(),
-            },
+            SessionAction::LoadScenario { shared: Shared { text: world(50, 1000), policies: vec![], view: Default::default() }, origin: "the link".into() },
         );
         answer_jobs(&mut s);
         assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
@@ -1158,14 +1221,14 @@ pub(crate) mod tests {
 
     #[test]
     fn a_link_carries_the_speed_and_the_selected_site() {
-        let mut sharer = CallSiteSession::new();
+        let mut sharer = session();
         let site = sharer.scenario.sites[1].name.to_string();
         act(&mut sharer, SessionAction::SelectSite(Some(site.clone())));
         let speed = crate::playback::SPEEDS[5];
         sharer.playback.speed = speed;
         let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
-        let mut opener = CallSiteSession::new();
+        let mut opener = session();
         assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
@@ -1173,7 +1236,7 @@ pub(crate) mod tests {
         let big = world(50, 1000);
         let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("big link") };
-        let mut opener = CallSiteSession::new();
+        let mut opener = session();
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         answer_jobs(&mut opener);
         assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
@@ -1188,7 +1251,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let before = s.text.clone();
         act(&mut s, SessionAction::NewScenario);
         assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
@@ -1202,7 +1265,7 @@ pub(crate) mod tests {
 
     #[test]
     fn model_edits_reprint_the_text() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
         assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
         act(&mut s, SessionAction::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
@@ -1212,7 +1275,7 @@ pub(crate) mod tests {
 
     #[test]
     fn policies_toggle_in_canonical_order_and_never_empty() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
         assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
@@ -1227,7 +1290,7 @@ pub(crate) mod tests {
 
     #[test]
     fn ticking_a_policy_mid_run_restarts_the_run_and_keeps_it_running() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("parentChild_parentMetaClassChurn", true));
         for frame in 0..3 {
             act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
@@ -1253,7 +1316,7 @@ pub(crate) mod tests {
 
     #[test]
     fn firing_a_write_mid_run_relinks() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("hotLoop_baseline", false));
         for _ in 0..6 {
             act(&mut s, Action::Run(Control::Step));
@@ -1269,7 +1332,7 @@ pub(crate) mod tests {
 
     #[test]
     fn hover_shows_what_if_per_policy() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         for _ in 0..8 {
             act(&mut s, Action::Run(Control::Step));
         }
@@ -1282,7 +1345,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_shared_scenario_replaces_the_current_one() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
         let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
         assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
@@ -1292,7 +1355,7 @@ pub(crate) mod tests {
 
     #[test]
     fn an_unrunnable_scenario_is_reported_not_run() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
         act(&mut s, SessionAction::EditText(text.into()));
         assert!(s.text_error.is_none());
@@ -1304,7 +1367,7 @@ pub(crate) mod tests {
 
     #[test]
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("oracle_liveParentRedefine", false));
         assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
@@ -1327,7 +1390,7 @@ pub(crate) mod tests {
 
     #[test]
     fn selecting_a_site_fills_the_why_history() {
-        let mut s = CallSiteSession::new();
+        let mut s = session();
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", false));
         act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);

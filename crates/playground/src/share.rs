@@ -12,8 +12,7 @@
 //! inputs, so a link that decodes is one the page can run.
 
 use blast_engine::policy::{parse_policies, PolicyError};
-use blast_engine::scenario::Scenario;
-use blast_engine::{dsl, Params, Policy, ScenarioError, Simulation};
+use blast_engine::Policy;
 use std::fmt;
 
 use crate::base64url::{self, Base64Error};
@@ -56,10 +55,9 @@ impl std::error::Error for TooBigForLink {}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Shared {
+    /// Read by the engine worker (which refuses it if it does not parse or run) before it
+    /// replaces anything.
     pub text: String,
-    /// `None` for a text of `offload::OFFLOAD_BYTES` or more: the engine worker reads it (and
-    /// refuses it with the same checks) before it replaces anything.
-    pub scenario: Option<Scenario>,
     /// Empty when the link names no policies (the page keeps its own).
     pub policies: Vec<Policy>,
     /// How the sharer was watching it.
@@ -227,8 +225,6 @@ pub enum LinkProblem {
     NotUtf8,
     /// A deflated text that does not unpack (damaged, or over [`MAX_LINK_TEXT`]).
     Packed(InflateError),
-    DoesNotParse(ScenarioError),
-    CannotRun(ScenarioError),
     /// The model settings are not the JSON of a model link.
     UnreadableModel(String),
     /// The model settings are refused by the page's knob checks.
@@ -250,8 +246,6 @@ impl fmt::Display for LinkProblem {
             LinkProblem::NotBase64(e) => write!(f, "{e}"),
             LinkProblem::NotUtf8 => write!(f, "it is not UTF-8 text"),
             LinkProblem::Packed(e) => write!(f, "{e}"),
-            LinkProblem::DoesNotParse(e) => write!(f, "it does not parse: {e}"),
-            LinkProblem::CannotRun(e) => write!(f, "it cannot run: {e}"),
             LinkProblem::UnreadableModel(e) => write!(f, "its model settings are not readable ({e})"),
             LinkProblem::BadModel(why) => write!(f, "{why}"),
             LinkProblem::Speed(word) => {
@@ -359,13 +353,7 @@ fn payload_text(payload: &str, kind: char) -> Result<String, LinkProblem> {
 }
 
 fn decode_scenario(payload: &str, policies: Vec<Policy>, view: LinkView) -> Result<Shared, LinkProblem> {
-    let text = payload_text(payload, 's')?;
-    if text.len() >= crate::worker::offload::OFFLOAD_BYTES {
-        return Ok(Shared { text, scenario: None, policies, view });
-    }
-    let scenario = dsl::parse(&text).map_err(LinkProblem::DoesNotParse)?;
-    Simulation::new(&scenario, Policy::Global, &Params::default()).map_err(LinkProblem::CannotRun)?;
-    Ok(Shared { text, scenario: Some(scenario), policies, view })
+    Ok(Shared { text: payload_text(payload, 's')?, policies, view })
 }
 
 fn decode_model(payload: &str) -> Result<ModelLink, LinkProblem> {
@@ -418,7 +406,6 @@ mod tests {
             let frag = encode(p.text, &[Policy::Global, Policy::Exact], &LinkView::default()).unwrap();
             let Some(Link::Scenario(shared)) = decode(&format!("#{frag}")).expect("decodes") else { panic!("a scenario link") };
             assert_eq!(shared.text, p.text);
-            assert_eq!(shared.scenario, Some(p.scenario()));
             assert_eq!(shared.policies, vec![Policy::Global, Policy::Exact]);
         }
     }
@@ -447,25 +434,13 @@ mod tests {
         assert_eq!(problem("#s=x.AAAA"), LinkProblem::BadVersion("x".into()));
         assert_eq!(problem("#s=9.AAAA"), LinkProblem::UnknownVersion(9));
         assert_eq!(problem(&format!("#s=1.{}", base64url::encode(&[0xff, 0xfe, 0x00]))), LinkProblem::NotUtf8);
-        assert!(matches!(problem(&encoded("this is not a scenario")), LinkProblem::DoesNotParse(_)));
         assert!(matches!(problem("#s=1.AAAA&p=evil"), LinkProblem::Policies(_)));
     }
 
     #[test]
-    fn huge_numbers_are_errors() {
-        let too_big = "class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n";
-        assert!(matches!(problem(&encoded(too_big)), LinkProblem::DoesNotParse(e) if e.message.contains("too large")));
-        let too_much_work = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
-        assert!(matches!(problem(&encoded(too_much_work)), LinkProblem::CannotRun(_)));
+    fn a_huge_version_is_an_error() {
         let version = format!("#s={}.AAAA", "9".repeat(40));
         assert!(decode(&version).is_err());
-    }
-
-    #[test]
-    fn a_cyclic_hierarchy_is_an_error() {
-        let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
-        let LinkProblem::DoesNotParse(err) = problem(&encoded(cyclic)) else { panic!() };
-        assert!(err.message.contains("cyclic"), "{err}");
     }
 
     #[test]

@@ -352,26 +352,40 @@ mod tests {
     use crate::session::tests::shared;
     use crate::session::{FireOutcome, DEFAULT_PRESET};
     use crate::share::{LinkKind, LinkProblem};
+    use crate::worker::in_process;
     use blast_engine::presets;
     use blast_engine::scenario::Event;
 
+    /// A page booted, its texts read by the engine worker.
+    fn booted(boot: Boot) -> AppState {
+        let mut s = AppState::boot(boot);
+        in_process::pump(&mut s, &mut Effects::default());
+        s
+    }
+
+    /// One action, answered by the engine worker.
+    fn act(s: &mut AppState, action: impl Into<Action>) {
+        s.reduce(action);
+        in_process::pump(s, &mut Effects::default());
+    }
+
     fn run_to_end(s: &mut AppState) {
-        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
-        s.reduce(Action::Run(Control::Play));
+        act(s, Action::Run(Control::SetSpeed(Speed::Max)));
+        act(s, Action::Run(Control::Play));
         run_frames(s);
     }
 
     /// Frames as the page runs them (work until caught up) until the lanes on screen stop.
     fn run_frames(s: &mut AppState) {
         for frame in 0..10_000 {
-            s.reduce(Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
+            act(s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             loop {
-                s.reduce(Action::Run(Control::Work { max_steps: 5000 }));
+                act(s, Action::Run(Control::Work { max_steps: 5000 }));
                 if !s.is_behind() {
                     break;
                 }
             }
-            s.reduce(Action::Run(Control::FrameEnd { wall_ms: frame as f64 * 16.0 }));
+            act(s, Action::Run(Control::FrameEnd { wall_ms: frame as f64 * 16.0 }));
             if !s.is_playing() {
                 return;
             }
@@ -382,8 +396,8 @@ mod tests {
     #[test]
     fn a_model_preset_opens_model_mode_and_replays_to_the_engine_numbers() {
         let mut s = AppState::new();
-        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
-        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: true });
+        act(&mut s, Action::Run(Control::SetSpeed(Speed::Max)));
+        act(&mut s, Action::LoadPreset { id: "arena_closeGroup".into(), run: true });
         let m = s.model.as_ref().expect("model mode");
         assert!(s.is_playing() && m.playback.speed == Speed::Max, "max stays max");
         assert_eq!(m.variants, ["always", "scoped-access", "session-live", "no-deopt"], "all variants by default");
@@ -392,32 +406,32 @@ mod tests {
         let value = |variant: &str| m.slow_views.iter().find(|v| v.variant == variant).and_then(|v| v.result()).map(|r| r.value).expect(variant);
         assert!(value("scoped-access") >= 4.0 * value("no-deopt"));
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the call-site scenario waits behind");
-        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         assert!(s.model.is_none() && s.session.scenario.name == "hotLoop_baseline");
     }
 
     #[test]
     fn model_mode_fits_its_speed_and_keeps_the_call_site_speed() {
         let mut s = AppState::new();
-        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
-        s.reduce(Action::Run(Control::Step));
+        act(&mut s, Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        act(&mut s, Action::Run(Control::Step));
         assert_eq!(s.current_speed(), Speed::Factor(0.0001));
-        s.reduce(Action::Run(Control::SpeedUp));
+        act(&mut s, Action::Run(Control::SpeedUp));
         assert_eq!(s.current_speed(), Speed::Factor(0.001));
-        s.reduce(Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
+        act(&mut s, Action::LoadPreset { id: DEFAULT_PRESET.into(), run: false });
         assert_eq!(s.current_speed(), Speed::Factor(0.1), "call-site mode keeps its own speed");
     }
 
     #[test]
     fn lane_keys_toggle_variants_in_model_mode_and_policies_otherwise() {
         let mut s = AppState::new();
-        s.reduce(Action::ToggleLane(2));
+        act(&mut s, Action::ToggleLane(2));
         assert!(s.session.policies.contains(&Policy::Hierarchy));
-        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        s.reduce(Action::ToggleLane(2));
+        act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        act(&mut s, Action::ToggleLane(2));
         assert_eq!(s.model.as_ref().unwrap().variants, ["before-fix", "fifo", "unbounded", "capacity-0"]);
-        s.reduce(Action::ToggleLane(9));
-        s.reduce(ModelAction::ToggleVariant("nope".into()));
+        act(&mut s, Action::ToggleLane(9));
+        act(&mut s, ModelAction::ToggleVariant("nope".into()));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("not a variant")));
         assert!(s.session.policies.contains(&Policy::Hierarchy), "policies untouched in model mode");
     }
@@ -425,15 +439,15 @@ mod tests {
     #[test]
     fn knobs_rerun_and_bad_ones_leave_a_message() {
         let mut s = AppState::new();
-        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        s.reduce(ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
+        act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        act(&mut s, ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
         assert!(s.is_playing(), "a knob change re-runs");
-        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        act(&mut s, Action::Run(Control::SetSpeed(Speed::Max)));
         run_frames(&mut s);
         let m = s.model.as_ref().unwrap();
         let fifo = m.slow_views.iter().find(|v| v.variant == "fifo").and_then(|v| v.result()).expect("fifo ran");
         assert_eq!(fifo.roles[0].1, 100.0, "ten shapes fit a cache of ten");
-        s.reduce(ModelAction::SetKnob { knob: "capacity".into(), value: "1e9".into() });
+        act(&mut s, ModelAction::SetKnob { knob: "capacity".into(), value: "1e9".into() });
         assert!(s.model.as_ref().unwrap().knob_error.is_some());
         assert!(s.chrome.banners.is_empty(), "knob errors stay beside the knob");
     }
@@ -441,22 +455,22 @@ mod tests {
     #[test]
     fn the_autosave_and_links_carry_the_model() {
         let mut s = AppState::new();
-        s.reduce(Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
-        s.reduce(ModelAction::SetKnob { knob: "ops".into(), value: "40".into() });
-        s.reduce(ModelAction::ToggleVariant("always".into()));
+        act(&mut s, Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
+        act(&mut s, ModelAction::SetKnob { knob: "ops".into(), value: "40".into() });
+        act(&mut s, ModelAction::ToggleVariant("always".into()));
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let restored = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = AppState::boot(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert!(s.model.is_none() && s.chrome.banners[0].text.contains("could not be reopened"));
 
-        let s = AppState::boot(Boot {
+        let s = booted(Boot {
             saved: Some(Ok(saved)),
             shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
             notice: None,
@@ -465,7 +479,7 @@ mod tests {
         });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
-        s.reduce(Action::LoadModelLink { link: ModelLink { preset: "x".into(), knobs: Vec::new(), variants: Vec::new() }, origin: "the link".into() });
+        act(&mut s, Action::LoadModelLink { link: ModelLink { preset: "x".into(), knobs: Vec::new(), variants: Vec::new() }, origin: "the link".into() });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "a bad link changes nothing");
         assert!(s.chrome.banners.last().is_some_and(|b| b.kind == BannerKind::Error));
     }
@@ -473,15 +487,15 @@ mod tests {
     #[test]
     fn hand_mutations_wait_for_call_site_mode() {
         let mut s = AppState::new();
-        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        s.reduce(Action::Run(Control::Step));
-        s.reduce(SessionAction::FireCategory { name: "HotCategory".into(), enter: true });
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, Action::Run(Control::Step));
+        act(&mut s, SessionAction::FireCategory { name: "HotCategory".into(), enter: true });
         assert_eq!(s.session.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
         assert!(s.session.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
-        s.reduce(SessionAction::FireCategory { name: "Nope".into(), enter: false });
+        act(&mut s, SessionAction::FireCategory { name: "Nope".into(), enter: false });
         assert!(matches!(&s.session.last_fire, Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
-        s.reduce(Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
-        s.reduce(SessionAction::Fire(Event::InvalidateAll));
+        act(&mut s, Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
+        act(&mut s, SessionAction::Fire(Event::InvalidateAll));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("call-site scenarios")));
     }
 
@@ -489,21 +503,21 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.scenario.name, "parentChild_baseline");
 
-        let s = AppState::boot(Boot {
+        let s = booted(Boot {
             saved: Some(Err(SetAside { why: crate::storage::AsideWhy::StoppedThePage, kept_under: None })),
             shared: None,
             notice: None,
@@ -519,29 +533,29 @@ mod tests {
         let mine = presets::find("hotLoop_baseline").unwrap().text.replace("class Hot", "class Hot2 { x }\nclass Hot");
         let saved = Saved::new(mine.clone(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let mut s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
+        let mut s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
         assert_eq!((s.session.scenario.name.as_str(), s.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
         // The autosave carries it, so the next visit still offers it.
-        let again = AppState::boot(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
+        let again = booted(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
         assert_eq!((again.session.scenario.name.as_str(), again.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
-        s.reduce(SessionAction::Undo);
+        act(&mut s, SessionAction::Undo);
         assert_eq!(s.session.text, mine, "one undo step back");
     }
 
     #[test]
     fn an_autosave_older_than_the_last_screen_says_so() {
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
         assert_eq!(s.session.scenario.name, "hotLoop_baseline");
         assert!(s.chrome.banners.iter().any(|b| b.text.contains("older than the one on screen") && b.text.contains("2929 KB")), "{:?}", s.chrome.banners);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         assert!(s.chrome.banners.is_empty());
     }
 
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = AppState::boot(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
         let banner = &s.chrome.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -556,29 +570,30 @@ mod tests {
             assert!(!seen.contains(&now), "{what} should change the share link");
             seen.push(now);
         };
-        s.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
+        act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         changed(&s, "another preset");
-        s.reduce(SessionAction::TogglePolicy(Policy::Ideal));
+        act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         changed(&s, "a policy");
-        s.reduce(SessionAction::EditText(s.session.text.replace("class Hot { compute }", "class Hot { compute extra }")));
+        let edited = s.session.text.replace("class Hot { compute }", "class Hot { compute extra }");
+        act(&mut s, SessionAction::EditText(edited));
         changed(&s, "an edit");
-        s.reduce(Action::LoadPreset { id: "records_rotating11".into(), run: false });
+        act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
         assert!(s.share_fragment().unwrap().starts_with("m=1."));
         changed(&s, "model mode");
-        s.reduce(ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
+        act(&mut s, ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
         changed(&s, "a knob");
-        s.reduce(ModelAction::ToggleVariant("fifo".into()));
+        act(&mut s, ModelAction::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
         let before = s.share_fragment().unwrap();
-        s.reduce(Action::Run(Control::Pause));
-        s.reduce(Action::Run(Control::SetSpeed(Speed::Max)));
+        act(&mut s, Action::Run(Control::Pause));
+        act(&mut s, Action::Run(Control::SetSpeed(Speed::Max)));
         assert_eq!(s.share_fragment().unwrap(), before, "running and speed are not part of a link");
     }
 
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = AppState::boot(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.text, "class A {\n  oops");
         assert!(s.session.text_error.is_some());
         assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
@@ -588,10 +603,10 @@ mod tests {
     #[test]
     fn a_notice_replaces_the_last_notice_and_errors_stay() {
         let mut s = AppState::new();
-        s.reduce(Action::Chrome(ChromeAction::ShowError("broken file".into())));
+        act(&mut s, Action::Chrome(ChromeAction::ShowError("broken file".into())));
         for id in ["hotLoop_baseline", "parentChild_baseline", "oracle_liveParentRedefine"] {
             let text = presets::find(id).unwrap().text;
-            s.reduce(SessionAction::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
+            act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: format!("{id}.blast") });
         }
         let kinds: Vec<BannerKind> = s.chrome.banners.iter().map(|b| b.kind).collect();
         assert_eq!(kinds, [BannerKind::Error, BannerKind::Info]);
@@ -600,47 +615,47 @@ mod tests {
 
     #[test]
     fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
-        let mut s = AppState::boot(Boot::default());
+        let mut s = booted(Boot::default());
         assert_eq!((s.session.scenario.name.as_str(), s.session.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
         assert_eq!(s.chrome.tour, Some(0));
         assert!(!s.is_playing() && s.chrome.autoplay, "it runs once the page is mounted");
-        s.reduce(Action::Autoplay);
+        act(&mut s, Action::Autoplay);
         assert!(s.is_playing(), "the first screen is a running comparison");
-        s.reduce(Action::Run(Control::Pause));
-        s.reduce(Action::Autoplay);
+        act(&mut s, Action::Run(Control::Pause));
+        act(&mut s, Action::Autoplay);
         assert!(!s.is_playing(), "only once");
-        let mut early = AppState::boot(Boot::default());
+        let mut early = booted(Boot::default());
         early.reduce(Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         early.reduce(Action::Autoplay);
         assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let mut back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let mut back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         back.reduce(Action::Autoplay);
         assert!(!back.is_playing() && back.chrome.tour.is_none(), "a returning visit opens its session paused, without the tour");
     }
 
     #[test]
     fn a_first_visit_reaches_the_headline_ratio_within_seconds() {
-        let mut s = AppState::boot(Boot::default());
+        let mut s = booted(Boot::default());
         assert_eq!(s.timeline.axis, XAxis::Progress, "a first visit's chart lines up the lanes by progress");
-        s.reduce(Action::Autoplay);
+        act(&mut s, Action::Autoplay);
         assert_eq!(s.session.playback.speed, FIRST_PLAY_SPEED);
         // Frames of 16 wall ms at the first-play speed, as the page runs them.
         let mut wall_ms = 0.0;
         while s.is_playing() && wall_ms < 60_000.0 {
-            s.reduce(Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
+            act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 16.0 }));
             while {
-                s.reduce(Action::Run(Control::Work { max_steps: 5000 }));
+                act(&mut s, Action::Run(Control::Work { max_steps: 5000 }));
                 s.is_behind()
             } {}
             wall_ms += 16.0;
-            s.reduce(Action::Run(Control::FrameEnd { wall_ms }));
+            act(&mut s, Action::Run(Control::FrameEnd { wall_ms }));
         }
         let ratio = Headline::of(&s.session.slow_lanes).and_then(|h| h.ratio());
         assert!(ratio.is_some_and(|r| r > 10.0), "the headline ratio after {wall_ms} ms: {ratio:?}");
         assert!(wall_ms <= FIRST_PLAY_WALL_MS, "the first play took {wall_ms} wall ms (at most {FIRST_PLAY_WALL_MS})");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let back = AppState::boot(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         assert_eq!(back.timeline.axis, XAxis::Time, "a returning visit keeps the time axis");
     }
 
@@ -649,22 +664,22 @@ mod tests {
         let mut s = AppState::new();
         run_to_end(&mut s);
         let end = s.session.slow_lanes[0].now_ms;
-        s.reduce(TimelineAction::SetView(Some((end * 0.2, end * 0.6))));
-        s.reduce(TimelineAction::Brush(Some((end * 0.3, end * 0.4))));
+        act(&mut s, TimelineAction::SetView(Some((end * 0.2, end * 0.6))));
+        act(&mut s, TimelineAction::Brush(Some((end * 0.3, end * 0.4))));
         let global = s.session.slow_lanes[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
         assert!(global.total > 0 && global.rows.iter().all(|r| global.contains(r.t_ms)));
         assert!(s.session.runner.views()[0].in_range.is_some(), "the blast view's lanes too");
-        s.reduce(TimelineAction::Brush(Some((f64::NAN, 3.0))));
+        act(&mut s, TimelineAction::Brush(Some((f64::NAN, 3.0))));
         assert_eq!(s.timeline.brush, None, "a bad range clears");
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
-        s.reduce(TimelineAction::SetView(Some((5.0, 5.0))));
+        act(&mut s, TimelineAction::SetView(Some((5.0, 5.0))));
         assert_eq!(s.timeline.view, None, "an empty window shows the whole run");
-        s.reduce(TimelineAction::Brush(Some((1.0, 2.0))));
-        s.reduce(TimelineAction::SetAxis(XAxis::Progress));
+        act(&mut s, TimelineAction::Brush(Some((1.0, 2.0))));
+        act(&mut s, TimelineAction::SetAxis(XAxis::Progress));
         assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
-        s.reduce(TimelineAction::Brush(Some((40.0, 60.0))));
+        act(&mut s, TimelineAction::Brush(Some((40.0, 60.0))));
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_some()));
-        s.reduce(Action::Run(Control::Reset));
+        act(&mut s, Action::Run(Control::Reset));
         assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
         assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
     }
@@ -674,14 +689,14 @@ mod tests {
         let mut s = AppState::new();
         run_to_end(&mut s);
         let end = s.session.slow_lanes[0].now_ms;
-        s.reduce(TimelineAction::SetView(Some((0.0, end * 0.1))));
+        act(&mut s, TimelineAction::SetView(Some((0.0, end * 0.1))));
         let mark = Mark { policy: Policy::Global, t_ms: end * 0.8, site: "hot".into() };
-        s.reduce(TimelineAction::MarkRelink(mark.clone()));
+        act(&mut s, TimelineAction::MarkRelink(mark.clone()));
         assert_eq!(s.session.selected_site.as_deref(), Some("hot"));
         assert_eq!(s.timeline.mark, Some(mark));
         let (lo, hi) = s.timeline.view.expect("still zoomed");
         assert!(lo <= end * 0.8 && end * 0.8 <= hi && ((hi - lo) - end * 0.1).abs() < 1e-6, "the window moved to the moment: {lo}..{hi}");
-        s.reduce(TimelineAction::SetAxis(XAxis::Progress));
+        act(&mut s, TimelineAction::SetAxis(XAxis::Progress));
         assert!(s.timeline.mark.is_some(), "a moment stays marked on either axis");
     }
 }

@@ -151,6 +151,8 @@ export const checks = [
         await page.focus('#policy-global');
         const before = await page.evaluate(() => document.querySelector('.lane figcaption').textContent);
         for (let i = 0; i < 3; i++) await page.keyboard.press('n');
+        // The engine worker answers each step a round trip later.
+        await page.waitForFunction((b) => document.querySelector('.lane figcaption').textContent !== b, before, { timeout: 5_000 }).catch(() => {});
         const after = await page.evaluate(() => document.querySelector('.lane figcaption').textContent);
         expect(before !== after, `n with a checkbox focused should step the run (caption stayed "${after}")`);
         expect(await page.locator('#policy-global').isChecked(), 'the checkbox itself is untouched');
@@ -458,6 +460,8 @@ export const checks = [
           await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, afterForm, { timeout: 5_000 });
           await page.keyboard.press('Control+z');
           await page.waitForFunction((t) => document.querySelector('#dsl-text').value === t, original, { timeout: 5_000 });
+          // The form follows once the engine worker has read the undone text.
+          await page.waitForFunction(() => document.querySelector('select[aria-label="Metaclass of Hot"]')?.value !== 'expando', null, { timeout: 5_000 }).catch(() => {});
           const hot = await page.inputValue('select[aria-label="Metaclass of Hot"]');
           expect(hot !== 'expando', `the form shows the undone metaclass (${hot})`);
           await page.keyboard.press('Control+Shift+z');

@@ -92,6 +92,39 @@ export const checks = [
     },
   },
   {
+    // The engine runs only in the worker: a click's answer is a round trip. Printed, not timed
+    // as a test (a shared machine's load decides it); the change itself is asserted.
+    name: 'playground: Step on a small scenario shows the engine worker\'s step note (click to first change and to the note printed)',
+    run: async ({ page, log }) => {
+      await page.click(`tr[data-preset="${BASELINE}"] button.load`);
+      await page.waitForFunction((id) => document.querySelector('#dsl-text').value.includes(id), BASELINE);
+      await page.click('#reset');
+      await page.waitForSelector('#blast-view figure.lane', { timeout: 30_000 });
+      const times = await page.evaluate(
+        () =>
+          new Promise((resolve) => {
+            const t0 = performance.now();
+            const at = {};
+            const seen = () => {
+              at.first ??= performance.now() - t0;
+              const note = document.querySelector('#step-note')?.textContent ?? '';
+              if (note && !note.includes('stepping')) {
+                at.note = performance.now() - t0;
+                observer.disconnect();
+                resolve(at);
+              }
+            };
+            const observer = new MutationObserver(seen);
+            observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+            document.querySelector('#step').click();
+            setTimeout(() => (observer.disconnect(), resolve(at)), 10_000);
+          }),
+      );
+      log(`# ${BASELINE}, Step: click to first DOM change ${times.first?.toFixed(1)} ms, to the worker's step note ${times.note?.toFixed(1)} ms`);
+      expect(times.note !== undefined, `no step note from the worker within 10 s (first change at ${times.first} ms)`);
+    },
+  },
+  {
     name: 'playground: a reload restores the autosaved scenario',
     run: async ({ page }) => {
       await page.reload({ waitUntil: 'load' });

@@ -140,7 +140,7 @@ mod tests {
         let Ok(Some(Link::Scenario(shared))) = share::decode(&format!("#{}", share::encode(preset.text, &[], &share::LinkView::default()).unwrap())) else {
             panic!("not a scenario link")
         };
-        assert_eq!(shared.scenario.map(|s| s.expectations), Some(preset.scenario().expectations));
+        assert_eq!(blast_engine::parse(&shared.text).map(|s| s.expectations), Ok(preset.scenario().expectations));
         // The autosave keeps the text as typed, `expect` lines and all.
         let mut state = AppState::new();
         state.reduce(Action::LoadPreset { id: preset.id.into(), run: false });

@@ -1,7 +1,6 @@
 //! Keep and share: import a scenario (DSL) or open a runtime log in the trace lab, export the
 //! scenario as DSL.
 
-use blast_engine::ScenarioError;
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob, TextReadError};
@@ -22,22 +21,18 @@ pub struct FilesProps {
     pub on_export: Callback<()>,
 }
 
-/// Parse an imported file: the scenario text (DSL), the page's one document format.
+/// An imported file as a scenario to open: its text (DSL), the page's one document format.
 ///
 /// A JSON scenario is refused with the command that converts it: reading JSON here would ship
 /// serde's derived deserializers for the whole model in the bundle (~45 KB gzipped of ~440),
 /// for what `blast show` does on the command line. Export JSON stays (serializing
 /// costs ~7 KB raw).
-pub fn parse_import(text: &str) -> Result<Shared, ImportRefusal> {
+pub fn scenario_import(text: &str) -> Result<Shared, ImportRefusal> {
     if text.trim_start().starts_with('{') {
         return Err(ImportRefusal::Json);
     }
-    // A large file is read by the engine worker, off the main thread (`offload`).
-    if text.len() >= blast_playground::worker::offload::OFFLOAD_BYTES {
-        return Ok(Shared { text: text.to_string(), scenario: None, policies: Vec::new(), view: Default::default() });
-    }
-    let scenario = blast_engine::parse(text).map_err(ImportRefusal::Scenario)?;
-    Ok(Shared { text: text.to_string(), scenario: Some(scenario), policies: Vec::new(), view: Default::default() })
+    // Read by the engine worker, off the main thread (`offload`), which refuses it if it does not read.
+    Ok(Shared { text: text.to_string(), policies: Vec::new(), view: Default::default() })
 }
 
 /// Why an imported file is not a scenario.
@@ -45,7 +40,6 @@ pub fn parse_import(text: &str) -> Result<Shared, ImportRefusal> {
 pub enum ImportRefusal {
     /// A JSON scenario: `blast show` converts it.
     Json,
-    Scenario(ScenarioError),
 }
 
 impl std::fmt::Display for ImportRefusal {
@@ -54,7 +48,6 @@ impl std::fmt::Display for ImportRefusal {
             ImportRefusal::Json => {
                 f.write_str("it is JSON; the playground reads the scenario text (DSL): convert it with `blast show FILE.json` and import that")
             }
-            ImportRefusal::Scenario(e) => e.fmt(f),
         }
     }
 }
@@ -67,7 +60,7 @@ pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'stat
         return on_error(format!("{name} is too large to import (at most {} MB).", blast_engine::dsl::MAX_INPUT / 1_000_000));
     }
     blob.read_text(move |text| match text {
-        Ok(text) => match parse_import(&text) {
+        Ok(text) => match scenario_import(&text) {
             Ok(shared) => on_import(shared, name),
             Err(e) => on_error(format!("{name} is not a valid scenario: {e}")),
         },
@@ -111,11 +104,10 @@ mod tests {
     #[test]
     fn imports_dsl_as_typed_and_refuses_json_with_the_converting_command() {
         let p = presets::all()[0];
-        assert_eq!(parse_import(p.text).unwrap().text, p.text);
+        assert_eq!(scenario_import(p.text).unwrap().text, p.text);
         let json = format!("{{\n  \"name\": \"{}\",\n  \"classes\": []\n}}", p.id);
-        let refused = parse_import(&json).unwrap_err();
+        let refused = scenario_import(&json).unwrap_err();
         assert!(matches!(refused, ImportRefusal::Json) && refused.to_string().contains("blast show"), "{refused}");
-        assert!(matches!(parse_import("{ not json"), Err(ImportRefusal::Json)));
-        assert!(matches!(parse_import("class A extends A"), Err(ImportRefusal::Scenario(_))));
+        assert!(matches!(scenario_import("{ not json"), Err(ImportRefusal::Json)));
     }
 }

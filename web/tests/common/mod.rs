@@ -92,7 +92,17 @@ pub async fn render_app() -> Element {
     yew::Renderer::<blast_web::App>::with_root(root.clone()).render();
     yew::scheduler::flush().await;
     until_mounted().await;
+    engine_answers().await;
     root
+}
+
+/// The engine answers in tasks of its own (here its host on the page, `engine-in-page`; the
+/// worker on a real page), and the page renders them in more: wait for those tasks.
+pub async fn engine_answers() {
+    for _ in 0..20 {
+        gloo::timers::future::TimeoutFuture::new(10).await;
+        yew::scheduler::flush().await;
+    }
 }
 
 /// The page mounts its parts one painted frame after another (`use_mount_stages`): wait
@@ -124,14 +134,14 @@ pub async fn fresh_app() -> Element {
 /// Press a gallery row's Load button.
 pub async fn load_preset(root: &Element, id: &str) {
     click(root, &format!(r#"tr[data-preset="{id}"] button.load"#));
-    yew::scheduler::flush().await;
+    engine_answers().await;
 }
 
 /// Press Step `times` times.
 pub async fn step(root: &Element, times: usize) {
     for _ in 0..times {
         click(root, "#step");
-        yew::scheduler::flush().await;
+        engine_answers().await;
     }
 }
 

@@ -1,17 +1,15 @@
-//! The call-site session's lanes: run on the page ([`Runner`]) or, for a big scenario, by the
-//! engine worker, of which the page keeps a [`Mirror`] (the page never
-//! freezes).
+//! The call-site session's lanes, which the engine worker runs: the page keeps a [`Mirror`] of
+//! their views (the page never runs the engine, so it never freezes).
 //!
 //! At 10^5 sites one lane's `Simulation` build takes ~100 ms and one engine step up to ~35 ms,
 //! neither resumable: on the main thread no slicing keeps a task under 50 ms. So the worker,
 //! which read the text and built the lanes for the run check anyway, keeps them
 //! (`lane_host::Host`): the page posts commands (clock advance, Step, mutations, selection,
 //! brushed range, hovered class) and the worker answers each batch with the views as deltas
-//! (`lane_wire`). The mirror holds the same `LaneView`s the components read, so they do not
-//! know where the lanes run; likewise the expectations' outcomes, which the worker evaluates
-//! when the page asks (`Command::Expectations`, at the pace the page would evaluate them) and
-//! the mirror keeps. Small scenarios stay on the page: the reducer's tests stay synchronous,
-//! and a round trip per frame would only add latency.
+//! (`lane_wire`). The mirror holds the same `LaneView`s the components read; likewise the
+//! expectations' outcomes, which the worker evaluates when the page asks
+//! (`Command::Expectations`, at the pace the page would evaluate them) and the mirror keeps.
+//! A small scenario's batch is answered within a frame, so it still feels instant.
 
 use std::rc::Rc;
 
@@ -20,28 +18,10 @@ use blast_engine::scenario::{Event, Scenario};
 use blast_engine::Policy;
 
 use crate::export::SiteRow;
-use crate::runner::{self, ClassEntry, FireRefusal, LaneView, Runner};
+use crate::runner::{self, ClassEntry, FireRefusal, LaneView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::lane_wire::{self, Command, Request, Update, UpdateDecoder};
 use crate::worker::wire::DecodeError;
-
-/// Scenarios with at least this many sites run in the engine worker (when it read them).
-/// Measured natively (release, e2e's world of one loop calling every site, 1 class per 10
-/// sites, on the shared 2-core machine under load): two lanes' `Runner::new` 0.6 ms at 1 000
-/// sites, 40 ms at 5 000, 164 ms at 20 000, 1.6 s at 10^5; the worst engine step 3 ms at 5 000,
-/// 56 ms at 20 000. Below this bar a build and a step stay far under a 50 ms task on an idle
-/// machine; the 2 000-site e2e world stays on the page, the 10^5 one goes to the worker.
-pub const WORKER_SITES: usize = 5_000;
-
-/// Whether a scenario's lanes run in the worker: big (its expectations are evaluated there too).
-pub fn runs_in_worker(scenario: &Scenario) -> bool {
-    scenario.sites.len() >= WORKER_SITES
-}
-
-pub enum Lanes {
-    Here(Runner),
-    Worker(Mirror),
-}
 
 /// The views of lanes the worker runs, as its last update left them, and the commands not
 /// yet posted.
@@ -221,336 +201,276 @@ impl Mirror {
     }
 }
 
+/// The lanes of a run: the page's mirror of the lanes the engine worker runs, or none (no
+/// scenario, or one that cannot run).
+#[derive(Default)]
+pub struct Lanes(Option<Mirror>);
+
 impl Lanes {
     pub fn idle() -> Lanes {
-        Lanes::Here(Runner::idle())
+        Lanes(None)
+    }
+
+    pub fn in_worker(mirror: Mirror) -> Lanes {
+        Lanes(Some(mirror))
+    }
+
+    /// The mirror, for a rebuild of the same scenario.
+    pub fn take(&mut self) -> Option<Mirror> {
+        self.0.take()
+    }
+
+    pub fn mirror(&self) -> Option<&Mirror> {
+        self.0.as_ref()
+    }
+
+    pub fn mirror_mut(&mut self) -> Option<&mut Mirror> {
+        self.0.as_mut()
     }
 
     pub fn views(&self) -> &[Rc<LaneView>] {
-        match self {
-            Lanes::Here(r) => r.views(),
-            Lanes::Worker(m) => &m.views,
-        }
+        self.0.as_ref().map_or(&[], |m| &m.views)
     }
 
     /// The views shown are the previous build's, kept until the worker answers a Reset (a
     /// round trip, ~0.3 s at 10^5 sites): the blast view marks them as stale meanwhile.
     pub fn awaiting_rebuild(&self) -> bool {
-        matches!(self, Lanes::Worker(m) if m.previous)
+        self.0.as_ref().is_some_and(|m| m.previous)
     }
 
     pub fn is_empty(&self) -> bool {
-        match self {
-            Lanes::Here(r) => r.is_empty(),
-            Lanes::Worker(_) => false,
-        }
+        self.0.is_none()
     }
 
     pub fn finished(&self) -> bool {
-        match self {
-            Lanes::Here(r) => r.finished(),
-            Lanes::Worker(m) => m.finished,
-        }
+        self.0.as_ref().is_none_or(|m| m.finished)
     }
 
     pub fn clock_ms(&self) -> f64 {
-        match self {
-            Lanes::Here(r) => r.clock_ms(),
-            Lanes::Worker(m) => m.clock_ms,
-        }
+        self.0.as_ref().map_or(0.0, |m| m.clock_ms)
     }
 
     pub fn total_relinks(&self) -> u64 {
-        match self {
-            Lanes::Here(r) => r.total_relinks(),
-            Lanes::Worker(m) => m.views.iter().map(|v| v.relinks()).sum(),
-        }
+        self.views().iter().map(|v| v.relinks()).sum()
     }
 
-    /// Site names by id, shared with the views (empty without lanes).
-    pub fn names(&self) -> &Rc<Vec<String>> {
-        match self {
-            Lanes::Here(r) => r.names(),
-            Lanes::Worker(m) => &m.names,
-        }
+    /// Site names by id, shared with the views (`None` without lanes).
+    pub fn names(&self) -> Option<&Rc<Vec<String>>> {
+        self.0.as_ref().map(|m| &m.names)
     }
 
     pub fn classes(&self) -> &[ClassEntry] {
-        match self {
-            Lanes::Here(r) => r.classes(),
-            Lanes::Worker(m) => &m.classes,
-        }
+        self.0.as_ref().map_or(&[], |m| &m.classes)
     }
 
     pub fn advance_clock(&mut self, virtual_ms: f64) {
-        match self {
-            Lanes::Here(r) => r.advance_clock(virtual_ms),
-            Lanes::Worker(m) if virtual_ms > 0.0 => m.advance_ms += virtual_ms,
-            Lanes::Worker(_) => {}
-        }
-    }
-
-    /// Engine work toward the clock: in the worker, nothing to wait for here.
-    pub fn work(&mut self, max_steps: usize) -> bool {
-        match self {
-            Lanes::Here(r) => r.work(max_steps),
-            Lanes::Worker(_) => true,
+        if let Some(m) = self.0.as_mut().filter(|_| virtual_ms > 0.0) {
+            m.advance_ms += virtual_ms;
         }
     }
 
     /// End of a frame's work: the worker is asked for the next frame once it answered the last.
     pub fn settle(&mut self) {
-        match self {
-            Lanes::Here(r) => r.settle(),
-            Lanes::Worker(m) => {
-                if m.in_flight == 0 && m.advance_ms > 0.0 && !m.outbox.iter().any(|c| matches!(c, Command::Frame { .. })) {
-                    let advance_ms = std::mem::take(&mut m.advance_ms);
-                    m.queue(Command::Frame { advance_ms });
-                }
+        if let Some(m) = &mut self.0 {
+            if m.in_flight == 0 && m.advance_ms > 0.0 && !m.outbox.iter().any(|c| matches!(c, Command::Frame { .. })) {
+                let advance_ms = std::mem::take(&mut m.advance_ms);
+                m.queue(Command::Frame { advance_ms });
             }
         }
     }
 
-    pub fn refresh(&mut self) {
-        if let Lanes::Here(r) = self {
-            r.refresh();
-        }
-    }
-
-    /// A step; in the worker its note comes with the update (`News::stepped`).
+    /// A step; its note comes with the update (`News::stepped`).
     pub fn step(&mut self) -> Option<String> {
-        match self {
-            Lanes::Here(r) => r.step(),
-            Lanes::Worker(m) => {
-                m.queue(Command::Step);
-                Some("stepping…".into())
-            }
-        }
+        let m = self.0.as_mut()?;
+        m.queue(Command::Step);
+        Some("stepping…".into())
     }
 
     pub fn inject(&mut self, event: &Event) -> Result<usize, FireRefusal> {
-        match self {
-            Lanes::Here(r) => r.inject(event),
-            Lanes::Worker(m) => m.fire(Command::Fire(event.clone())),
-        }
+        self.0.as_mut().ok_or(FireRefusal::NothingRunning)?.fire(Command::Fire(event.clone()))
     }
 
     pub fn inject_category(&mut self, name: &str, enter: bool) -> Result<usize, FireRefusal> {
-        match self {
-            Lanes::Here(r) => r.inject_category(name, enter),
-            Lanes::Worker(m) => m.fire(Command::Category { name: name.to_string(), enter }),
-        }
+        self.0.as_mut().ok_or(FireRefusal::NothingRunning)?.fire(Command::Category { name: name.to_string(), enter })
     }
 
-    /// The what-if of `class` (`None`: nothing hovered). In the worker it comes with the next
-    /// update, and with every update while the class stays hovered.
+    /// The what-if of `class` (`None`: nothing hovered). It comes with the next update, and
+    /// with every update while the class stays hovered.
     pub fn what_if(&mut self, class: Option<&str>) -> Vec<(Policy, Vec<String>)> {
-        match self {
-            Lanes::Here(r) => class.map(|c| r.what_if(c)).unwrap_or_default(),
-            Lanes::Worker(m) => {
-                if m.hover.as_deref() != class {
-                    m.hover = class.map(str::to_string);
-                    m.what_if.clear();
-                    m.queue(Command::WhatIf(m.hover.clone()));
-                }
-                m.what_if.clone()
-            }
+        let Some(m) = &mut self.0 else { return Vec::new() };
+        if m.hover.as_deref() != class {
+            m.hover = class.map(str::to_string);
+            m.what_if.clear();
+            m.queue(Command::WhatIf(m.hover.clone()));
         }
+        m.what_if.clone()
     }
 
-    /// The expectations against the lanes. In the worker: the outcomes it last evaluated, and
-    /// (when the lanes moved since it was last asked) a request for new ones, which come with
-    /// the next update; asked only after a move, so an answer does not ask again.
+    /// The expectations against the lanes: the outcomes the worker last evaluated, and (when
+    /// the lanes moved since it was last asked) a request for new ones, which come with the
+    /// next update; asked only after a move, so an answer does not ask again.
     pub fn expectations(&mut self, scenario: &Scenario) -> Vec<Outcome> {
-        match self {
-            Lanes::Here(r) => r.expectations(scenario),
-            Lanes::Worker(m) => {
-                if m.moved && !scenario.expectations.is_empty() {
-                    m.moved = false;
-                    m.queue(Command::Expectations);
-                }
-                m.outcomes.clone()
-            }
+        let Some(m) = &mut self.0 else { return expect::evaluate(scenario, &[]) };
+        if m.moved && !scenario.expectations.is_empty() {
+            m.moved = false;
+            m.queue(Command::Expectations);
         }
+        m.outcomes.clone()
     }
 
     pub fn select(&mut self, site: Option<String>) {
-        match self {
-            Lanes::Here(r) => r.select(site),
-            Lanes::Worker(m) => m.queue(Command::Select(site)),
+        if let Some(m) = &mut self.0 {
+            m.queue(Command::Select(site));
         }
     }
 
     pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
-        match self {
-            Lanes::Here(r) => r.brush(range),
-            Lanes::Worker(m) => m.queue(Command::Brush(range)),
+        if let Some(m) = &mut self.0 {
+            m.queue(Command::Brush(range));
         }
     }
 
-    /// Every site's row per lane (an export): from the engine's reports on the page, from the
-    /// mirrored views (verdicts and state, no call counts) for lanes in the worker.
+    /// Every site's row per lane (an export), from the mirrored views: verdicts and state, no
+    /// call counts (they stay in the worker).
     pub fn site_rows(&self) -> Vec<Vec<SiteRow>> {
-        match self {
-            Lanes::Here(r) => r.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect(),
-            Lanes::Worker(m) => m.views.iter().map(|v| v.names.iter().zip(v.sites.iter()).map(|(name, site)| SiteRow::of_view(name, site)).collect()).collect(),
-        }
+        self.views().iter().map(|v| v.names.iter().zip(v.sites.iter()).map(|(name, site)| SiteRow::of_view(name, site)).collect()).collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::Action;
     use crate::effects::Effects;
     use crate::playback::{Control, Speed};
-    use crate::runner::SiteView;
+    use crate::runner::{Runner, SiteView};
+    use crate::session::tests::{act, session};
     use crate::session::{CallSiteSession, FireOutcome, SessionAction};
     use crate::worker::churn_world::churn_world as world;
+    use crate::worker::in_process::{self, with_host};
     use crate::worker::lane_host::Host;
-    use crate::worker::offload;
     use blast_engine::expect::Status;
+    use blast_engine::Params;
 
-    /// The worker's update, decoded as the page does: a few site views per step
-    /// (`hooks::lanes_step`), then applied.
-    fn update(s: &mut CallSiteSession, bytes: Vec<u8>, fx: &mut Effects) {
-        let Some((run, mut decoder)) = s.lanes_decoder(bytes) else { return };
-        let decoded = loop {
-            if let Some(decoded) = decoder.step(97).transpose() {
-                break decoded;
-            }
-        };
-        s.reduce(SessionAction::LanesDecoded(run, Box::new(decoded)), fx);
+    /// A world big enough that a build and a step are real work (5,000 sites).
+    const SITES: usize = 5_000;
+
+
+    /// A session on `text`, its lanes built in the worker, and the same lanes run directly (what
+    /// the worker's views must show).
+    fn page(text: &str) -> (CallSiteSession, Runner) {
+        let mut s = session();
+        act(&mut s, SessionAction::EditText(text.to_string()));
+        assert!(!s.runner.is_empty() && s.runner.views().len() == 2, "built in the worker");
+        let direct = Runner::new(&s.scenario, &s.policies, &Params::default()).expect("it runs");
+        (s, direct)
     }
 
-    /// A session, and the engine worker it talks to (`None`: there is none, the page reads).
-    struct Page {
-        s: CallSiteSession,
-        worker: Option<Host>,
-    }
-
-    impl Page {
-        fn act(&mut self, action: impl Into<Action>) {
-            crate::session::tests::act(&mut self.s, action);
-            self.pump();
+    fn frame(s: &mut CallSiteSession, n: u32) {
+        for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
+            act(s, control);
         }
+    }
 
-        /// Answer every job and lanes request, as the shell and the worker do, until none is left.
-        fn pump(&mut self) {
-            let clock = || 0.0;
-            loop {
-                let mut fx = Effects::default();
-                let jobs = self.s.take_jobs();
-                let lanes = self.s.take_lanes();
-                if jobs.is_empty() && lanes.is_none() {
-                    return;
-                }
-                for job in &jobs {
-                    let reply = match &mut self.worker {
-                        Some(host) => offload::decode_reply(&host.answer(&job.bytes, &clock)).expect("a reply"),
-                        None => offload::decode_reply(&offload::answer(&job.bytes)).expect("a reply"),
-                    };
-                    self.s.reduce(SessionAction::Read(reply), &mut fx);
-                }
-                if let Some(request) = lanes {
-                    let host = self.worker.as_mut().expect("lanes in the worker only when there is one");
-                    let bytes = host.answer(&lane_wire::encode_request(&request), &clock);
-                    update(&mut self.s, bytes, &mut fx);
-                }
+    fn play_to_end(s: &mut CallSiteSession) {
+        act(s, Control::SetSpeed(Speed::Max));
+        act(s, Control::Play);
+        for n in 0..10_000 {
+            frame(s, n);
+            if !s.playback.playing {
+                return;
             }
         }
-
-        fn frame(&mut self, n: u32) {
-            for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
-                self.act(Action::Run(control));
-            }
-        }
+        panic!("the run did not finish");
     }
 
-    fn pages(text: &str) -> (Page, Page) {
-        let mut here = Page { s: CallSiteSession::new(), worker: None };
-        let mut there = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
-        for p in [&mut here, &mut there] {
-            p.act(SessionAction::EditText(text.to_string()));
+    fn run_directly(r: &mut Runner) {
+        while !r.finished() {
+            r.advance_clock(1e9);
+            r.work(5000);
+            r.settle();
         }
-        assert!(matches!(here.s.runner, Lanes::Here(_)) && matches!(there.s.runner, Lanes::Worker(_)));
-        (here, there)
+        r.refresh();
     }
 
-    fn same_views(here: &Page, there: &Page, what: &str) {
-        let (a, b) = (here.s.runner.views(), there.s.runner.views());
+    /// Frames are counted per refresh, which differ with the pace of the commands: everything
+    /// but when a site or unit flashed is the same.
+    fn unflashed(l: &LaneView) -> LaneView {
+        let mut l = l.clone();
+        l.sites = Rc::new(l.sites.iter().map(|s| SiteView { flash: 0, ..*s }).collect());
+        let mut compiled = l.compiled.as_ref().clone();
+        compiled.units.iter_mut().for_each(|u| u.flash = 0);
+        l.compiled = Rc::new(compiled);
+        l
+    }
+
+    fn same_views(s: &CallSiteSession, direct: &Runner, what: &str) {
+        let (a, b) = (s.runner.views(), direct.views());
         assert_eq!(a.len(), 2, "{what}");
-        assert_eq!(a, b, "{what}: the mirror shows what the page's own lanes show");
-        assert_eq!(here.s.slow_lanes, there.s.slow_lanes, "{what}: slow views");
-        assert_eq!((here.s.runner.clock_ms(), here.s.runner.finished()), (there.s.runner.clock_ms(), there.s.runner.finished()), "{what}");
-        assert_eq!(here.s.runner.classes(), there.s.runner.classes(), "{what}");
+        for (a, b) in a.iter().zip(b) {
+            assert_eq!(unflashed(a), unflashed(b), "{what}: {}", a.policy);
+        }
+        assert_eq!((s.runner.clock_ms(), s.runner.finished()), (direct.clock_ms(), direct.finished()), "{what}");
+        assert_eq!(s.runner.classes(), direct.classes(), "{what}");
     }
 
     #[test]
-    fn the_mirror_fed_by_the_worker_shows_what_the_page_would() {
-        let (mut here, mut there) = pages(&world(WORKER_SITES));
-        same_views(&here, &there, "built");
-        for p in [&mut here, &mut there] {
-            p.act(SessionAction::SelectSite(Some("s1".into())));
-            for _ in 0..4 {
-                p.act(Action::Run(Control::Step));
-            }
-            p.act(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
-            p.act(Action::Run(Control::Step));
-            p.act(SessionAction::HoverClass(Some("K1".into())));
+    fn the_mirror_fed_by_the_worker_shows_what_the_lanes_run_directly_show() {
+        let (mut s, mut direct) = page(&world(SITES));
+        direct.refresh();
+        same_views(&s, &direct, "built");
+        let write = Event::Write { class: "K1".into(), method: "m".into() };
+        act(&mut s, SessionAction::SelectSite(Some("s1".into())));
+        direct.select(Some("s1".into()));
+        let mut note = None;
+        for _ in 0..4 {
+            act(&mut s, Control::Step);
+            note = direct.step();
         }
-        same_views(&here, &there, "after steps, a selection and a mutation");
-        assert_eq!(here.s.playback.step_note, there.s.playback.step_note, "the step's note comes back from the worker");
-        assert_eq!(here.s.last_fire, there.s.last_fire);
-        assert!(matches!(there.s.last_fire, Some(FireOutcome::Fired { lanes: 2, .. })));
-        assert!(!here.s.what_if.is_empty() && here.s.what_if == there.s.what_if);
-        assert!(there.s.runner.views()[0].selected.as_ref().is_some_and(|r| r.name == "s1"));
+        assert_eq!(s.playback.step_note.as_ref().map(|(_, n)| n.clone()), note, "the step's note comes back from the worker");
+        act(&mut s, SessionAction::Fire(write.clone()));
+        assert_eq!(direct.inject(&write), Ok(2));
+        act(&mut s, Control::Step);
+        direct.step();
+        act(&mut s, SessionAction::HoverClass(Some("K1".into())));
+        direct.refresh();
+        same_views(&s, &direct, "after steps, a selection and a mutation");
+        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { lanes: 2, .. })));
+        assert!(!s.what_if.is_empty() && s.what_if == direct.what_if("K1"));
+        assert!(s.runner.views()[0].selected.as_ref().is_some_and(|r| r.name == "s1"));
         // A brushed range, then the rest of the run frame by frame at full speed.
-        for p in [&mut here, &mut there] {
-            p.act(Action::Run(Control::SetSpeed(Speed::Max)));
-            p.act(Action::Run(Control::Play));
-            p.s.brush(Some((XAxis::Progress, (0.0, 50.0))));
-            p.pump();
-            for n in 0..10_000 {
-                p.frame(n);
-                if !p.s.playback.playing {
-                    break;
-                }
-            }
+        let range = Some((XAxis::Progress, (0.0, 50.0)));
+        act(&mut s, Control::SetSpeed(Speed::Max));
+        act(&mut s, Control::Play);
+        s.brush(range);
+        direct.brush(range);
+        play_to_end(&mut s);
+        run_directly(&mut direct);
+        assert!(s.runner.views().iter().all(|l| l.finished() && l.in_range.is_some()));
+        // Run at another pace (frames of a virtual clock, or all at once): the same verdicts.
+        for (a, b) in s.runner.views().iter().zip(direct.views()) {
+            assert_eq!((a.iterations, a.phase, &a.totals), (b.iterations, b.phase, &b.totals), "{}", a.policy);
+            assert_eq!(unflashed(a).sites, unflashed(b).sites, "{}", a.policy);
         }
-        let (a, b) = (here.s.runner.views(), there.s.runner.views());
-        assert!(a.iter().chain(b).all(|l| l.finished() && l.in_range.is_some()));
-        for (a, b) in a.iter().zip(b) {
-            // Frames are counted per refresh, which differ (the worker works a frame in one go):
-            // everything but when a site or unit flashed is the same.
-            fn unflashed(l: &LaneView) -> LaneView {
-                let mut l = l.clone();
-                l.sites = Rc::new(l.sites.iter().map(|s| SiteView { flash: 0, ..*s }).collect());
-                let mut compiled = l.compiled.as_ref().clone();
-                compiled.units.iter_mut().for_each(|u| u.flash = 0);
-                l.compiled = Rc::new(compiled);
-                l
-            }
-            assert_eq!(unflashed(a), unflashed(b), "{}", a.policy);
-        }
-        assert!(here.s.total_relinks() > 0 && here.s.total_relinks() == there.s.total_relinks());
+        assert!(s.total_relinks() > 0 && s.total_relinks() == direct.total_relinks());
     }
 
     #[test]
     fn an_export_of_lanes_in_the_worker_has_every_site_with_its_verdicts() {
-        let (mut here, mut there) = pages(&world(WORKER_SITES));
-        for p in [&mut here, &mut there] {
-            for _ in 0..4 {
-                p.act(Action::Run(Control::Step));
-            }
-            p.act(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }));
-            p.act(Action::Run(Control::Step));
+        let (mut s, mut direct) = page(&world(SITES));
+        let write = Event::Write { class: "K1".into(), method: "m".into() };
+        for _ in 0..4 {
+            act(&mut s, Control::Step);
+            direct.step();
         }
-        let (page, worker) = (here.s.runner.site_rows(), there.s.runner.site_rows());
+        act(&mut s, SessionAction::Fire(write.clone()));
+        direct.inject(&write).expect("it runs");
+        act(&mut s, Control::Step);
+        direct.step();
+        let worker = s.runner.site_rows();
+        let page: Vec<Vec<SiteRow>> = direct.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect();
         assert_eq!(worker.len(), 2);
-        assert!(worker.iter().all(|lane| lane.len() == WORKER_SITES), "a row per site and lane");
+        assert!(worker.iter().all(|lane| lane.len() == SITES), "a row per site and lane");
         assert!(worker.iter().flatten().all(|r| r.calls.is_none()), "call counts stay in the worker: empty, not zero");
-        assert!(page.iter().flatten().all(|r| r.calls.is_some()));
         let verdicts = |rows: &[Vec<SiteRow>]| -> Vec<_> { rows.iter().flatten().map(|r| (r.name.clone(), r.necessary, r.collateral, r.missed)).collect() };
         assert_eq!(verdicts(&page), verdicts(&worker));
         assert!(worker.iter().flatten().any(|r| r.necessary + r.collateral + r.missed > 0), "the mutation relinked a site");
@@ -560,16 +480,19 @@ mod tests {
     }
 
     #[test]
-    fn small_scenarios_stay_on_the_page() {
-        let (_, there) = pages(&world(WORKER_SITES));
-        assert!(matches!(there.s.runner, Lanes::Worker(_)));
-        let mut small = Page { s: CallSiteSession::new(), worker: Some(Host::default()) };
-        small.act(SessionAction::EditText(world(WORKER_SITES - 1)));
-        assert!(matches!(small.s.runner, Lanes::Here(_)) && small.s.scenario.sites.len() == WORKER_SITES - 1);
+    fn every_scenario_runs_in_the_worker_whatever_its_size() {
+        for sites in [1, SITES] {
+            let (s, _) = page(&world(sites));
+            assert!(s.runner.mirror().is_some() && s.scenario.sites.len() == sites);
+        }
+        // The default preset, made on the page: handed to the worker for its lanes.
+        let s = session();
+        assert_eq!(s.runner.views().len(), 2);
+        assert!(s.run_error.is_none());
     }
 
     #[test]
-    fn expectations_of_lanes_in_the_worker_are_what_the_page_would_evaluate() {
+    fn expectations_of_lanes_in_the_worker_are_what_the_lanes_run_directly_evaluate() {
         // Every kind of observation: relinked sites (one claim failing, with its causes), a
         // figure, two policies' figures and their ratio.
         let expectations = "expect under exact: write K1.* relinks only [s1]\n\
@@ -577,127 +500,116 @@ mod tests {
                             expect under exact: missed == 0\n\
                             expect exact / global >= 1.1x ops\n\
                             expect exact <= global relinks\n";
-        let (mut here, mut there) = pages(&(world(WORKER_SITES) + expectations));
-        assert_eq!(there.s.scenario.expectations.len(), 5);
-        let same = |here: &Page, there: &Page, what: &str| {
-            assert_eq!(here.s.expectations.len(), 5, "{what}");
-            assert_eq!(here.s.expectations, there.s.expectations, "{what}: the worker's outcomes are the page's");
+        let (mut s, mut direct) = page(&(world(SITES) + expectations));
+        assert_eq!(s.scenario.expectations.len(), 5);
+        let scenario = s.scenario.clone();
+        let same = |s: &CallSiteSession, direct: &Runner, what: &str| {
+            assert_eq!(s.expectations.len(), 5, "{what}");
+            assert_eq!(*s.expectations, direct.expectations(&scenario), "{what}: the worker's outcomes are the lanes'");
         };
-        same(&here, &there, "built, nothing run");
-        assert!(there.s.expectations.iter().all(|o| o.status == Status::Pending));
-        for p in [&mut here, &mut there] {
-            for _ in 0..3 {
-                p.act(Action::Run(Control::Step));
-            }
+        same(&s, &direct, "built, nothing run");
+        assert!(s.expectations.iter().all(|o| o.status == Status::Pending));
+        for _ in 0..3 {
+            act(&mut s, Control::Step);
+            direct.step();
         }
-        same(&here, &there, "part-way");
-        for p in [&mut here, &mut there] {
-            p.act(Action::Run(Control::SetSpeed(Speed::Max)));
-            p.act(Action::Run(Control::Play));
-            for n in 0..10_000 {
-                p.frame(n);
-                if !p.s.playback.playing {
-                    break;
-                }
-            }
-            p.pump();
-        }
-        assert!(there.s.runner.finished());
-        same(&here, &there, "finished");
+        same(&s, &direct, "part-way");
+        play_to_end(&mut s);
+        run_directly(&mut direct);
+        assert!(s.runner.finished());
+        same(&s, &direct, "finished");
         // K1's sites are s1, s51, s101, ...: exact relinks them all, global everything.
-        let first = &there.s.expectations[0];
+        let first = &s.expectations[0];
         assert!(first.status == Status::Fail && first.causes.iter().any(|c| c.site == "s51"), "{first:?}");
-        assert!(there.s.expectations[1].causes.iter().any(|c| c.site == "s2"), "global relinks s2 on a write to K1.m");
-        assert!(there.s.expectations.iter().any(|o| o.status == Status::Pass));
+        assert!(s.expectations[1].causes.iter().any(|c| c.site == "s2"), "global relinks s2 on a write to K1.m");
+        assert!(s.expectations.iter().any(|o| o.status == Status::Pass));
         // Asked for only after the lanes moved: an answer does not ask again.
-        assert!(there.s.take_lanes().is_none(), "nothing left to ask");
-        let scenario = there.s.scenario.clone();
-        assert_eq!(&there.s.runner.expectations(&scenario), there.s.expectations.as_ref());
-        assert!(there.s.take_lanes().is_none(), "no new request while the lanes stand still");
+        assert!(s.take_lanes().is_none(), "nothing left to ask");
+        assert_eq!(&s.runner.expectations(&scenario), s.expectations.as_ref());
+        assert!(s.take_lanes().is_none(), "no new request while the lanes stand still");
     }
 
     #[test]
-    fn a_reset_rebuilds_in_the_worker_and_lost_lanes_come_back_on_the_page() {
-        let (_, mut there) = pages(&world(WORKER_SITES));
-        there.act(Action::Run(Control::Step));
-        assert!(there.s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
-        there.act(Action::Run(Control::Reset));
-        assert!(matches!(there.s.runner, Lanes::Worker(_)));
-        assert!(there.s.runner.views().iter().all(|l| l.iterations == 0 && l.events_recorded == 0), "at time zero again");
-        // A worker that no longer holds the scenario (a new one after a crash): built here.
-        there.worker = Some(Host::default());
-        there.act(Action::Run(Control::Reset));
-        assert!(matches!(there.s.runner, Lanes::Here(_)) && there.s.runner.views().len() == 2);
-        let mut fx = Effects::default();
-        there.s.reduce(SessionAction::LanesLost("gone".into()), &mut fx);
-        assert!(fx.banners.is_empty(), "lanes on the page are not lost with the worker");
+    fn a_reset_rebuilds_in_the_worker_and_lost_lanes_are_handed_to_it_again() {
+        let (mut s, _) = page(&world(SITES));
+        act(&mut s, Control::Step);
+        assert!(s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
+        act(&mut s, Control::Reset);
+        assert!(s.runner.views().iter().all(|l| l.iterations == 0 && l.events_recorded == 0), "at time zero again");
+        // A worker that no longer holds the scenario (a new one after a crash): handed to it
+        // again, the lanes come back.
+        with_host(|host| *host = Host::default());
+        let fx = act(&mut s, Control::Reset);
+        assert!(fx.banners.iter().any(|(_, b)| b.contains("start again from time zero")), "{:?}", fx.banners);
+        assert!(s.runner.views().len() == 2 && s.run_error.is_none());
+        act(&mut s, Control::Step);
+        assert!(s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
     }
 
     #[test]
     fn a_finished_run_resets_and_plays_again_in_the_worker() {
-        let (_, mut there) = pages(&world(WORKER_SITES));
-        while !there.s.runner.finished() {
-            there.act(Action::Run(Control::Step));
+        let (mut s, _) = page(&world(SITES));
+        while !s.runner.finished() {
+            act(&mut s, Control::Step);
         }
         // Until the worker answers the new build, the page shows the lanes it had (the same
         // views and names: nothing is redrawn or copied), and they take mutations again.
-        let (before, names) = (there.s.runner.views().to_vec(), there.s.runner.names().clone());
+        let (before, names) = (s.runner.views().to_vec(), s.runner.names().cloned());
         let mut fx = Effects::default();
-        there.s.control(Control::Reset, &mut fx);
-        assert!(there.s.runner.views().iter().zip(&before).all(|(a, b)| Rc::ptr_eq(a, b)) && there.s.runner.views().len() == 2);
-        assert!(Rc::ptr_eq(there.s.runner.names(), &names));
-        assert!(there.s.runner.awaiting_rebuild(), "the views shown are the previous build's");
-        there.s.reduce(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }), &mut fx);
-        assert!(matches!(there.s.last_fire, Some(FireOutcome::Fired { .. })), "refused: {:?}", there.s.last_fire);
-        there.pump();
-        assert!(there.s.runner.views().iter().all(|l| l.iterations == 0 && !Rc::ptr_eq(&l.sites, &before[0].sites)), "the new build's views");
-        assert!(!there.s.runner.awaiting_rebuild(), "the worker answered");
-        assert!(matches!(there.s.last_fire, Some(FireOutcome::Fired { .. })), "the worker took it: {:?}", there.s.last_fire);
-        there.act(Action::Run(Control::Reset));
-        assert_eq!(there.s.runner.clock_ms(), 0.0);
-        there.act(Action::Run(Control::Play));
+        s.control(Control::Reset, &mut fx);
+        assert!(s.runner.views().iter().zip(&before).all(|(a, b)| Rc::ptr_eq(a, b)) && s.runner.views().len() == 2);
+        assert!(Rc::ptr_eq(s.runner.names().unwrap(), names.as_ref().unwrap()));
+        assert!(s.runner.awaiting_rebuild(), "the views shown are the previous build's");
+        s.reduce(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }), &mut fx);
+        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { .. })), "refused: {:?}", s.last_fire);
+        in_process::pump(&mut s, &mut fx);
+        assert!(s.runner.views().iter().all(|l| l.iterations == 0 && !Rc::ptr_eq(&l.sites, &before[0].sites)), "the new build's views");
+        assert!(!s.runner.awaiting_rebuild(), "the worker answered");
+        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { .. })), "the worker took it: {:?}", s.last_fire);
+        act(&mut s, Control::Reset);
+        assert_eq!(s.runner.clock_ms(), 0.0);
+        act(&mut s, Control::Play);
         for n in 0..50 {
-            there.frame(n);
+            frame(&mut s, n);
         }
-        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+        assert!(s.runner.clock_ms() > 0.0, "the clock moves");
     }
 
     /// Frames go on while the worker works: its answers arrive a few frames later.
     #[test]
     fn frames_ask_for_work_once_the_last_request_is_answered() {
-        let (_, mut there) = pages(&world(WORKER_SITES));
-        there.act(Action::Run(Control::Reset));
+        let (mut s, _) = page(&world(SITES));
+        act(&mut s, Control::Reset);
         let mut fx = Effects::default();
-        there.s.control(Control::Play, &mut fx);
+        s.control(Control::Play, &mut fx);
         let mut posted = std::collections::VecDeque::new();
-        let mut host = there.worker.take().unwrap();
         for n in 0..200u32 {
             for control in [Control::FrameStart { wall_dt_ms: 16.0 }, Control::Work { max_steps: 64 }, Control::FrameEnd { wall_ms: f64::from(n) * 16.0 }] {
-                there.s.control(control, &mut fx);
+                s.control(control, &mut fx);
             }
-            if let Some(request) = there.s.take_lanes() {
-                posted.push_back(host.answer(&lane_wire::encode_request(&request), &|| 0.0));
+            if let Some(request) = s.take_lanes() {
+                posted.push_back(with_host(|host| host.answer(&lane_wire::encode_request(&request), &|| 0.0)));
             }
             if n % 3 == 0 {
                 if let Some(bytes) = posted.pop_front() {
-                    update(&mut there.s, bytes, &mut fx);
+                    in_process::update(&mut s, bytes, &mut fx);
                 }
             }
         }
-        assert!(there.s.runner.clock_ms() > 0.0, "the clock moves");
+        assert!(s.runner.clock_ms() > 0.0, "the clock moves");
     }
 
     #[test]
     fn updates_for_an_older_build_are_dropped() {
-        let (_, mut there) = pages(&world(WORKER_SITES));
-        let Lanes::Worker(m) = &mut there.s.runner else { panic!("in the worker") };
+        let (mut s, _) = page(&world(SITES));
+        let m = s.runner.mirror_mut().expect("lanes");
         m.queue(Command::Step);
         let stale = m.take_request().expect("a request");
-        there.act(Action::Run(Control::Reset));
-        let bytes = there.worker.as_mut().unwrap().answer(&lane_wire::encode_request(&stale), &|| 0.0);
-        let before = there.s.runner.views().to_vec();
-        update(&mut there.s, bytes, &mut Effects::default());
-        there.pump();
-        assert_eq!(there.s.runner.views(), before.as_slice());
+        act(&mut s, Control::Reset);
+        let bytes = with_host(|host| host.answer(&lane_wire::encode_request(&stale), &|| 0.0));
+        let before = s.runner.views().to_vec();
+        in_process::update(&mut s, bytes, &mut Effects::default());
+        in_process::pump(&mut s, &mut Effects::default());
+        assert_eq!(s.runner.views(), before.as_slice());
     }
 }

@@ -7,9 +7,10 @@
 //!   are `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose
 //!   own serde is shaped for JSON.
 //! - The page's side: `offload` (which work leaves the page, and the typed reply), `reading`
-//!   (what each awaited answer is for), `lanes` (the lanes of a run: on the page, or the page's
-//!   mirror of the worker's, decoded in bounded steps).
+//!   (what each awaited answer is for), `lanes` (the page's mirror of the lanes the worker runs,
+//!   decoded in bounded steps).
 //! - The worker's side: `lane_host` (the worker's whole state, one message at a time).
+//! - `in_process` (tests): the worker in the test's thread, answering at once.
 //! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
 //!   real message finds its code compiled.
 
@@ -17,6 +18,8 @@
 pub(crate) mod churn_world;
 mod engine_forms;
 pub mod fit_wire;
+#[cfg(test)]
+pub mod in_process;
 pub mod lane_host;
 pub mod lane_wire;
 pub mod lanes;

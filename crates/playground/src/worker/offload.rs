@@ -1,12 +1,11 @@
-//! Engine work that runs off the page's main thread: reading (parse, validation) and the first
-//! simulation build of a large scenario text (so the page never freezes).
+//! Reading a scenario text, in the engine worker only: parse, validation and the first
+//! simulation build (the lanes the worker then runs), off the page's main thread.
 //!
 //! The page hands a [`Job`] to the engine worker (`src/worker.rs`, its own wasm module) and
 //! gets back a [`Reply`] with the typed result: the validated `Scenario`, or where and why it
-//! was refused. Small texts (a preset, a hand-written scenario) are still read in the page,
-//! at once: a round trip to the worker would only add latency. Everything here is plain
-//! Rust, so the protocol and its answers are tested natively; the page runs [`answer`] itself
-//! when the worker cannot start (`hooks::use_engine_worker`).
+//! was refused. Every text goes this way (a paste, a keystroke, a link, a file, an autosave):
+//! the page never parses. Everything here is plain Rust, so the protocol and its answers are
+//! tested natively.
 
 use blast_engine::scenario::Scenario;
 use blast_engine::{dsl, Params, Simulation};
@@ -14,21 +13,17 @@ use blast_engine::{dsl, Params, Simulation};
 use crate::runner::Runner;
 use crate::worker::wire::{Job, Reply, Verdict};
 
-/// Texts at least this long are read in the worker. A preset is ~1.5 KB; reading costs grow
-/// with depth as well as length (a 1,900-deep class chain is 45 KB and was a 219 ms task in
-/// the page), so the bar is low: anything beyond a screenful of hand-written scenario.
-pub const OFFLOAD_BYTES: usize = 8 * 1024;
-
 /// The worker's first message: its handler is installed, jobs may be posted.
 pub const READY: &str = "ready";
 
-/// What the page does with a job when there is no worker.
+/// A job read without keeping its lanes (tests).
+#[cfg(test)]
 pub fn run(job: &Job) -> Reply {
     read(job, false).0
 }
 
-/// Read a job's text and check its run. With `hold`, a scenario the worker should run
-/// (`lanes::runs_in_worker`) keeps the lanes that check built, and the reply says so.
+/// Read a job's text and check its run. With `hold` (the worker), the scenario keeps the lanes
+/// that check built, and the reply says so.
 pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
     let (verdict, held) = match dsl::parse(&job.text) {
         Err(e) => (Verdict::Invalid { message: e.to_string(), error: e.into() }, None),
@@ -36,7 +31,7 @@ pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
             let looped = job.looping.then(|| crate::editor::looping(&scenario));
             let lanes = looped.as_ref().unwrap_or(&scenario);
             let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
-            let (run_error, runner) = if hold && crate::worker::lanes::runs_in_worker(&scenario) {
+            let (run_error, runner) = if hold {
                 match Runner::new(lanes, &job.policies, &Params::default()) {
                     Ok(r) => (None, Some(r)),
                     Err(e) => (Some(e.to_string()), None),
@@ -66,8 +61,10 @@ pub struct Posting {
     pub bytes: Vec<u8>,
 }
 
-/// The worker's whole turn: bytes in, bytes out. A job it cannot read is answered as failed,
-/// under id 0, which no job has (`state` numbers them from 1).
+/// A reading's whole turn, keeping nothing: bytes in, bytes out (tests; the worker's is
+/// `lane_host::Host::answer`). A job it cannot read is answered as failed, under id 0, which
+/// no job has (`state` numbers them from 1).
+#[cfg(test)]
 pub fn answer(job: &[u8]) -> Vec<u8> {
     let reply = match crate::worker::wire::decode_job(job) {
         Ok(job) => run(&job),

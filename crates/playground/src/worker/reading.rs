@@ -16,8 +16,9 @@ use crate::worker::wire::Reply;
 /// A text handed to the engine worker, and what its answer is for.
 pub struct Reading {
     job: u64,
-    /// About how many sites it declares (`offload::site_count_hint`), for the loading note.
-    sites: usize,
+    /// About how many sites it declares (`offload::site_count_hint`), for the loading note;
+    /// `None` for a text shorter than [`LOADING_NOTE_BYTES`].
+    sites: Option<usize>,
     /// The policies and loop mode its run check was made for.
     pub policies: Vec<Policy>,
     pub looping: bool,
@@ -26,11 +27,18 @@ pub struct Reading {
 
 pub enum Purpose {
     /// Typed, pasted, undone or restored: the text is already on screen; the model follows it
-    /// if it reads.
-    Edit,
+    /// if it reads (as gallery entry `entry`: an autosave of an unedited preset).
+    Edit { entry: Option<crate::gallery::Entry> },
     /// A share link or a file: it replaces the scenario only if it reads and runs.
     Open { text: String, policies: Vec<Policy>, view: LinkView, origin: String },
+    /// The scenario on screen (revision `rev`), made on the page: the worker keeps it to run
+    /// its lanes (`session::rebuild`); only a refusal matters.
+    Hold { rev: u64 },
 }
+
+/// A text at least this long shows the loading note while the worker reads it (and the page
+/// defers the editor's parts, `app.rs`): a shorter one, a keystroke's, is read within a frame.
+pub const LOADING_NOTE_BYTES: usize = 8 * 1024;
 
 #[derive(Default)]
 pub struct Readings {
@@ -43,11 +51,25 @@ pub struct Readings {
 
 impl Readings {
     /// Hand `text` to the engine worker, its run checked under `policies` (and loop mode).
-    pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) {
+    /// Its job's number.
+    pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) -> u64 {
         self.next_job += 1;
         let id = self.next_job;
         self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping) });
-        self.reading.push_back(Reading { job: id, sites: offload::site_count_hint(text), policies, looping, purpose });
+        let sites = (text.len() >= LOADING_NOTE_BYTES).then(|| offload::site_count_hint(text));
+        self.reading.push_back(Reading { job: id, sites, policies, looping, purpose });
+        id
+    }
+
+    /// The last job handed out: the worker keeps the scenario of the last text it read, so a
+    /// scenario read by an earlier job is no longer there once a later one read.
+    pub fn last_job(&self) -> u64 {
+        self.next_job
+    }
+
+    /// Jobs wait to be handed to the worker (a lanes' command may name one: it goes after them).
+    pub fn jobs_waiting(&self) -> bool {
+        !self.outbox.is_empty()
     }
 
     /// The jobs to hand to the engine worker now.
@@ -55,14 +77,20 @@ impl Readings {
         std::mem::take(&mut self.outbox)
     }
 
-    /// About how many sites the latest text being read declares.
+    /// About how many sites the latest text being read declares (a scenario handed over to be
+    /// held is on screen already: not a loading).
     pub fn loading_sites(&self) -> Option<usize> {
-        self.reading.back().map(|r| r.sites)
+        self.reading.iter().rev().find(|r| !matches!(r.purpose, Purpose::Hold { .. })).and_then(|r| r.sites)
+    }
+
+    /// Texts being read (not scenarios handed over to be held).
+    pub fn texts(&self) -> usize {
+        self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }
 
     /// A newer text replaces every edit still being read.
     pub fn drop_edits(&mut self) {
-        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit));
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. }));
     }
 
     /// The reading `reply` answers, if it is still awaited; jobs posted before it are given

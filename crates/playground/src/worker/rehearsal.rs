@@ -9,29 +9,22 @@
 //! functions lazily inside the open's tasks, and while V8's background threads held both cores
 //! that compile waited for one (one 51 ms task was 11 ms of CPU); the same link opened a second
 //! time compiled none. The rehearsal calls the same functions on a few lines of text: the
-//! link's decode, the reducer's request for the engine worker, the job's encoding, the worker's
-//! answer and its decoding, and applying it to a throwaway state (the page renders that state's
-//! views and drops them). Nothing it does is shown or stored.
+//! link's decode, the reducer's request for the engine worker and the job's encoding, in a
+//! throwaway state (the page renders that state's views and drops them). The worker's answer is
+//! not rehearsed: reading is the worker's alone. Nothing it does is shown or stored.
 
 use blast_engine::Policy;
 
 use crate::action::Action;
-use crate::session::SessionAction;
 use crate::share::{self, Link};
 use crate::state::AppState;
-use crate::worker::offload;
-use crate::worker::wire::{self, ReplyDecoder};
 
 /// What the rehearsal has left to do.
 enum Stage {
     /// Decode the link as the page reads it from the address bar.
     Decode(String),
-    /// Open it: the reducer hands the text to the worker (`take_jobs`).
+    /// Open it: the reducer hands the text to the worker (`take_jobs`, dropped here).
     Open(Box<Link>),
-    /// The worker's turn, taken here: the job's bytes in, the reply's bytes out.
-    Answer(Vec<u8>),
-    /// Decode the reply, as the page does (`wire::ReplyDecoder`), and apply it (`SessionAction::Read`).
-    Apply(Box<ReplyDecoder>),
     Done,
 }
 
@@ -44,11 +37,11 @@ pub struct Rehearsal {
 
 impl Rehearsal {
     /// A rehearsal of a link carrying a small class chain whose text is padded with a comment
-    /// to `bytes` (at least `offload::OFFLOAD_BYTES`, so it takes the engine worker's path).
+    /// to `bytes`.
     /// `arrive`: how the link's fragment reaches the page (the page passes it through the
     /// conversions of its address bar's fragment).
     pub fn new(bytes: usize, arrive: impl FnOnce(String) -> String) -> Rehearsal {
-        let text = text(bytes.max(offload::OFFLOAD_BYTES));
+        let text = text(bytes);
         // Padded with one comment line repeated, the text deflates to far below a link's limit
         // (the rehearsal test opens it).
         let link = arrive(format!("#{}", share::encode(&text, &[Policy::Global, Policy::Exact], &share::LinkView::default()).unwrap_or_default()));
@@ -68,20 +61,9 @@ impl Rehearsal {
             },
             Stage::Open(link) => {
                 state.reduce(Action::open_link(*link, "the rehearsal"));
-                match state.take_jobs().pop() {
-                    Some(job) => Stage::Answer(job.bytes),
-                    None => Stage::Done,
-                }
+                state.take_jobs();
+                Stage::Done
             }
-            Stage::Answer(job) => Stage::Apply(Box::new(ReplyDecoder::new(offload::answer(&job)))),
-            Stage::Apply(mut decoder) => match decoder.step(wire::DECODE_ITEMS) {
-                Ok(None) => Stage::Apply(decoder),
-                Ok(Some(reply)) => {
-                    state.reduce(SessionAction::Read(reply));
-                    Stage::Done
-                }
-                Err(_) => Stage::Done,
-            },
             Stage::Done => Stage::Done,
         };
         !matches!(self.stage, Stage::Done)
@@ -120,22 +102,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_rehearsal_takes_the_worker_path_and_opens_its_chain_in_a_few_steps() {
-        let mut r = Rehearsal::new(0, |link| link);
-        assert!(r.text().len() >= offload::OFFLOAD_BYTES, "a smaller text would be read in the reducer, not by the worker");
+    fn the_rehearsal_opens_its_link_into_a_throwaway_state_in_a_few_steps() {
+        let mut r = Rehearsal::new(crate::worker::reading::LOADING_NOTE_BYTES, |link| link);
         assert!(r.state().is_none(), "nothing is built before the first step");
         let mut steps = 1;
         while r.step() {
             steps += 1;
-            assert!(steps <= 5, "one step per stage");
-            let s = r.state().expect("a state from the first step");
-            assert_eq!(s.session.scenario_rev, AppState::new().session.scenario_rev, "nothing opens before the answer is applied");
+            assert!(steps <= 3, "one step per stage");
         }
         let state = r.state().expect("a state");
         let s = &state.session;
-        assert_eq!((steps, s.scenario.classes.len(), s.scenario.sites.len(), s.loading_sites()), (5, 8, 1, None));
-        assert_eq!((s.policies.clone(), s.runner.views().len(), s.run_error.clone()), (vec![Policy::Global, Policy::Exact], 2, None));
-        assert_eq!(state.chrome.banners.len(), 1, "the link's notice, which the page renders too");
+        assert_eq!(steps, 3);
+        assert_eq!(s.loading_sites(), Some(1), "handed to the worker, which the page drops");
+        assert_eq!(s.scenario_rev, AppState::new().session.scenario_rev, "nothing opens before the worker answers");
         assert!(!r.step(), "done stays done");
     }
 

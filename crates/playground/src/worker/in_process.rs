@@ -1,0 +1,81 @@
+//! An engine worker in the test's own thread: it answers the page's jobs and its lanes'
+//! commands at once, through the bytes the real worker exchanges (`lane_host::Host`), so the
+//! session's and the router's tests run the page's one engine path synchronously.
+
+use std::cell::RefCell;
+
+use crate::action::Action;
+use crate::effects::Effects;
+use crate::session::{CallSiteSession, SessionAction};
+use crate::state::AppState;
+use crate::worker::lane_host::Host;
+use crate::worker::{lane_wire, offload};
+
+thread_local! {
+    /// Each test runs on a thread of its own: one worker per test, like one per page.
+    static WORKER: RefCell<Host> = RefCell::new(Host::default());
+}
+
+/// What posts to the worker and takes its answers: the session, or the whole page state.
+pub trait Page {
+    fn session(&mut self) -> &mut CallSiteSession;
+    /// Apply an answer as the page does.
+    fn apply(&mut self, action: SessionAction, fx: &mut Effects);
+}
+
+impl Page for CallSiteSession {
+    fn session(&mut self) -> &mut CallSiteSession {
+        self
+    }
+
+    fn apply(&mut self, action: SessionAction, fx: &mut Effects) {
+        self.reduce(action, fx);
+    }
+}
+
+impl Page for AppState {
+    fn session(&mut self) -> &mut CallSiteSession {
+        &mut self.session
+    }
+
+    fn apply(&mut self, action: SessionAction, _: &mut Effects) {
+        self.reduce(Action::Session(action));
+    }
+}
+
+/// The worker's own state, for a test that posts to it by hand.
+pub fn with_host<R>(f: impl FnOnce(&mut Host) -> R) -> R {
+    WORKER.with_borrow_mut(f)
+}
+
+/// Answer every job and lanes request, as the shell and the worker do, until none is left;
+/// the jobs of a batch before its lanes' commands (a build names a job's scenario).
+pub fn pump(page: &mut impl Page, fx: &mut Effects) {
+    loop {
+        let jobs = page.session().take_jobs();
+        let lanes = page.session().take_lanes();
+        if jobs.is_empty() && lanes.is_none() {
+            return;
+        }
+        for job in &jobs {
+            let reply = with_host(|host| host.answer(&job.bytes, &|| 0.0));
+            page.apply(SessionAction::Read(offload::decode_reply(&reply).expect("a reply")), fx);
+        }
+        if let Some(request) = lanes {
+            let bytes = with_host(|host| host.answer(&lane_wire::encode_request(&request), &|| 0.0));
+            update(page, bytes, fx);
+        }
+    }
+}
+
+/// The worker's update, decoded as the page does: a few site views per step
+/// (`hooks::lanes_step`), then applied.
+pub fn update(page: &mut impl Page, bytes: Vec<u8>, fx: &mut Effects) {
+    let Some((run, mut decoder)) = page.session().lanes_decoder(bytes) else { return };
+    let decoded = loop {
+        if let Some(decoded) = decoder.step(97).transpose() {
+            break decoded;
+        }
+    };
+    page.apply(SessionAction::LanesDecoded(run, Box::new(decoded)), fx);
+}
