@@ -89,7 +89,7 @@ impl PartialEq for Booted {
 pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
     let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(boot));
-    let share_link = use_state(|| None::<ShareStrip>);
+    let share_link = use_reducer(Strip::default);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
         let session = &s.session;
@@ -112,9 +112,7 @@ pub fn app(props: &AppProps) -> Html {
     {
         let share_link = share_link.clone();
         use_effect_with(save_key.clone(), move |_| {
-            if share_link.is_some() {
-                share_link.set(None);
-            }
+            share_link.dispatch(StripAction::Close);
         });
     }
     let mounted = use_mount_stages(PAGE_PARTS);
@@ -292,7 +290,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
     }
 }
 
-fn top_bar_props(store: &Store, s: &AppState, link: UseStateHandle<Option<ShareStrip>>, current: Option<AttrValue>) -> TopBarProps {
+fn top_bar_props(store: &Store, s: &AppState, link: UseReducerHandle<Strip>, current: Option<AttrValue>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
         run_state: status.run_state,
@@ -575,6 +573,38 @@ fn scenario_caption(s: &AppState) -> String {
     format!("{name} under {}. Click a site for its history.", policies.join(", "))
 }
 
+/// The strip under the top bar: closed, or what it shows.
+#[derive(Default, PartialEq)]
+struct Strip(Option<ShareStrip>);
+
+enum StripAction {
+    Open(ShareStrip),
+    /// The clipboard's answer for the link `url`: it changes the note of that link only. It
+    /// comes later, when the strip may have closed or shown a newer link (a click on another
+    /// preset closes it), and must not reopen it with a stale link.
+    Copied {
+        url: String,
+        note: &'static str,
+    },
+    Close,
+}
+
+impl Reducible for Strip {
+    type Action = StripAction;
+
+    fn reduce(self: Rc<Self>, action: StripAction) -> Rc<Self> {
+        match action {
+            StripAction::Open(strip) => Rc::new(Strip(Some(strip))),
+            StripAction::Copied { url, note } => match &self.0 {
+                Some(ShareStrip::Link { url: shown, .. }) if *shown == url => Rc::new(Strip(Some(ShareStrip::Link { url, note }))),
+                _ => self,
+            },
+            StripAction::Close if self.0.is_none() => self,
+            StripAction::Close => Rc::new(Strip(None)),
+        }
+    }
+}
+
 /// What the strip under the top bar shows after *Copy share link*.
 #[derive(Clone, PartialEq)]
 enum ShareStrip {
@@ -584,32 +614,32 @@ enum ShareStrip {
     Refused(String),
 }
 
-fn share_callback(store: &Store, link: UseStateHandle<Option<ShareStrip>>) -> Callback<()> {
+fn share_callback(store: &Store, link: UseReducerHandle<Strip>) -> Callback<()> {
     let store = store.clone();
     Callback::from(move |_| {
         // Decided before anything is copied: a link that would not open is never made.
         let fragment = match store.read().share_fragment() {
             Ok(fragment) => fragment,
-            Err(too_big) => return link.set(Some(ShareStrip::Refused(too_big.to_string()))),
+            Err(too_big) => return link.dispatch(StripAction::Open(ShareStrip::Refused(too_big.to_string()))),
         };
         let Some(url) = browser::share_url(&fragment) else {
             store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
             return;
         };
-        link.set(Some(ShareStrip::Link { url: url.clone(), note: "Copying…" }));
+        link.dispatch(StripAction::Open(ShareStrip::Link { url: url.clone(), note: "Copying…" }));
         let (link, copied) = (link.clone(), url.clone());
         browser::copy_to_clipboard(&url, move |ok| {
             let note = if ok { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." };
-            link.set(Some(ShareStrip::Link { url: copied, note }));
+            link.dispatch(StripAction::Copied { url: copied, note });
         });
     })
 }
 
-fn share_strip(link: &UseStateHandle<Option<ShareStrip>>, store: &Store) -> Html {
-    let Some(strip) = (**link).clone() else { return html! {} };
+fn share_strip(link: &UseReducerHandle<Strip>, store: &Store) -> Html {
+    let Some(strip) = link.0.clone() else { return html! {} };
     let close = {
         let link = link.clone();
-        Callback::from(move |_: MouseEvent| link.set(None))
+        Callback::from(move |_: MouseEvent| link.dispatch(StripAction::Close))
     };
     let body = match strip {
         ShareStrip::Link { url, note } => {

@@ -354,7 +354,6 @@ mod tests {
     /// A world big enough that a build and a step are real work (5,000 sites).
     const SITES: usize = 5_000;
 
-
     /// A session on `text`, its lanes built in the worker, and the same lanes run directly (what
     /// the worker's views must show).
     fn page(text: &str) -> (CallSiteSession, Runner) {
