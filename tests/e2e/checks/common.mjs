@@ -79,14 +79,16 @@ export async function showSection(page, selector) {
 /**
  * Paste `text` into the scenario text as a user does (select all, then a paste event: the page
  * takes a big text without putting it in the text box, then the engine worker reads it). The
- * text reaches the page in a task of its own first, as a user's clipboard is there already.
+ * text reaches the page in a task of its own first, as a user's clipboard is there already;
+ * `ready` runs then, just before the paste (to start a clock that leaves that task out).
  */
-export async function pasteScenario(page, text) {
+export async function pasteScenario(page, text, ready = async () => {}) {
   await page.evaluate((text) => {
     window.__clipboard = new DataTransfer();
     window.__clipboard.setData('text/plain', text);
     document.querySelector('#dsl-text').select();
   }, text);
+  await ready();
   await page.evaluate(() => {
     const area = document.querySelector('#dsl-text');
     const data = window.__clipboard;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, freshPage } from './common.mjs';
+import { expect, freshPage, pasteScenario } from './common.mjs';
 import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, waitedForCore } from './trace.mjs';
 
 /** The most CPU time one main-thread task may take during a 10^5-site paste (the target:
@@ -293,20 +293,9 @@ export const checks = [
         const junk = 'this is not a scenario, only words\n'.repeat(Math.ceil(10e6 / 35));
         const { context, page, errors } = await openEditor(browser, baseUrl, log);
         try {
-          await page.evaluate((junk) => {
-            window.__clipboard = new DataTransfer();
-            window.__clipboard.setData('text/plain', junk);
-            document.querySelector('#dsl-text').select();
-          }, junk);
-          const t0 = await page.evaluate(() => performance.now());
-          await page.evaluate(() => {
-            const area = document.querySelector('#dsl-text');
-            const data = window.__clipboard;
-            delete window.__clipboard;
-            if (area.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }))) {
-              area.value = data.getData('text/plain');
-              area.dispatchEvent(new InputEvent('input', { bubbles: true }));
-            }
+          let t0;
+          await pasteScenario(page, junk, async () => {
+            t0 = await page.evaluate(() => performance.now());
           });
           await page.waitForSelector('#dsl-error', { timeout: 60_000 });
           const shownMs = Math.round((await page.evaluate(() => performance.now())) - t0);
