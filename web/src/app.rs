@@ -371,15 +371,23 @@ fn call_site_sections(
                         aria-labelledby="blast-title" tabindex="-1">
                         <header class="panel-head">
                             <h2 id="blast-title">{ "Blast view" }</h2>
-                            <p class="hint">{ scenario_caption(s) }</p>
+                            // A trace's blast view says what it shows itself.
+                            if trace_on_view.is_none() {
+                                <p class="hint">{ scenario_caption(s) }</p>
+                            }
                         </header>
-                        { headline(&s.session.slow_lanes) }
-                        if let Some((n, note)) = &s.session.playback.step_note {
-                            <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                        // A trace on view is what the runtime did: the scenario's run figures
+                        // and its hand-fired mutations are not about it.
+                        if trace_on_view.is_none() {
+                            { headline(&s.session.slow_lanes) }
+                            if let Some((n, note)) = &s.session.playback.step_note {
+                                <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
+                            }
                         }
                         <Later generation={read} frames={1}>
                         <BlastView trace={trace_on_view.clone()} ..shared.blast_props(s, classes, store.callback(SessionAction::HoverClass), store.callback(SessionAction::SelectSite)) />
                         </Later>
+                        if trace_on_view.is_none() {
                         <Later generation={read} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
                             last={s.session.last_fire.clone()} on_fire={store.callback(SessionAction::Fire)}
@@ -388,6 +396,7 @@ fn call_site_sections(
                             lanes={s.session.runner.views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
                             loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| SessionAction::ToggleLoop)} />
                         </Later>
+                        }
                     </section>
                 }
                 // The timeline and the why panel under it: a range brushed on one lists its
