@@ -402,7 +402,9 @@ fn call_site_sections(
                 // The timeline and the why panel under it: a range brushed on one lists its
                 // relinks in the other, a relink clicked there is marked on the charts.
                 <div class="side">
-                    if mounted >= 2 {
+                    if let (true, Some(t)) = (mounted >= 2, &trace_on_view) {
+                        { crate::components::trace_lab::timeline_panel(&t.page, &t.on_zoom) }
+                    } else if mounted >= 2 {
                         <Later generation={read} frames={1}>
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             subject={format!("{} · {}", s.session.scenario.name, s.session.policies.iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}

@@ -31,14 +31,18 @@ pub fn trace_panel(store: &Store, lab: &TraceLab) -> Html {
         on_open_scenario: store.handler(open_scenario),
         link: lab.link.clone(),
         on_share: store.handler(share_trace),
-        on_zoom: store.handler(|store, z| store.dispatch(Action::Trace(TraceAction::Zoom(z)))),
     })
 }
 
 /// The trace on screen as the blast view and the why panel draw it, `None` when none is.
 pub fn on_view(store: &Store, lab: &TraceLab) -> Option<TraceOnView> {
     let page = lab.shown.clone()?;
-    Some(TraceOnView { page, selected: lab.selected.clone().map(AttrValue::from), on_select: store.callback(|site| Action::Trace(TraceAction::Select(site))) })
+    Some(TraceOnView {
+        page,
+        selected: lab.selected.clone().map(AttrValue::from),
+        on_select: store.callback(|site| Action::Trace(TraceAction::Select(site))),
+        on_zoom: store.callback(|z| Action::Trace(TraceAction::Zoom(z))),
+    })
 }
 
 /// Picked or dropped files, in any order: a class tree (`NAME.classes`) goes with the log among

@@ -40,6 +40,8 @@ pub struct TraceOnView {
     pub page: Rc<TracePage>,
     pub selected: Option<AttrValue>,
     pub on_select: Callback<Option<String>>,
+    /// Zoom its timeline (the worker redraws it for the window).
+    pub on_zoom: Callback<blast_playground::trace_lab::page::Zoom>,
 }
 
 pub fn state_label(s: SiteState) -> &'static str {

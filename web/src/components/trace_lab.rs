@@ -1,8 +1,9 @@
 //! The trace lab panel: open a runtime log (a file, a drop, a paste, or a gallery sample), watch
 //! the engine worker read it with Cancel at hand, then its views (written by the worker,
 //! `trace_lab::page`): the
-//! summary and the lines not understood, each mutation's fan-out, the timeline on the trace's
-//! clock, the replay's policy comparison, with their exports and the derived scenario.
+//! summary and the lines not understood, each mutation's fan-out, the replay's policy
+//! comparison, with their exports and the derived scenario; and the timeline on the trace's
+//! clock, which the page shows beside the blast view (`timeline_panel`).
 
 use std::rc::Rc;
 
@@ -40,8 +41,6 @@ pub struct TraceLabProps {
     /// What Copy link made.
     pub link: Option<LinkNote>,
     pub on_share: Callback<()>,
-    /// Zoom the timeline (the worker redraws it for the window).
-    pub on_zoom: Callback<Zoom>,
 }
 
 fn link_strip(note: &LinkNote) -> Html {
@@ -157,6 +156,21 @@ fn trace_timeline(p: &TraceTimelineProps) -> Html {
     }
 }
 
+/// The trace's timeline over its own clock, in the place of the live charts while a trace is on
+/// view (it is what the runtime did, as the charts are what a scenario's run did).
+pub fn timeline_panel(v: &TracePage, on_zoom: &Callback<Zoom>) -> Html {
+    html! {
+        <section id="trace-timeline-panel" class="panel" aria-labelledby="trace-timeline-title">
+            <header class="panel-head">
+                <h2 id="trace-timeline-title">{ "Timeline" }</h2>
+                <p class="hint">{ format!("{}: invalidations over the trace's own clock, by how each was tied to its mutation. Drag across it, or use the buttons, to zoom.", v.name) }</p>
+            </header>
+            { zoom_tools(&v.timeline, on_zoom) }
+            <TraceTimeline part={v.timeline.clone()} on_zoom={on_zoom.clone()} />
+        </section>
+    }
+}
+
 fn views(v: &TracePage, p: &TraceLabProps) -> Html {
     let open = p.on_open_scenario.reform(|_: MouseEvent| ());
     let close = p.on_close.reform(|_: MouseEvent| ());
@@ -177,9 +191,7 @@ fn views(v: &TracePage, p: &TraceLabProps) -> Html {
                 { export_button("trace-fanout-md", "Markdown", TraceExport::FanOutMarkdown, &p.on_export) }
             </div>
             { raw(v.fan_out.clone()) }
-            <h3>{ "Timeline" }</h3>
-            { zoom_tools(&v.timeline, &p.on_zoom) }
-            <TraceTimeline part={v.timeline.clone()} on_zoom={p.on_zoom.clone()} />
+            <p class="hint">{ "The trace's timeline is beside its blast view, where the live charts of a scenario are." }</p>
             <h3 id="trace-replay-title">{ "Replay under every policy" }</h3>
             {
                 match &v.replay {
