@@ -300,6 +300,16 @@ mod tests {
         std::fs::read(format!("{}/../../probes/traces/logs/{name}.log", env!("CARGO_MANIFEST_DIR"))).unwrap()
     }
 
+    /// A committed sample opened and read to its view: the worker that read it, the page, the
+    /// log, and the messages the reading took.
+    fn opened(name: &str) -> (host::TraceHost, TraceLab, Vec<u8>, usize) {
+        let log = committed(name);
+        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
+        lab.reduce(TraceAction::Open { name: format!("{name}.log"), size: log.len() as u64 });
+        let messages = worker(&mut host, &mut lab, &log);
+        (host, lab, log, messages)
+    }
+
     fn committed_tree(name: &str) -> protocol::ClassTree {
         let text = std::fs::read_to_string(format!("{}/../../probes/traces/logs/{name}.classes", env!("CARGO_MANIFEST_DIR"))).unwrap();
         protocol::ClassTree { name: format!("{name}.classes"), text }
@@ -352,10 +362,7 @@ mod tests {
 
     #[test]
     fn a_class_tree_given_after_the_trace_is_shown_replays_it_again() {
-        let log = committed("hotspot-cha-break");
-        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::Open { name: "hotspot-cha-break.log".into(), size: log.len() as u64 });
-        worker(&mut host, &mut lab, &log);
+        let (mut host, mut lab, log, _) = opened("hotspot-cha-break");
         let without = lab.shown.clone().unwrap();
         let why = without.replay.as_ref().unwrap_err();
         assert!(why.contains("hotspot-cha-break.classes") && why.contains("docs/TRACES.md"), "{why}");
@@ -377,10 +384,7 @@ mod tests {
 
     #[test]
     fn a_log_is_read_a_chunk_per_answer_and_shown_whole() {
-        let log = committed("v8-proto-write");
-        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
-        let messages = worker(&mut host, &mut lab, &log);
+        let (_, lab, log, messages) = opened("v8-proto-write");
         let chunks = log.len().div_ceil(protocol::CHUNK_BYTES as usize);
         // Open, the chunks, Finish.
         assert_eq!(messages, chunks + 2);
@@ -392,12 +396,10 @@ mod tests {
 
     #[test]
     fn a_site_of_the_trace_on_screen_is_selected_and_a_closed_trace_selects_none() {
-        let log = committed("v8-proto-write");
-        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::Select(Some("x.js:1:1".into())));
-        assert_eq!(lab.selected, None, "no trace: nothing to select");
-        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
-        worker(&mut host, &mut lab, &log);
+        let mut empty = TraceLab::default();
+        empty.reduce(TraceAction::Select(Some("x.js:1:1".into())));
+        assert_eq!(empty.selected, None, "no trace: nothing to select");
+        let (_, mut lab, ..) = opened("v8-proto-write");
         let first = lab.shown.as_ref().unwrap().sites.sites[0].name.clone();
         lab.reduce(TraceAction::Select(Some(first.clone())));
         assert_eq!(lab.selected.as_deref(), Some(first.as_str()));
@@ -498,10 +500,7 @@ mod tests {
 
     #[test]
     fn zooming_the_timeline_in_then_back_to_the_whole_trace_gives_the_original_markup() {
-        let log = committed("v8-proto-write");
-        let (mut host, mut lab) = (host::TraceHost::default(), TraceLab::default());
-        lab.reduce(TraceAction::Open { name: "v8-proto-write.log".into(), size: log.len() as u64 });
-        worker(&mut host, &mut lab, &log);
+        let (mut host, mut lab, log, _) = opened("v8-proto-write");
         let whole = lab.shown.as_deref().unwrap().timeline.clone();
         assert!(!whole.zoomed());
         lab.reduce(TraceAction::Zoom(Zoom::In));
