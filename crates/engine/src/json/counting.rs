@@ -174,15 +174,13 @@ struct Word {
 }
 
 impl Word {
-    #[inline(always)]
     fn push(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            match self.bytes.get_mut(self.len) {
-                Some(to) => *to = b,
-                None => self.other = true,
-            }
-            self.len += 1;
+        let end = self.len + bytes.len();
+        match self.bytes.get_mut(self.len..end) {
+            Some(to) => to.copy_from_slice(bytes),
+            None => self.other = true,
         }
+        self.len = end.min(self.bytes.len());
     }
 
     /// The word, or nothing when it is no word the scan looks for.
@@ -193,6 +191,18 @@ impl Word {
         }
     }
 }
+
+/// The bytes a string's plain run may hold: all but a quote, a backslash, control
+/// characters and the bytes past ASCII, which each take a closer look.
+static PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        plain[b] = b != b'"' as usize && b != b'\\' as usize;
+        b += 1;
+    }
+    plain
+};
 
 /// The bytes of `r` a buffer at a time, and the line and column of what was read.
 struct Src<R> {
@@ -286,23 +296,29 @@ impl<R: Read> Src<R> {
 
     /// The rest of a string, its opening quote taken, its start kept in `word`; `None` where
     /// serde_json refuses it.
-    fn string(&mut self, word: &mut Word) -> Option<()> {
-        *word = Word::default();
+    fn string(&mut self, mut word: Option<&mut Word>) -> Option<()> {
+        if let Some(w) = word.as_deref_mut() {
+            (w.len, w.other) = (0, false);
+        }
         loop {
             self.peek()?;
             let run = &self.buf[self.at..self.end];
-            let n = run.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b)).unwrap_or(run.len());
-            word.push(&run[..n]);
+            let n = run.iter().position(|&b| !PLAIN[usize::from(b)]).unwrap_or(run.len());
+            if let Some(w) = word.as_deref_mut() {
+                w.push(&run[..n]);
+            }
             self.at += n;
             if self.at == self.end {
                 continue;
             }
             match self.next()? {
                 b'"' => return Some(()),
-                b'\\' => self.escape(word)?,
+                b'\\' => self.escape(word.as_deref_mut())?,
                 lead @ 0x80.. => {
-                    word.other = true;
                     self.utf8(lead)?;
+                    if let Some(w) = word.as_deref_mut() {
+                        w.other = true;
+                    }
                 }
                 _ => return None,
             }
@@ -310,7 +326,7 @@ impl<R: Read> Src<R> {
     }
 
     /// An escape, its `\` taken.
-    fn escape(&mut self, word: &mut Word) -> Option<()> {
+    fn escape(&mut self, word: Option<&mut Word>) -> Option<()> {
         let b = match self.next()? {
             b @ (b'"' | b'\\' | b'/') => b,
             b'b' => 8,
@@ -324,20 +340,17 @@ impl<R: Read> Src<R> {
                     self.take(b'\\')?;
                     self.take(b'u')?;
                     (0xDC00..0xE000).contains(&self.hex()?).then_some(())?;
-                } else if (0xDC00..0xE000).contains(&n) {
-                    return None;
                 }
-                match u8::try_from(n) {
-                    Ok(b) if b < 0x80 => b,
-                    _ => {
-                        word.other = true;
-                        return Some(());
-                    }
-                }
+                // A lone trailing surrogate; or a pair, past ASCII as the rest are.
+                (!(0xDC00..0xE000).contains(&n)).then_some(())?;
+                u8::try_from(n).unwrap_or(0x80)
             }
             _ => return None,
         };
-        word.push(&[b]);
+        if let Some(w) = word {
+            w.push(&[b]);
+            w.other |= !b.is_ascii();
+        }
         Some(())
     }
 
@@ -429,7 +442,7 @@ impl<R: Read> Scan<R> {
             match self.src.peek()? {
                 b'"' => {
                     self.src.next();
-                    self.src.string(&mut self.word)?;
+                    self.src.string(at_stmt.then_some(&mut self.word))?;
                     if at_stmt {
                         refusal = self.kind();
                     }
@@ -521,13 +534,18 @@ impl<R: Read> Scan<R> {
     /// The object on top reads a key and its colon: the node of its value.
     fn key(&mut self) -> Option<Node> {
         self.src.take(b'"')?;
-        self.src.string(&mut self.word)?;
+        self.src.string(Some(&mut self.word))?;
         self.src.blanks();
         self.src.take(b':')?;
         let key = self.word.get();
         let frame = self.stack.last_mut()?;
-        frame.key = KEYS.iter().copied().find(|k| k.as_bytes() == key);
-        Some(frame.node.field(key))
+        let node = frame.node.field(key);
+        // Only a path to a capped list or a `stmt` is ever written: other keys are not looked up.
+        frame.key = match node {
+            Node::Other if key != b"stmt" => None,
+            _ => KEYS.iter().copied().find(|k| k.as_bytes() == key),
+        };
+        Some(node)
     }
 
     /// A statement's kind just read: calls and events are counted (over the whole scenario).
