@@ -27,15 +27,13 @@ pub fn decode_scenario(src: &str) -> Result<Scenario, ScenarioError> {
 
 /// The refusal of the scenario JSON read from `r` at its first list element past a cap, counted
 /// without building anything (`counting`); `Ok` when it passes none, or stops before at
-/// anything else (left to the decode). Always read through `io::Read`, a file's or a text's:
-/// serde_json places an error one character further on a reader than on a `str` (it counts the
-/// character it peeked), and a refusal must read the same from a file and from its text.
+/// anything else (left to the decode). Placed as serde_json places an error on a reader (one
+/// character further than on a `str`: it counts the character it peeked), the same from a file
+/// and from its text.
 pub fn refuse_past_caps(r: impl std::io::Read) -> Result<(), ScenarioError> {
-    let mut de = serde_json::Deserializer::from_reader(r);
-    let mut track = serde_path_to_error::Track::new();
-    match counting::walk(serde_path_to_error::Deserializer::new(&mut de, &mut track)) {
-        Err(e) if counting::is_cap(&e) => Err(error(&track.path().to_string(), e)),
-        _ => Ok(()),
+    match counting::walk(r) {
+        Some(c) => Err(ScenarioError::at_text(c.line.max(1), c.col.max(1), format!("{}: {}", c.path, c.message))),
+        None => Ok(()),
     }
 }
 
