@@ -13,6 +13,7 @@
 use std::convert::Infallible;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes read (and checked) at a time: what a refusal of binary junk costs at most.
@@ -72,20 +73,34 @@ pub fn read_text(path: &str, cap: u64) -> Result<String, InputError> {
     read_bounded(file, cap, declared.unwrap_or(0))
 }
 
+/// What a check of the pieces read so far asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checking {
+    /// The next piece (or the end).
+    More,
+    /// Nothing more: no piece to come can change its answer (a JSON text, which only the walk
+    /// checks). A regular file is then not read further before the walk.
+    Settled,
+}
+
 /// Read `path` as text of at most `cap` bytes, handing each piece to `check` in order as it is
-/// read (`Some(piece)`), then the end (`None`), then the whole file to `walk` (a second check
-/// that reads for itself); their first refusal ends the read. The text is kept only once both
-/// took all of it: a regular file is read again, whole; a pipe or a device, which cannot be read
-/// again, is copied to a temporary file as it is checked ([`read_checked_once`]).
+/// read (`Some(piece)`), then the end (`None`), until it is [`Checking::Settled`]; then the whole
+/// file to `walk` (a second check that reads for itself); their first refusal ends the read. The
+/// text is kept only once both took all of it: a regular file is read again, whole (and checked
+/// as text then, when the check settled early); a pipe or a device, which cannot be read again,
+/// is copied to a temporary file as it is checked ([`read_checked_once`]).
 pub fn read_checked<E>(
     path: &str,
     cap: u64,
-    mut check: impl FnMut(Option<&str>) -> Result<(), E>,
+    mut check: impl FnMut(Option<&str>) -> Result<Checking, E>,
     walk: impl FnOnce(&mut dyn Read) -> Result<(), E>,
 ) -> Result<String, Stopped<E>> {
     let (mut file, declared) = open(path, cap).map_err(Stopped::Input)?;
     let Some(size) = declared else { return read_checked_once(file, cap, check, walk) };
-    read_pieces(&mut file, cap, |piece| check(piece).map_err(Stopped::Refused))?;
+    read_pieces(&mut file, cap, |piece| match check(piece).map_err(Stopped::Refused)? {
+        Checking::More => Ok(ControlFlow::Continue(())),
+        Checking::Settled => Ok(ControlFlow::Break(())),
+    })?;
     walked_then_read(file, size, cap, walk)
 }
 
@@ -96,17 +111,21 @@ pub fn read_checked<E>(
 pub fn read_checked_once<E>(
     r: impl Read,
     cap: u64,
-    mut check: impl FnMut(Option<&str>) -> Result<(), E>,
+    mut check: impl FnMut(Option<&str>) -> Result<Checking, E>,
     walk: impl FnOnce(&mut dyn Read) -> Result<(), E>,
 ) -> Result<String, Stopped<E>> {
     let io = |e| Stopped::Input(InputError::Io(e));
     let mut spill = temporary().map_err(io)?;
     let mut size = 0;
+    let mut checking = Checking::More;
     read_pieces(r, cap, |piece| {
-        check(piece).map_err(Stopped::Refused)?;
+        if checking == Checking::More {
+            checking = check(piece).map_err(Stopped::Refused)?;
+        }
         let piece = piece.unwrap_or_default();
         size += piece.len() as u64;
-        spill.write_all(piece.as_bytes()).map_err(io)
+        spill.write_all(piece.as_bytes()).map_err(io)?;
+        Ok(ControlFlow::Continue(()))
     })?;
     walked_then_read(spill, size, cap, walk)
 }
@@ -145,14 +164,14 @@ pub fn read_bounded(r: impl Read, cap: u64, hint: u64) -> Result<String, InputEr
     let mut text = String::with_capacity(hint.min(cap) as usize);
     read_pieces(r, cap, |piece| {
         text.push_str(piece.unwrap_or_default());
-        Ok::<(), Stopped<Infallible>>(())
+        Ok::<_, Stopped<Infallible>>(ControlFlow::Continue(()))
     })?;
     Ok(text)
 }
 
 /// Read `r` a chunk at a time, up to `cap` bytes, and hand each piece of text to `each` in
-/// order as soon as it is known to be text, then `None` at the end.
-fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<(), Stopped<E>>) -> Result<(), Stopped<E>> {
+/// order as soon as it is known to be text, then `None` at the end, until `each` breaks.
+fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> Result<ControlFlow<()>, Stopped<E>>) -> Result<(), Stopped<E>> {
     let stop = Stopped::Input;
     let mut r = r.take(cap.saturating_add(1));
     let mut chunk = vec![0; CHUNK];
@@ -182,7 +201,9 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> 
         if bad {
             return Err(stop(at.not_text(&pending, piece.len(), NotText::InvalidUtf8)));
         }
-        each(Some(piece))?;
+        if each(Some(piece))?.is_break() {
+            return Ok(());
+        }
         let used = piece.len();
         at.advance(&pending[..used]);
         pending.drain(..used);
@@ -190,7 +211,7 @@ fn read_pieces<E>(r: impl Read, cap: u64, mut each: impl FnMut(Option<&str>) -> 
     if !pending.is_empty() {
         return Err(stop(at.not_text(&pending, 0, NotText::InvalidUtf8)));
     }
-    each(None)
+    each(None).map(|_| ())
 }
 
 /// The place of a byte of the input: its offset, its line and where that line starts.
@@ -323,7 +344,12 @@ mod tests {
     fn an_endless_pipe_of_declarations_is_refused_at_the_first_past_a_cap_not_at_the_size_cap() {
         let mut given = 0;
         let mut reading = blast_engine::dsl::Reading::new();
-        let r = read_checked_once(Endless { pattern: b"class A { m }\n", given: &mut given }, 64_000_000, |p| reading.feed(p.unwrap_or_default()), |_| Ok(()));
+        let r = read_checked_once(
+            Endless { pattern: b"class A { m }\n", given: &mut given },
+            64_000_000,
+            |p| reading.feed(p.unwrap_or_default()).map(|()| Checking::More),
+            |_| Ok(()),
+        );
         let Err(Stopped::Refused(e)) = r else { panic!("{r:?}") };
         assert_eq!(e.to_string(), "100001:1: at most 100,000 classes; this is number 100,001");
         // 100,001 lines of 14 bytes, and the chunk that holds the next.
@@ -340,8 +366,8 @@ mod tests {
                 path.to_str().unwrap(),
                 64_000_000,
                 |p| match p {
-                    Some(p) => reading.feed(p),
-                    None => reading.finish(),
+                    Some(p) => reading.feed(p).map(|()| Checking::More),
+                    None => reading.finish().map(|()| Checking::More),
                 },
                 |_| Ok(()),
             );
@@ -354,6 +380,40 @@ mod tests {
         let valid = format!("class A {{ m }}\n{}op {{ loop 1 {{ call s0 }} }}\n", (0..20_000).map(|i| format!("site s{i} = A.m\n")).collect::<String>());
         assert!(blast_engine::dsl::parse_any(&valid).is_ok());
         assert_eq!(check("valid", &valid).unwrap(), valid);
+    }
+
+    #[test]
+    fn a_settled_check_reads_a_file_no_further_and_the_text_is_still_checked_when_read_whole() {
+        // Four chunks of JSON: the check settles at its first piece, the walk reads it all, and
+        // text that is not text past the first piece is refused when the file is read whole.
+        let json = format!("{{\"classes\": [{}{{\"name\": \"Z\"}}]}}", "{\"name\": \"K\"}, ".repeat(4 * CHUNK / 16));
+        let read = |name: &str, bytes: &[u8]| {
+            let path = std::env::temp_dir().join(format!("blast-input-settled-{name}-{}.json", std::process::id()));
+            std::fs::write(&path, bytes).unwrap();
+            let (mut pieces, mut walked) = (0, 0);
+            let r = read_checked(
+                path.to_str().unwrap(),
+                64_000_000,
+                |_| {
+                    pieces += 1;
+                    Ok::<_, String>(Checking::Settled)
+                },
+                |r| {
+                    walked = io::copy(r, &mut io::sink()).unwrap();
+                    Ok(())
+                },
+            );
+            std::fs::remove_file(&path).unwrap();
+            (r, pieces, walked)
+        };
+        let (r, pieces, walked) = read("valid", json.as_bytes());
+        assert_eq!((r.unwrap(), pieces, walked), (json.clone(), 1, json.len() as u64));
+        let mut bad = json.clone().into_bytes();
+        let at = 3 * CHUNK + 7;
+        bad[at] = 0xff;
+        let (r, pieces, _) = read("bad", &bad);
+        assert_eq!(pieces, 1);
+        assert!(matches!(r, Err(Stopped::Input(InputError::NotText { offset, why: NotText::InvalidUtf8, .. })) if offset == at), "{r:?}");
     }
 
     #[test]
@@ -383,7 +443,7 @@ mod tests {
             64_000_000,
             |_| {
                 seen.set(seen.get() + temporaries());
-                Ok::<(), String>(())
+                Ok::<_, String>(Checking::More)
             },
             |r| {
                 r.read_to_string(&mut walked).unwrap();
@@ -392,12 +452,12 @@ mod tests {
         );
         assert_eq!(r.unwrap(), text);
         assert_eq!(walked, text);
-        let refused = read_checked_once(text.as_bytes(), 64_000_000, |p| if p.is_some() { Ok(()) } else { Err("at the end") }, |_| Ok(()));
+        let refused = read_checked_once(text.as_bytes(), 64_000_000, |p| if p.is_some() { Ok(Checking::More) } else { Err("at the end") }, |_| Ok(()));
         assert!(matches!(refused, Err(Stopped::Refused("at the end"))), "{refused:?}");
-        let refused = read_checked_once(text.as_bytes(), 64_000_000, |_| Ok(()), |_| Err("by the walk"));
+        let refused = read_checked_once(text.as_bytes(), 64_000_000, |_| Ok(Checking::More), |_| Err("by the walk"));
         assert!(matches!(refused, Err(Stopped::Refused("by the walk"))), "{refused:?}");
         let mut given = 0;
-        let refused = read_checked_once(Endless { pattern: b"# c\n", given: &mut given }, 1_000_000, |_| Ok::<(), String>(()), |_| Ok(()));
+        let refused = read_checked_once(Endless { pattern: b"# c\n", given: &mut given }, 1_000_000, |_| Ok::<_, String>(Checking::More), |_| Ok(()));
         assert!(matches!(refused, Err(Stopped::Input(InputError::TooLarge { cap: 1_000_000, size: None }))), "{refused:?}");
         assert_eq!((seen.get(), temporaries()), (0, 0));
     }

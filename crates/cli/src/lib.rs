@@ -215,7 +215,7 @@ pub(crate) fn read_input(path: &str, cap: u64) -> Result<String, CliError> {
 /// The text of the scenario file `path`, at most [`dsl::MAX_INPUT`] bytes of UTF-8, checked by
 /// the parser as it is read (`dsl::Reading`): a text the parser refuses is refused with the
 /// error `dsl::parse_any` gives it, holding what was read since its last top-level declaration;
-/// then JSON is walked, counting its lists, and refused at the first element past a cap
+/// a JSON text settles that check at its first piece, and then JSON is walked, counting its lists, and refused at the first element past a cap
 /// (`dsl::refuse_json_past_caps`), before it is read whole and built.
 pub(crate) fn read_scenario(path: &str) -> Result<String, CliError> {
     // The reading is the check's: what it holds goes when the check ends.
@@ -223,9 +223,12 @@ pub(crate) fn read_scenario(path: &str) -> Result<String, CliError> {
     input::read_checked(
         path,
         dsl::MAX_INPUT as u64,
-        move |piece| match piece {
-            Some(piece) => reading.feed(piece),
-            None => reading.finish(),
+        move |piece| {
+            match piece {
+                Some(piece) => reading.feed(piece)?,
+                None => reading.finish()?,
+            }
+            Ok(if reading.settled() { input::Checking::Settled } else { input::Checking::More })
         },
         |text| dsl::refuse_json_past_caps(text),
     )

@@ -98,6 +98,12 @@ impl Reading {
         self.check(false)
     }
 
+    /// Whether no piece to come can change the answer: the text is JSON (which
+    /// `json::counting` checks instead), or longer than any parse reads.
+    pub fn settled(&self) -> bool {
+        self.form == Form::Unchecked
+    }
+
     /// The text ended: the refusal `parse` gives it, when its parse refuses it (what only
     /// validation refuses is left to `parse_any`). The rest of the text is parsed counting, so
     /// a cap refused in the last piece is not built up to first.
