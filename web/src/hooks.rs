@@ -1,8 +1,7 @@
 //! The App's long-lived effects: the animation-frame loop, keyboard shortcuts, share links
 //! arriving through `hashchange`, theme, autosave and the engine worker.
 
-use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -10,21 +9,16 @@ use yew::prelude::*;
 use crate::browser;
 use crate::store::Store;
 use crate::trace_feed;
-use blast_engine::fingerprint::Fingerprint;
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
-use blast_playground::lab::LabAction;
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
-use blast_playground::trace_lab::{self, TraceAction};
-use blast_playground::worker::fit_wire::{self, FitRefusal};
-use blast_playground::worker::lane_wire::{self, UpdateDecoder};
-use blast_playground::worker::offload::{self, Posting};
-use blast_playground::worker::wire::{self, ReplyDecoder};
-use blast_playground::worker::wire::{Reply, Verdict};
+use blast_playground::worker::client::{self, Budget, Client, Sent};
+use blast_playground::worker::lane_wire;
+use blast_playground::worker::offload::Posting;
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -220,6 +214,20 @@ enum Engine {
     Unavailable,
 }
 
+/// The engine as the page holds it: where it runs, and the protocol's client (what is awaited,
+/// and answers being decoded).
+struct EngineLink {
+    engine: RefCell<Engine>,
+    client: RefCell<Client>,
+    /// Batches of jobs taken from the state to be posted in a task of their own, not yet
+    /// posted: lanes' commands wait for them (a build names a job's scenario).
+    jobs_unposted: Cell<usize>,
+    /// A task to decode answers a step further is set.
+    stepping: Cell<bool>,
+}
+
+type Link = Rc<EngineLink>;
+
 /// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
 /// so the loading note paints first; its answers come back as `SessionAction::Read`. A worker that
 /// cannot start leaves the page without an engine, with a notice (the text stays on screen,
@@ -229,24 +237,29 @@ enum Engine {
 /// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
 /// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
 /// as `SessionAction::LanesDecoded`, and lanes lost with a stopped worker as `SessionAction::LanesLost`.
+/// What each answer means is `worker::client`'s; this only moves bytes and schedules steps.
 ///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
 #[hook]
 pub fn use_engine_worker(store: &Store, warm: bool) {
-    let engine = use_mut_ref(|| Engine::Idle);
-    let in_flight = use_mut_ref(InFlight::default);
+    let link: Link = use_memo((), |_| EngineLink {
+        engine: RefCell::new(Engine::Idle),
+        client: RefCell::default(),
+        jobs_unposted: Cell::new(0),
+        stepping: Cell::new(false),
+    });
     {
-        let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+        let (store, link) = (store.clone(), link.clone());
         use_effect_with((), move |_| {
             let poster = store.clone();
             store.after_batch(move || {
                 // Jobs taken and not yet posted go first (`post` below takes the lanes after them).
-                if in_flight.borrow().jobs_unposted > 0 {
+                if link.jobs_unposted.get() > 0 {
                     return;
                 }
                 if let Some(request) = poster.take_lanes() {
-                    command(&poster, &engine, &in_flight, &request);
+                    post(&poster, &link, Sent::Lanes, lane_wire::encode_request(&request));
                 }
             });
         });
@@ -254,80 +267,51 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
     let store = store.clone();
     use_effect(move || {
         if warm {
-            start(&store, &engine, &in_flight);
+            start(&store, &link);
         }
         let jobs = store.take_jobs();
         let fit = store.take_fit();
         let traces = store.take_trace();
         let later = !jobs.is_empty();
-        in_flight.borrow_mut().jobs_unposted += usize::from(later);
-        let post = move || {
-            in_flight.borrow_mut().jobs_unposted -= usize::from(later);
-            for job in jobs {
-                submit(&store, &engine, &in_flight, job);
+        link.jobs_unposted.set(link.jobs_unposted.get() + usize::from(later));
+        let send = move || {
+            link.jobs_unposted.set(link.jobs_unposted.get() - usize::from(later));
+            for Posting { id, bytes } in jobs {
+                post(&store, &link, Sent::Job(id), bytes);
             }
-            if let Some(job) = fit {
-                post_fit(&store, &engine, &in_flight, job);
+            if let Some(Posting { id, bytes }) = fit {
+                post(&store, &link, Sent::Fit(id), bytes);
             }
             for message in traces {
-                let (poster, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
-                trace_feed::send(&store, message, move |bytes| post_trace(&poster, &engine, &in_flight, bytes));
+                let (poster, link) = (store.clone(), link.clone());
+                trace_feed::send(&store, message, move |bytes| post(&poster, &link, Sent::Trace, bytes));
             }
             // After the jobs: a lanes command may name a job's scenario (and none while jobs an
             // earlier render took still wait for their task).
-            let jobs_wait = in_flight.borrow().jobs_unposted > 0;
+            let jobs_wait = link.jobs_unposted.get() > 0;
             if let Some(request) = if jobs_wait { None } else { store.take_lanes() } {
-                command(&store, &engine, &in_flight, &request);
+                post(&store, &link, Sent::Lanes, lane_wire::encode_request(&request));
             }
         };
         // A job's bytes are copied into its message (3.5 MB for a 10^5-site paste: ~5 ms of CPU
         // in the render that shows the loading note, CPU profile at load 7): posted in a task
         // of its own.
         if later {
-            browser::soon_detached(post);
+            browser::soon_detached(send);
         } else {
-            post();
+            send();
         }
     });
 }
 
-type Shared<T> = Rc<RefCell<T>>;
-
-/// What the worker was asked and has not answered, and answers being decoded.
-#[derive(Default)]
-struct InFlight {
-    /// Jobs' ids, oldest first (the worker answers in order).
-    jobs: VecDeque<u64>,
-    /// Requests for its lanes.
-    lanes: usize,
-    /// Batches of jobs taken from the state to be posted in a task of their own, not yet
-    /// posted: lanes' commands wait for them (a build names a job's scenario).
-    jobs_unposted: usize,
-    /// Fit jobs' ids (`fit_wire`), oldest first.
-    fits: VecDeque<u64>,
-    /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
-    /// of its own (at 10^5 sites a whole answer was one task of ~25 ms CPU): the page stays
-    /// responsive, and answers are applied in order.
-    decoding: VecDeque<(u64, ReplyDecoder)>,
-    /// Updates of the lanes, oldest first, likewise decoded `lane_wire::DECODE_SITES` site views
-    /// per task (one whose every site changed was a task of 20-36 ms CPU at 10^5 sites), each
-    /// against the views the one before it left: its decoder is made once that one is applied.
-    updates: VecDeque<LanesUpdate>,
-}
-
-enum LanesUpdate {
-    Arrived(Vec<u8>),
-    Decoding(u64, UpdateDecoder),
-}
-
 /// Start the worker unless it runs (or could not start).
-fn start(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>) {
-    if !matches!(*engine.borrow(), Engine::Idle) {
+fn start(store: &Store, link: &Link) {
+    if !matches!(*link.engine.borrow(), Engine::Idle) {
         return;
     }
-    let (news_store, news_engine, news_in_flight) = (store.clone(), engine.clone(), in_flight.clone());
-    let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_engine, &news_in_flight, news));
-    *engine.borrow_mut() = match spawned {
+    let (news_store, news_link) = (store.clone(), link.clone());
+    let spawned = browser::EngineWorker::spawn(move |news| on_news(&news_store, &news_link, news));
+    *link.engine.borrow_mut() = match spawned {
         Ok(worker) => Engine::Worker(worker),
         Err(why) => without_worker(store, &why.to_string()),
     };
@@ -348,154 +332,81 @@ fn without_worker(store: &Store, why: &str) -> Engine {
     }
 }
 
-fn submit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
-    let Posting { id, bytes } = job;
-    post(store, engine, in_flight, bytes, |f| f.jobs.push_back(id), |_| unread(store, id));
-}
-
-/// Post a message to the worker (started if need be), noted in flight by `track`; without a
-/// worker (it could not start), `otherwise` gets the message back.
-fn post(
-    store: &Store,
-    engine: &Shared<Engine>,
-    in_flight: &Shared<InFlight>,
-    bytes: Vec<u8>,
-    track: impl FnOnce(&mut InFlight),
-    otherwise: impl FnOnce(Vec<u8>),
-) {
-    start(store, engine, in_flight);
-    let mut e = engine.borrow_mut();
-    match &mut *e {
+/// Post a message to the worker (started if need be), its answer awaited by the client;
+/// without a worker (it could not start), answered at once by what has no engine
+/// (`client::no_worker`).
+fn post(store: &Store, link: &Link, what: Sent, bytes: Vec<u8>) {
+    start(store, link);
+    let mut engine = link.engine.borrow_mut();
+    match &mut *engine {
         Engine::Worker(worker) => {
-            track(&mut in_flight.borrow_mut());
+            link.client.borrow_mut().sent(what);
             worker.post(bytes);
         }
         #[cfg(feature = "engine-in-page")]
         Engine::InPage(host) => {
-            track(&mut in_flight.borrow_mut());
-            let reply = host.answer(&bytes, &browser::now_ms);
-            let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
-            browser::soon_detached(move || on_news(&store, &engine, &in_flight, browser::WorkerNews::Reply(reply)));
+            link.client.borrow_mut().sent(what);
+            answer_in_page(store, link, host, &bytes);
         }
         _ => {
-            drop(e);
-            otherwise(bytes);
+            drop(engine);
+            apply(store, client::no_worker(what));
         }
     }
 }
 
-/// A job no worker will read: answered as failed (the text stays on screen, with why).
-fn unread(store: &Store, id: u64) {
-    let store = store.clone();
-    let verdict = Verdict::Failed("the engine worker did not start, and scenarios are read only there".into());
-    browser::soon_detached(move || store.dispatch(SessionAction::Read(Reply { id, verdict })));
+/// The wasm tests' engine: `host` answers on the page, its answer heard in a task of its own.
+#[cfg(feature = "engine-in-page")]
+fn answer_in_page(store: &Store, link: &Link, host: &mut blast_playground::worker::lane_host::Host, bytes: &[u8]) {
+    let reply = host.answer(bytes, &browser::now_ms);
+    let (store, link) = (store.clone(), link.clone());
+    browser::soon_detached(move || on_news(&store, &link, browser::WorkerNews::Reply(reply)));
 }
 
-/// Commands for the lanes the worker runs (`lanes`): its update comes back as `SessionAction::LanesDecoded`.
-/// Without a worker (it could not start) there are no lanes: the engine runs only there.
-fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &lane_wire::Request) {
-    post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
+/// Hand an action of the client's to the store: a decoded lanes update at once, its render in a
+/// task after (at 10^5 sites the first update and the aggregated view's rows it draws were one
+/// 41 ms task of CPU, Chromium trace at load 5); anything else, the reducer and its render (at
+/// 10^5 sites a reading's apply is ~20 ms of CPU on its own), in a task after this one.
+fn apply(store: &Store, action: Action) {
+    if matches!(action, Action::Session(SessionAction::LanesDecoded(..))) {
+        store.dispatch_render_later(action);
+    } else {
+        let store = store.clone();
+        browser::soon_detached(move || store.dispatch(action));
+    }
 }
 
-/// The measured panel's fit job (`fit_wire`): its answer comes back as `LabAction::Fitted`.
-/// Without a worker there is no fit: the engine's fingerprint is not on the page.
-fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
-    let Posting { id, bytes } = job;
-    let no_worker = |_| fitted(store, id, Err(FitRefusal::NoWorker));
-    post(store, engine, in_flight, bytes, |f| f.fits.push_back(id), no_worker);
-}
-
-/// A trace lab message (`trace_lab::protocol`): its answer comes back as `TraceAction::Answer`.
-/// Without a worker no log is read: the readers are not on the page.
-fn post_trace(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, bytes: Vec<u8>) {
-    let no_worker = |_| store.dispatch(Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())));
-    post(store, engine, in_flight, bytes, |_| {}, no_worker);
-}
-
-fn fitted(store: &Store, job: u64, fitted: Result<Fingerprint, FitRefusal>) {
-    let store = store.clone();
-    browser::soon_detached(move || store.dispatch(Action::Lab(LabAction::Fitted { job, fitted })));
-}
-
-fn lanes_lost(store: &Store, why: String) {
-    let store = store.clone();
-    browser::soon_detached(move || store.dispatch(SessionAction::LanesLost(why)));
-}
-
-fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, news: browser::WorkerNews) {
+fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
     match news {
-        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::LANES) => {
-            let mut f = in_flight.borrow_mut();
-            f.lanes = f.lanes.saturating_sub(1);
-            f.updates.push_back(LanesUpdate::Arrived(bytes));
-            let first = f.updates.len() == 1;
-            drop(f);
-            if first {
-                lanes_step(store, in_flight);
-            }
-        }
-        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::FIT) => {
-            let Some(job) = in_flight.borrow_mut().fits.pop_front() else { return };
-            match fit_wire::decode_reply(&bytes) {
-                Ok((job, fit)) => fitted(store, job, fit),
-                Err(why) => fitted(store, job, Err(FitRefusal::AnswerUnreadable(why))),
-            }
-        }
-        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::TRACE) => {
-            let action = match trace_lab::protocol::decode_reply(&bytes) {
-                Ok(reply) => TraceAction::Answer(reply),
-                Err(why) => TraceAction::Lost(format!("the engine worker's answer is unreadable ({why})")),
-            };
-            // Applied (the reducer, and the render of a whole trace's markup) in a task after
-            // the one that decoded it.
-            let store = store.clone();
-            browser::soon_detached(move || store.dispatch(Action::Trace(action)));
-        }
         browser::WorkerNews::Reply(bytes) => {
-            let Some(job) = in_flight.borrow_mut().jobs.pop_front() else { return };
-            decode(store, in_flight, job, bytes);
+            let actions = link.client.borrow_mut().on_reply(bytes);
+            for action in actions {
+                apply(store, action);
+            }
+            decode_soon(store, link);
         }
         browser::WorkerNews::Failed { started, why } => {
-            let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
+            let (store, link) = (store.clone(), link.clone());
             // Not from inside the worker's own event handler: this drops the worker.
             browser::soon_detached(move || {
                 // The wasm tests' runner serves no worker: what it was given is answered on the page.
                 #[cfg(feature = "engine-in-page")]
                 if !started {
-                    let unposted = match &*engine.borrow() {
+                    let unposted = match &*link.engine.borrow() {
                         Engine::Worker(worker) => worker.take_unposted(),
                         _ => Vec::new(),
                     };
                     let mut host = Box::<blast_playground::worker::lane_host::Host>::default();
                     for bytes in unposted {
-                        let reply = host.answer(&bytes, &browser::now_ms);
-                        let (store, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
-                        browser::soon_detached(move || on_news(&store, &engine, &in_flight, browser::WorkerNews::Reply(reply)));
+                        answer_in_page(&store, &link, &mut host, &bytes);
                     }
-                    *engine.borrow_mut() = Engine::InPage(host);
+                    *link.engine.borrow_mut() = Engine::InPage(host);
                     return;
                 }
-                let lost: Vec<u64> = in_flight.borrow_mut().jobs.drain(..).collect();
-                let fits: Vec<u64> = in_flight.borrow_mut().fits.drain(..).collect();
-                for job in fits {
-                    fitted(&store, job, Err(FitRefusal::WorkerLost { started, why: why.clone() }));
-                }
-                if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
-                    store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));
-                }
-                let how = if started { "stopped" } else { "did not start" };
-                store.dispatch(Action::Trace(TraceAction::Lost(format!("the engine worker {how} ({why})"))));
-                if started {
-                    *engine.borrow_mut() = Engine::Idle;
-                    for id in lost {
-                        let verdict = Verdict::Failed(format!("the engine stopped while reading it ({why})"));
-                        store.dispatch(SessionAction::Read(Reply { id, verdict }));
-                    }
-                } else {
-                    *engine.borrow_mut() = without_worker(&store, &why);
-                    for id in lost {
-                        unread(&store, id);
-                    }
+                *link.engine.borrow_mut() = if started { Engine::Idle } else { without_worker(&store, &why) };
+                let actions = link.client.borrow_mut().on_failed(started, &why);
+                for action in actions {
+                    store.dispatch(action);
                 }
             });
         }
@@ -507,71 +418,21 @@ fn no_worker(why: &str) -> String {
     format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, and the measured panel cannot fit results. Your text is kept (and saved).")
 }
 
-/// Decode the answer to job `id` after those before it, a part per task, then apply it.
-fn decode(store: &Store, in_flight: &Shared<InFlight>, id: u64, bytes: Vec<u8>) {
-    let mut f = in_flight.borrow_mut();
-    f.decoding.push_back((id, ReplyDecoder::new(bytes)));
-    if f.decoding.len() == 1 {
-        decode_step(store, in_flight);
+/// Decode the answers a step further in a task of its own (`Client::step`), one step per task
+/// until none is left; each step's action is applied before the next step begins (a lanes
+/// update is decoded against the views the answers before it left).
+fn decode_soon(store: &Store, link: &Link) {
+    if link.stepping.get() || !link.client.borrow().decoding() {
+        return;
     }
-}
-
-/// Decode the oldest lanes update a part further, in a task of its own; the last part applies
-/// it, and its render follows in a task after that (at 10^5 sites the first update and the
-/// aggregated view's rows it draws were one 41 ms task of CPU, Chromium trace at load 5).
-fn lanes_step(store: &Store, in_flight: &Shared<InFlight>) {
-    let (store, in_flight) = (store.clone(), in_flight.clone());
+    link.stepping.set(true);
+    let (store, link) = (store.clone(), link.clone());
     browser::soon_detached(move || {
-        let mut f = in_flight.borrow_mut();
-        let Some(front) = f.updates.front_mut() else { return };
-        if let LanesUpdate::Arrived(bytes) = front {
-            match store.read().session.lanes_decoder(std::mem::take(bytes)) {
-                Some((run, decoder)) => *front = LanesUpdate::Decoding(run, decoder),
-                // Not for the lanes on screen (a Reset since): dropped.
-                None => drop(f.updates.pop_front()),
-            }
+        link.stepping.set(false);
+        let decoded = link.client.borrow_mut().step(Budget::PAGE, |bytes| store.read().session.lanes_decoder(bytes));
+        if let Some(action) = decoded {
+            apply(&store, action);
         }
-        let decoded = match f.updates.front_mut() {
-            Some(LanesUpdate::Decoding(run, decoder)) => decoder.step(lane_wire::DECODE_SITES).transpose().map(|d| (*run, d)),
-            _ => None,
-        };
-        if decoded.is_some() {
-            f.updates.pop_front();
-        }
-        let more = !f.updates.is_empty();
-        drop(f);
-        if let Some((run, decoded)) = decoded {
-            store.dispatch_render_later(SessionAction::LanesDecoded(run, Box::new(decoded)));
-        }
-        if more {
-            lanes_step(&store, &in_flight);
-        }
-    });
-}
-
-fn decode_step(store: &Store, in_flight: &Shared<InFlight>) {
-    let (store, in_flight) = (store.clone(), in_flight.clone());
-    browser::soon_detached(move || {
-        let mut f = in_flight.borrow_mut();
-        let Some((id, decoder)) = f.decoding.front_mut() else { return };
-        let decoded = match decoder.step(wire::DECODE_ITEMS) {
-            Ok(None) => None,
-            Ok(Some(reply)) => Some(reply),
-            Err(e) => Some(Reply { id: *id, verdict: Verdict::Failed(offload::unreadable(e)) }),
-        };
-        if decoded.is_some() {
-            f.decoding.pop_front();
-        }
-        let more = !f.decoding.is_empty();
-        drop(f);
-        // Applied (the reducer and the render around the new scenario) in a task after the
-        // last step: at 10^5 sites the apply is ~20 ms of CPU on its own.
-        if let Some(reply) = decoded {
-            let store = store.clone();
-            browser::soon_detached(move || store.dispatch(SessionAction::Read(reply)));
-        }
-        if more {
-            decode_step(&store, &in_flight);
-        }
+        decode_soon(&store, &link);
     });
 }

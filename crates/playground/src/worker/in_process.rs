@@ -69,7 +69,7 @@ pub fn pump(page: &mut impl Page, fx: &mut Effects) {
 }
 
 /// The worker's update, decoded as the page does: a few site views per step
-/// (`hooks::lanes_step`), then applied.
+/// (`client::Client::step`), then applied.
 pub fn update(page: &mut impl Page, bytes: Vec<u8>, fx: &mut Effects) {
     let Some((run, mut decoder)) = page.session().lanes_decoder(bytes) else { return };
     let decoded = loop {

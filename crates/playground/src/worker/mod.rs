@@ -16,6 +16,7 @@
 
 #[cfg(test)]
 pub(crate) mod churn_world;
+pub mod client;
 mod engine_forms;
 pub mod fit_wire;
 #[cfg(test)]
