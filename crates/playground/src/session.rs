@@ -701,7 +701,10 @@ impl CallSiteSession {
     /// Hand the scenario on screen to the engine worker to hold (a preset, a form edit: made
     /// on the page, not read by the worker); its job's number.
     fn hold(&mut self) -> u64 {
-        let text = self.shareable_text();
+        // The scenario's own text: the lanes' mirror names its sites, and the worker must build
+        // the same ones. The text on screen is not it while it is being read (an autosave
+        // restored over the default scenario) or has an error.
+        let text = if self.readings.texts() == 0 { self.shareable_text() } else { dsl::print(&self.scenario) };
         let job = self.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.scenario_rev });
         self.held = Some((job, self.scenario_rev));
         job
