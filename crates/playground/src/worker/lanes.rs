@@ -598,6 +598,39 @@ mod tests {
         assert!(s.runner.clock_ms() > 0.0, "the clock moves");
     }
 
+    /// Every lane view names its own sites, with the mirror's names, and they are the sites of
+    /// the scenario on screen (what the blast view draws from).
+    fn names_match_views(s: &CallSiteSession, what: &str) {
+        let names = s.runner.names().expect("lanes");
+        let on_screen: Vec<&str> = s.scenario.sites.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names.iter().map(String::as_str).collect::<Vec<_>>(), on_screen, "{what}: the mirror's names are the scenario's");
+        for v in s.runner.views() {
+            assert!(Rc::ptr_eq(&v.names, names) && v.sites.len() == names.len(), "{what}: {} has {} sites for {} names", v.policy, v.sites.len(), names.len());
+        }
+    }
+
+    /// A reload over an autosave of the user's own text: the lanes built at start-up (for the
+    /// default scenario, while the text is read) answer before the reading is applied.
+    #[test]
+    fn lanes_built_while_a_restored_text_is_read_are_the_scenario_their_names_are() {
+        let mut s = session();
+        names_match_views(&s, "the default scenario");
+        let own = world(3);
+        s.restore(own, None, &[Policy::Exact, Policy::Global], Speed::Factor(1.0));
+        let (jobs, lanes) = (s.take_jobs(), s.take_lanes().expect("the restored policies' lanes"));
+        let readings: Vec<Vec<u8>> = jobs.iter().map(|job| with_host(|host| host.answer(&job.bytes, &|| 0.0))).collect();
+        let update = with_host(|host| host.answer(&lane_wire::encode_request(&lanes), &|| 0.0));
+        let mut fx = Effects::default();
+        in_process::update(&mut s, update, &mut fx);
+        names_match_views(&s, "the lanes' update before the text's reading");
+        for bytes in readings {
+            s.reduce(SessionAction::Read(crate::worker::offload::decode_reply(&bytes).expect("a reply")), &mut fx);
+        }
+        in_process::pump(&mut s, &mut fx);
+        assert_eq!(s.scenario.sites.len(), 3, "the restored text on screen");
+        names_match_views(&s, "the restored text's lanes");
+    }
+
     #[test]
     fn updates_for_an_older_build_are_dropped() {
         let (mut s, _) = page(&world(SITES));
