@@ -95,13 +95,12 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     <path class="edge" d={format!("M{:.1},{:.1} C{:.1},{:.1} {:.1},{:.1} {:.1},{:.1}", e.x1, e.y1, e.x1, (e.y1 + e.y2) / 2.0, e.x2, (e.y1 + e.y2) / 2.0, e.x2, e.y2)} />
                 }) }
                 { for g.classes.iter().map(|c| class_node(p, c, lane.is_loaded(&c.name))) }
-                { for g.sites.iter().filter_map(|b| lane.site_id(&b.name).and_then(|id| {
+                { for g.sites.iter().filter_map(|b| lane.site_id(&b.name).map(|id| {
                     let in_range = lane.in_range.as_ref().is_some_and(|r| r.has_site(&b.name));
-                    // Site ids are the scenario's declaration order. A lane's views may lag its
-                    // names by one worker answer (a build of another scenario on its way):
-                    // a site with no view yet is not drawn.
+                    // Site ids are the scenario's declaration order; a lane's sites are as many
+                    // as its names (`Mirror::decoded` refuses other views).
                     let call = p.scenario.sites.get(id).map(call_text).unwrap_or_default();
-                    Some(site_node(p, b, lane.sites.get(id)?, &call, retire.contains(&b.name), in_range))
+                    site_node(p, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
             { compiled_units(&lane.compiled, p.selected.as_deref()) }

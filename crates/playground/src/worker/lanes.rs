@@ -145,6 +145,10 @@ impl Mirror {
             return None;
         }
         self.in_flight = self.in_flight.saturating_sub(1);
+        // Names never travel: a view whose sites are not as many as the names the page took for
+        // this build is another scenario's, and is not shown under them.
+        let foreign = DecodeError { at: 0, why: "its lanes run another scenario than the page's" };
+        let decoded = decoded.and_then(|u| if u.views.iter().all(|v| v.sites.len() == self.names.len()) { Ok(u) } else { Err(foreign) });
         Some(decoded.map(|u| self.apply(u)))
     }
 
@@ -629,6 +633,31 @@ mod tests {
         in_process::pump(&mut s, &mut fx);
         assert_eq!(s.scenario.sites.len(), 3, "the restored text on screen");
         names_match_views(&s, "the restored text's lanes");
+    }
+
+    #[test]
+    fn views_of_another_scenario_than_the_names_are_refused() {
+        let small = blast_engine::dsl::parse(&world(3)).expect("parses");
+        let big = blast_engine::dsl::parse(&world(8)).expect("parses");
+        let mut mirror = Mirror::build(1, 1, &big, &[Policy::Exact], false);
+        let views = Runner::new(&small, &[Policy::Exact], &Params::default()).expect("runs").views().to_vec();
+        let update = Update {
+            run: 1,
+            error: None,
+            clock_ms: 0.0,
+            finished: false,
+            views,
+            loaded: Vec::new(),
+            stepped: None,
+            fires: Vec::new(),
+            what_if: Vec::new(),
+            expectations: None,
+        };
+        let refused = mirror.decoded(1, Ok(update.clone()));
+        assert!(matches!(refused, Some(Err(DecodeError { why, .. })) if why.contains("another scenario")), "{refused:?}");
+        assert!(Lanes::in_worker(mirror).views().is_empty(), "nothing shown under the 8 names");
+        let mut mirror = Mirror::build(1, 1, &small, &[Policy::Exact], false);
+        assert!(matches!(mirror.decoded(1, Ok(update)), Some(Ok(_))), "the same scenario's views are taken");
     }
 
     #[test]
