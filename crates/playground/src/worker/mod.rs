@@ -6,9 +6,10 @@
 //!   worker's updates, as deltas), `fit_wire` (a probe result's fit). The trace lab's messages
 //!   are `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose
 //!   own serde is shaped for JSON.
-//! - The page's side: `offload` (which work leaves the page, and the typed reply), `reading`
-//!   (what each awaited answer is for), `lanes` (the page's mirror of the lanes the worker runs,
-//!   decoded in bounded steps).
+//! - The page's side: `client` (what was posted and is awaited, each answer routed to what it
+//!   is for, answers decoded in bounded steps), `offload` (which work leaves the page, and the
+//!   typed reply), `reading` (what each text's answer is for), `lanes` (the page's mirror of the
+//!   lanes the worker runs).
 //! - The worker's side: `lane_host` (the worker's whole state, one message at a time).
 //! - `in_process` (tests): the worker in the test's thread, answering at once.
 //! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
