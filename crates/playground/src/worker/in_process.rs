@@ -8,6 +8,7 @@ use crate::action::Action;
 use crate::effects::Effects;
 use crate::session::{CallSiteSession, SessionAction};
 use crate::state::AppState;
+use crate::worker::client::{Budget, Client, Sent};
 use crate::worker::lane_host::Host;
 use crate::worker::{lane_wire, offload};
 
@@ -68,14 +69,18 @@ pub fn pump(page: &mut impl Page, fx: &mut Effects) {
     }
 }
 
-/// The worker's update, decoded as the page does: a few site views per step
-/// (`client::Client::step`), then applied.
+/// The worker's update, decoded as the page does (`client::Client`, a few site views per
+/// step), then applied.
 pub fn update(page: &mut impl Page, bytes: Vec<u8>, fx: &mut Effects) {
-    let Some((run, mut decoder)) = page.session().lanes_decoder(bytes) else { return };
-    let decoded = loop {
-        if let Some(decoded) = decoder.step(97).transpose() {
-            break decoded;
+    let mut client = Client::default();
+    client.sent(Sent::Lanes);
+    let mut actions = client.on_reply(bytes);
+    while client.decoding() {
+        actions.extend(client.step(Budget { items: 97, sites: 97 }, |bytes| page.session().lanes_decoder(bytes)));
+    }
+    for action in actions {
+        if let Action::Session(action) = action {
+            page.apply(action, fx);
         }
-    };
-    page.apply(SessionAction::LanesDecoded(run, Box::new(decoded)), fx);
+    }
 }
