@@ -168,6 +168,36 @@ export const checks = [
     },
   },
   {
+    // The replay runs in the engine worker: a Step's answer is a round trip (its first run
+    // computed there). Printed, not timed as a test (a shared machine's load decides it); the
+    // change itself is asserted.
+    name: 'models: Step on a model preset shows the worker\'s first point (click to first change and to the point printed)',
+    run: async ({ page, log }) => {
+      await loadModel(page, 'descriptor_treeMap', '0.1×');
+      const times = await page.evaluate(
+        () =>
+          new Promise((resolve) => {
+            const t0 = performance.now();
+            const at = {};
+            const seen = () => {
+              at.first ??= performance.now() - t0;
+              if (Number(document.querySelector('#virtual-time')?.dataset.value) > 0) {
+                at.point = performance.now() - t0;
+                observer.disconnect();
+                resolve(at);
+              }
+            };
+            const observer = new MutationObserver(seen);
+            observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+            document.querySelector('#step').click();
+            setTimeout(() => (observer.disconnect(), resolve(at)), 10_000);
+          }),
+      );
+      log(`# descriptor_treeMap, Step: click to first DOM change ${times.first?.toFixed(1)} ms, to the worker's first point ${times.point?.toFixed(1)} ms`);
+      expect(times.point !== undefined, `the virtual time did not move within 10 s (first change at ${times.first} ms)`);
+    },
+  },
+  {
     name: 'models: a bad knob value shows an error; a good one re-runs the model',
     run: async ({ page }) => {
       await replayToEnd(page, 'records_rotating11');
