@@ -2,11 +2,10 @@
 //! lives here, one replay at a time, driven by the page's commands (`model_wire`).
 //!
 //! A frame's work is bounded by the wall clock as on the page it was bounded by the frame loop:
-//! engine runs until the replay reaches the clock or [`lane_host::WORK_MS`] have passed (a
-//! model run is not resumable, so one may take longer).
+//! engine runs until the replay reaches the clock or the frame's budget (`lane_host::Host`
+//! gives its lanes') has passed (a model run is not resumable, so one may take longer).
 
 use crate::model_runner::ModelRunner;
-use crate::worker::lane_host::WORK_MS;
 use crate::worker::model_wire::{self, Command, Request, Update, ViewForm};
 
 /// The replay being run, and which of its lanes' reports the page has.
@@ -22,8 +21,8 @@ pub struct ModelHost {
 }
 
 impl ModelHost {
-    /// A request in, its update out. `now_ms`: a wall clock for the frame budget.
-    pub fn answer(&mut self, bytes: &[u8], now_ms: &dyn Fn() -> f64) -> Vec<u8> {
+    /// A request in, its update out. `now_ms`: a wall clock for a frame's budget of `work_ms`.
+    pub fn answer(&mut self, bytes: &[u8], now_ms: &dyn Fn() -> f64, work_ms: f64) -> Vec<u8> {
         let Request { run, commands } = match model_wire::decode_request(bytes) {
             Ok(request) => request,
             Err(e) => return refusal(0, format!("the engine worker could not read the replay's request ({e})")),
@@ -43,7 +42,7 @@ impl ModelHost {
                 Command::Open { .. } => {}
                 Command::Frame { advance_ms } => {
                     r.advance_clock(advance_ms);
-                    let deadline = now_ms() + WORK_MS;
+                    let deadline = now_ms() + work_ms;
                     while !r.work(1) && now_ms() < deadline {}
                     r.end_frame();
                 }
