@@ -227,10 +227,15 @@ enum SlotStateForm {
     Registered,
 }
 
-pub fn encode_request(request: &Request) -> Vec<u8> {
+/// A message's bytes: its kind, then the message.
+fn encode(message: &impl Serialize) -> Vec<u8> {
     let mut bytes = Vec::new();
-    put(&mut bytes, &(MODEL, request));
+    put(&mut bytes, &(MODEL, message));
     bytes
+}
+
+pub fn encode_request(request: &Request) -> Vec<u8> {
+    encode(request)
 }
 
 pub fn decode_request(bytes: &[u8]) -> Result<Request, DecodeError> {
@@ -238,9 +243,7 @@ pub fn decode_request(bytes: &[u8]) -> Result<Request, DecodeError> {
 }
 
 pub fn encode_update(update: &Update) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(MODEL, update));
-    bytes
+    encode(update)
 }
 
 pub fn decode_update(bytes: &[u8]) -> Result<Update, DecodeError> {
