@@ -16,12 +16,14 @@ use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::lab::LabAction;
+use blast_playground::model_mode::ModelAction;
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::trace_lab::{self, TraceAction};
 use blast_playground::worker::fit_wire::{self, FitRefusal};
 use blast_playground::worker::lane_wire::{self, UpdateDecoder};
+use blast_playground::worker::model_wire;
 use blast_playground::worker::offload::{self, Posting};
 use blast_playground::worker::wire::{self, ReplyDecoder};
 use blast_playground::worker::wire::{Reply, Verdict};
@@ -248,6 +250,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
                 if let Some(request) = poster.take_lanes() {
                     command(&poster, &engine, &in_flight, &request);
                 }
+                if let Some(request) = poster.take_model() {
+                    replay(&poster, &engine, &in_flight, &request);
+                }
             });
         });
     }
@@ -259,6 +264,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         let jobs = store.take_jobs();
         let fit = store.take_fit();
         let traces = store.take_trace();
+        let model = store.take_model();
         let later = !jobs.is_empty();
         in_flight.borrow_mut().jobs_unposted += usize::from(later);
         let post = move || {
@@ -268,6 +274,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             }
             if let Some(job) = fit {
                 post_fit(&store, &engine, &in_flight, job);
+            }
+            if let Some(request) = model {
+                replay(&store, &engine, &in_flight, &request);
             }
             for message in traces {
                 let (poster, engine, in_flight) = (store.clone(), engine.clone(), in_flight.clone());
@@ -303,6 +312,8 @@ struct InFlight {
     /// Batches of jobs taken from the state to be posted in a task of their own, not yet
     /// posted: lanes' commands wait for them (a build names a job's scenario).
     jobs_unposted: usize,
+    /// Requests for the model replay (`model_wire`).
+    replays: usize,
     /// Fit jobs' ids (`fit_wire`), oldest first.
     fits: VecDeque<u64>,
     /// Answers to jobs, oldest first, each decoded `wire::DECODE_ITEMS` at a time in a task
@@ -397,6 +408,18 @@ fn command(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
     post(store, engine, in_flight, lane_wire::encode_request(request), |f| f.lanes += 1, |_| lanes_lost(store, "there is no engine worker".into()));
 }
 
+/// The model replay's commands (`model_wire`): its update comes back as `ModelAction::Replayed`.
+/// Without a worker there is no replay: the model runs only there.
+fn replay(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, request: &model_wire::Request) {
+    let lost = |_| replay_lost(store, "there is no engine worker".into());
+    post(store, engine, in_flight, model_wire::encode_request(request), |f| f.replays += 1, lost);
+}
+
+fn replay_lost(store: &Store, why: String) {
+    let store = store.clone();
+    browser::soon_detached(move || store.dispatch(Action::Model(ModelAction::Lost(why))));
+}
+
 /// The measured panel's fit job (`fit_wire`): its answer comes back as `LabAction::Fitted`.
 /// Without a worker there is no fit: the engine's fingerprint is not on the page.
 fn post_fit(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>, job: Posting) {
@@ -433,6 +456,12 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
             if first {
                 lanes_step(store, in_flight);
             }
+        }
+        browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::MODEL) => {
+            let mut f = in_flight.borrow_mut();
+            f.replays = f.replays.saturating_sub(1);
+            drop(f);
+            store.dispatch(Action::Model(ModelAction::Replayed(bytes)));
         }
         browser::WorkerNews::Reply(bytes) if wire::kind(&bytes) == Some(wire::FIT) => {
             let Some(job) = in_flight.borrow_mut().fits.pop_front() else { return };
@@ -482,6 +511,9 @@ fn on_news(store: &Store, engine: &Shared<Engine>, in_flight: &Shared<InFlight>,
                 }
                 if std::mem::take(&mut in_flight.borrow_mut().lanes) > 0 {
                     store.dispatch(SessionAction::LanesLost(format!("it stopped: {why}")));
+                }
+                if std::mem::take(&mut in_flight.borrow_mut().replays) > 0 {
+                    store.dispatch(Action::Model(ModelAction::Lost(format!("the engine worker stopped ({why})"))));
                 }
                 let how = if started { "stopped" } else { "did not start" };
                 store.dispatch(Action::Trace(TraceAction::Lost(format!("the engine worker {how} ({why})"))));
