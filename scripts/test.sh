@@ -10,9 +10,8 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-# 496.045: 495.945 measured on branch client, 2026-12-06 (main 495.539 the same hour): +0.41 for worker::client.
-SIZE_BUDGET_KB=496.045      # gzipped .wasm + .js the page loads, KiB: a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
-WORKER_BUDGET_KB=247.6      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
+SIZE_BUDGET_KB=483.6        # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+WORKER_BUDGET_KB=241.0      # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0

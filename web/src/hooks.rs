@@ -13,12 +13,13 @@ use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
+use blast_playground::model_mode::ModelAction;
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::worker::client::{self, Budget, Client, Sent};
-use blast_playground::worker::lane_wire;
 use blast_playground::worker::offload::Posting;
+use blast_playground::worker::{lane_wire, model_wire};
 
 /// Wall-clock budget for engine work per frame; the rest of the frame renders.
 const FRAME_BUDGET_MS: f64 = 8.0;
@@ -261,6 +262,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
                 if let Some(request) = poster.take_lanes() {
                     post(&poster, &link, Sent::Lanes, lane_wire::encode_request(&request));
                 }
+                if let Some(request) = poster.take_model() {
+                    post(&poster, &link, Sent::Model, model_wire::encode_request(&request));
+                }
             });
         });
     }
@@ -272,6 +276,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         let jobs = store.take_jobs();
         let fit = store.take_fit();
         let traces = store.take_trace();
+        let model = store.take_model();
         let later = !jobs.is_empty();
         link.jobs_unposted.set(link.jobs_unposted.get() + usize::from(later));
         let send = move || {
@@ -281,6 +286,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             }
             if let Some(Posting { id, bytes }) = fit {
                 post(&store, &link, Sent::Fit(id), bytes);
+            }
+            if let Some(request) = model {
+                post(&store, &link, Sent::Model, model_wire::encode_request(&request));
             }
             for message in traces {
                 let (poster, link) = (store.clone(), link.clone());
@@ -365,11 +373,14 @@ fn answer_in_page(store: &Store, link: &Link, host: &mut blast_playground::worke
 
 /// Hand an action of the client's to the store: a decoded lanes update at once, its render in a
 /// task after (at 10^5 sites the first update and the aggregated view's rows it draws were one
-/// 41 ms task of CPU, Chromium trace at load 5); anything else, the reducer and its render (at
-/// 10^5 sites a reading's apply is ~20 ms of CPU on its own), in a task after this one.
+/// 41 ms task of CPU, Chromium trace at load 5); a model replay's update at once; anything else,
+/// the reducer and its render (at 10^5 sites a reading's apply is ~20 ms of CPU on its own), in
+/// a task after this one.
 fn apply(store: &Store, action: Action) {
     if matches!(action, Action::Session(SessionAction::LanesDecoded(..))) {
         store.dispatch_render_later(action);
+    } else if matches!(action, Action::Model(ModelAction::Replayed(_))) {
+        store.dispatch(action);
     } else {
         let store = store.clone();
         browser::soon_detached(move || store.dispatch(action));

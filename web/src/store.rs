@@ -124,6 +124,11 @@ impl Store {
         self.state.try_borrow_mut().map(|mut s| s.take_trace()).unwrap_or_default()
     }
 
+    /// The model replay's commands for the engine worker (`AppState::take_model`).
+    pub fn take_model(&self) -> Option<blast_playground::worker::model_wire::Request> {
+        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_model())
+    }
+
     /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
     pub fn take_lanes(&self) -> Option<blast_playground::worker::lane_wire::Request> {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())

@@ -1,7 +1,7 @@
 //! The engine worker: a second wasm module, started by the page in a dedicated Web Worker
 //! (Trunk builds it from `index.html`'s `data-type="worker"` link), that reads large scenario
-//! texts off the page's main thread and runs the lanes of big scenarios (`lane_host::Host`).
-//! Each message is bytes (a text to read, or commands for the lanes); the answer goes back as
+//! texts off the page's main thread and runs scenarios' lanes and model replays
+//! (`lane_host::Host`). Each message is bytes (a text to read, or commands); the answer goes back as
 //! bytes, its buffer transferred rather than copied. It links the engine and the playground's
 //! engine side only: no Yew, no charts.
 

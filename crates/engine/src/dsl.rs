@@ -257,6 +257,8 @@ enum Places {
     /// The places of this model path and of its ancestors (the second pass of [`parse`], which
     /// places one error).
     Of(String),
+    /// That path's place was found: the parse can stop at the next top-level declaration.
+    Found,
     /// The places of the paths that start with this (`expectations[`: [`expectation_places`]).
     Under(&'static str),
 }
@@ -354,7 +356,11 @@ impl<'a> Parser<'a> {
                 Places::None | Places::All => true,
                 Places::Of(only) => only.starts_with(stem),
                 Places::Under(prefix) => path.starts_with(prefix),
+                Places::Found => false,
             };
+            if matches!(&self.places, Places::Of(only) if *only == path) {
+                self.places = Places::Found;
+            }
             if keep {
                 spans.insert(path, (t.line as usize, t.col as usize));
             }
@@ -445,6 +451,8 @@ impl<'a> Parser<'a> {
 
     fn scenario(&mut self) -> PResult<Scenario> {
         let mut s = Scenario::default();
+        // Counted here, not read off `s`: a parse that keeps nothing places the same paths.
+        let mut categories = 0;
         loop {
             if !self.lexer.short {
                 // Read so far without the end of a partial text: a place to start again from.
@@ -452,6 +460,10 @@ impl<'a> Parser<'a> {
             }
             if self.peek().tok == Tok::Eof {
                 break;
+            }
+            if matches!(self.places, Places::Found) {
+                // Placing one error: its path and its ancestors' are all marked by now.
+                return Ok(s);
             }
             let t = self.next()?;
             let Tok::Ident(kw) = &t.tok else {
@@ -493,7 +505,7 @@ impl<'a> Parser<'a> {
                     self.keep(&mut s.classes, || c);
                 }
                 "category" => {
-                    let path = self.sub(|| format!("categories[{}]", s.categories.len()));
+                    let path = self.sub(|| format!("categories[{categories}]"));
                     let (name, nt) = self.ident("a category name")?;
                     self.mark(|| path.clone(), &nt);
                     let open = self.sym('{')?;
@@ -512,6 +524,7 @@ impl<'a> Parser<'a> {
                     }
                     self.sym('}')?;
                     self.keep(&mut s.categories, || CategoryDecl { name: name.to_string(), methods });
+                    categories += 1;
                 }
                 "site" => {
                     self.cap(&t, self.n.sites, MAX_SITES, "sites")?;
@@ -587,7 +600,7 @@ impl<'a> Parser<'a> {
             // The first declaration word read as a method on a later line: a sign that this
             // `{` was never closed and the next declarations were read as its methods.
             let mut declaration: Option<Token> = None;
-            let mut count = 0;
+            let (mut count, mut costs) = (0, 0);
             while !self.at_sym('}') {
                 if !matches!(self.peek().tok, Tok::Ident(_)) {
                     return self.unclosed(&open, declaration.as_ref(), "a method name or `}`");
@@ -600,7 +613,8 @@ impl<'a> Parser<'a> {
                 self.mark(|| format!("{path}.methods[{count}]"), &mt);
                 // `cost` followed by a number is a body cost; alone it is a method named `cost`.
                 if self.at_keyword("cost") && matches!(self.peek_after().tok, Tok::Num(_)) {
-                    self.body_cost(path, m, &mut c.costs)?;
+                    self.body_cost(path, costs, m, &mut c.costs)?;
+                    costs += 1;
                 }
                 self.keep(&mut c.methods, || m.to_string());
                 count += 1;
@@ -610,8 +624,8 @@ impl<'a> Parser<'a> {
         Ok(c)
     }
 
-    /// `cost 180ns` (or `us`) after a method name in a class body.
-    fn body_cost(&mut self, path: &str, method: &str, costs: &mut Vec<BodyCost>) -> PResult<()> {
+    /// `cost 180ns` (or `us`) after a method name in a class body, the class's `k`th.
+    fn body_cost(&mut self, path: &str, k: usize, method: &str, costs: &mut Vec<BodyCost>) -> PResult<()> {
         self.next()?;
         let (n, nt) = self.num("a cost such as `180ns`")?;
         let (unit, ut) = self.ident("a time unit (`ns` or `us`)")?;
@@ -620,7 +634,7 @@ impl<'a> Parser<'a> {
             "us" => 1_000,
             other => return self.error(&ut, format!("unknown time unit `{other}` (expected ns or us)")),
         };
-        self.mark(|| format!("{path}.costs[{}]", costs.len()), &nt);
+        self.mark(|| format!("{path}.costs[{k}]"), &nt);
         let Some(ns) = n.checked_mul(scale) else { return self.error(&nt, format!("cost {n}{unit} is too large")) };
         self.keep(costs, || BodyCost { method: method.to_string(), ns });
         Ok(())
@@ -636,7 +650,7 @@ impl<'a> Parser<'a> {
 
     fn block(&mut self, path: &str) -> PResult<Vec<Stmt>> {
         let open = self.sym('{')?;
-        let mut out = Vec::new();
+        let (mut out, mut k) = (Vec::new(), 0);
         while !self.at_sym('}') {
             let t = *self.peek();
             match t.tok {
@@ -644,9 +658,10 @@ impl<'a> Parser<'a> {
                 Tok::Ident(w) if DECLARATIONS.contains(&w) => return self.unclosed(&open, Some(&t), "a statement or `}`"),
                 _ => {}
             }
-            let p = self.sub(|| format!("{path}[{}]", out.len()));
+            let p = self.sub(|| format!("{path}[{k}]"));
             let st = self.stmt(&p)?;
             self.keep(&mut out, || st);
+            k += 1;
         }
         self.sym('}')?;
         Ok(out)
@@ -820,14 +835,20 @@ pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
         Ok(()) => Ok(s),
         Err(e) => {
             drop(s);
-            let places = match &e.location {
-                Some(Location::Path(path)) => Places::Of(path.clone()),
-                _ => Places::None,
-            };
-            let (_, spans) = parse_text(src, places)?;
-            Err(locate(e, &spans))
+            let Some(Location::Path(path)) = &e.location else { return Err(e) };
+            let places = places_of(src, path)?;
+            Err(locate(e, &places))
         }
     }
+}
+
+/// The places of `path` and its ancestors in `src`, a text that parses: read again keeping
+/// nothing (the paths count what a kept list would hold), so placing an error of a 10^6-site
+/// text does not build its model twice.
+fn places_of(src: &str, path: &str) -> Result<Spans, ScenarioError> {
+    let mut p = Parser::over(Lexer::new(src)?, Counts::default(), Places::Of(path.to_string()), false)?;
+    p.scenario()?;
+    Ok(p.spans.unwrap_or_default())
 }
 
 /// Map a path-located validation error to the closest recorded text position.

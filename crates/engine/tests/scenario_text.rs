@@ -311,3 +311,22 @@ fn json_nested_past_the_reader_depth_limit_is_refused_with_its_place() {
     let e = dsl::from_json(&json).unwrap_err().to_string();
     assert!(e.starts_with("1:") && e.contains("recursion limit exceeded"), "{e}");
 }
+
+#[test]
+fn validation_errors_in_later_elements_of_a_list_are_placed_at_their_own_text() {
+    // The second read that places an error keeps nothing: the paths count the elements a kept
+    // list would hold (the second category, the third call, the third setup event).
+    for (text, error) in [
+        (
+            "class A { m n }\nsite s = A.m\ncategory c0 { A.m }\ncategory c1 { A.n Q.m }\nop { loop 1 { call s } }\n",
+            "4:19: category `c1` names unknown class `Q`",
+        ),
+        ("class A { m }\nsite s = A.m\nop { loop 1 { call s call s call t } }\n", "3:34: unknown site `t`"),
+        (
+            "class A { m }\nsite s = A.m\nsetup { write A.m write A.m load class B extends Q { m } }\nop { loop 1 { call s } }\n",
+            "3:50: loaded class `B` extends unknown class `Q`",
+        ),
+    ] {
+        assert_eq!(dsl::parse(text).unwrap_err().to_string(), error, "{text}");
+    }
+}

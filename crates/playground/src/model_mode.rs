@@ -2,7 +2,8 @@
 //! descriptor cache) instead of a call-site scenario.
 //!
 //! A `ModelSession` is the part of the page state that model mode adds: the preset, the knob
-//! settings, the selected variants and their replay. `AppState::reduce` hands it the run
+//! settings, the selected variants and their replay, which the engine worker runs (the page
+//! keeps a `model_mirror::ModelMirror` of it). `AppState::reduce` hands it the run
 //! controls while it is open (it is a `playback::Replay`, so they take the same path as the
 //! call-site lanes'); links and the autosave carry it as a `ModelLink`, which is
 //! checked here like any other user input.
@@ -16,8 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::effects::Effects;
 use crate::model_knobs::{self, KnobRefusal};
-use crate::model_runner::{ModelRunner, VariantView};
+use crate::model_runner::VariantView;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, Speed};
+use crate::worker::model_mirror::ModelMirror;
+use crate::worker::model_wire::Request;
 
 /// Most knob settings a link may carry (a model has at most four knobs).
 pub const MAX_KNOB_SETTINGS: usize = 16;
@@ -122,6 +125,10 @@ pub enum ModelAction {
         value: String,
     },
     ToggleVariant(String),
+    /// The engine worker's update of the replay (`model_wire`), as it came.
+    Replayed(Vec<u8>),
+    /// The engine worker stopped (or never started) while the replay was out: why.
+    Lost(String),
 }
 
 /// A knob value that was refused: what was typed and why.
@@ -138,7 +145,8 @@ pub struct ModelSession {
     pub knobs: Vec<(String, String)>,
     pub knob_error: Option<KnobError>,
     pub variants: Vec<&'static str>,
-    pub runner: ModelRunner,
+    /// The replay the engine worker runs, as the page mirrors it.
+    pub runner: ModelMirror,
     pub playback: Playback,
     /// Views for the costly panels (charts, comparison), refreshed like the call-site session's
     /// `slow_lanes`.
@@ -147,8 +155,10 @@ pub struct ModelSession {
 
 impl ModelSession {
     /// A paused session; at `Speed::Max` it stays there, otherwise a speed is fitted to the runs.
-    pub fn open(resolved: Resolved, knobs: Vec<(String, String)>, speed: Speed) -> ModelSession {
-        let runner = ModelRunner::new(resolved.config, &resolved.variants);
+    /// `opening`: which model session of the page this is (its replays are numbered under it,
+    /// so an update of an earlier session's replay is never taken for one of this one's).
+    pub fn open(resolved: Resolved, knobs: Vec<(String, String)>, speed: Speed, opening: u64) -> ModelSession {
+        let runner = ModelMirror::open(opening << 32, resolved.config, &resolved.variants);
         ModelSession {
             preset: resolved.preset,
             knobs,
@@ -176,7 +186,30 @@ impl ModelSession {
                     fx.info(why.to_string());
                 }
             }
+            ModelAction::Replayed(bytes) => match self.runner.apply(&bytes) {
+                Ok(None) => {
+                    // Paused, or a Step's answer: the costly panels show it at once.
+                    if !self.playback.playing {
+                        self.refresh_slow_views();
+                    }
+                    playback::fit_speed(self);
+                }
+                Ok(Some(why)) => self.lost(&why, fx),
+                Err(e) => self.lost(&format!("its update is unreadable ({e})"), fx),
+            },
+            ModelAction::Lost(why) => self.lost(&why, fx),
         }
+    }
+
+    /// The replay is gone with the worker (or it refused): paused, and said.
+    fn lost(&mut self, why: &str, fx: &mut Effects) {
+        self.playback.stop();
+        fx.error(format!("The model's replay stopped: {why}"));
+    }
+
+    /// The replay's commands to post to the engine worker now.
+    pub fn take_request(&mut self) -> Option<Request> {
+        self.runner.take_request()
     }
 
     /// A knob typed by the user: a valid value re-runs the model and replays it.
@@ -220,7 +253,7 @@ impl ModelSession {
 
     fn replace_runner(&mut self, config: ModelConfig) {
         self.playback.stop();
-        self.runner = ModelRunner::new(config, &self.variants);
+        self.runner = ModelMirror::open(self.runner.run() + 1, config, &self.variants);
         self.slow_views = self.runner.views().to_vec();
     }
 }
@@ -252,13 +285,14 @@ impl Replay for ModelSession {
         self.runner.advance_clock(virtual_ms);
     }
 
-    /// One engine run per chunk: a model run is worth many call-site steps.
+    /// The engine works in the worker: nothing to wait for here.
     fn work(&mut self, _max_steps: usize) -> bool {
-        self.runner.work(1)
+        true
     }
 
     fn end_frame(&mut self) -> bool {
-        self.runner.end_frame()
+        self.runner.settle();
+        self.runner.finished()
     }
 
     fn refresh_slow_views(&mut self) {
@@ -266,25 +300,37 @@ impl Replay for ModelSession {
     }
 
     fn after_commands(&mut self) {
-        self.runner.refresh();
         self.refresh_slow_views();
     }
 
     fn length_ms(&self) -> Option<f64> {
-        self.runner.runs_done().then(|| self.runner.longest_ms())
+        self.runner.length_ms()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::worker::in_process;
 
     fn link(preset: &str) -> ModelLink {
         ModelLink { preset: preset.into(), knobs: Vec::new(), variants: Vec::new() }
     }
 
     fn session(preset: &str) -> ModelSession {
-        ModelSession::open(resolve(&link(preset)).expect("resolves"), Vec::new(), Speed::Factor(0.1))
+        let mut s = ModelSession::open(resolve(&link(preset)).expect("resolves"), Vec::new(), Speed::Factor(0.1), 1);
+        answer(&mut s);
+        s
+    }
+
+    /// What the session asked of the engine worker, answered as the page's shell does.
+    fn answer(s: &mut ModelSession) {
+        in_process::pump_model(s, &mut Effects::default());
+    }
+
+    fn control(s: &mut ModelSession, control: Control) {
+        playback::control(s, control).expect("a control");
+        answer(s);
     }
 
     #[test]
@@ -313,10 +359,12 @@ mod tests {
     fn the_speed_is_fitted_to_the_longest_run() {
         let mut s = session("descriptor_treeMap");
         playback::control(&mut s, Control::Step).unwrap();
+        assert_eq!(s.playback.speed, Speed::Factor(0.1), "not fitted before the worker says how long the runs are");
+        answer(&mut s);
         assert_eq!(s.playback.speed, Speed::Factor(0.0001), "1.2 ms of virtual time replays in about 12 s");
         let mut s = session("descriptor_treeMap");
-        playback::control(&mut s, Control::SetSpeed(Speed::Factor(1.0))).unwrap();
-        playback::control(&mut s, Control::Step).unwrap();
+        control(&mut s, Control::SetSpeed(Speed::Factor(1.0)));
+        control(&mut s, Control::Step);
         assert_eq!(s.playback.speed, Speed::Factor(1.0), "a speed the user picked stays");
     }
 
@@ -351,11 +399,37 @@ mod tests {
     #[test]
     fn play_runs_the_frames_to_the_end_and_reset_rewinds() {
         let mut s = session("arena_closeGroup");
-        playback::play_to_end(&mut s);
+        playback::play_to_end(&mut s, answer);
         assert!(s.runner.finished());
         assert!(s.slow_views.iter().all(|v| v.result().is_some()));
-        playback::control(&mut s, Control::Reset).unwrap();
+        control(&mut s, Control::Reset);
         assert!(!s.runner.finished() && s.runner.clock_ms() == 0.0);
+        assert!(s.runner.views().iter().all(|v| v.revealed == 0 && v.report.is_some()), "the runs are kept");
+    }
+
+    #[test]
+    fn a_step_shows_the_first_point_of_every_variant_once_the_worker_answers() {
+        let mut s = session("descriptor_treeMap");
+        assert!(s.runner.views().iter().all(|v| v.report.is_none() && v.revealed == 0), "nothing run before a command");
+        playback::control(&mut s, Control::Step).unwrap();
+        assert!(s.runner.views().iter().all(|v| v.revealed == 0), "the page runs nothing itself");
+        answer(&mut s);
+        assert!(s.runner.views().iter().all(|v| v.revealed == 1 && v.report.is_some()));
+        assert_eq!(s.slow_views, s.runner.views(), "paused: the costly panels show the step");
+    }
+
+    /// Another replay took the worker's place (one replay at a time): this one stops, with why.
+    #[test]
+    fn a_replay_the_worker_no_longer_runs_pauses_with_a_banner() {
+        let mut s = session("arena_closeGroup");
+        let mut other = ModelSession::open(resolve(&link("descriptor_treeMap")).unwrap(), Vec::new(), Speed::Factor(0.1), 2);
+        answer(&mut other);
+        playback::control(&mut s, Control::Play).unwrap();
+        s.runner.step();
+        let mut fx = Effects::default();
+        in_process::pump_model(&mut s, &mut fx);
+        assert!(!s.playback.playing);
+        assert!(fx.banners.iter().any(|(_, text)| text.contains("no longer runs this replay")), "{:?}", fx.banners);
     }
 
     /// A session run to its end: every preset's expectations pass in the page's own state.
@@ -363,8 +437,8 @@ mod tests {
     fn every_model_preset_passes_its_expectations_once_its_variants_have_run() {
         for preset in blast_engine::models::MODEL_PRESETS {
             let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
-            let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1));
-            playback::play_to_end(&mut m);
+            let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1), 1);
+            playback::play_to_end(&mut m, answer);
             let placed = model_expect::of_preset(preset).unwrap();
             for o in outcomes(&placed, &m.slow_views) {
                 assert_eq!(o.status, blast_engine::expect::Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);

@@ -1,6 +1,7 @@
 //! Replays model runs (shape cache, shared arena, descriptor cache) the way `runner` drives
 //! call-site simulations: one lane per variant, lockstep on a shared virtual clock, bounded
-//! work per animation frame.
+//! work per animation frame. It runs in the engine worker (`worker::model_host`); the page
+//! keeps the [`VariantView`]s it sends (`worker::model_mirror`).
 //!
 //! The engine computes a model run in one go, so "live" here is a replay of each run's per-op
 //! timeline. For the entities part-way (counters that move and flash, verdicts per interval)

@@ -303,7 +303,9 @@ fn pause(lanes: &mut dyn Replay) {
     lanes.refresh_slow_views();
 }
 
-fn fit_speed(lanes: &mut dyn Replay) {
+/// A speed to be fitted becomes one once the lanes say how long they are (after a command, or
+/// when the engine worker's update of a model replay says).
+pub(crate) fn fit_speed(lanes: &mut dyn Replay) {
     if lanes.playback().fit_speed {
         if let Some(ms) = lanes.length_ms() {
             let p = lanes.playback();
@@ -313,20 +315,26 @@ fn fit_speed(lanes: &mut dyn Replay) {
     }
 }
 
-/// Play at full speed, frame by frame as the page does, until the run ends (tests).
+/// Play at full speed, frame by frame as the page does, until the run ends (tests); `answer`
+/// answers what the lanes asked of the engine worker after each control, as the page's shell
+/// does.
 #[cfg(test)]
-pub(crate) fn play_to_end(lanes: &mut dyn Replay) {
-    control(lanes, Control::SetSpeed(Speed::Max)).expect("a speed");
-    control(lanes, Control::Play).expect("runs");
+pub(crate) fn play_to_end<R: Replay>(lanes: &mut R, answer: impl Fn(&mut R)) {
+    let act = |lanes: &mut R, c: Control| {
+        control(lanes, c).expect("a control");
+        answer(lanes);
+    };
+    act(lanes, Control::SetSpeed(Speed::Max));
+    act(lanes, Control::Play);
     for frame in 0..10_000 {
-        control(lanes, Control::FrameStart { wall_dt_ms: 16.0 }).expect("a frame");
+        act(lanes, Control::FrameStart { wall_dt_ms: 16.0 });
         loop {
-            control(lanes, Control::Work { max_steps: 5000 }).expect("work");
+            act(lanes, Control::Work { max_steps: 5000 });
             if !lanes.playback().is_behind() {
                 break;
             }
         }
-        control(lanes, Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }).expect("a frame");
+        act(lanes, Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 });
         if !lanes.playback().playing {
             return;
         }

@@ -82,6 +82,8 @@ pub struct AppState {
     pub lab: Lab,
     /// The trace lab: a runtime log read by the engine worker, and its view.
     pub trace: TraceLab,
+    /// Model sessions opened so far (each numbers its replays under its own number).
+    model_openings: u64,
 }
 
 impl AppState {
@@ -130,7 +132,10 @@ impl AppState {
         self.session.own = saved.own_text;
         if let Some(link) = saved.model {
             match model_mode::resolve(&link) {
-                Ok(resolved) => self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback.speed)),
+                Ok(resolved) => {
+                    self.model_openings += 1;
+                    self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback.speed, self.model_openings))
+                }
                 Err(why) => {
                     self.chrome.banner(BannerKind::Error, format!("The autosaved model could not be reopened ({why}); the call-site scenario is shown."))
                 }
@@ -199,6 +204,11 @@ impl AppState {
     /// The trace lab's messages for the engine worker, to post now (`trace_lab`).
     pub fn take_trace(&mut self) -> Vec<crate::trace_lab::Outgoing> {
         self.trace.take_outgoing()
+    }
+
+    /// The model replay's commands for the engine worker, to post now (`model_wire`).
+    pub fn take_model(&mut self) -> Option<crate::worker::model_wire::Request> {
+        self.model.as_mut().and_then(ModelSession::take_request)
     }
 
     /// Commands for the lanes the engine worker runs, to post now (`lanes`).
@@ -334,7 +344,8 @@ impl AppState {
                 self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
                 self.session.runner.brush(None);
                 let speed = self.current_speed();
-                Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed)))
+                self.model_openings += 1;
+                Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed, self.model_openings)))
             }
             Err(why) => {
                 fx.error(format!("{refusal} {why}"));

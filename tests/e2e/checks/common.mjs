@@ -99,3 +99,31 @@ export async function pasteScenario(page, text, ready = async () => {}) {
     }
   });
 }
+
+/** Click `click` and time it in the page: `first`, ms to the first DOM change; `done`, ms until
+ *  `watched`'s `data-value` (its text when it has none) first matches the regex source
+ *  `pattern`; either undefined when it did not happen within 10 s. */
+export async function clickTimes(page, click, watched, pattern) {
+  return page.evaluate(
+    ([click, watched, pattern]) =>
+      new Promise((resolve) => {
+        const re = new RegExp(pattern);
+        const t0 = performance.now();
+        const at = {};
+        const seen = () => {
+          at.first ??= performance.now() - t0;
+          const el = document.querySelector(watched);
+          if (el && re.test(el.dataset.value ?? el.textContent)) {
+            at.done = performance.now() - t0;
+            observer.disconnect();
+            resolve(at);
+          }
+        };
+        const observer = new MutationObserver(seen);
+        observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+        document.querySelector(click).click();
+        setTimeout(() => (observer.disconnect(), resolve(at)), 10_000);
+      }),
+    [click, watched, pattern],
+  );
+}

@@ -5,7 +5,7 @@
 //
 // Same contract as playground.mjs; `log(line)` prints a `#` comment line in the report (frame
 // timings). Checks that need a clean browser open their own context and close it again.
-import { expect, freshPage, ready, waitFinished } from './common.mjs';
+import { clickTimes, expect, freshPage, ready, waitFinished } from './common.mjs';
 
 const MODEL_PRESETS = [
   'records_length100',
@@ -165,6 +165,19 @@ export const checks = [
       expect(t.broken.value >= 15 * t.good.value, `broken ${t.broken.value} vs good ${t.good.value}`);
       const state = await page.getAttribute('.model-lane[data-variant="broken"] .descriptor-slot', 'data-state');
       expect(state === 'unregistered', `the broken slot stays unregistered, shows ${state}`);
+    },
+  },
+  {
+    // The replay runs in the engine worker: a Step's answer is a round trip (its first run
+    // computed there). Printed, not timed as a test (a shared machine's load decides it); the
+    // change itself is asserted.
+    name: 'models: Step on a model preset shows the worker\'s first point (click to first change and to the point printed)',
+    run: async ({ page, log }) => {
+      await loadModel(page, 'descriptor_treeMap', '0.1×');
+      // The virtual time, once it is past zero.
+      const times = await clickTimes(page, '#step', '#virtual-time', '^(?!0$).+');
+      log(`# descriptor_treeMap, Step: click to first DOM change ${times.first?.toFixed(1)} ms, to the worker's first point ${times.done?.toFixed(1)} ms`);
+      expect(times.done !== undefined, `the virtual time did not move within 10 s (first change at ${times.first} ms)`);
     },
   },
   {

@@ -5,16 +5,17 @@
 //! log's replay needs and a V8 log's uses) goes with Finish, or later as its own message: the
 //! worker keeps the finished trace and answers the view replayed with it.
 //!
-//! Bytes: the first is [`crate::worker::wire::TRACE`] (so the worker's and the page's routing by kind
-//! sends them here), then the message as JSON (serde derives; `serde_json` is already on the
-//! page for autosave and links) ended by a newline, then, for a chunk, the log's bytes as they
-//! are: the page copies a chunk once and nothing escapes it. Decoding is total: bytes that are
-//! not a message give an error, never a panic.
+//! Bytes: postcard's form of the message (`wire::put`, serde's derives), its kind
+//! ([`crate::worker::wire::TRACE`]) first, so the worker's and the page's routing by kind sends
+//! them here; then, for a chunk, the log's bytes as they are: the page copies a chunk once and
+//! nothing escapes it. (They were JSON: postcard keeps serde_json's derived readers of these
+//! types off the page, docs/PERFORMANCE.md.) Decoding is total: bytes that are not a message
+//! give an error, never a panic.
 
 use serde::{Deserialize, Serialize};
 
 use super::page::{TimelinePart, TracePage};
-use crate::worker::wire::TRACE;
+use crate::worker::wire::{self, put, take_whole, TRACE};
 
 /// Bytes of log per chunk message: a task of a few ms in the worker at the readers' slowest
 /// (HotSpot, ~200 MB/s in `cargo bench -p blast-engine --bench trace`), and one chunk is all
@@ -81,54 +82,41 @@ impl std::fmt::Display for DecodeError {
     }
 }
 
-fn frame(json: Vec<u8>, extra: usize) -> Vec<u8> {
-    let mut out = Vec::with_capacity(json.len() + 2 + extra);
-    out.push(TRACE as u8);
-    out.extend_from_slice(&json);
-    out.push(b'\n');
-    out
-}
-
 /// A request's bytes; a chunk's log bytes are appended to them (`chunk`, or by the page's
 /// glue straight from a file slice).
 pub fn encode_request(r: &Request) -> Vec<u8> {
-    frame(serde_json::to_vec(r).unwrap_or_default(), 0)
+    let mut out = Vec::new();
+    put(&mut out, &(TRACE, r));
+    out
 }
 
 /// A chunk message: the header, then `bytes`.
 pub fn chunk(id: u64, bytes: &[u8]) -> Vec<u8> {
-    let mut out = frame(serde_json::to_vec(&Request::Chunk { id }).unwrap_or_default(), bytes.len());
+    let mut out = Vec::with_capacity(bytes.len() + 12);
+    put(&mut out, &(TRACE, Request::Chunk { id }));
     out.extend_from_slice(bytes);
     out
 }
 
-/// The JSON part of a message, and what follows its newline.
-fn split(bytes: &[u8]) -> Result<(&[u8], &[u8]), DecodeError> {
-    match bytes.first() {
-        Some(&k) if u64::from(k) == TRACE => {}
-        _ => return Err(DecodeError("not a trace message (its first byte)".into())),
-    }
-    let end = bytes[1..].iter().position(|&b| b == b'\n').ok_or_else(|| DecodeError("a trace message without its header's end".into()))?;
-    Ok((&bytes[1..1 + end], &bytes[2 + end..]))
-}
-
 /// A request and the log bytes after its header (empty but for a chunk).
 pub fn decode_request(bytes: &[u8]) -> Result<(Request, &[u8]), DecodeError> {
-    let (json, rest) = split(bytes)?;
-    let r = serde_json::from_slice(json).map_err(|e| DecodeError(format!("an unreadable trace request ({e})")))?;
-    Ok((r, rest))
+    let unreadable = |e: wire::DecodeError| DecodeError(format!("an unreadable trace request ({e})"));
+    let mut at = 0;
+    if wire::take::<u64>(bytes, &mut at).map_err(unreadable)? != TRACE {
+        return Err(DecodeError("not a trace message (its first byte)".into()));
+    }
+    let r = wire::take(bytes, &mut at).map_err(unreadable)?;
+    Ok((r, &bytes[at..]))
 }
 
 pub fn encode_reply(r: &Reply) -> Vec<u8> {
-    frame(serde_json::to_vec(r).unwrap_or_default(), 0)
+    let mut out = Vec::new();
+    put(&mut out, &(TRACE, r));
+    out
 }
 
 pub fn decode_reply(bytes: &[u8]) -> Result<Reply, DecodeError> {
-    let (json, rest) = split(bytes)?;
-    if !rest.is_empty() {
-        return Err(DecodeError(format!("{} bytes after a trace reply", rest.len())));
-    }
-    serde_json::from_slice(json).map_err(|e| DecodeError(format!("an unreadable trace reply ({e})")))
+    take_whole(bytes, TRACE).map_err(|e| DecodeError(format!("an unreadable trace reply ({e})")))
 }
 
 #[cfg(test)]
@@ -161,9 +149,10 @@ mod tests {
         let r = Reply { id: 9, answer: Answer::Progress { bytes: 10, lines: 2, events: 1, stopped: Some("cap".into()) } };
         assert_eq!(decode_reply(&encode_reply(&r)).unwrap(), r);
         assert!(decode_reply(b"").is_err());
-        assert!(decode_reply(&[TRACE as u8, b'{']).is_err());
-        assert!(decode_reply(&[0, b'{', b'}', b'\n']).is_err());
-        assert!(decode_request(&[TRACE as u8, b'x', b'\n']).is_err());
+        assert!(decode_reply(&[TRACE as u8, 9]).is_err(), "cut short");
+        assert!(decode_reply(&encode_request(&Request::Cancel { id: 1 })).is_err(), "a request is not a reply");
+        assert!(decode_request(&[TRACE as u8, 99]).is_err(), "no such request");
+        assert!(decode_request(&[0, 5]).is_err(), "not a trace message");
         let mut trailing = encode_reply(&r);
         trailing.push(b'x');
         assert!(decode_reply(&trailing).is_err());

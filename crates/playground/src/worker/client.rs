@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 
 use crate::action::Action;
 use crate::lab::LabAction;
+use crate::model_mode::ModelAction;
 use crate::session::SessionAction;
 use crate::trace_lab::{self, TraceAction};
 use crate::worker::fit_wire::{self, FitRefusal};
@@ -33,6 +34,8 @@ pub enum Sent {
     Fit(u64),
     /// A trace lab message (`trace_lab::protocol`): answered as `TraceAction::Answer`.
     Trace,
+    /// Commands for the model replay (`model_wire`): answered as `ModelAction::Replayed`.
+    Model,
 }
 
 /// How much one [`Client::step`] decodes at most.
@@ -58,6 +61,8 @@ pub struct Client {
     lanes: usize,
     /// Fit jobs' ids, oldest first.
     fits: VecDeque<u64>,
+    /// Requests for the model replay not answered.
+    replays: usize,
     /// Answers being decoded, oldest first.
     decoding: VecDeque<Decoding>,
 }
@@ -80,6 +85,7 @@ impl Client {
             Sent::Job(id) => self.jobs.push_back(id),
             Sent::Lanes => self.lanes += 1,
             Sent::Fit(id) => self.fits.push_back(id),
+            Sent::Model => self.replays += 1,
             Sent::Trace => {}
         }
     }
@@ -104,6 +110,11 @@ impl Client {
                     Err(why) => (job, Err(FitRefusal::AnswerUnreadable(why))),
                 };
                 vec![Action::Lab(LabAction::Fitted { job, fitted })]
+            }
+            // Applied as it comes: the model's mirror reads it (`model_mirror`).
+            Some(wire::MODEL) => {
+                self.replays = self.replays.saturating_sub(1);
+                vec![Action::Model(ModelAction::Replayed(bytes))]
             }
             Some(wire::TRACE) => {
                 let action = match trace_lab::protocol::decode_reply(&bytes) {
@@ -169,6 +180,9 @@ impl Client {
         if std::mem::take(&mut self.lanes) > 0 {
             actions.push(SessionAction::LanesLost(format!("it stopped: {why}")).into());
         }
+        if std::mem::take(&mut self.replays) > 0 {
+            actions.push(Action::Model(ModelAction::Lost(format!("the engine worker stopped ({why})"))));
+        }
         actions.push(Action::Trace(TraceAction::Lost(format!("the engine worker {how} ({why})"))));
         for id in self.jobs.drain(..) {
             actions.push(match started {
@@ -186,6 +200,7 @@ pub fn no_worker(what: Sent) -> Action {
         Sent::Job(id) => unread(id),
         Sent::Lanes => SessionAction::LanesLost("there is no engine worker".into()).into(),
         Sent::Fit(job) => Action::Lab(LabAction::Fitted { job, fitted: Err(FitRefusal::NoWorker) }),
+        Sent::Model => Action::Model(ModelAction::Lost("there is no engine worker".into())),
         Sent::Trace => Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())),
     }
 }
@@ -277,6 +292,11 @@ mod tests {
         assert_eq!(lanes_runs(&actions).len(), 1);
         assert!(s.runner.views().len() == 2 && s.runner.views().iter().all(|v| v.sites.len() == 30 && !s.runner.awaiting_rebuild()));
         assert!(!c.decoding() && c.jobs.is_empty() && c.lanes == 0 && c.fits.is_empty(), "nothing left awaited");
+        // A model replay's update goes to the model, as it came.
+        c.sent(Sent::Model);
+        let replayed = vec![wire::MODEL as u8, 1, 2];
+        assert_eq!(c.on_reply(replayed.clone()), vec![Action::Model(ModelAction::Replayed(replayed))]);
+        assert_eq!(c.replays, 0);
     }
 
     #[test]
@@ -339,7 +359,9 @@ mod tests {
         let job = c.jobs.back().copied().expect("a job");
         c.sent(Sent::Lanes);
         c.sent(Sent::Fit(4));
+        c.sent(Sent::Model);
         let owed = c.on_failed(true, "gone");
+        assert!(owed.contains(&Action::Model(ModelAction::Lost("the engine worker stopped (gone)".into()))));
         let lost = FitRefusal::WorkerLost { started: true, why: "gone".into() };
         assert!(owed.contains(&Action::Lab(LabAction::Fitted { job: 4, fitted: Err(lost) })), "{owed:?}");
         assert!(owed.contains(&SessionAction::LanesLost("it stopped: gone".into()).into()));

@@ -1,16 +1,18 @@
-//! An engine worker in the test's own thread: it answers the page's jobs and its lanes'
-//! commands at once, through the bytes the real worker exchanges (`lane_host::Host`), so the
-//! session's and the router's tests run the page's one engine path synchronously.
+//! An engine worker in the test's own thread: it answers the page's jobs, its lanes' and its
+//! model replay's commands at once, through the bytes the real worker exchanges
+//! (`lane_host::Host`), so the sessions' and the router's tests run the page's one engine path
+//! synchronously.
 
 use std::cell::RefCell;
 
 use crate::action::Action;
 use crate::effects::Effects;
+use crate::model_mode::{ModelAction, ModelSession};
 use crate::session::{CallSiteSession, SessionAction};
 use crate::state::AppState;
 use crate::worker::client::{Budget, Client, Sent};
 use crate::worker::lane_host::Host;
-use crate::worker::{lane_wire, offload};
+use crate::worker::{lane_wire, model_wire, offload};
 
 thread_local! {
     /// Each test runs on a thread of its own: one worker per test, like one per page.
@@ -22,6 +24,10 @@ pub trait Page {
     fn session(&mut self) -> &mut CallSiteSession;
     /// Apply an answer as the page does.
     fn apply(&mut self, action: SessionAction, fx: &mut Effects);
+    /// The model session on screen, if any.
+    fn model(&mut self) -> Option<&mut ModelSession> {
+        None
+    }
 }
 
 impl Page for CallSiteSession {
@@ -42,6 +48,10 @@ impl Page for AppState {
     fn apply(&mut self, action: SessionAction, _: &mut Effects) {
         self.reduce(Action::Session(action));
     }
+
+    fn model(&mut self) -> Option<&mut ModelSession> {
+        self.model.as_mut()
+    }
 }
 
 /// The worker's own state, for a test that posts to it by hand.
@@ -52,6 +62,9 @@ pub fn with_host<R>(f: impl FnOnce(&mut Host) -> R) -> R {
 /// Answer every job and lanes request, as the shell and the worker do, until none is left;
 /// the jobs of a batch before its lanes' commands (a build names a job's scenario).
 pub fn pump(page: &mut impl Page, fx: &mut Effects) {
+    if let Some(model) = page.model() {
+        pump_model(model, fx);
+    }
     loop {
         let jobs = page.session().take_jobs();
         let lanes = page.session().take_lanes();
@@ -66,6 +79,14 @@ pub fn pump(page: &mut impl Page, fx: &mut Effects) {
             let bytes = with_host(|host| host.answer(&lane_wire::encode_request(&request), &|| 0.0));
             update(page, bytes, fx);
         }
+    }
+}
+
+/// Answer the model replay's requests until none is left.
+pub fn pump_model(model: &mut ModelSession, fx: &mut Effects) {
+    while let Some(request) = model.take_request() {
+        let bytes = with_host(|host| host.answer(&model_wire::encode_request(&request), &|| 0.0));
+        model.reduce(ModelAction::Replayed(bytes), fx);
     }
 }
 

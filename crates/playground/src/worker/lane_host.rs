@@ -5,8 +5,9 @@
 //! [`Host`] is the worker's whole state, one message at a time: a text to read (`offload`),
 //! after which it keeps a big scenario and the lanes its run check built, a batch of
 //! commands for those lanes (`lane_wire::Request`), answered with the views' deltas, or a
-//! probe result to fit (`fit_wire`, which keeps nothing), or a runtime log's next chunk
-//! (`trace_lab::host`, which keeps the one log being read). Plain Rust: the tests call it as the
+//! probe result to fit (`fit_wire`, which keeps nothing), a runtime log's next chunk
+//! (`trace_lab::host`, which keeps the one log being read), or a model preset's replay's
+//! commands (`model_host`, which keeps the one replay). Plain Rust: the tests call it as the
 //! worker does, with a clock passed in.
 
 use std::rc::Rc;
@@ -52,6 +53,7 @@ pub struct Host {
     held: Option<Held>,
     lanes: Option<Running>,
     trace: crate::trace_lab::host::TraceHost,
+    model: crate::worker::model_host::ModelHost,
 }
 
 impl Host {
@@ -61,6 +63,7 @@ impl Host {
             Some(wire::LANES) => self.command(bytes, now_ms),
             Some(wire::FIT) => crate::worker::fit_wire::answer(bytes),
             Some(wire::TRACE) => self.trace.answer(bytes),
+            Some(wire::MODEL) => self.model.answer(bytes, now_ms, WORK_MS),
             _ => self.read(bytes),
         }
     }

@@ -3,14 +3,16 @@
 //!
 //! - Messages as bytes: `wire` (the frame every message shares, and a job: a scenario text to
 //!   read, with its reply), `lane_wire` (lanes the worker runs: the page's commands and the
-//!   worker's updates, as deltas), `fit_wire` (a probe result's fit). The trace lab's messages
-//!   are `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose
-//!   own serde is shaped for JSON.
+//!   worker's updates, as deltas), `fit_wire` (a probe result's fit), `model_wire` (a model
+//!   preset's replay: commands and updates). The trace lab's messages are
+//!   `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose own
+//!   serde is shaped for JSON.
 //! - The page's side: `client` (what was posted and is awaited, each answer routed to what it
 //!   is for, answers decoded in bounded steps), `offload` (which work leaves the page, and the
 //!   typed reply), `reading` (what each text's answer is for), `lanes` (the page's mirror of the
-//!   lanes the worker runs).
-//! - The worker's side: `lane_host` (the worker's whole state, one message at a time).
+//!   lanes the worker runs), `model_mirror` (the page's mirror of the model replay).
+//! - The worker's side: `lane_host` (the worker's whole state, one message at a time),
+//!   `model_host` (the model replay it runs).
 //! - `in_process` (tests): the worker in the test's thread, answering at once.
 //! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
 //!   real message finds its code compiled.
@@ -25,6 +27,9 @@ pub mod in_process;
 pub mod lane_host;
 pub mod lane_wire;
 pub mod lanes;
+pub mod model_host;
+pub mod model_mirror;
+pub mod model_wire;
 pub mod offload;
 pub mod reading;
 pub mod rehearsal;

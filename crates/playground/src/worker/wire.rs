@@ -77,12 +77,14 @@ pub const READ: u64 = 0;
 pub const LANES: u64 = 1;
 /// ...or a probe result to fit (`fit_wire`) and its fingerprint...
 pub const FIT: u64 = 2;
-/// ...or a runtime log being read (`trace_lab::protocol`) and the reader's answers.
+/// ...or a runtime log being read (`trace_lab::protocol`) and the reader's answers...
 pub const TRACE: u64 = 3;
+/// ...or a model preset's replay (`model_wire`): the page's commands and its updates.
+pub const MODEL: u64 = 4;
 
-/// What a message is (`READ`, `LANES`, `FIT` or `TRACE`), `None` for bytes that are not one.
+/// What a message is (`READ`, `LANES`, `FIT`, `TRACE` or `MODEL`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
-    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE)
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE || k == MODEL)
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).
