@@ -12,7 +12,7 @@ use std::rc::Rc;
 use blast_engine::expect::{Cause, Outcome};
 use blast_engine::presets::{self, Preset};
 use blast_engine::scenario::{Event, Scenario};
-use blast_engine::{dsl, Params, Policy};
+use blast_engine::{dsl, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
@@ -102,51 +102,50 @@ pub enum FireOutcome {
 
 pub struct CallSiteSession {
     /// Shared with the page's components (`Rc`): a 10^5-site world was copied per scenario change.
-    pub scenario: Rc<Scenario>,
-    pub text: String,
-    pub text_error: Option<TextError>,
-    pub policies: Vec<Policy>,
-    pub params: Params,
-    pub playback: Playback,
+    scenario: Rc<Scenario>,
+    text: String,
+    text_error: Option<TextError>,
+    policies: Vec<Policy>,
+    playback: Playback,
     /// The lanes the engine worker runs, as the page mirrors them (`lanes`).
-    pub runner: Lanes,
+    runner: Lanes,
     /// Why the scenario cannot run (it parses but the engine refuses it).
-    pub run_error: Option<RunRefusal>,
+    run_error: Option<RunRefusal>,
     /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
     /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
-    pub slow_lanes: Vec<Rc<LaneView>>,
-    pub selected_site: Option<String>,
+    slow_lanes: Vec<Rc<LaneView>>,
+    selected_site: Option<String>,
     /// Each expectation's outcome against the lanes, refreshed with `slow_lanes`.
-    pub expectations: Rc<Vec<Outcome>>,
+    expectations: Rc<Vec<Outcome>>,
     /// The relink a click on a failed expectation asked the why panel to show.
-    pub focused_cause: Option<Cause>,
-    pub hovered_class: Option<String>,
-    pub what_if: Vec<(Policy, Vec<String>)>,
-    pub editor_error: Option<String>,
-    pub last_fire: Option<FireOutcome>,
+    focused_cause: Option<Cause>,
+    hovered_class: Option<String>,
+    what_if: Vec<(Policy, Vec<String>)>,
+    editor_error: Option<String>,
+    last_fire: Option<FireOutcome>,
     /// Undo and redo of form and text edits; a load is one step, so Undo brings back what it replaced.
-    pub history: History,
+    history: History,
     /// The user's own scenario text that a load (preset, link, file) replaced, for the preset
     /// picker's "Your scenario" while something else is on screen (`OpenOwn` brings it back).
-    pub own: Option<String>,
+    own: Option<String>,
     /// The text on screen is the user's: typed, edited, undone to or autosaved, not loaded as
     /// it is. A load over it keeps it in `own`.
-    pub edited: bool,
+    edited: bool,
     /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
-    pub loop_mode: bool,
+    loop_mode: bool,
     /// Bumps whenever the scenario changes.
-    pub scenario_rev: u64,
+    scenario_rev: u64,
     /// Bumps whenever new lanes are built (at virtual time zero: the timeline's ranges mean
     /// nothing on them).
-    pub run_id: u64,
+    run_id: u64,
     /// Bumps whenever the text changes (what autosave and share links carry is derived from
     /// it: comparing a key is cheap where copying a 3 MB text per frame is not).
-    pub text_rev: u64,
+    text_rev: u64,
     /// Bumps on every model edit attempt, accepted or refused.
-    pub edit_epoch: u64,
+    edit_epoch: u64,
     /// The expectations' text lines as the engine worker found them, for the text revision it
     /// read (`app.rs` places them; a small text is placed on the page).
-    pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
+    read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
     /// Texts being read off the main thread (`offload`).
     readings: Readings,
     /// A run the reading of a text paused (`request`): it plays on when the last reading ends
@@ -182,7 +181,6 @@ impl CallSiteSession {
             text,
             text_error: None,
             policies: vec![Policy::Global, Policy::Exact],
-            params: Params::default(),
             playback: Playback::new(Speed::Factor(0.1), false),
             runner: Lanes::idle(),
             run_error: None,
@@ -216,8 +214,8 @@ impl CallSiteSession {
     }
 
     /// An autosaved session: its text (read by the engine worker: the default model until it
-    /// answers), policies and speed.
-    pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed) {
+    /// answers), policies and speed, and the user's own text a load had replaced (`own`).
+    pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed, own: Option<String>) {
         if playback::SPEEDS.contains(&speed) {
             self.playback.speed = speed;
         }
@@ -231,6 +229,7 @@ impl CallSiteSession {
         self.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
         self.edited = preset.is_none();
+        self.own = own;
         self.rebuild();
     }
 
@@ -428,6 +427,13 @@ impl CallSiteSession {
     pub fn hover(&mut self, class: Option<String>) {
         self.hovered_class = class;
         self.refresh_what_if();
+    }
+
+    /// A model preset takes the screen: the lanes wait behind it paused, without a brushed
+    /// range (the timeline starts over for the model).
+    pub fn set_aside(&mut self) {
+        self.playback.playing = false;
+        self.runner.brush(None);
     }
 
     /// Hand the timeline's brushed range to the lanes and show its relinks at once (paused or not).
@@ -778,6 +784,108 @@ impl CallSiteSession {
     }
 }
 
+/// The read-only view the page shell reads (the fields are private: every change goes
+/// through [`CallSiteSession::reduce`], [`CallSiteSession::control`] or a method named for it).
+impl CallSiteSession {
+    pub fn scenario(&self) -> &Rc<Scenario> {
+        &self.scenario
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn text_error(&self) -> Option<&TextError> {
+        self.text_error.as_ref()
+    }
+
+    pub fn policies(&self) -> &[Policy] {
+        &self.policies
+    }
+
+    pub fn playback(&self) -> &Playback {
+        &self.playback
+    }
+
+    pub fn runner(&self) -> &Lanes {
+        &self.runner
+    }
+
+    pub fn run_error(&self) -> Option<&RunRefusal> {
+        self.run_error.as_ref()
+    }
+
+    pub fn slow_lanes(&self) -> &[Rc<LaneView>] {
+        &self.slow_lanes
+    }
+
+    pub fn selected_site(&self) -> Option<&str> {
+        self.selected_site.as_deref()
+    }
+
+    pub fn expectations(&self) -> &Rc<Vec<Outcome>> {
+        &self.expectations
+    }
+
+    pub fn focused_cause(&self) -> Option<&Cause> {
+        self.focused_cause.as_ref()
+    }
+
+    pub fn hovered_class(&self) -> Option<&str> {
+        self.hovered_class.as_deref()
+    }
+
+    pub fn what_if(&self) -> &[(Policy, Vec<String>)] {
+        &self.what_if
+    }
+
+    pub fn editor_error(&self) -> Option<&str> {
+        self.editor_error.as_deref()
+    }
+
+    pub fn last_fire(&self) -> Option<&FireOutcome> {
+        self.last_fire.as_ref()
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn own(&self) -> Option<&str> {
+        self.own.as_deref()
+    }
+
+    pub fn loop_mode(&self) -> bool {
+        self.loop_mode
+    }
+
+    pub fn scenario_rev(&self) -> u64 {
+        self.scenario_rev
+    }
+
+    pub fn run_id(&self) -> u64 {
+        self.run_id
+    }
+
+    pub fn text_rev(&self) -> u64 {
+        self.text_rev
+    }
+
+    pub fn edit_epoch(&self) -> u64 {
+        self.edit_epoch
+    }
+
+    pub fn read_expect_lines(&self) -> Option<&(u64, Rc<Vec<Option<usize>>>)> {
+        self.read_expect_lines.as_ref()
+    }
+
+    /// The lanes' own tests (`worker::lanes`) drive the mirror behind the session.
+    #[cfg(test)]
+    pub(crate) fn runner_mut(&mut self) -> &mut Lanes {
+        &mut self.runner
+    }
+}
+
 impl Replay for CallSiteSession {
     fn playback(&mut self) -> &mut Playback {
         &mut self.playback
@@ -879,7 +987,7 @@ pub(crate) mod tests {
             {
                 act(s, control);
             }
-            if !s.playback.playing {
+            if !s.playback().playing {
                 return;
             }
         }
@@ -928,14 +1036,14 @@ pub(crate) mod tests {
         let mut s = session();
         let text = world(50, 1000);
         act_only(&mut s, SessionAction::EditText(text.clone()));
-        assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
+        assert_eq!((s.text(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
+        assert_eq!(s.scenario().name, DEFAULT_PRESET, "the model waits for the worker");
         assert_eq!(answer_jobs(&mut s).0, 1);
-        assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
-        assert!(s.text_error.is_none() && s.run_error.is_none());
+        assert_eq!((s.loading_sites(), s.scenario().sites.len(), s.runner().views().len()), (None, 1000, 2));
+        assert!(s.text_error().is_none() && s.run_error().is_none());
         act(&mut s, SessionAction::Undo);
         assert_eq!(answer_jobs(&mut s).0, 0, "a small text is read here, at once");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        assert_eq!(s.scenario().name, DEFAULT_PRESET);
     }
 
     #[test]
@@ -944,14 +1052,14 @@ pub(crate) mod tests {
         let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
         act_only(&mut s, SessionAction::EditText(broken));
         answer_jobs(&mut s);
-        let e = s.text_error.clone().expect("located error");
+        let e = s.text_error().expect("located error");
         assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        assert_eq!(s.scenario().name, DEFAULT_PRESET);
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
         act_only(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
-        assert!(s.run_error.as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error);
-        assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
+        assert!(s.run_error().as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error());
+        assert!(s.runner().is_empty(), "refused by the worker's check: nothing built here");
     }
 
     #[test]
@@ -962,36 +1070,36 @@ pub(crate) mod tests {
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
         act_only(&mut s, SessionAction::EditText(small.clone()));
         assert_eq!(answer_jobs(&mut s).0, 1, "only the newer edit is awaited");
-        assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
+        assert_eq!((s.scenario().name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
         act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&stale[0].bytes)).expect("a reply")));
-        assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+        assert_eq!((s.scenario().name.as_str(), s.text()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
     }
 
     #[test]
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         let open = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
         act_only(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
-        assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
+        assert_eq!((s.text(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
         let (_, fx) = answer_jobs(&mut s);
-        assert_eq!(s.text, before, "a link that does not read changes nothing");
+        assert_eq!(s.text(), before, "a link that does not read changes nothing");
         let (kind, refusal) = fx.banners.last().expect("a banner");
         assert!(*kind == BannerKind::Error && refusal.starts_with("The scenario from the link was not loaded: it does not parse: "), "{refusal}");
         assert!(!fx.call_sites_loaded, "a model on screen stays");
         act_only(&mut s, open(world(50, 1000)));
         let (_, fx) = answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], true));
+        assert_eq!((s.scenario().sites.len(), s.policies().to_vec(), s.history().can_undo()), (1000, vec![Policy::Exact], true));
         assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
     }
 
     #[test]
     fn a_link_the_worker_refuses_says_why_and_changes_nothing() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         for (text, why) in [
             ("class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n", "it does not parse: "),
             ("class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n", "it does not parse: "),
@@ -1000,7 +1108,7 @@ pub(crate) mod tests {
             let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
             let (kind, refusal) = fx.banners.last().expect("a banner");
             assert!(*kind == BannerKind::Error && refusal.starts_with(&format!("The scenario from the link was not loaded: {why}")), "{refusal}");
-            assert_eq!(s.text, before);
+            assert_eq!(s.text(), before);
         }
     }
 
@@ -1011,7 +1119,7 @@ pub(crate) mod tests {
         let playing = || {
             let mut s = session();
             act(&mut s, Action::Run(Control::Play));
-            assert!(s.playback.playing);
+            assert!(s.playback().playing);
             s
         };
         // A link that does not read, and a text that does not parse: the old lanes stay, and run on.
@@ -1020,54 +1128,54 @@ pub(crate) mod tests {
             ("invalid paste", SessionAction::EditText(world(50, 1000) + "nonsense")),
         ] {
             let mut s = playing();
-            let run = s.run_id;
+            let run = s.run_id();
             act_only(&mut s, action);
-            assert!(!s.playback.playing, "{what}: paused while it is read");
+            assert!(!s.playback().playing, "{what}: paused while it is read");
             answer_jobs(&mut s);
-            assert_eq!((s.run_id, s.playback.playing), (run, true), "{what}: the same run plays on");
+            assert_eq!((s.run_id(), s.playback().playing), (run, true), "{what}: the same run plays on");
         }
         // New lanes start paused at time zero, as after a small text read at once.
         let mut s = playing();
         act_only(&mut s, link(world(50, 1000)));
         answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
+        assert_eq!((s.scenario().sites.len(), s.playback().playing, s.runner().clock_ms()), (1000, false, 0.0));
         // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
         let mut s = playing();
         act_only(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
         act(&mut s, Action::Run(Control::Step));
         answer_jobs(&mut s);
-        assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
+        assert!(!s.playback().playing, "stepped by hand while reading: stays paused");
         // Only the last of several readings resumes it.
         let mut s = playing();
         act_only(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act_only(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         act_only(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&first[0].bytes)).expect("a reply")));
-        assert!(!s.playback.playing, "a second link is still being read");
+        assert!(!s.playback().playing, "a second link is still being read");
         answer_jobs(&mut s);
-        assert!(s.playback.playing);
+        assert!(s.playback().playing);
     }
 
     #[test]
     fn starts_on_the_headline_preset_with_two_lanes() {
         let s = session();
         assert_eq!(s.preset().map(|p| p.id), Some(DEFAULT_PRESET));
-        assert_eq!(s.runner.views().len(), 2);
-        assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
+        assert_eq!(s.runner().views().len(), 2);
+        assert!(!s.playback().playing && s.text_error().is_none() && s.run_error().is_none());
     }
 
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
         let mut s = session();
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", true));
-        assert!(s.playback.playing);
-        assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
+        assert!(s.playback().playing);
+        assert!(s.text().contains("hotLoop_sameTypeMetaClassChurn"));
         run_to_end(&mut s);
-        assert!(s.runner.finished());
-        assert!(s.slow_lanes.iter().all(|l| l.result.is_some()), "charts get the final views");
+        assert!(s.runner().finished());
+        assert!(s.slow_lanes().iter().all(|l| l.result.is_some()), "charts get the final views");
         assert!(s.total_relinks() > 0);
         act(&mut s, Action::Run(Control::Play));
-        assert!(s.playback.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
+        assert!(s.playback().playing && s.runner().clock_ms() == 0.0, "Play after the end starts over");
     }
 
     #[test]
@@ -1077,10 +1185,10 @@ pub(crate) mod tests {
         act(&mut s, Action::Run(Control::Step));
         act(&mut s, Action::Run(Control::Step));
         assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
-        let (n, note) = s.playback.step_note.clone().expect("a step note");
+        let (n, note) = s.playback().step_note.clone().expect("a step note");
         assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
         act(&mut s, Action::Run(Control::Play));
-        assert_eq!((s.run_state(), s.playback.step_note.clone()), (RunState::Running, None));
+        assert_eq!((s.run_state(), s.playback().step_note.clone()), (RunState::Running, None));
         act(&mut s, Action::Run(Control::Pause));
         assert_eq!(s.run_state(), RunState::Paused);
         act(&mut s, Action::Run(Control::Reset));
@@ -1093,14 +1201,14 @@ pub(crate) mod tests {
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
         let mut s = session();
         act(&mut s, open_preset("hotLoop_baseline", false));
-        let normal = s.runner.views()[0].total_iterations;
+        let normal = s.runner().views()[0].total_iterations;
         act(&mut s, SessionAction::ToggleLoop);
-        let looped = s.runner.views()[0].total_iterations;
+        let looped = s.runner().views()[0].total_iterations;
         assert!(looped >= 100 * normal, "{looped} vs {normal}");
-        assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
-        assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
+        assert!(blast_engine::sim::estimate_work(&looping(s.scenario())) <= blast_engine::sim::MAX_WORK);
+        assert_eq!(s.scenario().measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
         act(&mut s, SessionAction::ToggleLoop);
-        assert_eq!(s.runner.views()[0].total_iterations, normal);
+        assert_eq!(s.runner().views()[0].total_iterations, normal);
     }
 
     #[test]
@@ -1111,127 +1219,127 @@ pub(crate) mod tests {
         act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
         act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
         act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 0.0 }));
-        let t = s.runner.clock_ms();
+        let t = s.runner().clock_ms();
         assert!((10.0..20.0).contains(&t), "10 wall ms at 1x is about 10 virtual ms, got {t}");
         act(&mut s, Action::Run(Control::Pause));
         act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
         act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
         act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 16.0 }));
-        assert_eq!(s.runner.clock_ms(), t);
+        assert_eq!(s.runner().clock_ms(), t);
     }
 
     #[test]
     fn valid_text_updates_the_model_and_invalid_text_is_kept() {
         let mut s = session();
-        let before = s.scenario.clone();
-        let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
+        let before = s.scenario().clone();
+        let broken = s.text().replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
         act(&mut s, SessionAction::EditText(broken.clone()));
-        assert_eq!(s.text, broken, "what the user typed is kept");
-        let e = s.text_error.clone().expect("error");
+        assert_eq!(s.text(), broken, "what the user typed is kept");
+        let e = s.text_error().expect("error");
         assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
-        assert_eq!(s.scenario, before, "the model keeps the last valid version");
+        assert_eq!(s.scenario(), &before, "the model keeps the last valid version");
         act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
-        assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
+        assert!(s.editor_error().is_some(), "model edits wait for the text to be fixed");
         act(&mut s, SessionAction::RevertText);
-        assert!(s.text_error.is_none());
-        let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
+        assert!(s.text_error().is_none());
+        let fixed = s.text().replace("class Unrelated", "class Unrelated { extra }");
         act(&mut s, SessionAction::EditText(fixed.clone()));
-        assert!(s.text_error.is_none());
-        assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
-        assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
+        assert!(s.text_error().is_none());
+        assert!(s.scenario().classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
+        assert_eq!(s.text(), fixed, "valid text is not re-printed under the user");
         assert!(s.preset().is_none(), "an edited preset no longer claims its published numbers");
     }
 
     #[test]
     fn undo_and_redo_cross_form_and_text_edits() {
         let mut s = session();
-        let original = s.text.clone();
+        let original = s.text().to_string();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
-        let after_form = s.text.clone();
+        let after_form = s.text().to_string();
         act(&mut s, SessionAction::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
-        assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
+        assert!(s.scenario().classes.iter().any(|c| c.methods == ["typed"]));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, after_form, "the typing is undone");
-        assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
+        assert_eq!(s.text(), after_form, "the typing is undone");
+        assert!(!s.scenario().classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, original, "then the form edit");
-        assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
+        assert_eq!(s.text(), original, "then the form edit");
+        assert!(s.scenario().classes.iter().all(|c| c.metaclass != MetaKind::Expando));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, original, "nothing more to undo");
+        assert_eq!(s.text(), original, "nothing more to undo");
         act(&mut s, SessionAction::Redo);
-        assert_eq!(s.text, after_form);
+        assert_eq!(s.text(), after_form);
         act(&mut s, open_preset("hotLoop_baseline", false));
-        assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
+        assert!(s.history().can_undo() && !s.history().can_redo(), "a load is one step");
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
+        assert_eq!(s.text(), after_form, "undoing the load brings back what it replaced");
     }
 
     #[test]
     fn a_preset_loaded_over_an_edit_keeps_it_one_undo_away_and_in_the_picker() {
         let mut s = session();
         assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
-        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        let edited = s.text().replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         assert!(s.has_own());
         for run in [false, true] {
             let fx = act(&mut s, open_preset("hotLoop_baseline", run));
             assert!(fx.call_sites_loaded);
-            assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
+            assert_eq!((s.scenario().name.as_str(), s.own()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
             act(&mut s, SessionAction::Undo);
-            assert_eq!(s.text, edited, "one undo step back to the edit");
-            assert!(s.scenario.classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
+            assert_eq!(s.text(), edited, "one undo step back to the edit");
+            assert!(s.scenario().classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
             act(&mut s, SessionAction::Redo);
-            assert_eq!(s.scenario.name, "hotLoop_baseline");
+            assert_eq!(s.scenario().name, "hotLoop_baseline");
             act(&mut s, SessionAction::OpenOwn);
-            assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
+            assert_eq!(s.text(), edited, "the picker's Your scenario brings it back");
             assert!(s.preset().is_none());
         }
         // Loading one preset after another keeps the edit, not the presets.
         act(&mut s, open_preset("hotLoop_baseline", false));
         act(&mut s, open_preset(DEFAULT_PRESET, false));
-        assert_eq!(s.own.as_deref(), Some(edited.as_str()));
+        assert_eq!(s.own(), Some(edited.as_str()));
         // An edit of a loaded preset and the kept one swap places.
-        let second = s.text.replace("class Unrelated", "class Unrelated { second }");
+        let second = s.text().replace("class Unrelated", "class Unrelated { second }");
         act(&mut s, SessionAction::EditText(second.clone()));
         act(&mut s, SessionAction::OpenOwn);
-        assert_eq!((s.text.as_str(), s.own.as_deref()), (edited.as_str(), Some(second.as_str())));
+        assert_eq!((s.text(), s.own()), (edited.as_str(), Some(second.as_str())));
     }
 
     #[test]
     fn a_link_opened_over_an_edit_keeps_it() {
         let mut s = session();
-        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        let edited = s.text().replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
         let shared = Shared { text, policies: vec![Policy::Exact], view: Default::default() };
         act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
+        assert_eq!((s.scenario().name.as_str(), s.own()), ("hotLoop_baseline", Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, edited);
+        assert_eq!(s.text(), edited);
         // A big link, read by the worker, too.
         act(
             &mut s,
             SessionAction::LoadScenario { shared: Shared { text: world(50, 1000), policies: vec![], view: Default::default() }, origin: "the link".into() },
         );
         answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
+        assert_eq!((s.scenario().sites.len(), s.own()), (1000, Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, edited);
+        assert_eq!(s.text(), edited);
     }
 
     #[test]
     fn a_link_carries_the_speed_and_the_selected_site() {
         let mut sharer = session();
-        let site = sharer.scenario.sites[1].name.to_string();
+        let site = sharer.scenario().sites[1].name.to_string();
         act(&mut sharer, SessionAction::SelectSite(Some(site.clone())));
         let speed = crate::playback::SPEEDS[5];
-        sharer.playback.speed = speed;
-        let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
+        act(&mut sharer, Control::SetSpeed(speed));
+        let fragment = share::encode(&sharer.shareable_text(), sharer.policies(), &sharer.link_view()).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
         let mut opener = session();
-        assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        assert_ne!((opener.playback().speed, opener.selected_site()), (speed, Some(site.as_str())));
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        assert_eq!((opener.playback().speed, opener.selected_site()), (speed, Some(site.as_str())));
         // Read by the engine worker (a big text), the view waits for the scenario.
         let big = world(50, 1000);
         let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
@@ -1239,27 +1347,27 @@ pub(crate) mod tests {
         let mut opener = session();
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         answer_jobs(&mut opener);
-        assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
+        assert_eq!((opener.scenario().sites.len(), opener.selected_site()), (1000, Some("s999")));
         // A site the scenario does not have selects none, and the page says so.
         let text = presets::find("hotLoop_baseline").unwrap().text;
         let fragment = share::encode(text, &[], &share::LinkView { speed: None, site: Some("nowhere".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("link") };
         let fx = act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!(opener.selected_site, None);
+        assert_eq!(opener.selected_site(), None);
         assert!(fx.banners.iter().any(|(_, text)| text.contains("nowhere") && text.contains("not in it")), "{:?}", fx.banners);
     }
 
     #[test]
     fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         act(&mut s, SessionAction::NewScenario);
-        assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
+        assert_eq!((s.scenario().name.as_str(), s.scenario().classes.len(), s.run_error()), ("untitled", 1, None));
         assert!(s.preset().is_none());
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, before);
+        assert_eq!(s.text(), before);
         act(&mut s, SessionAction::Edit(EditOp::DeleteClass("Unrelated".into())));
-        let why = s.editor_error.clone().unwrap_or_default();
+        let why = s.editor_error().unwrap_or_default();
         assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
 
@@ -1267,10 +1375,10 @@ pub(crate) mod tests {
     fn model_edits_reprint_the_text() {
         let mut s = session();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
-        assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
+        assert!(s.text().contains("class Hot metaclass expando { compute }"), "{}", s.text());
         act(&mut s, SessionAction::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
-        assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
-        assert!(!s.text.contains("HierParent extends"));
+        assert!(s.editor_error().unwrap_or("").contains("cyclic"));
+        assert!(!s.text().contains("HierParent extends"));
     }
 
     #[test]
@@ -1278,13 +1386,13 @@ pub(crate) mod tests {
         let mut s = session();
         act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
-        assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
-        assert_eq!(s.runner.views().len(), 4);
+        assert_eq!(s.policies(), [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.runner().views().len(), 4);
         let refusals: usize = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]
             .into_iter()
             .map(|p| act(&mut s, SessionAction::TogglePolicy(p)).banners.len())
             .sum();
-        assert_eq!(s.policies, [Policy::Ideal]);
+        assert_eq!(s.policies(), [Policy::Ideal]);
         assert_eq!(refusals, 1);
     }
 
@@ -1297,13 +1405,13 @@ pub(crate) mod tests {
             act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
             act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
         }
-        assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
+        assert!(s.runner().clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
         let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
-        assert_eq!(s.runner.views().len(), 3);
+        assert_eq!(s.runner().views().len(), 3);
         assert_eq!(s.run_state(), RunState::Running, "the run goes on");
         assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
         run_to_end(&mut s);
-        assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
+        assert!(s.runner().views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
         // Paused part-way: restarted, paused, and said so.
         act(&mut s, open_preset("parentChild_parentMetaClassChurn", false));
         act(&mut s, Action::Run(Control::Step));
@@ -1323,11 +1431,11 @@ pub(crate) mod tests {
         }
         assert_eq!(s.total_relinks(), 0);
         act(&mut s, SessionAction::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
-        assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
+        assert_eq!(s.last_fire(), Some(&FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
         run_to_end(&mut s);
         assert!(s.total_relinks() > 0);
         act(&mut s, SessionAction::Fire(Event::InvalidateAll));
-        assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
+        assert!(matches!(s.last_fire(), Some(&FireOutcome::Refused(_))), "a finished run takes no events");
     }
 
     #[test]
@@ -1337,10 +1445,10 @@ pub(crate) mod tests {
             act(&mut s, Action::Run(Control::Step));
         }
         act(&mut s, SessionAction::HoverClass(Some("Hot".into())));
-        assert_eq!(s.what_if.len(), 2);
-        assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
+        assert_eq!(s.what_if().len(), 2);
+        assert!(s.what_if()[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if());
         act(&mut s, SessionAction::HoverClass(None));
-        assert!(s.what_if.is_empty());
+        assert!(s.what_if().is_empty());
     }
 
     #[test]
@@ -1348,7 +1456,7 @@ pub(crate) mod tests {
         let mut s = session();
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
         let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
-        assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
+        assert_eq!(s.scenario().name, "oracle_liveParentRedefine");
         assert_eq!(s.preset().map(|p| p.id), Some("oracle_liveParentRedefine"));
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
     }
@@ -1358,10 +1466,10 @@ pub(crate) mod tests {
         let mut s = session();
         let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
         act(&mut s, SessionAction::EditText(text.into()));
-        assert!(s.text_error.is_none());
-        assert!(s.run_error.is_some());
+        assert!(s.text_error().is_none());
+        assert!(s.run_error().is_some());
         let fx = act(&mut s, Action::Run(Control::Play));
-        assert!(!s.playback.playing);
+        assert!(!s.playback().playing);
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Error));
     }
 
@@ -1369,23 +1477,23 @@ pub(crate) mod tests {
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
         let mut s = session();
         act(&mut s, open_preset("oracle_liveParentRedefine", false));
-        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
+        assert!(s.expectations().iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
         act(&mut s, SessionAction::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
-        assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.policies(), vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         run_to_end(&mut s);
-        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
+        assert!(s.expectations().iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations());
         // A failing expectation typed into the text fails, with a cause the why panel can show.
         let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
         act(&mut s, SessionAction::EditText(text));
         run_to_end(&mut s);
-        let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
+        let failed = s.expectations().iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
         let cause = failed.causes[0].clone();
         act(&mut s, SessionAction::ShowCause(cause.clone()));
-        assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
-        assert_eq!(s.focused_cause, Some(cause));
+        assert_eq!(s.selected_site(), Some(cause.site.as_str()));
+        assert_eq!(s.focused_cause(), Some(&cause));
         act(&mut s, Action::Run(Control::Reset));
-        assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
+        assert_eq!(s.focused_cause(), None, "a new run drops the old run's cause");
     }
 
     #[test]
@@ -1394,8 +1502,8 @@ pub(crate) mod tests {
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", false));
         act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);
-        assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
+        assert!(s.runner().views().iter().all(|l| !l.history.is_empty()));
         act(&mut s, SessionAction::SelectSite(Some("no-such-site".into())));
-        assert_eq!(s.selected_site, None);
+        assert_eq!(s.selected_site(), None);
     }
 }
