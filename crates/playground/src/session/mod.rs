@@ -7,6 +7,8 @@
 //! the rest of the page should do (banners, a model to close) it reports in [`Effects`]; new
 //! lanes bump `run_id`.
 
+mod document;
+
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
@@ -26,9 +28,10 @@ use crate::timeline::XAxis;
 use crate::worker::lane_wire::{Request, Update, UpdateDecoder};
 use crate::worker::lanes::{Lanes, Mirror};
 use crate::worker::offload::Posting;
-use crate::worker::reading::{Purpose, Readings};
+use crate::worker::reading::Purpose;
 use crate::worker::wire::DecodeError;
 use crate::worker::wire::{Reply, TextError, Verdict};
+use document::Document;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
@@ -101,10 +104,8 @@ pub enum FireOutcome {
 }
 
 pub struct CallSiteSession {
-    /// Shared with the page's components (`Rc`): a 10^5-site world was copied per scenario change.
-    scenario: Rc<Scenario>,
-    text: String,
-    text_error: Option<TextError>,
+    /// The scenario on screen: text, model, history, the worker's readings (`document`).
+    document: Document,
     policies: Vec<Policy>,
     playback: Playback,
     /// The lanes the engine worker runs, as the page mirrors them (`lanes`).
@@ -121,40 +122,17 @@ pub struct CallSiteSession {
     focused_cause: Option<Cause>,
     hovered_class: Option<String>,
     what_if: Vec<(Policy, Vec<String>)>,
-    editor_error: Option<String>,
     last_fire: Option<FireOutcome>,
-    /// Undo and redo of form and text edits; a load is one step, so Undo brings back what it replaced.
-    history: History,
-    /// The user's own scenario text that a load (preset, link, file) replaced, for the preset
-    /// picker's "Your scenario" while something else is on screen (`OpenOwn` brings it back).
-    own: Option<String>,
-    /// The text on screen is the user's: typed, edited, undone to or autosaved, not loaded as
-    /// it is. A load over it keeps it in `own`.
-    edited: bool,
     /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
     loop_mode: bool,
-    /// Bumps whenever the scenario changes.
-    scenario_rev: u64,
     /// Bumps whenever new lanes are built (at virtual time zero: the timeline's ranges mean
     /// nothing on them).
     run_id: u64,
-    /// Bumps whenever the text changes (what autosave and share links carry is derived from
-    /// it: comparing a key is cheap where copying a 3 MB text per frame is not).
-    text_rev: u64,
-    /// Bumps on every model edit attempt, accepted or refused.
-    edit_epoch: u64,
-    /// The expectations' text lines as the engine worker found them, for the text revision it
-    /// read (`app.rs` places them; a small text is placed on the page).
-    read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
-    /// Texts being read off the main thread (`offload`).
-    readings: Readings,
     /// A run the reading of a text paused (`request`): it plays on when the last reading ends
     /// without new lanes (an invalid or unchanged text, a refused link), as it would have after
     /// a small text, read at once. New lanes start paused at time zero, like a small text's;
     /// the user's own run control while reading decides instead.
     resume_after_read: bool,
-    /// The engine worker holds the scenario: (the job that read it, `scenario_rev` it is).
-    held: Option<(u64, u64)>,
     /// Builds of lanes in the worker, numbered (their updates carry it).
     worker_runs: u64,
     /// The worker refused to run this scenario revision under these policies and loop mode:
@@ -163,23 +141,14 @@ pub struct CallSiteSession {
     /// The lanes on screen were built from a scenario handed to the worker for them (`hold`):
     /// if the worker loses them, handing it again would not help.
     fresh_hold: bool,
-    /// The gallery entry opened, and the `scenario_rev` it opened as: the scenario is that
-    /// entry until it changes (`entry`), so no text is parsed again to tell.
-    opened: Option<(Entry, u64)>,
 }
 
 impl CallSiteSession {
     /// The headline preset under global and exact, paused at time zero.
     pub fn new() -> CallSiteSession {
         let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
-        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
-            Some((Ok(s), text)) => (s, text.to_string()),
-            _ => (Scenario::default(), String::new()),
-        };
         let mut session = CallSiteSession {
-            scenario: Rc::new(scenario),
-            text,
-            text_error: None,
+            document: Document::new(preset),
             policies: vec![Policy::Global, Policy::Exact],
             playback: Playback::new(Speed::Factor(0.1), false),
             runner: Lanes::idle(),
@@ -190,24 +159,13 @@ impl CallSiteSession {
             focused_cause: None,
             hovered_class: None,
             what_if: Vec::new(),
-            editor_error: None,
             last_fire: None,
-            history: History::default(),
-            own: None,
-            edited: false,
             loop_mode: false,
-            scenario_rev: 0,
             run_id: 0,
-            text_rev: 0,
-            edit_epoch: 0,
-            read_expect_lines: None,
-            readings: Readings::default(),
             resume_after_read: false,
-            held: None,
             worker_runs: 0,
             fresh_hold: false,
             refused: None,
-            opened: preset.map(|p| (Entry::CallSite(p), 0)),
         };
         session.rebuild();
         session
@@ -225,17 +183,17 @@ impl CallSiteSession {
         }
         // Kept as typed; the model stays on the default until the text reads.
         self.request(&text, Purpose::Edit { entry: preset.and_then(|id| Entry::recognise(id, &text)) });
-        self.text = text;
-        self.text_rev += 1;
+        self.document.text = text;
+        self.document.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
-        self.edited = preset.is_none();
-        self.own = own;
+        self.document.edited = preset.is_none();
+        self.document.own = own;
         self.rebuild();
     }
 
     /// The gallery entry on screen, unedited (a scenario edit forgets it).
     pub fn entry(&self) -> Option<Entry> {
-        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
+        self.document.entry()
     }
 
     /// The call-site preset on screen, unedited (for its published numbers).
@@ -245,11 +203,7 @@ impl CallSiteSession {
 
     /// The text a share link or export should carry: the typed text when it is valid.
     pub fn shareable_text(&self) -> String {
-        if self.text_error.is_none() {
-            self.text.clone()
-        } else {
-            dsl::print(&self.scenario)
-        }
+        self.document.shareable_text()
     }
 
     pub fn run_state(&self) -> RunState {
@@ -263,13 +217,13 @@ impl CallSiteSession {
 
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
     pub fn take_jobs(&mut self) -> Vec<Posting> {
-        self.readings.take_jobs()
+        self.document.readings.take_jobs()
     }
 
     /// Commands for the lanes the engine worker runs, to post now: none while jobs wait to be
     /// taken (a build names a job the worker must have read first).
     pub fn take_lanes(&mut self) -> Option<Request> {
-        if self.readings.jobs_waiting() {
+        if self.document.readings.jobs_waiting() {
             return None;
         }
         self.runner.mirror_mut().and_then(Mirror::take_request)
@@ -277,7 +231,7 @@ impl CallSiteSession {
 
     /// About how many sites the text being read declares, while the engine worker reads one.
     pub fn loading_sites(&self) -> Option<usize> {
-        self.readings.loading_sites()
+        self.document.readings.loading_sites()
     }
 
     /// A run control, through the one playback path.
@@ -304,10 +258,10 @@ impl CallSiteSession {
                 if !policies.is_empty() {
                     self.policies = policies;
                 }
-                self.keep_own(&text);
+                self.document.keep_own(&text);
                 self.set_scenario(scenario, text, Some(entry));
                 if let Some(origin) = entry.origin() {
-                    fx.info(format!("Loaded “{}” from {origin}.", self.scenario.name));
+                    fx.info(format!("Loaded “{}” from {origin}.", self.document.scenario.name));
                 }
                 if run {
                     self.control(Control::Play, fx);
@@ -315,52 +269,52 @@ impl CallSiteSession {
             }
             SessionAction::LoadScenario { shared, origin } => self.load(shared, origin),
             SessionAction::EditText(text) => {
-                self.history.record(&self.text, &text, true);
+                self.document.history.record(&self.document.text, &text, true);
                 self.set_text(text);
-                self.edited = true;
+                self.document.edited = true;
             }
             SessionAction::NewScenario => {
                 let text = editor::BLANK.to_string();
-                self.history.record(&self.text, &text, false);
+                self.document.history.record(&self.document.text, &text, false);
                 self.set_text(text);
-                self.edited = true;
+                self.document.edited = true;
             }
             SessionAction::Undo => {
-                if let Some(text) = self.history.undo(&self.text) {
+                if let Some(text) = self.document.history.undo(&self.document.text) {
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
             SessionAction::Redo => {
-                if let Some(text) = self.history.redo(&self.text) {
+                if let Some(text) = self.document.history.redo(&self.document.text) {
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
             SessionAction::OpenOwn => {
                 fx.call_sites_loaded = true;
-                if let Some(text) = self.own.take().filter(|t| *t != self.text) {
+                if let Some(text) = self.document.own.take().filter(|t| *t != self.document.text) {
                     // A swap: an edit of what was loaded becomes the kept one in turn.
-                    if self.edited {
-                        self.own = Some(self.text.clone());
+                    if self.document.edited {
+                        self.document.own = Some(self.document.text.clone());
                     }
-                    self.history.record(&self.text, &text, false);
+                    self.document.history.record(&self.document.text, &text, false);
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
             SessionAction::RevertText => {
-                let text = dsl::print(&self.scenario);
-                self.history.record(&self.text, &text, false);
-                self.text = text;
-                self.text_rev += 1;
-                self.text_error = None;
+                let text = dsl::print(&self.document.scenario);
+                self.document.history.record(&self.document.text, &text, false);
+                self.document.text = text;
+                self.document.text_rev += 1;
+                self.document.text_error = None;
             }
             SessionAction::Edit(op) => {
-                let before = self.text.clone();
+                let before = self.document.text.clone();
                 self.edit(&op);
-                self.history.record(&before, &self.text, false);
-                self.edited |= before != self.text;
+                self.document.history.record(&before, &self.document.text, false);
+                self.document.edited |= before != self.document.text;
             }
             SessionAction::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
@@ -418,7 +372,7 @@ impl CallSiteSession {
     }
 
     pub fn select_site(&mut self, site: Option<String>) {
-        self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
+        self.selected_site = site.filter(|s| self.document.scenario.sites.iter().any(|x| &x.name == s));
         self.runner.select(self.selected_site.clone());
         self.after_commands();
     }
@@ -462,10 +416,10 @@ impl CallSiteSession {
             self.playback.speed = speed;
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
-        self.keep_own(&text);
+        self.document.keep_own(&text);
         self.set_scenario(scenario, text, entry);
         match view.site {
-            Some(site) if self.scenario.sites.iter().any(|s| s.name == site) => {
+            Some(site) if self.document.scenario.sites.iter().any(|s| s.name == site) => {
                 self.select_site(Some(site.clone()));
                 fx.info(format!("Loaded {name} from {origin}, with site {site} selected."));
             }
@@ -495,19 +449,9 @@ impl CallSiteSession {
         }
     }
 
-    /// A load is about to put `text` on screen: the text it replaces is one undo step back,
-    /// and the user's own (edited) text is also kept for the picker's "Your scenario".
-    fn keep_own(&mut self, text: &str) {
-        if self.edited && self.text != text {
-            self.own = Some(self.text.clone());
-        }
-        self.history.record(&self.text, text, false);
-        self.edited = false;
-    }
-
     /// Whether the picker's "Your scenario" has something to bring back (or is on screen).
     pub fn has_own(&self) -> bool {
-        self.own.is_some() || self.edited
+        self.document.has_own()
     }
 
     /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `SessionAction::Read`.
@@ -522,63 +466,63 @@ impl CallSiteSession {
             Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
             _ => self.policies.clone(),
         };
-        self.readings.request(text, policies, self.loop_mode, purpose);
+        self.document.readings.request(text, policies, self.loop_mode, purpose);
     }
 
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
     /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        if self.apply_reply(reply, fx) && self.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
+        if self.apply_reply(reply, fx) && self.document.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
             self.control(Control::Play, fx);
         }
     }
 
     /// `read`'s answer applied; false for one no longer awaited.
     fn apply_reply(&mut self, reply: Reply, fx: &mut Effects) -> bool {
-        let Some(reading) = self.readings.answered(&reply) else { return false };
+        let Some(reading) = self.document.readings.answered(&reply) else { return false };
         let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
             (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
-                self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
-                self.text_error = None;
-                if *scenario == *self.scenario {
+                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
+                self.document.text_error = None;
+                if *scenario == *self.document.scenario {
                     // The worker now holds this (same) scenario under the new job.
-                    self.held = held.then_some((job, self.scenario_rev)).or(self.held);
+                    self.document.held = held.then_some((job, self.document.scenario_rev)).or(self.document.held);
                 } else {
-                    self.scenario = Rc::from(scenario);
-                    self.scenario_rev += 1;
-                    self.held = held.then_some((job, self.scenario_rev));
+                    self.document.scenario = Rc::from(scenario);
+                    self.document.scenario_rev += 1;
+                    self.document.held = held.then_some((job, self.document.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
                         Some(why) => {
                             let why = RunRefusal(why);
-                            self.refused = Some((self.scenario_rev, self.policies.clone(), self.loop_mode, why.clone()));
+                            self.refused = Some((self.document.scenario_rev, self.policies.clone(), self.loop_mode, why.clone()));
                             self.install(Err(why));
                         }
                         None => self.rebuild(),
                     }
                 }
                 if let Some(entry) = entry {
-                    self.opened = Some((entry, self.scenario_rev));
+                    self.document.opened = Some((entry, self.document.scenario_rev));
                 }
-                self.edit_epoch += 1;
+                self.document.edit_epoch += 1;
             }
             (Purpose::Edit { .. }, Verdict::Invalid { error, .. }) => {
-                self.text_error = Some(error);
-                self.edit_epoch += 1;
+                self.document.text_error = Some(error);
+                self.document.edit_epoch += 1;
             }
             (Purpose::Edit { .. }, Verdict::Failed(why)) => {
-                self.text_error = Some(TextError { line: 1, col: 1, message: why });
-                self.edit_epoch += 1;
+                self.document.text_error = Some(TextError { line: 1, col: 1, message: why });
+                self.document.edit_epoch += 1;
             }
             (Purpose::Open { text, policies, view, origin }, verdict) => {
                 let refusal = match verdict {
                     Verdict::Read { scenario, run_error: None, expect_lines, held } => {
                         // `set_scenario` makes it the next revision.
-                        self.held = held.then_some((job, self.scenario_rev + 1));
+                        self.document.held = held.then_some((job, self.document.scenario_rev + 1));
                         self.open(*scenario, text, policies, view, &origin, fx);
-                        self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                         return true;
                     }
                     Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
@@ -591,8 +535,8 @@ impl CallSiteSession {
                 let refusal = match verdict {
                     Verdict::Read { run_error: None, held: true, expect_lines, .. } => {
                         // Its expectations' lines, for the text on screen when it is this scenario's.
-                        if rev == self.scenario_rev && self.text_error.is_none() {
-                            self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        if rev == self.document.scenario_rev && self.document.text_error.is_none() {
+                            self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                         }
                         return false;
                     }
@@ -603,8 +547,8 @@ impl CallSiteSession {
                 };
                 // Refused for the scenario and policies on screen: no lanes (their build in the
                 // worker fails too, and its answer is dropped).
-                if rev == self.scenario_rev && checked_as_now {
-                    self.held = None;
+                if rev == self.document.scenario_rev && checked_as_now {
+                    self.document.held = None;
                     let why = RunRefusal(refusal);
                     self.refused = Some((rev, self.policies.clone(), self.loop_mode, why.clone()));
                     self.install(Err(why));
@@ -619,16 +563,16 @@ impl CallSiteSession {
     /// with its error while the model stays on the last valid version.
     fn set_text(&mut self, text: String) {
         // This text replaces any edit still being read.
-        self.readings.drop_edits();
-        self.text = text;
-        self.text_rev += 1;
-        self.text_error = None;
-        let text = std::mem::take(&mut self.text);
+        self.document.readings.drop_edits();
+        self.document.text = text;
+        self.document.text_rev += 1;
+        self.document.text_error = None;
+        let text = std::mem::take(&mut self.document.text);
         self.request(&text, Purpose::Edit { entry: None });
-        self.text = text;
+        self.document.text = text;
         // The form shows the model again (and drops a refused edit's message).
-        self.editor_error = None;
-        self.edit_epoch += 1;
+        self.document.editor_error = None;
+        self.document.edit_epoch += 1;
     }
 
     fn record_fire(&mut self, label: String, outcome: Result<usize, FireRefusal>) {
@@ -640,37 +584,37 @@ impl CallSiteSession {
     }
 
     fn edit(&mut self, op: &EditOp) {
-        self.edit_epoch += 1;
-        if let Some(e) = &self.text_error {
-            self.editor_error = Some(format!(
+        self.document.edit_epoch += 1;
+        if let Some(e) = &self.document.text_error {
+            self.document.editor_error = Some(format!(
                 "The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).",
                 e.line, e.col
             ));
             return;
         }
-        match editor::apply(&self.scenario, op) {
+        match editor::apply(&self.document.scenario, op) {
             Ok(s) => {
                 let text = dsl::print(&s);
-                self.editor_error = None;
+                self.document.editor_error = None;
                 self.set_scenario(s, text, None);
             }
-            Err(why) => self.editor_error = Some(why.to_string()),
+            Err(why) => self.document.editor_error = Some(why.to_string()),
         }
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
-        self.scenario = Rc::new(scenario);
-        self.scenario_rev += 1;
-        self.opened = entry.map(|e| (e, self.scenario_rev));
-        self.text = text;
-        self.text_rev += 1;
-        self.text_error = None;
-        self.editor_error = None;
+        self.document.scenario = Rc::new(scenario);
+        self.document.scenario_rev += 1;
+        self.document.opened = entry.map(|e| (e, self.document.scenario_rev));
+        self.document.text = text;
+        self.document.text_rev += 1;
+        self.document.text_error = None;
+        self.document.editor_error = None;
         self.last_fire = None;
-        if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
+        if self.selected_site.as_ref().is_some_and(|s| !self.document.scenario.sites.iter().any(|x| &x.name == s)) {
             self.selected_site = None;
         }
-        if self.hovered_class.as_ref().is_some_and(|c| !self.scenario.classes.iter().any(|x| &x.name == c)) {
+        if self.hovered_class.as_ref().is_some_and(|c| !self.document.scenario.classes.iter().any(|x| &x.name == c)) {
             self.hovered_class = None;
         }
         self.rebuild();
@@ -680,22 +624,24 @@ impl CallSiteSession {
     /// engine worker: from the text it holds, or from the scenario handed to it now (`hold`),
     /// which it reads before the lanes' first command (messages are answered in order).
     fn rebuild(&mut self) {
-        if let Some((_, _, _, why)) =
-            self.refused.as_ref().filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.scenario_rev, &self.policies, self.loop_mode))
+        if let Some((_, _, _, why)) = self
+            .refused
+            .as_ref()
+            .filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.document.scenario_rev, &self.policies, self.loop_mode))
         {
             return self.install(Err(why.clone()));
         }
         // Held by the worker while no later text was read there (it keeps one).
-        let last = self.readings.last_job();
-        let held = self.held.filter(|&(job, rev)| rev == self.scenario_rev && job == last).map(|(job, _)| job);
+        let last = self.document.readings.last_job();
+        let held = self.document.held.filter(|&(job, rev)| rev == self.document.scenario_rev && job == last).map(|(job, _)| job);
         self.fresh_hold = held.is_none();
         let job = match held {
             Some(job) => job,
             None => self.hold(),
         };
         self.worker_runs += 1;
-        let looped = self.loop_mode.then(|| editor::looping(&self.scenario));
-        let scenario = looped.as_ref().unwrap_or(&self.scenario);
+        let looped = self.loop_mode.then(|| editor::looping(&self.document.scenario));
+        let scenario = looped.as_ref().unwrap_or(&self.document.scenario);
         let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
         let mirror = match self.runner.take() {
             Some(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
@@ -708,8 +654,8 @@ impl CallSiteSession {
     /// on the page, not read by the worker); its job's number.
     fn hold(&mut self) -> u64 {
         let text = self.shareable_text();
-        let job = self.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.scenario_rev });
-        self.held = Some((job, self.scenario_rev));
+        let job = self.document.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.document.scenario_rev });
+        self.document.held = Some((job, self.document.scenario_rev));
         job
     }
 
@@ -749,7 +695,7 @@ impl CallSiteSession {
     /// start over from time zero, unless it was handed to the worker for them already (then
     /// none run until Run asks again).
     fn lanes_lost(&mut self, why: &str, fx: &mut Effects) {
-        self.held = None;
+        self.document.held = None;
         if self.fresh_hold {
             fx.info(format!("The engine worker stopped running the lanes ({why}): press Run to start them again."));
             self.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))));
@@ -788,15 +734,15 @@ impl CallSiteSession {
 /// through [`CallSiteSession::reduce`], [`CallSiteSession::control`] or a method named for it).
 impl CallSiteSession {
     pub fn scenario(&self) -> &Rc<Scenario> {
-        &self.scenario
+        &self.document.scenario
     }
 
     pub fn text(&self) -> &str {
-        &self.text
+        &self.document.text
     }
 
     pub fn text_error(&self) -> Option<&TextError> {
-        self.text_error.as_ref()
+        self.document.text_error.as_ref()
     }
 
     pub fn policies(&self) -> &[Policy] {
@@ -840,7 +786,7 @@ impl CallSiteSession {
     }
 
     pub fn editor_error(&self) -> Option<&str> {
-        self.editor_error.as_deref()
+        self.document.editor_error.as_deref()
     }
 
     pub fn last_fire(&self) -> Option<&FireOutcome> {
@@ -848,11 +794,11 @@ impl CallSiteSession {
     }
 
     pub fn history(&self) -> &History {
-        &self.history
+        &self.document.history
     }
 
     pub fn own(&self) -> Option<&str> {
-        self.own.as_deref()
+        self.document.own.as_deref()
     }
 
     pub fn loop_mode(&self) -> bool {
@@ -860,7 +806,7 @@ impl CallSiteSession {
     }
 
     pub fn scenario_rev(&self) -> u64 {
-        self.scenario_rev
+        self.document.scenario_rev
     }
 
     pub fn run_id(&self) -> u64 {
@@ -868,15 +814,15 @@ impl CallSiteSession {
     }
 
     pub fn text_rev(&self) -> u64 {
-        self.text_rev
+        self.document.text_rev
     }
 
     pub fn edit_epoch(&self) -> u64 {
-        self.edit_epoch
+        self.document.edit_epoch
     }
 
     pub fn read_expect_lines(&self) -> Option<&(u64, Rc<Vec<Option<usize>>>)> {
-        self.read_expect_lines.as_ref()
+        self.document.read_expect_lines.as_ref()
     }
 
     /// The lanes' own tests (`worker::lanes`) drive the mirror behind the session.
@@ -925,7 +871,7 @@ impl Replay for CallSiteSession {
     /// The costly panels' views: lanes for charts, comparison and why; the expectations.
     fn refresh_slow_views(&mut self) {
         self.slow_lanes = self.runner.views().to_vec();
-        self.expectations = Rc::new(self.runner.expectations(&self.scenario));
+        self.expectations = Rc::new(self.runner.expectations(&self.document.scenario));
     }
 
     fn after_commands(&mut self) {
@@ -1012,7 +958,7 @@ pub(crate) mod tests {
     /// The engine worker answers every job handed out, in order (and the lanes' commands).
     fn answer_jobs(s: &mut CallSiteSession) -> (usize, Effects) {
         let mut fx = Effects::default();
-        let jobs = s.readings.texts();
+        let jobs = s.document.readings.texts();
         in_process::pump(s, &mut fx);
         (jobs, fx)
     }
