@@ -1,13 +1,17 @@
-//! The call-site session: the scenario being edited (its text, the typed model behind it,
-//! undo history, texts being read by the engine worker) and its lanes (one simulation per
-//! selected policy, their views, the selected site, the what-if preview, hand-fired mutations).
+//! The call-site session, in two parts: its document (`document`: the scenario being edited,
+//! as text and as the typed model behind it, undo history, texts being read by the engine
+//! worker) and its run (`run`: one lane per selected policy, their playback and views, the
+//! selected site, the what-if preview, hand-fired mutations); the policies are both's.
 //!
-//! Its reducer handles every action about the scenario and its run; run controls go through
-//! the one playback path (`playback::control`, for which the session is a [`Replay`]). What
-//! the rest of the page should do (banners, a model to close) it reports in [`Effects`]; new
-//! lanes bump `run_id`.
+//! Its reducer handles every action about the scenario and its run and keeps the two in step
+//! (a new scenario rebuilds the lanes); run controls go through the one playback path
+//! (`playback::control`, for which the session is a [`Replay`]). What the rest of the page
+//! should do (banners, a model to close) it reports in [`Effects`]; new lanes bump `run_id`.
+//! The fields are private: the page shell reads them through `&self` accessors named after
+//! them, and changes them only by actions and the methods named for a change.
 
 mod document;
+mod run;
 
 use std::rc::Rc;
 
@@ -21,7 +25,7 @@ use crate::effects::Effects;
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
-use crate::runner::{FireRefusal, LaneView};
+use crate::runner::LaneView;
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
@@ -32,6 +36,8 @@ use crate::worker::reading::Purpose;
 use crate::worker::wire::DecodeError;
 use crate::worker::wire::{Reply, TextError, Verdict};
 use document::Document;
+pub use run::FireOutcome;
+use run::Run;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
@@ -96,77 +102,19 @@ impl SessionAction {
     }
 }
 
-/// The outcome of the latest hand-fired mutation, shown beside the controls.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FireOutcome {
-    Fired { label: String, lanes: usize },
-    Refused(String),
-}
-
 pub struct CallSiteSession {
     /// The scenario on screen: text, model, history, the worker's readings (`document`).
     document: Document,
+    /// The lanes of its run: playback, views, selection, what-if, hand-fired mutations (`run`).
+    run: Run,
     policies: Vec<Policy>,
-    playback: Playback,
-    /// The lanes the engine worker runs, as the page mirrors them (`lanes`).
-    runner: Lanes,
-    /// Why the scenario cannot run (it parses but the engine refuses it).
-    run_error: Option<RunRefusal>,
-    /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
-    /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
-    slow_lanes: Vec<Rc<LaneView>>,
-    selected_site: Option<String>,
-    /// Each expectation's outcome against the lanes, refreshed with `slow_lanes`.
-    expectations: Rc<Vec<Outcome>>,
-    /// The relink a click on a failed expectation asked the why panel to show.
-    focused_cause: Option<Cause>,
-    hovered_class: Option<String>,
-    what_if: Vec<(Policy, Vec<String>)>,
-    last_fire: Option<FireOutcome>,
-    /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
-    loop_mode: bool,
-    /// Bumps whenever new lanes are built (at virtual time zero: the timeline's ranges mean
-    /// nothing on them).
-    run_id: u64,
-    /// A run the reading of a text paused (`request`): it plays on when the last reading ends
-    /// without new lanes (an invalid or unchanged text, a refused link), as it would have after
-    /// a small text, read at once. New lanes start paused at time zero, like a small text's;
-    /// the user's own run control while reading decides instead.
-    resume_after_read: bool,
-    /// Builds of lanes in the worker, numbered (their updates carry it).
-    worker_runs: u64,
-    /// The worker refused to run this scenario revision under these policies and loop mode:
-    /// a rebuild (Run, Reset) says so again instead of handing it over again.
-    refused: Option<(u64, Vec<Policy>, bool, RunRefusal)>,
-    /// The lanes on screen were built from a scenario handed to the worker for them (`hold`):
-    /// if the worker loses them, handing it again would not help.
-    fresh_hold: bool,
 }
 
 impl CallSiteSession {
     /// The headline preset under global and exact, paused at time zero.
     pub fn new() -> CallSiteSession {
         let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
-        let mut session = CallSiteSession {
-            document: Document::new(preset),
-            policies: vec![Policy::Global, Policy::Exact],
-            playback: Playback::new(Speed::Factor(0.1), false),
-            runner: Lanes::idle(),
-            run_error: None,
-            slow_lanes: Vec::new(),
-            selected_site: None,
-            expectations: Rc::default(),
-            focused_cause: None,
-            hovered_class: None,
-            what_if: Vec::new(),
-            last_fire: None,
-            loop_mode: false,
-            run_id: 0,
-            resume_after_read: false,
-            worker_runs: 0,
-            fresh_hold: false,
-            refused: None,
-        };
+        let mut session = CallSiteSession { document: Document::new(preset), run: Run::new(), policies: vec![Policy::Global, Policy::Exact] };
         session.rebuild();
         session
     }
@@ -175,7 +123,7 @@ impl CallSiteSession {
     /// answers), policies and speed, and the user's own text a load had replaced (`own`).
     pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed, own: Option<String>) {
         if playback::SPEEDS.contains(&speed) {
-            self.playback.speed = speed;
+            self.run.playback.speed = speed;
         }
         let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| policies.contains(p)).collect();
         if !policies.is_empty() {
@@ -207,12 +155,11 @@ impl CallSiteSession {
     }
 
     pub fn run_state(&self) -> RunState {
-        let started = self.runner.views().iter().any(|l| l.events_recorded > 0 || l.iterations > 0);
-        RunState::of(self.playback.playing, started, self.runner.finished() && !self.runner.is_empty())
+        self.run.run_state()
     }
 
     pub fn total_relinks(&self) -> u64 {
-        self.runner.total_relinks()
+        self.run.runner.total_relinks()
     }
 
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
@@ -226,7 +173,7 @@ impl CallSiteSession {
         if self.document.readings.jobs_waiting() {
             return None;
         }
-        self.runner.mirror_mut().and_then(Mirror::take_request)
+        self.run.runner.mirror_mut().and_then(Mirror::take_request)
     }
 
     /// About how many sites the text being read declares, while the engine worker reads one.
@@ -240,10 +187,10 @@ impl CallSiteSession {
             control,
             Control::FrameStart { .. } | Control::Work { .. } | Control::FrameEnd { .. } | Control::SetSpeed(_) | Control::SpeedUp | Control::SpeedDown
         ) {
-            self.resume_after_read = false;
+            self.run.resume_after_read = false;
         }
         if control == Control::Reset {
-            self.last_fire = None;
+            self.run.last_fire = None;
         }
         if let Err(why) = playback::control(self, control) {
             fx.error(format!("This scenario cannot run: {why}"));
@@ -337,34 +284,34 @@ impl CallSiteSession {
                 }
             }
             SessionAction::ToggleLoop => {
-                self.loop_mode = !self.loop_mode;
-                let was_playing = self.playback.playing;
+                self.run.loop_mode = !self.run.loop_mode;
+                let was_playing = self.run.playback.playing;
                 self.rebuild();
-                self.last_fire = None;
+                self.run.last_fire = None;
                 if was_playing {
                     self.control(Control::Play, fx);
                 }
             }
             SessionAction::Fire(event) => {
                 let label = dsl::event_text(&event);
-                let outcome = self.runner.inject(&event);
-                self.record_fire(label, outcome);
+                let outcome = self.run.runner.inject(&event);
+                self.run.record_fire(label, outcome, &self.document.scenario);
             }
             SessionAction::FireCategory { name, enter } => {
                 let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
-                let outcome = self.runner.inject_category(&name, enter);
-                self.record_fire(label, outcome);
+                let outcome = self.run.runner.inject_category(&name, enter);
+                self.run.record_fire(label, outcome, &self.document.scenario);
             }
             SessionAction::SelectSite(site) => self.select_site(site),
             SessionAction::ShowCause(cause) => {
                 self.select_site(Some(cause.site.clone()));
-                self.focused_cause = Some(cause);
+                self.run.focused_cause = Some(cause);
             }
             SessionAction::HoverClass(class) => self.hover(class),
             SessionAction::Read(reply) => self.read(reply, fx),
             SessionAction::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
             SessionAction::LanesLost(why) => {
-                if !self.runner.is_empty() {
+                if !self.run.runner.is_empty() {
                     self.lanes_lost(&why, fx);
                 }
             }
@@ -372,27 +319,25 @@ impl CallSiteSession {
     }
 
     pub fn select_site(&mut self, site: Option<String>) {
-        self.selected_site = site.filter(|s| self.document.scenario.sites.iter().any(|x| &x.name == s));
-        self.runner.select(self.selected_site.clone());
+        self.run.selected_site = site.filter(|s| self.document.scenario.sites.iter().any(|x| &x.name == s));
+        self.run.runner.select(self.run.selected_site.clone());
         self.after_commands();
     }
 
     /// The what-if preview for a hovered class (`None`: none).
     pub fn hover(&mut self, class: Option<String>) {
-        self.hovered_class = class;
-        self.refresh_what_if();
+        self.run.hover(class);
     }
 
     /// A model preset takes the screen: the lanes wait behind it paused, without a brushed
     /// range (the timeline starts over for the model).
     pub fn set_aside(&mut self) {
-        self.playback.playing = false;
-        self.runner.brush(None);
+        self.run.set_aside();
     }
 
     /// Hand the timeline's brushed range to the lanes and show its relinks at once (paused or not).
     pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
-        self.runner.brush(range);
+        self.run.runner.brush(range);
         self.after_commands();
     }
 
@@ -413,7 +358,7 @@ impl CallSiteSession {
             self.policies = policies;
         }
         if let Some(speed) = view.speed {
-            self.playback.speed = speed;
+            self.run.playback.speed = speed;
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
         self.document.keep_own(&text);
@@ -430,14 +375,14 @@ impl CallSiteSession {
 
     /// What a share link carries of how this scenario is watched: the speed and selected site.
     pub fn link_view(&self) -> LinkView {
-        LinkView { speed: Some(self.playback.speed), site: self.selected_site.clone() }
+        self.run.link_view()
     }
 
     /// New lanes for the new policies: every lane restarts from time zero (so all of them ran
     /// the same program and the same hand-fired mutations), a run that was playing plays on,
     /// and a run that had started says it restarted instead of showing zeros without a word.
     fn policies_changed(&mut self, fx: &mut Effects) {
-        let (was_playing, state) = (self.playback.playing, self.run_state());
+        let (was_playing, state) = (self.run.playback.playing, self.run_state());
         self.rebuild();
         if state != RunState::Ready {
             let names: Vec<&str> = self.policies.iter().map(|p| p.name()).collect();
@@ -459,20 +404,20 @@ impl CallSiteSession {
         // The page shows the text being read next: a run of the old scenario meanwhile only
         // competes with reading and drawing it (while the 1,900-deep link was read, the running
         // preset's frames were the page's longest tasks, 12-17 ms of CPU each).
-        self.resume_after_read |= self.playback.playing;
-        self.playback.stop();
+        self.run.resume_after_read |= self.run.playback.playing;
+        self.run.playback.stop();
         // The run check is made for the policies the scenario will run under.
         let policies = match &purpose {
             Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
             _ => self.policies.clone(),
         };
-        self.document.readings.request(text, policies, self.loop_mode, purpose);
+        self.document.readings.request(text, policies, self.run.loop_mode, purpose);
     }
 
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
     /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        if self.apply_reply(reply, fx) && self.document.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
+        if self.apply_reply(reply, fx) && self.document.readings.texts() == 0 && std::mem::take(&mut self.run.resume_after_read) {
             self.control(Control::Play, fx);
         }
     }
@@ -480,7 +425,7 @@ impl CallSiteSession {
     /// `read`'s answer applied; false for one no longer awaited.
     fn apply_reply(&mut self, reply: Reply, fx: &mut Effects) -> bool {
         let Some(reading) = self.document.readings.answered(&reply) else { return false };
-        let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
+        let checked_as_now = reading.policies == self.policies && reading.looping == self.run.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
             (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
@@ -497,8 +442,8 @@ impl CallSiteSession {
                         // Refused by the worker's run check: no second check here.
                         Some(why) => {
                             let why = RunRefusal(why);
-                            self.refused = Some((self.document.scenario_rev, self.policies.clone(), self.loop_mode, why.clone()));
-                            self.install(Err(why));
+                            self.run.refused = Some((self.document.scenario_rev, self.policies.clone(), self.run.loop_mode, why.clone()));
+                            self.run.install(Err(why), &self.document.scenario);
                         }
                         None => self.rebuild(),
                     }
@@ -550,8 +495,8 @@ impl CallSiteSession {
                 if rev == self.document.scenario_rev && checked_as_now {
                     self.document.held = None;
                     let why = RunRefusal(refusal);
-                    self.refused = Some((rev, self.policies.clone(), self.loop_mode, why.clone()));
-                    self.install(Err(why));
+                    self.run.refused = Some((rev, self.policies.clone(), self.run.loop_mode, why.clone()));
+                    self.run.install(Err(why), &self.document.scenario);
                 }
                 return false;
             }
@@ -573,14 +518,6 @@ impl CallSiteSession {
         // The form shows the model again (and drops a refused edit's message).
         self.document.editor_error = None;
         self.document.edit_epoch += 1;
-    }
-
-    fn record_fire(&mut self, label: String, outcome: Result<usize, FireRefusal>) {
-        self.last_fire = Some(match outcome {
-            Ok(lanes) => FireOutcome::Fired { label, lanes },
-            Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
-        });
-        self.after_commands();
     }
 
     fn edit(&mut self, op: &EditOp) {
@@ -610,12 +547,12 @@ impl CallSiteSession {
         self.document.text_rev += 1;
         self.document.text_error = None;
         self.document.editor_error = None;
-        self.last_fire = None;
-        if self.selected_site.as_ref().is_some_and(|s| !self.document.scenario.sites.iter().any(|x| &x.name == s)) {
-            self.selected_site = None;
+        self.run.last_fire = None;
+        if self.run.selected_site.as_ref().is_some_and(|s| !self.document.scenario.sites.iter().any(|x| &x.name == s)) {
+            self.run.selected_site = None;
         }
-        if self.hovered_class.as_ref().is_some_and(|c| !self.document.scenario.classes.iter().any(|x| &x.name == c)) {
-            self.hovered_class = None;
+        if self.run.hovered_class.as_ref().is_some_and(|c| !self.document.scenario.classes.iter().any(|x| &x.name == c)) {
+            self.run.hovered_class = None;
         }
         self.rebuild();
     }
@@ -625,36 +562,37 @@ impl CallSiteSession {
     /// which it reads before the lanes' first command (messages are answered in order).
     fn rebuild(&mut self) {
         if let Some((_, _, _, why)) = self
+            .run
             .refused
             .as_ref()
-            .filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.document.scenario_rev, &self.policies, self.loop_mode))
+            .filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.document.scenario_rev, &self.policies, self.run.loop_mode))
         {
-            return self.install(Err(why.clone()));
+            return self.run.install(Err(why.clone()), &self.document.scenario);
         }
         // Held by the worker while no later text was read there (it keeps one).
         let last = self.document.readings.last_job();
         let held = self.document.held.filter(|&(job, rev)| rev == self.document.scenario_rev && job == last).map(|(job, _)| job);
-        self.fresh_hold = held.is_none();
+        self.run.fresh_hold = held.is_none();
         let job = match held {
             Some(job) => job,
             None => self.hold(),
         };
-        self.worker_runs += 1;
-        let looped = self.loop_mode.then(|| editor::looping(&self.document.scenario));
+        self.run.worker_runs += 1;
+        let looped = self.run.loop_mode.then(|| editor::looping(&self.document.scenario));
         let scenario = looped.as_ref().unwrap_or(&self.document.scenario);
-        let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
-        let mirror = match self.runner.take() {
+        let (run, policies, looping) = (self.run.worker_runs, &self.policies, self.run.loop_mode);
+        let mirror = match self.run.runner.take() {
             Some(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
             None => Mirror::build(run, job, scenario, policies, looping),
         };
-        self.install(Ok(Lanes::in_worker(mirror)));
+        self.run.install(Ok(Lanes::in_worker(mirror)), &self.document.scenario);
     }
 
     /// Hand the scenario on screen to the engine worker to hold (a preset, a form edit: made
     /// on the page, not read by the worker); its job's number.
     fn hold(&mut self) -> u64 {
         let text = self.shareable_text();
-        let job = self.document.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.document.scenario_rev });
+        let job = self.document.readings.request(&text, self.policies.clone(), self.run.loop_mode, Purpose::Hold { rev: self.document.scenario_rev });
         self.document.held = Some((job, self.document.scenario_rev));
         job
     }
@@ -662,13 +600,13 @@ impl CallSiteSession {
     /// A decoder for the worker's update of its lanes (`Mirror::decoder`): `None` when it is
     /// not for the lanes on screen.
     pub fn lanes_decoder(&self, bytes: Vec<u8>) -> Option<(u64, UpdateDecoder)> {
-        self.runner.mirror()?.decoder(bytes)
+        self.run.runner.mirror()?.decoder(bytes)
     }
 
     /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
     /// on screen, and what a Step or mutation did.
     fn lanes_update(&mut self, run: u64, decoded: Result<Update, DecodeError>, fx: &mut Effects) {
-        let Some(mirror) = self.runner.mirror_mut() else { return };
+        let Some(mirror) = self.run.runner.mirror_mut() else { return };
         let news = match mirror.decoded(run, decoded) {
             None => return,
             Some(Ok(news)) => news,
@@ -678,16 +616,16 @@ impl CallSiteSession {
             return self.lanes_lost(&why, fx);
         }
         if let Some(note) = news.stepped {
-            let n = self.playback.step_note.as_ref().map_or(1, |(n, _)| *n);
-            self.playback.step_note = note.map(|note| (n, note));
+            let n = self.run.playback.step_note.as_ref().map_or(1, |(n, _)| *n);
+            self.run.playback.step_note = note.map(|note| (n, note));
         }
-        if let (Some(why), Some(FireOutcome::Fired { label, .. })) = (news.refused, &self.last_fire) {
-            self.last_fire = Some(FireOutcome::Refused(format!("{label}: {why}")));
+        if let (Some(why), Some(FireOutcome::Fired { label, .. })) = (news.refused, &self.run.last_fire) {
+            self.run.last_fire = Some(FireOutcome::Refused(format!("{label}: {why}")));
         }
-        if !self.playback.playing {
+        if !self.run.playback.playing {
             // Playing, the frame loop refreshes them.
             self.refresh_slow_views();
-            self.refresh_what_if();
+            self.run.refresh_what_if();
         }
     }
 
@@ -696,37 +634,13 @@ impl CallSiteSession {
     /// none run until Run asks again).
     fn lanes_lost(&mut self, why: &str, fx: &mut Effects) {
         self.document.held = None;
-        if self.fresh_hold {
+        if self.run.fresh_hold {
             fx.info(format!("The engine worker stopped running the lanes ({why}): press Run to start them again."));
-            self.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))));
+            self.run.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))), &self.document.scenario);
         } else {
             fx.info(format!("The engine worker stopped running the lanes ({why}): they start again from time zero."));
             self.rebuild();
         }
-    }
-
-    /// Put new simulations (or why there are none) on screen, paused at time zero.
-    fn install(&mut self, runner: Result<Lanes, RunRefusal>) {
-        self.run_id += 1;
-        self.playback.stop();
-        self.resume_after_read = false;
-        self.focused_cause = None;
-        match runner {
-            Ok(r) => {
-                self.runner = r;
-                self.run_error = None;
-            }
-            Err(e) => {
-                self.runner = Lanes::idle();
-                self.run_error = Some(e);
-            }
-        }
-        self.runner.select(self.selected_site.clone());
-        self.after_commands();
-    }
-
-    fn refresh_what_if(&mut self) {
-        self.what_if = self.runner.what_if(self.hovered_class.as_deref());
     }
 }
 
@@ -750,39 +664,39 @@ impl CallSiteSession {
     }
 
     pub fn playback(&self) -> &Playback {
-        &self.playback
+        &self.run.playback
     }
 
     pub fn runner(&self) -> &Lanes {
-        &self.runner
+        &self.run.runner
     }
 
     pub fn run_error(&self) -> Option<&RunRefusal> {
-        self.run_error.as_ref()
+        self.run.run_error.as_ref()
     }
 
     pub fn slow_lanes(&self) -> &[Rc<LaneView>] {
-        &self.slow_lanes
+        &self.run.slow_lanes
     }
 
     pub fn selected_site(&self) -> Option<&str> {
-        self.selected_site.as_deref()
+        self.run.selected_site.as_deref()
     }
 
     pub fn expectations(&self) -> &Rc<Vec<Outcome>> {
-        &self.expectations
+        &self.run.expectations
     }
 
     pub fn focused_cause(&self) -> Option<&Cause> {
-        self.focused_cause.as_ref()
+        self.run.focused_cause.as_ref()
     }
 
     pub fn hovered_class(&self) -> Option<&str> {
-        self.hovered_class.as_deref()
+        self.run.hovered_class.as_deref()
     }
 
     pub fn what_if(&self) -> &[(Policy, Vec<String>)] {
-        &self.what_if
+        &self.run.what_if
     }
 
     pub fn editor_error(&self) -> Option<&str> {
@@ -790,7 +704,7 @@ impl CallSiteSession {
     }
 
     pub fn last_fire(&self) -> Option<&FireOutcome> {
-        self.last_fire.as_ref()
+        self.run.last_fire.as_ref()
     }
 
     pub fn history(&self) -> &History {
@@ -802,7 +716,7 @@ impl CallSiteSession {
     }
 
     pub fn loop_mode(&self) -> bool {
-        self.loop_mode
+        self.run.loop_mode
     }
 
     pub fn scenario_rev(&self) -> u64 {
@@ -810,7 +724,7 @@ impl CallSiteSession {
     }
 
     pub fn run_id(&self) -> u64 {
-        self.run_id
+        self.run.run_id
     }
 
     pub fn text_rev(&self) -> u64 {
@@ -828,17 +742,17 @@ impl CallSiteSession {
     /// The lanes' own tests (`worker::lanes`) drive the mirror behind the session.
     #[cfg(test)]
     pub(crate) fn runner_mut(&mut self) -> &mut Lanes {
-        &mut self.runner
+        &mut self.run.runner
     }
 }
 
 impl Replay for CallSiteSession {
     fn playback(&mut self) -> &mut Playback {
-        &mut self.playback
+        &mut self.run.playback
     }
 
     fn finished(&self) -> bool {
-        self.runner.finished()
+        self.run.runner.finished()
     }
 
     fn rewind(&mut self) {
@@ -846,15 +760,15 @@ impl Replay for CallSiteSession {
     }
 
     fn refusal(&self) -> Option<RunRefusal> {
-        self.run_error.clone()
+        self.run.run_error.clone()
     }
 
     fn step(&mut self) -> Option<String> {
-        self.runner.step()
+        self.run.runner.step()
     }
 
     fn advance_clock(&mut self, virtual_ms: f64) {
-        self.runner.advance_clock(virtual_ms);
+        self.run.runner.advance_clock(virtual_ms);
     }
 
     /// The engine works in the worker: nothing to wait for here.
@@ -863,20 +777,17 @@ impl Replay for CallSiteSession {
     }
 
     fn end_frame(&mut self) -> bool {
-        self.runner.settle();
-        self.refresh_what_if();
-        self.runner.finished()
+        self.run.runner.settle();
+        self.run.refresh_what_if();
+        self.run.runner.finished()
     }
 
-    /// The costly panels' views: lanes for charts, comparison and why; the expectations.
     fn refresh_slow_views(&mut self) {
-        self.slow_lanes = self.runner.views().to_vec();
-        self.expectations = Rc::new(self.runner.expectations(&self.document.scenario));
+        self.run.refresh_slow_views(&self.document.scenario);
     }
 
     fn after_commands(&mut self) {
-        self.refresh_slow_views();
-        self.refresh_what_if();
+        self.run.after_commands(&self.document.scenario);
     }
 
     fn length_ms(&self) -> Option<f64> {
