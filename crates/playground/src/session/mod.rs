@@ -540,6 +540,8 @@ impl CallSiteSession {
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
+        // A text still being read was replaced: its answer would put its model under this text.
+        self.document.readings.drop_edits();
         self.document.scenario = Rc::new(scenario);
         self.document.scenario_rev += 1;
         self.document.opened = entry.map(|e| (e, self.document.scenario_rev));
@@ -930,6 +932,22 @@ pub(crate) mod tests {
         assert_eq!((s.scenario().name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
         act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&stale[0].bytes)).expect("a reply")));
         assert_eq!((s.scenario().name.as_str(), s.text()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+    }
+
+    #[test]
+    fn a_text_still_being_read_when_a_preset_or_form_edit_replaces_it_is_dropped() {
+        for (what, replace) in [
+            ("a preset", open_preset("hotLoop_baseline", false)),
+            ("a form edit", SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando })),
+        ] {
+            let mut s = session();
+            act_only(&mut s, SessionAction::EditText(world(50, 1000)));
+            act_only(&mut s, replace);
+            let (text, rev) = (s.text().to_string(), s.scenario_rev());
+            answer_jobs(&mut s);
+            assert_eq!((s.text(), s.scenario_rev(), s.loading_sites()), (text.as_str(), rev, None), "{what}: the paste's late answer changes nothing");
+            assert_ne!(s.scenario().sites.len(), 1000, "{what}: the model is still the text on screen's");
+        }
     }
 
     #[test]
