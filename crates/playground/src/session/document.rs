@@ -94,6 +94,39 @@ impl Document {
         self.own.is_some() || self.edited
     }
 
+    /// Text typed (or restored by undo), to be read by the engine worker: it replaces any edit
+    /// still being read, and the form shows the model again (and drops a refused edit's message).
+    pub(super) fn replace_text(&mut self, text: String) {
+        self.readings.drop_edits();
+        self.text = text;
+        self.text_rev += 1;
+        self.text_error = None;
+        self.editor_error = None;
+        self.edit_epoch += 1;
+    }
+
+    /// Throw away text that does not parse: the model's text again, one undo step away.
+    pub(super) fn revert_text(&mut self) {
+        let text = dsl::print(&self.scenario);
+        self.history.record(&self.text, &text, false);
+        self.text = text;
+        self.text_rev += 1;
+        self.text_error = None;
+    }
+
+    /// A new model and its text on screen (opened as `entry`, if it is a gallery entry's).
+    pub(super) fn replace(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
+        // A text still being read was replaced: its answer would put its model under this text.
+        self.readings.drop_edits();
+        self.scenario = Rc::new(scenario);
+        self.scenario_rev += 1;
+        self.opened = entry.map(|e| (e, self.scenario_rev));
+        self.text = text;
+        self.text_rev += 1;
+        self.text_error = None;
+        self.editor_error = None;
+    }
+
     /// A load is about to put `text` on screen: the text it replaces is one undo step back,
     /// and the user's own (edited) text is also kept for the picker's "Your scenario".
     pub(super) fn keep_own(&mut self, text: &str) {

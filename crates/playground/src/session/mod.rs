@@ -250,13 +250,7 @@ impl CallSiteSession {
                     self.document.edited = true;
                 }
             }
-            SessionAction::RevertText => {
-                let text = dsl::print(&self.document.scenario);
-                self.document.history.record(&self.document.text, &text, false);
-                self.document.text = text;
-                self.document.text_rev += 1;
-                self.document.text_error = None;
-            }
+            SessionAction::RevertText => self.document.revert_text(),
             SessionAction::Edit(op) => {
                 let before = self.document.text.clone();
                 self.edit(&op);
@@ -507,17 +501,10 @@ impl CallSiteSession {
     /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
     /// with its error while the model stays on the last valid version.
     fn set_text(&mut self, text: String) {
-        // This text replaces any edit still being read.
-        self.document.readings.drop_edits();
-        self.document.text = text;
-        self.document.text_rev += 1;
-        self.document.text_error = None;
+        self.document.replace_text(text);
         let text = std::mem::take(&mut self.document.text);
         self.request(&text, Purpose::Edit { entry: None });
         self.document.text = text;
-        // The form shows the model again (and drops a refused edit's message).
-        self.document.editor_error = None;
-        self.document.edit_epoch += 1;
     }
 
     fn edit(&mut self, op: &EditOp) {
@@ -540,22 +527,8 @@ impl CallSiteSession {
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
-        // A text still being read was replaced: its answer would put its model under this text.
-        self.document.readings.drop_edits();
-        self.document.scenario = Rc::new(scenario);
-        self.document.scenario_rev += 1;
-        self.document.opened = entry.map(|e| (e, self.document.scenario_rev));
-        self.document.text = text;
-        self.document.text_rev += 1;
-        self.document.text_error = None;
-        self.document.editor_error = None;
-        self.run.last_fire = None;
-        if self.run.selected_site.as_ref().is_some_and(|s| !self.document.scenario.sites.iter().any(|x| &x.name == s)) {
-            self.run.selected_site = None;
-        }
-        if self.run.hovered_class.as_ref().is_some_and(|c| !self.document.scenario.classes.iter().any(|x| &x.name == c)) {
-            self.run.hovered_class = None;
-        }
+        self.document.replace(scenario, text, entry);
+        self.run.scenario_replaced(&self.document.scenario);
         self.rebuild();
     }
 

@@ -115,6 +115,18 @@ impl Run {
         self.after_commands(scenario);
     }
 
+    /// The document's scenario was replaced: the last mutation's note goes, and so do a
+    /// selected site and a hovered class it no longer has.
+    pub(super) fn scenario_replaced(&mut self, scenario: &Scenario) {
+        self.last_fire = None;
+        if self.selected_site.as_ref().is_some_and(|s| !scenario.sites.iter().any(|x| &x.name == s)) {
+            self.selected_site = None;
+        }
+        if self.hovered_class.as_ref().is_some_and(|c| !scenario.classes.iter().any(|x| &x.name == c)) {
+            self.hovered_class = None;
+        }
+    }
+
     /// Put new simulations (or why there are none) on screen, paused at time zero.
     pub(super) fn install(&mut self, runner: Result<Lanes, RunRefusal>, scenario: &Scenario) {
         self.run_id += 1;
