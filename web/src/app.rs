@@ -93,7 +93,7 @@ pub fn app(props: &AppProps) -> Html {
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
         let session = &s.session;
-        (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev, session.text_rev, session.loading_sites().is_some(), s.chrome.tour.is_some())
+        (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev(), session.text_rev(), session.loading_sites().is_some(), s.chrome.tour.is_some())
     };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
@@ -103,7 +103,7 @@ pub fn app(props: &AppProps) -> Html {
     // The text, copied once per change (not per render: it may be megabytes).
     let text = {
         let store = store.clone();
-        use_memo(text_rev, move |_| SharedText(AttrValue::from(Rc::<str>::from(store.read().session.text.as_str()))))
+        use_memo(text_rev, move |_| SharedText(AttrValue::from(Rc::<str>::from(store.read().session.text()))))
     };
     // The strip closes, rather than following along, when what it encodes changes: its note
     // says the link was copied, and the clipboard (and address bar) still hold the old link.
@@ -148,15 +148,15 @@ pub fn app(props: &AppProps) -> Html {
     let expect_lines = {
         let deps = {
             let s = store.read();
-            (s.session.scenario_rev, s.session.edit_epoch, s.session.text_rev)
+            (s.session.scenario_rev(), s.session.edit_epoch(), s.session.text_rev())
         };
         let store = store.clone();
         use_memo(deps, move |&(_, _, text_rev)| {
             let s = store.read();
             // Placed by the engine worker's reading of this text (a second parse, recording
             // places: half a second at 10^5 sites).
-            match &s.session.read_expect_lines {
-                _ if s.session.scenario.expectations.is_empty() => Vec::new(),
+            match s.session.read_expect_lines() {
+                _ if s.session.scenario().expectations.is_empty() => Vec::new(),
                 Some((rev, lines)) if *rev == text_rev => lines.to_vec(),
                 _ => Vec::new(),
             }
@@ -194,7 +194,7 @@ pub fn app(props: &AppProps) -> Html {
                     { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }
                 </p>
             }
-            if let (Some(e), None) = (&s.session.run_error, &s.model) {
+            if let (Some(e), None) = (s.session.run_error(), &s.model) {
                 <p class="run-error" role="alert">{ "This scenario cannot run: " }{ message(&e.0) }</p>
             }
             if let Some(step) = s.chrome.tour {
@@ -243,7 +243,7 @@ struct LaneStatus {
 fn call_site_status(s: &AppState) -> LaneStatus {
     let progress = s
         .session
-        .runner
+        .runner()
         .views()
         .iter()
         .map(|l| if l.finished() { 1.0 } else { l.iterations as f64 / l.total_iterations.max(1) as f64 })
@@ -255,13 +255,13 @@ fn call_site_status(s: &AppState) -> LaneStatus {
             id: format!("policy-{}", p.name()),
             label: p.name().into(),
             colour: format!("policy-{}", p.name()),
-            checked: s.session.policies.contains(p),
+            checked: s.session.policies().contains(p),
         })
         .collect();
     LaneStatus {
         run_state: s.session.run_state(),
-        can_run: s.session.run_error.is_none(),
-        clock_ms: s.session.runner.clock_ms(),
+        can_run: s.session.run_error().is_none(),
+        clock_ms: s.session.runner().clock_ms(),
         progress,
         count: s.session.total_relinks(),
         count_label: "relinks",
@@ -351,17 +351,17 @@ fn call_site_sections(
     measured: Html,
 ) -> Html {
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
-    let (classes, class_names) = if s.session.runner.classes().len() == shared.classes.len() {
+    let (classes, class_names) = if s.session.runner().classes().len() == shared.classes.len() {
         (shared.classes.clone(), shared.class_names.clone())
     } else {
-        (Rc::new(s.session.runner.classes().to_vec()), Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()))
+        (Rc::new(s.session.runner().classes().to_vec()), Rc::new(s.session.runner().classes().iter().map(|(name, _)| name.clone()).collect()))
     };
-    let active: Vec<(Policy, Vec<String>)> = s.session.runner.views().iter().map(|l| (l.policy, l.active_categories.clone())).collect();
+    let active: Vec<(Policy, Vec<String>)> = s.session.runner().views().iter().map(|l| (l.policy, l.active_categories.clone())).collect();
     let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
-    let (mark, brushed_relinks) = timeline_props(&s.timeline, &s.session.slow_lanes);
+    let (mark, brushed_relinks) = timeline_props(&s.timeline, s.session.slow_lanes());
     let t = &s.timeline;
     // After a Reset in the engine worker, the last run's views until its answer.
-    let stale = s.session.runner.awaiting_rebuild();
+    let stale = s.session.runner().awaiting_rebuild();
     let trace_on_view = trace_panel::on_view(store, &s.trace);
     html! {
         <>
@@ -379,8 +379,8 @@ fn call_site_sections(
                         // A trace on view is what the runtime did: the scenario's run figures
                         // and its hand-fired mutations are not about it.
                         if trace_on_view.is_none() {
-                            { headline(&s.session.slow_lanes) }
-                            if let Some((n, note)) = &s.session.playback.step_note {
+                            { headline(s.session.slow_lanes()) }
+                            if let Some((n, note)) = &s.session.playback().step_note {
                                 <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                             }
                         }
@@ -389,12 +389,12 @@ fn call_site_sections(
                         </Later>
                         if trace_on_view.is_none() {
                         <Later generation={read} frames={2}>
-                        <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner.finished()}
-                            last={s.session.last_fire.clone()} on_fire={store.callback(SessionAction::Fire)}
-                            categories={s.session.scenario.categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
+                        <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner().finished()}
+                            last={s.session.last_fire().cloned()} on_fire={store.callback(SessionAction::Fire)}
+                            categories={s.session.scenario().categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
                             on_fire_category={store.callback(|(name, enter)| SessionAction::FireCategory { name, enter })}
-                            lanes={s.session.runner.views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
-                            loop_mode={s.session.loop_mode} on_toggle_loop={store.on(|| SessionAction::ToggleLoop)} />
+                            lanes={s.session.runner().views().iter().map(|l| (l.policy, l.finished(), if l.finished() { l.now_ms } else { 0.0 })).collect::<Vec<_>>()}
+                            loop_mode={s.session.loop_mode()} on_toggle_loop={store.on(|| SessionAction::ToggleLoop)} />
                         </Later>
                         }
                     </section>
@@ -406,17 +406,17 @@ fn call_site_sections(
                         { crate::components::trace_lab::timeline_panel(&t.page, &t.on_zoom) }
                     } else if mounted >= 2 {
                         <Later generation={read} frames={1}>
-                        <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes.clone())} theme={s.chrome.theme} on_error={error_cb.clone()}
-                            subject={format!("{} · {}", s.session.scenario.name, s.session.policies.iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
+                        <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes().to_vec())} theme={s.chrome.theme} on_error={error_cb.clone()}
+                            subject={format!("{} · {}", s.session.scenario().name, s.session.policies().iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(TimelineAction::SetAxis)} on_view={store.callback(TimelineAction::SetView)} on_brush={store.callback(TimelineAction::Brush)} />
                         </Later>
                     }
                     if mounted >= 3 {
                         <Later generation={read} frames={2}>
-                        <Why lanes={s.session.slow_lanes.clone()} sites={shared.site_names.clone()}
-                            selected={s.session.selected_site.clone().map(AttrValue::from)} on_select={store.callback(SessionAction::SelectSite)}
-                            focus={s.session.focused_cause.clone()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} trace={trace_on_view} />
+                        <Why lanes={s.session.slow_lanes().to_vec()} sites={shared.site_names.clone()}
+                            selected={s.session.selected_site().map(|site| AttrValue::from(site.to_string()))} on_select={store.callback(SessionAction::SelectSite)}
+                            focus={s.session.focused_cause().cloned()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} trace={trace_on_view} />
                         </Later>
                     }
                 </div>
@@ -424,12 +424,12 @@ fn call_site_sections(
             if mounted >= 3 {
                 <div class="analysis">
                     <Later generation={read} frames={2}>
-                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes.clone(), published: s.session.preset().and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
+                    { comparison(&ComparisonProps { lanes: s.session.slow_lanes().to_vec(), published: s.session.preset().and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
                     { expectations(&ExpectationsProps {
-                        expectations: Rc::new(s.session.scenario.expectations.clone()),
-                        outcomes: s.session.expectations.clone(),
+                        expectations: Rc::new(s.session.scenario().expectations.clone()),
+                        outcomes: s.session.expectations().clone(),
                         lines: expect_lines.clone(),
-                        lanes: s.session.policies.clone(),
+                        lanes: s.session.policies().to_vec(),
                         on_add_lanes: store.callback(SessionAction::AddPolicies),
                         on_cause: store.callback(SessionAction::ShowCause),
                     }) }
@@ -447,9 +447,9 @@ fn call_site_sections(
                         <div class="history-tools">
                             <button id="new-scenario" class="small" onclick={store.on(|| SessionAction::NewScenario)}
                                 title="Start from one class, one site and one loop (Undo brings this scenario back)">{ "New blank scenario" }</button>
-                            <button id="undo" class="small" onclick={store.on(|| SessionAction::Undo)} disabled={!s.session.history.can_undo()}
+                            <button id="undo" class="small" onclick={store.on(|| SessionAction::Undo)} disabled={!s.session.history().can_undo()}
                                 title="Undo the last form or text edit (Ctrl+Z)">{ "Undo" }</button>
-                            <button id="redo" class="small" onclick={store.on(|| SessionAction::Redo)} disabled={!s.session.history.can_redo()}
+                            <button id="redo" class="small" onclick={store.on(|| SessionAction::Redo)} disabled={!s.session.history().can_redo()}
                                 title="Redo (Ctrl+Shift+Z)">{ "Redo" }</button>
                         </div>
                         { files(&FilesProps { on_file: store.handler(trace_panel::open_files), on_export: store.handler(export_scenario) }) }
@@ -464,9 +464,9 @@ fn call_site_sections(
                         // Also a few frames after a read starts (`loads`): a big paste's text follows
                         // the loading note, in a task of its own.
                         <Later generation={loads} frames={5}>
-                        <DslEditor text={text.clone()} error={s.session.text_error.clone()}
+                        <DslEditor text={text.clone()} error={s.session.text_error().cloned()}
                             on_input={store.handler(edit_text)} on_revert={store.on(|| SessionAction::RevertText)}
-                            failed_lines={if s.session.text_error.is_none() { failed_lines(&s.session.expectations, expect_lines) } else { Vec::new() }} />
+                            failed_lines={if s.session.text_error().is_none() { failed_lines(s.session.expectations(), expect_lines) } else { Vec::new() }} />
                         </Later>
                     </div>
                 </section>
@@ -579,8 +579,8 @@ fn skip_to_blast_view() -> Callback<MouseEvent> {
 }
 
 fn scenario_caption(s: &AppState) -> String {
-    let name = if s.session.scenario.name.is_empty() { "Unnamed scenario" } else { s.session.scenario.name.as_str() };
-    let policies: Vec<&str> = s.session.policies.iter().map(|p| p.name()).collect();
+    let name = if s.session.scenario().name.is_empty() { "Unnamed scenario" } else { s.session.scenario().name.as_str() };
+    let policies: Vec<&str> = s.session.policies().iter().map(|p| p.name()).collect();
     format!("{name} under {}. Click a site for its history.", policies.join(", "))
 }
 
@@ -687,11 +687,11 @@ fn export_csv(store: &Store, (): ()) {
         match &s.model {
             Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
             None => (
-                export::file_stem(&s.session.scenario.name),
+                export::file_stem(&s.session.scenario().name),
                 export::results_csv(
-                    &s.session.scenario.name,
-                    s.session.runner.views(),
-                    &s.session.runner.site_rows(),
+                    &s.session.scenario().name,
+                    s.session.runner().views(),
+                    &s.session.runner().site_rows(),
                     s.session.preset().and_then(|p| p.published()),
                 ),
             ),
@@ -705,7 +705,7 @@ fn export_csv(store: &Store, (): ()) {
 fn export_scenario(store: &Store, (): ()) {
     let (name, text) = {
         let s = store.read();
-        (format!("{}.blast", export::file_stem(&s.session.scenario.name)), s.session.shareable_text())
+        (format!("{}.blast", export::file_stem(&s.session.scenario().name)), s.session.shareable_text())
     };
     if let Err(e) = browser::download(&name, "text/plain", &text) {
         store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Export failed: {e}"))));

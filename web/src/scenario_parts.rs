@@ -30,16 +30,16 @@ pub(crate) struct ScenarioParts {
 impl ScenarioParts {
     pub(crate) fn of(s: &AppState) -> ScenarioParts {
         ScenarioParts {
-            scenario: s.session.scenario.clone(),
-            classes: Rc::new(s.session.runner.classes().to_vec()),
+            scenario: s.session.scenario().clone(),
+            classes: Rc::new(s.session.runner().classes().to_vec()),
             // The lanes' own list when they have one (no second copy of 10^5 names).
-            site_names: match s.session.runner.names() {
-                Some(names) if names.len() == s.session.scenario.sites.len() => names.clone(),
-                _ => runner::names_of(&s.session.scenario),
+            site_names: match s.session.runner().names() {
+                Some(names) if names.len() == s.session.scenario().sites.len() => names.clone(),
+                _ => runner::names_of(s.session.scenario()),
             },
-            class_names: Rc::new(s.session.runner.classes().iter().map(|(name, _)| name.clone()).collect()),
-            declared_names: Rc::new(s.session.scenario.classes.iter().map(|c| c.name.clone()).collect()),
-            methods: Rc::new(method_suggestions(&s.session.scenario)),
+            class_names: Rc::new(s.session.runner().classes().iter().map(|(name, _)| name.clone()).collect()),
+            declared_names: Rc::new(s.session.scenario().classes.iter().map(|c| c.name.clone()).collect()),
+            methods: Rc::new(method_suggestions(s.session.scenario())),
         }
     }
 
@@ -53,13 +53,13 @@ impl ScenarioParts {
         on_select: Callback<Option<String>>,
     ) -> BlastViewProps {
         BlastViewProps {
-            lanes: s.session.runner.views().to_vec(),
+            lanes: s.session.runner().views().to_vec(),
             classes,
             scenario: self.scenario.clone(),
-            hovered: s.session.hovered_class.clone().map(AttrValue::from),
-            selected: s.session.selected_site.clone().map(AttrValue::from),
-            what_if: s.session.what_if.clone(),
-            playing: s.session.playback.playing,
+            hovered: s.session.hovered_class().map(|class| AttrValue::from(class.to_string())),
+            selected: s.session.selected_site().map(|site| AttrValue::from(site.to_string())),
+            what_if: s.session.what_if().to_vec(),
+            playing: s.session.playback().playing,
             on_hover,
             on_select,
             trace: None,
@@ -71,9 +71,9 @@ impl ScenarioParts {
         ScenarioEditorProps {
             scenario: self.scenario.clone(),
             names: self.declared_names.clone(),
-            scenario_rev: s.session.scenario_rev,
-            epoch: s.session.edit_epoch,
-            error: s.session.editor_error.clone().map(AttrValue::from),
+            scenario_rev: s.session.scenario_rev(),
+            epoch: s.session.edit_epoch(),
+            error: s.session.editor_error().map(|why| AttrValue::from(why.to_string())),
             on_edit,
             generation,
         }

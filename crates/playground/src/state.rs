@@ -128,13 +128,12 @@ impl AppState {
 
     fn restore(&mut self, saved: Saved) {
         self.chrome.theme = saved.theme;
-        self.session.restore(saved.scenario_text, saved.preset.as_deref(), &saved.policies, saved.speed);
-        self.session.own = saved.own_text;
+        self.session.restore(saved.scenario_text, saved.preset.as_deref(), &saved.policies, saved.speed, saved.own_text);
         if let Some(link) = saved.model {
             match model_mode::resolve(&link) {
                 Ok(resolved) => {
                     self.model_openings += 1;
-                    self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback.speed, self.model_openings))
+                    self.model = Some(ModelSession::open(resolved, link.knobs, self.session.playback().speed, self.model_openings))
                 }
                 Err(why) => {
                     self.chrome.banner(BannerKind::Error, format!("The autosaved model could not be reopened ({why}); the call-site scenario is shown."))
@@ -149,16 +148,16 @@ impl AppState {
     pub fn share_fragment(&self) -> Result<String, share::TooBigForLink> {
         match &self.model {
             Some(m) => Ok(share::encode_model(&m.link())),
-            None => share::encode(&self.session.shareable_text(), &self.session.policies, &self.session.link_view()),
+            None => share::encode(&self.session.shareable_text(), self.session.policies(), &self.session.link_view()),
         }
     }
 
     /// Changes whenever `saved()` or `share_fragment()` would (cheap to compare per frame).
     pub fn save_key(&self) -> SaveKey {
         SaveKey {
-            text_rev: self.session.text_rev,
-            policies: self.session.policies.clone(),
-            speed: self.session.playback.speed,
+            text_rev: self.session.text_rev(),
+            policies: self.session.policies().to_vec(),
+            speed: self.session.playback().speed,
             theme: self.chrome.theme,
             entry: self.session.entry(),
             model: self.model.as_ref().map(ModelSession::link),
@@ -168,13 +167,13 @@ impl AppState {
     pub fn saved(&self) -> Saved {
         let s = &self.session;
         let model = self.model.as_ref().map(ModelSession::link);
-        let own_text = s.own.clone();
-        Saved { model, own_text, ..Saved::new(s.text.clone(), s.policies.clone(), s.playback.speed, self.chrome.theme, s.entry().map(|e| e.id())) }
+        let own_text = s.own().map(str::to_string);
+        Saved { model, own_text, ..Saved::new(s.text().to_string(), s.policies().to_vec(), s.playback().speed, self.chrome.theme, s.entry().map(|e| e.id())) }
     }
 
     /// The playback of the lanes on screen (the model's in model mode).
     pub fn playback(&self) -> &Playback {
-        self.model.as_ref().map_or(&self.session.playback, |m| &m.playback)
+        self.model.as_ref().map_or(self.session.playback(), |m| &m.playback)
     }
 
     pub fn is_playing(&self) -> bool {
@@ -221,13 +220,13 @@ impl AppState {
     }
 
     fn reduce_action(&mut self, action: Action) {
-        let run = self.session.run_id;
+        let run = self.session.run_id();
         let mut fx = Effects::default();
         self.route(action, &mut fx);
         if fx.call_sites_loaded {
             self.model = None;
         }
-        if self.session.run_id != run {
+        if self.session.run_id() != run {
             // A new run: the old one's times mean nothing on it (the new lanes have no brush),
             // and a first visit's comparison is no longer started for the user.
             self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
@@ -327,7 +326,7 @@ impl AppState {
     /// Mark a relink's moment on the charts, bring it into the zoom window, select its site.
     fn mark_relink(&mut self, mark: Mark) {
         let axis = self.timeline.axis;
-        let lanes = &self.session.slow_lanes;
+        let lanes = self.session.slow_lanes();
         if let Some(lane) = lanes.iter().find(|l| l.policy == mark.policy) {
             let x = timeline::x_of_time(&lane.timeline, lane.total_iterations, axis, mark.t_ms);
             self.timeline.view = timeline::reveal(self.timeline.view, charts::x_max(lanes, axis), x);
@@ -340,9 +339,8 @@ impl AppState {
     fn open_model(&mut self, link: &ModelLink, refusal: &str, fx: &mut Effects) -> Option<&mut ModelSession> {
         match model_mode::resolve(link) {
             Ok(resolved) => {
-                self.session.playback.playing = false;
+                self.session.set_aside();
                 self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
-                self.session.runner.brush(None);
                 let speed = self.current_speed();
                 self.model_openings += 1;
                 Some(self.model.insert(ModelSession::open(resolved, link.knobs.clone(), speed, self.model_openings)))
@@ -416,9 +414,9 @@ mod tests {
         let m = s.model.as_ref().unwrap();
         let value = |variant: &str| m.slow_views.iter().find(|v| v.variant == variant).and_then(|v| v.result()).map(|r| r.value).expect(variant);
         assert!(value("scoped-access") >= 4.0 * value("no-deopt"));
-        assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the call-site scenario waits behind");
+        assert_eq!(s.session.scenario().name, DEFAULT_PRESET, "the call-site scenario waits behind");
         act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
-        assert!(s.model.is_none() && s.session.scenario.name == "hotLoop_baseline");
+        assert!(s.model.is_none() && s.session.scenario().name == "hotLoop_baseline");
     }
 
     #[test]
@@ -437,14 +435,14 @@ mod tests {
     fn lane_keys_toggle_variants_in_model_mode_and_policies_otherwise() {
         let mut s = AppState::new();
         act(&mut s, Action::ToggleLane(2));
-        assert!(s.session.policies.contains(&Policy::Hierarchy));
+        assert!(s.session.policies().contains(&Policy::Hierarchy));
         act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
         act(&mut s, Action::ToggleLane(2));
         assert_eq!(s.model.as_ref().unwrap().variants, ["before-fix", "fifo", "unbounded", "capacity-0"]);
         act(&mut s, Action::ToggleLane(9));
         act(&mut s, ModelAction::ToggleVariant("nope".into()));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("not a variant")));
-        assert!(s.session.policies.contains(&Policy::Hierarchy), "policies untouched in model mode");
+        assert!(s.session.policies().contains(&Policy::Hierarchy), "policies untouched in model mode");
     }
 
     #[test]
@@ -501,10 +499,10 @@ mod tests {
         act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         act(&mut s, Action::Run(Control::Step));
         act(&mut s, SessionAction::FireCategory { name: "HotCategory".into(), enter: true });
-        assert_eq!(s.session.last_fire, Some(FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
-        assert!(s.session.runner.views().iter().all(|l| l.active_categories == ["HotCategory"]));
+        assert_eq!(s.session.last_fire(), Some(&FireOutcome::Fired { label: "use HotCategory (enter)".into(), lanes: 2 }));
+        assert!(s.session.runner().views().iter().all(|l| l.active_categories == ["HotCategory"]));
         act(&mut s, SessionAction::FireCategory { name: "Nope".into(), enter: false });
-        assert!(matches!(&s.session.last_fire, Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
+        assert!(matches!(s.session.last_fire(), Some(FireOutcome::Refused(why)) if why.contains("unknown category")));
         act(&mut s, Action::LoadPreset { id: "descriptor_treeMap".into(), run: false });
         act(&mut s, SessionAction::Fire(Event::InvalidateAll));
         assert!(s.chrome.banners.last().is_some_and(|b| b.text.contains("call-site scenarios")));
@@ -515,18 +513,18 @@ mod tests {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
         let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
-        assert_eq!(s.session.scenario.name, "hotLoop_baseline");
-        assert_eq!((s.session.policies.clone(), s.session.playback.speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
+        assert_eq!(s.session.scenario().name, "hotLoop_baseline");
+        assert_eq!((s.session.policies().to_vec(), s.session.playback().speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
         let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
-        assert_eq!(s.session.scenario.name, "hotLoop_baseline", "a bad link keeps the previous scenario");
+        assert_eq!(s.session.scenario().name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
         let s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
-        assert_eq!(s.session.scenario.name, "parentChild_baseline");
+        assert_eq!(s.session.scenario().name, "parentChild_baseline");
 
         let s = booted(Boot {
             saved: Some(Err(SetAside { why: crate::storage::AsideWhy::StoppedThePage, kept_under: None })),
@@ -535,7 +533,7 @@ mod tests {
             tour_done: true,
             stale_autosave: None,
         });
-        assert_eq!(s.session.scenario.name, DEFAULT_PRESET);
+        assert_eq!(s.session.scenario().name, DEFAULT_PRESET);
         assert!(s.chrome.banners[0].text.contains("set aside"));
     }
 
@@ -545,19 +543,19 @@ mod tests {
         let saved = Saved::new(mine.clone(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
         let mut s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
-        assert_eq!((s.session.scenario.name.as_str(), s.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
+        assert_eq!((s.session.scenario().name.as_str(), s.session.own()), ("parentChild_baseline", Some(mine.as_str())));
         // The autosave carries it, so the next visit still offers it.
         let again = booted(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
-        assert_eq!((again.session.scenario.name.as_str(), again.session.own.as_deref()), ("parentChild_baseline", Some(mine.as_str())));
+        assert_eq!((again.session.scenario().name.as_str(), again.session.own()), ("parentChild_baseline", Some(mine.as_str())));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.session.text, mine, "one undo step back");
+        assert_eq!(s.session.text(), mine, "one undo step back");
     }
 
     #[test]
     fn an_autosave_older_than_the_last_screen_says_so() {
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
         let s = booted(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
-        assert_eq!(s.session.scenario.name, "hotLoop_baseline");
+        assert_eq!(s.session.scenario().name, "hotLoop_baseline");
         assert!(s.chrome.banners.iter().any(|b| b.text.contains("older than the one on screen") && b.text.contains("2929 KB")), "{:?}", s.chrome.banners);
         let s = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
         assert!(s.chrome.banners.is_empty());
@@ -585,7 +583,7 @@ mod tests {
         changed(&s, "another preset");
         act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         changed(&s, "a policy");
-        let edited = s.session.text.replace("class Hot { compute }", "class Hot { compute extra }");
+        let edited = s.session.text().replace("class Hot { compute }", "class Hot { compute extra }");
         act(&mut s, SessionAction::EditText(edited));
         changed(&s, "an edit");
         act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
@@ -605,9 +603,9 @@ mod tests {
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
         let s = booted(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
-        assert_eq!(s.session.text, "class A {\n  oops");
-        assert!(s.session.text_error.is_some());
-        assert_eq!(s.session.scenario.name, DEFAULT_PRESET, "the model falls back to the default");
+        assert_eq!(s.session.text(), "class A {\n  oops");
+        assert!(s.session.text_error().is_some());
+        assert_eq!(s.session.scenario().name, DEFAULT_PRESET, "the model falls back to the default");
         assert!(s.session.shareable_text().contains(DEFAULT_PRESET), "links carry the valid model, not broken text");
     }
 
@@ -627,7 +625,7 @@ mod tests {
     #[test]
     fn a_first_visit_runs_the_headline_comparison_and_opens_the_tour() {
         let mut s = booted(Boot::default());
-        assert_eq!((s.session.scenario.name.as_str(), s.session.policies.clone()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
+        assert_eq!((s.session.scenario().name.as_str(), s.session.policies().to_vec()), (DEFAULT_PRESET, vec![Policy::Global, Policy::Exact]));
         assert_eq!(s.chrome.tour, Some(0));
         assert!(!s.is_playing() && s.chrome.autoplay, "it runs once the page is mounted");
         act(&mut s, Action::Autoplay);
@@ -650,7 +648,7 @@ mod tests {
         let mut s = booted(Boot::default());
         assert_eq!(s.timeline.axis, XAxis::Progress, "a first visit's chart lines up the lanes by progress");
         act(&mut s, Action::Autoplay);
-        assert_eq!(s.session.playback.speed, FIRST_PLAY_SPEED);
+        assert_eq!(s.session.playback().speed, FIRST_PLAY_SPEED);
         // Frames of 16 wall ms at the first-play speed, as the page runs them.
         let mut wall_ms = 0.0;
         while s.is_playing() && wall_ms < 60_000.0 {
@@ -662,7 +660,7 @@ mod tests {
             wall_ms += 16.0;
             act(&mut s, Action::Run(Control::FrameEnd { wall_ms }));
         }
-        let ratio = Headline::of(&s.session.slow_lanes).and_then(|h| h.ratio());
+        let ratio = Headline::of(s.session.slow_lanes()).and_then(|h| h.ratio());
         assert!(ratio.is_some_and(|r| r > 10.0), "the headline ratio after {wall_ms} ms: {ratio:?}");
         assert!(wall_ms <= FIRST_PLAY_WALL_MS, "the first play took {wall_ms} wall ms (at most {FIRST_PLAY_WALL_MS})");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
@@ -674,36 +672,36 @@ mod tests {
     fn a_brushed_range_reaches_the_lanes_and_a_new_run_or_axis_drops_it() {
         let mut s = AppState::new();
         run_to_end(&mut s);
-        let end = s.session.slow_lanes[0].now_ms;
+        let end = s.session.slow_lanes()[0].now_ms;
         act(&mut s, TimelineAction::SetView(Some((end * 0.2, end * 0.6))));
         act(&mut s, TimelineAction::Brush(Some((end * 0.3, end * 0.4))));
-        let global = s.session.slow_lanes[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
+        let global = s.session.slow_lanes()[0].in_range.clone().expect("the why panel's lanes carry the range, paused");
         assert!(global.total > 0 && global.rows.iter().all(|r| global.contains(r.t_ms)));
-        assert!(s.session.runner.views()[0].in_range.is_some(), "the blast view's lanes too");
+        assert!(s.session.runner().views()[0].in_range.is_some(), "the blast view's lanes too");
         act(&mut s, TimelineAction::Brush(Some((f64::NAN, 3.0))));
         assert_eq!(s.timeline.brush, None, "a bad range clears");
-        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
+        assert!(s.session.slow_lanes().iter().all(|l| l.in_range.is_none()));
         act(&mut s, TimelineAction::SetView(Some((5.0, 5.0))));
         assert_eq!(s.timeline.view, None, "an empty window shows the whole run");
         act(&mut s, TimelineAction::Brush(Some((1.0, 2.0))));
         act(&mut s, TimelineAction::SetAxis(XAxis::Progress));
         assert_eq!((s.timeline.axis, s.timeline.brush, s.timeline.view), (XAxis::Progress, None, None), "a range on another axis means nothing");
         act(&mut s, TimelineAction::Brush(Some((40.0, 60.0))));
-        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_some()));
+        assert!(s.session.slow_lanes().iter().all(|l| l.in_range.is_some()));
         act(&mut s, Action::Run(Control::Reset));
         assert_eq!((s.timeline.axis, s.timeline.brush), (XAxis::Progress, None), "a new run keeps the axis, not the range");
-        assert!(s.session.slow_lanes.iter().all(|l| l.in_range.is_none()));
+        assert!(s.session.slow_lanes().iter().all(|l| l.in_range.is_none()));
     }
 
     #[test]
     fn marking_a_relink_selects_its_site_and_brings_its_moment_into_the_window() {
         let mut s = AppState::new();
         run_to_end(&mut s);
-        let end = s.session.slow_lanes[0].now_ms;
+        let end = s.session.slow_lanes()[0].now_ms;
         act(&mut s, TimelineAction::SetView(Some((0.0, end * 0.1))));
         let mark = Mark { policy: Policy::Global, t_ms: end * 0.8, site: "hot".into() };
         act(&mut s, TimelineAction::MarkRelink(mark.clone()));
-        assert_eq!(s.session.selected_site.as_deref(), Some("hot"));
+        assert_eq!(s.session.selected_site(), Some("hot"));
         assert_eq!(s.timeline.mark, Some(mark));
         let (lo, hi) = s.timeline.view.expect("still zoomed");
         assert!(lo <= end * 0.8 && end * 0.8 <= hi && ((hi - lo) - end * 0.1).abs() < 1e-6, "the window moved to the moment: {lo}..{hi}");

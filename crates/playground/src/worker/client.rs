@@ -285,12 +285,12 @@ mod tests {
         let actions = hear(&mut s, &mut c, answers);
         assert_eq!(actions[0], Action::Lab(LabAction::Fitted { job: 7, fitted: Err(FitRefusal::Refused("no churn".into())) }), "the fit's, at once");
         assert_eq!(read_ids(&actions), Vec::from_iter(job), "the reading's, decoded");
-        assert_eq!(s.scenario.sites.len(), 30, "applied");
+        assert_eq!(s.scenario().sites.len(), 30, "applied");
         // Its lanes: the update of the build on screen, applied to its mirror.
         let answers = post(&mut s, &mut c);
         let actions = hear(&mut s, &mut c, answers);
         assert_eq!(lanes_runs(&actions).len(), 1);
-        assert!(s.runner.views().len() == 2 && s.runner.views().iter().all(|v| v.sites.len() == 30 && !s.runner.awaiting_rebuild()));
+        assert!(s.runner().views().len() == 2 && s.runner().views().iter().all(|v| v.sites.len() == 30 && !s.runner().awaiting_rebuild()));
         assert!(!c.decoding() && c.jobs.is_empty() && c.lanes == 0 && c.fits.is_empty(), "nothing left awaited");
         // A model replay's update goes to the model, as it came.
         c.sent(Sent::Model);
@@ -306,9 +306,9 @@ mod tests {
         act_only(&mut s, Control::Step);
         let stale = post(&mut s, &mut c);
         act(&mut s, Control::Reset);
-        let before = s.runner.views().to_vec();
+        let before = s.runner().views().to_vec();
         assert!(hear(&mut s, &mut c, stale).is_empty(), "the update of the build before the Reset");
-        assert_eq!(s.runner.views(), before.as_slice());
+        assert_eq!(s.runner().views(), before.as_slice());
         // A reading's answer with no job awaited (its worker failed meanwhile): dropped.
         act_only(&mut s, SessionAction::EditText(churn_world(3)));
         let late = post(&mut s, &mut c);
@@ -329,7 +329,7 @@ mod tests {
         let (actions, steps) = drain(&mut s, &mut c, budget);
         assert_eq!(read_ids(&actions).len(), 1);
         assert!((10..=12).contains(&steps), "{steps} steps");
-        assert_eq!(s.scenario.sites.len(), SITES);
+        assert_eq!(s.scenario().sites.len(), SITES);
         let build = post(&mut s, &mut c);
         hear(&mut s, &mut c, build);
         // The second Step calls every site: most of the 2 x 5,000 site views change.
@@ -339,7 +339,7 @@ mod tests {
         let bytes = answers.pop().expect("the lanes' update");
         let (_, mut whole) = s.lanes_decoder(bytes.clone()).expect("for the build on screen");
         let whole = whole.step(usize::MAX).expect("decodes").expect("at once");
-        let held = s.runner.views().to_vec();
+        let held = s.runner().views().to_vec();
         let changed: usize = held.iter().zip(&whole.views).map(|(a, b)| a.sites.iter().zip(b.sites.iter()).filter(|(a, b)| a != b).count()).sum();
         assert!(changed > SITES, "{changed} site views changed");
         c.on_reply(bytes);
@@ -348,7 +348,7 @@ mod tests {
         assert!((changed.div_ceil(1_000)..=changed.div_ceil(1_000) + 1).contains(&steps), "{steps} steps for {changed} changed views");
         assert_eq!(lanes_runs(&actions).len(), 1, "applied once, by the last step");
         assert!(whole.views.iter().all(|v| v.sites.len() == SITES));
-        assert_eq!(s.runner.views(), whole.views.as_slice(), "the whole update applied");
+        assert_eq!(s.runner().views(), whole.views.as_slice(), "the whole update applied");
     }
 
     #[test]
@@ -397,7 +397,7 @@ mod tests {
             let _ = s.take_lanes();
         }
         let job = churn_world(3);
-        let reading = answer(&wire::encode_job(5, &job, &s.policies, false));
+        let reading = answer(&wire::encode_job(5, &job, s.policies(), false));
         for bytes in [reading[..reading.len() / 2].to_vec(), vec![0xff; 8]] {
             c.sent(Sent::Job(5));
             c.on_reply(bytes);

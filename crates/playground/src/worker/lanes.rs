@@ -363,8 +363,8 @@ mod tests {
     fn page(text: &str) -> (CallSiteSession, Runner) {
         let mut s = session();
         act(&mut s, SessionAction::EditText(text.to_string()));
-        assert!(!s.runner.is_empty() && s.runner.views().len() == 2, "built in the worker");
-        let direct = Runner::new(&s.scenario, &s.policies, &Params::default()).expect("it runs");
+        assert!(!s.runner().is_empty() && s.runner().views().len() == 2, "built in the worker");
+        let direct = Runner::new(s.scenario(), s.policies(), &Params::default()).expect("it runs");
         (s, direct)
     }
 
@@ -379,7 +379,7 @@ mod tests {
         act(s, Control::Play);
         for n in 0..10_000 {
             frame(s, n);
-            if !s.playback.playing {
+            if !s.playback().playing {
                 return;
             }
         }
@@ -407,13 +407,13 @@ mod tests {
     }
 
     fn same_views(s: &CallSiteSession, direct: &Runner, what: &str) {
-        let (a, b) = (s.runner.views(), direct.views());
+        let (a, b) = (s.runner().views(), direct.views());
         assert_eq!(a.len(), 2, "{what}");
         for (a, b) in a.iter().zip(b) {
             assert_eq!(unflashed(a), unflashed(b), "{what}: {}", a.policy);
         }
-        assert_eq!((s.runner.clock_ms(), s.runner.finished()), (direct.clock_ms(), direct.finished()), "{what}");
-        assert_eq!(s.runner.classes(), direct.classes(), "{what}");
+        assert_eq!((s.runner().clock_ms(), s.runner().finished()), (direct.clock_ms(), direct.finished()), "{what}");
+        assert_eq!(s.runner().classes(), direct.classes(), "{what}");
     }
 
     #[test]
@@ -429,7 +429,7 @@ mod tests {
             act(&mut s, Control::Step);
             note = direct.step();
         }
-        assert_eq!(s.playback.step_note.as_ref().map(|(_, n)| n.clone()), note, "the step's note comes back from the worker");
+        assert_eq!(s.playback().step_note.as_ref().map(|(_, n)| n.clone()), note, "the step's note comes back from the worker");
         act(&mut s, SessionAction::Fire(write.clone()));
         assert_eq!(direct.inject(&write), Ok(2));
         act(&mut s, Control::Step);
@@ -437,9 +437,9 @@ mod tests {
         act(&mut s, SessionAction::HoverClass(Some("K1".into())));
         direct.refresh();
         same_views(&s, &direct, "after steps, a selection and a mutation");
-        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { lanes: 2, .. })));
-        assert!(!s.what_if.is_empty() && s.what_if == direct.what_if("K1"));
-        assert!(s.runner.views()[0].selected.as_ref().is_some_and(|r| r.name == "s1"));
+        assert!(matches!(s.last_fire(), Some(&FireOutcome::Fired { lanes: 2, .. })));
+        assert!(!s.what_if().is_empty() && s.what_if() == direct.what_if("K1"));
+        assert!(s.runner().views()[0].selected.as_ref().is_some_and(|r| r.name == "s1"));
         // A brushed range, then the rest of the run frame by frame at full speed.
         let range = Some((XAxis::Progress, (0.0, 50.0)));
         act(&mut s, Control::SetSpeed(Speed::Max));
@@ -448,9 +448,9 @@ mod tests {
         direct.brush(range);
         play_to_end(&mut s);
         run_directly(&mut direct);
-        assert!(s.runner.views().iter().all(|l| l.finished() && l.in_range.is_some()));
+        assert!(s.runner().views().iter().all(|l| l.finished() && l.in_range.is_some()));
         // Run at another pace (frames of a virtual clock, or all at once): the same verdicts.
-        for (a, b) in s.runner.views().iter().zip(direct.views()) {
+        for (a, b) in s.runner().views().iter().zip(direct.views()) {
             assert_eq!((a.iterations, a.phase, &a.totals), (b.iterations, b.phase, &b.totals), "{}", a.policy);
             assert_eq!(unflashed(a).sites, unflashed(b).sites, "{}", a.policy);
         }
@@ -469,7 +469,7 @@ mod tests {
         direct.inject(&write).expect("it runs");
         act(&mut s, Control::Step);
         direct.step();
-        let worker = s.runner.site_rows();
+        let worker = s.runner().site_rows();
         let page: Vec<Vec<SiteRow>> = direct.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect();
         assert_eq!(worker.len(), 2);
         assert!(worker.iter().all(|lane| lane.len() == SITES), "a row per site and lane");
@@ -486,12 +486,12 @@ mod tests {
     fn every_scenario_runs_in_the_worker_whatever_its_size() {
         for sites in [1, SITES] {
             let (s, _) = page(&world(sites));
-            assert!(s.runner.mirror().is_some() && s.scenario.sites.len() == sites);
+            assert!(s.runner().mirror().is_some() && s.scenario().sites.len() == sites);
         }
         // The default preset, made on the page: handed to the worker for its lanes.
         let s = session();
-        assert_eq!(s.runner.views().len(), 2);
-        assert!(s.run_error.is_none());
+        assert_eq!(s.runner().views().len(), 2);
+        assert!(s.run_error().is_none());
     }
 
     #[test]
@@ -504,14 +504,14 @@ mod tests {
                             expect exact / global >= 1.1x ops\n\
                             expect exact <= global relinks\n";
         let (mut s, mut direct) = page(&(world(SITES) + expectations));
-        assert_eq!(s.scenario.expectations.len(), 5);
-        let scenario = s.scenario.clone();
+        assert_eq!(s.scenario().expectations.len(), 5);
+        let scenario = s.scenario().clone();
         let same = |s: &CallSiteSession, direct: &Runner, what: &str| {
-            assert_eq!(s.expectations.len(), 5, "{what}");
-            assert_eq!(*s.expectations, direct.expectations(&scenario), "{what}: the worker's outcomes are the lanes'");
+            assert_eq!(s.expectations().len(), 5, "{what}");
+            assert_eq!(**s.expectations(), direct.expectations(&scenario), "{what}: the worker's outcomes are the lanes'");
         };
         same(&s, &direct, "built, nothing run");
-        assert!(s.expectations.iter().all(|o| o.status == Status::Pending));
+        assert!(s.expectations().iter().all(|o| o.status == Status::Pending));
         for _ in 0..3 {
             act(&mut s, Control::Step);
             direct.step();
@@ -519,16 +519,16 @@ mod tests {
         same(&s, &direct, "part-way");
         play_to_end(&mut s);
         run_directly(&mut direct);
-        assert!(s.runner.finished());
+        assert!(s.runner().finished());
         same(&s, &direct, "finished");
         // K1's sites are s1, s51, s101, ...: exact relinks them all, global everything.
-        let first = &s.expectations[0];
+        let first = &s.expectations()[0];
         assert!(first.status == Status::Fail && first.causes.iter().any(|c| c.site == "s51"), "{first:?}");
-        assert!(s.expectations[1].causes.iter().any(|c| c.site == "s2"), "global relinks s2 on a write to K1.m");
-        assert!(s.expectations.iter().any(|o| o.status == Status::Pass));
+        assert!(s.expectations()[1].causes.iter().any(|c| c.site == "s2"), "global relinks s2 on a write to K1.m");
+        assert!(s.expectations().iter().any(|o| o.status == Status::Pass));
         // Asked for only after the lanes moved: an answer does not ask again.
         assert!(s.take_lanes().is_none(), "nothing left to ask");
-        assert_eq!(&s.runner.expectations(&scenario), s.expectations.as_ref());
+        assert_eq!(&s.runner_mut().expectations(&scenario), s.expectations().as_ref());
         assert!(s.take_lanes().is_none(), "no new request while the lanes stand still");
     }
 
@@ -536,46 +536,46 @@ mod tests {
     fn a_reset_rebuilds_in_the_worker_and_lost_lanes_are_handed_to_it_again() {
         let (mut s, _) = page(&world(SITES));
         act(&mut s, Control::Step);
-        assert!(s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
+        assert!(s.runner().views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
         act(&mut s, Control::Reset);
-        assert!(s.runner.views().iter().all(|l| l.iterations == 0 && l.events_recorded == 0), "at time zero again");
+        assert!(s.runner().views().iter().all(|l| l.iterations == 0 && l.events_recorded == 0), "at time zero again");
         // A worker that no longer holds the scenario (a new one after a crash): handed to it
         // again, the lanes come back.
         with_host(|host| *host = Host::default());
         let fx = act(&mut s, Control::Reset);
         assert!(fx.banners.iter().any(|(_, b)| b.contains("start again from time zero")), "{:?}", fx.banners);
-        assert!(s.runner.views().len() == 2 && s.run_error.is_none());
+        assert!(s.runner().views().len() == 2 && s.run_error().is_none());
         act(&mut s, Control::Step);
-        assert!(s.runner.views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
+        assert!(s.runner().views().iter().all(|l| l.events_recorded + l.iterations as usize > 0));
     }
 
     #[test]
     fn a_finished_run_resets_and_plays_again_in_the_worker() {
         let (mut s, _) = page(&world(SITES));
-        while !s.runner.finished() {
+        while !s.runner().finished() {
             act(&mut s, Control::Step);
         }
         // Until the worker answers the new build, the page shows the lanes it had (the same
         // views and names: nothing is redrawn or copied), and they take mutations again.
-        let (before, names) = (s.runner.views().to_vec(), s.runner.names().cloned());
+        let (before, names) = (s.runner().views().to_vec(), s.runner().names().cloned());
         let mut fx = Effects::default();
         s.control(Control::Reset, &mut fx);
-        assert!(s.runner.views().iter().zip(&before).all(|(a, b)| Rc::ptr_eq(a, b)) && s.runner.views().len() == 2);
-        assert!(Rc::ptr_eq(s.runner.names().unwrap(), names.as_ref().unwrap()));
-        assert!(s.runner.awaiting_rebuild(), "the views shown are the previous build's");
+        assert!(s.runner().views().iter().zip(&before).all(|(a, b)| Rc::ptr_eq(a, b)) && s.runner().views().len() == 2);
+        assert!(Rc::ptr_eq(s.runner().names().unwrap(), names.as_ref().unwrap()));
+        assert!(s.runner().awaiting_rebuild(), "the views shown are the previous build's");
         s.reduce(SessionAction::Fire(Event::Write { class: "K1".into(), method: "m".into() }), &mut fx);
-        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { .. })), "refused: {:?}", s.last_fire);
+        assert!(matches!(s.last_fire(), Some(&FireOutcome::Fired { .. })), "refused: {:?}", s.last_fire());
         in_process::pump(&mut s, &mut fx);
-        assert!(s.runner.views().iter().all(|l| l.iterations == 0 && !Rc::ptr_eq(&l.sites, &before[0].sites)), "the new build's views");
-        assert!(!s.runner.awaiting_rebuild(), "the worker answered");
-        assert!(matches!(s.last_fire, Some(FireOutcome::Fired { .. })), "the worker took it: {:?}", s.last_fire);
+        assert!(s.runner().views().iter().all(|l| l.iterations == 0 && !Rc::ptr_eq(&l.sites, &before[0].sites)), "the new build's views");
+        assert!(!s.runner().awaiting_rebuild(), "the worker answered");
+        assert!(matches!(s.last_fire(), Some(&FireOutcome::Fired { .. })), "the worker took it: {:?}", s.last_fire());
         act(&mut s, Control::Reset);
-        assert_eq!(s.runner.clock_ms(), 0.0);
+        assert_eq!(s.runner().clock_ms(), 0.0);
         act(&mut s, Control::Play);
         for n in 0..50 {
             frame(&mut s, n);
         }
-        assert!(s.runner.clock_ms() > 0.0, "the clock moves");
+        assert!(s.runner().clock_ms() > 0.0, "the clock moves");
     }
 
     /// Frames go on while the worker works: its answers arrive a few frames later.
@@ -599,16 +599,16 @@ mod tests {
                 }
             }
         }
-        assert!(s.runner.clock_ms() > 0.0, "the clock moves");
+        assert!(s.runner().clock_ms() > 0.0, "the clock moves");
     }
 
     /// Every lane view names its own sites, with the mirror's names, and they are the sites of
     /// the scenario on screen (what the blast view draws from).
     fn names_match_views(s: &CallSiteSession, what: &str) {
-        let names = s.runner.names().expect("lanes");
-        let on_screen: Vec<&str> = s.scenario.sites.iter().map(|x| x.name.as_str()).collect();
+        let names = s.runner().names().expect("lanes");
+        let on_screen: Vec<&str> = s.scenario().sites.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(names.iter().map(String::as_str).collect::<Vec<_>>(), on_screen, "{what}: the mirror's names are the scenario's");
-        for v in s.runner.views() {
+        for v in s.runner().views() {
             assert!(Rc::ptr_eq(&v.names, names) && v.sites.len() == names.len(), "{what}: {} has {} sites for {} names", v.policy, v.sites.len(), names.len());
         }
     }
@@ -620,7 +620,7 @@ mod tests {
         let mut s = session();
         names_match_views(&s, "the default scenario");
         let own = world(3);
-        s.restore(own, None, &[Policy::Exact, Policy::Global], Speed::Factor(1.0));
+        s.restore(own, None, &[Policy::Exact, Policy::Global], Speed::Factor(1.0), None);
         let (jobs, lanes) = (s.take_jobs(), s.take_lanes().expect("the restored policies' lanes"));
         let readings: Vec<Vec<u8>> = jobs.iter().map(|job| with_host(|host| host.answer(&job.bytes, &|| 0.0))).collect();
         let update = with_host(|host| host.answer(&lane_wire::encode_request(&lanes), &|| 0.0));
@@ -631,7 +631,7 @@ mod tests {
             s.reduce(SessionAction::Read(crate::worker::offload::decode_reply(&bytes).expect("a reply")), &mut fx);
         }
         in_process::pump(&mut s, &mut fx);
-        assert_eq!(s.scenario.sites.len(), 3, "the restored text on screen");
+        assert_eq!(s.scenario().sites.len(), 3, "the restored text on screen");
         names_match_views(&s, "the restored text's lanes");
     }
 
@@ -663,14 +663,14 @@ mod tests {
     #[test]
     fn updates_for_an_older_build_are_dropped() {
         let (mut s, _) = page(&world(SITES));
-        let m = s.runner.mirror_mut().expect("lanes");
+        let m = s.runner_mut().mirror_mut().expect("lanes");
         m.queue(Command::Step);
         let stale = m.take_request().expect("a request");
         act(&mut s, Control::Reset);
         let bytes = with_host(|host| host.answer(&lane_wire::encode_request(&stale), &|| 0.0));
-        let before = s.runner.views().to_vec();
+        let before = s.runner().views().to_vec();
         in_process::update(&mut s, bytes, &mut Effects::default());
         in_process::pump(&mut s, &mut Effects::default());
-        assert_eq!(s.runner.views(), before.as_slice());
+        assert_eq!(s.runner().views(), before.as_slice());
     }
 }

@@ -114,7 +114,7 @@ mod tests {
         let s = &state.session;
         assert_eq!(steps, 3);
         assert_eq!(s.loading_sites(), Some(1), "handed to the worker, which the page drops");
-        assert_eq!(s.scenario_rev, AppState::new().session.scenario_rev, "nothing opens before the worker answers");
+        assert_eq!(s.scenario_rev(), AppState::new().session.scenario_rev(), "nothing opens before the worker answers");
         assert!(!r.step(), "done stays done");
     }
 

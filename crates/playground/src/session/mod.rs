@@ -1,34 +1,43 @@
-//! The call-site session: the scenario being edited (its text, the typed model behind it,
-//! undo history, texts being read by the engine worker) and its lanes (one simulation per
-//! selected policy, their views, the selected site, the what-if preview, hand-fired mutations).
+//! The call-site session, in two parts: its document (`document`: the scenario being edited,
+//! as text and as the typed model behind it, undo history, texts being read by the engine
+//! worker) and its run (`run`: one lane per selected policy, their playback and views, the
+//! selected site, the what-if preview, hand-fired mutations); the policies are both's.
 //!
-//! Its reducer handles every action about the scenario and its run; run controls go through
-//! the one playback path (`playback::control`, for which the session is a [`Replay`]). What
-//! the rest of the page should do (banners, a model to close) it reports in [`Effects`]; new
-//! lanes bump `run_id`.
+//! Its reducer handles every action about the scenario and its run and keeps the two in step
+//! (a new scenario rebuilds the lanes); run controls go through the one playback path
+//! (`playback::control`, for which the session is a [`Replay`]). What the rest of the page
+//! should do (banners, a model to close) it reports in [`Effects`]; new lanes bump `run_id`.
+//! The fields are private: the page shell reads them through `&self` accessors named after
+//! them, and changes them only by actions and the methods named for a change.
+
+mod document;
+mod run;
 
 use std::rc::Rc;
 
 use blast_engine::expect::{Cause, Outcome};
 use blast_engine::presets::{self, Preset};
 use blast_engine::scenario::{Event, Scenario};
-use blast_engine::{dsl, Params, Policy};
+use blast_engine::{dsl, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
-use crate::runner::{FireRefusal, LaneView};
+use crate::runner::LaneView;
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;
 use crate::worker::lane_wire::{Request, Update, UpdateDecoder};
 use crate::worker::lanes::{Lanes, Mirror};
 use crate::worker::offload::Posting;
-use crate::worker::reading::{Purpose, Readings};
+use crate::worker::reading::Purpose;
 use crate::worker::wire::DecodeError;
 use crate::worker::wire::{Reply, TextError, Verdict};
+use document::Document;
+pub use run::FireOutcome;
+use run::Run;
 
 /// The preset a first visit opens with: the headline result.
 pub const DEFAULT_PRESET: &str = "hotLoop_unrelatedMetaClassChurn";
@@ -93,133 +102,28 @@ impl SessionAction {
     }
 }
 
-/// The outcome of the latest hand-fired mutation, shown beside the controls.
-#[derive(Clone, Debug, PartialEq)]
-pub enum FireOutcome {
-    Fired { label: String, lanes: usize },
-    Refused(String),
-}
-
 pub struct CallSiteSession {
-    /// Shared with the page's components (`Rc`): a 10^5-site world was copied per scenario change.
-    pub scenario: Rc<Scenario>,
-    pub text: String,
-    pub text_error: Option<TextError>,
-    pub policies: Vec<Policy>,
-    pub params: Params,
-    pub playback: Playback,
-    /// The lanes the engine worker runs, as the page mirrors them (`lanes`).
-    pub runner: Lanes,
-    /// Why the scenario cannot run (it parses but the engine refuses it).
-    pub run_error: Option<RunRefusal>,
-    /// Lane views for the costly panels (charts, comparison, why); refreshed at most every
-    /// `playback::SLOW_VIEW_INTERVAL_MS` while running, at once when paused or finished.
-    pub slow_lanes: Vec<Rc<LaneView>>,
-    pub selected_site: Option<String>,
-    /// Each expectation's outcome against the lanes, refreshed with `slow_lanes`.
-    pub expectations: Rc<Vec<Outcome>>,
-    /// The relink a click on a failed expectation asked the why panel to show.
-    pub focused_cause: Option<Cause>,
-    pub hovered_class: Option<String>,
-    pub what_if: Vec<(Policy, Vec<String>)>,
-    pub editor_error: Option<String>,
-    pub last_fire: Option<FireOutcome>,
-    /// Undo and redo of form and text edits; a load is one step, so Undo brings back what it replaced.
-    pub history: History,
-    /// The user's own scenario text that a load (preset, link, file) replaced, for the preset
-    /// picker's "Your scenario" while something else is on screen (`OpenOwn` brings it back).
-    pub own: Option<String>,
-    /// The text on screen is the user's: typed, edited, undone to or autosaved, not loaded as
-    /// it is. A load over it keeps it in `own`.
-    pub edited: bool,
-    /// Runs repeat the measured op until paused (see `editor::looping`), for firing mutations by hand.
-    pub loop_mode: bool,
-    /// Bumps whenever the scenario changes.
-    pub scenario_rev: u64,
-    /// Bumps whenever new lanes are built (at virtual time zero: the timeline's ranges mean
-    /// nothing on them).
-    pub run_id: u64,
-    /// Bumps whenever the text changes (what autosave and share links carry is derived from
-    /// it: comparing a key is cheap where copying a 3 MB text per frame is not).
-    pub text_rev: u64,
-    /// Bumps on every model edit attempt, accepted or refused.
-    pub edit_epoch: u64,
-    /// The expectations' text lines as the engine worker found them, for the text revision it
-    /// read (`app.rs` places them; a small text is placed on the page).
-    pub read_expect_lines: Option<(u64, Rc<Vec<Option<usize>>>)>,
-    /// Texts being read off the main thread (`offload`).
-    readings: Readings,
-    /// A run the reading of a text paused (`request`): it plays on when the last reading ends
-    /// without new lanes (an invalid or unchanged text, a refused link), as it would have after
-    /// a small text, read at once. New lanes start paused at time zero, like a small text's;
-    /// the user's own run control while reading decides instead.
-    resume_after_read: bool,
-    /// The engine worker holds the scenario: (the job that read it, `scenario_rev` it is).
-    held: Option<(u64, u64)>,
-    /// Builds of lanes in the worker, numbered (their updates carry it).
-    worker_runs: u64,
-    /// The worker refused to run this scenario revision under these policies and loop mode:
-    /// a rebuild (Run, Reset) says so again instead of handing it over again.
-    refused: Option<(u64, Vec<Policy>, bool, RunRefusal)>,
-    /// The lanes on screen were built from a scenario handed to the worker for them (`hold`):
-    /// if the worker loses them, handing it again would not help.
-    fresh_hold: bool,
-    /// The gallery entry opened, and the `scenario_rev` it opened as: the scenario is that
-    /// entry until it changes (`entry`), so no text is parsed again to tell.
-    opened: Option<(Entry, u64)>,
+    /// The scenario on screen: text, model, history, the worker's readings (`document`).
+    document: Document,
+    /// The lanes of its run: playback, views, selection, what-if, hand-fired mutations (`run`).
+    run: Run,
+    policies: Vec<Policy>,
 }
 
 impl CallSiteSession {
     /// The headline preset under global and exact, paused at time zero.
     pub fn new() -> CallSiteSession {
         let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
-        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
-            Some((Ok(s), text)) => (s, text.to_string()),
-            _ => (Scenario::default(), String::new()),
-        };
-        let mut session = CallSiteSession {
-            scenario: Rc::new(scenario),
-            text,
-            text_error: None,
-            policies: vec![Policy::Global, Policy::Exact],
-            params: Params::default(),
-            playback: Playback::new(Speed::Factor(0.1), false),
-            runner: Lanes::idle(),
-            run_error: None,
-            slow_lanes: Vec::new(),
-            selected_site: None,
-            expectations: Rc::default(),
-            focused_cause: None,
-            hovered_class: None,
-            what_if: Vec::new(),
-            editor_error: None,
-            last_fire: None,
-            history: History::default(),
-            own: None,
-            edited: false,
-            loop_mode: false,
-            scenario_rev: 0,
-            run_id: 0,
-            text_rev: 0,
-            edit_epoch: 0,
-            read_expect_lines: None,
-            readings: Readings::default(),
-            resume_after_read: false,
-            held: None,
-            worker_runs: 0,
-            fresh_hold: false,
-            refused: None,
-            opened: preset.map(|p| (Entry::CallSite(p), 0)),
-        };
+        let mut session = CallSiteSession { document: Document::new(preset), run: Run::new(), policies: vec![Policy::Global, Policy::Exact] };
         session.rebuild();
         session
     }
 
     /// An autosaved session: its text (read by the engine worker: the default model until it
-    /// answers), policies and speed.
-    pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed) {
+    /// answers), policies and speed, and the user's own text a load had replaced (`own`).
+    pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed, own: Option<String>) {
         if playback::SPEEDS.contains(&speed) {
-            self.playback.speed = speed;
+            self.run.playback.speed = speed;
         }
         let policies: Vec<Policy> = Policy::ALL.iter().copied().filter(|p| policies.contains(p)).collect();
         if !policies.is_empty() {
@@ -227,16 +131,17 @@ impl CallSiteSession {
         }
         // Kept as typed; the model stays on the default until the text reads.
         self.request(&text, Purpose::Edit { entry: preset.and_then(|id| Entry::recognise(id, &text)) });
-        self.text = text;
-        self.text_rev += 1;
+        self.document.text = text;
+        self.document.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
-        self.edited = preset.is_none();
+        self.document.edited = preset.is_none();
+        self.document.own = own;
         self.rebuild();
     }
 
     /// The gallery entry on screen, unedited (a scenario edit forgets it).
     pub fn entry(&self) -> Option<Entry> {
-        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
+        self.document.entry()
     }
 
     /// The call-site preset on screen, unedited (for its published numbers).
@@ -246,39 +151,34 @@ impl CallSiteSession {
 
     /// The text a share link or export should carry: the typed text when it is valid.
     pub fn shareable_text(&self) -> String {
-        if self.text_error.is_none() {
-            self.text.clone()
-        } else {
-            dsl::print(&self.scenario)
-        }
+        self.document.shareable_text()
     }
 
     pub fn run_state(&self) -> RunState {
-        let started = self.runner.views().iter().any(|l| l.events_recorded > 0 || l.iterations > 0);
-        RunState::of(self.playback.playing, started, self.runner.finished() && !self.runner.is_empty())
+        self.run.run_state()
     }
 
     pub fn total_relinks(&self) -> u64 {
-        self.runner.total_relinks()
+        self.run.runner.total_relinks()
     }
 
     /// The jobs to hand to the engine worker now (the page shell posts them after each render).
     pub fn take_jobs(&mut self) -> Vec<Posting> {
-        self.readings.take_jobs()
+        self.document.readings.take_jobs()
     }
 
     /// Commands for the lanes the engine worker runs, to post now: none while jobs wait to be
     /// taken (a build names a job the worker must have read first).
     pub fn take_lanes(&mut self) -> Option<Request> {
-        if self.readings.jobs_waiting() {
+        if self.document.readings.jobs_waiting() {
             return None;
         }
-        self.runner.mirror_mut().and_then(Mirror::take_request)
+        self.run.runner.mirror_mut().and_then(Mirror::take_request)
     }
 
     /// About how many sites the text being read declares, while the engine worker reads one.
     pub fn loading_sites(&self) -> Option<usize> {
-        self.readings.loading_sites()
+        self.document.readings.loading_sites()
     }
 
     /// A run control, through the one playback path.
@@ -287,10 +187,10 @@ impl CallSiteSession {
             control,
             Control::FrameStart { .. } | Control::Work { .. } | Control::FrameEnd { .. } | Control::SetSpeed(_) | Control::SpeedUp | Control::SpeedDown
         ) {
-            self.resume_after_read = false;
+            self.run.resume_after_read = false;
         }
         if control == Control::Reset {
-            self.last_fire = None;
+            self.run.last_fire = None;
         }
         if let Err(why) = playback::control(self, control) {
             fx.error(format!("This scenario cannot run: {why}"));
@@ -305,10 +205,10 @@ impl CallSiteSession {
                 if !policies.is_empty() {
                     self.policies = policies;
                 }
-                self.keep_own(&text);
+                self.document.keep_own(&text);
                 self.set_scenario(scenario, text, Some(entry));
                 if let Some(origin) = entry.origin() {
-                    fx.info(format!("Loaded “{}” from {origin}.", self.scenario.name));
+                    fx.info(format!("Loaded “{}” from {origin}.", self.document.scenario.name));
                 }
                 if run {
                     self.control(Control::Play, fx);
@@ -316,52 +216,46 @@ impl CallSiteSession {
             }
             SessionAction::LoadScenario { shared, origin } => self.load(shared, origin),
             SessionAction::EditText(text) => {
-                self.history.record(&self.text, &text, true);
+                self.document.history.record(&self.document.text, &text, true);
                 self.set_text(text);
-                self.edited = true;
+                self.document.edited = true;
             }
             SessionAction::NewScenario => {
                 let text = editor::BLANK.to_string();
-                self.history.record(&self.text, &text, false);
+                self.document.history.record(&self.document.text, &text, false);
                 self.set_text(text);
-                self.edited = true;
+                self.document.edited = true;
             }
             SessionAction::Undo => {
-                if let Some(text) = self.history.undo(&self.text) {
+                if let Some(text) = self.document.history.undo(&self.document.text) {
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
             SessionAction::Redo => {
-                if let Some(text) = self.history.redo(&self.text) {
+                if let Some(text) = self.document.history.redo(&self.document.text) {
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
             SessionAction::OpenOwn => {
                 fx.call_sites_loaded = true;
-                if let Some(text) = self.own.take().filter(|t| *t != self.text) {
+                if let Some(text) = self.document.own.take().filter(|t| *t != self.document.text) {
                     // A swap: an edit of what was loaded becomes the kept one in turn.
-                    if self.edited {
-                        self.own = Some(self.text.clone());
+                    if self.document.edited {
+                        self.document.own = Some(self.document.text.clone());
                     }
-                    self.history.record(&self.text, &text, false);
+                    self.document.history.record(&self.document.text, &text, false);
                     self.set_text(text);
-                    self.edited = true;
+                    self.document.edited = true;
                 }
             }
-            SessionAction::RevertText => {
-                let text = dsl::print(&self.scenario);
-                self.history.record(&self.text, &text, false);
-                self.text = text;
-                self.text_rev += 1;
-                self.text_error = None;
-            }
+            SessionAction::RevertText => self.document.revert_text(),
             SessionAction::Edit(op) => {
-                let before = self.text.clone();
+                let before = self.document.text.clone();
                 self.edit(&op);
-                self.history.record(&before, &self.text, false);
-                self.edited |= before != self.text;
+                self.document.history.record(&before, &self.document.text, false);
+                self.document.edited |= before != self.document.text;
             }
             SessionAction::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
@@ -384,34 +278,34 @@ impl CallSiteSession {
                 }
             }
             SessionAction::ToggleLoop => {
-                self.loop_mode = !self.loop_mode;
-                let was_playing = self.playback.playing;
+                self.run.loop_mode = !self.run.loop_mode;
+                let was_playing = self.run.playback.playing;
                 self.rebuild();
-                self.last_fire = None;
+                self.run.last_fire = None;
                 if was_playing {
                     self.control(Control::Play, fx);
                 }
             }
             SessionAction::Fire(event) => {
                 let label = dsl::event_text(&event);
-                let outcome = self.runner.inject(&event);
-                self.record_fire(label, outcome);
+                let outcome = self.run.runner.inject(&event);
+                self.run.record_fire(label, outcome, &self.document.scenario);
             }
             SessionAction::FireCategory { name, enter } => {
                 let label = if enter { format!("use {name} (enter)") } else { format!("leave {name}") };
-                let outcome = self.runner.inject_category(&name, enter);
-                self.record_fire(label, outcome);
+                let outcome = self.run.runner.inject_category(&name, enter);
+                self.run.record_fire(label, outcome, &self.document.scenario);
             }
             SessionAction::SelectSite(site) => self.select_site(site),
             SessionAction::ShowCause(cause) => {
                 self.select_site(Some(cause.site.clone()));
-                self.focused_cause = Some(cause);
+                self.run.focused_cause = Some(cause);
             }
             SessionAction::HoverClass(class) => self.hover(class),
             SessionAction::Read(reply) => self.read(reply, fx),
             SessionAction::LanesDecoded(run, decoded) => self.lanes_update(run, *decoded, fx),
             SessionAction::LanesLost(why) => {
-                if !self.runner.is_empty() {
+                if !self.run.runner.is_empty() {
                     self.lanes_lost(&why, fx);
                 }
             }
@@ -419,20 +313,25 @@ impl CallSiteSession {
     }
 
     pub fn select_site(&mut self, site: Option<String>) {
-        self.selected_site = site.filter(|s| self.scenario.sites.iter().any(|x| &x.name == s));
-        self.runner.select(self.selected_site.clone());
+        self.run.selected_site = site.filter(|s| self.document.scenario.sites.iter().any(|x| &x.name == s));
+        self.run.runner.select(self.run.selected_site.clone());
         self.after_commands();
     }
 
     /// The what-if preview for a hovered class (`None`: none).
     pub fn hover(&mut self, class: Option<String>) {
-        self.hovered_class = class;
-        self.refresh_what_if();
+        self.run.hover(class);
+    }
+
+    /// A model preset takes the screen: the lanes wait behind it paused, without a brushed
+    /// range (the timeline starts over for the model).
+    pub fn set_aside(&mut self) {
+        self.run.set_aside();
     }
 
     /// Hand the timeline's brushed range to the lanes and show its relinks at once (paused or not).
     pub fn brush(&mut self, range: Option<(XAxis, Range)>) {
-        self.runner.brush(range);
+        self.run.runner.brush(range);
         self.after_commands();
     }
 
@@ -453,13 +352,13 @@ impl CallSiteSession {
             self.policies = policies;
         }
         if let Some(speed) = view.speed {
-            self.playback.speed = speed;
+            self.run.playback.speed = speed;
         }
         let name = if scenario.name.is_empty() { "an unnamed scenario".to_string() } else { format!("“{}”", scenario.name) };
-        self.keep_own(&text);
+        self.document.keep_own(&text);
         self.set_scenario(scenario, text, entry);
         match view.site {
-            Some(site) if self.scenario.sites.iter().any(|s| s.name == site) => {
+            Some(site) if self.document.scenario.sites.iter().any(|s| s.name == site) => {
                 self.select_site(Some(site.clone()));
                 fx.info(format!("Loaded {name} from {origin}, with site {site} selected."));
             }
@@ -470,14 +369,14 @@ impl CallSiteSession {
 
     /// What a share link carries of how this scenario is watched: the speed and selected site.
     pub fn link_view(&self) -> LinkView {
-        LinkView { speed: Some(self.playback.speed), site: self.selected_site.clone() }
+        self.run.link_view()
     }
 
     /// New lanes for the new policies: every lane restarts from time zero (so all of them ran
     /// the same program and the same hand-fired mutations), a run that was playing plays on,
     /// and a run that had started says it restarted instead of showing zeros without a word.
     fn policies_changed(&mut self, fx: &mut Effects) {
-        let (was_playing, state) = (self.playback.playing, self.run_state());
+        let (was_playing, state) = (self.run.playback.playing, self.run_state());
         self.rebuild();
         if state != RunState::Ready {
             let names: Vec<&str> = self.policies.iter().map(|p| p.name()).collect();
@@ -489,19 +388,9 @@ impl CallSiteSession {
         }
     }
 
-    /// A load is about to put `text` on screen: the text it replaces is one undo step back,
-    /// and the user's own (edited) text is also kept for the picker's "Your scenario".
-    fn keep_own(&mut self, text: &str) {
-        if self.edited && self.text != text {
-            self.own = Some(self.text.clone());
-        }
-        self.history.record(&self.text, text, false);
-        self.edited = false;
-    }
-
     /// Whether the picker's "Your scenario" has something to bring back (or is on screen).
     pub fn has_own(&self) -> bool {
-        self.own.is_some() || self.edited
+        self.document.has_own()
     }
 
     /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `SessionAction::Read`.
@@ -509,70 +398,70 @@ impl CallSiteSession {
         // The page shows the text being read next: a run of the old scenario meanwhile only
         // competes with reading and drawing it (while the 1,900-deep link was read, the running
         // preset's frames were the page's longest tasks, 12-17 ms of CPU each).
-        self.resume_after_read |= self.playback.playing;
-        self.playback.stop();
+        self.run.resume_after_read |= self.run.playback.playing;
+        self.run.playback.stop();
         // The run check is made for the policies the scenario will run under.
         let policies = match &purpose {
             Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
             _ => self.policies.clone(),
         };
-        self.readings.request(text, policies, self.loop_mode, purpose);
+        self.document.readings.request(text, policies, self.run.loop_mode, purpose);
     }
 
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
     /// paused plays on if the lanes stayed (`resume_after_read`).
     fn read(&mut self, reply: Reply, fx: &mut Effects) {
-        if self.apply_reply(reply, fx) && self.readings.texts() == 0 && std::mem::take(&mut self.resume_after_read) {
+        if self.apply_reply(reply, fx) && self.document.readings.texts() == 0 && std::mem::take(&mut self.run.resume_after_read) {
             self.control(Control::Play, fx);
         }
     }
 
     /// `read`'s answer applied; false for one no longer awaited.
     fn apply_reply(&mut self, reply: Reply, fx: &mut Effects) -> bool {
-        let Some(reading) = self.readings.answered(&reply) else { return false };
-        let checked_as_now = reading.policies == self.policies && reading.looping == self.loop_mode;
+        let Some(reading) = self.document.readings.answered(&reply) else { return false };
+        let checked_as_now = reading.policies == self.policies && reading.looping == self.run.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
             (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
-                self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
-                self.text_error = None;
-                if *scenario == *self.scenario {
+                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
+                self.document.text_error = None;
+                if *scenario == *self.document.scenario {
                     // The worker now holds this (same) scenario under the new job.
-                    self.held = held.then_some((job, self.scenario_rev)).or(self.held);
+                    self.document.held = held.then_some((job, self.document.scenario_rev)).or(self.document.held);
                 } else {
-                    self.scenario = Rc::from(scenario);
-                    self.scenario_rev += 1;
-                    self.held = held.then_some((job, self.scenario_rev));
+                    self.document.scenario = Rc::from(scenario);
+                    self.document.scenario_rev += 1;
+                    self.document.held = held.then_some((job, self.document.scenario_rev));
                     match run_error.filter(|_| checked_as_now) {
                         // Refused by the worker's run check: no second check here.
                         Some(why) => {
                             let why = RunRefusal(why);
-                            self.refused = Some((self.scenario_rev, self.policies.clone(), self.loop_mode, why.clone()));
-                            self.install(Err(why));
+                            self.run.refused = Some((self.document.scenario_rev, self.policies.clone(), self.run.loop_mode, why.clone()));
+                            self.run.install(Err(why), &self.document.scenario);
                         }
                         None => self.rebuild(),
                     }
                 }
                 if let Some(entry) = entry {
-                    self.opened = Some((entry, self.scenario_rev));
+                    self.document.opened = Some((entry, self.document.scenario_rev));
                 }
-                self.edit_epoch += 1;
+                self.document.edit_epoch += 1;
             }
             (Purpose::Edit { .. }, Verdict::Invalid { error, .. }) => {
-                self.text_error = Some(error);
-                self.edit_epoch += 1;
+                self.document.text_error = Some(error);
+                self.document.edit_epoch += 1;
             }
             (Purpose::Edit { .. }, Verdict::Failed(why)) => {
-                self.text_error = Some(TextError { line: 1, col: 1, message: why });
-                self.edit_epoch += 1;
+                self.document.text_error = Some(TextError { line: 1, col: 1, message: why });
+                self.document.edit_epoch += 1;
             }
             (Purpose::Open { text, policies, view, origin }, verdict) => {
                 let refusal = match verdict {
                     Verdict::Read { scenario, run_error: None, expect_lines, held } => {
                         // `set_scenario` makes it the next revision.
-                        self.held = held.then_some((job, self.scenario_rev + 1));
+                        self.document.held = held.then_some((job, self.document.scenario_rev + 1));
                         self.open(*scenario, text, policies, view, &origin, fx);
-                        self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                         return true;
                     }
                     Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
@@ -585,8 +474,8 @@ impl CallSiteSession {
                 let refusal = match verdict {
                     Verdict::Read { run_error: None, held: true, expect_lines, .. } => {
                         // Its expectations' lines, for the text on screen when it is this scenario's.
-                        if rev == self.scenario_rev && self.text_error.is_none() {
-                            self.read_expect_lines = Some((self.text_rev, Rc::new(expect_lines)));
+                        if rev == self.document.scenario_rev && self.document.text_error.is_none() {
+                            self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                         }
                         return false;
                     }
@@ -597,11 +486,11 @@ impl CallSiteSession {
                 };
                 // Refused for the scenario and policies on screen: no lanes (their build in the
                 // worker fails too, and its answer is dropped).
-                if rev == self.scenario_rev && checked_as_now {
-                    self.held = None;
+                if rev == self.document.scenario_rev && checked_as_now {
+                    self.document.held = None;
                     let why = RunRefusal(refusal);
-                    self.refused = Some((rev, self.policies.clone(), self.loop_mode, why.clone()));
-                    self.install(Err(why));
+                    self.run.refused = Some((rev, self.policies.clone(), self.run.loop_mode, why.clone()));
+                    self.run.install(Err(why), &self.document.scenario);
                 }
                 return false;
             }
@@ -612,61 +501,34 @@ impl CallSiteSession {
     /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
     /// with its error while the model stays on the last valid version.
     fn set_text(&mut self, text: String) {
-        // This text replaces any edit still being read.
-        self.readings.drop_edits();
-        self.text = text;
-        self.text_rev += 1;
-        self.text_error = None;
-        let text = std::mem::take(&mut self.text);
+        self.document.replace_text(text);
+        let text = std::mem::take(&mut self.document.text);
         self.request(&text, Purpose::Edit { entry: None });
-        self.text = text;
-        // The form shows the model again (and drops a refused edit's message).
-        self.editor_error = None;
-        self.edit_epoch += 1;
-    }
-
-    fn record_fire(&mut self, label: String, outcome: Result<usize, FireRefusal>) {
-        self.last_fire = Some(match outcome {
-            Ok(lanes) => FireOutcome::Fired { label, lanes },
-            Err(why) => FireOutcome::Refused(format!("{label}: {why}")),
-        });
-        self.after_commands();
+        self.document.text = text;
     }
 
     fn edit(&mut self, op: &EditOp) {
-        self.edit_epoch += 1;
-        if let Some(e) = &self.text_error {
-            self.editor_error = Some(format!(
+        self.document.edit_epoch += 1;
+        if let Some(e) = &self.document.text_error {
+            self.document.editor_error = Some(format!(
                 "The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).",
                 e.line, e.col
             ));
             return;
         }
-        match editor::apply(&self.scenario, op) {
+        match editor::apply(&self.document.scenario, op) {
             Ok(s) => {
                 let text = dsl::print(&s);
-                self.editor_error = None;
+                self.document.editor_error = None;
                 self.set_scenario(s, text, None);
             }
-            Err(why) => self.editor_error = Some(why.to_string()),
+            Err(why) => self.document.editor_error = Some(why.to_string()),
         }
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
-        self.scenario = Rc::new(scenario);
-        self.scenario_rev += 1;
-        self.opened = entry.map(|e| (e, self.scenario_rev));
-        self.text = text;
-        self.text_rev += 1;
-        self.text_error = None;
-        self.editor_error = None;
-        self.last_fire = None;
-        if self.selected_site.as_ref().is_some_and(|s| !self.scenario.sites.iter().any(|x| &x.name == s)) {
-            self.selected_site = None;
-        }
-        if self.hovered_class.as_ref().is_some_and(|c| !self.scenario.classes.iter().any(|x| &x.name == c)) {
-            self.hovered_class = None;
-        }
+        self.document.replace(scenario, text, entry);
+        self.run.scenario_replaced(&self.document.scenario);
         self.rebuild();
     }
 
@@ -674,28 +536,31 @@ impl CallSiteSession {
     /// engine worker: from the text it holds, or from the scenario handed to it now (`hold`),
     /// which it reads before the lanes' first command (messages are answered in order).
     fn rebuild(&mut self) {
-        if let Some((_, _, _, why)) =
-            self.refused.as_ref().filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.scenario_rev, &self.policies, self.loop_mode))
+        if let Some((_, _, _, why)) = self
+            .run
+            .refused
+            .as_ref()
+            .filter(|(rev, policies, looping, _)| (*rev, policies, *looping) == (self.document.scenario_rev, &self.policies, self.run.loop_mode))
         {
-            return self.install(Err(why.clone()));
+            return self.run.install(Err(why.clone()), &self.document.scenario);
         }
         // Held by the worker while no later text was read there (it keeps one).
-        let last = self.readings.last_job();
-        let held = self.held.filter(|&(job, rev)| rev == self.scenario_rev && job == last).map(|(job, _)| job);
-        self.fresh_hold = held.is_none();
+        let last = self.document.readings.last_job();
+        let held = self.document.held.filter(|&(job, rev)| rev == self.document.scenario_rev && job == last).map(|(job, _)| job);
+        self.run.fresh_hold = held.is_none();
         let job = match held {
             Some(job) => job,
             None => self.hold(),
         };
-        self.worker_runs += 1;
-        let looped = self.loop_mode.then(|| editor::looping(&self.scenario));
-        let scenario = looped.as_ref().unwrap_or(&self.scenario);
-        let (run, policies, looping) = (self.worker_runs, &self.policies, self.loop_mode);
-        let mirror = match self.runner.take() {
+        self.run.worker_runs += 1;
+        let looped = self.run.loop_mode.then(|| editor::looping(&self.document.scenario));
+        let scenario = looped.as_ref().unwrap_or(&self.document.scenario);
+        let (run, policies, looping) = (self.run.worker_runs, &self.policies, self.run.loop_mode);
+        let mirror = match self.run.runner.take() {
             Some(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),
             None => Mirror::build(run, job, scenario, policies, looping),
         };
-        self.install(Ok(Lanes::in_worker(mirror)));
+        self.run.install(Ok(Lanes::in_worker(mirror)), &self.document.scenario);
     }
 
     /// Hand the scenario on screen to the engine worker to hold (a preset, a form edit: made
@@ -704,22 +569,23 @@ impl CallSiteSession {
         // The scenario's own text: the lanes' mirror names its sites, and the worker must build
         // the same ones. The text on screen is not it while it is being read (an autosave
         // restored over the default scenario) or has an error.
-        let text = if self.readings.texts() == 0 { self.shareable_text() } else { dsl::print(&self.scenario) };
-        let job = self.readings.request(&text, self.policies.clone(), self.loop_mode, Purpose::Hold { rev: self.scenario_rev });
-        self.held = Some((job, self.scenario_rev));
+        let d = &self.document;
+        let text = if d.readings.texts() == 0 { self.shareable_text() } else { dsl::print(&d.scenario) };
+        let job = self.document.readings.request(&text, self.policies.clone(), self.run.loop_mode, Purpose::Hold { rev: self.document.scenario_rev });
+        self.document.held = Some((job, self.document.scenario_rev));
         job
     }
 
     /// A decoder for the worker's update of its lanes (`Mirror::decoder`): `None` when it is
     /// not for the lanes on screen.
     pub fn lanes_decoder(&self, bytes: Vec<u8>) -> Option<(u64, UpdateDecoder)> {
-        self.runner.mirror()?.decoder(bytes)
+        self.run.runner.mirror()?.decoder(bytes)
     }
 
     /// The worker's update of its lanes for build `run`, decoded (`lanes_decoder`): the views
     /// on screen, and what a Step or mutation did.
     fn lanes_update(&mut self, run: u64, decoded: Result<Update, DecodeError>, fx: &mut Effects) {
-        let Some(mirror) = self.runner.mirror_mut() else { return };
+        let Some(mirror) = self.run.runner.mirror_mut() else { return };
         let news = match mirror.decoded(run, decoded) {
             None => return,
             Some(Ok(news)) => news,
@@ -729,16 +595,16 @@ impl CallSiteSession {
             return self.lanes_lost(&why, fx);
         }
         if let Some(note) = news.stepped {
-            let n = self.playback.step_note.as_ref().map_or(1, |(n, _)| *n);
-            self.playback.step_note = note.map(|note| (n, note));
+            let n = self.run.playback.step_note.as_ref().map_or(1, |(n, _)| *n);
+            self.run.playback.step_note = note.map(|note| (n, note));
         }
-        if let (Some(why), Some(FireOutcome::Fired { label, .. })) = (news.refused, &self.last_fire) {
-            self.last_fire = Some(FireOutcome::Refused(format!("{label}: {why}")));
+        if let (Some(why), Some(FireOutcome::Fired { label, .. })) = (news.refused, &self.run.last_fire) {
+            self.run.last_fire = Some(FireOutcome::Refused(format!("{label}: {why}")));
         }
-        if !self.playback.playing {
+        if !self.run.playback.playing {
             // Playing, the frame loop refreshes them.
             self.refresh_slow_views();
-            self.refresh_what_if();
+            self.run.refresh_what_if();
         }
     }
 
@@ -746,48 +612,126 @@ impl CallSiteSession {
     /// start over from time zero, unless it was handed to the worker for them already (then
     /// none run until Run asks again).
     fn lanes_lost(&mut self, why: &str, fx: &mut Effects) {
-        self.held = None;
-        if self.fresh_hold {
+        self.document.held = None;
+        if self.run.fresh_hold {
             fx.info(format!("The engine worker stopped running the lanes ({why}): press Run to start them again."));
-            self.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))));
+            self.run.install(Err(RunRefusal(format!("the engine worker stopped running it ({why})"))), &self.document.scenario);
         } else {
             fx.info(format!("The engine worker stopped running the lanes ({why}): they start again from time zero."));
             self.rebuild();
         }
     }
+}
 
-    /// Put new simulations (or why there are none) on screen, paused at time zero.
-    fn install(&mut self, runner: Result<Lanes, RunRefusal>) {
-        self.run_id += 1;
-        self.playback.stop();
-        self.resume_after_read = false;
-        self.focused_cause = None;
-        match runner {
-            Ok(r) => {
-                self.runner = r;
-                self.run_error = None;
-            }
-            Err(e) => {
-                self.runner = Lanes::idle();
-                self.run_error = Some(e);
-            }
-        }
-        self.runner.select(self.selected_site.clone());
-        self.after_commands();
+/// The read-only view the page shell reads (the fields are private: every change goes
+/// through [`CallSiteSession::reduce`], [`CallSiteSession::control`] or a method named for it).
+impl CallSiteSession {
+    pub fn scenario(&self) -> &Rc<Scenario> {
+        &self.document.scenario
     }
 
-    fn refresh_what_if(&mut self) {
-        self.what_if = self.runner.what_if(self.hovered_class.as_deref());
+    pub fn text(&self) -> &str {
+        &self.document.text
+    }
+
+    pub fn text_error(&self) -> Option<&TextError> {
+        self.document.text_error.as_ref()
+    }
+
+    pub fn policies(&self) -> &[Policy] {
+        &self.policies
+    }
+
+    pub fn playback(&self) -> &Playback {
+        &self.run.playback
+    }
+
+    pub fn runner(&self) -> &Lanes {
+        &self.run.runner
+    }
+
+    pub fn run_error(&self) -> Option<&RunRefusal> {
+        self.run.run_error.as_ref()
+    }
+
+    pub fn slow_lanes(&self) -> &[Rc<LaneView>] {
+        &self.run.slow_lanes
+    }
+
+    pub fn selected_site(&self) -> Option<&str> {
+        self.run.selected_site.as_deref()
+    }
+
+    pub fn expectations(&self) -> &Rc<Vec<Outcome>> {
+        &self.run.expectations
+    }
+
+    pub fn focused_cause(&self) -> Option<&Cause> {
+        self.run.focused_cause.as_ref()
+    }
+
+    pub fn hovered_class(&self) -> Option<&str> {
+        self.run.hovered_class.as_deref()
+    }
+
+    pub fn what_if(&self) -> &[(Policy, Vec<String>)] {
+        &self.run.what_if
+    }
+
+    pub fn editor_error(&self) -> Option<&str> {
+        self.document.editor_error.as_deref()
+    }
+
+    pub fn last_fire(&self) -> Option<&FireOutcome> {
+        self.run.last_fire.as_ref()
+    }
+
+    pub fn history(&self) -> &History {
+        &self.document.history
+    }
+
+    pub fn own(&self) -> Option<&str> {
+        self.document.own.as_deref()
+    }
+
+    pub fn loop_mode(&self) -> bool {
+        self.run.loop_mode
+    }
+
+    pub fn scenario_rev(&self) -> u64 {
+        self.document.scenario_rev
+    }
+
+    pub fn run_id(&self) -> u64 {
+        self.run.run_id
+    }
+
+    pub fn text_rev(&self) -> u64 {
+        self.document.text_rev
+    }
+
+    pub fn edit_epoch(&self) -> u64 {
+        self.document.edit_epoch
+    }
+
+    pub fn read_expect_lines(&self) -> Option<&(u64, Rc<Vec<Option<usize>>>)> {
+        self.document.read_expect_lines.as_ref()
+    }
+
+    /// The lanes' own tests (`worker::lanes`) drive the mirror behind the session.
+    #[cfg(test)]
+    pub(crate) fn runner_mut(&mut self) -> &mut Lanes {
+        &mut self.run.runner
     }
 }
 
 impl Replay for CallSiteSession {
     fn playback(&mut self) -> &mut Playback {
-        &mut self.playback
+        &mut self.run.playback
     }
 
     fn finished(&self) -> bool {
-        self.runner.finished()
+        self.run.runner.finished()
     }
 
     fn rewind(&mut self) {
@@ -795,15 +739,15 @@ impl Replay for CallSiteSession {
     }
 
     fn refusal(&self) -> Option<RunRefusal> {
-        self.run_error.clone()
+        self.run.run_error.clone()
     }
 
     fn step(&mut self) -> Option<String> {
-        self.runner.step()
+        self.run.runner.step()
     }
 
     fn advance_clock(&mut self, virtual_ms: f64) {
-        self.runner.advance_clock(virtual_ms);
+        self.run.runner.advance_clock(virtual_ms);
     }
 
     /// The engine works in the worker: nothing to wait for here.
@@ -812,20 +756,17 @@ impl Replay for CallSiteSession {
     }
 
     fn end_frame(&mut self) -> bool {
-        self.runner.settle();
-        self.refresh_what_if();
-        self.runner.finished()
+        self.run.runner.settle();
+        self.run.refresh_what_if();
+        self.run.runner.finished()
     }
 
-    /// The costly panels' views: lanes for charts, comparison and why; the expectations.
     fn refresh_slow_views(&mut self) {
-        self.slow_lanes = self.runner.views().to_vec();
-        self.expectations = Rc::new(self.runner.expectations(&self.scenario));
+        self.run.refresh_slow_views(&self.document.scenario);
     }
 
     fn after_commands(&mut self) {
-        self.refresh_slow_views();
-        self.refresh_what_if();
+        self.run.after_commands(&self.document.scenario);
     }
 
     fn length_ms(&self) -> Option<f64> {
@@ -882,7 +823,7 @@ pub(crate) mod tests {
             {
                 act(s, control);
             }
-            if !s.playback.playing {
+            if !s.playback().playing {
                 return;
             }
         }
@@ -907,7 +848,7 @@ pub(crate) mod tests {
     /// The engine worker answers every job handed out, in order (and the lanes' commands).
     fn answer_jobs(s: &mut CallSiteSession) -> (usize, Effects) {
         let mut fx = Effects::default();
-        let jobs = s.readings.texts();
+        let jobs = s.document.readings.texts();
         in_process::pump(s, &mut fx);
         (jobs, fx)
     }
@@ -931,14 +872,14 @@ pub(crate) mod tests {
         let mut s = session();
         let text = world(50, 1000);
         act_only(&mut s, SessionAction::EditText(text.clone()));
-        assert_eq!((s.text.as_str(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET, "the model waits for the worker");
+        assert_eq!((s.text(), s.loading_sites()), (text.as_str(), Some(1000)), "on screen at once, with a loading note");
+        assert_eq!(s.scenario().name, DEFAULT_PRESET, "the model waits for the worker");
         assert_eq!(answer_jobs(&mut s).0, 1);
-        assert_eq!((s.loading_sites(), s.scenario.sites.len(), s.runner.views().len()), (None, 1000, 2));
-        assert!(s.text_error.is_none() && s.run_error.is_none());
+        assert_eq!((s.loading_sites(), s.scenario().sites.len(), s.runner().views().len()), (None, 1000, 2));
+        assert!(s.text_error().is_none() && s.run_error().is_none());
         act(&mut s, SessionAction::Undo);
         assert_eq!(answer_jobs(&mut s).0, 0, "a small text is read here, at once");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        assert_eq!(s.scenario().name, DEFAULT_PRESET);
     }
 
     #[test]
@@ -947,14 +888,14 @@ pub(crate) mod tests {
         let broken = world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m");
         act_only(&mut s, SessionAction::EditText(broken));
         answer_jobs(&mut s);
-        let e = s.text_error.clone().expect("located error");
+        let e = s.text_error().expect("located error");
         assert!(e.line > 50 && e.message.contains("Nowhere"), "{e:?}");
-        assert_eq!(s.scenario.name, DEFAULT_PRESET);
+        assert_eq!(s.scenario().name, DEFAULT_PRESET);
         let hostile = world(50, 1000).replace("op { loop 10 {", "op { loop 1000000000000 { every 1 { write K1.x }");
         act_only(&mut s, SessionAction::EditText(hostile));
         answer_jobs(&mut s);
-        assert!(s.run_error.as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error);
-        assert!(s.runner.is_empty(), "refused by the worker's check: nothing built here");
+        assert!(s.run_error().as_ref().is_some_and(|e| e.0.contains("work units")), "{:?}", s.run_error());
+        assert!(s.runner().is_empty(), "refused by the worker's check: nothing built here");
     }
 
     #[test]
@@ -965,36 +906,52 @@ pub(crate) mod tests {
         let small = presets::find("hotLoop_baseline").unwrap().text.to_string();
         act_only(&mut s, SessionAction::EditText(small.clone()));
         assert_eq!(answer_jobs(&mut s).0, 1, "only the newer edit is awaited");
-        assert_eq!((s.scenario.name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
+        assert_eq!((s.scenario().name.as_str(), s.loading_sites()), ("hotLoop_baseline", None));
         act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&stale[0].bytes)).expect("a reply")));
-        assert_eq!((s.scenario.name.as_str(), s.text.as_str()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+        assert_eq!((s.scenario().name.as_str(), s.text()), ("hotLoop_baseline", small.as_str()), "the late answer changes nothing");
+    }
+
+    #[test]
+    fn a_text_still_being_read_when_a_preset_or_form_edit_replaces_it_is_dropped() {
+        for (what, replace) in [
+            ("a preset", open_preset("hotLoop_baseline", false)),
+            ("a form edit", SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando })),
+        ] {
+            let mut s = session();
+            act_only(&mut s, SessionAction::EditText(world(50, 1000)));
+            act_only(&mut s, replace);
+            let (text, rev) = (s.text().to_string(), s.scenario_rev());
+            answer_jobs(&mut s);
+            assert_eq!((s.text(), s.scenario_rev(), s.loading_sites()), (text.as_str(), rev, None), "{what}: the paste's late answer changes nothing");
+            assert_ne!(s.scenario().sites.len(), 1000, "{what}: the model is still the text on screen's");
+        }
     }
 
     #[test]
     fn a_large_link_replaces_the_scenario_only_once_it_reads() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         let open = |text: String| SessionAction::LoadScenario {
             shared: Shared { text, policies: vec![Policy::Exact], view: Default::default() },
             origin: "the link".into(),
         };
         act_only(&mut s, open(world(50, 1000).replace("site s7 = K7.m", "site s7 = K7.m K7")));
-        assert_eq!((s.text.as_str(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
+        assert_eq!((s.text(), s.loading_sites()), (before.as_str(), Some(1000)), "the user's text stays while the link is read");
         let (_, fx) = answer_jobs(&mut s);
-        assert_eq!(s.text, before, "a link that does not read changes nothing");
+        assert_eq!(s.text(), before, "a link that does not read changes nothing");
         let (kind, refusal) = fx.banners.last().expect("a banner");
         assert!(*kind == BannerKind::Error && refusal.starts_with("The scenario from the link was not loaded: it does not parse: "), "{refusal}");
         assert!(!fx.call_sites_loaded, "a model on screen stays");
         act_only(&mut s, open(world(50, 1000)));
         let (_, fx) = answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.policies.clone(), s.history.can_undo()), (1000, vec![Policy::Exact], true));
+        assert_eq!((s.scenario().sites.len(), s.policies().to_vec(), s.history().can_undo()), (1000, vec![Policy::Exact], true));
         assert_eq!((fx.banners.last().map(|b| b.0), fx.call_sites_loaded), (Some(BannerKind::Info), true));
     }
 
     #[test]
     fn a_link_the_worker_refuses_says_why_and_changes_nothing() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         for (text, why) in [
             ("class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n", "it does not parse: "),
             ("class A { m }\nsite s = A.m\nop { loop 99999999999999999999999999 { call s } }\n", "it does not parse: "),
@@ -1003,7 +960,7 @@ pub(crate) mod tests {
             let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
             let (kind, refusal) = fx.banners.last().expect("a banner");
             assert!(*kind == BannerKind::Error && refusal.starts_with(&format!("The scenario from the link was not loaded: {why}")), "{refusal}");
-            assert_eq!(s.text, before);
+            assert_eq!(s.text(), before);
         }
     }
 
@@ -1014,7 +971,7 @@ pub(crate) mod tests {
         let playing = || {
             let mut s = session();
             act(&mut s, Action::Run(Control::Play));
-            assert!(s.playback.playing);
+            assert!(s.playback().playing);
             s
         };
         // A link that does not read, and a text that does not parse: the old lanes stay, and run on.
@@ -1023,54 +980,54 @@ pub(crate) mod tests {
             ("invalid paste", SessionAction::EditText(world(50, 1000) + "nonsense")),
         ] {
             let mut s = playing();
-            let run = s.run_id;
+            let run = s.run_id();
             act_only(&mut s, action);
-            assert!(!s.playback.playing, "{what}: paused while it is read");
+            assert!(!s.playback().playing, "{what}: paused while it is read");
             answer_jobs(&mut s);
-            assert_eq!((s.run_id, s.playback.playing), (run, true), "{what}: the same run plays on");
+            assert_eq!((s.run_id(), s.playback().playing), (run, true), "{what}: the same run plays on");
         }
         // New lanes start paused at time zero, as after a small text read at once.
         let mut s = playing();
         act_only(&mut s, link(world(50, 1000)));
         answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.playback.playing, s.runner.clock_ms()), (1000, false, 0.0));
+        assert_eq!((s.scenario().sites.len(), s.playback().playing, s.runner().clock_ms()), (1000, false, 0.0));
         // The user's own choice while reading wins: a Step (or Pause, Reset) keeps it paused.
         let mut s = playing();
         act_only(&mut s, SessionAction::EditText(world(50, 1000) + "nonsense"));
         act(&mut s, Action::Run(Control::Step));
         answer_jobs(&mut s);
-        assert!(!s.playback.playing, "stepped by hand while reading: stays paused");
+        assert!(!s.playback().playing, "stepped by hand while reading: stays paused");
         // Only the last of several readings resumes it.
         let mut s = playing();
         act_only(&mut s, link(world(50, 1000).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         let first = s.take_jobs();
         act_only(&mut s, link(world(50, 1001).replace("site s7 = K7.m", "site s7 = Nowhere.m")));
         act_only(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&first[0].bytes)).expect("a reply")));
-        assert!(!s.playback.playing, "a second link is still being read");
+        assert!(!s.playback().playing, "a second link is still being read");
         answer_jobs(&mut s);
-        assert!(s.playback.playing);
+        assert!(s.playback().playing);
     }
 
     #[test]
     fn starts_on_the_headline_preset_with_two_lanes() {
         let s = session();
         assert_eq!(s.preset().map(|p| p.id), Some(DEFAULT_PRESET));
-        assert_eq!(s.runner.views().len(), 2);
-        assert!(!s.playback.playing && s.text_error.is_none() && s.run_error.is_none());
+        assert_eq!(s.runner().views().len(), 2);
+        assert!(!s.playback().playing && s.text_error().is_none() && s.run_error().is_none());
     }
 
     #[test]
     fn loading_and_running_a_preset_finishes_with_results() {
         let mut s = session();
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", true));
-        assert!(s.playback.playing);
-        assert!(s.text.contains("hotLoop_sameTypeMetaClassChurn"));
+        assert!(s.playback().playing);
+        assert!(s.text().contains("hotLoop_sameTypeMetaClassChurn"));
         run_to_end(&mut s);
-        assert!(s.runner.finished());
-        assert!(s.slow_lanes.iter().all(|l| l.result.is_some()), "charts get the final views");
+        assert!(s.runner().finished());
+        assert!(s.slow_lanes().iter().all(|l| l.result.is_some()), "charts get the final views");
         assert!(s.total_relinks() > 0);
         act(&mut s, Action::Run(Control::Play));
-        assert!(s.playback.playing && s.runner.clock_ms() == 0.0, "Play after the end starts over");
+        assert!(s.playback().playing && s.runner().clock_ms() == 0.0, "Play after the end starts over");
     }
 
     #[test]
@@ -1080,10 +1037,10 @@ pub(crate) mod tests {
         act(&mut s, Action::Run(Control::Step));
         act(&mut s, Action::Run(Control::Step));
         assert_eq!((s.run_state(), s.run_state().button_label()), (RunState::Paused, "Resume"));
-        let (n, note) = s.playback.step_note.clone().expect("a step note");
+        let (n, note) = s.playback().step_note.clone().expect("a step note");
         assert!(n == 2 && note.contains("fired `"), "{n}: {note}");
         act(&mut s, Action::Run(Control::Play));
-        assert_eq!((s.run_state(), s.playback.step_note.clone()), (RunState::Running, None));
+        assert_eq!((s.run_state(), s.playback().step_note.clone()), (RunState::Running, None));
         act(&mut s, Action::Run(Control::Pause));
         assert_eq!(s.run_state(), RunState::Paused);
         act(&mut s, Action::Run(Control::Reset));
@@ -1096,14 +1053,14 @@ pub(crate) mod tests {
     fn loop_mode_keeps_the_loop_running_for_hand_fired_writes() {
         let mut s = session();
         act(&mut s, open_preset("hotLoop_baseline", false));
-        let normal = s.runner.views()[0].total_iterations;
+        let normal = s.runner().views()[0].total_iterations;
         act(&mut s, SessionAction::ToggleLoop);
-        let looped = s.runner.views()[0].total_iterations;
+        let looped = s.runner().views()[0].total_iterations;
         assert!(looped >= 100 * normal, "{looped} vs {normal}");
-        assert!(blast_engine::sim::estimate_work(&looping(&s.scenario)) <= blast_engine::sim::MAX_WORK);
-        assert_eq!(s.scenario.measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
+        assert!(blast_engine::sim::estimate_work(&looping(s.scenario())) <= blast_engine::sim::MAX_WORK);
+        assert_eq!(s.scenario().measure.ops, presets::find("hotLoop_baseline").unwrap().scenario().measure.ops, "the scenario itself is untouched");
         act(&mut s, SessionAction::ToggleLoop);
-        assert_eq!(s.runner.views()[0].total_iterations, normal);
+        assert_eq!(s.runner().views()[0].total_iterations, normal);
     }
 
     #[test]
@@ -1114,127 +1071,127 @@ pub(crate) mod tests {
         act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
         act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
         act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 0.0 }));
-        let t = s.runner.clock_ms();
+        let t = s.runner().clock_ms();
         assert!((10.0..20.0).contains(&t), "10 wall ms at 1x is about 10 virtual ms, got {t}");
         act(&mut s, Action::Run(Control::Pause));
         act(&mut s, Action::Run(Control::FrameStart { wall_dt_ms: 10.0 }));
         act(&mut s, Action::Run(Control::Work { max_steps: 100_000 }));
         act(&mut s, Action::Run(Control::FrameEnd { wall_ms: 16.0 }));
-        assert_eq!(s.runner.clock_ms(), t);
+        assert_eq!(s.runner().clock_ms(), t);
     }
 
     #[test]
     fn valid_text_updates_the_model_and_invalid_text_is_kept() {
         let mut s = session();
-        let before = s.scenario.clone();
-        let broken = s.text.replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
+        let before = s.scenario().clone();
+        let broken = s.text().replace("class Hot { compute }", "class Hot extends Nowhere { compute }");
         act(&mut s, SessionAction::EditText(broken.clone()));
-        assert_eq!(s.text, broken, "what the user typed is kept");
-        let e = s.text_error.clone().expect("error");
+        assert_eq!(s.text(), broken, "what the user typed is kept");
+        let e = s.text_error().expect("error");
         assert!(e.line > 1 && e.message.contains("Nowhere"), "{e:?}");
-        assert_eq!(s.scenario, before, "the model keeps the last valid version");
+        assert_eq!(s.scenario(), &before, "the model keeps the last valid version");
         act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "X".into(), parent: None }));
-        assert!(s.editor_error.is_some(), "model edits wait for the text to be fixed");
+        assert!(s.editor_error().is_some(), "model edits wait for the text to be fixed");
         act(&mut s, SessionAction::RevertText);
-        assert!(s.text_error.is_none());
-        let fixed = s.text.replace("class Unrelated", "class Unrelated { extra }");
+        assert!(s.text_error().is_none());
+        let fixed = s.text().replace("class Unrelated", "class Unrelated { extra }");
         act(&mut s, SessionAction::EditText(fixed.clone()));
-        assert!(s.text_error.is_none());
-        assert!(s.scenario.classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
-        assert_eq!(s.text, fixed, "valid text is not re-printed under the user");
+        assert!(s.text_error().is_none());
+        assert!(s.scenario().classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
+        assert_eq!(s.text(), fixed, "valid text is not re-printed under the user");
         assert!(s.preset().is_none(), "an edited preset no longer claims its published numbers");
     }
 
     #[test]
     fn undo_and_redo_cross_form_and_text_edits() {
         let mut s = session();
-        let original = s.text.clone();
+        let original = s.text().to_string();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
-        let after_form = s.text.clone();
+        let after_form = s.text().to_string();
         act(&mut s, SessionAction::EditText(after_form.replace("class Unrelated", "class Unrelated { typed }")));
-        assert!(s.scenario.classes.iter().any(|c| c.methods == ["typed"]));
+        assert!(s.scenario().classes.iter().any(|c| c.methods == ["typed"]));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, after_form, "the typing is undone");
-        assert!(!s.scenario.classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
+        assert_eq!(s.text(), after_form, "the typing is undone");
+        assert!(!s.scenario().classes.iter().any(|c| c.methods == ["typed"]), "and the model follows");
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, original, "then the form edit");
-        assert!(s.scenario.classes.iter().all(|c| c.metaclass != MetaKind::Expando));
+        assert_eq!(s.text(), original, "then the form edit");
+        assert!(s.scenario().classes.iter().all(|c| c.metaclass != MetaKind::Expando));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, original, "nothing more to undo");
+        assert_eq!(s.text(), original, "nothing more to undo");
         act(&mut s, SessionAction::Redo);
-        assert_eq!(s.text, after_form);
+        assert_eq!(s.text(), after_form);
         act(&mut s, open_preset("hotLoop_baseline", false));
-        assert!(s.history.can_undo() && !s.history.can_redo(), "a load is one step");
+        assert!(s.history().can_undo() && !s.history().can_redo(), "a load is one step");
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, after_form, "undoing the load brings back what it replaced");
+        assert_eq!(s.text(), after_form, "undoing the load brings back what it replaced");
     }
 
     #[test]
     fn a_preset_loaded_over_an_edit_keeps_it_one_undo_away_and_in_the_picker() {
         let mut s = session();
         assert!(!s.has_own(), "a preset as loaded is nobody's own scenario");
-        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        let edited = s.text().replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         assert!(s.has_own());
         for run in [false, true] {
             let fx = act(&mut s, open_preset("hotLoop_baseline", run));
             assert!(fx.call_sites_loaded);
-            assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
+            assert_eq!((s.scenario().name.as_str(), s.own()), ("hotLoop_baseline", Some(edited.as_str())), "kept for the picker");
             act(&mut s, SessionAction::Undo);
-            assert_eq!(s.text, edited, "one undo step back to the edit");
-            assert!(s.scenario.classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
+            assert_eq!(s.text(), edited, "one undo step back to the edit");
+            assert!(s.scenario().classes.iter().any(|c| c.methods == ["mine"]), "and the model follows");
             act(&mut s, SessionAction::Redo);
-            assert_eq!(s.scenario.name, "hotLoop_baseline");
+            assert_eq!(s.scenario().name, "hotLoop_baseline");
             act(&mut s, SessionAction::OpenOwn);
-            assert_eq!(s.text, edited, "the picker's Your scenario brings it back");
+            assert_eq!(s.text(), edited, "the picker's Your scenario brings it back");
             assert!(s.preset().is_none());
         }
         // Loading one preset after another keeps the edit, not the presets.
         act(&mut s, open_preset("hotLoop_baseline", false));
         act(&mut s, open_preset(DEFAULT_PRESET, false));
-        assert_eq!(s.own.as_deref(), Some(edited.as_str()));
+        assert_eq!(s.own(), Some(edited.as_str()));
         // An edit of a loaded preset and the kept one swap places.
-        let second = s.text.replace("class Unrelated", "class Unrelated { second }");
+        let second = s.text().replace("class Unrelated", "class Unrelated { second }");
         act(&mut s, SessionAction::EditText(second.clone()));
         act(&mut s, SessionAction::OpenOwn);
-        assert_eq!((s.text.as_str(), s.own.as_deref()), (edited.as_str(), Some(second.as_str())));
+        assert_eq!((s.text(), s.own()), (edited.as_str(), Some(second.as_str())));
     }
 
     #[test]
     fn a_link_opened_over_an_edit_keeps_it() {
         let mut s = session();
-        let edited = s.text.replace("class Unrelated", "class Unrelated { mine }");
+        let edited = s.text().replace("class Unrelated", "class Unrelated { mine }");
         act(&mut s, SessionAction::EditText(edited.clone()));
         let text = presets::find("hotLoop_baseline").unwrap().text.to_string();
         let shared = Shared { text, policies: vec![Policy::Exact], view: Default::default() };
         act(&mut s, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!((s.scenario.name.as_str(), s.own.as_deref()), ("hotLoop_baseline", Some(edited.as_str())));
+        assert_eq!((s.scenario().name.as_str(), s.own()), ("hotLoop_baseline", Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, edited);
+        assert_eq!(s.text(), edited);
         // A big link, read by the worker, too.
         act(
             &mut s,
             SessionAction::LoadScenario { shared: Shared { text: world(50, 1000), policies: vec![], view: Default::default() }, origin: "the link".into() },
         );
         answer_jobs(&mut s);
-        assert_eq!((s.scenario.sites.len(), s.own.as_deref()), (1000, Some(edited.as_str())));
+        assert_eq!((s.scenario().sites.len(), s.own()), (1000, Some(edited.as_str())));
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, edited);
+        assert_eq!(s.text(), edited);
     }
 
     #[test]
     fn a_link_carries_the_speed_and_the_selected_site() {
         let mut sharer = session();
-        let site = sharer.scenario.sites[1].name.to_string();
+        let site = sharer.scenario().sites[1].name.to_string();
         act(&mut sharer, SessionAction::SelectSite(Some(site.clone())));
         let speed = crate::playback::SPEEDS[5];
-        sharer.playback.speed = speed;
-        let fragment = share::encode(&sharer.shareable_text(), &sharer.policies, &sharer.link_view()).unwrap();
+        act(&mut sharer, Control::SetSpeed(speed));
+        let fragment = share::encode(&sharer.shareable_text(), sharer.policies(), &sharer.link_view()).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("{fragment}") };
         let mut opener = session();
-        assert_ne!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        assert_ne!((opener.playback().speed, opener.selected_site()), (speed, Some(site.as_str())));
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!((opener.playback.speed, opener.selected_site.as_deref()), (speed, Some(site.as_str())));
+        assert_eq!((opener.playback().speed, opener.selected_site()), (speed, Some(site.as_str())));
         // Read by the engine worker (a big text), the view waits for the scenario.
         let big = world(50, 1000);
         let fragment = share::encode(&big, &[], &share::LinkView { speed: Some(speed), site: Some("s999".into()) }).unwrap();
@@ -1242,27 +1199,27 @@ pub(crate) mod tests {
         let mut opener = session();
         act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
         answer_jobs(&mut opener);
-        assert_eq!((opener.scenario.sites.len(), opener.selected_site.as_deref()), (1000, Some("s999")));
+        assert_eq!((opener.scenario().sites.len(), opener.selected_site()), (1000, Some("s999")));
         // A site the scenario does not have selects none, and the page says so.
         let text = presets::find("hotLoop_baseline").unwrap().text;
         let fragment = share::encode(text, &[], &share::LinkView { speed: None, site: Some("nowhere".into()) }).unwrap();
         let Ok(Some(Link::Scenario(shared))) = share::decode(&fragment) else { panic!("link") };
         let fx = act(&mut opener, SessionAction::LoadScenario { shared, origin: "the link".into() });
-        assert_eq!(opener.selected_site, None);
+        assert_eq!(opener.selected_site(), None);
         assert!(fx.banners.iter().any(|(_, text)| text.contains("nowhere") && text.contains("not in it")), "{:?}", fx.banners);
     }
 
     #[test]
     fn a_blank_scenario_runs_and_undo_brings_the_old_one_back() {
         let mut s = session();
-        let before = s.text.clone();
+        let before = s.text().to_string();
         act(&mut s, SessionAction::NewScenario);
-        assert_eq!((s.scenario.name.as_str(), s.scenario.classes.len(), s.run_error.clone()), ("untitled", 1, None));
+        assert_eq!((s.scenario().name.as_str(), s.scenario().classes.len(), s.run_error()), ("untitled", 1, None));
         assert!(s.preset().is_none());
         act(&mut s, SessionAction::Undo);
-        assert_eq!(s.text, before);
+        assert_eq!(s.text(), before);
         act(&mut s, SessionAction::Edit(EditOp::DeleteClass("Unrelated".into())));
-        let why = s.editor_error.clone().unwrap_or_default();
+        let why = s.editor_error().unwrap_or_default();
         assert!(why.contains("event(s)") && why.contains("scenario text"), "the form says where to change what it cannot: {why}");
     }
 
@@ -1270,10 +1227,10 @@ pub(crate) mod tests {
     fn model_edits_reprint_the_text() {
         let mut s = session();
         act(&mut s, SessionAction::Edit(EditOp::SetMetaclass { class: "Hot".into(), kind: MetaKind::Expando }));
-        assert!(s.text.contains("class Hot metaclass expando { compute }"), "{}", s.text);
+        assert!(s.text().contains("class Hot metaclass expando { compute }"), "{}", s.text());
         act(&mut s, SessionAction::Edit(EditOp::Reparent { class: "HierParent".into(), parent: Some("HierChild".into()) }));
-        assert!(s.editor_error.as_deref().unwrap_or("").contains("cyclic"));
-        assert!(!s.text.contains("HierParent extends"));
+        assert!(s.editor_error().unwrap_or("").contains("cyclic"));
+        assert!(!s.text().contains("HierParent extends"));
     }
 
     #[test]
@@ -1281,13 +1238,13 @@ pub(crate) mod tests {
         let mut s = session();
         act(&mut s, SessionAction::TogglePolicy(Policy::Ideal));
         act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
-        assert_eq!(s.policies, [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
-        assert_eq!(s.runner.views().len(), 4);
+        assert_eq!(s.policies(), [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.runner().views().len(), 4);
         let refusals: usize = [Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]
             .into_iter()
             .map(|p| act(&mut s, SessionAction::TogglePolicy(p)).banners.len())
             .sum();
-        assert_eq!(s.policies, [Policy::Ideal]);
+        assert_eq!(s.policies(), [Policy::Ideal]);
         assert_eq!(refusals, 1);
     }
 
@@ -1300,13 +1257,13 @@ pub(crate) mod tests {
             act(&mut s, Action::Run(Control::Work { max_steps: 50 }));
             act(&mut s, Action::Run(Control::FrameEnd { wall_ms: f64::from(frame) * 16.0 }));
         }
-        assert!(s.runner.clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
+        assert!(s.runner().clock_ms() > 0.0 && s.run_state() == RunState::Running, "{:?}", s.run_state());
         let fx = act(&mut s, SessionAction::TogglePolicy(Policy::Hierarchy));
-        assert_eq!(s.runner.views().len(), 3);
+        assert_eq!(s.runner().views().len(), 3);
         assert_eq!(s.run_state(), RunState::Running, "the run goes on");
         assert!(fx.banners.iter().any(|(_, t)| t.contains("restarted from time zero under global, exact, hierarchy; it is running again")), "{:?}", fx.banners);
         run_to_end(&mut s);
-        assert!(s.runner.views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
+        assert!(s.runner().views().iter().all(|l| l.iterations > 0), "every lane ran, the new one too");
         // Paused part-way: restarted, paused, and said so.
         act(&mut s, open_preset("parentChild_parentMetaClassChurn", false));
         act(&mut s, Action::Run(Control::Step));
@@ -1326,11 +1283,11 @@ pub(crate) mod tests {
         }
         assert_eq!(s.total_relinks(), 0);
         act(&mut s, SessionAction::Fire(Event::Write { class: "Hot".into(), method: "dyn0".into() }));
-        assert_eq!(s.last_fire, Some(FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
+        assert_eq!(s.last_fire(), Some(&FireOutcome::Fired { label: "write Hot.dyn0".into(), lanes: 2 }));
         run_to_end(&mut s);
         assert!(s.total_relinks() > 0);
         act(&mut s, SessionAction::Fire(Event::InvalidateAll));
-        assert!(matches!(s.last_fire, Some(FireOutcome::Refused(_))), "a finished run takes no events");
+        assert!(matches!(s.last_fire(), Some(&FireOutcome::Refused(_))), "a finished run takes no events");
     }
 
     #[test]
@@ -1340,10 +1297,10 @@ pub(crate) mod tests {
             act(&mut s, Action::Run(Control::Step));
         }
         act(&mut s, SessionAction::HoverClass(Some("Hot".into())));
-        assert_eq!(s.what_if.len(), 2);
-        assert!(s.what_if[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if);
+        assert_eq!(s.what_if().len(), 2);
+        assert!(s.what_if()[1].1.iter().all(|site| site == "hot"), "{:?}", s.what_if());
         act(&mut s, SessionAction::HoverClass(None));
-        assert!(s.what_if.is_empty());
+        assert!(s.what_if().is_empty());
     }
 
     #[test]
@@ -1351,7 +1308,7 @@ pub(crate) mod tests {
         let mut s = session();
         let text = presets::find("oracle_liveParentRedefine").unwrap().text;
         let fx = act(&mut s, SessionAction::LoadScenario { shared: shared(text), origin: "the link".into() });
-        assert_eq!(s.scenario.name, "oracle_liveParentRedefine");
+        assert_eq!(s.scenario().name, "oracle_liveParentRedefine");
         assert_eq!(s.preset().map(|p| p.id), Some("oracle_liveParentRedefine"));
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Info));
     }
@@ -1361,10 +1318,10 @@ pub(crate) mod tests {
         let mut s = session();
         let text = "class A { m }\nsite s = A.m\nop { loop 1000000000000 { every 1 { write A.x } call s } }\n";
         act(&mut s, SessionAction::EditText(text.into()));
-        assert!(s.text_error.is_none());
-        assert!(s.run_error.is_some());
+        assert!(s.text_error().is_none());
+        assert!(s.run_error().is_some());
         let fx = act(&mut s, Action::Run(Control::Play));
-        assert!(!s.playback.playing);
+        assert!(!s.playback().playing);
         assert_eq!(fx.banners.last().map(|b| b.0), Some(BannerKind::Error));
     }
 
@@ -1372,23 +1329,23 @@ pub(crate) mod tests {
     fn expectations_go_from_pending_to_decided_and_a_cause_selects_its_site() {
         let mut s = session();
         act(&mut s, open_preset("oracle_liveParentRedefine", false));
-        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
+        assert!(s.expectations().iter().all(|o| o.status == blast_engine::expect::Status::Pending), "nothing run yet");
         // The preset reads hierarchy and ideal runs as well: adding the lanes decides them all.
         act(&mut s, SessionAction::AddPolicies(vec![Policy::Hierarchy, Policy::Ideal]));
-        assert_eq!(s.policies, vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
+        assert_eq!(s.policies(), vec![Policy::Global, Policy::Exact, Policy::Hierarchy, Policy::Ideal]);
         run_to_end(&mut s);
-        assert!(s.expectations.iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations);
+        assert!(s.expectations().iter().all(|o| o.status == blast_engine::expect::Status::Pass), "{:?}", s.expectations());
         // A failing expectation typed into the text fails, with a cause the why panel can show.
         let text = format!("{}expect under global: write Parent.* relinks nothing\n", presets::find("oracle_liveParentRedefine").unwrap().text);
         act(&mut s, SessionAction::EditText(text));
         run_to_end(&mut s);
-        let failed = s.expectations.iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
+        let failed = s.expectations().iter().find(|o| o.status == blast_engine::expect::Status::Fail).expect("the new line fails");
         let cause = failed.causes[0].clone();
         act(&mut s, SessionAction::ShowCause(cause.clone()));
-        assert_eq!(s.selected_site.as_deref(), Some(cause.site.as_str()));
-        assert_eq!(s.focused_cause, Some(cause));
+        assert_eq!(s.selected_site(), Some(cause.site.as_str()));
+        assert_eq!(s.focused_cause(), Some(&cause));
         act(&mut s, Action::Run(Control::Reset));
-        assert_eq!(s.focused_cause, None, "a new run drops the old run's cause");
+        assert_eq!(s.focused_cause(), None, "a new run drops the old run's cause");
     }
 
     #[test]
@@ -1397,8 +1354,8 @@ pub(crate) mod tests {
         act(&mut s, open_preset("hotLoop_sameTypeMetaClassChurn", false));
         act(&mut s, SessionAction::SelectSite(Some("hot".into())));
         run_to_end(&mut s);
-        assert!(s.runner.views().iter().all(|l| !l.history.is_empty()));
+        assert!(s.runner().views().iter().all(|l| !l.history.is_empty()));
         act(&mut s, SessionAction::SelectSite(Some("no-such-site".into())));
-        assert_eq!(s.selected_site, None);
+        assert_eq!(s.selected_site(), None);
     }
 }
