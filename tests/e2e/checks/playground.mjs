@@ -133,6 +133,16 @@ export const checks = [
       await page.click('#policy-ideal');
       const fresh = await freshContextPage(browser, link, ready);
       try {
+        // The link replaces the page's scenario and speed once the engine worker has read it: on
+        // a loaded machine that answer comes after the gallery is ready (and the text may be the
+        // default one already, so the speed says whether the link was applied).
+        await fresh.page
+          .waitForFunction(
+            ([t, v]) => document.querySelector('#dsl-text').value === t && document.querySelector('#speed').selectedOptions[0]?.textContent === v,
+            [original, speed],
+            { timeout: 30_000 },
+          )
+          .catch(() => {});
         const text = await fresh.page.inputValue('#dsl-text');
         expect(text === original, 'the shared page should show exactly the same scenario text');
         expect(await fresh.page.locator('#policy-exact').isChecked(), 'the link carries the policies');
