@@ -343,7 +343,12 @@ export const checks = [
         // Pause from the top bar.
         await go('#run', { back: true });
         await page.keyboard.press('Enter');
-        await waitFor(page, 'the run to pause', () => document.querySelector('#run-state').dataset.state === 'paused', null);
+        await waitFor(page, 'the run to pause', () => document.querySelector('#run-state').dataset.state === 'paused', null).catch(async (e) => {
+          const state = await page.evaluate(
+            () => `run ${document.querySelector('#run-state').dataset.state}, loop ${document.querySelector('#loop-mode').checked}, virtual time ${document.querySelector('#virtual-time').dataset.value} ms, speed ${document.querySelector('#speed').selectedOptions[0]?.textContent}, focus ${document.activeElement.id}`,
+          );
+          throw new Error(`${e.message}; the page says: ${state}`);
+        });
         // The why panel: choose the hot site from its picker with the arrow keys.
         await go('#why-site');
         for (let i = 0; i < 10 && (await page.inputValue('#why-site')) !== 'hot'; i++) await page.keyboard.press('ArrowDown');
