@@ -27,7 +27,7 @@ use crate::components::scenario_editor::scenario_editor;
 use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
-use crate::hooks::{use_autosave, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_downloads, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
 use crate::scenario_parts::ScenarioParts;
 use crate::store::{use_store, Store};
 use crate::trace_feed;
@@ -123,6 +123,7 @@ pub fn app(props: &AppProps) -> Html {
     use_hash_links(&store);
     use_theme(theme);
     use_engine_worker(&store, mounted == PAGE_PARTS);
+    use_downloads(&store);
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
     // has read it and the page has drawn it.
@@ -682,24 +683,7 @@ fn share_strip(link: &UseReducerHandle<Strip>, store: &Store) -> Html {
 }
 
 fn export_csv(store: &Store, (): ()) {
-    let (name, csv) = {
-        let s = store.read();
-        match &s.model {
-            Some(m) => (export::file_stem(m.preset.id), export::model_csv(m.preset.id, m.runner.views())),
-            None => (
-                export::file_stem(&s.session.scenario().name),
-                export::results_csv(
-                    &s.session.scenario().name,
-                    s.session.runner().views(),
-                    &s.session.runner().site_rows(),
-                    s.session.preset().and_then(|p| p.published()),
-                ),
-            ),
-        }
-    };
-    if let Err(e) = browser::download(&format!("{name}-results.csv"), "text/csv", &csv) {
-        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("CSV export failed: {e}"))));
-    }
+    store.dispatch(Action::ExportResults);
 }
 
 fn export_scenario(store: &Store, (): ()) {

@@ -165,6 +165,20 @@ fn save_now(store: &Store) {
     }
 }
 
+/// Hand a file the reducer made (`AppState::take_download`: the results CSV, which may wait
+/// for the engine worker's call counts) to the browser after each render.
+#[hook]
+pub fn use_downloads(store: &Store) {
+    let store = store.clone();
+    use_effect(move || {
+        if let Some(d) = store.take_download() {
+            if let Err(e) = browser::download(&d.file, d.mime, &d.text) {
+                store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The download of {} failed: {e}", d.file))));
+            }
+        }
+    });
+}
+
 #[hook]
 pub fn use_theme(theme: Theme) {
     use_effect_with(theme, |t| browser::apply_theme(*t));

@@ -134,6 +134,11 @@ impl Store {
         self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
     }
 
+    /// A file the reducer handed out to download (`AppState::take_download`).
+    pub fn take_download(&self) -> Option<blast_playground::export::Download> {
+        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_download())
+    }
+
     /// A callback that dispatches the action `f` makes of its event, the same on every render.
     pub fn callback<E: 'static, A: Into<Action> + 'static>(&self, f: fn(E) -> A) -> Callback<E> {
         let fresh = |store: Store| -> Rc<dyn Any> { Rc::new(Callback::from(move |e| store.dispatch(f(e)))) };

@@ -55,6 +55,7 @@ fn main() {
         fires: Vec::new(),
         what_if: Vec::new(),
         expectations: None,
+        call_counts: None,
     };
     let (enc, bytes) = best(|| encode_update(&update, &[]));
     // Decoded as the page does (`DECODE_SITES` per step), and whole: the steps' cost.

@@ -26,6 +26,9 @@ pub enum Action {
     ToggleLane(usize),
     /// Escape: close the cheat sheet and drop the what-if hover.
     CloseOverlays,
+    /// The results of what is on screen as CSV (`state::AppState::take_download`): a model's at
+    /// once, a call-site run's once the engine worker has sent its sites' call counts.
+    ExportResults,
     /// The page is mounted: a first visit's run starts (`chrome::Chrome::autoplay`).
     Autoplay,
     /// Run, pause, step, reset, speed, and the frame loop: to the lanes on screen.

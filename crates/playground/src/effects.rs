@@ -2,6 +2,7 @@
 //! into each other: `state::AppState::reduce` applies it after the sub-reducer returns.
 
 use crate::chrome::BannerKind;
+use crate::export::Download;
 
 /// What a session's reducer asks of the rest of the page.
 #[derive(Debug, Default, PartialEq)]
@@ -10,6 +11,8 @@ pub struct Effects {
     pub banners: Vec<(BannerKind, String)>,
     /// A call-site scenario was loaded (a preset, a link, a file): it replaces a model on screen.
     pub call_sites_loaded: bool,
+    /// A file for the browser to download (the results CSV).
+    pub download: Option<Download>,
 }
 
 impl Effects {

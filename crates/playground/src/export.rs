@@ -5,50 +5,62 @@
 use std::fmt::Write as _;
 
 use blast_engine::presets::Published;
-use blast_engine::report::{SiteReport, SiteState};
+use blast_engine::report::{SiteState, SiteStats};
+use serde::{Deserialize, Serialize};
 
 use crate::format;
 use crate::model_runner::VariantView;
 use crate::runner::{LaneView, SiteView};
 
-/// One site's row of the results CSV, from its engine report (lanes on the page) or from the
-/// numbers the page mirrors of lanes the engine worker runs (`SiteView`): those leave the call
-/// counts in the worker, so their columns stay empty rather than read as zero.
+/// A file for the shell to hand to the browser's download (`state::AppState::take_download`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Download {
+    pub file: String,
+    pub mime: &'static str,
+    pub text: String,
+}
+
+/// One site's row of the results CSV: the verdicts and state the page mirrors (`SiteView`),
+/// and the call counts the engine worker sends when an export asks for them
+/// (`lane_wire::Command::CallCounts`; views leave them out, since they change on every call).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SiteRow {
     pub name: String,
     pub necessary: u64,
     pub collateral: u64,
     pub missed: u64,
-    pub calls: Option<CallCounts>,
+    pub calls: CallCounts,
     /// `None`: no call has reached the site yet (as drawn).
     pub state: Option<SiteState>,
 }
 
 /// A site's calls by path, as the results CSV lists them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallCounts {
     pub fast: u64,
     pub selections: u64,
     pub stale: u64,
 }
 
-impl SiteRow {
-    pub fn of_report(r: &SiteReport) -> SiteRow {
-        let st = &r.stats;
-        SiteRow {
-            name: r.name.clone(),
-            necessary: st.necessary,
-            collateral: st.collateral,
-            missed: st.missed,
-            calls: Some(CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }),
-            state: crate::runner::shown_state(r.state, st),
-        }
+impl CallCounts {
+    pub fn of(st: &SiteStats) -> CallCounts {
+        CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }
     }
+}
 
-    pub fn of_view(name: &str, v: &SiteView) -> SiteRow {
-        SiteRow { name: name.to_string(), necessary: v.necessary, collateral: v.collateral, missed: v.missed, calls: None, state: v.state }
+impl SiteRow {
+    pub fn of_view(name: &str, v: &SiteView, calls: CallCounts) -> SiteRow {
+        SiteRow { name: name.to_string(), necessary: v.necessary, collateral: v.collateral, missed: v.missed, calls, state: v.state }
     }
+}
+
+/// Every site's row per lane: the views' verdicts and state with each site's `call_counts`
+/// (per lane, in site id order).
+pub fn site_rows(lanes: &[impl AsRef<LaneView>], call_counts: &[Vec<CallCounts>]) -> Vec<Vec<SiteRow>> {
+    let lane_rows = |(v, counts): (&LaneView, &Vec<CallCounts>)| {
+        v.names.iter().zip(v.sites.iter()).zip(counts).map(|((name, site), &calls)| SiteRow::of_view(name, site, calls)).collect()
+    };
+    lanes.iter().map(AsRef::as_ref).zip(call_counts).map(lane_rows).collect()
 }
 
 /// One row per policy (`scope` = run) and one per site and policy (`scope` = site).
@@ -82,7 +94,6 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], sites: &[Vec<
             t.missed
         );
         for s in sites {
-            let count = |c: fn(CallCounts) -> u64| s.calls.map(|calls| c(calls).to_string()).unwrap_or_default();
             let _ = writeln!(
                 out,
                 "{},{},site,{},,,,,,{},{},{},{},{},{},{}",
@@ -92,9 +103,9 @@ pub fn results_csv(scenario: &str, lanes: &[impl AsRef<LaneView>], sites: &[Vec<
                 s.necessary,
                 s.collateral,
                 s.missed,
-                count(|c| c.fast),
-                count(|c| c.selections),
-                count(|c| c.stale),
+                s.calls.fast,
+                s.calls.selections,
+                s.calls.stale,
                 s.state.map(SiteState::name).unwrap_or_default()
             );
         }
@@ -180,7 +191,7 @@ mod tests {
         r.advance_clock(f64::INFINITY);
         while !r.work(10_000) {}
         r.refresh();
-        let rows: Vec<Vec<SiteRow>> = r.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect();
+        let rows = site_rows(r.views(), &r.call_counts());
         let csv = results_csv(p.id, r.views(), &rows, p.published());
         let lines: Vec<&str> = csv.lines().collect();
         let columns = lines[0].split(',').count();
@@ -188,6 +199,17 @@ mod tests {
         let exact = lines.iter().find(|l| l.contains(",exact,run,")).unwrap();
         assert!(exact.contains(",0.512,"), "published after value: {exact}");
         assert_eq!(lines.iter().filter(|l| l.contains(",site,")).count(), 2 * p.scenario().sites.len());
+        // The call-count columns are the engine's own counts, site by site.
+        for (lane, reports) in r.views().iter().zip(r.site_reports()) {
+            for report in reports {
+                let st = &report.stats;
+                let row = format!("{},{},site,{},", p.id, lane.policy, report.name);
+                let line = lines.iter().find(|l| l.starts_with(&row)).unwrap_or_else(|| panic!("no row {row}"));
+                let calls = format!(",{},{},{},", st.fast_calls, st.selections, st.stale_calls);
+                assert!(line.contains(&calls), "{line} lacks {calls}");
+            }
+        }
+        assert!(r.site_reports().iter().flatten().any(|s| s.stats.fast_calls > 0), "the run made calls");
         // Every number is rounded: at most CSV_DIGITS significant digits.
         let digits = |f: &str| f.trim_start_matches(['-', '0', '.']).chars().filter(char::is_ascii_digit).count();
         let long: Vec<&str> = lines[1..].iter().flat_map(|l| l.split(',')).filter(|f| f.parse::<f64>().is_ok() && digits(f) > CSV_DIGITS as usize).collect();
@@ -206,13 +228,16 @@ mod tests {
     }
 
     #[test]
-    fn a_site_no_call_reached_has_no_state_from_a_report_as_from_a_view() {
+    fn a_site_no_call_reached_has_no_state_and_no_calls() {
         let p = presets::find("hotLoop_unrelatedMetaClassChurn").unwrap();
         let r = Runner::new(&p.scenario(), &[Policy::Exact], &Params::default()).unwrap();
-        let (reports, view) = (&r.site_reports()[0], &r.views()[0]);
-        for (report, site) in reports.iter().zip(view.sites.iter()) {
-            assert_eq!(SiteRow::of_report(report).state, None, "{} was not called at time zero", report.name);
-            assert_eq!(SiteRow::of_view(&report.name, site).state, None);
+        let (reports, view, counts) = (&r.site_reports()[0], &r.views()[0], &r.call_counts()[0]);
+        for ((report, site), &calls) in reports.iter().zip(view.sites.iter()).zip(counts) {
+            assert_eq!(crate::runner::shown_state(report.state, &report.stats), None, "{} was not called at time zero", report.name);
+            assert_eq!(
+                SiteRow::of_view(&report.name, site, calls),
+                SiteRow { name: report.name.clone(), necessary: 0, collateral: 0, missed: 0, calls: CallCounts::default(), state: None }
+            );
         }
     }
 

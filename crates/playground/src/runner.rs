@@ -14,6 +14,7 @@ use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
 use crate::compiled::{CompiledTracker, CompiledView};
+use crate::export::CallCounts;
 use crate::timeline::{self, Range, XAxis};
 
 /// Engine steps one "step" button press may take before giving up (keeps it under a frame).
@@ -572,9 +573,16 @@ impl Runner {
             .collect();
     }
 
-    /// Every site's whole report per lane (for an export: text per site, so on demand only).
+    /// Every site's whole report per lane (tests here and in the web crate compare the views
+    /// with it).
     pub fn site_reports(&self) -> Vec<Vec<SiteReport>> {
         self.lanes.iter().map(|l| l.sim.sites_now()).collect()
+    }
+
+    /// Every site's call counts per lane, in site id order (for the results CSV, on demand only:
+    /// the views leave them out).
+    pub fn call_counts(&self) -> Vec<Vec<CallCounts>> {
+        self.lanes.iter().map(|l| (0..l.sites.len()).map(|i| CallCounts::of(&l.sim.site_stats(i))).collect()).collect()
     }
 }
 

@@ -22,6 +22,7 @@ use crate::action::Action;
 use crate::charts;
 use crate::chrome::{BannerKind, Chrome, ChromeAction, Theme};
 use crate::effects::Effects;
+use crate::export::{self, Download};
 use crate::gallery::{self, Entry, Opening};
 use crate::lab::Lab;
 use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
@@ -84,6 +85,8 @@ pub struct AppState {
     pub trace: TraceLab,
     /// Model sessions opened so far (each numbers its replays under its own number).
     model_openings: u64,
+    /// A file for the shell to download (`take_download`).
+    download: Option<Download>,
 }
 
 impl AppState {
@@ -215,6 +218,11 @@ impl AppState {
         self.session.take_lanes()
     }
 
+    /// A file to download now (the page shell hands it to the browser after each render).
+    pub fn take_download(&mut self) -> Option<Download> {
+        self.download.take()
+    }
+
     pub fn reduce(&mut self, action: impl Into<Action>) {
         self.reduce_action(action.into());
     }
@@ -234,6 +242,9 @@ impl AppState {
         }
         for (kind, text) in fx.banners {
             self.chrome.banner(kind, text);
+        }
+        if fx.download.is_some() {
+            self.download = fx.download;
         }
     }
 
@@ -269,6 +280,13 @@ impl AppState {
                     }
                 }
                 Err(why) => fx.error(why.to_string()),
+            },
+            Action::ExportResults => match &self.model {
+                Some(m) => {
+                    let text = export::model_csv(m.preset.id, m.runner.views());
+                    fx.download = Some(Download { file: format!("{}-results.csv", export::file_stem(m.preset.id)), mime: "text/csv", text });
+                }
+                None => self.session.export_results(fx),
             },
             Action::LoadModelLink { link, origin } => {
                 if self.open_model(&link, &format!("The model from {origin} was not loaded:"), fx).is_some() {
@@ -417,6 +435,24 @@ mod tests {
         assert_eq!(s.session.scenario().name, DEFAULT_PRESET, "the call-site scenario waits behind");
         act(&mut s, Action::LoadPreset { id: "hotLoop_baseline".into(), run: false });
         assert!(s.model.is_none() && s.session.scenario().name == "hotLoop_baseline");
+    }
+
+    #[test]
+    fn the_results_csv_is_handed_out_once_for_the_run_or_the_model_on_screen() {
+        let mut s = booted(Boot::default());
+        act(&mut s, Action::Run(Control::Step));
+        s.reduce(Action::ExportResults);
+        assert_eq!(s.take_download(), None, "a run's CSV waits for the worker's call counts");
+        in_process::pump(&mut s, &mut Effects::default());
+        let csv = s.take_download().expect("the run's CSV");
+        assert_eq!((csv.file.as_str(), csv.mime), (format!("{DEFAULT_PRESET}-results.csv").as_str(), "text/csv"));
+        let sites = s.session.scenario().sites.len() * s.session.policies().len();
+        assert_eq!(csv.text.lines().filter(|l| l.contains(",site,")).count(), sites, "{}", csv.text);
+        assert_eq!(s.take_download(), None, "handed out once");
+        act(&mut s, Action::LoadPreset { id: "arena_closeGroup".into(), run: false });
+        s.reduce(Action::ExportResults);
+        let csv = s.take_download().expect("a model's CSV at once");
+        assert!(csv.text.starts_with("preset,model,variant,") && csv.file == "arena_closeGroup-results.csv", "{csv:?}");
     }
 
     #[test]

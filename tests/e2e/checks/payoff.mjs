@@ -273,6 +273,14 @@ export const checks = [
         const long = numbers.filter((f) => f.includes('.') && f.replace(/^-?[0.]*/, '').replace('.', '').length > 6);
         log(`# export: CSV ${numbers.length} numbers, ${long.length} with more than 6 significant digits${long.length ? ': ' + long.slice(0, 3).join(', ') : ''}`);
         expect(numbers.some((f) => f.includes('.')) && long.length === 0, `unrounded CSV numbers: ${long.slice(0, 5).join(', ')}`);
+        // The engine worker sends the call counts for the export (the views leave them out).
+        const [header, ...rows] = csv.split('\n').map((l) => l.split(','));
+        const calls = ['fast_calls', 'selections', 'stale_calls'].map((n) => header.indexOf(n));
+        const sites = rows.filter((r) => r[2] === 'site');
+        const counted = sites.filter((r) => calls.every((i) => /^[0-9]+$/.test(r[i])));
+        log(`# export: CSV ${sites.length} site rows, ${counted.length} with their call counts`);
+        expect(sites.length > 0 && counted.length === sites.length, `site rows without call counts: ${sites.length - counted.length} of ${sites.length}`);
+        expect(sites.some((r) => Number(r[calls[0]]) > 0), 'a finished run made fast calls');
       } finally {
         await context.close();
       }

@@ -22,6 +22,7 @@ use blast_engine::{dsl, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
+use crate::export::{self, CallCounts, Download};
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
@@ -147,6 +148,21 @@ impl CallSiteSession {
     /// The call-site preset on screen, unedited (for its published numbers).
     pub fn preset(&self) -> Option<&'static Preset> {
         self.entry().and_then(|e| e.preset())
+    }
+
+    /// The results CSV of the lanes on screen: at once when none run, else once the worker has
+    /// sent the sites' call counts (`lanes_update`), as that update's views stand.
+    pub fn export_results(&mut self, fx: &mut Effects) {
+        match self.run.runner.ask_call_counts() {
+            true => self.run.export_asked = true,
+            false => fx.download = Some(self.results_csv(&[])),
+        }
+    }
+
+    fn results_csv(&self, call_counts: &[Vec<CallCounts>]) -> Download {
+        let (name, lanes) = (&self.document.scenario.name, &self.run.runner);
+        let text = export::results_csv(name, lanes.views(), &lanes.site_rows(call_counts), self.preset().and_then(|p| p.published()));
+        Download { file: format!("{}-results.csv", export::file_stem(name)), mime: "text/csv", text }
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -593,6 +609,10 @@ impl CallSiteSession {
         };
         if let Some(why) = news.error {
             return self.lanes_lost(&why, fx);
+        }
+        if let Some(counts) = news.call_counts.filter(|_| self.run.export_asked) {
+            self.run.export_asked = false;
+            fx.download = Some(self.results_csv(&counts));
         }
         if let Some(note) = news.stepped {
             let n = self.run.playback.step_note.as_ref().map_or(1, |(n, _)| *n);

@@ -59,6 +59,9 @@ pub(super) struct Run {
     /// The lanes on screen were built from a scenario handed to the worker for them (`hold`):
     /// if the worker loses them, handing it again would not help.
     pub(super) fresh_hold: bool,
+    /// The results CSV waits for the call counts the worker was asked for
+    /// (`CallSiteSession::export_results`); new lanes are asked again.
+    pub(super) export_asked: bool,
 }
 
 impl Run {
@@ -81,6 +84,7 @@ impl Run {
             resume_after_read: false,
             refused: None,
             fresh_hold: false,
+            export_asked: false,
         }
     }
 
@@ -144,6 +148,9 @@ impl Run {
             }
         }
         self.runner.select(self.selected_site.clone());
+        if self.export_asked {
+            self.export_asked = self.runner.ask_call_counts();
+        }
         self.after_commands(scenario);
     }
 

@@ -90,7 +90,7 @@ impl Host {
         let Request { run, commands } = request;
         let mut stepped = None;
         let mut fires = Vec::new();
-        let mut evaluate = false;
+        let (mut evaluate, mut count_calls) = (false, false);
         for command in commands {
             if let Command::Build { job, policies, looping } = command {
                 if let Err(why) = self.build(run, job, policies, looping) {
@@ -119,6 +119,7 @@ impl Host {
                 Command::Brush(range) => r.brush(range),
                 Command::WhatIf(class) => lanes.hover = class,
                 Command::Expectations => evaluate = true,
+                Command::CallCounts => count_calls = true,
             }
         }
         let lanes = match self.running(run) {
@@ -138,6 +139,7 @@ impl Host {
             fires,
             what_if: lanes.hover.as_deref().map(|c| r.what_if(c)).unwrap_or_default(),
             expectations: evaluate.then(|| r.expectations(&lanes.scenario)),
+            call_counts: count_calls.then(|| r.call_counts()),
         };
         let bytes = lane_wire::encode_update(&update, &lanes.sent);
         lanes.sent = update.views;
@@ -195,6 +197,7 @@ fn refusal(run: u64, why: String) -> Vec<u8> {
         fires: Vec::new(),
         what_if: Vec::new(),
         expectations: None,
+        call_counts: None,
     };
     lane_wire::encode_update(&update, &[])
 }

@@ -25,6 +25,7 @@ use blast_engine::{report::DeoptText, Policy};
 use serde::{Deserialize, Serialize};
 
 use crate::compiled::{CompiledView, UnitView};
+use crate::export::CallCounts;
 use crate::runner::{ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::engine_forms::{outcomes, relinks, EventForm, SiteReportForm, UnitReportForm};
@@ -58,6 +59,9 @@ pub enum Command {
     /// before it): the update carries the outcomes. Asked for by the page at the pace it would
     /// evaluate them itself, since a run view copies every site's report.
     Expectations,
+    /// Send every site's call counts (`Update::call_counts`), for the results CSV: the views
+    /// leave them out, since they change on every call.
+    CallCounts,
 }
 
 /// A batch of commands for the lanes of build `run` (the page's count of builds).
@@ -85,6 +89,8 @@ pub struct Update {
     pub what_if: Vec<(Policy, Vec<String>)>,
     /// The expectations' outcomes, when the request asked for them (`Command::Expectations`).
     pub expectations: Option<Vec<Outcome>>,
+    /// Each lane's sites' call counts in id order, when the request asked (`Command::CallCounts`).
+    pub call_counts: Option<Vec<Vec<CallCounts>>>,
 }
 
 pub fn encode_request(req: &Request) -> Vec<u8> {
@@ -188,6 +194,7 @@ struct Tail<'a> {
     fires: Cow<'a, [Result<usize, FireRefusal>]>,
     what_if: Cow<'a, [(Policy, Vec<String>)]>,
     expectations: Option<Outcomes<'a>>,
+    call_counts: Option<Cow<'a, [Vec<CallCounts>]>>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -196,7 +203,7 @@ struct Outcomes<'a>(#[serde(with = "outcomes")] Cow<'a, [Outcome]>);
 /// `update` as bytes, its views against `sent` (the views of the previous update of the same
 /// run, which the page holds; empty for a new run).
 pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
-    let Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
+    let Update { run, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations, call_counts } = update;
     let mut bytes = Vec::new();
     put(&mut bytes, &Head { kind: LANES, run: *run, error: error.clone(), clock_ms: *clock_ms, finished: *finished, lanes: views.len() as u64 });
     for (i, v) in views.iter().enumerate() {
@@ -208,6 +215,7 @@ pub fn encode_update(update: &Update, sent: &[Rc<LaneView>]) -> Vec<u8> {
         fires: Cow::Borrowed(fires),
         what_if: Cow::Borrowed(what_if),
         expectations: expectations.as_deref().map(|o| Outcomes(Cow::Borrowed(o))),
+        call_counts: call_counts.as_deref().map(Cow::Borrowed),
     };
     put(&mut bytes, &tail);
     bytes
@@ -446,14 +454,14 @@ impl UpdateDecoder {
                 }
                 None => {
                     let Decoding::Lanes(p) = std::mem::replace(&mut self.state, Decoding::Over) else { return Err(self.bad("no lanes")) };
-                    let Tail { loaded, stepped, fires, what_if, expectations } = take(&self.bytes, &mut self.at)?;
+                    let Tail { loaded, stepped, fires, what_if, expectations, call_counts } = take(&self.bytes, &mut self.at)?;
                     if self.at != self.bytes.len() {
                         return Err(self.bad("trailing bytes"));
                     }
                     let Head { kind: _, run, error, clock_ms, finished, lanes: _ } = p.head;
                     let (loaded, fires, what_if) = (loaded.into_owned(), fires.into_owned(), what_if.into_owned());
-                    let expectations = expectations.map(|o| o.0.into_owned());
-                    return Ok(Some(Update { run, error, clock_ms, finished, views: p.views, loaded, stepped, fires, what_if, expectations }));
+                    let (expectations, call_counts) = (expectations.map(|o| o.0.into_owned()), call_counts.map(Cow::into_owned));
+                    return Ok(Some(Update { run, error, clock_ms, finished, views: p.views, loaded, stepped, fires, what_if, expectations, call_counts }));
                 }
             }
         }
@@ -556,6 +564,7 @@ mod tests {
             fires: vec![Ok(2), Err(FireRefusal::Refused("no".into())), Err(FireRefusal::NothingRunning)],
             what_if: r.what_if("Hot"),
             expectations: Some(r.expectations(&expecting)),
+            call_counts: Some(r.call_counts()),
         }
     }
 
@@ -622,6 +631,7 @@ mod tests {
                 Command::Brush(Some((XAxis::Progress, (1.5, 2.5)))),
                 Command::WhatIf(None),
                 Command::Expectations,
+                Command::CallCounts,
             ],
         };
         let bytes = encode_request(&req);

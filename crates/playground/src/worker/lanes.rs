@@ -17,7 +17,7 @@ use blast_engine::expect::{self, Outcome};
 use blast_engine::scenario::{Event, Scenario};
 use blast_engine::Policy;
 
-use crate::export::SiteRow;
+use crate::export::{self, CallCounts, SiteRow};
 use crate::runner::{self, ClassEntry, FireRefusal, LaneView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::lane_wire::{self, Command, Request, Update, UpdateDecoder};
@@ -63,6 +63,9 @@ pub struct News {
     pub stepped: Option<Option<String>>,
     /// Why the last hand-fired mutation of the batch went nowhere.
     pub refused: Option<FireRefusal>,
+    /// Each lane's sites' call counts, when the batch asked (`Lanes::ask_call_counts`): as the
+    /// views of this update stand.
+    pub call_counts: Option<Vec<Vec<CallCounts>>>,
 }
 
 impl Mirror {
@@ -162,7 +165,7 @@ impl Mirror {
     }
 
     fn apply(&mut self, update: Update) -> News {
-        let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations } = update;
+        let Update { run: _, error, clock_ms, finished, views, loaded, stepped, fires, what_if, expectations, call_counts } = update;
         if error.is_none() {
             if let Some(outcomes) = expectations {
                 self.outcomes = outcomes;
@@ -176,7 +179,7 @@ impl Mirror {
             self.what_if = what_if;
         }
         let refused = fires.into_iter().rev().find_map(Result::err);
-        News { error, stepped, refused }
+        News { error, stepped, refused, call_counts }
     }
 
     fn queue(&mut self, command: Command) {
@@ -334,10 +337,18 @@ impl Lanes {
         }
     }
 
-    /// Every site's row per lane (an export), from the mirrored views: verdicts and state, no
-    /// call counts (they stay in the worker).
-    pub fn site_rows(&self) -> Vec<Vec<SiteRow>> {
-        self.views().iter().map(|v| v.names.iter().zip(v.sites.iter()).map(|(name, site)| SiteRow::of_view(name, site)).collect()).collect()
+    /// Ask the worker for every site's call counts (they come with the next update, in
+    /// `News::call_counts`); false when no lanes run.
+    pub fn ask_call_counts(&mut self) -> bool {
+        let Some(m) = &mut self.0 else { return false };
+        m.queue(Command::CallCounts);
+        true
+    }
+
+    /// Every site's row per lane (the results CSV): the mirrored views' verdicts and state with
+    /// `call_counts` (`News::call_counts` of the update that brought these views).
+    pub fn site_rows(&self, call_counts: &[Vec<CallCounts>]) -> Vec<Vec<SiteRow>> {
+        export::site_rows(self.views(), call_counts)
     }
 }
 
@@ -458,7 +469,7 @@ mod tests {
     }
 
     #[test]
-    fn an_export_of_lanes_in_the_worker_has_every_site_with_its_verdicts() {
+    fn the_results_csv_of_lanes_in_the_worker_is_the_lanes_run_directly_with_every_call_count() {
         let (mut s, mut direct) = page(&world(SITES));
         let write = Event::Write { class: "K1".into(), method: "m".into() };
         for _ in 0..4 {
@@ -469,17 +480,24 @@ mod tests {
         direct.inject(&write).expect("it runs");
         act(&mut s, Control::Step);
         direct.step();
-        let worker = s.runner().site_rows();
-        let page: Vec<Vec<SiteRow>> = direct.site_reports().iter().map(|lane| lane.iter().map(SiteRow::of_report).collect()).collect();
-        assert_eq!(worker.len(), 2);
-        assert!(worker.iter().all(|lane| lane.len() == SITES), "a row per site and lane");
-        assert!(worker.iter().flatten().all(|r| r.calls.is_none()), "call counts stay in the worker: empty, not zero");
-        let verdicts = |rows: &[Vec<SiteRow>]| -> Vec<_> { rows.iter().flatten().map(|r| (r.name.clone(), r.necessary, r.collateral, r.missed)).collect() };
-        assert_eq!(verdicts(&page), verdicts(&worker));
-        assert!(worker.iter().flatten().any(|r| r.necessary + r.collateral + r.missed > 0), "the mutation relinked a site");
-        let (p, w): (Vec<_>, Vec<_>) = (page.iter().flatten().collect(), worker.iter().flatten().collect());
-        assert!(w.iter().any(|r| r.state.is_some()), "some site was called");
-        assert!(p.iter().zip(&w).all(|(p, w)| p.state == w.state), "the same state from a report and from a view, none for a site no call reached");
+        direct.refresh();
+        let mut fx = Effects::default();
+        s.export_results(&mut fx);
+        assert_eq!(fx.download, None, "the CSV waits for the worker's call counts");
+        in_process::pump(&mut s, &mut fx);
+        let csv = fx.download.expect("the CSV once the worker answered");
+        let rows = crate::export::site_rows(direct.views(), &direct.call_counts());
+        let expected = crate::export::results_csv(&s.scenario().name, direct.views(), &rows, None);
+        assert_eq!(csv.text, expected);
+        assert_eq!(csv.text.lines().filter(|l| l.contains(",site,")).count(), 2 * SITES, "a row per site and lane");
+        assert!(rows.iter().flatten().all(|r| r.calls.fast + r.calls.selections + r.calls.stale > 0), "every site was called, and counted");
+        assert!(rows.iter().flatten().any(|r| r.necessary + r.collateral + r.missed > 0), "the mutation relinked a site");
+        // Asked again after more work: the counts of the lanes as they stand then.
+        act(&mut s, Control::Step);
+        let mut fx = Effects::default();
+        s.export_results(&mut fx);
+        in_process::pump(&mut s, &mut fx);
+        assert_ne!(fx.download.expect("a second CSV").text, csv.text, "a Step made more calls");
     }
 
     #[test]
@@ -652,6 +670,7 @@ mod tests {
             fires: Vec::new(),
             what_if: Vec::new(),
             expectations: None,
+            call_counts: None,
         };
         let refused = mirror.decoded(1, Ok(update.clone()));
         assert!(matches!(refused, Some(Err(DecodeError { why, .. })) if why.contains("another scenario")), "{refused:?}");
