@@ -823,7 +823,7 @@ pub fn parse_unchecked(src: &str) -> Result<(Scenario, Spans), ScenarioError> {
 /// (`expectations[i]`), and no other place: `blast check` names each expectation where it is
 /// written without a map of every path of a million-site text.
 pub fn expectation_places(src: &str) -> Result<Spans, ScenarioError> {
-    parse_text(src, Places::Under("expectations[")).map(|(_, spans)| spans)
+    places_of(src, Places::Under("expectations["))
 }
 
 /// Parse and validate scenario text; every error names `line:col`. A valid text is parsed once
@@ -836,17 +836,17 @@ pub fn parse(src: &str) -> Result<Scenario, ScenarioError> {
         Err(e) => {
             drop(s);
             let Some(Location::Path(path)) = &e.location else { return Err(e) };
-            let places = places_of(src, path)?;
+            let places = places_of(src, Places::Of(path.to_string()))?;
             Err(locate(e, &places))
         }
     }
 }
 
-/// The places of `path` and its ancestors in `src`, a text that parses: read again keeping
-/// nothing (the paths count what a kept list would hold), so placing an error of a 10^6-site
-/// text does not build its model twice.
-fn places_of(src: &str, path: &str) -> Result<Spans, ScenarioError> {
-    let mut p = Parser::over(Lexer::new(src)?, Counts::default(), Places::Of(path.to_string()), false)?;
+/// The `places` wanted in `src`, a text that parses: read keeping nothing (the paths count
+/// what a kept list would hold), so placing an error or the expectations of a 10^6-site text
+/// does not build its model again.
+fn places_of(src: &str, places: Places) -> Result<Spans, ScenarioError> {
+    let mut p = Parser::over(Lexer::new(src)?, Counts::default(), places, false)?;
     p.scenario()?;
     Ok(p.spans.unwrap_or_default())
 }

@@ -330,3 +330,18 @@ fn validation_errors_in_later_elements_of_a_list_are_placed_at_their_own_text() 
         assert_eq!(dsl::parse(text).unwrap_err().to_string(), error, "{text}");
     }
 }
+
+#[test]
+fn expectations_are_placed_by_the_read_that_keeps_nothing_where_a_full_read_places_them() {
+    let mut placed = 0;
+    for p in presets::all() {
+        let (_, every) = dsl::parse_unchecked(p.text).expect("a preset parses");
+        let mut wanted: Vec<_> = every.into_iter().filter(|(path, _)| path.starts_with("expectations[")).collect();
+        let mut found: Vec<_> = dsl::expectation_places(p.text).expect("places").into_iter().collect();
+        wanted.sort();
+        found.sort();
+        assert_eq!(found, wanted, "{}", p.id);
+        placed += found.len();
+    }
+    assert!(placed > 20, "the presets' expectations were placed: {placed}");
+}
