@@ -569,8 +569,9 @@ impl CallSiteSession {
             None => self.hold(),
         };
         self.run.worker_runs += 1;
-        let looped = self.run.loop_mode.then(|| editor::looping(&self.document.scenario));
-        let scenario = looped.as_ref().unwrap_or(&self.document.scenario);
+        // The worker loops the scenario it holds (`editor::looping`, an estimate of its work per
+        // try); the mirror takes only names, classes and expectations, which looping keeps.
+        let scenario = &self.document.scenario;
         let (run, policies, looping) = (self.run.worker_runs, &self.policies, self.run.loop_mode);
         let mirror = match self.run.runner.take() {
             Some(old) => Mirror::rebuild(old, run, job, scenario, policies, looping),

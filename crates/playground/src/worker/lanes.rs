@@ -69,8 +69,9 @@ pub struct News {
 }
 
 impl Mirror {
-    /// Lanes for build `run` of the scenario the worker read for `job` (`scenario` as the
-    /// lanes run it: in loop mode, looped), at time zero once the worker answers.
+    /// Lanes for build `run` of the scenario the worker read for `job` (`scenario`, whose
+    /// names, classes and expectations it takes; in loop mode the worker loops it), at time
+    /// zero once the worker answers.
     pub fn build(run: u64, job: u64, scenario: &Scenario, policies: &[Policy], looping: bool) -> Mirror {
         let classes = runner::classes_of(scenario);
         Mirror::at_zero(run, (job, looping), scenario, policies, (runner::names_of(scenario), classes.len(), classes), Vec::new())
