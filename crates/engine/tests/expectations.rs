@@ -347,3 +347,17 @@ fn a_model_expectation_fails_when_the_knobs_break_the_claim() {
     let outcomes = expect::model::check(&config, &exps).unwrap();
     assert_eq!(outcomes[0].status, Status::Fail, "{:?}", outcomes[0].observed);
 }
+
+#[test]
+fn waiting_outcomes_are_what_the_evaluator_finds_with_no_runs() {
+    let every_form = dsl::parse(&with(EVERY_FORM)).unwrap();
+    let scenarios = presets::all().iter().map(|p| p.scenario()).chain([every_form]);
+    let mut outcomes = 0;
+    for s in scenarios {
+        let waiting = expect::waiting(&s);
+        assert_eq!(waiting, expect::evaluate(&s, &[]), "{}", s.name);
+        assert!(waiting.iter().all(|o| o.status == Status::Pending), "{}", s.name);
+        outcomes += waiting.len();
+    }
+    assert!(outcomes > 28, "{outcomes}");
+}

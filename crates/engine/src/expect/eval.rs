@@ -80,6 +80,16 @@ pub fn evaluate(s: &Scenario, runs: &[RunView]) -> Vec<Outcome> {
     evaluate_each(&s.expectations, runs)
 }
 
+/// Every expectation of `s` waiting for each policy it reads: what [`evaluate`] finds with no
+/// runs, without the evaluator (the page shows it until the engine worker's first evaluation).
+pub fn waiting(s: &Scenario) -> Vec<Outcome> {
+    let outcome = |(index, e): (usize, &Expectation)| {
+        let observed: Vec<Observed> = e.policies().into_iter().map(|policy| Observed::Waiting { policy }).collect();
+        Outcome { index, status: if observed.is_empty() { Status::Pass } else { Status::Pending }, observed, causes: Vec::new() }
+    };
+    s.expectations.iter().enumerate().map(outcome).collect()
+}
+
 fn evaluate_each(expectations: &[Expectation], runs: &[RunView]) -> Vec<Outcome> {
     expectations.iter().enumerate().map(|(index, e)| evaluate_one(index, e, runs)).collect()
 }

@@ -120,7 +120,7 @@ impl Mirror {
             hover: None,
             what_if: Vec::new(),
             // Every run missing until the worker's first evaluation.
-            outcomes: expect::evaluate(scenario, &[]),
+            outcomes: expect::waiting(scenario),
             moved: true,
         }
     }
@@ -318,7 +318,7 @@ impl Lanes {
     /// the lanes moved since it was last asked) a request for new ones, which come with the
     /// next update; asked only after a move, so an answer does not ask again.
     pub fn expectations(&mut self, scenario: &Scenario) -> Vec<Outcome> {
-        let Some(m) = &mut self.0 else { return expect::evaluate(scenario, &[]) };
+        let Some(m) = &mut self.0 else { return expect::waiting(scenario) };
         if m.moved && !scenario.expectations.is_empty() {
             m.moved = false;
             m.queue(Command::Expectations);
