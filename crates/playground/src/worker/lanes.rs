@@ -8,7 +8,9 @@
 //! brushed range, hovered class) and the worker answers each batch with the views as deltas
 //! (`lane_wire`). The mirror holds the same `LaneView`s the components read; likewise the
 //! expectations' outcomes, which the worker evaluates when the page asks
-//! (`Command::Expectations`, at the pace the page would evaluate them) and the mirror keeps.
+//! (`Command::Expectations`, at the pace the page would evaluate them) and the mirror keeps,
+//! and the sites' call counts, which change on every call, so only an export asks for them
+//! (`Command::CallCounts`).
 //! A small scenario's batch is answered within a frame, so it still feels instant.
 
 use std::rc::Rc;
