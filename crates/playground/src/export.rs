@@ -5,12 +5,11 @@
 use std::fmt::Write as _;
 
 use blast_engine::presets::Published;
-use blast_engine::report::{SiteState, SiteStats};
-use serde::{Deserialize, Serialize};
+use blast_engine::report::SiteState;
 
 use crate::format;
 use crate::model_runner::VariantView;
-use crate::runner::{LaneView, SiteView};
+use crate::runner::{CallCounts, LaneView, SiteView};
 
 /// A file for the shell to hand to the browser's download (`state::AppState::take_download`).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,20 +31,6 @@ pub struct SiteRow {
     pub calls: CallCounts,
     /// `None`: no call has reached the site yet (as drawn).
     pub state: Option<SiteState>,
-}
-
-/// A site's calls by path, as the results CSV lists them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CallCounts {
-    pub fast: u64,
-    pub selections: u64,
-    pub stale: u64,
-}
-
-impl CallCounts {
-    pub fn of(st: &SiteStats) -> CallCounts {
-        CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }
-    }
 }
 
 impl SiteRow {

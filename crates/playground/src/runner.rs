@@ -14,7 +14,6 @@ use blast_engine::sim::{Phase, StepOutcome};
 use blast_engine::{Params, Policy, ScenarioError, Simulation};
 
 use crate::compiled::{CompiledTracker, CompiledView};
-use crate::export::CallCounts;
 use crate::timeline::{self, Range, XAxis};
 
 /// Engine steps one "step" button press may take before giving up (keeps it under a frame).
@@ -49,6 +48,20 @@ impl SiteView {
 }
 
 /// A site's state as the page shows and exports it: none until a call has reached it.
+/// A site's calls by path (the results CSV's columns: `export`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CallCounts {
+    pub fast: u64,
+    pub selections: u64,
+    pub stale: u64,
+}
+
+impl CallCounts {
+    pub fn of(st: &SiteStats) -> CallCounts {
+        CallCounts { fast: st.fast_calls, selections: st.selections, stale: st.stale_calls }
+    }
+}
+
 pub fn shown_state(state: SiteState, st: &SiteStats) -> Option<SiteState> {
     let calls = st.fast_calls + st.pic_calls + st.selections + st.fallback_calls + st.stale_calls;
     (calls > 0).then_some(state)

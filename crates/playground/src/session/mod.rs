@@ -22,11 +22,11 @@ use blast_engine::{dsl, Policy};
 
 use crate::editor::{self, EditOp};
 use crate::effects::Effects;
-use crate::export::{self, CallCounts, Download};
+use crate::export::{self, Download};
 use crate::gallery::{Entry, Opened};
 use crate::history::History;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, RunState, Speed};
-use crate::runner::LaneView;
+use crate::runner::{CallCounts, LaneView};
 use crate::share::{LinkView, Shared};
 use crate::timeline::Range;
 use crate::timeline::XAxis;

@@ -25,8 +25,7 @@ use blast_engine::{report::DeoptText, Policy};
 use serde::{Deserialize, Serialize};
 
 use crate::compiled::{CompiledView, UnitView};
-use crate::export::CallCounts;
-use crate::runner::{ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
+use crate::runner::{CallCounts, ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::engine_forms::{outcomes, relinks, EventForm, SiteReportForm, UnitReportForm};
 use crate::worker::wire::{put, put_each, take, take_each, take_whole, DecodeError, LANES};

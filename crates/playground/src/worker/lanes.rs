@@ -19,8 +19,8 @@ use blast_engine::expect::{self, Outcome};
 use blast_engine::scenario::{Event, Scenario};
 use blast_engine::Policy;
 
-use crate::export::{self, CallCounts, SiteRow};
-use crate::runner::{self, ClassEntry, FireRefusal, LaneView};
+use crate::export::{self, SiteRow};
+use crate::runner::{self, CallCounts, ClassEntry, FireRefusal, LaneView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::lane_wire::{self, Command, Request, Update, UpdateDecoder};
 use crate::worker::wire::DecodeError;
