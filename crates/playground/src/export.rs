@@ -19,6 +19,13 @@ pub struct Download {
     pub text: String,
 }
 
+impl Download {
+    /// The results CSV of what `subject` names (a scenario or a model preset).
+    pub fn results(subject: &str, text: String) -> Download {
+        Download { file: format!("{}-results.csv", file_stem(subject)), mime: "text/csv", text }
+    }
+}
+
 /// One site's row of the results CSV: the verdicts and state the page mirrors (`SiteView`),
 /// and the call counts the engine worker sends when an export asks for them
 /// (`lane_wire::Command::CallCounts`; views leave them out, since they change on every call).

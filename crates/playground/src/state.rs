@@ -282,10 +282,7 @@ impl AppState {
                 Err(why) => fx.error(why.to_string()),
             },
             Action::ExportResults => match &self.model {
-                Some(m) => {
-                    let text = export::model_csv(m.preset.id, m.runner.views());
-                    fx.download = Some(Download { file: format!("{}-results.csv", export::file_stem(m.preset.id)), mime: "text/csv", text });
-                }
+                Some(m) => fx.download = Some(Download::results(m.preset.id, export::model_csv(m.preset.id, m.runner.views()))),
                 None => self.session.export_results(fx),
             },
             Action::LoadModelLink { link, origin } => {

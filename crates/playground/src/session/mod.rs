@@ -162,7 +162,7 @@ impl CallSiteSession {
     fn results_csv(&self, call_counts: &[Vec<CallCounts>]) -> Download {
         let (name, lanes) = (&self.document.scenario.name, &self.run.runner);
         let text = export::results_csv(name, lanes.views(), &lanes.site_rows(call_counts), self.preset().and_then(|p| p.published()));
-        Download { file: format!("{}-results.csv", export::file_stem(name)), mime: "text/csv", text }
+        Download::results(name, text)
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
