@@ -17,7 +17,7 @@ use crate::components::files::{files, FilesProps};
 use crate::components::gallery::Gallery;
 use crate::components::help::Help;
 use crate::components::knobs::{knobs, KnobsProps};
-use crate::components::later::{use_read_generation, Later};
+use crate::components::later::{use_lanes_generation, use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
 use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
@@ -34,6 +34,7 @@ use crate::trace_feed;
 use crate::trace_panel::{self, trace_panel};
 use crate::warm;
 use blast_playground::action::Action;
+use blast_playground::aggregate;
 use blast_playground::charts::{self, ChartLanes};
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export;
@@ -95,6 +96,11 @@ pub fn app(props: &AppProps) -> Html {
         let session = &s.session;
         (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev(), session.text_rev(), session.loading_sites().is_some(), s.chrome.tour.is_some())
     };
+    let (shown_build, big) = {
+        let s = store.read();
+        let lanes = s.session.runner();
+        (lanes.shown_build(), aggregate::aggregates(lanes.classes().len(), s.session.scenario().sites.len()))
+    };
     // Shared with the components, copied once per scenario change rather than per frame.
     let shared = {
         let store = store.clone();
@@ -118,6 +124,8 @@ pub fn app(props: &AppProps) -> Html {
     let mounted = use_mount_stages(PAGE_PARTS);
     // A scenario read off the main thread is shown in steps (components/later.rs).
     let (read, loads) = use_read_generation(loading);
+    // So is the first update of new lanes over a world drawn aggregated.
+    let steps = read + use_lanes_generation(shown_build, big);
     use_frame_loop(&store, playing);
     use_shortcuts(&store);
     use_hash_links(&store);
@@ -210,7 +218,7 @@ pub fn app(props: &AppProps) -> Html {
                 {
                     match &s.model {
                         Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads, steps), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
                     }
                 }
                 if mounted >= 4 {
@@ -340,13 +348,14 @@ fn timeline_props(t: &TimelineState, lanes: &[Rc<blast_playground::runner::LaneV
 /// measured-runtime panel; 5: also the editor); see `use_mount_stages`. `read`: the read
 /// generation (`Later`): after a scenario was read off the main thread, the parts after the
 /// blast view follow it one painted frame after another. `loads`: also bumped when a read
-/// starts (the text view follows the loading note).
+/// starts (the text view follows the loading note). `steps`: `read`, also bumped when new lanes
+/// over a world drawn aggregated bring their first update (`use_lanes_generation`).
 #[allow(clippy::too_many_arguments)]
 fn call_site_sections(
     store: &Store,
     s: &AppState,
     (shared, text): (&ScenarioParts, &SharedText),
-    (mounted, read, loads): (usize, u64, u64),
+    (mounted, read, loads, steps): (usize, u64, u64, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
     gallery: Html,
     measured: Html,
@@ -385,11 +394,11 @@ fn call_site_sections(
                                 <p id="step-note" class="step-note" aria-live="polite"><strong>{ format!("Step {n}: ") }</strong>{ message(note) }</p>
                             }
                         }
-                        <Later generation={read} frames={1}>
+                        <Later generation={steps} frames={1}>
                         <BlastView trace={trace_on_view.clone()} ..shared.blast_props(s, classes, store.callback(SessionAction::HoverClass), store.callback(SessionAction::SelectSite)) />
                         </Later>
                         if trace_on_view.is_none() {
-                        <Later generation={read} frames={2}>
+                        <Later generation={steps} frames={2}>
                         <Mutations classes={class_names} methods={shared.methods.clone()} running={!s.session.runner().finished()}
                             last={s.session.last_fire().cloned()} on_fire={store.callback(SessionAction::Fire)}
                             categories={s.session.scenario().categories.iter().map(|c| c.name.clone()).collect::<Vec<_>>()} {active}
@@ -406,7 +415,7 @@ fn call_site_sections(
                     if let (true, Some(t)) = (mounted >= 2, &trace_on_view) {
                         { crate::components::trace_lab::timeline_panel(&t.page, &t.on_zoom) }
                     } else if mounted >= 2 {
-                        <Later generation={read} frames={1}>
+                        <Later generation={steps} frames={1}>
                         <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes().to_vec())} theme={s.chrome.theme} on_error={error_cb.clone()}
                             subject={format!("{} · {}", s.session.scenario().name, s.session.policies().iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
@@ -414,7 +423,7 @@ fn call_site_sections(
                         </Later>
                     }
                     if mounted >= 3 {
-                        <Later generation={read} frames={2}>
+                        <Later generation={steps} frames={2}>
                         <Why lanes={s.session.slow_lanes().to_vec()} sites={shared.site_names.clone()}
                             selected={s.session.selected_site().map(|site| AttrValue::from(site.to_string()))} on_select={store.callback(SessionAction::SelectSite)}
                             focus={s.session.focused_cause().cloned()} mark={t.mark.clone()} on_mark={store.callback(TimelineAction::MarkRelink)} trace={trace_on_view} />
@@ -424,7 +433,7 @@ fn call_site_sections(
             </div>
             if mounted >= 3 {
                 <div class="analysis">
-                    <Later generation={read} frames={2}>
+                    <Later generation={steps} frames={2}>
                     { comparison(&ComparisonProps { lanes: s.session.slow_lanes().to_vec(), published: s.session.preset().and_then(|p| p.published()), on_export_csv: store.handler(export_csv) }) }
                     { expectations(&ExpectationsProps {
                         expectations: Rc::new(s.session.scenario().expectations.clone()),
@@ -459,7 +468,7 @@ fn call_site_sections(
                         // Held while a text is read: a text edit re-keys the form's rows (`edit_epoch`),
                         // and re-drawing the old model's form was ~500 DOM nodes in the render after a
                         // 10^5-site paste (a 51-75 ms task, with the text view's lines).
-                        <Later generation={read} frames={3} hold={s.session.loading_sites().is_some()}>
+                        <Later generation={steps} frames={3} hold={s.session.loading_sites().is_some()}>
                         { scenario_editor(&shared.editor_props(s, store.callback(SessionAction::Edit), read)) }
                         </Later>
                         // Also a few frames after a read starts (`loads`): a big paste's text follows

@@ -248,6 +248,12 @@ impl Lanes {
         self.0.as_ref().is_some_and(|m| m.previous)
     }
 
+    /// The build whose own views are on screen: `None` until a build's first update is applied
+    /// (no lanes, a new build not answered yet, or a rebuild still showing the previous views).
+    pub fn shown_build(&self) -> Option<u64> {
+        self.0.as_ref().filter(|m| !m.previous && !m.views.is_empty()).map(|m| m.run)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
     }
