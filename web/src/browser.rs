@@ -324,15 +324,17 @@ fn set_aside_autosave(why: AsideWhy) -> Option<Result<Saved, SetAside>> {
     Some(Err(SetAside { why, kept_under: moved.then_some(aside) }))
 }
 
-/// Save the session; when it cannot be, the entry left is older than the screen, and
-/// `storage::STALE_KEY` says so to the next visit (a good save removes it).
-pub fn save(saved: &Saved) -> Result<(), BrowserError> {
+/// Save the session `packing` holds (what it has not deflated yet is deflated now); when it
+/// cannot be, the entry left is older than the screen, and `storage::STALE_KEY` says so to the
+/// next visit (a good save removes it).
+pub fn save(packing: storage::Packing) -> Result<(), BrowserError> {
     let store = local_storage().ok_or(BrowserError::Missing("local storage"))?;
+    let text_bytes = packing.text_bytes();
     let stale = |why: BrowserError| {
-        let _ = store.set_item(storage::STALE_KEY, &saved.scenario_text.len().to_string());
+        let _ = store.set_item(storage::STALE_KEY, &text_bytes.to_string());
         why
     };
-    let raw = storage::encode(saved).map_err(|e| stale(BrowserError::Encoding(e.to_string())))?;
+    let raw = packing.finish().map_err(|e| stale(BrowserError::Encoding(e.to_string())))?;
     store.set_item(storage::KEY, &raw).map_err(|_| stale(BrowserError::Refused("store the session (storage full or disabled)")))?;
     let _ = store.remove_item(storage::STALE_KEY);
     Ok(())

@@ -17,6 +17,7 @@ use blast_playground::model_mode::ModelAction;
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
+use blast_playground::storage;
 use blast_playground::worker::client::{self, Budget, Client, Sent};
 use blast_playground::worker::offload::Posting;
 use blast_playground::worker::{lane_wire, model_wire};
@@ -158,11 +159,27 @@ pub fn use_hash_links(store: &Store) {
     });
 }
 
+/// Save the session, its long texts deflated a step a task (`storage::Packing`): the 3.5 MB
+/// of a pasted 10^5-site world deflated at once was a ~35 ms task right after its read was
+/// applied (e2e `scale`, Chromium trace at load 1). A save started later wins: one still
+/// packing then stops, so an older session is never written over a newer one.
 fn save_now(store: &Store) {
-    let saved = store.read().saved();
-    if let Err(why) = browser::save(&saved) {
-        store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
+    thread_local!(static LATEST: Cell<u64> = const { Cell::new(0) });
+    let save = LATEST.with(|l| l.get() + 1);
+    LATEST.with(|l| l.set(save));
+    let packing = storage::Packing::new(store.read().saved());
+    fn step(store: Store, mut packing: storage::Packing, save: u64) {
+        if LATEST.with(Cell::get) != save {
+            return;
+        }
+        if !packing.step() {
+            return browser::soon_detached(move || step(store, packing, save));
+        }
+        if let Err(why) = browser::save(packing) {
+            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
+        }
     }
+    step(store.clone(), packing, save);
 }
 
 /// Hand a file the reducer made (`AppState::take_download`: the results CSV, which may wait
@@ -201,9 +218,9 @@ pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
         if !std::mem::replace(&mut *booted.borrow_mut(), true) {
             browser::opened();
         }
-        // A long text is deflated as it is saved (`storage::PACK_ABOVE`; ~40 ms of CPU for the
-        // 3.5 MB of a 10^5-site world): in a task of its own after the next paint, not inside
-        // the render that applied it (e2e `scale`'s paste measured that task at 52-57 ms).
+        // A long text is deflated as it is saved (`storage::PACK_ABOVE`), a step a task
+        // (`save_now`), from after the next paint: not inside the render that applied it (e2e
+        // `scale`'s paste measured that task at 52-57 ms).
         if !browser::is_opening() && !std::mem::replace(&mut *pending.borrow_mut(), true) {
             browser::after_paint(move || {
                 *pending.borrow_mut() = false;
@@ -390,9 +407,15 @@ fn answer_in_page(store: &Store, link: &Link, host: &mut blast_playground::worke
 /// 41 ms task of CPU, Chromium trace at load 5); a model replay's update at once; anything else,
 /// the reducer and its render (at 10^5 sites a reading's apply is ~20 ms of CPU on its own), in
 /// a task after this one.
+///
+/// The views a lanes update replaces are let go when the browser is idle after its render: the
+/// render's effects (the charts' inputs) held them last, and freeing a 10^5-site lane's views
+/// was ~11 ms of that render's task (CPU profile of a run's last update, load 1).
 fn apply(store: &Store, action: Action) {
     if matches!(action, Action::Session(SessionAction::LanesDecoded(..))) {
+        let replaced = store.read().session.runner().views().to_vec();
         store.dispatch_render_later(action);
+        browser::soon_detached(move || browser::when_idle(move || drop(replaced)));
     } else if matches!(action, Action::Model(ModelAction::Replayed(_))) {
         store.dispatch(action);
     } else {

@@ -37,7 +37,7 @@ fn share_link_round_trips_through_the_location() {
 fn autosave_round_trips_through_local_storage() {
     local_storage().clear().unwrap();
     let saved = Saved::new("class A {\n  still typing".into(), vec![Policy::Global], Speed::Max, Theme::Dark, None);
-    browser::save(&saved).expect("saved");
+    browser::save(storage::Packing::new(saved.clone())).expect("saved");
     assert_eq!(browser::boot().saved, Some(Ok(saved)));
 }
 
@@ -63,7 +63,7 @@ async fn the_app_restores_its_autosave() {
     local_storage().clear().unwrap();
     set_hash("");
     let text = presets::find("parentChild_baseline").unwrap().text;
-    browser::save(&Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None)).unwrap();
+    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None))).unwrap();
     let root = render_app().await;
     assert_eq!(textarea_value(&root, "#dsl-text"), text);
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 1);
@@ -75,7 +75,7 @@ async fn the_app_restores_its_autosave() {
 async fn a_hostile_fragment_shows_an_error_and_keeps_the_saved_scenario() {
     local_storage().clear().unwrap();
     let text = presets::find("hotLoop_baseline").unwrap().text;
-    browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
+    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None))).unwrap();
     let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
     set_hash(&format!("#{}", share::encode(cyclic, &[], &share::LinkView::default()).unwrap()));
     let root = render_app().await;
@@ -127,7 +127,7 @@ async fn a_visit_that_died_opening_a_link_or_the_autosave_does_not_open_it_again
     local_storage().clear().unwrap();
     set_hash("");
     let text = presets::find("hotLoop_baseline").unwrap().text;
-    browser::save(&Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
+    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None))).unwrap();
     // Died opening a link: the autosave (never overwritten by the link) comes back.
     local_storage().set_item(storage::OPENING_KEY, "link").unwrap();
     let root = render_app().await;

@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use miniz_oxide::deflate::core::{compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus};
+
 /// miniz's level 2 for links: on scenario texts both smaller and faster than its default 6
 /// (the 5,000-class chain of `share::tests`, 127,772 bytes: level 2 21,634 bytes, 6 and 9
 /// 25,782; level 1 33,006, its greedy matches short on such repetitive text).
@@ -50,7 +52,61 @@ pub fn deflate(text: &str) -> Vec<u8> {
 
 /// `text` deflated for autosave (faster); read back by the same [`inflate`].
 pub fn deflate_fast(text: &str) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), SAVE_LEVEL)
+    let mut d = Deflater::fast();
+    d.feed(text.as_bytes());
+    d.finish()
+}
+
+/// An autosave's deflate fed a part at a time, so the page can spread a long text over several
+/// tasks (`storage::Packing`); fed whole it is [`deflate_fast`].
+pub struct Deflater {
+    compressor: CompressorOxide,
+    out: Vec<u8>,
+    /// Bytes of `out` written (the rest is room for the compressor).
+    len: usize,
+}
+
+impl Deflater {
+    /// At the autosave's level, raw deflate (no zlib header: window bits 0), as `compress_to_vec`.
+    pub fn fast() -> Deflater {
+        Deflater { compressor: CompressorOxide::new(create_comp_flags_from_zip_params(SAVE_LEVEL.into(), 0, 0)), out: Vec::new(), len: 0 }
+    }
+
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.run(bytes, TDEFLFlush::None);
+    }
+
+    /// Bytes of deflated output so far (the compressor may hold some back until `finish`).
+    pub fn written(&self) -> usize {
+        self.len
+    }
+
+    pub fn finish(mut self) -> Vec<u8> {
+        self.run(&[], TDEFLFlush::Finish);
+        self.out.truncate(self.len);
+        self.out
+    }
+
+    /// Compresses all of `input`, growing the output as `compress_to_vec` does; with `Finish`,
+    /// until the stream is done. Any other status is a bug of miniz_oxide's (its own
+    /// `compress_to_vec` panics there): the output so far is kept.
+    fn run(&mut self, mut input: &[u8], flush: TDEFLFlush) {
+        loop {
+            if self.out.len() - self.len < 64 {
+                let room = (self.out.len() * 2).max(input.len() / 2).max(4096);
+                self.out.resize(room, 0);
+            }
+            let (status, read, wrote) = compress(&mut self.compressor, input, &mut self.out[self.len..], flush);
+            self.len += wrote;
+            input = &input[read.min(input.len())..];
+            match status {
+                TDEFLStatus::Done => return,
+                TDEFLStatus::Okay if flush == TDEFLFlush::None && input.is_empty() => return,
+                TDEFLStatus::Okay => {}
+                _ => return,
+            }
+        }
+    }
 }
 
 /// The text `bytes` inflate to, at most `limit` bytes of it.
@@ -74,6 +130,24 @@ mod tests {
         assert!(packed.len() * 4 < chain.len(), "{} -> {}", chain.len(), packed.len());
         assert_eq!(inflate(&packed, chain.len()).unwrap(), chain);
         assert_eq!(inflate(&deflate(""), 0).unwrap(), "");
+    }
+
+    #[test]
+    fn a_text_fed_in_parts_inflates_to_itself_and_packs_as_well_as_fed_whole() {
+        let world: String = (0..20_000u32).map(|i| format!("site s{i} = C{}.m{}\n", i % 97, i % 13)).collect();
+        let whole = miniz_oxide::deflate::compress_to_vec(world.as_bytes(), SAVE_LEVEL);
+        for part in [1usize, 7, 4096, 65_536, world.len()] {
+            let mut d = Deflater::fast();
+            for chunk in world.as_bytes().chunks(part) {
+                d.feed(chunk);
+            }
+            let packed = d.finish();
+            assert_eq!(inflate(&packed, world.len()).unwrap(), world, "fed {part} bytes at a time");
+            // Parts change where blocks end, not how well the text packs.
+            assert!(packed.len() <= whole.len() + whole.len() / 10 + 64, "fed {part} at a time: {} against {} whole", packed.len(), whole.len());
+        }
+        assert_eq!(deflate_fast(&world), whole, "fed whole, it is miniz_oxide's own deflate at the same level");
+        assert_eq!(inflate(&deflate_fast(""), 0).unwrap(), "");
     }
 
     #[test]
