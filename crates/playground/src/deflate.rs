@@ -47,7 +47,9 @@ impl std::error::Error for InflateError {}
 
 /// `text` deflated for a share link (smaller).
 pub fn deflate(text: &str) -> Vec<u8> {
-    miniz_oxide::deflate::compress_to_vec(text.as_bytes(), LINK_LEVEL)
+    let mut d = Deflater::at(LINK_LEVEL);
+    d.feed(text.as_bytes());
+    d.finish()
 }
 
 /// `text` deflated for autosave (faster); read back by the same [`inflate`].
@@ -67,9 +69,14 @@ pub struct Deflater {
 }
 
 impl Deflater {
-    /// At the autosave's level, raw deflate (no zlib header: window bits 0), as `compress_to_vec`.
+    /// At the autosave's level.
     pub fn fast() -> Deflater {
-        Deflater { compressor: CompressorOxide::new(create_comp_flags_from_zip_params(SAVE_LEVEL.into(), 0, 0)), out: Vec::new(), len: 0 }
+        Deflater::at(SAVE_LEVEL)
+    }
+
+    /// Raw deflate (no zlib header: window bits 0) at miniz's `level`, as `compress_to_vec`.
+    fn at(level: u8) -> Deflater {
+        Deflater { compressor: CompressorOxide::new(create_comp_flags_from_zip_params(level.into(), 0, 0)), out: Vec::new(), len: 0 }
     }
 
     pub fn feed(&mut self, bytes: &[u8]) {
@@ -147,6 +154,7 @@ mod tests {
             assert!(packed.len() <= whole.len() + whole.len() / 10 + 64, "fed {part} at a time: {} against {} whole", packed.len(), whole.len());
         }
         assert_eq!(deflate_fast(&world), whole, "fed whole, it is miniz_oxide's own deflate at the same level");
+        assert_eq!(deflate(&world), miniz_oxide::deflate::compress_to_vec(world.as_bytes(), LINK_LEVEL));
         assert_eq!(inflate(&deflate_fast(""), 0).unwrap(), "");
     }
 
