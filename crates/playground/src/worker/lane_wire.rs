@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use blast_engine::expect::Outcome;
-use blast_engine::report::{Phase, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::report::{Phase, RelinkText, RelinkTotals, SiteId, SiteReport, TimelinePoint};
 use blast_engine::scenario::Event;
 use blast_engine::sim::UnitReport;
 use blast_engine::{report::DeoptText, Policy};
@@ -162,7 +162,7 @@ struct Relinks<'a>(#[serde(with = "relinks")] Cow<'a, [RelinkText]>);
 struct Unit<'a> {
     #[serde(with = "UnitReportForm")]
     report: UnitReport,
-    inlines: Part<Cow<'a, [String]>>,
+    inlines: Part<Cow<'a, [SiteId]>>,
     flash: u64,
 }
 
@@ -489,6 +489,10 @@ fn lane_view(head: LaneHead, sites: Rc<Vec<SiteView>>, tail: LaneTail, before: O
         .into_iter()
         .enumerate()
         .map(|(i, Unit { report, inlines, flash })| {
+            // A new list names sites of this run only (the page looks them up by id).
+            if matches!(&inlines, Part::New(ids) if ids.iter().any(|&s| s >= names.len())) {
+                return Err("bad site id");
+            }
             Ok(UnitView { report, inlines: resolve(inlines, before_units.and_then(|b| b.get(i)).map(|u| &u.inlines))?, flash })
         })
         .collect::<Result<_, &'static str>>()?;
@@ -586,6 +590,24 @@ mod tests {
         let first = encode_update(&update(&r), &[]);
         assert!(again.len() * 3 < first.len(), "{} vs {}", again.len(), first.len());
         assert!(sizes.len() > 3);
+    }
+
+    #[test]
+    fn a_loop_inlines_its_sites_by_id_and_an_id_past_the_run_is_an_error() {
+        let scenario = blast_engine::dsl::parse(&crate::worker::churn_world::churn_world(5_000)).expect("parses");
+        let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).unwrap();
+        r.refresh();
+        let names = r.views()[0].names.clone();
+        let bytes = encode_update(&update(&r), &[]);
+        let read = decode_update(&bytes, &[], &names).expect("reads");
+        let lp = read.views[0].compiled.units.iter().find(|u| u.is_loop()).expect("the loop is a unit");
+        assert_eq!(lp.inlined_names(&names).collect::<Vec<_>>(), names.iter().map(String::as_str).collect::<Vec<_>>(), "every site, in id order");
+        // Under two bytes a site: ids travel, names do not.
+        assert!(bytes.len() < 2 * 5_000 + 2_000, "{} bytes", bytes.len());
+        // Read against a run of fewer sites, an inlined id names none.
+        let fewer = Rc::new(names[..4_999].to_vec());
+        let Err(e) = decode_update(&bytes, &[], &fewer) else { panic!("read against too few names") };
+        assert_eq!(e.why, "bad site id");
     }
 
     #[test]
