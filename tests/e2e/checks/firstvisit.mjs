@@ -306,6 +306,9 @@ export const checks = [
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
+        // The text is in the editor before the lanes are drawn (the worker's first update): under
+        // load the full run found no site drawn yet.
+        await page.waitForSelector('.lane .site', { timeout: 30_000 });
         const states = await page.$$eval('.lane .site', (els) => els.map((e) => e.dataset.state));
         expect(states.length > 0 && states.every((s) => s === 'not-called'), `at virtual time zero no site has been called: ${states.join(', ')}`);
         const legend = await page.textContent('.legend');
