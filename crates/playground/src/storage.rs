@@ -91,9 +91,9 @@ impl fmt::Display for SetAside {
 /// Why a session was not saved, or a saved entry could not be read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum SaveError {
-    /// The entry would be over [`MAX_STORED`] characters even with its text deflated
-    /// (`bytes`: the scenario text's length, `stored`: the entry's).
-    TooLarge { bytes: usize, stored: usize },
+    /// The entry would be over [`MAX_STORED`] characters even with its texts deflated
+    /// (`bytes`: the scenario text's length; deflating stopped at that bound).
+    TooLarge { bytes: usize },
     /// A stored entry over [`MAX_STORED`] characters (not written by this page).
     EntryTooLarge { stored: usize },
     /// Not the JSON of a saved session (serde's account of where).
@@ -107,11 +107,10 @@ pub enum SaveError {
 impl fmt::Display for SaveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SaveError::TooLarge { bytes, stored } => write!(
+            SaveError::TooLarge { bytes } => write!(
                 f,
-                "the scenario text is {} KB, {} KB even packed; autosave keeps at most {} KB, so the autosave holds your last smaller scenario",
+                "the scenario text is {} KB, over {} KB even packed; autosave keeps at most that, so the autosave holds your last smaller scenario",
                 bytes / 1024,
-                stored / 1024,
                 MAX_STORED / 1024
             ),
             SaveError::EntryTooLarge { stored } => write!(f, "the saved entry is {} KB; at most {} KB is read", stored / 1024, MAX_STORED / 1024),
@@ -125,10 +124,12 @@ impl fmt::Display for SaveError {
 impl std::error::Error for SaveError {}
 
 pub fn encode(saved: &Saved) -> Result<String, SaveError> {
-    // A Saved is strings, numbers and enums with string names: it always serializes.
-    let raw = serde_json::to_string(saved).expect("a Saved serializes");
+    // A Saved is strings, numbers and enums with string names: it serializes, unless a text
+    // is too big to keep even packed (`packed::pack`, the only error).
+    let too_large = SaveError::TooLarge { bytes: saved.scenario_text.len() };
+    let raw = serde_json::to_string(saved).map_err(|_| too_large.clone())?;
     if raw.len() > MAX_STORED {
-        return Err(SaveError::TooLarge { bytes: saved.scenario_text.len(), stored: raw.len() });
+        return Err(too_large);
     }
     Ok(raw)
 }
@@ -156,15 +157,25 @@ mod packed {
     }
 
     /// Packed only when that is shorter, so an entry read back and saved again is never longer
-    /// than it was (what the autosave fuzz target checks).
-    pub(super) fn pack(text: &str) -> Stored {
+    /// than it was (what the autosave fuzz target checks). An error when neither form fits an
+    /// entry: deflating stops as soon as its bytes, in base64url, would pass [`MAX_STORED`](super::MAX_STORED).
+    pub(super) fn pack<E: serde::ser::Error>(text: &str) -> Result<Stored, E> {
         if text.len() > super::PACK_ABOVE {
-            let packed = base64url::encode(&deflate::deflate_fast(text));
-            if packed.len() < text.len() {
-                return Stored::Packed { deflate: packed };
+            // Bytes of deflate output whose base64url (4 characters per 3 bytes) is either
+            // shorter than the text or as long as an entry may be.
+            let room = text.len().min(super::MAX_STORED / 4 * 3);
+            match deflate::deflate_fast_within(text, room) {
+                Some(bytes) => {
+                    let packed = base64url::encode(&bytes);
+                    if packed.len() < text.len() {
+                        return Ok(Stored::Packed { deflate: packed });
+                    }
+                }
+                None if text.len() > super::MAX_STORED => return Err(E::custom("over an entry's bound even packed")),
+                None => {}
             }
         }
-        Stored::Plain(text.to_string())
+        Ok(Stored::Plain(text.to_string()))
     }
 
     pub(super) fn unpack<E: serde::de::Error>(stored: Stored) -> Result<String, E> {
@@ -179,7 +190,7 @@ mod packed {
     }
 
     pub fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
-        pack(text).serialize(s)
+        pack(text)?.serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -194,7 +205,7 @@ mod packed_opt {
     use super::packed::{pack, unpack, Stored};
 
     pub fn serialize<S: Serializer>(text: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-        text.as_deref().map(pack).serialize(s)
+        text.as_deref().map(pack).transpose()?.serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
@@ -371,9 +382,9 @@ mod tests {
                 format!("{x:x}\n")
             })
             .collect();
-        let Err(SaveError::TooLarge { bytes, stored }) = encode(&s) else { panic!("written") };
-        assert!(bytes == s.scenario_text.len() && stored > MAX_STORED, "{bytes} {stored}");
-        assert!(SaveError::TooLarge { bytes, stored }.to_string().contains("holds your last smaller scenario"));
+        let Err(SaveError::TooLarge { bytes }) = encode(&s) else { panic!("written") };
+        assert_eq!(bytes, s.scenario_text.len());
+        assert!(SaveError::TooLarge { bytes }.to_string().contains("holds your last smaller scenario"));
         assert!(stale_notice(&bytes.to_string()).contains(&format!("({} KB)", bytes / 1024)));
         assert!(stale_notice("junk").contains("too big"));
     }
