@@ -636,7 +636,8 @@ mod tests {
         let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).unwrap();
         r.refresh();
         let names = r.views()[0].names.clone();
-        let bytes = encode_update(&update(&r), &[]);
+        // Without the call counts an export asks for (three numbers a site).
+        let bytes = encode_update(&Update { call_counts: None, ..update(&r) }, &[]);
         let read = decode_update(&bytes, &[], &names).expect("reads");
         let lp = read.views[0].compiled.units.iter().find(|u| u.is_loop()).expect("the loop is a unit");
         assert_eq!(lp.inlined_names(&names).collect::<Vec<_>>(), names.iter().map(String::as_str).collect::<Vec<_>>(), "every site, in id order");
