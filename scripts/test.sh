@@ -10,9 +10,9 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-# 2026-12-06 19:47, branch parseoff on main c0156a0: page 456.347, worker 240.202 measured (presets read by the worker, no DSL parser on the page).
-SIZE_BUDGET_KB=456.447      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
-WORKER_BUDGET_KB=240.302    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
+# 2026-12-06 20:05, main after the parser, the long tasks and the call counts merged: page 457.540, worker 240.134 measured.
+SIZE_BUDGET_KB=457.641      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+WORKER_BUDGET_KB=240.234    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
