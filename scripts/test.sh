@@ -10,9 +10,9 @@ cd "$ROOT"
 source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
-# 2026-12-06 20:05, main after the parser, the long tasks and the call counts merged: page 457.540, worker 240.134 measured.
-SIZE_BUDGET_KB=457.641      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
-WORKER_BUDGET_KB=240.234    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
+# 2026-12-06 21:00, main with the call counts, the loop estimate, the waiting outcomes and the long tasks merged (the parser move reverted): page 475.782, worker 242.595 measured.
+SIZE_BUDGET_KB=475.883      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+WORKER_BUDGET_KB=242.695    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0

@@ -9,6 +9,7 @@
 use std::rc::Rc;
 
 use blast_engine::dsl;
+use blast_engine::presets::Preset;
 use blast_engine::scenario::Scenario;
 
 use crate::gallery::Entry;
@@ -50,10 +51,14 @@ pub(super) struct Document {
 }
 
 impl Document {
-    /// `text` on screen over an empty scenario: the engine worker reads it (the session asks).
-    pub(super) fn new(text: String) -> Document {
+    /// `preset`'s scenario as opened (an empty one if it does not parse).
+    pub(super) fn new(preset: Option<&'static Preset>) -> Document {
+        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
+            Some((Ok(s), text)) => (s, text.to_string()),
+            _ => (Scenario::default(), String::new()),
+        };
         Document {
-            scenario: Rc::default(),
+            scenario: Rc::new(scenario),
             text,
             text_error: None,
             editor_error: None,
@@ -66,14 +71,13 @@ impl Document {
             read_expect_lines: None,
             readings: Readings::default(),
             held: None,
-            opened: None,
+            opened: preset.map(|p| (Entry::CallSite(p), 0)),
         }
     }
 
-    /// The gallery entry on screen, unedited (a scenario edit forgets it): the one whose text
-    /// is being read, else the one the scenario was opened as.
+    /// The gallery entry on screen, unedited (a scenario edit forgets it).
     pub(super) fn entry(&self) -> Option<Entry> {
-        self.readings.entry().or_else(|| self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry))
+        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -114,18 +118,13 @@ impl Document {
     pub(super) fn replace(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
         // A text still being read was replaced: its answer would put its model under this text.
         self.readings.drop_edits();
-        self.adopt(scenario, entry);
+        self.scenario = Rc::new(scenario);
+        self.scenario_rev += 1;
+        self.opened = entry.map(|e| (e, self.scenario_rev));
         self.text = text;
         self.text_rev += 1;
         self.text_error = None;
         self.editor_error = None;
-    }
-
-    /// A new model for the text on screen (opened as `entry`, if it is a gallery entry's).
-    pub(super) fn adopt(&mut self, scenario: Scenario, entry: Option<Entry>) {
-        self.scenario = Rc::new(scenario);
-        self.scenario_rev += 1;
-        self.opened = entry.map(|e| (e, self.scenario_rev));
     }
 
     /// A load is about to put `text` on screen: the text it replaces is one undo step back,
