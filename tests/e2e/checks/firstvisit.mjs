@@ -185,11 +185,14 @@ export const checks = [
       for (const [scheme, width] of LOOKS) {
         await withPage(browser, baseUrl, { scheme, width, height: 800 }, async (page) => {
           await loadPreset(page, BASELINE);
-          await page.click('#step');
-          await page.waitForSelector('#step-note', { timeout: 5_000 }).catch(() => {});
           const notes = [];
           for (let i = 0; i < 4; i++) {
-            if (i > 0) await page.click('#step');
+            await page.click('#step');
+            // The note says "stepping…" until the engine worker's answer is applied: read the
+            // answered one (under load the first was read while it still said "stepping…").
+            await page
+              .waitForFunction((n) => new RegExp(`^Step ${n}: (?!stepping)`).test(document.querySelector('#step-note')?.textContent ?? ''), i + 1, { timeout: 10_000 })
+              .catch(() => {});
             const note = (await page.locator('#step-note').count()) ? await page.textContent('#step-note') : '';
             notes.push(note);
           }
@@ -303,6 +306,9 @@ export const checks = [
     run: async ({ browser, baseUrl }) =>
       withPage(browser, baseUrl, {}, async (page) => {
         await loadPreset(page, BASELINE);
+        // The text is in the editor before the lanes are drawn (the worker's first update): under
+        // load the full run found no site drawn yet.
+        await page.waitForSelector('.lane .site', { timeout: 30_000 });
         const states = await page.$$eval('.lane .site', (els) => els.map((e) => e.dataset.state));
         expect(states.length > 0 && states.every((s) => s === 'not-called'), `at virtual time zero no site has been called: ${states.join(', ')}`);
         const legend = await page.textContent('.legend');
