@@ -436,6 +436,11 @@ export const checks = [
           await page.selectOption('#speed', { label: 'max' });
           await page.click(`tr[data-preset="${CHURN}"] button.run`);
           await waitFinished(page);
+          // The parts follow a read a painted frame or more apart (components/later.rs): under
+          // load the comparison said finished before the blast view had drawn its counts.
+          await page
+            .waitForFunction(() => [...document.querySelectorAll('.blast-graph .site')].some((s) => /heat-[34]/.test(s.getAttribute('class')) && s.querySelector('.site-count')), null, { timeout: 10_000 })
+            .catch(() => {});
           const lowest = await page.evaluate(countContrasts);
           for (const [kind, f] of Object.entries(lowest)) log(`# contrast ${scheme}: ${kind} ${f.ratio.toFixed(2)}:1 at worst over ${f.n} (${f.colour}, ${f.size})`);
           expect(lowest['blast view, hot site count'], `no hot site count drawn in ${scheme}: ${JSON.stringify(lowest)}`);
