@@ -16,7 +16,9 @@ import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, wai
 const PASTE_CPU_CEILING_MS = 50;
 /** The same for playing the pasted world (Step, Reset, Run). Measured once a
  *  Reset kept its rows and the lanes' updates were decoded in steps: every task 18-24 ms CPU
- *  at load 5-9 (was up to 90). */
+ *  at load 5-9 (was up to 90). On 2026-12-06 a task had crept back to 56-70 ms (a Reset's
+ *  answer restyling the whole blast view, the replaced views freed in the render) and the
+ *  paste's autosave was one 35 ms task: now 16-27 ms pasting and 16-22 playing (docs/PERFORMANCE.md). */
 const PLAY_CPU_CEILING_MS = 50;
 /** Chromium trace categories whose `RunTask` events carry each main-thread task's CPU time (`tdur`, `trace.mjs`). */
 const CPU_TRACE = ['devtools.timeline', 'disabled-by-default-devtools.timeline'];
