@@ -2,6 +2,7 @@
 //! arriving through `hashchange`, theme, autosave and the engine worker.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -256,6 +257,9 @@ struct EngineLink {
     jobs_unposted: Cell<usize>,
     /// A task to decode answers a step further is set.
     stepping: Cell<bool>,
+    /// Answers decoded and waiting for their task to be applied, in the order the worker sent
+    /// them (`apply`).
+    applying: RefCell<VecDeque<Action>>,
 }
 
 type Link = Rc<EngineLink>;
@@ -280,6 +284,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
         client: RefCell::default(),
         jobs_unposted: Cell::new(0),
         stepping: Cell::new(false),
+        applying: RefCell::default(),
     });
     {
         let (store, link) = (store.clone(), link.clone());
@@ -389,7 +394,7 @@ fn post(store: &Store, link: &Link, what: Sent, bytes: Vec<u8>) {
         }
         _ => {
             drop(engine);
-            apply(store, client::no_worker(what));
+            apply(store, link, client::no_worker(what));
         }
     }
 }
@@ -402,25 +407,51 @@ fn answer_in_page(store: &Store, link: &Link, host: &mut blast_playground::worke
     browser::soon_detached(move || on_news(&store, &link, browser::WorkerNews::Reply(reply)));
 }
 
-/// Hand an action of the client's to the store: a decoded lanes update at once, its render in a
-/// task after (at 10^5 sites the first update and the aggregated view's rows it draws were one
-/// 41 ms task of CPU, Chromium trace at load 5); a model replay's update at once; anything else,
+/// Hand an action of the client's to the store: a decoded lanes update at once (unless answers
+/// before it wait), its render in a task after (at 10^5 sites the first update and the
+/// aggregated view's rows it draws were one 41 ms task of CPU, Chromium trace at load 5); a
+/// model replay's update at once; anything else,
 /// the reducer and its render (at 10^5 sites a reading's apply is ~20 ms of CPU on its own), in
 /// a task after this one.
 ///
 /// The views a lanes update replaces are let go when the browser is idle after its render: the
 /// render's effects (the charts' inputs) held them last, and freeing a 10^5-site lane's views
 /// was ~11 ms of that render's task (CPU profile of a run's last update, load 1).
-fn apply(store: &Store, action: Action) {
+///
+/// Answers are applied in the order the worker sent them: each deferred one waits in
+/// `EngineLink::applying`, and each task applies the oldest. A task per answer alone did not
+/// keep that order: a timer set from deep in the decoding chain waits at least 4 ms (the
+/// browser's clamp for nested timers) and one set from a fresh message does not, so a Hold's
+/// answer was applied before the share link's read just ahead of it, and the link's reading,
+/// older than an answered one, was given up: the link was dropped without a word (e2e
+/// `keeps work: a share link opened over an edit`, about one run in three).
+fn apply(store: &Store, link: &Link, action: Action) {
+    let waiting = !link.applying.borrow().is_empty();
+    let now = match &action {
+        Action::Model(ModelAction::Replayed(_)) => true,
+        Action::Session(SessionAction::LanesDecoded(..)) => !waiting,
+        _ => false,
+    };
+    if now {
+        return reduce(store, action);
+    }
+    link.applying.borrow_mut().push_back(action);
+    let (store, link) = (store.clone(), link.clone());
+    browser::soon_detached(move || {
+        let oldest = link.applying.borrow_mut().pop_front();
+        if let Some(action) = oldest {
+            reduce(&store, action);
+        }
+    });
+}
+
+fn reduce(store: &Store, action: Action) {
     if matches!(action, Action::Session(SessionAction::LanesDecoded(..))) {
         let replaced = store.read().session.runner().views().to_vec();
         store.dispatch_render_later(action);
         browser::soon_detached(move || browser::when_idle(move || drop(replaced)));
-    } else if matches!(action, Action::Model(ModelAction::Replayed(_))) {
-        store.dispatch(action);
     } else {
-        let store = store.clone();
-        browser::soon_detached(move || store.dispatch(action));
+        store.dispatch(action);
     }
 }
 
@@ -429,7 +460,7 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
         browser::WorkerNews::Reply(bytes) => {
             let actions = link.client.borrow_mut().on_reply(bytes);
             for action in actions {
-                apply(store, action);
+                apply(store, link, action);
             }
             decode_soon(store, link);
         }
@@ -479,7 +510,7 @@ fn decode_soon(store: &Store, link: &Link) {
         link.stepping.set(false);
         let decoded = link.client.borrow_mut().step(Budget::PAGE, |bytes| store.read().session.lanes_decoder(bytes));
         if let Some(action) = decoded {
-            apply(&store, action);
+            apply(&store, &link, action);
         }
         decode_soon(&store, &link);
     });
