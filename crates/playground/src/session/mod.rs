@@ -151,6 +151,13 @@ impl CallSiteSession {
         self.document.entry()
     }
 
+    /// Whether the lanes on screen are another scenario's, kept until the engine worker answers:
+    /// a Reset not answered yet, or a gallery entry whose text is being read (its own lanes come
+    /// with the reply). Until then they must not pass for the entry's results.
+    pub fn showing_previous(&self) -> bool {
+        self.run.runner.awaiting_rebuild() || self.document.readings.entry().is_some()
+    }
+
     /// The call-site preset on screen, unedited (for its published numbers).
     pub fn preset(&self) -> Option<&'static Preset> {
         self.entry().and_then(|e| e.preset())
@@ -992,7 +999,9 @@ pub(crate) mod tests {
             let (text, rev) = (opened.text.clone(), s.scenario_rev());
             act_only(&mut s, SessionAction::OpenEntry { opened, run: false });
             assert_eq!((s.text(), s.scenario_rev(), s.entry()), (text.as_str(), rev, Some(entry)), "{}: its text at once, its model to come", entry.id());
+            assert!(s.showing_previous(), "{}: the lanes on screen are not its own yet", entry.id());
             answer_jobs(&mut s);
+            assert!(!s.showing_previous(), "{}: its own lanes once answered", entry.id());
             assert_eq!(**s.scenario(), dsl::parse(&text).expect("a shipped text parses"), "{}", entry.id());
             assert_eq!((s.text(), s.entry()), (text.as_str(), Some(entry)), "{}: the entry, not parsed again", entry.id());
             assert!(s.text_error().is_none() && s.run_error().is_none(), "{}", entry.id());
