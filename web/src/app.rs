@@ -370,8 +370,8 @@ fn call_site_sections(
     let error_cb = store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)));
     let (mark, brushed_relinks) = timeline_props(&s.timeline, s.session.slow_lanes());
     let t = &s.timeline;
-    // After a Reset in the engine worker, the last run's views until its answer.
-    let stale = s.session.runner().awaiting_rebuild();
+    // Another scenario's views until the engine worker answers (a Reset, or an entry's read).
+    let stale = s.session.showing_previous();
     let trace_on_view = trace_panel::on_view(store, &s.trace);
     html! {
         <>

@@ -132,7 +132,7 @@ fn export_table(store: &Store, kind: TraceExport) {
 fn open_scenario(store: &Store, (): ()) {
     let Some(v) = store.read().trace.shown.clone() else { return };
     let Some(scenario) = &v.scenario else { return };
-    match scenario_import(scenario) {
+    match scenario_import(scenario.clone()) {
         Ok(shared) => {
             store.dispatch(SessionAction::LoadScenario { shared, origin: format!("the replay of {}", v.name) });
             browser::scroll_into_view("blast-view");

@@ -6,7 +6,7 @@
 //! use the name. The result always re-prints to DSL text. `looping` is the form "loop until
 //! stopped" runs.
 
-use blast_engine::scenario::{walk_mut, Block, ClassDecl, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
+use blast_engine::scenario::{walk_mut, Block, ClassDecl, Counted, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -344,13 +344,25 @@ fn with_receivers(site: &SiteDecl, text: &str) -> Result<SiteDecl, EditError> {
 
 /// Read the op back as a workload, when it has exactly the shape the form produces.
 pub fn workload_of(s: &Scenario) -> Option<Workload> {
+    let (l, churn) = form_shape(s)?;
+    let calls = l.body.iter().filter_map(|st| if let Stmt::Call { site } = st { Some(site.to_string()) } else { None }).collect();
+    Some(Workload { iterations: l.count, calls, churn })
+}
+
+/// Whether the op has the form's shape ([`workload_of`] without naming its calls: a loop of a
+/// 10^6-site world calls 10^6 sites, and the form asks at every render).
+pub fn has_workload_shape(s: &Scenario) -> bool {
+    form_shape(s).is_some()
+}
+
+/// The op's one loop and its write, when the op is one loop of calls with at most one write
+/// every N iterations from the start.
+fn form_shape(s: &Scenario) -> Option<(&Counted, Option<Churn>)> {
     let [Stmt::Loop(l)] = s.op.as_slice() else { return None };
-    let (count, body) = (&l.count, &l.body);
-    let mut calls = Vec::new();
     let mut churn = None;
-    for st in body {
+    for st in &l.body {
         match st {
-            Stmt::Call { site } => calls.push(site.to_string()),
+            Stmt::Call { .. } => {}
             Stmt::Every(e) if e.offset == 0 && churn.is_none() => match e.body.as_slice() {
                 [Stmt::Event(ev)] => match &**ev {
                     Event::Write { class, method } => churn = Some(Churn { period: e.period, class: class.clone(), method: method.clone() }),
@@ -361,7 +373,7 @@ pub fn workload_of(s: &Scenario) -> Option<Workload> {
             _ => return None,
         }
     }
-    Some(Workload { iterations: *count, calls, churn })
+    Some((l, churn))
 }
 
 /// Valid identifiers, as the engine's validator accepts them.
@@ -699,6 +711,7 @@ mod tests {
         reprints(&s);
         let cat = presets::find("hotLoop_categoryEnterLeave").unwrap().scenario();
         assert_eq!(workload_of(&cat), None, "a use block is not the form's shape");
+        assert!(has_workload_shape(&s) && has_workload_shape(&groovy()) && !has_workload_shape(&cat));
         let bad = Workload { iterations: 10, calls: vec![], churn: Some(Churn { period: 100, class: "Hot".into(), method: "x".into() }) };
         assert_eq!(apply(&groovy(), &EditOp::SetWorkload(bad)), Err(EditError::BadPeriod));
     }

@@ -1,7 +1,8 @@
 //! What a gallery entry opens: one resolver from an id (a gallery row, the preset picker, the
 //! measured panel's runtime, an autosave) to what goes on screen. A call-site preset and a
-//! runtime's generated scenario open as a scenario with its text; a model preset opens model
-//! mode. `state::AppState` is the only caller that opens one (`Action::LoadPreset`).
+//! runtime's generated scenario open as their text, which the engine worker reads like any
+//! other (the page ships no parser); a model preset opens model mode. `state::AppState` is the
+//! only caller that opens one (`Action::LoadPreset`).
 //!
 //! An entry's identity is kept without parsing its text again: the session remembers the entry
 //! with the scenario revision it opened (`session::CallSiteSession::entry`), and a saved or
@@ -14,8 +15,7 @@ use std::fmt;
 use blast_engine::models::{self, ModelPreset};
 use blast_engine::presets::{self, Preset};
 use blast_engine::runtimes::{self, RuntimeProfile};
-use blast_engine::scenario::Scenario;
-use blast_engine::{dsl, Policy, ScenarioError};
+use blast_engine::Policy;
 
 use crate::model_mode::ModelLink;
 
@@ -51,12 +51,11 @@ pub enum Opening {
     Model(ModelLink),
 }
 
-/// A scenario entry as it opens: its text, parsed, and the policies it opens with (empty: the
-/// ones on screen).
+/// A scenario entry as it opens: its text (for the engine worker to read) and the policies it
+/// opens with (empty: the ones on screen).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Opened {
     pub entry: Entry,
-    pub scenario: Scenario,
     pub text: String,
     pub policies: Vec<Policy>,
 }
@@ -65,18 +64,12 @@ pub struct Opened {
 #[derive(Debug, PartialEq)]
 pub enum GalleryError {
     NoSuchEntry(String),
-    /// A shipped text that does not parse (the engine's tests rule it out; never a panic).
-    DoesNotParse {
-        id: String,
-        error: ScenarioError,
-    },
 }
 
 impl fmt::Display for GalleryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GalleryError::NoSuchEntry(id) => write!(f, "There is no preset `{}`.", id.chars().take(40).collect::<String>()),
-            GalleryError::DoesNotParse { id, error } => write!(f, "Preset {id} does not parse: {error}"),
         }
     }
 }
@@ -127,22 +120,19 @@ impl Entry {
     }
 
     /// What this entry puts on screen.
-    pub fn open(self) -> Result<Opening, GalleryError> {
+    pub fn open(self) -> Opening {
         let (text, policies) = match self {
-            Entry::Model(m) => return Ok(Opening::Model(ModelLink { preset: m.id.to_string(), knobs: Vec::new(), variants: Vec::new() })),
+            Entry::Model(m) => return Opening::Model(ModelLink { preset: m.id.to_string(), knobs: Vec::new(), variants: Vec::new() }),
             Entry::CallSite(p) => (p.text.to_string(), Vec::new()),
             Entry::Runtime(r) => (r.scenario_text(), r.lanes()),
         };
-        match dsl::parse(&text) {
-            Ok(scenario) => Ok(Opening::Scenario(Opened { entry: self, scenario, text, policies })),
-            Err(error) => Err(GalleryError::DoesNotParse { id: self.id(), error }),
-        }
+        Opening::Scenario(Opened { entry: self, text, policies })
     }
 }
 
 /// What the gallery entry `id` opens.
 pub fn open(id: &str) -> Result<Opening, GalleryError> {
-    Entry::find(id).ok_or_else(|| GalleryError::NoSuchEntry(id.to_string()))?.open()
+    Entry::find(id).map(Entry::open).ok_or_else(|| GalleryError::NoSuchEntry(id.to_string()))
 }
 
 #[cfg(test)]
@@ -161,12 +151,12 @@ mod tests {
             assert_eq!(entry.id(), id);
             match (entry, open(&id)) {
                 (Entry::Model(m), Ok(Opening::Model(link))) => assert_eq!(link.preset, m.id),
-                (Entry::CallSite(p), Ok(Opening::Scenario(Opened { entry: e, scenario, text, policies }))) => {
-                    assert_eq!((e, scenario.name.as_str(), text.as_str(), policies.len()), (entry, p.id, p.text, 0));
+                (Entry::CallSite(p), Ok(Opening::Scenario(Opened { entry: e, text, policies }))) => {
+                    assert_eq!((e, text.as_str(), policies.len()), (entry, p.text, 0));
                     assert!(entry.is_text(&text) && entry.preset().map(|x| x.id) == Some(p.id) && entry.origin().is_none());
                 }
-                (Entry::Runtime(r), Ok(Opening::Scenario(Opened { entry: e, scenario, text, policies }))) => {
-                    assert_eq!((e, scenario.name, policies), (entry, r.preset_id(), r.lanes()));
+                (Entry::Runtime(r), Ok(Opening::Scenario(Opened { entry: e, text, policies }))) => {
+                    assert_eq!((e, text.as_str(), policies), (entry, r.scenario_text().as_str(), r.lanes()));
                     assert!(entry.is_text(&text) && entry.preset().is_none());
                     assert!(entry.origin().is_some_and(|o| o.contains(r.name)));
                 }

@@ -235,9 +235,13 @@ impl AppState {
             self.model = None;
         }
         if self.session.run_id() != run {
-            // A new run: the old one's times mean nothing on it (the new lanes have no brush),
-            // and a first visit's comparison is no longer started for the user.
+            // A new run: the old one's times mean nothing on it (the new lanes have no brush).
             self.timeline = TimelineState { axis: self.timeline.axis, ..TimelineState::default() };
+        }
+        // Something opened, or lanes that replace others (not the default session's first
+        // ones, which come when the engine worker has read it): a first visit's comparison is
+        // no longer started for the user.
+        if fx.call_sites_loaded || (self.session.run_id() != run && run != 0) {
             self.chrome.autoplay = false;
         }
         for (kind, text) in fx.banners {
@@ -638,8 +642,8 @@ mod tests {
         let s = booted(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
         assert_eq!(s.session.text(), "class A {\n  oops");
         assert!(s.session.text_error().is_some());
-        assert_eq!(s.session.scenario().name, DEFAULT_PRESET, "the model falls back to the default");
-        assert!(s.session.shareable_text().contains(DEFAULT_PRESET), "links carry the valid model, not broken text");
+        assert_eq!(**s.session.scenario(), blast_engine::scenario::Scenario::default(), "no model: the default preset's text was not read in its place");
+        assert!(!s.session.shareable_text().contains("oops"), "links carry the valid model, not broken text");
     }
 
     #[test]

@@ -18,6 +18,8 @@ const ARTIFACTS = path.join(HERE, '..', 'artifacts');
 const AXE_SOURCE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const CHURN = 'hotLoop_unrelatedMetaClassChurn';
 const BASELINE = 'hotLoop_baseline';
+/** The speed picker's value for 0.01x (`playback::SPEEDS`' index). */
+const SLOW_SPEED = '2';
 
 /** The load targets: no long task over this during load, and the blast view's lanes
  *  (the first meaningful paint: the running comparison, payoff.mjs) on screen within this after
@@ -328,6 +330,18 @@ export const checks = [
         await go('#loop-mode');
         await page.keyboard.press('Space');
         expect(await page.isChecked('#loop-mode'), 'Space did not tick "loop until stopped"');
+        // The looped run is long in work, not in time: at the preset's 1x it played its 2.59 s
+        // of virtual time in 2.6 s of wall time (`editor::looping` caps its ops by the
+        // engine's work cap), and under load the Tab presses to the mutation and back to the
+        // run button took longer, so the run had finished before Pause. At 0.01x the same run
+        // lasts 259 s of wall time at least (a frame advances the clock by at most 100 wall ms,
+        // `playback::MAX_FRAME_DT_MS`), many times what this check takes under load. Not
+        // slower: the clock moves in the hot loop's segments of ~17 virtual ms, so a
+        // mutation's relinks show ~1.7 s after it fired at 0.01x, and ~17 s at 0.001x (past
+        // the wait below). Chosen with the arrow keys, as a keyboard user would.
+        await go('#speed');
+        for (let i = 0; i < 8 && (await page.inputValue('#speed')) !== SLOW_SPEED; i++) await page.keyboard.press('ArrowUp');
+        expect((await page.inputValue('#speed')) === SLOW_SPEED, `the arrow keys did not reach the speed ${SLOW_SPEED} (0.01x): ${await page.inputValue('#speed')}`);
         await go('#run', { back: true });
         await page.keyboard.press('Enter');
         await waitFor(page, 'the run to start', () => Number(document.querySelector('#virtual-time').dataset.value) > 0, null, 30_000);

@@ -53,12 +53,17 @@ export async function withFreshPage(browser, url, readySelector, body) {
   }
 }
 
-/** Every lane of the comparison table has finished and shows its value. */
+/**
+ * Every lane of the comparison table has finished and shows its value, and they are the lanes of
+ * the scenario on screen: an entry just clicked is read by the engine worker first, and until its
+ * answer the blast view shows the last scenario's lanes marked stale (a finished run, at max speed).
+ */
 export async function waitFinished(page, timeout = 90_000) {
   await page.waitForFunction(
     () => {
       const rows = [...document.querySelectorAll('#comparison-table tbody tr[data-policy]')];
-      return rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
+      const own = !document.querySelector('#blast-view.stale');
+      return own && rows.length > 0 && rows.every((r) => r.dataset.finished === 'true' && r.querySelector('td.ops[data-value]'));
     },
     null,
     { timeout },

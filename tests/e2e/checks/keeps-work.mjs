@@ -40,7 +40,15 @@ async function edit(page) {
   return edited;
 }
 
-const holds = (page, what) => page.waitForFunction((w) => document.querySelector('#dsl-text').value.includes(w), what, { timeout: 30_000 });
+/** Wait until the editor holds `what`; a timeout says what it held instead. */
+async function holds(page, what) {
+  try {
+    await page.waitForFunction((w) => document.querySelector('#dsl-text').value.includes(w), what, { timeout: 30_000 });
+  } catch {
+    const held = (await dsl(page).catch(() => '(no editor)')).split('\n')[0];
+    throw new Error(`the editor did not come to hold "${what}" in 30 s; its first line: ${held}`);
+  }
+}
 
 const ownEnabled = (page) => page.$eval(`#preset-picker option[value="${OWN}"]`, (o) => !o.disabled);
 
@@ -85,7 +93,9 @@ export const checks = [
         await page.click('#redo');
         await holds(page, 'from a link');
         // The autosave keeps the edit behind the link: after a reload the picker still offers it.
-        await page.waitForTimeout(1000);
+        // Reloaded once both are saved (a fixed second was once too short for a loaded machine).
+        const saved = ([key, texts]) => texts.every((t) => (localStorage.getItem(key) || '').includes(t));
+        await page.waitForFunction(saved, ['blast-radius.autosave', ['from a link', MARK]], { timeout: 30_000 });
         await page.reload({ waitUntil: 'load' });
         await page.waitForSelector('#dsl-text', { timeout: 30_000 });
         await holds(page, 'from a link');

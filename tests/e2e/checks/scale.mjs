@@ -20,6 +20,8 @@ const PASTE_CPU_CEILING_MS = 50;
  *  answer restyling the whole blast view, the replaced views freed in the render) and the
  *  paste's autosave was one 35 ms task: now 16-27 ms pasting and 16-22 playing (docs/PERFORMANCE.md). */
 const PLAY_CPU_CEILING_MS = 50;
+/** Chromium trace categories whose `RunTask` events carry each main-thread task's CPU time (`tdur`, `trace.mjs`). */
+const CPU_TRACE = ['devtools.timeline', 'disabled-by-default-devtools.timeline'];
 const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'artifacts');
 /** These checks use their own pages: the runner's `screenshot` shoots its shared page. */
 const shoot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false, timeout: 15_000 }).catch(() => {});
@@ -278,12 +280,15 @@ export const checks = [
       {
         const { context, page, errors } = await openEditor(browser, baseUrl, log);
         try {
-          const { t0, firstPaintMs, readMs } = await paste(page, text, sites);
+          // Traced from the paste to half a second after the paint: each task's CPU time (the
+          // page's own work) beside the observer's wall time, which counts waits for a core too.
+          const { t0, firstPaintMs, readMs } = await paste(page, text, sites, () => browser.startTracing(page, { categories: CPU_TRACE }));
           await page.waitForTimeout(500);
+          const traced = longestTask(await browser.stopTracing());
           const longest = await longestSince(page, t0);
           const tasks = await tasksSince(page, t0);
           const nodes = await page.evaluate(() => document.getElementsByTagName('*').length);
-          log(`# ${(text.length / 1e6).toFixed(1)} MB paste (${sites} sites): first paint ${firstPaintMs} ms (worker answer applied at ${readMs} ms), longest task ${Math.round(longest)} ms (start+ms: ${tasks.slice(0, 5).join(', ') || 'none'}), ${nodes} DOM elements`);
+          log(`# ${(text.length / 1e6).toFixed(1)} MB paste (${sites} sites): first paint ${firstPaintMs} ms (worker answer applied at ${readMs} ms), longest task ${Math.round(longest)} ms (start+ms: ${tasks.slice(0, 5).join(', ') || 'none'}; traced: most CPU in one task ${Math.round(traced.cpuMs)} ms), ${nodes} DOM elements`);
           expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
           expect(nodes < 20_000, `${nodes} DOM elements: the DSL view, editor or blast view renders every line or row`);
         } finally {
@@ -323,21 +328,24 @@ export const checks = [
       fs.writeFileSync(file, text);
       const { context, page, errors } = await openEditor(browser, baseUrl, log);
       try {
-        if (process.env.E2E_TRACE) await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink'] });
+        // Traced from the pick to the painted view: each task's CPU time beside the observer's wall time.
+        await browser.startTracing(page, { categories: process.env.E2E_TRACE ? [...CPU_TRACE, 'v8', 'blink'] : CPU_TRACE });
         const t0 = await page.evaluate(() => performance.now());
         // Picked from a path: a buffer would travel through the DevTools protocol into the page,
         // a multi-second task of the harness, not of the page.
         await page.setInputFiles('#import-file', file);
         await page.waitForSelector(`.aggregate[data-sites="${sites}"] .agg-class`, { timeout: 120_000 });
         const paintedMs = Math.round((await page.evaluate(() => performance.now())) - t0);
-        if (process.env.E2E_TRACE) for (const line of longTaskSummary(await browser.stopTracing(), 25)) log(`# trace ${line}`);
+        const trace = await browser.stopTracing();
+        if (process.env.E2E_TRACE) for (const line of longTaskSummary(trace, 25)) log(`# trace ${line}`);
+        const traced = longestTask(trace);
         const longest = await longestSince(page, t0);
         // The lanes run in the engine worker: a Step comes back with what it did.
         await page.click('#step');
         await page.waitForFunction(() => /Step 1: (?!stepping)/.test(document.querySelector('#step-note')?.textContent ?? ''), null, { timeout: 120_000 });
         const note = (await page.textContent('#step-note')).trim();
         const stepMs = Math.round((await page.evaluate(() => performance.now())) - t0) - paintedMs;
-        log(`# 10^6-site file (${(text.length / 1e6).toFixed(1)} MB): shown aggregated ${paintedMs} ms after the pick, longest task ${Math.round(longest)} ms; a Step answered ${stepMs} ms later: "${note}"`);
+        log(`# 10^6-site file (${(text.length / 1e6).toFixed(1)} MB): shown aggregated ${paintedMs} ms after the pick, longest task ${Math.round(longest)} ms (traced: most CPU in one task ${Math.round(traced.cpuMs)} ms); a Step answered ${stepMs} ms later: "${note}"`);
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
         expect(/ran \d+ loop iteration/.test(note), `the worker's step note: ${note}`);
       } finally {
@@ -390,7 +398,7 @@ export const checks = [
         const deep = fragment(chain(5000));
         const refuse = async () => {
           const t0 = await page.evaluate(() => performance.now());
-          await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+          await browser.startTracing(page, { categories: CPU_TRACE });
           await page.goto(baseUrl + deep, { waitUntil: 'load' });
           await page.waitForSelector('.banner-text', { timeout: 10_000 });
           const trace = await browser.stopTracing();
@@ -418,7 +426,7 @@ export const checks = [
         while (fragment(chain(depth)).length > 64 * 1024) depth -= 100;
         // Traced always: the longest task's CPU time is asserted (below). The v8 and blink
         // categories (for E2E_TRACE's summary) cost the page CPU time in every task they trace.
-        const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.wasm', 'disabled-by-default-v8.compile', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+        const categories = [...CPU_TRACE, 'v8.wasm', 'disabled-by-default-v8.compile', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
         const openDeepest = async () => {
           const t1 = await page.evaluate(() => performance.now());
           await browser.startTracing(page, { categories });
@@ -504,7 +512,7 @@ export const checks = [
 async function pasteOnce(browser, baseUrl, log) {
   const opened = await openEditor(browser, baseUrl, log);
   const { page } = opened;
-  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+  const categories = [...CPU_TRACE, 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
   let markAt = 0;
   const ready = async () => {
     await browser.startTracing(page, { categories });
@@ -548,7 +556,7 @@ async function playOnce(browser, page, log) {
     await page.waitForFunction(() => Number(document.querySelector('#virtual-time')?.dataset.value) === 0, null, { timeout: 30_000 });
     await page.waitForTimeout(500);
   }
-  const categories = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
+  const categories = [...CPU_TRACE, 'blink.user_timing', ...(process.env.E2E_TRACE ? ['v8', 'blink'] : [])];
   await browser.startTracing(page, { categories });
   const p0 = await page.evaluate(() => (performance.mark('blast:play'), performance.now()));
   await page.click('#step');

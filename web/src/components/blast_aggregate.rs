@@ -247,7 +247,7 @@ fn lane_rows(ctx: &RowCtx, lane: &LaneView, rows: &[Row], relinks: &[u64], total
             <ul class="agg-rows" role="tree" aria-label={format!("Class hierarchy under {}, aggregated", lane.policy.name())}>
                 { for rows.iter().map(|r| agg_row(ctx, lane, r, (relinks, totals), hottest, &unloaded)) }
             </ul>
-            { compiled_units(&lane.compiled, ctx.p.selected.as_deref()) }
+            { compiled_units(&lane.compiled, &lane.names, ctx.p.selected.as_deref().and_then(|s| lane.site_id(s))) }
         </figure>
     }
 }

@@ -103,7 +103,7 @@ fn lane_graph(p: &BlastViewProps, lane: &LaneView, g: &Graph) -> Html {
                     site_node(p, b, &lane.sites[id], &call, retire.contains(&b.name), in_range)
                 })) }
             </svg>
-            { compiled_units(&lane.compiled, p.selected.as_deref()) }
+            { compiled_units(&lane.compiled, &lane.names, p.selected.as_deref().and_then(|s| lane.site_id(s))) }
         </figure>
     }
 }

@@ -5,6 +5,7 @@
 
 use yew::prelude::*;
 
+use blast_engine::report::SiteId;
 use blast_playground::compiled::{tier_label, CompiledView, UnitView};
 use std::fmt::Write;
 
@@ -15,8 +16,9 @@ use blast_playground::markup::escape;
 /// Sites named in a chip's tooltip (a loop in a big world calls thousands).
 const MAX_NAMED: usize = 8;
 
-/// A lane's chips (a plain function, not a component: its lane re-renders it).
-pub fn compiled_units(compiled: &CompiledView, selected: Option<&str>) -> Html {
+/// A lane's chips (a plain function, not a component: its lane re-renders it); `names` name the
+/// lane's sites, `selected` is the selected site's id.
+pub fn compiled_units(compiled: &CompiledView, names: &[String], selected: Option<SiteId>) -> Html {
     if compiled.units.is_empty() {
         return html! {};
     }
@@ -24,20 +26,20 @@ pub fn compiled_units(compiled: &CompiledView, selected: Option<&str>) -> Html {
     html! {
         <div class="compiled-units" role="group" aria-label="Compiled code" data-deopts={deopts.to_string()}>
             <span class="compiled-title muted">{ "compiled code" }</span>
-            { for compiled.units.iter().map(|u| chip(u, selected)) }
+            { for compiled.units.iter().map(|u| chip(u, names, selected)) }
         </div>
     }
 }
 
-fn chip(u: &UnitView, selected: Option<&str>) -> Html {
+fn chip(u: &UnitView, names: &[String], selected: Option<SiteId>) -> Html {
     let r = &u.report;
     let st = &r.stats;
     let tier = tier_label(r.tier);
     let state = if r.past_cutoff { "given-up" } else { tier };
     let inlines = match u.inlines.len() {
         0 => String::new(),
-        n if n <= MAX_NAMED => format!("; its C2 code inlines {}", u.inlines.join(", ")),
-        n => format!("; its C2 code inlines {} and {} more", u.inlines[..MAX_NAMED].join(", "), n - MAX_NAMED),
+        n if n <= MAX_NAMED => format!("; its C2 code inlines {}", u.inlined_names(names).collect::<Vec<_>>().join(", ")),
+        n => format!("; its C2 code inlines {} and {} more", u.inlined_names(names).take(MAX_NAMED).collect::<Vec<_>>().join(", "), n - MAX_NAMED),
     };
     let cutoff = if r.past_cutoff { "; C2 gave up on it (PerMethodRecompilationCutoff), so it stays in C1" } else { "" };
     let tip = format!(

@@ -27,12 +27,12 @@ pub struct FilesProps {
 /// serde's derived deserializers for the whole model in the bundle (~45 KB gzipped of ~440),
 /// for what `blast show` does on the command line. Export JSON stays (serializing
 /// costs ~7 KB raw).
-pub fn scenario_import(text: &str) -> Result<Shared, ImportRefusal> {
+pub fn scenario_import(text: String) -> Result<Shared, ImportRefusal> {
     if text.trim_start().starts_with('{') {
         return Err(ImportRefusal::Json);
     }
     // Read by the engine worker, off the main thread (`offload`), which refuses it if it does not read.
-    Ok(Shared { text: text.to_string(), policies: Vec::new(), view: Default::default() })
+    Ok(Shared { text, policies: Vec::new(), view: Default::default() })
 }
 
 /// Why an imported file is not a scenario.
@@ -60,7 +60,7 @@ pub fn import_blob(blob: LogBlob, on_import: impl FnOnce(Shared, String) + 'stat
         return on_error(format!("{name} is too large to import (at most {} MB).", blast_engine::dsl::MAX_INPUT / 1_000_000));
     }
     blob.read_text(move |text| match text {
-        Ok(text) => match scenario_import(&text) {
+        Ok(text) => match scenario_import(text) {
             Ok(shared) => on_import(shared, name),
             Err(e) => on_error(format!("{name} is not a valid scenario: {e}")),
         },
@@ -104,10 +104,10 @@ mod tests {
     #[test]
     fn imports_dsl_as_typed_and_refuses_json_with_the_converting_command() {
         let p = presets::all()[0];
-        assert_eq!(scenario_import(p.text).unwrap().text, p.text);
+        assert_eq!(scenario_import(p.text.to_string()).unwrap().text, p.text);
         let json = format!("{{\n  \"name\": \"{}\",\n  \"classes\": []\n}}", p.id);
-        let refused = scenario_import(&json).unwrap_err();
+        let refused = scenario_import(json).unwrap_err();
         assert!(matches!(refused, ImportRefusal::Json) && refused.to_string().contains("blast show"), "{refused}");
-        assert!(matches!(scenario_import("{ not json"), Err(ImportRefusal::Json)));
+        assert!(matches!(scenario_import("{ not json".to_string()), Err(ImportRefusal::Json)));
     }
 }

@@ -13,7 +13,7 @@ use std::fmt::Write;
 use std::rc::Rc;
 
 use blast_engine::expect::Cause;
-use blast_engine::report::{ReceiverReport, RelinkText, SiteReport, Verdict};
+use blast_engine::report::{ReceiverReport, RelinkText, SiteId, SiteReport, Verdict};
 use blast_engine::Policy;
 use yew::prelude::*;
 use yew::props;
@@ -208,7 +208,9 @@ fn lane_head(lane: &LaneView, s: &SiteView, report: &SiteReport, site: &str) -> 
     }
     out.push_str("</p>");
     receivers_line(&mut out, &report.receivers);
-    compiled_summary(&mut out, &lane.compiled, site);
+    if let Some(id) = lane.site_id(site) {
+        compiled_summary(&mut out, &lane.compiled, id);
+    }
     out
 }
 
@@ -239,7 +241,7 @@ fn domain_note(v: Verdict) -> &'static str {
 }
 
 /// The units whose C2 code inlines `site`: what its relinks can cost beyond the relink.
-fn compiled_summary(out: &mut String, c: &CompiledView, site: &str) {
+fn compiled_summary(out: &mut String, c: &CompiledView, site: SiteId) {
     let units: Vec<_> = c.units.iter().filter(|u| u.inlines_site(site)).collect();
     if units.is_empty() {
         return;
@@ -262,8 +264,10 @@ fn compiled_summary(out: &mut String, c: &CompiledView, site: &str) {
 
 /// The deoptimizations the row's event caused in code that inlined the row's site: the rest
 /// of the chain, on a row of its own under the relink (a column would widen the table).
-fn deopt_rows(r: &RelinkText, c: &CompiledView) -> Html {
-    let deopts = r.event.map(|e| c.deopts_by(e, &r.site)).unwrap_or_default();
+fn deopt_rows(r: &RelinkText, lane: &LaneView) -> Html {
+    let c = &lane.compiled;
+    // The site's id is looked up (a walk over the lane's names) only for an event that deoptimized something.
+    let deopts = r.event.filter(|&e| c.deopts.iter().any(|d| d.event == e)).and_then(|e| Some(c.deopts_by(e, lane.site_id(&r.site)?))).unwrap_or_default();
     html! {
         <>{ for deopts.iter().map(|d| html! {
             <tr class="deopt-row">
@@ -317,7 +321,7 @@ fn relink_row(p: &WhyProps, lane: &LaneView, r: &RelinkText, columns: Columns) -
             }
         </tr>
         if columns == Columns::History {
-            { deopt_rows(r, &lane.compiled) }
+            { deopt_rows(r, lane) }
         }
         </>
     }

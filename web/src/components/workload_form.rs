@@ -11,7 +11,7 @@ use crate::browser;
 
 use super::name_picker::{name_picker, NamePickerProps};
 use super::virtual_rows::VIRTUAL_ABOVE;
-use blast_playground::editor::{workload_of, Churn, EditOp, Workload};
+use blast_playground::editor::{has_workload_shape, workload_of, Churn, EditOp, Workload};
 
 #[derive(Properties, PartialEq)]
 pub struct WorkloadFormProps {
@@ -28,7 +28,7 @@ fn default_workload(s: &Scenario) -> Workload {
 #[function_component(WorkloadForm)]
 pub fn workload_form(p: &WorkloadFormProps) -> Html {
     let form = use_state(|| default_workload(&p.scenario));
-    let matches = workload_of(&p.scenario).is_some();
+    let matches = has_workload_shape(&p.scenario);
     let update = |f: fn(&mut Workload, String)| {
         let form = form.clone();
         move |v: String| {

@@ -9,7 +9,6 @@
 use std::rc::Rc;
 
 use blast_engine::dsl;
-use blast_engine::presets::Preset;
 use blast_engine::scenario::Scenario;
 
 use crate::gallery::Entry;
@@ -51,14 +50,10 @@ pub(super) struct Document {
 }
 
 impl Document {
-    /// `preset`'s scenario as opened (an empty one if it does not parse).
-    pub(super) fn new(preset: Option<&'static Preset>) -> Document {
-        let (scenario, text) = match preset.map(|p| (dsl::parse(p.text), p.text)) {
-            Some((Ok(s), text)) => (s, text.to_string()),
-            _ => (Scenario::default(), String::new()),
-        };
+    /// `text` on screen over an empty scenario: the engine worker reads it (the session asks).
+    pub(super) fn new(text: String) -> Document {
         Document {
-            scenario: Rc::new(scenario),
+            scenario: Rc::default(),
             text,
             text_error: None,
             editor_error: None,
@@ -71,13 +66,14 @@ impl Document {
             read_expect_lines: None,
             readings: Readings::default(),
             held: None,
-            opened: preset.map(|p| (Entry::CallSite(p), 0)),
+            opened: None,
         }
     }
 
-    /// The gallery entry on screen, unedited (a scenario edit forgets it).
+    /// The gallery entry on screen, unedited (a scenario edit forgets it): the one whose text
+    /// is being read, else the one the scenario was opened as.
     pub(super) fn entry(&self) -> Option<Entry> {
-        self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry)
+        self.readings.entry().or_else(|| self.opened.filter(|&(_, rev)| rev == self.scenario_rev).map(|(entry, _)| entry))
     }
 
     /// The text a share link or export should carry: the typed text when it is valid.
@@ -118,13 +114,18 @@ impl Document {
     pub(super) fn replace(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
         // A text still being read was replaced: its answer would put its model under this text.
         self.readings.drop_edits();
-        self.scenario = Rc::new(scenario);
-        self.scenario_rev += 1;
-        self.opened = entry.map(|e| (e, self.scenario_rev));
+        self.adopt(scenario, entry);
         self.text = text;
         self.text_rev += 1;
         self.text_error = None;
         self.editor_error = None;
+    }
+
+    /// A new model for the text on screen (opened as `entry`, if it is a gallery entry's).
+    pub(super) fn adopt(&mut self, scenario: Scenario, entry: Option<Entry>) {
+        self.scenario = Rc::new(scenario);
+        self.scenario_rev += 1;
+        self.opened = entry.map(|e| (e, self.scenario_rev));
     }
 
     /// A load is about to put `text` on screen: the text it replaces is one undo step back,

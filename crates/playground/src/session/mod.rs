@@ -112,17 +112,24 @@ pub struct CallSiteSession {
 }
 
 impl CallSiteSession {
-    /// The headline preset under global and exact, paused at time zero.
+    /// The headline preset under global and exact, paused at time zero: its text on screen at
+    /// once, its scenario and lanes once the engine worker has read it (`Purpose::Entry`).
     pub fn new() -> CallSiteSession {
         let preset = presets::find(DEFAULT_PRESET).or_else(|| presets::all().first());
-        let mut session = CallSiteSession { document: Document::new(preset), run: Run::new(), policies: vec![Policy::Global, Policy::Exact] };
-        session.rebuild();
+        let text = preset.map_or_else(String::new, |p| p.text.to_string());
+        let mut session = CallSiteSession { document: Document::new(text), run: Run::new(), policies: vec![Policy::Global, Policy::Exact] };
+        if let Some(p) = preset {
+            session.request(p.text, Purpose::Entry { entry: Entry::CallSite(p), run: false });
+        }
         session
     }
 
-    /// An autosaved session: its text (read by the engine worker: the default model until it
-    /// answers), policies and speed, and the user's own text a load had replaced (`own`).
+    /// An autosaved session: its text (read by the engine worker, in place of the default
+    /// preset's; no model until it answers), policies and speed, and the user's own text a
+    /// load had replaced (`own`).
     pub fn restore(&mut self, text: String, preset: Option<&str>, policies: &[Policy], speed: Speed, own: Option<String>) {
+        // The default session's text, still being read, is not on screen any more.
+        self.document.readings.drop_edits();
         if playback::SPEEDS.contains(&speed) {
             self.run.playback.speed = speed;
         }
@@ -130,19 +137,25 @@ impl CallSiteSession {
         if !policies.is_empty() {
             self.policies = policies;
         }
-        // Kept as typed; the model stays on the default until the text reads.
+        // Kept as typed; the model and its lanes come when the text reads.
         self.request(&text, Purpose::Edit { entry: preset.and_then(|id| Entry::recognise(id, &text)) });
         self.document.text = text;
         self.document.text_rev += 1;
         // Saved without a preset: the user's own text (typed, or opened and kept).
         self.document.edited = preset.is_none();
         self.document.own = own;
-        self.rebuild();
     }
 
     /// The gallery entry on screen, unedited (a scenario edit forgets it).
     pub fn entry(&self) -> Option<Entry> {
         self.document.entry()
+    }
+
+    /// Whether the lanes on screen are another scenario's, kept until the engine worker answers:
+    /// a Reset not answered yet, or a gallery entry whose text is being read (its own lanes come
+    /// with the reply). Until then they must not pass for the entry's results.
+    pub fn showing_previous(&self) -> bool {
+        self.run.runner.awaiting_rebuild() || self.document.readings.entry().is_some()
     }
 
     /// The call-site preset on screen, unedited (for its published numbers).
@@ -208,6 +221,17 @@ impl CallSiteSession {
         if control == Control::Reset {
             self.run.last_fire = None;
         }
+        // An entry being read has no lanes yet: Run plays them once it is read.
+        if let Some(run) = self.document.readings.entry_run() {
+            match control {
+                Control::Play | Control::TogglePlay => {
+                    *run = control == Control::Play || !*run;
+                    return;
+                }
+                Control::Pause => *run = false,
+                _ => {}
+            }
+        }
         if let Err(why) = playback::control(self, control) {
             fx.error(format!("This scenario cannot run: {why}"));
         }
@@ -216,41 +240,35 @@ impl CallSiteSession {
     /// The actions about the scenario and its lanes.
     pub fn reduce(&mut self, action: SessionAction, fx: &mut Effects) {
         match action {
-            SessionAction::OpenEntry { opened: Opened { entry, scenario, text, policies }, run } => {
+            SessionAction::OpenEntry { opened: Opened { entry, text, policies }, run } => {
                 fx.call_sites_loaded = true;
                 if !policies.is_empty() {
                     self.policies = policies;
                 }
                 self.document.keep_own(&text);
-                self.set_scenario(scenario, text, Some(entry));
-                if let Some(origin) = entry.origin() {
-                    fx.info(format!("Loaded “{}” from {origin}.", self.document.scenario.name));
-                }
-                if run {
-                    self.control(Control::Play, fx);
-                }
+                self.set_text(text, Purpose::Entry { entry, run });
             }
             SessionAction::LoadScenario { shared, origin } => self.load(shared, origin),
             SessionAction::EditText(text) => {
                 self.document.history.record(&self.document.text, &text, true);
-                self.set_text(text);
+                self.set_text(text, Purpose::Edit { entry: None });
                 self.document.edited = true;
             }
             SessionAction::NewScenario => {
                 let text = editor::BLANK.to_string();
                 self.document.history.record(&self.document.text, &text, false);
-                self.set_text(text);
+                self.set_text(text, Purpose::Edit { entry: None });
                 self.document.edited = true;
             }
             SessionAction::Undo => {
                 if let Some(text) = self.document.history.undo(&self.document.text) {
-                    self.set_text(text);
+                    self.set_text(text, Purpose::Edit { entry: None });
                     self.document.edited = true;
                 }
             }
             SessionAction::Redo => {
                 if let Some(text) = self.document.history.redo(&self.document.text) {
-                    self.set_text(text);
+                    self.set_text(text, Purpose::Edit { entry: None });
                     self.document.edited = true;
                 }
             }
@@ -262,7 +280,7 @@ impl CallSiteSession {
                         self.document.own = Some(self.document.text.clone());
                     }
                     self.document.history.record(&self.document.text, &text, false);
-                    self.set_text(text);
+                    self.set_text(text, Purpose::Edit { entry: None });
                     self.document.edited = true;
                 }
             }
@@ -445,29 +463,30 @@ impl CallSiteSession {
                     // The worker now holds this (same) scenario under the new job.
                     self.document.held = held.then_some((job, self.document.scenario_rev)).or(self.document.held);
                 } else {
-                    self.document.scenario = Rc::from(scenario);
-                    self.document.scenario_rev += 1;
-                    self.document.held = held.then_some((job, self.document.scenario_rev));
-                    match run_error.filter(|_| checked_as_now) {
-                        // Refused by the worker's run check: no second check here.
-                        Some(why) => {
-                            let why = RunRefusal(why);
-                            self.run.refused = Some((self.document.scenario_rev, self.policies.clone(), self.run.loop_mode, why.clone()));
-                            self.run.install(Err(why), &self.document.scenario);
-                        }
-                        None => self.rebuild(),
-                    }
+                    self.adopt_read(*scenario, None, held.then_some(job), run_error.filter(|_| checked_as_now));
                 }
                 if let Some(entry) = entry {
                     self.document.opened = Some((entry, self.document.scenario_rev));
                 }
                 self.document.edit_epoch += 1;
             }
-            (Purpose::Edit { .. }, Verdict::Invalid { error, .. }) => {
+            (Purpose::Entry { entry, run }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
+                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
+                // Opened anew even when it is the scenario on screen: its lanes start over.
+                self.adopt_read(*scenario, Some(entry), held.then_some(job), run_error.filter(|_| checked_as_now));
+                self.document.edit_epoch += 1;
+                if let Some(origin) = entry.origin() {
+                    fx.info(format!("Loaded “{}” from {origin}.", self.document.scenario.name));
+                }
+                if run {
+                    self.control(Control::Play, fx);
+                }
+            }
+            (Purpose::Edit { .. } | Purpose::Entry { .. }, Verdict::Invalid { error, .. }) => {
                 self.document.text_error = Some(error);
                 self.document.edit_epoch += 1;
             }
-            (Purpose::Edit { .. }, Verdict::Failed(why)) => {
+            (Purpose::Edit { .. } | Purpose::Entry { .. }, Verdict::Failed(why)) => {
                 self.document.text_error = Some(TextError { line: 1, col: 1, message: why });
                 self.document.edit_epoch += 1;
             }
@@ -514,13 +533,31 @@ impl CallSiteSession {
         true
     }
 
-    /// Text typed (or restored by undo): valid text updates the model, invalid text is kept
-    /// with its error while the model stays on the last valid version.
-    fn set_text(&mut self, text: String) {
+    /// Text typed, restored by undo or opened from the gallery (`purpose` says which), on screen
+    /// at once and read by the engine worker: valid text updates the model, invalid text is
+    /// kept with its error while the model stays on the last valid version.
+    fn set_text(&mut self, text: String, purpose: Purpose) {
         self.document.replace_text(text);
         let text = std::mem::take(&mut self.document.text);
-        self.request(&text, Purpose::Edit { entry: None });
+        self.request(&text, purpose);
         self.document.text = text;
+    }
+
+    /// A scenario the engine worker read for the text on screen becomes the model (opened as
+    /// `entry`, if it is a gallery entry's): its lanes, held by the worker under job `held`, or
+    /// the worker's `refusal` to run it (then no second check here).
+    fn adopt_read(&mut self, scenario: Scenario, entry: Option<Entry>, held: Option<u64>, refusal: Option<String>) {
+        self.document.adopt(scenario, entry);
+        self.document.held = held.map(|job| (job, self.document.scenario_rev));
+        self.run.scenario_replaced(&self.document.scenario);
+        match refusal {
+            Some(why) => {
+                let why = RunRefusal(why);
+                self.run.refused = Some((self.document.scenario_rev, self.policies.clone(), self.run.loop_mode, why.clone()));
+                self.run.install(Err(why), &self.document.scenario);
+            }
+            None => self.rebuild(),
+        }
     }
 
     fn edit(&mut self, op: &EditOp) {
@@ -552,6 +589,10 @@ impl CallSiteSession {
     /// engine worker: from the text it holds, or from the scenario handed to it now (`hold`),
     /// which it reads before the lanes' first command (messages are answered in order).
     fn rebuild(&mut self) {
+        // An entry being read brings its own lanes (`adopt_read`): none for the model it replaces.
+        if self.document.readings.entry().is_some() {
+            return;
+        }
         if let Some((_, _, _, why)) = self
             .run
             .refused
@@ -580,12 +621,12 @@ impl CallSiteSession {
         self.run.install(Ok(Lanes::in_worker(mirror)), &self.document.scenario);
     }
 
-    /// Hand the scenario on screen to the engine worker to hold (a preset, a form edit: made
-    /// on the page, not read by the worker); its job's number.
+    /// Hand the scenario on screen to the engine worker to hold (a form edit's: made on the
+    /// page, not read by the worker); its job's number.
     fn hold(&mut self) -> u64 {
         // The scenario's own text: the lanes' mirror names its sites, and the worker must build
-        // the same ones. The text on screen is not it while it is being read (an autosave
-        // restored over the default scenario) or has an error.
+        // the same ones. The text on screen is not it while it is being read (a paste, with
+        // the policies changed meanwhile) or has an error.
         let d = &self.document;
         let text = if d.readings.texts() == 0 { self.shareable_text() } else { dsl::print(&d.scenario) };
         let job = self.document.readings.request(&text, self.policies.clone(), self.run.loop_mode, Purpose::Hold { rev: self.document.scenario_rev });
@@ -941,10 +982,69 @@ pub(crate) mod tests {
             let mut s = session();
             act_only(&mut s, SessionAction::EditText(world(50, 1000)));
             act_only(&mut s, replace);
-            let (text, rev) = (s.text().to_string(), s.scenario_rev());
+            let text = s.text().to_string();
             answer_jobs(&mut s);
-            assert_eq!((s.text(), s.scenario_rev(), s.loading_sites()), (text.as_str(), rev, None), "{what}: the paste's late answer changes nothing");
-            assert_ne!(s.scenario().sites.len(), 1000, "{what}: the model is still the text on screen's");
+            assert_eq!((s.text(), s.loading_sites()), (text.as_str(), None), "{what}: the paste's late answer changes nothing");
+            assert_eq!(**s.scenario(), dsl::parse(&text).expect("parses"), "{what}: the model is the text on screen's");
+        }
+    }
+
+    #[test]
+    fn every_gallery_entry_opens_through_the_worker_as_its_text_parses_and_stays_that_entry() {
+        let mut entries: Vec<Entry> = presets::all().iter().map(Entry::CallSite).collect();
+        entries.extend(blast_engine::runtimes::PROFILES.iter().map(Entry::Runtime));
+        let mut s = session();
+        for entry in entries {
+            let Ok(crate::gallery::Opening::Scenario(opened)) = crate::gallery::open(&entry.id()) else { panic!("{} opens no scenario", entry.id()) };
+            let (text, rev) = (opened.text.clone(), s.scenario_rev());
+            act_only(&mut s, SessionAction::OpenEntry { opened, run: false });
+            assert_eq!((s.text(), s.scenario_rev(), s.entry()), (text.as_str(), rev, Some(entry)), "{}: its text at once, its model to come", entry.id());
+            assert!(s.showing_previous(), "{}: the lanes on screen are not its own yet", entry.id());
+            answer_jobs(&mut s);
+            assert!(!s.showing_previous(), "{}: its own lanes once answered", entry.id());
+            assert_eq!(**s.scenario(), dsl::parse(&text).expect("a shipped text parses"), "{}", entry.id());
+            assert_eq!((s.text(), s.entry()), (text.as_str(), Some(entry)), "{}: the entry, not parsed again", entry.id());
+            assert!(s.text_error().is_none() && s.run_error().is_none(), "{}", entry.id());
+            assert_eq!(s.runner().views().len(), s.policies().len(), "{}: its lanes", entry.id());
+        }
+    }
+
+    #[test]
+    fn the_default_session_is_read_by_the_worker_and_a_replaced_entry_s_answer_is_dropped() {
+        let mut s = CallSiteSession::new();
+        let default = presets::find(DEFAULT_PRESET).expect("the default preset");
+        assert_eq!((s.text(), s.entry(), s.scenario().sites.len()), (default.text, Some(Entry::CallSite(default)), 0), "its text at once, no model yet");
+        assert!(s.runner().is_empty(), "no lanes for a model not read yet");
+        let default_job = s.take_jobs();
+        act_only(&mut s, open_preset("hotLoop_baseline", false));
+        let baseline = presets::find("hotLoop_baseline").expect("a preset");
+        answer_jobs(&mut s);
+        act(&mut s, SessionAction::Read(crate::worker::offload::decode_reply(&crate::worker::offload::answer(&default_job[0].bytes)).expect("a reply")));
+        assert_eq!(
+            (s.scenario().name.as_str(), s.entry()),
+            (baseline.id, Some(Entry::CallSite(baseline))),
+            "the replaced default's late answer changes nothing"
+        );
+        assert_eq!(s.runner().views().len(), 2);
+    }
+
+    #[test]
+    fn run_pressed_while_an_entry_is_read_plays_it_once_read() {
+        let mut s = session();
+        act_only(&mut s, open_preset("hotLoop_baseline", false));
+        act_only(&mut s, Control::Play);
+        assert!(!s.playback().playing, "no lanes to play yet");
+        answer_jobs(&mut s);
+        assert!(s.playback().playing && s.scenario().name == "hotLoop_baseline", "played once read");
+        for (controls, plays) in
+            [(vec![Control::Play, Control::Pause], false), (vec![Control::TogglePlay], true), (vec![Control::TogglePlay, Control::TogglePlay], false)]
+        {
+            act_only(&mut s, open_preset("hotLoop_baseline", false));
+            for control in controls.clone() {
+                act_only(&mut s, control);
+            }
+            answer_jobs(&mut s);
+            assert_eq!(s.playback().playing, plays, "{controls:?}");
         }
     }
 

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 use std::rc::Rc;
 
 use blast_engine::expect::Outcome;
-use blast_engine::report::{Phase, RelinkText, RelinkTotals, SiteReport, TimelinePoint};
+use blast_engine::report::{Phase, RelinkText, RelinkTotals, SiteId, SiteReport, TimelinePoint};
 use blast_engine::scenario::Event;
 use blast_engine::sim::UnitReport;
 use blast_engine::{report::DeoptText, Policy};
@@ -167,7 +167,7 @@ struct Relinks<'a>(#[serde(with = "relinks")] Cow<'a, [RelinkText]>);
 struct Unit<'a> {
     #[serde(with = "UnitReportForm")]
     report: UnitReport,
-    inlines: Part<Cow<'a, [String]>>,
+    inlines: Part<Cow<'a, [SiteId]>>,
     flash: u64,
 }
 
@@ -334,6 +334,12 @@ pub fn update_run(bytes: &[u8]) -> Result<u64, DecodeError> {
 /// site changed (a Step's, a run's first frames) was one task of 20-36 ms CPU for two lanes.
 pub const DECODE_SITES: usize = 20_000;
 
+/// Site views a step copies (from the list held, or new ones at zero) for each it may decode:
+/// a copy is ~50 bytes moved, a decode ~8 numbers read. A lane's list is made in these parts
+/// before its changed views are read: the first update of the 10^6-site file made three
+/// lanes' lists of 10^6 views in one task (~160 ms of CPU, CPU profile of e2e `scale`).
+pub const FILL_PER_SITE: usize = 16;
+
 /// An update being decoded a part per [`step`](UpdateDecoder::step): the head, then each
 /// lane's changed sites at most `sites` per step (its other parts with the last of them), then
 /// what follows the lanes.
@@ -356,9 +362,20 @@ enum Decoding {
 struct Partial {
     head: Head,
     views: Vec<Rc<LaneView>>,
-    /// The lane being read: its head, its sites so far, how many changed ones are left, and
-    /// the id after the last one read.
-    lane: Option<(LaneHead, Vec<SiteView>, usize, usize)>,
+    lane: Option<LaneRead>,
+}
+
+/// The lane being read.
+struct LaneRead {
+    head: LaneHead,
+    /// Its site list: made first, a part per step (from `base`), then its changed views
+    /// written in.
+    sites: Vec<SiteView>,
+    /// The held list the new one starts from (`None`: views at zero).
+    base: Option<Rc<Vec<SiteView>>>,
+    /// Changed views left to read, and the id after the last one read.
+    left: usize,
+    next: usize,
 }
 
 impl UpdateDecoder {
@@ -403,7 +420,19 @@ impl UpdateDecoder {
             };
             let before = self.held.get(p.views.len()).cloned();
             match &mut p.lane {
-                Some((_, sites, left, next)) => {
+                Some(LaneRead { head, sites, base, left, next }) => {
+                    let (made, whole) = (sites.len(), head.sites as usize);
+                    if made < whole {
+                        let n = (whole - made).min(budget.saturating_mul(FILL_PER_SITE));
+                        match base {
+                            Some(base) => sites.extend_from_slice(&base[made..made + n]),
+                            None => sites.resize(made + n, SiteView::default()),
+                        }
+                        budget -= n.div_ceil(FILL_PER_SITE);
+                        if sites.len() < whole {
+                            return Ok(None);
+                        }
+                    }
                     let n = (*left).min(budget);
                     take_each(&self.bytes, &mut self.at, n, |(gap, view): ChangedSite| {
                         let i = usize::try_from(gap).ok().and_then(|gap| next.checked_add(gap)).ok_or("bad site id")?;
@@ -415,7 +444,7 @@ impl UpdateDecoder {
                     if *left > 0 {
                         return Ok(None);
                     }
-                    let Some((head, sites, _, _)) = p.lane.take() else { return Err(self.bad("no lane")) };
+                    let Some(LaneRead { head, sites, .. }) = p.lane.take() else { return Err(self.bad("no lane")) };
                     let tail = take(&self.bytes, &mut self.at)?;
                     let view = lane_view(head, Rc::new(sites), tail, before.as_deref(), &self.names).map_err(|why| self.bad(why))?;
                     self.push(view);
@@ -440,13 +469,14 @@ impl UpdateDecoder {
                             if changed > (left / 7) as u64 {
                                 return Err(self.bad("cut short"));
                             }
-                            let sites = match held {
-                                Some(b) => b.as_ref().clone(),
-                                None if head.sites <= (left * 8 + 1024) as u64 => vec![SiteView::default(); head.sites as usize],
+                            let base = match held {
+                                Some(b) => Some(b.clone()),
+                                None if head.sites <= (left * 8 + 1024) as u64 => None,
                                 None => return Err(self.bad("too many sites")),
                             };
+                            let sites = Vec::with_capacity(head.sites as usize);
                             if let Decoding::Lanes(p) = &mut self.state {
-                                p.lane = Some((head, sites, changed as usize, 0));
+                                p.lane = Some(LaneRead { head, sites, base, left: changed as usize, next: 0 });
                             }
                         }
                     }
@@ -496,6 +526,10 @@ fn lane_view(head: LaneHead, sites: Rc<Vec<SiteView>>, tail: LaneTail, before: O
         .into_iter()
         .enumerate()
         .map(|(i, Unit { report, inlines, flash })| {
+            // A new list names sites of this run only (the page looks them up by id).
+            if matches!(&inlines, Part::New(ids) if ids.iter().any(|&s| s >= names.len())) {
+                return Err("bad site id");
+            }
             Ok(UnitView { report, inlines: resolve(inlines, before_units.and_then(|b| b.get(i)).map(|u| &u.inlines))?, flash })
         })
         .collect::<Result<_, &'static str>>()?;
@@ -597,6 +631,35 @@ mod tests {
     }
 
     #[test]
+    fn a_loop_inlines_its_sites_by_id_and_an_id_past_the_run_is_an_error() {
+        let scenario = blast_engine::dsl::parse(&crate::worker::churn_world::churn_world(5_000)).expect("parses");
+        let mut r = Runner::new(&scenario, &[Policy::Exact], &Params::default()).unwrap();
+        r.refresh();
+        let names = r.views()[0].names.clone();
+        // Without the call counts an export asks for (three numbers a site).
+        let bytes = encode_update(&Update { call_counts: None, ..update(&r) }, &[]);
+        let read = decode_update(&bytes, &[], &names).expect("reads");
+        let lp = read.views[0].compiled.units.iter().find(|u| u.is_loop()).expect("the loop is a unit");
+        assert_eq!(lp.inlined_names(&names).collect::<Vec<_>>(), names.iter().map(String::as_str).collect::<Vec<_>>(), "every site, in id order");
+        // Under two bytes a site: ids travel, names do not.
+        assert!(bytes.len() < 2 * 5_000 + 2_000, "{} bytes", bytes.len());
+        // Read against a run of fewer sites, an inlined id names none.
+        let fewer = Rc::new(names[..4_999].to_vec());
+        let Err(e) = decode_update(&bytes, &[], &fewer) else { panic!("read against too few names") };
+        assert_eq!(e.why, "bad site id");
+    }
+
+    /// Steps an update of `r`'s views (against none held) takes at `budget`.
+    fn steps(r: &Runner, budget: usize) -> usize {
+        let mut decoder = UpdateDecoder::new(encode_update(&update(r), &[]), Vec::new(), r.views()[0].names.clone());
+        let mut steps = 1;
+        while decoder.step(budget).expect("decodes").is_none() {
+            steps += 1;
+        }
+        steps
+    }
+
+    #[test]
     fn a_step_decodes_at_most_its_site_views() {
         let scenario = blast_engine::dsl::parse(&crate::worker::churn_world::churn_world(5_000)).expect("parses");
         let mut r = Runner::new(&scenario, &[Policy::Global, Policy::Exact], &Params::default()).unwrap();
@@ -605,15 +668,23 @@ mod tests {
             r.step();
         }
         r.refresh();
-        let names = r.views()[0].names.clone();
-        let u = update(&r);
-        let mut decoder = UpdateDecoder::new(encode_update(&u, &[]), Vec::new(), names);
-        let mut steps = 1;
-        while decoder.step(1_000).expect("decodes").is_none() {
-            steps += 1;
-        }
-        // 10,000 changed views: ten steps of 1,000 at least, and the lanes' other parts add none.
-        assert_eq!(steps, 10);
+        // 10,000 changed views, and each lane's list of 5,000 made first at FILL_PER_SITE views
+        // per decoded one: 10,626 of a step's budget, eleven steps of 1,000 at least; the lanes'
+        // other parts add none.
+        assert_eq!(steps(&r, 1_000), 11);
+    }
+
+    #[test]
+    fn a_step_makes_at_most_its_share_of_a_new_list() {
+        let scenario = blast_engine::dsl::parse(&crate::worker::churn_world::churn_world(5_000)).expect("parses");
+        let mut r = Runner::new(&scenario, &[Policy::Global, Policy::Exact], &Params::default()).unwrap();
+        r.refresh();
+        // A new run: no view changed, two lists of 5,000 views to make, 160 views a step at a
+        // budget of 10: 63 steps at least (a lane's last part and the next lane's first share one).
+        let at_least = (2 * 5_000usize).div_ceil(10 * FILL_PER_SITE);
+        let n = steps(&r, 10);
+        assert!((at_least..=at_least + 2).contains(&n), "{n} steps, {at_least} at least");
+        assert_eq!(steps(&r, usize::MAX), 1, "a budget past every part: one step");
     }
 
     #[test]

@@ -643,23 +643,23 @@ mod tests {
     /// A reload over an autosave of the user's own text: the lanes built at start-up (for the
     /// default scenario, while the text is read) answer before the reading is applied.
     #[test]
-    fn lanes_built_while_a_restored_text_is_read_are_the_scenario_their_names_are() {
+    fn lanes_built_while_a_text_is_read_are_the_scenario_their_names_are() {
         let mut s = session();
         names_match_views(&s, "the default scenario");
-        let own = world(3);
-        s.restore(own, None, &[Policy::Exact, Policy::Global], Speed::Factor(1.0), None);
-        let (jobs, lanes) = (s.take_jobs(), s.take_lanes().expect("the restored policies' lanes"));
+        let mut fx = Effects::default();
+        s.reduce(SessionAction::EditText(world(3)), &mut fx);
+        s.reduce(SessionAction::AddPolicies(vec![Policy::Ideal]), &mut fx);
+        let (jobs, lanes) = (s.take_jobs(), s.take_lanes().expect("the new policies' lanes"));
         let readings: Vec<Vec<u8>> = jobs.iter().map(|job| with_host(|host| host.answer(&job.bytes, &|| 0.0))).collect();
         let update = with_host(|host| host.answer(&lane_wire::encode_request(&lanes), &|| 0.0));
-        let mut fx = Effects::default();
         in_process::update(&mut s, update, &mut fx);
         names_match_views(&s, "the lanes' update before the text's reading");
         for bytes in readings {
             s.reduce(SessionAction::Read(crate::worker::offload::decode_reply(&bytes).expect("a reply")), &mut fx);
         }
         in_process::pump(&mut s, &mut fx);
-        assert_eq!(s.scenario().sites.len(), 3, "the restored text on screen");
-        names_match_views(&s, "the restored text's lanes");
+        assert_eq!(s.scenario().sites.len(), 3, "the text on screen");
+        names_match_views(&s, "the text's lanes");
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! answers, and what each side keeps.
 //!
 //! - Messages as bytes: `wire` (the frame every message shares, and a job: a scenario text to
-//!   read, with its reply), `lane_wire` (lanes the worker runs: the page's commands and the
+//!   read, with its reply, in `codec`'s byte form), `lane_wire` (lanes the worker runs: the page's commands and the
 //!   worker's updates, as deltas), `fit_wire` (a probe result's fit), `model_wire` (a model
 //!   preset's replay: commands and updates). The trace lab's messages are
 //!   `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose own
-//!   serde is shaped for JSON.
+//!   serde is shaped for JSON; `expect_wire`: a read scenario's expectations as values.
 //! - The page's side: `client` (what was posted and is awaited, each answer routed to what it
 //!   is for, answers decoded in bounded steps), `offload` (which work leaves the page, and the
 //!   typed reply), `reading` (what each text's answer is for), `lanes` (the page's mirror of the
@@ -20,7 +20,9 @@
 #[cfg(test)]
 pub(crate) mod churn_world;
 pub mod client;
+mod codec;
 mod engine_forms;
+mod expect_wire;
 pub mod fit_wire;
 #[cfg(test)]
 pub mod in_process;

@@ -29,6 +29,9 @@ pub enum Purpose {
     /// Typed, pasted, undone or restored: the text is already on screen; the model follows it
     /// if it reads (as gallery entry `entry`: an autosave of an unedited preset).
     Edit { entry: Option<crate::gallery::Entry> },
+    /// A gallery entry's text (a preset, a runtime's scenario, the default session's): on screen
+    /// already; its scenario and lanes come with the answer, which plays them with `run`.
+    Entry { entry: crate::gallery::Entry, run: bool },
     /// A share link or a file: it replaces the scenario only if it reads and runs.
     Open { text: String, policies: Vec<Policy>, view: LinkView, origin: String },
     /// The scenario on screen (revision `rev`), made on the page: the worker keeps it to run
@@ -88,9 +91,25 @@ impl Readings {
         self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }
 
-    /// A newer text replaces every edit still being read.
+    /// A newer text replaces every edit and entry still being read.
     pub fn drop_edits(&mut self) {
-        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. }));
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. } | Purpose::Entry { .. }));
+    }
+
+    /// The gallery entry whose text is being read (on screen, its scenario not yet).
+    pub fn entry(&self) -> Option<crate::gallery::Entry> {
+        self.reading.iter().find_map(|r| match r.purpose {
+            Purpose::Entry { entry, .. } => Some(entry),
+            _ => None,
+        })
+    }
+
+    /// Whether the entry being read plays once it is read (a Run pressed meanwhile sets it).
+    pub fn entry_run(&mut self) -> Option<&mut bool> {
+        self.reading.iter_mut().find_map(|r| match &mut r.purpose {
+            Purpose::Entry { run, .. } => Some(run),
+            _ => None,
+        })
     }
 
     /// The reading `reply` answers, if it is still awaited; jobs posted before it are given

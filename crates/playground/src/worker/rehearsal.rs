@@ -9,21 +9,28 @@
 //! functions lazily inside the open's tasks, and while V8's background threads held both cores
 //! that compile waited for one (one 51 ms task was 11 ms of CPU); the same link opened a second
 //! time compiled none. The rehearsal calls the same functions on a few lines of text: the
-//! link's decode, the reducer's request for the engine worker and the job's encoding, in a
-//! throwaway state (the page renders that state's views and drops them). The worker's answer is
-//! not rehearsed: reading is the worker's alone. Nothing it does is shown or stored.
+//! link's decode, the reducer's request for the engine worker and the job's encoding, and the
+//! reducer's use of the worker's answer (made here as a value: reading is the worker's alone,
+//! the page has no parser), in a throwaway state whose views the page renders and drops (a
+//! state starts with no scenario until the worker has read the default one, so the answer is
+//! what gives its views something to draw). Nothing it does is shown or stored.
 
+use blast_engine::dsl;
+use blast_engine::name::Name;
+use blast_engine::scenario::{ClassDecl, Scenario, SiteDecl, Stmt};
 use blast_engine::Policy;
 
 use crate::action::Action;
+use crate::session::SessionAction;
 use crate::share::{self, Link};
 use crate::state::AppState;
+use crate::worker::wire::{Reply, Verdict};
 
 /// What the rehearsal has left to do.
 enum Stage {
     /// Decode the link as the page reads it from the address bar.
     Decode(String),
-    /// Open it: the reducer hands the text to the worker (`take_jobs`, dropped here).
+    /// Open it: the reducer hands the text to the worker (`take_jobs`), and applies its answer.
     Open(Box<Link>),
     Done,
 }
@@ -61,7 +68,11 @@ impl Rehearsal {
             },
             Stage::Open(link) => {
                 state.reduce(Action::open_link(*link, "the rehearsal"));
-                state.take_jobs();
+                if let Some(job) = state.take_jobs().pop() {
+                    // Held: its lanes are built as a read link's are, and no job goes back.
+                    let verdict = Verdict::Read { scenario: Box::new(chain()), run_error: None, expect_lines: Vec::new(), held: true };
+                    state.reduce(SessionAction::Read(Reply { id: job.id, verdict }));
+                }
                 Stage::Done
             }
             Stage::Done => Stage::Done,
@@ -81,15 +92,28 @@ impl Rehearsal {
     }
 }
 
-/// The chain `R0 <- R1 <- ... <- R7` with one site on the deepest (the shape of a deep link),
-/// then comment lines up to `bytes`.
-fn text(bytes: usize) -> String {
+/// The chain `R0 <- R1 <- ... <- R7` with one site on the deepest (the shape of a deep link).
+fn chain() -> Scenario {
     const DEPTH: usize = 8;
-    let mut t = String::from("class R0 { m }\n");
-    for i in 1..DEPTH {
-        t += &format!("class R{i} extends R{}\n", i - 1);
+    let class = |i: usize| ClassDecl {
+        name: format!("R{i}"),
+        parent: i.checked_sub(1).map(|p| format!("R{p}")),
+        methods: if i == 0 { vec!["m".to_string()] } else { Vec::new() },
+        metaclass: Default::default(),
+        costs: Vec::new(),
+    };
+    let site = SiteDecl::mono(Name::new("r"), Name::new(&format!("R{}", DEPTH - 1)), Name::new("m"));
+    Scenario {
+        classes: (0..DEPTH).map(class).collect(),
+        sites: vec![site],
+        op: vec![Stmt::looped(10, vec![Stmt::Call { site: Name::new("r") }])],
+        ..Scenario::default()
     }
-    t += &format!("site r = R{}.m\nop {{ loop 10 {{ call r }} }}\n", DEPTH - 1);
+}
+
+/// The chain's text, then comment lines up to `bytes`.
+fn text(bytes: usize) -> String {
+    let mut t = dsl::print(&chain());
     let line = format!("# {}\n", "-".repeat(77));
     while t.len() < bytes {
         t += &line;
@@ -113,8 +137,10 @@ mod tests {
         let state = r.state().expect("a state");
         let s = &state.session;
         assert_eq!(steps, 3);
-        assert_eq!(s.loading_sites(), Some(1), "handed to the worker, which the page drops");
-        assert_eq!(s.scenario_rev(), AppState::new().session.scenario_rev(), "nothing opens before the worker answers");
+        assert_eq!((s.loading_sites(), s.scenario().classes.len(), s.scenario().sites.len()), (None, 8, 1), "the answer applied");
+        assert_eq!(**s.scenario(), dsl::parse(r.text()).expect("the rehearsal's text parses"), "the text is the chain's");
+        assert!(!s.runner().is_empty(), "its lanes, as a read link's (built in the worker)");
+        assert!(state.chrome.banners.iter().any(|b| b.text.contains("the rehearsal")), "the link's notice");
         assert!(!r.step(), "done stays done");
     }
 

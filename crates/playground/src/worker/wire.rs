@@ -5,11 +5,10 @@
 //!
 //! Why not serde for the read reply: the page would then ship serde's derived deserializers
 //! for the whole model (measured: +56 KB gzipped on a 477 KB bundle), where this is a few KB.
-//! The format is lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag;
+//! The format (`codec`) is lengths and numbers as LEB128, strings as length + UTF-8, enums as a tag;
 //! the encoder destructures every struct, so a new model field does not compile until it is
-//! carried. Expectations, few and rich, travel as their DSL lines and are read with
-//! `dsl::parse_unchecked`, which the page has anyway. Decoding is total: bytes that are not a
-//! message give an error, never a panic.
+//! carried; expectations too (`expect_wire`), so the page ships no DSL parser. Decoding is
+//! total: bytes that are not a message give an error, never a panic.
 //!
 //! A reply is decoded a part at a time ([`ReplyDecoder::step`], at most [`DECODE_ITEMS`]
 //! classes, sites or statements per step), so the page decodes a 10^5-site scenario over
@@ -17,11 +16,12 @@
 //! statement that has a body opens a block, a `CLOSE` tag ends it), so a step can stop
 //! anywhere inside a nested loop and the next one goes on with an explicit stack.
 
-use blast_engine::dsl;
-use blast_engine::name::Name;
-use blast_engine::scenario::{BodyCost, CategoryDecl, ClassDecl, Event, Measure, MetaKind, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
+use blast_engine::scenario::{BodyCost, CategoryDecl, ClassDecl, Measure, MethodRef, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{Location, MAX_NESTING};
 use blast_engine::{Policy, ScenarioError};
+
+use crate::worker::codec::{Read, Reader, Writer};
+use crate::worker::expect_wire;
 
 /// Read `text`, and build its simulations for `policies` to learn whether the engine runs it.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,7 +102,7 @@ pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Ve
 }
 
 pub fn decode_job(bytes: &[u8]) -> Result<Job, DecodeError> {
-    Reader::whole(bytes, READ, |r| {
+    whole(bytes, READ, |r| {
         let id = r.num()?;
         let looping = r.num()? == 1;
         let policies = r.list(|r| r.policy())?;
@@ -397,10 +397,7 @@ impl Partial {
     /// The reply, from the expectations after the last block.
     fn finish(self, r: &mut Reader) -> Read<Reply> {
         let Partial { id, held, run_error, expect_lines, mut scenario, .. } = self;
-        let expectations = r.str()?;
-        if !expectations.is_empty() {
-            scenario.expectations = dsl::parse_unchecked(&expectations).map_err(|_| "bad expectations")?.0.expectations;
-        }
+        scenario.expectations = expect_wire::take(r)?;
         r.end()?;
         Ok(Reply { id, verdict: Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held } })
     }
@@ -487,17 +484,8 @@ impl Partial {
 /// The tag that ends a block (after the statements' tags 0-5).
 const CLOSE: u64 = 6;
 
-pub(crate) struct Writer(pub(crate) Vec<u8>);
-
+/// The read reply's scenario parts (the primitives are `codec`'s).
 impl Writer {
-    pub(crate) fn bool(&mut self, v: bool) {
-        self.num(u64::from(v));
-    }
-
-    pub(crate) fn policy(&mut self, p: Policy) {
-        self.num(Policy::ALL.iter().position(|x| *x == p).unwrap_or(0) as u64);
-    }
-
     fn scenario(&mut self, s: &Scenario) {
         let Scenario { name, semantics, measure, classes, categories, sites, setup, before_op, op, expectations } = s;
         let w = self;
@@ -542,47 +530,7 @@ impl Writer {
         for block in [setup, before_op, op] {
             w.block(block);
         }
-        let expectations =
-            if expectations.is_empty() { String::new() } else { dsl::print(&Scenario { expectations: expectations.clone(), ..Scenario::default() }) };
-        w.str(&expectations);
-    }
-
-    pub(crate) fn num(&mut self, mut v: u64) {
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                self.0.push(byte);
-                return;
-            }
-            self.0.push(byte | 0x80);
-        }
-    }
-
-    pub(crate) fn str(&mut self, s: &str) {
-        self.num(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-
-    pub(crate) fn opt(&mut self, s: &Option<String>) {
-        match s {
-            None => self.num(0),
-            Some(s) => {
-                self.num(1);
-                self.str(s);
-            }
-        }
-    }
-
-    pub(crate) fn strs(&mut self, v: &[String]) {
-        self.num(v.len() as u64);
-        for s in v {
-            self.str(s);
-        }
-    }
-
-    pub(crate) fn meta(&mut self, m: MetaKind) {
-        self.num(MetaKind::ALL.iter().position(|x| *x == m).unwrap_or(0) as u64);
+        expect_wire::put(w, expectations);
     }
 
     /// A block's statements, flat: a statement with a body opens one, `CLOSE` ends it.
@@ -622,164 +570,28 @@ impl Writer {
         }
         self.num(CLOSE);
     }
-
-    pub(crate) fn event(&mut self, e: &Event) {
-        match e {
-            Event::Write { class, method } => {
-                self.num(0);
-                self.str(class);
-                self.str(method);
-            }
-            Event::Replace { class, kind } => {
-                self.num(1);
-                self.str(class);
-                self.meta(*kind);
-            }
-            Event::Remove { class } => {
-                self.num(2);
-                self.str(class);
-            }
-            Event::PerInstance { class } => {
-                self.num(3);
-                self.str(class);
-            }
-            Event::Load { class, parent, methods } => {
-                self.num(4);
-                self.str(class);
-                self.opt(parent);
-                self.strs(methods);
-            }
-            Event::InvalidateAll => self.num(5),
-            Event::Unattributed => self.num(6),
-        }
-    }
 }
 
-pub(crate) struct Reader<'a> {
-    pub(crate) bytes: &'a [u8],
-    pub(crate) at: usize,
-}
-
-pub(crate) type Read<T> = Result<T, &'static str>;
-
-impl<'a> Reader<'a> {
-    /// A whole message of `kind`, read by `read`; an error is placed at the byte it stopped at.
-    pub(crate) fn whole<T>(bytes: &'a [u8], kind: u64, read: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Result<T, DecodeError> {
-        let mut r = Reader { bytes, at: 0 };
-        let all = || {
-            if r.num()? != kind {
-                return Err("not this kind of message");
-            }
-            let value = read(&mut r)?;
-            r.end()?;
-            Ok(value)
-        };
-        let result = all();
-        result.map_err(|why| DecodeError { at: r.at, why })
-    }
-
-    pub(crate) fn policy(&mut self) -> Read<Policy> {
-        Policy::ALL.get(self.num()? as usize).copied().ok_or("bad policy")
-    }
-
-    pub(crate) fn bool(&mut self) -> Read<bool> {
-        match self.num()? {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err("bad flag"),
+/// A whole message of `kind`, read by `read`; an error is placed at the byte it stopped at.
+fn whole<'a, T>(bytes: &'a [u8], kind: u64, read: impl FnOnce(&mut Reader<'a>) -> Read<T>) -> Result<T, DecodeError> {
+    let mut r = Reader { bytes, at: 0 };
+    let all = || {
+        if r.num()? != kind {
+            return Err("not this kind of message");
         }
-    }
-
-    pub(crate) fn end(&self) -> Read<()> {
-        if self.at == self.bytes.len() {
-            Ok(())
-        } else {
-            Err("trailing bytes")
-        }
-    }
-
-    pub(crate) fn num(&mut self) -> Read<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = *self.bytes.get(self.at).ok_or("cut short")?;
-            self.at += 1;
-            v |= u64::from(byte & 0x7f) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err("a number is too long")
-    }
-
-    pub(crate) fn u32(&mut self) -> Read<u32> {
-        u32::try_from(self.num()?).map_err(|_| "a count is too large")
-    }
-
-    /// A length, at most the bytes left (every element takes at least one).
-    pub(crate) fn len(&mut self) -> Read<usize> {
-        let n = self.num()?;
-        usize::try_from(n).ok().filter(|&n| n <= self.bytes.len() - self.at).ok_or("a length runs past the end")
-    }
-
-    pub(crate) fn str(&mut self) -> Read<String> {
-        self.text().map(str::to_string)
-    }
-
-    /// A name made from the bytes in place (no `String` on the way: 4 per site at 10^5 sites).
-    fn name(&mut self) -> Read<Name> {
-        self.text().map(Name::new)
-    }
-
-    fn text(&mut self) -> Read<&'a str> {
-        let n = self.len()?;
-        let s = std::str::from_utf8(&self.bytes[self.at..self.at + n]).map_err(|_| "not UTF-8")?;
-        self.at += n;
-        Ok(s)
-    }
-
-    pub(crate) fn opt(&mut self) -> Read<Option<String>> {
-        match self.num()? {
-            0 => Ok(None),
-            1 => self.str().map(Some),
-            _ => Err("bad option"),
-        }
-    }
-
-    pub(crate) fn strs(&mut self) -> Read<Vec<String>> {
-        self.list(|r| r.str())
-    }
-
-    pub(crate) fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Read<T>) -> Read<Vec<T>> {
-        let n = self.len()?;
-        let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(item(self)?);
-        }
-        Ok(v)
-    }
-
-    pub(crate) fn meta(&mut self) -> Read<MetaKind> {
-        MetaKind::ALL.get(self.num()? as usize).copied().ok_or("bad metaclass kind")
-    }
-
-    pub(crate) fn event(&mut self) -> Read<Event> {
-        Ok(match self.num()? {
-            0 => Event::Write { class: self.str()?, method: self.str()? },
-            1 => Event::Replace { class: self.str()?, kind: self.meta()? },
-            2 => Event::Remove { class: self.str()? },
-            3 => Event::PerInstance { class: self.str()? },
-            4 => Event::Load { class: self.str()?, parent: self.opt()?, methods: self.strs()? },
-            5 => Event::InvalidateAll,
-            6 => Event::Unattributed,
-            _ => return Err("bad event"),
-        })
-    }
+        let value = read(&mut r)?;
+        r.end()?;
+        Ok(value)
+    };
+    let result = all();
+    result.map_err(|why| DecodeError { at: r.at, why })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use blast_engine::presets;
+    use blast_engine::name::Name;
+    use blast_engine::{dsl, presets};
 
     fn read(scenario: Scenario) -> Reply {
         Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None], held: true } }
