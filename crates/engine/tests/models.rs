@@ -140,6 +140,23 @@ fn every_model_preset_runs_every_variant_and_rejects_unknown_ones() {
 }
 
 #[test]
+fn a_knob_set_to_a_number_is_the_knob_set_from_its_text() {
+    for p in MODEL_PRESETS {
+        let c = p.config();
+        for knob in c.knobs() {
+            for v in [1u64, 3, 64] {
+                assert_eq!(models::set_knob(&c, knob, v).ok(), models::apply(&c, knob, &v.to_string()).ok(), "{} {knob} = {v}", p.id);
+            }
+        }
+        assert!(matches!(models::set_knob(&c, "bogus", 1), Err(ModelError::UnknownKnob { .. })), "{}", p.id);
+    }
+    assert!(matches!(
+        models::set_knob(&config("arena_scaling16"), "threads", 257),
+        Err(ModelError::Knob(ParamError::OutOfRange { max, .. })) if max == 256.0
+    ));
+}
+
+#[test]
 fn huge_shape_cache_runs_are_refused_quickly() {
     let c = blast_engine::models::shape_cache::ShapeConfig {
         objects: blast_engine::models::shape_cache::Objects::Records,

@@ -104,7 +104,7 @@ pub fn set(config: &ModelConfig, name: &str, text: &str) -> Result<ModelConfig, 
     if !(knob.min..=knob.max).contains(&v) {
         return Err(KnobRefusal::OutOfRange { label: knob.label, min: knob.min, max: knob.max });
     }
-    let next = models::apply(config, name, &v.to_string()).map_err(KnobRefusal::Engine)?;
+    let next = models::set_knob(config, name, v).map_err(KnobRefusal::Engine)?;
     check_work(&next)?;
     Ok(next)
 }

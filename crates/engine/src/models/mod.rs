@@ -318,10 +318,17 @@ pub mod rows {
     }
 }
 
-/// Set one knob of a model configuration (for sweeps): `shapes`, `length`, `capacity`,
-/// `threads` (arena: that many access-and-close threads), `entries`, `ops`.
+/// Set one knob of a model configuration from its text (sweeps and the CLI: `"64"`, `"1e3"`);
+/// the knobs are [`set_knob`]'s.
 pub fn apply(c: &ModelConfig, name: &str, value: &str) -> Result<ModelConfig, ModelError> {
-    let v = whole(name, number(name, value)?, 0.0, u64::MAX as f64)?;
+    set_knob(c, name, whole(name, number(name, value)?, 0.0, u64::MAX as f64)?)
+}
+
+/// Set one knob of a model configuration to the whole number `v`: `shapes`, `length`,
+/// `capacity`, `threads` (arena: that many access-and-close threads), `entries`, `ops`. A caller
+/// holding a number already (the playground's knob fields) passes it as one, so no float parser
+/// comes with it (on the page, `str::parse::<f64>` is ~10 KiB of tables).
+pub fn set_knob(c: &ModelConfig, name: &str, v: u64) -> Result<ModelConfig, ModelError> {
     let mut c = c.clone();
     match (&mut c, name) {
         (ModelConfig::ShapeCache(s), "shapes") => s.shapes = v,
