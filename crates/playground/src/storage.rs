@@ -157,9 +157,14 @@ struct Pack {
 }
 
 impl Pack {
+    /// About how long its base64url form is so far (4 characters per 3 bytes deflated).
+    fn stored_len(&self) -> usize {
+        self.deflater.written() / 3 * 4
+    }
+
     /// Its base64url form is already over [`MAX_STORED`].
     fn too_large(&self) -> bool {
-        self.deflater.written() / 3 * 4 > MAX_STORED
+        self.stored_len() > MAX_STORED
     }
 }
 
@@ -199,7 +204,7 @@ impl Packing {
         let mut ready = Vec::new();
         for (text, pack) in long_texts(&saved).zip(packs) {
             if pack.too_large() {
-                return Err(SaveError::TooLarge { bytes: saved.scenario_text.len(), stored: pack.deflater.written() / 3 * 4 });
+                return Err(SaveError::TooLarge { bytes: saved.scenario_text.len(), stored: pack.stored_len() });
             }
             ready.push((text.as_ptr() as usize, text.len(), packed::stored(text, &pack.deflater.finish())));
         }
