@@ -8,6 +8,7 @@
 
 use blast_engine::scenario::{walk_mut, Block, ClassDecl, Counted, Event, MetaKind, Scenario, Semantics, SiteDecl, Stmt};
 use blast_engine::validate::{validate, ScenarioError, MAX_LOOP_COUNT, MAX_OPS};
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -112,7 +113,10 @@ impl fmt::Display for EditError {
 
 impl std::error::Error for EditError {}
 
-#[derive(Clone, Debug, PartialEq)]
+/// A form edit. The page does not apply it: it travels to the engine worker with the text it
+/// edits (`worker::wire::Job::edit`, in postcard's form), which applies it, prints the new text
+/// and reads that (`worker::offload::read`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum EditOp {
     SetName(String),
     SetSemantics(Semantics),
@@ -145,9 +149,9 @@ pub enum EditOp {
         class: String,
         method: String,
     },
-    AddSite(SiteDecl),
+    AddSite(#[serde(with = "site_form")] SiteDecl),
     /// Change the receiver class and method of an existing site.
-    RetargetSite(SiteDecl),
+    RetargetSite(#[serde(with = "site_form")] SiteDecl),
     /// Set a site's other receiver classes and mix from the site list's text
     /// ([`receivers_text`]; empty = monomorphic).
     SetReceivers {
@@ -159,18 +163,34 @@ pub enum EditOp {
 }
 
 /// The program shape the workload form edits: one loop with optional periodic writes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Workload {
     pub iterations: u64,
     pub calls: Vec<String>,
     pub churn: Option<Churn>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Churn {
     pub period: u64,
     pub class: String,
     pub method: String,
+}
+
+/// A [`SiteDecl`] in an [`EditOp`] as its parts: name, class, method, other receivers, mix.
+mod site_form {
+    use blast_engine::name::Name;
+    use blast_engine::scenario::SiteDecl;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(site: &SiteDecl, s: S) -> Result<S::Ok, S::Error> {
+        (site.name.as_str(), site.class.as_str(), site.method.as_str(), site.others(), site.mix()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SiteDecl, D::Error> {
+        let (name, class, method, others, mix) = <(String, String, String, Vec<String>, Vec<u32>)>::deserialize(d)?;
+        Ok(SiteDecl::mono(Name::from(name), Name::from(class), Name::from(method)).with_receivers(others, mix))
+    }
 }
 
 pub fn apply(s: &Scenario, op: &EditOp) -> Result<Scenario, EditError> {

@@ -285,12 +285,7 @@ impl CallSiteSession {
                 }
             }
             SessionAction::RevertText => self.document.revert_text(),
-            SessionAction::Edit(op) => {
-                let before = self.document.text.clone();
-                self.edit(&op);
-                self.document.history.record(&before, &self.document.text, false);
-                self.document.edited |= before != self.document.text;
-            }
+            SessionAction::Edit(op) => self.edit(op),
             SessionAction::TogglePolicy(p) => {
                 if self.policies.contains(&p) {
                     if self.policies.len() == 1 {
@@ -456,7 +451,7 @@ impl CallSiteSession {
         let checked_as_now = reading.policies == self.policies && reading.looping == self.run.loop_mode;
         let job = reply.id;
         match (reading.purpose, reply.verdict) {
-            (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
+            (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held, .. }) => {
                 self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                 self.document.text_error = None;
                 if *scenario == *self.document.scenario {
@@ -470,7 +465,7 @@ impl CallSiteSession {
                 }
                 self.document.edit_epoch += 1;
             }
-            (Purpose::Entry { entry, run }, Verdict::Read { scenario, run_error, expect_lines, held }) => {
+            (Purpose::Entry { entry, run }, Verdict::Read { scenario, run_error, expect_lines, held, .. }) => {
                 self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
                 // Opened anew even when it is the scenario on screen: its lanes start over.
                 self.adopt_read(*scenario, Some(entry), held.then_some(job), run_error.filter(|_| checked_as_now));
@@ -486,13 +481,30 @@ impl CallSiteSession {
                 self.document.text_error = Some(error);
                 self.document.edit_epoch += 1;
             }
-            (Purpose::Edit { .. } | Purpose::Entry { .. }, Verdict::Failed(why)) => {
+            (Purpose::Edit { .. } | Purpose::Entry { .. }, Verdict::Failed(why) | Verdict::Refused(why)) => {
                 self.document.text_error = Some(TextError { line: 1, col: 1, message: why });
+                self.document.edit_epoch += 1;
+            }
+            (Purpose::Form { .. }, Verdict::Read { scenario, run_error, expect_lines, held, edited }) => {
+                let text = edited.unwrap_or_else(|| dsl::print(&scenario));
+                self.document.history.record(&self.document.text, &text, false);
+                self.document.edited |= text != self.document.text;
+                self.document.replace_text(text);
+                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
+                self.adopt_read(*scenario, None, held.then_some(job), run_error.filter(|_| checked_as_now));
+            }
+            (Purpose::Form { .. }, Verdict::Refused(why) | Verdict::Failed(why)) => {
+                self.document.editor_error = Some(why);
+                self.document.edit_epoch += 1;
+            }
+            (Purpose::Form { .. }, Verdict::Invalid { error, .. }) => {
+                self.document.editor_error = Some(text_has_an_error(&error));
+                self.document.text_error = Some(error);
                 self.document.edit_epoch += 1;
             }
             (Purpose::Open { text, policies, view, origin }, verdict) => {
                 let refusal = match verdict {
-                    Verdict::Read { scenario, run_error: None, expect_lines, held } => {
+                    Verdict::Read { scenario, run_error: None, expect_lines, held, .. } => {
                         // `set_scenario` makes it the next revision.
                         self.document.held = held.then_some((job, self.document.scenario_rev + 1));
                         self.open(*scenario, text, policies, view, &origin, fx);
@@ -501,7 +513,7 @@ impl CallSiteSession {
                     }
                     Verdict::Read { run_error: Some(why), .. } => format!("it cannot run: {why}"),
                     Verdict::Invalid { message, .. } => format!("it does not parse: {message}"),
-                    Verdict::Failed(why) => why,
+                    Verdict::Failed(why) | Verdict::Refused(why) => why,
                 };
                 fx.error(format!("The scenario from {origin} was not loaded: {refusal}"));
             }
@@ -517,7 +529,7 @@ impl CallSiteSession {
                     Verdict::Read { run_error: Some(why), .. } => why,
                     Verdict::Read { .. } => "the engine worker did not keep it".to_string(),
                     Verdict::Invalid { message, .. } => message,
-                    Verdict::Failed(why) => why,
+                    Verdict::Failed(why) | Verdict::Refused(why) => why,
                 };
                 // Refused for the scenario and policies on screen: no lanes (their build in the
                 // worker fails too, and its answer is dropped).
@@ -560,23 +572,17 @@ impl CallSiteSession {
         }
     }
 
-    fn edit(&mut self, op: &EditOp) {
+    /// A form edit: the engine worker applies it to the text on screen and reads the text it
+    /// prints (`Purpose::Form`); the answer puts both on screen, as one undo step.
+    fn edit(&mut self, op: EditOp) {
         self.document.edit_epoch += 1;
         if let Some(e) = &self.document.text_error {
-            self.document.editor_error = Some(format!(
-                "The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).",
-                e.line, e.col
-            ));
+            self.document.editor_error = Some(text_has_an_error(e));
             return;
         }
-        match editor::apply(&self.document.scenario, op) {
-            Ok(s) => {
-                let text = dsl::print(&s);
-                self.document.editor_error = None;
-                self.set_scenario(s, text, None);
-            }
-            Err(why) => self.document.editor_error = Some(why.to_string()),
-        }
+        let text = std::mem::take(&mut self.document.text);
+        self.request(&text, Purpose::Form { op });
+        self.document.text = text;
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
@@ -621,8 +627,9 @@ impl CallSiteSession {
         self.run.install(Ok(Lanes::in_worker(mirror)), &self.document.scenario);
     }
 
-    /// Hand the scenario on screen to the engine worker to hold (a form edit's: made on the
-    /// page, not read by the worker); its job's number.
+    /// Hand the scenario on screen to the engine worker to hold, when the worker no longer
+    /// keeps it (it keeps the last text it read: a later one was read there since); its job's
+    /// number.
     fn hold(&mut self) -> u64 {
         // The scenario's own text: the lanes' mirror names its sites, and the worker must build
         // the same ones. The text on screen is not it while it is being read (a paste, with
@@ -840,6 +847,11 @@ impl Default for CallSiteSession {
     fn default() -> Self {
         CallSiteSession::new()
     }
+}
+
+/// Why the form does not edit while the text has an error (`e`).
+fn text_has_an_error(e: &TextError) -> String {
+    format!("The text has an error at {}:{}. Fix it, or press “Revert text”, before editing the model (the model shows the last valid version).", e.line, e.col)
 }
 
 #[cfg(test)]
@@ -1221,6 +1233,29 @@ pub(crate) mod tests {
         assert!(s.scenario().classes.iter().any(|c| c.name == "Unrelated" && c.methods == ["extra"]));
         assert_eq!(s.text(), fixed, "valid text is not re-printed under the user");
         assert!(s.preset().is_none(), "an edited preset no longer claims its published numbers");
+    }
+
+    #[test]
+    fn a_form_edit_is_applied_by_the_worker_and_a_newer_text_wins_over_it() {
+        let mut s = session();
+        let original = s.text().to_string();
+        act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Added".into(), parent: Some("Hot".into()) }));
+        assert_eq!((s.text(), s.document.readings.texts()), (original.as_str(), 1), "the page applies nothing: the worker does");
+        answer_jobs(&mut s);
+        assert!(s.text().contains("class Added extends Hot") && s.scenario().classes.iter().any(|c| c.name == "Added"), "{}", s.text());
+        assert_eq!(**s.scenario(), dsl::parse(s.text()).unwrap(), "the text on screen is the model's");
+        assert_eq!(s.runner().views().len(), s.policies().len(), "its lanes, from the scenario the worker holds");
+        act(&mut s, SessionAction::Undo);
+        assert_eq!(s.text(), original, "one undo step");
+        // Refused: said in the form, nothing else changes.
+        act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Hot".into(), parent: None }));
+        assert_eq!((s.text(), s.editor_error().is_some_and(|e| e.contains("Hot"))), (original.as_str(), true), "{:?}", s.editor_error());
+        // Text typed before the answer is the newer edit: the form's answer is dropped.
+        act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Late".into(), parent: None }));
+        let typed = original.replace("class Unrelated", "class Unrelated { typed }");
+        act(&mut s, SessionAction::EditText(typed.clone()));
+        assert_eq!(s.text(), typed);
+        assert!(!s.scenario().classes.iter().any(|c| c.name == "Late") && s.scenario().classes.iter().any(|c| c.methods == ["typed"]));
     }
 
     #[test]

@@ -397,7 +397,7 @@ mod tests {
             let _ = s.take_lanes();
         }
         let job = churn_world(3);
-        let reading = answer(&wire::encode_job(5, &job, s.policies(), false));
+        let reading = answer(&wire::encode_job(5, &job, s.policies(), false, None));
         for bytes in [reading[..reading.len() / 2].to_vec(), vec![0xff; 8]] {
             c.sent(Sent::Job(5));
             c.on_reply(bytes);

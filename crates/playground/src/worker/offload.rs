@@ -3,9 +3,9 @@
 //!
 //! The page hands a [`Job`] to the engine worker (`src/worker.rs`, its own wasm module) and
 //! gets back a [`Reply`] with the typed result: the validated `Scenario`, or where and why it
-//! was refused. Every text goes this way (a paste, a keystroke, a link, a file, an autosave):
-//! the page never parses. Everything here is plain Rust, so the protocol and its answers are
-//! tested natively.
+//! was refused. Every text goes this way (a paste, a keystroke, a link, a file, an autosave,
+//! a form edit with the text it edits): the page never parses nor edits a scenario.
+//! Everything here is plain Rust, so the protocol and its answers are tested natively.
 
 use blast_engine::scenario::Scenario;
 use blast_engine::{dsl, Params, Simulation};
@@ -22,15 +22,24 @@ pub fn run(job: &Job) -> Reply {
     read(job, false).0
 }
 
-/// Read a job's text and check its run. With `hold` (the worker), the scenario keeps the lanes
-/// that check built, and the reply says so.
+/// Read a job's text, apply its form edit if it has one, and check the run. With `hold` (the
+/// worker), the scenario keeps the lanes that check built, and the reply says so.
 pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
-    let (verdict, held) = match dsl::parse(&job.text) {
+    let read = dsl::parse(&job.text).map(|scenario| match &job.edit {
+        None => Ok((scenario, None)),
+        Some(op) => crate::editor::apply(&scenario, op).map(|edited| {
+            let text = dsl::print(&edited);
+            (edited, Some(text))
+        }),
+    });
+    let (verdict, held) = match read {
         Err(e) => (Verdict::Invalid { message: e.to_string(), error: e.into() }, None),
-        Ok(scenario) => {
+        Ok(Err(refusal)) => (Verdict::Refused(refusal.to_string()), None),
+        Ok(Ok((scenario, edited))) => {
             let looped = job.looping.then(|| crate::editor::looping(&scenario));
             let lanes = looped.as_ref().unwrap_or(&scenario);
-            let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(&job.text) };
+            let text = edited.as_deref().unwrap_or(&job.text);
+            let expect_lines = if scenario.expectations.is_empty() { Vec::new() } else { expectation_lines(text) };
             let (run_error, runner) = if hold {
                 match Runner::new(lanes, &job.policies, &Params::default()) {
                     Ok(r) => (None, Some(r)),
@@ -40,7 +49,7 @@ pub fn read(job: &Job, hold: bool) -> (Reply, Option<(Scenario, Runner)>) {
                 (Simulation::for_policies(lanes, &job.policies, &Params::default()).err().map(|e| e.to_string()), None)
             };
             let held = runner.map(|r| (scenario.clone(), r));
-            (Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held: held.is_some() }, held)
+            (Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held: held.is_some(), edited }, held)
         }
     };
     (Reply { id: job.id, verdict }, held)
@@ -99,12 +108,12 @@ mod tests {
     use blast_engine::{presets, Policy};
 
     fn job(text: &str) -> Job {
-        Job { id: 7, text: text.into(), policies: vec![Policy::Global, Policy::Exact], looping: false }
+        Job { id: 7, text: text.into(), policies: vec![Policy::Global, Policy::Exact], looping: false, edit: None }
     }
 
     /// Through the bytes both sides exchange.
     fn round_trip(job: &Job) -> Reply {
-        decode_reply(&answer(&crate::worker::wire::encode_job(job.id, &job.text, &job.policies, job.looping))).expect("a readable reply")
+        decode_reply(&answer(&crate::worker::wire::encode_job(job.id, &job.text, &job.policies, job.looping, job.edit.as_ref()))).expect("a readable reply")
     }
 
     #[test]
@@ -113,8 +122,40 @@ mod tests {
             let reply = round_trip(&job(p.text));
             assert_eq!(reply.id, 7);
             let expect_lines = expectation_lines(p.text);
-            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines, held: false }, "{}", p.id);
+            assert_eq!(reply.verdict, Verdict::Read { scenario: Box::new(p.scenario()), run_error: None, expect_lines, held: false, edited: None }, "{}", p.id);
         }
+    }
+
+    #[test]
+    fn a_form_edit_comes_back_as_the_edited_scenario_and_its_printed_text() {
+        use crate::editor::{self, EditOp};
+        let text = "scenario \"e\"\nclass A { m }\nsite s = A.m\nop { loop 2 { call s } }\nexpect under exact: relinks == 0\n";
+        let ops = [
+            EditOp::AddClass { name: "B".into(), parent: Some("A".into()) },
+            EditOp::AddSite(blast_engine::scenario::SiteDecl::mono("t", "A", "m")),
+            EditOp::AddClass { name: "C".into(), parent: None },
+            EditOp::SetWorkload(editor::Workload {
+                iterations: 5,
+                calls: vec!["s".into()],
+                churn: Some(editor::Churn { period: 2, class: "A".into(), method: "m".into() }),
+            }),
+        ];
+        for op in ops {
+            let reply = round_trip(&Job { edit: Some(op.clone()), ..job(text) });
+            let edited = editor::apply(&dsl::parse(text).unwrap(), &op).unwrap();
+            let printed = dsl::print(&edited);
+            let expect_lines = expectation_lines(&printed);
+            assert_eq!(
+                reply.verdict,
+                Verdict::Read { scenario: Box::new(edited), run_error: None, expect_lines, held: false, edited: Some(printed) },
+                "{op:?}"
+            );
+        }
+        // A refused edit says why, and an edit of a text that does not read is that text's error.
+        let refused = round_trip(&Job { edit: Some(EditOp::AddClass { name: "A".into(), parent: None }), ..job(text) });
+        assert_eq!(refused.verdict, Verdict::Refused(editor::EditError::Exists { what: "class", name: "A".into() }.to_string()));
+        let broken = round_trip(&Job { edit: Some(EditOp::DeleteClass("A".into())), ..job("class A {") });
+        assert!(matches!(broken.verdict, Verdict::Invalid { .. }), "{broken:?}");
     }
 
     #[test]

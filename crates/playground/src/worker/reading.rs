@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 
 use blast_engine::Policy;
 
+use crate::editor::EditOp;
 use crate::share::LinkView;
 use crate::worker::offload::{self, Posting};
 use crate::worker::wire::Reply;
@@ -37,6 +38,9 @@ pub enum Purpose {
     /// The scenario on screen (revision `rev`), made on the page: the worker keeps it to run
     /// its lanes (`session::rebuild`); only a refusal matters.
     Hold { rev: u64 },
+    /// A form edit of the text on screen, applied by the worker: the answer is the edited text
+    /// and its scenario, or why the edit was refused. A newer text drops it ([`Readings::drop_edits`]).
+    Form { op: EditOp },
 }
 
 /// A text at least this long shows the loading note while the worker reads it (and the page
@@ -58,7 +62,11 @@ impl Readings {
     pub fn request(&mut self, text: &str, policies: Vec<Policy>, looping: bool, purpose: Purpose) -> u64 {
         self.next_job += 1;
         let id = self.next_job;
-        self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping) });
+        let edit = match &purpose {
+            Purpose::Form { op, .. } => Some(op),
+            _ => None,
+        };
+        self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping, edit) });
         let sites = (text.len() >= LOADING_NOTE_BYTES).then(|| offload::site_count_hint(text));
         self.reading.push_back(Reading { job: id, sites, policies, looping, purpose });
         id
@@ -91,9 +99,9 @@ impl Readings {
         self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }
 
-    /// A newer text replaces every edit and entry still being read.
+    /// A newer text replaces every edit (typed or from the form) and entry still being read.
     pub fn drop_edits(&mut self) {
-        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. } | Purpose::Entry { .. }));
+        self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. } | Purpose::Entry { .. } | Purpose::Form { .. }));
     }
 
     /// The gallery entry whose text is being read (on screen, its scenario not yet).

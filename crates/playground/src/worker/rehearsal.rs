@@ -70,7 +70,7 @@ impl Rehearsal {
                 state.reduce(Action::open_link(*link, "the rehearsal"));
                 if let Some(job) = state.take_jobs().pop() {
                     // Held: its lanes are built as a read link's are, and no job goes back.
-                    let verdict = Verdict::Read { scenario: Box::new(chain()), run_error: None, expect_lines: Vec::new(), held: true };
+                    let verdict = Verdict::Read { scenario: Box::new(chain()), run_error: None, expect_lines: Vec::new(), held: true, edited: None };
                     state.reduce(SessionAction::Read(Reply { id: job.id, verdict }));
                 }
                 Stage::Done

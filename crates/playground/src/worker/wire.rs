@@ -20,6 +20,7 @@ use blast_engine::scenario::{BodyCost, CategoryDecl, ClassDecl, Measure, MethodR
 use blast_engine::validate::{Location, MAX_NESTING};
 use blast_engine::{Policy, ScenarioError};
 
+use crate::editor::EditOp;
 use crate::worker::codec::{Read, Reader, Writer};
 use crate::worker::expect_wire;
 
@@ -31,6 +32,9 @@ pub struct Job {
     pub policies: Vec<Policy>,
     /// Check the "loop until stopped" form (`editor::looping`) the page would run.
     pub looping: bool,
+    /// A form edit to apply to the text's scenario first: the reply is then about the edited
+    /// scenario, and carries its printed text (`Verdict::Read::edited`).
+    pub edit: Option<EditOp>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -46,9 +50,12 @@ pub enum Verdict {
     /// each expectation (`expectation_lines`, a second parse that records places). `held`:
     /// the engine worker keeps the scenario and its lanes, which the page then runs there
     /// (`lanes`).
-    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>>, held: bool },
+    /// `edited`: the text the job's form edit printed, which `scenario` is (`None` without one).
+    Read { scenario: Box<Scenario>, run_error: Option<String>, expect_lines: Vec<Option<usize>>, held: bool, edited: Option<String> },
     /// The text does not parse or validate: where, and the whole message (`line:col: …`).
     Invalid { error: TextError, message: String },
+    /// The job's form edit was refused (`editor::EditError`, for the user); nothing changed.
+    Refused(String),
     /// The worker failed on this job (it stopped, or the message was unreadable).
     Failed(String),
 }
@@ -88,7 +95,7 @@ pub fn kind(bytes: &[u8]) -> Option<u64> {
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).
-pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Vec<u8> {
+pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool, edit: Option<&EditOp>) -> Vec<u8> {
     let mut w = Writer(Vec::with_capacity(text.len() + 16));
     w.num(READ);
     w.num(id);
@@ -98,6 +105,10 @@ pub fn encode_job(id: u64, text: &str, policies: &[Policy], looping: bool) -> Ve
         w.policy(*p);
     }
     w.str(text);
+    w.bool(edit.is_some());
+    if let Some(op) = edit {
+        put(&mut w.0, op);
+    }
     w.0
 }
 
@@ -107,7 +118,11 @@ pub fn decode_job(bytes: &[u8]) -> Result<Job, DecodeError> {
         let looping = r.num()? == 1;
         let policies = r.list(|r| r.policy())?;
         let text = r.str()?;
-        Ok(Job { id, text, policies, looping })
+        let edit = match r.bool()? {
+            true => Some(take(r.bytes, &mut r.at).map_err(|e| e.why)?),
+            false => None,
+        };
+        Ok(Job { id, text, policies, looping, edit })
     })
 }
 
@@ -116,10 +131,11 @@ pub fn encode_reply(reply: &Reply) -> Vec<u8> {
     w.num(READ);
     w.num(reply.id);
     match &reply.verdict {
-        Verdict::Read { scenario, run_error, expect_lines, held } => {
+        Verdict::Read { scenario, run_error, expect_lines, held, edited } => {
             w.num(0);
             w.bool(*held);
             w.opt(run_error);
+            w.opt(edited);
             w.num(expect_lines.len() as u64);
             for line in expect_lines {
                 w.num(line.map_or(0, |l| l as u64 + 1));
@@ -135,6 +151,10 @@ pub fn encode_reply(reply: &Reply) -> Vec<u8> {
         }
         Verdict::Failed(why) => {
             w.num(2);
+            w.str(why);
+        }
+        Verdict::Refused(why) => {
+            w.num(3);
             w.str(why);
         }
     }
@@ -292,6 +312,7 @@ struct Partial {
     id: u64,
     held: bool,
     run_error: Option<String>,
+    edited: Option<String>,
     expect_lines: Vec<Option<usize>>,
     scenario: Scenario,
     part: Part,
@@ -376,6 +397,7 @@ fn start(r: &mut Reader) -> Read<Result<Reply, Box<Partial>>> {
         0 => {
             let held = r.bool()?;
             let run_error = r.opt()?;
+            let edited = r.opt()?;
             let expect_lines = r.list(|r| Ok(r.num()?.checked_sub(1).map(|l| l as usize)))?;
             let name = r.str()?;
             let semantics = *Semantics::ALL.get(r.num()? as usize).ok_or("bad semantics")?;
@@ -383,10 +405,11 @@ fn start(r: &mut Reader) -> Read<Result<Reply, Box<Partial>>> {
             let scenario = Scenario { name, semantics, measure, ..Scenario::default() };
             let left = r.len()?;
             let open = Vec::new();
-            return Ok(Err(Box::new(Partial { id, held, run_error, expect_lines, scenario, part: Part::Classes, left, open })));
+            return Ok(Err(Box::new(Partial { id, held, run_error, edited, expect_lines, scenario, part: Part::Classes, left, open })));
         }
         1 => Verdict::Invalid { error: TextError { line: r.num()? as usize, col: r.num()? as usize, message: r.str()? }, message: r.str()? },
         2 => Verdict::Failed(r.str()?),
+        3 => Verdict::Refused(r.str()?),
         _ => return Err("bad verdict"),
     };
     r.end()?;
@@ -396,10 +419,10 @@ fn start(r: &mut Reader) -> Read<Result<Reply, Box<Partial>>> {
 impl Partial {
     /// The reply, from the expectations after the last block.
     fn finish(self, r: &mut Reader) -> Read<Reply> {
-        let Partial { id, held, run_error, expect_lines, mut scenario, .. } = self;
+        let Partial { id, held, run_error, edited, expect_lines, mut scenario, .. } = self;
         scenario.expectations = expect_wire::take(r)?;
         r.end()?;
-        Ok(Reply { id, verdict: Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held } })
+        Ok(Reply { id, verdict: Verdict::Read { scenario: Box::new(scenario), run_error, expect_lines, held, edited } })
     }
 
     /// Decode one item (or end a list); true when the last block has ended.
@@ -594,7 +617,16 @@ mod tests {
     use blast_engine::{dsl, presets};
 
     fn read(scenario: Scenario) -> Reply {
-        Reply { id: 3, verdict: Verdict::Read { scenario: Box::new(scenario), run_error: Some("why".into()), expect_lines: vec![Some(4), None], held: true } }
+        Reply {
+            id: 3,
+            verdict: Verdict::Read {
+                scenario: Box::new(scenario),
+                run_error: Some("why".into()),
+                expect_lines: vec![Some(4), None],
+                held: true,
+                edited: Some("class A { m }\n".into()),
+            },
+        }
     }
 
     /// Decoded `items` at a time, as the page does: the result and the steps it took.
@@ -627,11 +659,32 @@ mod tests {
         }
         let invalid = Reply { id: 1, verdict: Verdict::Invalid { error: TextError { line: 2, col: 5, message: "m".into() }, message: "2:5: m".into() } };
         let failed = Reply { id: u64::MAX, verdict: Verdict::Failed("stopped".into()) };
-        for reply in [invalid, failed] {
+        let refused = Reply { id: 2, verdict: Verdict::Refused("a class named `A` exists".into()) };
+        for reply in [invalid, failed, refused] {
             assert_eq!(stepped(&encode_reply(&reply), 1), (Ok(reply.clone()), 1));
         }
-        let job = Job { id: 9, text: "class é { m }".into(), policies: Policy::ALL.to_vec(), looping: true };
-        assert_eq!(decode_job(&encode_job(job.id, &job.text, &job.policies, job.looping)), Ok(job));
+        let site = SiteDecl::mono("s", "A", "m").with_receivers(vec!["B".into()], vec![2, 1]);
+        let workload = crate::editor::Workload {
+            iterations: 9,
+            calls: vec!["s".into()],
+            churn: Some(crate::editor::Churn { period: 3, class: "A".into(), method: "m".into() }),
+        };
+        let edits = [
+            None,
+            Some(EditOp::AddSite(site.clone())),
+            Some(EditOp::RetargetSite(site)),
+            Some(EditOp::SetWorkload(workload)),
+            Some(EditOp::SetMetaclass { class: "é".into(), kind: blast_engine::scenario::MetaKind::Expando }),
+        ];
+        for edit in edits {
+            let job = Job { id: 9, text: "class é { m }".into(), policies: Policy::ALL.to_vec(), looping: true, edit };
+            let bytes = encode_job(job.id, &job.text, &job.policies, job.looping, job.edit.as_ref());
+            assert_eq!(decode_job(&bytes), Ok(job.clone()));
+            // Cut anywhere, the job is an error, never a panic.
+            for cut in 0..bytes.len() {
+                assert!(decode_job(&bytes[..cut]).is_err(), "{job:?} cut at {cut}");
+            }
+        }
     }
 
     /// A world of `sites` sites over 10 classes, called in a loop inside a repeat.
