@@ -107,6 +107,22 @@ export const checks = [
     },
   },
   {
+    // A form edit is applied by the engine worker too (the page ships neither the editor's
+    // operations nor the validator): a round trip. Printed, not timed as a test; the edit is
+    // asserted, in the text and in the model's views.
+    name: 'playground: a form edit of a small scenario comes back from the engine worker (click to the new class on screen printed)',
+    run: async ({ page, log }) => {
+      await page.click(`tr[data-preset="${BASELINE}"] button.load`);
+      await page.waitForFunction((id) => document.querySelector('#dsl-text').value.includes(id), BASELINE);
+      await page.fill('#new-class-name', 'E2eFormEdit');
+      const times = await clickTimes(page, '#add-class', 'body', 'E2eFormEdit');
+      log(`# ${BASELINE}, add a class: click to first DOM change ${times.first?.toFixed(1)} ms, to the new class on screen ${times.done?.toFixed(1)} ms`);
+      expect(times.done !== undefined, `the new class did not show within 10 s (first change at ${times.first} ms)`);
+      await page.waitForFunction(() => /^class E2eFormEdit\b/m.test(document.querySelector('#dsl-text').value), null, { timeout: 10_000 });
+      expect(!(await page.isDisabled('#undo')), 'the form edit is an undo step');
+    },
+  },
+  {
     name: 'playground: a reload restores the autosaved scenario',
     run: async ({ page }) => {
       await page.reload({ waitUntil: 'load' });
