@@ -120,6 +120,14 @@ export const checks = [
       expect(times.done !== undefined, `the new class did not show within 10 s (first change at ${times.first} ms)`);
       await page.waitForFunction(() => /^class E2eFormEdit\b/m.test(document.querySelector('#dsl-text').value), null, { timeout: 10_000 });
       expect(!(await page.isDisabled('#undo')), 'the form edit is an undo step');
+      // Two more without waiting: one made while the other is applied edits its text (none lost).
+      for (const name of ['E2eQuickOne', 'E2eQuickTwo']) {
+        await page.fill('#new-class-name', name);
+        await page.click('#add-class');
+      }
+      await page.waitForFunction(() => /^class E2eQuickTwo\b/m.test(document.querySelector('#dsl-text').value), null, { timeout: 10_000 });
+      const text = await page.inputValue('#dsl-text');
+      expect(['E2eFormEdit', 'E2eQuickOne', 'E2eQuickTwo'].every((n) => new RegExp(`^class ${n}\\b`, 'm').test(text)), `a class is missing:\n${text}`);
     },
   },
   {

@@ -94,6 +94,12 @@ impl Document {
     /// still being read, and the form shows the model again (and drops a refused edit's message).
     pub(super) fn replace_text(&mut self, text: String) {
         self.readings.drop_edits();
+        self.show_text(text);
+    }
+
+    /// The text a form edit printed, from the worker's answer: on screen, without dropping the
+    /// form edits that wait to be applied to it (`Readings::defer_form`).
+    pub(super) fn show_text(&mut self, text: String) {
         self.text = text;
         self.text_rev += 1;
         self.text_error = None;

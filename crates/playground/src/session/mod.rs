@@ -450,6 +450,7 @@ impl CallSiteSession {
         let Some(reading) = self.document.readings.answered(&reply) else { return false };
         let checked_as_now = reading.policies == self.policies && reading.looping == self.run.loop_mode;
         let job = reply.id;
+
         match (reading.purpose, reply.verdict) {
             (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held, .. }) => {
                 self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
@@ -485,22 +486,11 @@ impl CallSiteSession {
                 self.document.text_error = Some(TextError { line: 1, col: 1, message: why });
                 self.document.edit_epoch += 1;
             }
-            (Purpose::Form { .. }, Verdict::Read { scenario, run_error, expect_lines, held, edited }) => {
-                let text = edited.unwrap_or_else(|| dsl::print(&scenario));
-                self.document.history.record(&self.document.text, &text, false);
-                self.document.edited |= text != self.document.text;
-                self.document.replace_text(text);
-                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
-                self.adopt_read(*scenario, None, held.then_some(job), run_error.filter(|_| checked_as_now));
-            }
-            (Purpose::Form { .. }, Verdict::Refused(why) | Verdict::Failed(why)) => {
-                self.document.editor_error = Some(why);
-                self.document.edit_epoch += 1;
-            }
-            (Purpose::Form { .. }, Verdict::Invalid { error, .. }) => {
-                self.document.editor_error = Some(text_has_an_error(&error));
-                self.document.text_error = Some(error);
-                self.document.edit_epoch += 1;
+            (Purpose::Form { .. }, verdict) => {
+                self.form_answered(job, checked_as_now, verdict);
+                if let Some(op) = self.document.readings.next_form() {
+                    self.edit(op);
+                }
             }
             (Purpose::Open { text, policies, view, origin }, verdict) => {
                 let refusal = match verdict {
@@ -573,9 +563,11 @@ impl CallSiteSession {
     }
 
     /// A form edit: the engine worker applies it to the text on screen and reads the text it
-    /// prints (`Purpose::Form`); the answer puts both on screen, as one undo step.
+    /// prints (`Purpose::Form`); the answer puts both on screen, as one undo step
+    /// (`form_answered`). Made while another is applied, it waits for that one's text.
     fn edit(&mut self, op: EditOp) {
         self.document.edit_epoch += 1;
+        let Some(op) = self.document.readings.defer_form(op) else { return };
         if let Some(e) = &self.document.text_error {
             self.document.editor_error = Some(text_has_an_error(e));
             return;
@@ -583,6 +575,30 @@ impl CallSiteSession {
         let text = std::mem::take(&mut self.document.text);
         self.request(&text, Purpose::Form { op });
         self.document.text = text;
+    }
+
+    /// The worker's answer to a form edit (job `job`, its run checked under the policies on
+    /// screen when `checked_as_now`): the edited text and model, or why not in the form.
+    fn form_answered(&mut self, job: u64, checked_as_now: bool, verdict: Verdict) {
+        match verdict {
+            Verdict::Read { scenario, run_error, expect_lines, held, edited } => {
+                let text = edited.unwrap_or_else(|| dsl::print(&scenario));
+                self.document.history.record(&self.document.text, &text, false);
+                self.document.edited |= text != self.document.text;
+                self.document.show_text(text);
+                self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));
+                self.adopt_read(*scenario, None, held.then_some(job), run_error.filter(|_| checked_as_now));
+            }
+            Verdict::Refused(why) | Verdict::Failed(why) => {
+                self.document.editor_error = Some(why);
+                self.document.edit_epoch += 1;
+            }
+            Verdict::Invalid { error, .. } => {
+                self.document.editor_error = Some(text_has_an_error(&error));
+                self.document.text_error = Some(error);
+                self.document.edit_epoch += 1;
+            }
+        }
     }
 
     fn set_scenario(&mut self, scenario: Scenario, text: String, entry: Option<Entry>) {
@@ -1250,12 +1266,34 @@ pub(crate) mod tests {
         // Refused: said in the form, nothing else changes.
         act(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Hot".into(), parent: None }));
         assert_eq!((s.text(), s.editor_error().is_some_and(|e| e.contains("Hot"))), (original.as_str(), true), "{:?}", s.editor_error());
-        // Text typed before the answer is the newer edit: the form's answer is dropped.
+        // Text typed before the answer is the newer edit: the form's answer is dropped, and so
+        // is a form edit waiting for it.
         act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Late".into(), parent: None }));
+        act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: "Later".into(), parent: None }));
         let typed = original.replace("class Unrelated", "class Unrelated { typed }");
         act(&mut s, SessionAction::EditText(typed.clone()));
         assert_eq!(s.text(), typed);
-        assert!(!s.scenario().classes.iter().any(|c| c.name == "Late") && s.scenario().classes.iter().any(|c| c.methods == ["typed"]));
+        assert!(!s.scenario().classes.iter().any(|c| c.name.starts_with("Late")) && s.scenario().classes.iter().any(|c| c.methods == ["typed"]));
+    }
+
+    #[test]
+    fn form_edits_made_before_the_first_is_answered_each_edit_the_text_the_one_before_printed() {
+        let mut s = session();
+        let original = s.text().to_string();
+        for name in ["First", "Second", "Third"] {
+            act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: name.into(), parent: Some("Hot".into()) }));
+        }
+        act_only(&mut s, SessionAction::Edit(EditOp::AddClass { name: "First".into(), parent: None }));
+        assert_eq!(s.document.readings.texts(), 1, "one at a time: the others wait");
+        answer_jobs(&mut s);
+        for name in ["First", "Second", "Third"] {
+            assert!(s.text().contains(&format!("class {name} extends Hot")), "{name} lost:\n{}", s.text());
+        }
+        assert!(s.editor_error().is_some_and(|e| e.contains("First")), "the fourth is refused on the third's text: {:?}", s.editor_error());
+        for _ in 0..3 {
+            act(&mut s, SessionAction::Undo);
+        }
+        assert_eq!(s.text(), original, "three undo steps");
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct Readings {
     /// Jobs for the engine worker, not yet handed to it.
     outbox: Vec<Posting>,
     next_job: u64,
+    /// Form edits made while one was being applied, oldest first: each goes to the worker with
+    /// the text the one before it printed (sent at once, it would edit the older text, and its
+    /// answer would undo the one before).
+    waiting_forms: VecDeque<EditOp>,
 }
 
 impl Readings {
@@ -99,8 +103,27 @@ impl Readings {
         self.reading.iter().filter(|r| !matches!(r.purpose, Purpose::Hold { .. })).count()
     }
 
-    /// A newer text replaces every edit (typed or from the form) and entry still being read.
+    /// A form edit made while another is being applied waits for its answer ([`next_form`]
+    /// hands it out then); it comes back when none is: it may go at once.
+    ///
+    /// [`next_form`]: Readings::next_form
+    pub fn defer_form(&mut self, op: EditOp) -> Option<EditOp> {
+        if !self.reading.iter().any(|r| matches!(r.purpose, Purpose::Form { .. })) {
+            return Some(op);
+        }
+        self.waiting_forms.push_back(op);
+        None
+    }
+
+    /// The form edit that waited longest, once the one before it was answered.
+    pub fn next_form(&mut self) -> Option<EditOp> {
+        self.waiting_forms.pop_front()
+    }
+
+    /// A newer text replaces every edit (typed or from the form, sent or waiting) and entry
+    /// still being read.
     pub fn drop_edits(&mut self) {
+        self.waiting_forms.clear();
         self.reading.retain(|r| !matches!(r.purpose, Purpose::Edit { .. } | Purpose::Entry { .. } | Purpose::Form { .. }));
     }
 
