@@ -17,4 +17,4 @@ pub mod spec;
 pub use check::{check as validate, Declared, MAX_EXPECTATIONS, MAX_LISTED_SITES, MAX_LISTED_TOTAL, MAX_TOLERANCE_PCT};
 pub use eval::{check, evaluate, needed_policies, waiting, CheckReport, Observed, Outcome, Status};
 pub use observe::{Cause, RunView};
-pub use spec::{Cmp, Decimal, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject};
+pub use spec::{Cmp, Decimal, DecimalError, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject};

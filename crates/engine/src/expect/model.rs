@@ -21,7 +21,7 @@ use crate::models::{ModelConfig, ModelPreset, ModelReport};
 use crate::spelling::named;
 
 use super::eval::Status;
-use super::spec::{Cmp, Decimal};
+use super::spec::{Cmp, Decimal, DecimalError};
 
 /// A figure of one model run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -247,7 +247,7 @@ impl LineParser<'_> {
             let (metric, _) = self.metric()?;
             let cmp = self.cmp()?;
             let vt = self.next("a number")?.clone();
-            let value: Decimal = vt.text.parse().map_err(|e: String| vt.error(e))?;
+            let value: Decimal = vt.text.parse().map_err(|e: DecimalError| vt.error(e.to_string()))?;
             if metric != ModelMetric::Time && !value.is_whole() {
                 return Err(vt.error(format!("`{metric}` is a count; {value} is not a whole number")));
             }
@@ -264,7 +264,7 @@ impl LineParser<'_> {
         let Some(digits) = ft.text.strip_suffix('x') else {
             return Err(ft.error(format!("expected a factor written `10x`, found `{}`", ft.text)));
         };
-        let factor: Decimal = digits.parse().map_err(|e: String| ft.error(e))?;
+        let factor: Decimal = digits.parse().map_err(|e: DecimalError| ft.error(e.to_string()))?;
         if factor.units == 0 {
             return Err(ft.error("a ratio bound must be greater than 0"));
         }

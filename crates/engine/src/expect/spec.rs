@@ -235,28 +235,51 @@ impl fmt::Display for Decimal {
     }
 }
 
-// The error is text: serde's `try_from` (below) reports it through `Display` inside its own
-// located error, and the DSL places it at the number; no caller tells the cases apart.
-impl std::str::FromStr for Decimal {
-    type Err = String;
+/// Why a text is not a [`Decimal`] (the text is in each case). Its `Display` is the message:
+/// serde's `try_from` (below) reports it inside its own located error, and the DSL places it
+/// at the number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecimalError {
+    /// Not digits, optionally a point and more digits.
+    NotDecimal(String),
+    /// More than [`MAX_SCALE`] digits after the point.
+    TooPrecise(String),
+    /// Its digits do not fit in a `u64`.
+    TooLarge(String),
+}
 
-    fn from_str(s: &str) -> Result<Decimal, String> {
+impl fmt::Display for DecimalError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecimalError::NotDecimal(s) => write!(f, "`{s}` is not a decimal number (digits, optionally a point and more digits)"),
+            DecimalError::TooPrecise(s) => write!(f, "`{s}` has more than {MAX_SCALE} digits after the point"),
+            DecimalError::TooLarge(s) => write!(f, "number `{s}` is too large"),
+        }
+    }
+}
+
+impl std::error::Error for DecimalError {}
+
+impl std::str::FromStr for Decimal {
+    type Err = DecimalError;
+
+    fn from_str(s: &str) -> Result<Decimal, DecimalError> {
         let (int, frac) = s.split_once('.').unwrap_or((s, ""));
         let ok = !int.is_empty() && int.chars().all(|c| c.is_ascii_digit()) && frac.chars().all(|c| c.is_ascii_digit()) && (s.contains('.') != frac.is_empty());
         if !ok {
-            return Err(format!("`{s}` is not a decimal number (digits, optionally a point and more digits)"));
+            return Err(DecimalError::NotDecimal(s.to_string()));
         }
         if frac.len() > MAX_SCALE as usize {
-            return Err(format!("`{s}` has more than {MAX_SCALE} digits after the point"));
+            return Err(DecimalError::TooPrecise(s.to_string()));
         }
-        let units = format!("{int}{frac}").parse::<u64>().map_err(|_| format!("number `{s}` is too large"))?;
+        let units = format!("{int}{frac}").parse::<u64>().map_err(|_| DecimalError::TooLarge(s.to_string()))?;
         Ok(Decimal { units, scale: frac.len() as u8 })
     }
 }
 
 impl TryFrom<String> for Decimal {
-    type Error = String;
-    fn try_from(s: String) -> Result<Decimal, String> {
+    type Error = DecimalError;
+    fn try_from(s: String) -> Result<Decimal, DecimalError> {
         s.parse()
     }
 }
@@ -427,5 +450,26 @@ impl Expectation {
             Expectation::Value { site: Some(s), .. } => s != name,
             _ => true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_read_as_written_and_each_refusal_names_its_text() {
+        assert_eq!("0.00243".parse(), Ok(Decimal { units: 243, scale: 5 }));
+        assert_eq!("0.00243".parse::<Decimal>().map(|d| d.to_string()), Ok("0.00243".to_string()));
+        let refused = |text: &str| text.parse::<Decimal>().unwrap_err();
+        for text in ["", "1.", ".5", "1e3", "-1", "1.2.3", "x"] {
+            assert_eq!(refused(text), DecimalError::NotDecimal(text.into()), "{text:?}");
+        }
+        assert_eq!(refused("0.1234567890123"), DecimalError::TooPrecise("0.1234567890123".into()));
+        assert_eq!(refused("99999999999999999999"), DecimalError::TooLarge("99999999999999999999".into()));
+        assert_eq!(refused("1.2.3").to_string(), "`1.2.3` is not a decimal number (digits, optionally a point and more digits)");
+        // serde's `try_from` reports the same message inside its own.
+        let json = serde_json::from_str::<Decimal>("\"0.1234567890123\"").unwrap_err().to_string();
+        assert!(json.contains("`0.1234567890123` has more than 12 digits after the point"), "{json}");
     }
 }

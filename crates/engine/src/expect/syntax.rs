@@ -16,7 +16,7 @@
 //! `.value`, `.factor`, `.tolerance_pct`, `.reference`.
 
 use super::{describe, PResult, Parser, Tok, Token};
-use crate::expect::spec::{Cmp, Decimal, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
+use crate::expect::spec::{Cmp, Decimal, DecimalError, EventPattern, Expectation, FigureRef, Metric, SiteClaim, Subject, ANY_NAME};
 use crate::expect::{MAX_LISTED_SITES, MAX_LISTED_TOTAL};
 use crate::policy::Policy;
 
@@ -167,7 +167,7 @@ impl<'a> Parser<'a> {
             Tok::Dec(d) => d.replace('_', ""),
             other => return self.error(&t, format!("expected {what}, found {}", describe(other))),
         };
-        text.parse().or_else(|e: String| self.error(&t, e))
+        text.parse().or_else(|e: DecimalError| self.error(&t, e.to_string()))
     }
 
     /// The `x` of `10x`, written against the number or apart from it.
