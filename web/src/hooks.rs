@@ -410,9 +410,8 @@ fn answer_in_page(store: &Store, link: &Link, host: &mut blast_playground::worke
 /// Hand an action of the client's to the store: a decoded lanes update at once (unless answers
 /// before it wait), its render in a task after (at 10^5 sites the first update and the
 /// aggregated view's rows it draws were one 41 ms task of CPU, Chromium trace at load 5); a
-/// model replay's update at once; anything else,
-/// the reducer and its render (at 10^5 sites a reading's apply is ~20 ms of CPU on its own), in
-/// a task after this one.
+/// model replay's update at once; anything else, the reducer and its render (at 10^5 sites a
+/// reading's apply is ~20 ms of CPU on its own), in a task after this one.
 ///
 /// The views a lanes update replaces are let go when the browser is idle after its render: the
 /// render's effects (the charts' inputs) held them last, and freeing a 10^5-site lane's views

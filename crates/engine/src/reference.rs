@@ -204,12 +204,17 @@ struct Cells<'t> {
 }
 
 impl Cells<'_> {
+    /// The cell of `column` in this row.
+    fn cell(&self, column: &'static str) -> Result<&'static str, ReferenceError> {
+        Ok(self.cells[self.table.column(column)?])
+    }
+
     fn text(&self, column: &'static str) -> Result<String, ReferenceError> {
-        Ok(self.cells[self.table.column(column)?].to_string())
+        Ok(self.cell(column)?.to_string())
     }
 
     fn number<T: std::str::FromStr>(&self, column: &'static str) -> Result<T, ReferenceError> {
-        let text = self.cells[self.table.column(column)?];
+        let text = self.cell(column)?;
         text.parse().map_err(|_| self.not_a_number(column, text))
     }
 
@@ -219,7 +224,7 @@ impl Cells<'_> {
     /// doubles is the correctly rounded value, so the same bits as `parse` (the shipped cells
     /// are checked against it); a longer cell is refused as not a number.
     fn decimal(&self, column: &'static str) -> Result<f64, ReferenceError> {
-        let text = self.cells[self.table.column(column)?];
+        let text = self.cell(column)?;
         match text.parse::<crate::expect::spec::Decimal>() {
             Ok(d) if d.units < 1 << f64::MANTISSA_DIGITS => Ok(d.value()),
             _ => Err(self.not_a_number(column, text)),

@@ -450,7 +450,6 @@ impl CallSiteSession {
         let Some(reading) = self.document.readings.answered(&reply) else { return false };
         let checked_as_now = reading.policies == self.policies && reading.looping == self.run.loop_mode;
         let job = reply.id;
-
         match (reading.purpose, reply.verdict) {
             (Purpose::Edit { entry }, Verdict::Read { scenario, run_error, expect_lines, held, .. }) => {
                 self.document.read_expect_lines = Some((self.document.text_rev, Rc::new(expect_lines)));

@@ -67,7 +67,7 @@ impl Readings {
         self.next_job += 1;
         let id = self.next_job;
         let edit = match &purpose {
-            Purpose::Form { op, .. } => Some(op),
+            Purpose::Form { op } => Some(op),
             _ => None,
         };
         self.outbox.push(Posting { id, bytes: crate::worker::wire::encode_job(id, text, &policies, looping, edit) });
