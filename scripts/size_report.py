@@ -18,7 +18,7 @@ import sys
 # (group, pattern on the part of the name that decides it); first match wins.
 BLAST_GROUPS = [
     ("blast-web: component views", r"^blast_web::components::"),
-    ("blast-web: charts (plot.rs)", r"^blast_web::(plot|browser::ChartBackend)"),
+    ("blast-web: charts (plot.rs, offscreen.rs)", r"^blast_web::(plot|offscreen|picture)"),
     ("blast-web: app, hooks, browser, store", r"^blast_web::"),
     ("engine: simulation (sim, world, policy, jit)", r"^blast_engine::(sim|world|policy|jit|oracle|vsum|prefetch|name_table|fxhash)\b"),
     ("engine: DSL, validate, model, names", r"^blast_engine::(dsl|validate|model|name|names)\b"),

@@ -49,6 +49,7 @@ use blast_playground::session::SessionAction;
 use blast_playground::state::AppState;
 use blast_playground::timeline;
 use blast_playground::timeline::{TimelineAction, TimelineState};
+use blast_playground::worker::chart_wire::ChartJob;
 
 /// The parts of the page that mount one painted frame after another (blast view, charts,
 /// the why, comparison and expectations panels, the gallery and measured panel, editor); see
@@ -130,7 +131,7 @@ pub fn app(props: &AppProps) -> Html {
     use_shortcuts(&store);
     use_hash_links(&store);
     use_theme(theme);
-    use_engine_worker(&store, mounted == PAGE_PARTS);
+    let draw_chart = use_engine_worker(&store, mounted == PAGE_PARTS);
     use_downloads(&store);
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
@@ -217,8 +218,8 @@ pub fn app(props: &AppProps) -> Html {
             <main class="layout">
                 {
                     match &s.model {
-                        Some(m) => model_sections(&store, &s, m, mounted, gallery),
-                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads, steps), &expect_lines, gallery, measured_panel(&store, &s.lab, s.session.entry())),
+                        Some(m) => model_sections(&store, &s, m, mounted, gallery, &draw_chart),
+                        None => call_site_sections(&store, &s, (&shared, &text), (mounted, read, loads, steps), &expect_lines, (gallery, measured_panel(&store, &s.lab, s.session.entry())), &draw_chart),
                     }
                 }
                 if mounted >= 4 {
@@ -357,8 +358,8 @@ fn call_site_sections(
     (shared, text): (&ScenarioParts, &SharedText),
     (mounted, read, loads, steps): (usize, u64, u64, u64),
     expect_lines: &Rc<Vec<Option<usize>>>,
-    gallery: Html,
-    measured: Html,
+    (gallery, measured): (Html, Html),
+    draw_chart: &Callback<ChartJob>,
 ) -> Html {
     // Hand-fired mutations may load classes the scenario does not declare: only then copy again.
     let (classes, class_names) = if s.session.runner().classes().len() == shared.classes.len() {
@@ -416,7 +417,7 @@ fn call_site_sections(
                         { crate::components::trace_lab::timeline_panel(&t.page, &t.on_zoom) }
                     } else if mounted >= 2 {
                         <Later generation={steps} frames={1}>
-                        <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes().to_vec())} theme={s.chrome.theme} on_error={error_cb.clone()}
+                        <Charts lanes={ChartLanes::CallSites(s.session.slow_lanes().to_vec())} theme={s.chrome.theme} on_error={error_cb.clone()} on_draw={draw_chart.clone()}
                             subject={format!("{} · {}", s.session.scenario().name, s.session.policies().iter().map(|p| p.name()).collect::<Vec<_>>().join(" vs "))}
                             axis={t.axis} view={t.view} brush={t.brush} {mark} {brushed_relinks}
                             on_axis={store.callback(TimelineAction::SetAxis)} on_view={store.callback(TimelineAction::SetView)} on_brush={store.callback(TimelineAction::Brush)} />
@@ -509,7 +510,7 @@ fn edit_text(store: &Store, text: String) {
     }
 }
 
-fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize, gallery: Html) -> Html {
+fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize, gallery: Html, draw_chart: &Callback<ChartJob>) -> Html {
     let family = Family::of(m.config());
     let caption = format!("{} ({}) under {}.", m.preset.id, family.title(), m.variants.join(", "));
     html! {
@@ -529,7 +530,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
                 { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: store.handler(export_csv) }) }
                 { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
                 <div class="model-charts">
-                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))}
+                    <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))} on_draw={draw_chart.clone()}
                         subject={format!("{} · {}", m.preset.id, m.variants.join(" vs "))}
                         axis={s.timeline.axis} view={s.timeline.view} brush={s.timeline.brush}
                         on_axis={store.callback(TimelineAction::SetAxis)} on_view={store.callback(TimelineAction::SetView)} on_brush={store.callback(TimelineAction::Brush)} />

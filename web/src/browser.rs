@@ -13,14 +13,11 @@ use blast_playground::keys;
 use blast_playground::share;
 use blast_playground::state::Boot;
 use blast_playground::storage::{self, AsideWhy, Saved, SetAside};
+use blast_playground::worker::chart_wire::Chart;
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::file::callbacks::FileReader;
 use gloo::render::{request_animation_frame, AnimationFrame};
 use gloo::timers::callback::Timeout;
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea};
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
-use plotters_canvas::CanvasBackend;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Blob, BlobPropertyBag, HtmlAnchorElement, HtmlCanvasElement, Storage, Url};
 use yew::NodeRef;
@@ -69,8 +66,6 @@ pub enum BrowserError {
     Status(u16),
     /// The browser threw, with its own message.
     Threw(String),
-    /// A chart could not be drawn on its canvas: plotters' words.
-    Drawing(String),
     /// The session could not be encoded for the autosave (`storage::encode`).
     Encoding(String),
 }
@@ -81,7 +76,7 @@ impl std::fmt::Display for BrowserError {
             BrowserError::Missing(what) => write!(f, "{what} is not available in this browser session"),
             BrowserError::Refused(what) => write!(f, "the browser refused to {what}"),
             BrowserError::Status(status) => write!(f, "the server answered {status}"),
-            BrowserError::Threw(why) | BrowserError::Drawing(why) | BrowserError::Encoding(why) => f.write_str(why),
+            BrowserError::Threw(why) | BrowserError::Encoding(why) => f.write_str(why),
         }
     }
 }
@@ -420,93 +415,48 @@ impl ComputedStyle {
     }
 }
 
-/// plotters' canvas backend with text measured by the canvas (`measureText`). plotters' own
-/// measure appends a span to the page and reads its size, which lays the whole page out again
-/// (30-40 ms per label after a big scenario opened); a canvas measures without layout.
-pub struct ChartBackend {
-    canvas: CanvasBackend,
-    context: web_sys::CanvasRenderingContext2d,
-}
-
-type CanvasError = <CanvasBackend as DrawingBackend>::ErrorType;
-type Drawn = Result<(), DrawingErrorKind<CanvasError>>;
-
-impl DrawingBackend for ChartBackend {
-    type ErrorType = CanvasError;
-
-    fn get_size(&self) -> (u32, u32) {
-        self.canvas.get_size()
-    }
-    fn ensure_prepared(&mut self) -> Drawn {
-        self.canvas.ensure_prepared()
-    }
-    fn present(&mut self) -> Drawn {
-        self.canvas.present()
-    }
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Drawn {
-        self.canvas.draw_pixel(point, color)
-    }
-    fn draw_line<S: BackendStyle>(&mut self, from: BackendCoord, to: BackendCoord, style: &S) -> Drawn {
-        self.canvas.draw_line(from, to, style)
-    }
-    fn draw_rect<S: BackendStyle>(&mut self, upper_left: BackendCoord, bottom_right: BackendCoord, style: &S, fill: bool) -> Drawn {
-        self.canvas.draw_rect(upper_left, bottom_right, style, fill)
-    }
-    fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, path: I, style: &S) -> Drawn {
-        self.canvas.draw_path(path, style)
-    }
-    fn draw_circle<S: BackendStyle>(&mut self, center: BackendCoord, radius: u32, style: &S, fill: bool) -> Drawn {
-        self.canvas.draw_circle(center, radius, style, fill)
-    }
-    fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(&mut self, vert: I, style: &S) -> Drawn {
-        self.canvas.fill_polygon(vert, style)
-    }
-    fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Drawn {
-        self.canvas.draw_text(text, style, pos)
-    }
-    /// The text's advance width and its font's ascent plus descent (what the span's box was).
-    fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        self.context.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
-        match self.context.measure_text(text) {
-            Ok(m) => Ok((m.width().ceil() as u32, (m.font_bounding_box_ascent() + m.font_bounding_box_descent()).ceil() as u32)),
-            // measureText does not fail on a 2d context; were it to, an average glyph box
-            // (not plotters' own measure, which lays the page out).
-            Err(_) => Ok(((text.chars().count() as f64 * style.size() * 0.6).ceil() as u32, (style.size() * 1.2).ceil() as u32)),
-        }
-    }
-}
-
-/// A canvas ready for plotters: its backing store sized to the element's CSS size times the
-/// device pixel ratio (text stays crisp), its computed style for the colours, and the ratio.
+/// A chart's canvas as its picture needs it: its CSS size and its computed style (the colours).
 pub struct ChartCanvas {
-    pub area: DrawingArea<ChartBackend, Shift>,
+    pub css_size: (f64, f64),
     pub style: ComputedStyle,
-    pub scale: f64,
 }
 
-impl ChartCanvas {
-    pub fn of(canvas: HtmlCanvasElement) -> Result<ChartCanvas, BrowserError> {
-        let scale = device_pixel_ratio();
-        let style = ComputedStyle::of(&canvas);
-        let size = |css: i32| (f64::from(css.max(1)) * scale).round() as u32;
-        let (w, h) = (size(canvas.client_width()), size(canvas.client_height()));
-        ChartCanvas::sized(canvas, (w, h), style, scale)
-    }
+/// The canvas `node` renders (`None` when it is not on the page).
+pub fn chart_canvas(node: &NodeRef) -> Option<ChartCanvas> {
+    let canvas = node.cast::<HtmlCanvasElement>()?;
+    let css_size = (f64::from(canvas.client_width().max(1)), f64::from(canvas.client_height().max(1)));
+    Some(ChartCanvas { css_size, style: ComputedStyle::of(&canvas) })
+}
 
-    /// `canvas` with a backing store of `w` x `h` pixels, drawn at `scale` pixels per CSS px.
-    fn sized(canvas: HtmlCanvasElement, (w, h): (u32, u32), style: ComputedStyle, scale: f64) -> Result<ChartCanvas, BrowserError> {
-        if canvas.width() != w {
-            canvas.set_width(w);
+/// A chart's picture from the engine worker where it goes: on the canvas whose id is its label,
+/// or (any other label) downloaded as a PNG file of that name. A canvas no longer on the page
+/// (the panel closed while it was drawn) takes nothing.
+pub fn show_picture(label: &str, bitmap: &web_sys::ImageBitmap) -> Result<(), BrowserError> {
+    let document = window().and_then(|w| w.document()).ok_or(BrowserError::Missing("a document"))?;
+    let on_page = [Chart::Throughput, Chart::Relinks].into_iter().any(|c| c.canvas_id() == label);
+    let canvas: HtmlCanvasElement = if on_page {
+        match document.get_element_by_id(label).and_then(|c| c.dyn_into().ok()) {
+            Some(canvas) => canvas,
+            None => return Ok(()),
         }
-        if canvas.height() != h {
-            canvas.set_height(h);
-        }
-        let context = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<web_sys::CanvasRenderingContext2d>().ok());
-        let canvas = CanvasBackend::with_canvas_object(canvas);
-        let (Some(canvas), Some(context)) = (canvas, context) else { return Err(BrowserError::Missing("a canvas's 2d context")) };
-        let area = ChartBackend { canvas, context }.into_drawing_area();
-        Ok(ChartCanvas { area, style, scale })
+    } else {
+        document.create_element("canvas").ok().and_then(|c| c.dyn_into().ok()).ok_or(BrowserError::Refused("create a canvas"))?
+    };
+    // The canvas's pixels are the picture's (a picture replaces them, it is not scaled into
+    // the canvas's old size).
+    if canvas.width() != bitmap.width() {
+        canvas.set_width(bitmap.width());
     }
+    if canvas.height() != bitmap.height() {
+        canvas.set_height(bitmap.height());
+    }
+    let context = canvas.get_context("bitmaprenderer").ok().flatten().and_then(|c| c.dyn_into::<web_sys::ImageBitmapRenderingContext>().ok());
+    context.ok_or(BrowserError::Missing("a canvas's bitmap context"))?.transfer_from_image_bitmap(bitmap);
+    if on_page {
+        return Ok(());
+    }
+    let url = canvas.to_data_url_with_type("image/png").map_err(|_| BrowserError::Refused("export the canvas"))?;
+    download_url(label, &url)
 }
 
 /// Call `f` when the window is resized or the system colour scheme flips, until the returned
@@ -840,31 +790,6 @@ pub fn move_focus_within(container: &NodeRef, pick: impl FnOnce(usize, Option<us
     }
 }
 
-/// The canvas `node` renders, ready for plotters (`None` when it is not on the page).
-pub fn chart_canvas(node: &NodeRef) -> Option<Result<ChartCanvas, BrowserError>> {
-    node.cast::<HtmlCanvasElement>().map(ChartCanvas::of)
-}
-
-/// A chart for export, as a PNG data URL: the canvas `node` renders, redrawn by `draw` off the
-/// page at `scale` pixels per CSS px (whatever the screen's ratio), `extra_css_h` CSS px taller
-/// (room for a title), in the on-page canvas's colours.
-pub fn chart_png(
-    node: &NodeRef,
-    scale: f64,
-    extra_css_h: f64,
-    draw: impl FnOnce(DrawingArea<ChartBackend, Shift>, &ComputedStyle) -> Result<(), BrowserError>,
-) -> Result<String, BrowserError> {
-    let shown = node.cast::<HtmlCanvasElement>().ok_or(BrowserError::Missing("the chart on the page"))?;
-    let document = window().and_then(|w| w.document()).ok_or(BrowserError::Missing("a document"))?;
-    let canvas: HtmlCanvasElement = document.create_element("canvas").ok().and_then(|c| c.dyn_into().ok()).ok_or(BrowserError::Refused("create a canvas"))?;
-    let size = |css: f64| (css * scale).round() as u32;
-    let w = size(f64::from(shown.client_width().max(1)));
-    let h = size(f64::from(shown.client_height().max(1)) + extra_css_h);
-    let c = ChartCanvas::sized(canvas.clone(), (w, h), ComputedStyle::of(&shown), scale)?;
-    draw(c.area, &c.style)?;
-    canvas.to_data_url_with_type("image/png").map_err(|_| BrowserError::Refused("export the canvas"))
-}
-
 /// Why a picked file was not read.
 pub enum FileRefusal {
     /// Over the size given; not read at all.
@@ -946,6 +871,8 @@ const WORKER_START_MS: u32 = 15_000;
 pub enum WorkerNews {
     /// Its answer to the oldest job not yet answered (`offload::decode_reply` reads it).
     Reply(Vec<u8>),
+    /// A chart's picture (`chart_wire`), which no job awaits.
+    Picture(crate::picture::Picture),
     /// It did not start (`started == false`), or it stopped (a job it was reading is lost).
     Failed { started: bool, why: String },
 }
@@ -982,6 +909,8 @@ impl EngineWorker {
                     for job in waiting.borrow_mut().drain(..) {
                         post_bytes(&worker, &job);
                     }
+                } else if let Some(picture) = crate::picture::read(&data) {
+                    on_news(WorkerNews::Picture(picture));
                 } else {
                     on_news(WorkerNews::Reply(js_sys::Uint8Array::new(&data).to_vec()));
                 }

@@ -19,6 +19,7 @@ use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::storage;
+use blast_playground::worker::chart_wire::{self, ChartJob};
 use blast_playground::worker::client::{self, Budget, Client, Sent};
 use blast_playground::worker::offload::Posting;
 use blast_playground::worker::{lane_wire, model_wire};
@@ -277,8 +278,11 @@ type Link = Rc<EngineLink>;
 ///
 /// `warm`: the page has finished loading; the worker starts then if no job started it
 /// earlier, so the first large paste does not wait for its module to load and compile.
+///
+/// Returns what draws a chart: its job goes to the worker, and its picture comes back to the
+/// canvas (or as a PNG file) by itself (`browser::show_picture`).
 #[hook]
-pub fn use_engine_worker(store: &Store, warm: bool) {
+pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
     let link: Link = use_memo((), |_| EngineLink {
         engine: RefCell::new(Engine::Idle),
         client: RefCell::default(),
@@ -304,6 +308,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             });
         });
     }
+    let draw = {
+        let (store, link) = (store.clone(), link.clone());
+        use_callback((), move |job: ChartJob, _| post_drawing(&store, &link, chart_wire::encode(&job)))
+    };
     let store = store.clone();
     use_effect(move || {
         if warm {
@@ -346,6 +354,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) {
             send();
         }
     });
+    draw
 }
 
 /// Start the worker unless it runs (or could not start).
@@ -396,6 +405,16 @@ fn post(store: &Store, link: &Link, what: Sent, bytes: Vec<u8>) {
             drop(engine);
             apply(store, link, client::no_worker(what));
         }
+    }
+}
+
+/// A chart's job to the worker (started if need be). No answer of the client's awaits it: its
+/// picture comes as `WorkerNews::Picture`. Without a worker (and in the wasm tests' engine on
+/// the page) nothing draws it: the worker's absence is said once, by the notice.
+fn post_drawing(store: &Store, link: &Link, bytes: Vec<u8>) {
+    start(store, link);
+    if let Engine::Worker(worker) = &*link.engine.borrow() {
+        worker.post(bytes);
     }
 }
 
@@ -462,6 +481,12 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
                 apply(store, link, action);
             }
             decode_soon(store, link);
+        }
+        browser::WorkerNews::Picture(picture) => {
+            let shown = picture.drawn.and_then(|bitmap| browser::show_picture(&picture.label, &bitmap).map_err(|e| e.to_string()));
+            if let Err(why) = shown {
+                store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("A chart could not be drawn ({}): {why}", picture.label))));
+            }
         }
         browser::WorkerNews::Failed { started, why } => {
             let (store, link) = (store.clone(), link.clone());

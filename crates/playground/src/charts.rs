@@ -95,7 +95,7 @@ pub fn log_bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
 }
 
 /// One lane's line: its label, colour (`--series-N`), points and event marks.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Line {
     pub label: String,
     pub colour: usize,
@@ -138,22 +138,87 @@ fn mark_duplicates(lines: &mut [Line]) {
 }
 
 /// One lane's stacked verdict bars: x from, x to, necessary, collateral, missed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BarPanel {
     pub label: String,
     pub bars: Vec<(f64, f64, u64, u64, u64)>,
 }
 
 /// Everything both charts draw.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChartData {
-    pub x_desc: &'static str,
+    pub x_desc: String,
     pub y_desc: String,
     /// The lines' unit, for the tooltip (`ops/ms`, `µs/op`).
     pub y_unit: String,
     pub x_max: f64,
     pub lines: Vec<Line>,
     pub panels: Vec<BarPanel>,
+}
+
+/// A colour as the charts draw it: red, green, blue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+/// `#rrggbb` (or `#rgb`) from a CSS custom property.
+pub fn parse_hex(s: &str) -> Option<Rgb> {
+    let h = s.trim().strip_prefix('#')?;
+    let digits: Vec<u8> = h.chars().map(|c| c.to_digit(16).map(|d| d as u8)).collect::<Option<_>>()?;
+    match digits.as_slice() {
+        [r, g, b] => Some(Rgb(r * 17, g * 17, b * 17)),
+        [r1, r2, g1, g2, b1, b2] => Some(Rgb(r1 * 16 + r2, g1 * 16 + g2, b1 * 16 + b2)),
+        _ => None,
+    }
+}
+
+/// A stylesheet colour as the page shows it: `#rgb` / `#rrggbb`, or the light or dark half of
+/// `light-dark(light, dark)` (how style.css writes its themed colours).
+pub fn parse_colour(s: &str, dark: bool) -> Option<Rgb> {
+    let s = s.trim();
+    match s.strip_prefix("light-dark(").and_then(|pair| pair.strip_suffix(')')) {
+        Some(pair) => {
+            let (light, dark_half) = pair.split_once(',')?;
+            parse_hex(if dark { dark_half } else { light })
+        }
+        None => parse_hex(s),
+    }
+}
+
+/// The charts' colours, read from the stylesheet's variables (so the charts follow the light
+/// and dark themes); a variable missing or unreadable keeps the light theme's value.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ChartColours {
+    pub background: Rgb,
+    pub fg: Rgb,
+    pub muted: Rgb,
+    pub grid: Rgb,
+    pub necessary: Rgb,
+    pub collateral: Rgb,
+    pub missed: Rgb,
+    /// `--series-N`, one per policy (`policy_colour`).
+    pub series: Vec<Rgb>,
+}
+
+impl ChartColours {
+    /// The colours from `var` (a custom property's computed value) in the `dark` or light theme.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>, dark: bool) -> ChartColours {
+        let colour = |name: &str, fallback: Rgb| var(name).and_then(|v| parse_colour(&v, dark)).unwrap_or(fallback);
+        ChartColours {
+            background: colour("--chart-bg", Rgb(255, 255, 255)),
+            fg: colour("--fg", Rgb(27, 31, 36)),
+            muted: colour("--muted", Rgb(91, 100, 112)),
+            grid: colour("--border", Rgb(213, 218, 225)),
+            necessary: colour("--verdict-necessary", Rgb(21, 128, 61)),
+            collateral: colour("--verdict-collateral", Rgb(217, 119, 6)),
+            missed: colour("--verdict-missed", Rgb(185, 28, 28)),
+            series: (0..Policy::ALL.len()).map(|i| colour(&format!("--series-{i}"), Rgb(100, 100, 100))).collect(),
+        }
+    }
+
+    /// A line's colour: its slot's, or the text colour for a slot past the palette.
+    pub fn series(&self, slot: usize) -> Rgb {
+        self.series.get(slot).copied().unwrap_or(self.fg)
+    }
 }
 
 /// The lanes a chart panel shows, in either mode.
@@ -198,7 +263,7 @@ impl ChartLanes {
     pub fn data(&self, axis: XAxis) -> ChartData {
         let mut data = match self {
             ChartLanes::CallSites(lanes) => ChartData {
-                x_desc: axis.description(),
+                x_desc: axis.description().into(),
                 y_desc: "ops/ms (log scale)".into(),
                 y_unit: "ops/ms".into(),
                 x_max: x_max(lanes, axis),
@@ -256,7 +321,8 @@ fn model_chart(views: &[Rc<VariantView>], axis: XAxis) -> ChartData {
     let x_desc = match axis {
         XAxis::Time => "virtual time since the measured ops began (ms)",
         XAxis::Progress => "progress through the measured ops (%)",
-    };
+    }
+    .into();
     ChartData { x_desc, y_desc: format!("{unit} (log scale; lower is better)"), y_unit: unit, x_max, lines, panels }
 }
 
@@ -265,6 +331,35 @@ mod tests {
     use super::*;
     use crate::runner::Runner;
     use blast_engine::{presets, Params};
+
+    #[test]
+    fn stylesheet_colours_parse_in_either_theme() {
+        assert_eq!(parse_hex("#c2410c"), Some(Rgb(0xc2, 0x41, 0x0c)));
+        assert_eq!(parse_hex("  #fff "), Some(Rgb(255, 255, 255)));
+        assert_eq!(parse_hex("red"), None);
+        assert_eq!(parse_hex("#12345"), None);
+        assert_eq!(parse_colour(" light-dark(#f4f6f9, #0f1216)", false), Some(Rgb(0xf4, 0xf6, 0xf9)));
+        assert_eq!(parse_colour("light-dark(#f4f6f9, #0f1216)", true), Some(Rgb(0x0f, 0x12, 0x16)));
+        assert_eq!(parse_colour("#fff", true), Some(Rgb(255, 255, 255)));
+        assert_eq!(parse_colour("light-dark(#fff)", false), None);
+    }
+
+    #[test]
+    fn chart_colours_come_from_the_stylesheet_and_missing_ones_keep_the_light_theme() {
+        let vars = |name: &str| match name {
+            "--fg" => Some("light-dark(#111111, #eeeeee)".to_string()),
+            "--series-1" => Some("#0a0b0c".to_string()),
+            "--muted" => Some("not a colour".to_string()),
+            _ => None,
+        };
+        let dark = ChartColours::from_vars(vars, true);
+        assert_eq!(dark.fg, Rgb(0xee, 0xee, 0xee));
+        assert_eq!(dark.series(1), Rgb(10, 11, 12));
+        assert_eq!(dark.muted, Rgb(91, 100, 112), "an unreadable value keeps the fallback");
+        assert_eq!(dark.series.len(), Policy::ALL.len());
+        assert_eq!(dark.series(Policy::ALL.len()), dark.fg, "a slot past the palette is drawn in the text colour");
+        assert_eq!(ChartColours::from_vars(vars, false).fg, Rgb(0x11, 0x11, 0x11));
+    }
 
     fn finished(id: &str, policies: &[Policy]) -> Vec<Rc<LaneView>> {
         let mut r = Runner::new(&presets::find(id).unwrap().scenario(), policies, &Params::default()).unwrap();

@@ -8,7 +8,6 @@
 //! from the why panel are HTML overlays on the canvas, so brushing never redraws a chart.
 
 use std::fmt::Write;
-use std::rc::Rc;
 
 use yew::prelude::*;
 
@@ -18,17 +17,22 @@ use blast_playground::charts::{ChartData, ChartLanes};
 use blast_playground::markup::escape;
 use blast_playground::timeline::XAxis;
 
-use crate::plot::{self, DrawChart, Palette};
+use crate::browser::ChartCanvas;
+use blast_playground::charts::ChartColours;
 use blast_playground::chrome::Theme;
 use blast_playground::export;
 use blast_playground::format;
 use blast_playground::timeline::{self, Range, PLOT_LEFT_PX, PLOT_RIGHT_PX, ZOOM_STEP};
+use blast_playground::worker::chart_wire::{Chart, ChartJob, Destination, EXPORT_SCALE, EXPORT_TITLE_PX};
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
     pub lanes: ChartLanes,
     pub theme: Theme,
     pub on_error: Callback<String>,
+    /// Draw a chart: the engine worker draws it, and its picture comes back to the canvas (or
+    /// as a PNG file) by itself (`hooks::use_engine_worker`).
+    pub on_draw: Callback<ChartJob>,
     pub axis: XAxis,
     /// The x window shown (`None`: the whole run) and the selected range, on `axis`.
     pub view: Option<Range>,
@@ -151,44 +155,33 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
         });
     }
     {
-        let (throughput, relinks, on_error) = (throughput.clone(), relinks.clone(), p.on_error.clone());
+        let (throughput, relinks, on_draw) = (throughput.clone(), relinks.clone(), p.on_draw.clone());
         use_effect_with((p.lanes.clone(), axis, p.view, p.theme, *redraw), move |(lanes, axis, view, _, _)| {
-            // Draw after this render is on screen, each chart in a task of its own after a
-            // paint: a frame's engine work, render and the two drawings never add up to one
-            // long task (while the first visit's comparison runs, they come every
-            // `SLOW_VIEW_INTERVAL_MS`), and the canvas's size is read from a page already laid
-            // out (read before that paint, it laid out the whole page: 30-60 ms after a link
-            // opened a big scenario).
-            let data = Rc::new(lanes.data(*axis));
+            // Asked after this render is on screen: the canvas's size is read from a page
+            // already laid out (read before that paint, it laid out the whole page: 30-60 ms
+            // after a link opened a big scenario). The drawing is the worker's.
+            let data = lanes.data(*axis);
             let window = timeline::shown(*view, data.x_max);
-            let draw = move |node: NodeRef, f: DrawChart, data: Rc<ChartData>, on_error: Callback<String>| {
-                browser::after_frames(1, move || {
+            let task = browser::after_frames(1, move || {
+                for (node, chart) in [(throughput, Chart::Throughput), (relinks, Chart::Relinks)] {
                     if let Some(canvas) = browser::chart_canvas(&node) {
-                        let drawn = canvas.and_then(|c| f(c.area, &data, window, &Palette::from_css(&c.style), c.scale));
-                        if let Err(e) = drawn {
-                            on_error.emit(format!("A chart could not be drawn: {e}"));
-                        }
+                        on_draw.emit(chart_job(chart, Destination::Canvas, data.clone(), window, &canvas, (browser::device_pixel_ratio(), 0.0)));
                     }
-                })
-            };
-            let tasks = [draw(throughput, plot::draw_throughput, data.clone(), on_error.clone()), draw(relinks, plot::draw_relinks, data, on_error)];
-            move || drop(tasks)
+                }
+            });
+            move || drop(task)
         });
     }
-    // A chart as a PNG: redrawn at twice the CSS size with a title and the run's subject.
-    let export = |node: &NodeRef, name: &'static str, title: &'static str, draw: DrawChart| {
-        let (node, on_error, lanes, view, subject) = (node.clone(), p.on_error.clone(), p.lanes.clone(), p.view, p.subject.clone());
+    // A chart as a PNG: drawn at twice the CSS size with a title and the run's subject.
+    let export = |node: &NodeRef, chart: Chart, name: &'static str, title: &'static str| {
+        let (node, on_error, on_draw, lanes, view, subject) = (node.clone(), p.on_error.clone(), p.on_draw.clone(), p.lanes.clone(), p.view, p.subject.clone());
         Callback::from(move |_: MouseEvent| {
+            let Some(canvas) = browser::chart_canvas(&node) else { return on_error.emit("PNG export failed: the chart is not on the page".into()) };
             let data = lanes.data(axis);
             let window = timeline::shown(view, data.x_max);
             let file = format!("{}-{name}", export::file_stem(subject.split(' ').next().unwrap_or_default()));
-            let result = browser::chart_png(&node, plot::EXPORT_SCALE, plot::EXPORT_TITLE_PX, |area, style| {
-                plot::draw_export(area, (title, &subject), draw, (&data, window), &Palette::from_css(style), plot::EXPORT_SCALE)
-            })
-            .and_then(|url| browser::download_url(&file, &url));
-            if let Err(e) = result {
-                on_error.emit(format!("PNG export failed: {e}"));
-            }
+            let destination = Destination::Export { file, title: title.into(), subject: subject.to_string() };
+            on_draw.emit(chart_job(chart, destination, data, window, &canvas, (EXPORT_SCALE, EXPORT_TITLE_PX)));
         })
     };
     let set_axis = |a: XAxis| {
@@ -312,7 +305,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                 node: throughput.clone(),
                 caption: html! { <span>{ text.lines }</span> },
                 png_id: "png-throughput",
-                export: export(&throughput, "throughput.png", text.lines_title, plot::draw_throughput),
+                export: export(&throughput, Chart::Throughput, "throughput.png", text.lines_title),
                 label: "Line chart over virtual time, one line per policy or model variant; the wheel zooms, a drag selects a range",
                 style: None,
                 events: chart_events(true),
@@ -333,7 +326,7 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
                     text.bars
                 )),
                 png_id: "png-relinks",
-                export: export(&relinks, "relinks.png", text.bars_title, plot::draw_relinks),
+                export: export(&relinks, Chart::Relinks, "relinks.png", text.bars_title),
                 label: "Stacked bars of verdicts per interval, one panel per policy or model variant; the wheel zooms, a drag selects a range",
                 style: Some(relinks_height),
                 events: chart_events(false),
@@ -342,6 +335,14 @@ pub fn charts_panel(p: &ChartsProps) -> Html {
             }) }
         </section>
     }
+}
+
+/// A chart's job: `data` over `window` in the canvas's colours, at `scale` pixels per CSS px,
+/// `extra_css_h` CSS px taller than the canvas (an export's title band).
+fn chart_job(chart: Chart, destination: Destination, data: ChartData, window: Range, canvas: &ChartCanvas, (scale, extra_css_h): (f64, f64)) -> ChartJob {
+    let px = |css: f64| (css * scale).round() as u32;
+    let colours = ChartColours::from_vars(|name| canvas.style.var(name), canvas.style.dark());
+    ChartJob { chart, destination, data, window, colours, size_px: (px(canvas.css_size.0), px(canvas.css_size.1 + extra_css_h)), scale }
 }
 
 /// A chart canvas's mouse listeners: down, move, up, leave and the wheel.

@@ -17,6 +17,7 @@
 //! - `rehearsal`: the same calls on a tiny text while the page is idle after load, so the first
 //!   real message finds its code compiled.
 
+pub mod chart_wire;
 #[cfg(test)]
 pub(crate) mod churn_world;
 pub mod client;

@@ -86,8 +86,11 @@ pub const LANES: u64 = 1;
 pub const FIT: u64 = 2;
 /// ...or a runtime log being read (`trace_lab::protocol`) and the reader's answers...
 pub const TRACE: u64 = 3;
-/// ...or a model preset's replay (`model_wire`): the page's commands and its updates.
+/// ...or a model preset's replay (`model_wire`): the page's commands and its updates...
 pub const MODEL: u64 = 4;
+/// ...or a chart to draw (`chart_wire`), answered with a picture rather than bytes: the
+/// worker's module draws it, not `lane_host`, and no answer of the client's waits for it.
+pub const CHART: u64 = 5;
 
 /// What a message is (`READ`, `LANES`, `FIT`, `TRACE` or `MODEL`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
