@@ -183,8 +183,14 @@ impl CallSiteSession {
         self.document.shareable_text()
     }
 
+    /// The run's state. While a gallery entry is read, the lanes on screen are the last
+    /// scenario's: the state is the entry's run (it plays once read, or waits), not theirs.
     pub fn run_state(&self) -> RunState {
-        self.run.run_state()
+        match self.document.readings.entry_plays() {
+            Some(true) => RunState::Running,
+            Some(false) => RunState::Ready,
+            None => self.run.run_state(),
+        }
     }
 
     pub fn total_relinks(&self) -> u64 {
@@ -1034,6 +1040,30 @@ pub(crate) mod tests {
             assert!(s.text_error().is_none() && s.run_error().is_none(), "{}", entry.id());
             assert_eq!(s.runner().views().len(), s.policies().len(), "{}: its lanes", entry.id());
         }
+    }
+
+    #[test]
+    fn an_entry_opened_to_run_after_a_finished_run_is_running_before_its_lanes_are_built() {
+        let mut s = session();
+        run_to_end(&mut s);
+        assert_eq!(s.run_state(), RunState::Finished);
+        let Ok(crate::gallery::Opening::Scenario(opened)) = crate::gallery::open("parentChild_parentMetaClassChurn") else { panic!("a preset") };
+        act_only(&mut s, SessionAction::OpenEntry { opened, run: true });
+        assert!(s.showing_previous(), "the finished lanes on screen are the last run's");
+        assert_eq!(s.run_state(), RunState::Running, "while read: the entry's run, not the last one's end");
+        act_only(&mut s, Control::TogglePlay);
+        assert_eq!(s.run_state(), RunState::Ready, "paused before it was read: it waits");
+        act_only(&mut s, Control::TogglePlay);
+        // The worker reads the text; its lanes are not built yet.
+        let mut fx = Effects::default();
+        for job in s.take_jobs() {
+            let reply = in_process::with_host(|host| host.answer(&job.bytes, &|| 0.0));
+            s.reduce(SessionAction::Read(crate::worker::offload::decode_reply(&reply).expect("a reply")), &mut fx);
+        }
+        assert_eq!(s.run_state(), RunState::Running, "read, its lanes not built: running");
+        in_process::pump(&mut s, &mut fx);
+        assert!(!s.showing_previous());
+        assert_eq!(s.run_state(), RunState::Running);
     }
 
     #[test]

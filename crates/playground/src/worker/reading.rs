@@ -135,6 +135,14 @@ impl Readings {
         })
     }
 
+    /// Whether the entry being read plays once it is read, `None` when no entry is being read.
+    pub fn entry_plays(&self) -> Option<bool> {
+        self.reading.iter().find_map(|r| match r.purpose {
+            Purpose::Entry { run, .. } => Some(run),
+            _ => None,
+        })
+    }
+
     /// Whether the entry being read plays once it is read (a Run pressed meanwhile sets it).
     pub fn entry_run(&mut self) -> Option<&mut bool> {
         self.reading.iter_mut().find_map(|r| match &mut r.purpose {
