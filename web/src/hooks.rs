@@ -19,7 +19,7 @@ use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
 use blast_playground::storage;
-use blast_playground::worker::chart_wire::{self, ChartJob};
+use blast_playground::worker::chart_wire::{self, ChartJob, Drawing};
 use blast_playground::worker::client::{self, Budget, Client, Sent};
 use blast_playground::worker::offload::Posting;
 use blast_playground::worker::{lane_wire, model_wire};
@@ -261,6 +261,8 @@ struct EngineLink {
     /// Answers decoded and waiting for their task to be applied, in the order the worker sent
     /// them (`apply`).
     applying: RefCell<VecDeque<Action>>,
+    /// The chart jobs out, one per picture (`chart_wire::Drawing`).
+    drawing: RefCell<Drawing>,
 }
 
 type Link = Rc<EngineLink>;
@@ -289,6 +291,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
         jobs_unposted: Cell::new(0),
         stepping: Cell::new(false),
         applying: RefCell::default(),
+        drawing: RefCell::default(),
     });
     {
         let (store, link) = (store.clone(), link.clone());
@@ -310,7 +313,12 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
     }
     let draw = {
         let (store, link) = (store.clone(), link.clone());
-        use_callback((), move |job: ChartJob, _| post_drawing(&store, &link, chart_wire::encode(&job)))
+        use_callback((), move |job: ChartJob, _| {
+            let ready = link.drawing.borrow_mut().send(job.label(), chart_wire::encode(&job));
+            if let Some(bytes) = ready {
+                post_drawing(&store, &link, bytes);
+            }
+        })
     };
     let store = store.clone();
     use_effect(move || {
@@ -483,6 +491,10 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
             decode_soon(store, link);
         }
         browser::WorkerNews::Picture(picture) => {
+            let next = link.drawing.borrow_mut().answered(&picture.label);
+            if let Some(bytes) = next {
+                post_drawing(store, link, bytes);
+            }
             let shown = picture.drawn.and_then(|bitmap| browser::show_picture(&picture.label, &bitmap).map_err(|e| e.to_string()));
             if let Err(why) = shown {
                 store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("A chart could not be drawn ({}): {why}", picture.label))));
@@ -500,12 +512,14 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
                         _ => Vec::new(),
                     };
                     let mut host = Box::<blast_playground::worker::lane_host::Host>::default();
-                    for bytes in unposted {
-                        answer_in_page(&store, &link, &mut host, &bytes);
+                    // Charts are drawn only by a worker.
+                    for bytes in unposted.iter().filter(|b| !chart_wire::is_chart(b)) {
+                        answer_in_page(&store, &link, &mut host, bytes);
                     }
                     *link.engine.borrow_mut() = Engine::InPage(host);
                     return;
                 }
+                link.drawing.borrow_mut().forget();
                 *link.engine.borrow_mut() = if started { Engine::Idle } else { without_worker(&store, &why) };
                 let actions = link.client.borrow_mut().on_failed(started, &why);
                 for action in actions {

@@ -9,8 +9,9 @@
 //! byte answers to what awaits them, never sees it: a chart is drawn whenever the page asks,
 //! and the last picture for a canvas is the one left on it.
 //!
-//! Decoding is total and bounded: bytes that are not a chart job, or a picture larger than
-//! `MAX_SIDE_PX` a side, give an error, never a panic or a giant allocation.
+//! Decoding is total: bytes that are not a chart job give an error, never a panic. A job whose
+//! picture would be larger than `MAX_SIDE_PX` a side is refused before anything is drawn
+//! (`ChartJob::drawable`), and the refusal goes back under the job's label like a picture.
 
 use serde::{Deserialize, Serialize};
 
@@ -86,24 +87,88 @@ pub fn encode(job: &ChartJob) -> Vec<u8> {
     bytes
 }
 
-/// A chart job from its bytes; one whose picture would be empty, over `MAX_SIDE_PX` a side or
-/// not at a positive finite scale is refused here, before anything is drawn.
+/// A chart job from its bytes.
 pub fn decode(bytes: &[u8]) -> Result<ChartJob, DecodeError> {
-    let job: ChartJob = take_whole(bytes, CHART)?;
-    let (w, h) = job.size_px;
-    let bad = |why| Err(DecodeError { at: 0, why });
-    if w == 0 || h == 0 || w > MAX_SIDE_PX || h > MAX_SIDE_PX {
-        return bad("a picture's size is out of range");
+    take_whole(bytes, CHART)
+}
+
+/// Why a chart job is not drawn, found before anything is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undrawable {
+    /// Its picture would be empty, or over `MAX_SIDE_PX` a side.
+    Size(u32, u32),
+    /// Its scale is not a positive number.
+    Scale,
+}
+
+impl std::fmt::Display for Undrawable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Undrawable::Size(w, h) => write!(f, "a picture of {w} x {h} pixels is not drawn (1 to {MAX_SIDE_PX} a side)"),
+            Undrawable::Scale => f.write_str("a picture's scale is not a positive number"),
+        }
     }
-    if !(job.scale.is_finite() && job.scale > 0.0) {
-        return bad("a picture's scale is not a positive number");
+}
+
+impl ChartJob {
+    /// Whether the worker draws this job: a picture neither empty nor over `MAX_SIDE_PX` a
+    /// side, at a positive finite scale.
+    pub fn drawable(&self) -> Result<(), Undrawable> {
+        let (w, h) = self.size_px;
+        if w == 0 || h == 0 || w > MAX_SIDE_PX || h > MAX_SIDE_PX {
+            return Err(Undrawable::Size(w, h));
+        }
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(Undrawable::Scale);
+        }
+        Ok(())
     }
-    Ok(job)
 }
 
 /// Whether `bytes` are a chart job (the worker's module draws those itself).
 pub fn is_chart(bytes: &[u8]) -> bool {
     bytes.first() == Some(&(CHART as u8))
+}
+
+/// The chart jobs the page has out: at most one per picture (its label) in the worker, and the
+/// newest other one waiting in its place. Only the last picture stays on a canvas, so the ones
+/// between are never drawn: a worker slower to draw than the page asks (a busy worker, a fast
+/// run) is not handed a queue that grows.
+#[derive(Debug, Default)]
+pub struct Drawing {
+    out: Vec<(String, Option<Vec<u8>>)>,
+}
+
+impl Drawing {
+    /// The job to post now, or `None` when one for the same picture is out: this one waits,
+    /// in place of any that waited.
+    pub fn send(&mut self, label: &str, job: Vec<u8>) -> Option<Vec<u8>> {
+        match self.out.iter_mut().find(|(l, _)| l == label) {
+            Some((_, waiting)) => {
+                *waiting = Some(job);
+                None
+            }
+            None => {
+                self.out.push((label.to_string(), None));
+                Some(job)
+            }
+        }
+    }
+
+    /// `label`'s picture came back: the job that waited for it, to post now.
+    pub fn answered(&mut self, label: &str) -> Option<Vec<u8>> {
+        let at = self.out.iter().position(|(l, _)| l == label)?;
+        let waiting = self.out[at].1.take();
+        if waiting.is_none() {
+            self.out.remove(at);
+        }
+        waiting
+    }
+
+    /// The worker stopped: nothing it had is coming back.
+    pub fn forget(&mut self) {
+        self.out.clear();
+    }
 }
 
 #[cfg(test)]
@@ -167,9 +232,28 @@ mod tests {
         for (size_px, scale) in
             [((0, 10), 1.0), ((10, 0), 1.0), ((MAX_SIDE_PX + 1, 10), 1.0), ((10, u32::MAX), 1.0), ((10, 10), 0.0), ((10, 10), f64::NAN), ((10, 10), -2.0)]
         {
-            let bytes = encode(&ChartJob { size_px, scale, ..job() });
-            assert!(decode(&bytes).is_err(), "{size_px:?} at {scale}");
+            let job = decode(&encode(&ChartJob { size_px, scale, ..job() })).expect("it reads");
+            assert!(job.drawable().is_err(), "{size_px:?} at {scale}");
         }
-        assert!(decode(&encode(&ChartJob { size_px: (MAX_SIDE_PX, MAX_SIDE_PX), ..job() })).is_ok());
+        assert_eq!(
+            ChartJob { size_px: (0, 7), ..job() }.drawable().map_err(|e| e.to_string()),
+            Err("a picture of 0 x 7 pixels is not drawn (1 to 16384 a side)".into())
+        );
+        assert_eq!(ChartJob { size_px: (MAX_SIDE_PX, MAX_SIDE_PX), ..job() }.drawable(), Ok(()));
+    }
+
+    #[test]
+    fn one_job_per_picture_is_out_and_only_the_newest_waits() {
+        let mut d = Drawing::default();
+        assert_eq!(d.send("throughput-chart", vec![1]), Some(vec![1]));
+        assert_eq!(d.send("relinks-chart", vec![2]), Some(vec![2]), "another picture goes at once");
+        assert_eq!(d.send("throughput-chart", vec![3]), None, "waits for the one out");
+        assert_eq!(d.send("throughput-chart", vec![4]), None, "and replaces the one waiting");
+        assert_eq!(d.answered("throughput-chart"), Some(vec![4]), "the newest goes when the picture comes back");
+        assert_eq!(d.answered("throughput-chart"), None);
+        assert_eq!(d.send("throughput-chart", vec![5]), Some(vec![5]), "none out: at once");
+        assert_eq!(d.answered("unknown"), None);
+        d.forget();
+        assert_eq!(d.send("relinks-chart", vec![6]), Some(vec![6]), "after the worker stopped, nothing is out");
     }
 }
