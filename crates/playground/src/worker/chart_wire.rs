@@ -3,7 +3,7 @@
 //! the canvas as it is: the drawing (plotters, ~20 KiB of the page's module gzipped) and its
 //! time leave the page's main thread.
 //!
-//! A job is `(CHART, ChartJob)` in postcard's form (`wire::put`, `wire::take_whole`). Its
+//! A job is `(CHART, ChartJob)` in postcard's form (`wire::put_whole`, `wire::take_whole`). Its
 //! answer is not bytes but a picture (an `ImageBitmap`, moved rather than copied), so the
 //! worker's module posts it (`blast-web`'s `picture`), and the client (`client`), which routes
 //! byte answers to what awaits them, never sees it: a chart is drawn whenever the page asks,
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::charts::{ChartColours, ChartData};
 use crate::timeline::Range;
-use crate::worker::wire::{put, take_whole, DecodeError, CHART};
+use crate::worker::wire::{put_whole, take_whole, DecodeError, CHART};
 
 /// The widest or tallest picture the worker draws, in pixels: 4x a 4K screen's width, past any
 /// chart a page lays out (a chart spans at most the window, an export is twice its CSS size).
@@ -82,9 +82,7 @@ impl ChartJob {
 }
 
 pub fn encode(job: &ChartJob) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(CHART, job));
-    bytes
+    put_whole(CHART, job)
 }
 
 /// A chart job from its bytes.

@@ -9,7 +9,7 @@
 //! gzipped, before wasm-opt) and ran as five tasks of simulation on the main thread. The page
 //! keeps only the import (`measured::import`: the located errors it shows at once).
 //!
-//! The format is postcard's, through serde's derives on the engine's types (`wire::put`,
+//! The format is postcard's, through serde's derives on the engine's types (`wire::put_whole`,
 //! `wire::take_whole`): a job is `(FIT, id, ProbeResult)`, a reply `(FIT, id, Result<Fingerprint,
 //! String>)`. Decoding is total: bytes that are not a fit message give an error, never a panic.
 
@@ -17,13 +17,11 @@ use std::fmt;
 
 use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, ProbeResult};
 
-use crate::worker::wire::{put, take_whole, DecodeError, FIT};
+use crate::worker::wire::{put_whole, take_whole, DecodeError, FIT};
 
 /// A fit job as the page posts it: its number (answers name it) and the probe result.
 pub fn encode_job(id: u64, result: &ProbeResult) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(FIT, id, result));
-    bytes
+    put_whole(FIT, &(id, result))
 }
 
 pub fn decode_job(bytes: &[u8]) -> Result<(u64, ProbeResult), DecodeError> {
@@ -84,9 +82,7 @@ pub fn answer(job: &[u8]) -> Vec<u8> {
 
 /// A fit, or why there is none in words, as bytes.
 pub fn encode_reply(id: u64, fitted: Result<&Fingerprint, &str>) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(FIT, id, fitted));
-    bytes
+    put_whole(FIT, &(id, fitted))
 }
 
 /// The id of the job answered, and its fit or why there is none.

@@ -28,7 +28,7 @@ use crate::compiled::{CompiledView, UnitView};
 use crate::runner::{CallCounts, ClassEntry, FireRefusal, InRange, LaneView, RunResult, SiteView};
 use crate::timeline::{Range, XAxis};
 use crate::worker::engine_forms::{outcomes, relinks, EventForm, SiteReportForm, UnitReportForm};
-use crate::worker::wire::{put, put_each, take, take_each, take_whole, DecodeError, LANES};
+use crate::worker::wire::{put, put_each, put_whole, take, take_each, take_whole, DecodeError, LANES};
 
 /// One thing the page asks of the lanes, applied in order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -93,9 +93,7 @@ pub struct Update {
 }
 
 pub fn encode_request(req: &Request) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(LANES, req));
-    bytes
+    put_whole(LANES, req)
 }
 
 pub fn decode_request(bytes: &[u8]) -> Result<Request, DecodeError> {

@@ -6,7 +6,7 @@
 //! variant's view. A view carries its run's whole report only in the first update that has it
 //! (the replay then only moves through it); the page keeps it ([`ViewForm::into_view`]).
 //!
-//! The format is postcard's, through serde's derives (`wire::put`, `wire::take_whole`). The
+//! The format is postcard's, through serde's derives (`wire::put_whole`, `wire::take_whole`). The
 //! engine's model types are serialized for JSON (the configuration and an entity's state tagged
 //! by a field, reports without `Deserialize`), which postcard cannot read back: their forms
 //! here name every field, so a new one does not compile until the wire carries it. Decoding is
@@ -22,7 +22,7 @@ use blast_engine::report::RelinkTotals;
 use serde::{Deserialize, Serialize};
 
 use crate::model_runner::{EntityView, VariantView, VerdictStep};
-use crate::worker::wire::{put, take_whole, DecodeError, MODEL};
+use crate::worker::wire::{put_whole, take_whole, DecodeError, MODEL};
 
 /// What the page asks of the replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -229,9 +229,7 @@ enum SlotStateForm {
 
 /// A message's bytes: its kind, then the message.
 fn encode(message: &impl Serialize) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    put(&mut bytes, &(MODEL, message));
-    bytes
+    put_whole(MODEL, message)
 }
 
 pub fn encode_request(request: &Request) -> Vec<u8> {

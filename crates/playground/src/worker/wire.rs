@@ -257,6 +257,13 @@ pub(crate) fn take_each<'a, T: serde::Deserialize<'a>>(
     Ok(())
 }
 
+/// A whole message of `kind` in postcard's form, as [`take_whole`] reads it back.
+pub(crate) fn put_whole<T: serde::Serialize + ?Sized>(kind: u64, value: &T) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    put(&mut bytes, &(kind, value));
+    bytes
+}
+
 /// A whole message of `kind` in postcard's form: the kind, one value, and no byte after it.
 pub(crate) fn take_whole<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8], kind: u64) -> Result<T, DecodeError> {
     let mut at = 0;
