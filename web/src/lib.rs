@@ -11,7 +11,7 @@ pub mod app;
 pub mod browser;
 pub mod components;
 pub mod hooks;
-mod offscreen;
+pub mod offscreen;
 pub mod picture;
 pub mod plot;
 pub mod scenario_parts;

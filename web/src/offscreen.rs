@@ -7,7 +7,17 @@ use plotters_backend::text_anchor::{HPos, VPos};
 use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind, FontTransform};
 use web_sys::OffscreenCanvasRenderingContext2d;
 
-use crate::plot::DrawError;
+/// Why a chart was not drawn: the canvas's or plotters' words.
+#[derive(Debug)]
+pub struct DrawError(pub String);
+
+impl std::fmt::Display for DrawError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DrawError {}
 
 /// A canvas's 2d context of `size` pixels, as plotters draws on it.
 pub struct OffscreenBackend {

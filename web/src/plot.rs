@@ -18,24 +18,12 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use wasm_bindgen::JsCast;
 use web_sys::{ImageBitmap, OffscreenCanvas, OffscreenCanvasRenderingContext2d};
 
-use crate::offscreen::OffscreenBackend;
+use crate::offscreen::{DrawError, OffscreenBackend};
 
 /// Space around the plot area, in CSS px: the drawing uses these, and the pointer and the
 /// brush map to data with them (`timeline::x_at`, `timeline::css_span`).
 const MARGIN_PX: f64 = PLOT_RIGHT_PX;
 const Y_LABELS_PX: f64 = PLOT_LEFT_PX - PLOT_RIGHT_PX;
-
-/// Why a chart was not drawn: the canvas's or plotters' words.
-#[derive(Debug)]
-pub struct DrawError(pub String);
-
-impl fmt::Display for DrawError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for DrawError {}
 
 fn err(e: impl fmt::Display) -> DrawError {
     DrawError(e.to_string())
