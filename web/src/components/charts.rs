@@ -1,6 +1,8 @@
 //! The live charts panel: throughput per policy (log scale) with event marks, and relinks
 //! per interval split by the oracle's verdict; in model mode time per op per variant and the
-//! verdicts per checkpoint interval. Each chart is exportable as PNG.
+//! verdicts per checkpoint interval. Each chart is exportable as PNG. The page builds the
+//! charts' data and the engine worker draws them (`chart_wire`): a canvas here only shows the
+//! picture that comes back.
 //!
 //! Both charts are one timeline, in the manner of a profiler's: the wheel zooms around the
 //! pointer (Shift+wheel pans), a drag selects a range (its relinks go to the why panel and
