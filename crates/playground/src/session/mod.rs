@@ -373,9 +373,10 @@ impl CallSiteSession {
     /// A scenario from a share link or an imported file, read by the engine worker.
     fn load(&mut self, shared: Shared, origin: String) {
         let Shared { text, policies, view } = shared;
-        // The worker gets a copy (`request` encodes it); the reading keeps the text to show.
-        let job_text = text.clone();
-        self.request(&job_text, Purpose::Open { text, policies, view, origin });
+        self.pause_for_read();
+        // The run check is made for the policies the scenario will run under.
+        let checked = if policies.is_empty() { self.policies.clone() } else { policies.clone() };
+        self.document.readings.request_open(text, checked, self.run.loop_mode, (policies, view, origin));
     }
 
     /// Replace the scenario with one opened from a link, a file or a gallery.
@@ -430,17 +431,16 @@ impl CallSiteSession {
 
     /// Hand `text` to the engine worker (`take_jobs`); the answer comes back as `SessionAction::Read`.
     fn request(&mut self, text: &str, purpose: Purpose) {
-        // The page shows the text being read next: a run of the old scenario meanwhile only
-        // competes with reading and drawing it (while the 1,900-deep link was read, the running
-        // preset's frames were the page's longest tasks, 12-17 ms of CPU each).
+        self.pause_for_read();
+        self.document.readings.request(text, self.policies.clone(), self.run.loop_mode, purpose);
+    }
+
+    /// The page shows the text being read next: a run of the old scenario meanwhile only
+    /// competes with reading and drawing it (while the 1,900-deep link was read, the running
+    /// preset's frames were the page's longest tasks, 12-17 ms of CPU each).
+    fn pause_for_read(&mut self) {
         self.run.resume_after_read |= self.run.playback.playing;
         self.run.playback.stop();
-        // The run check is made for the policies the scenario will run under.
-        let policies = match &purpose {
-            Purpose::Open { policies, .. } if !policies.is_empty() => policies.clone(),
-            _ => self.policies.clone(),
-        };
-        self.document.readings.request(text, policies, self.run.loop_mode, purpose);
     }
 
     /// An answer from the engine worker (one no longer awaited is dropped); a run the reading
