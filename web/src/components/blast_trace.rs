@@ -11,6 +11,7 @@ use yew::prelude::*;
 
 use crate::components::blast_aggregate::heat_class;
 use crate::components::blast_parts::TraceOnView;
+use crate::components::raw_static;
 use crate::components::virtual_rows::use_window;
 
 /// One drawn row: a group (file or class), a function in it, or a site.
@@ -139,12 +140,12 @@ pub fn trace_blast(p: &TraceBlastProps) -> Html {
                     if span.after_px > 0.0 { <li class="spacer" aria-hidden="true" style={format!("height: {}px", span.after_px)}></li> }
                 </ul>
             </figure>
-            <ul class="legend" aria-label="Legend">
-                <li><span class="legend-dot state-exact"></span>{ "invalidated, tied to its mutation by the log (exact)" }</li>
-                <li><span class="legend-dot state-by-order"></span>{ "tied by log order (the mutation just before)" }</li>
-                <li><span class="legend-dot state-unattributed"></span>{ "not attributed to any mutation" }</li>
-                <li><span class="legend-dot state-kept"></span>{ "kept by the runtime, retired only in a policy's replay" }</li>
-            </ul>
+            { raw_static(concat!(
+                r#"<ul class="legend" aria-label="Legend"><li><span class="legend-dot state-exact"></span>invalidated, tied to its mutation by the log (exact)</li>"#,
+                r#"<li><span class="legend-dot state-by-order"></span>tied by log order (the mutation just before)</li>"#,
+                r#"<li><span class="legend-dot state-unattributed"></span>not attributed to any mutation</li>"#,
+                r#"<li><span class="legend-dot state-kept"></span>kept by the runtime, retired only in a policy's replay</li></ul>"#
+            )) }
         </div>
     }
 }
