@@ -154,22 +154,20 @@ pub fn mutations(p: &MutationsProps) -> Html {
                     <option value={MetaKind::Expando.name()} selected={*kind == MetaKind::Expando}>{ "ExpandoMetaClass" }</option>
                     <option value={MetaKind::Custom.name()} selected={*kind == MetaKind::Custom}>{ "custom metaclass" }</option>
                 </select>
-                <button id="fire-replace" disabled={!has_class} onclick={fire(Mutation::Replace { class: current.clone(), kind: *kind })}
-                    title="C.metaClass = new …: class-scoped within the stock family, bulk if custom is involved">{ "Replace metaclass" }</button>
-                <button id="fire-remove" disabled={!has_class} onclick={fire(Mutation::Remove { class: current.clone() })}
-                    title="metaClassRegistry.removeMetaClass(C)">{ "Remove metaclass" }</button>
-                <button id="fire-instance" disabled={!has_class} onclick={fire(Mutation::PerInstance { class: current.clone() })}
-                    title="obj.metaClass = …: its class's sites stop caching">{ "Per-instance metaclass" }</button>
+                { button("fire-replace", "Replace metaclass", "C.metaClass = new …: class-scoped within the stock family, bulk if custom is involved", has_class,
+                    fire(Mutation::Replace { class: current.clone(), kind: *kind })) }
+                { button("fire-remove", "Remove metaclass", "metaClassRegistry.removeMetaClass(C)", has_class, fire(Mutation::Remove { class: current.clone() })) }
+                { button("fire-instance", "Per-instance metaclass", "obj.metaClass = …: its class's sites stop caching", has_class,
+                    fire(Mutation::PerInstance { class: current.clone() })) }
             </div>
             <div class="mutation-row">
                 <label>{ "new subclass " }
                     <input id="fire-load-name" value={(*new_class).clone()} oninput={on_new_class} size="12" spellcheck="false"
                         aria-invalid={(!new_ok).then_some("true")} />
                 </label>
-                <button id="fire-load" disabled={!has_class || !new_ok} onclick={fire(load)}
-                    title="Load a new class extending the chosen one">{ "Load subclass" }</button>
-                <button id="fire-invalidate" onclick={fire(Mutation::InvalidateAll)} title="VMPlugin.invalidateCallSites(): bulk (i)">{ "Invalidate all" }</button>
-                <button id="fire-unattributed" onclick={fire(Mutation::Unattributed)} title="A registry change with no class attributed: bulk">{ "Unattributed event" }</button>
+                { button("fire-load", "Load subclass", "Load a new class extending the chosen one", has_class && new_ok, fire(load)) }
+                { button("fire-invalidate", "Invalidate all", "VMPlugin.invalidateCallSites(): bulk (i)", true, fire(Mutation::InvalidateAll)) }
+                { button("fire-unattributed", "Unattributed event", "A registry change with no class attributed: bulk", true, fire(Mutation::Unattributed)) }
             </div>
             <div class="mutation-row">
                 <label>{ "category " }
@@ -177,10 +175,8 @@ pub fn mutations(p: &MutationsProps) -> Html {
                         { for p.categories.iter().map(|c| html! { <option value={c.clone()} selected={*c == current_category}>{ c }</option> }) }
                     </select>
                 </label>
-                <button id="fire-category-enter" disabled={p.categories.is_empty()} onclick={fire_category(true)}
-                    title="use(Category) { …: entering a category is bulk (every domain)">{ "Enter category" }</button>
-                <button id="fire-category-leave" disabled={p.categories.is_empty()} onclick={fire_category(false)}
-                    title="… }: leaving it is bulk too">{ "Leave category" }</button>
+                { button("fire-category-enter", "Enter category", "use(Category) { …: entering a category is bulk (every domain)", !p.categories.is_empty(), fire_category(true)) }
+                { button("fire-category-leave", "Leave category", "… }: leaving it is bulk too", !p.categories.is_empty(), fire_category(false)) }
                 <span class="active-categories">{ "active now: " }<output id="active-categories">{ active_summary(&p.active) }</output></span>
             </div>
             <label class="loop-mode" title="Repeat the measured op (up to the engine's bounds) until you press Pause, so there is a running loop to fire into">
@@ -199,6 +195,11 @@ pub fn mutations(p: &MutationsProps) -> Html {
             </p>
         </div>
     }
+}
+
+/// One of the panel's buttons: a function, so they share one copy of its markup's code.
+fn button(id: &'static str, label: &'static str, title: &'static str, enabled: bool, onclick: Callback<MouseEvent>) -> Html {
+    html! { <button {id} {title} disabled={!enabled} {onclick}>{ label }</button> }
 }
 
 /// The user's choice if the list still offers it, else the list's first entry: a chosen class
