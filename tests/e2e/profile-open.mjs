@@ -8,22 +8,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { world } from './checks/common.mjs';
 
 const DIST = path.resolve(process.env.PROFILE_DIST || 'dist');
 const SITES = Number(process.env.PROFILE_SITES) || 1_000_000;
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json' };
-
-/** The e2e `scale` checks' world: `sites` sites over `classes` classes, all called in one loop. */
-function world(classes, sites) {
-  const t = ['measure warmup 0 ops 1'];
-  for (let i = 0; i < classes; i++) t.push(`class K${i} { m }`);
-  for (let i = 0; i < sites; i++) t.push(`site s${i} = K${i % classes}.m`);
-  const calls = [];
-  for (let i = 0; i < sites; i++) calls.push(`call s${i}`);
-  t.push(`op { loop 10 { ${calls.join(' ')} } }`);
-  return t.join('\n') + '\n';
-}
 
 const server = http.createServer((req, res) => {
   const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/blast-radius\//, '') || 'index.html';

@@ -132,3 +132,15 @@ export async function clickTimes(page, click, watched, pattern) {
     [click, watched, pattern],
   );
 }
+
+/** A scenario text of `sites` sites over `classes` classes, all called in one loop (the scale
+ *  checks' worlds, and `profile-open.mjs`'s). */
+export function world(classes, sites) {
+  const t = ['measure warmup 0 ops 1'];
+  for (let i = 0; i < classes; i++) t.push(`class K${i} { m }`);
+  for (let i = 0; i < sites; i++) t.push(`site s${i} = K${i % classes}.m`);
+  const calls = [];
+  for (let i = 0; i < sites; i++) calls.push(`call s${i}`);
+  t.push(`op { loop 10 { ${calls.join(' ')} } }`);
+  return t.join('\n') + '\n';
+}

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, freshPage, pasteScenario } from './common.mjs';
+import { expect, freshPage, pasteScenario, world } from './common.mjs';
 import { longTaskSummary, longestTask, mainThreadCompiles, tasksOnPageClock, waitedForCore } from './trace.mjs';
 
 /** The most CPU time one main-thread task may take during a 10^5-site paste (the target:
@@ -48,17 +48,6 @@ const settled = (page) =>
     const next = () => (--frames > 0 ? requestAnimationFrame(next) : setTimeout(done, 0));
     requestAnimationFrame(next);
   }));
-
-/** `sites` sites over `classes` classes, all called in one loop. */
-function world(classes, sites) {
-  const t = ['measure warmup 0 ops 1'];
-  for (let i = 0; i < classes; i++) t.push(`class K${i} { m }`);
-  for (let i = 0; i < sites; i++) t.push(`site s${i} = K${i % classes}.m`);
-  const calls = [];
-  for (let i = 0; i < sites; i++) calls.push(`call s${i}`);
-  t.push(`op { loop 10 { ${calls.join(' ')} } }`);
-  return t.join('\n') + '\n';
-}
 
 /** A chain K0 <- K1 <- ... of `depth` classes with one site on the deepest. */
 function chain(depth) {
