@@ -433,7 +433,7 @@ pub fn chart_canvas(node: &NodeRef) -> Option<ChartCanvas> {
 /// (the panel closed while it was drawn) takes nothing.
 pub fn show_picture(label: &str, bitmap: &web_sys::ImageBitmap) -> Result<(), BrowserError> {
     let document = window().and_then(|w| w.document()).ok_or(BrowserError::Missing("a document"))?;
-    let on_page = [Chart::Throughput, Chart::Relinks].into_iter().any(|c| c.canvas_id() == label);
+    let on_page = Chart::of_canvas(label).is_some();
     let canvas: HtmlCanvasElement = if on_page {
         match document.get_element_by_id(label).and_then(|c| c.dyn_into().ok()) {
             Some(canvas) => canvas,

@@ -30,8 +30,10 @@ fn err(e: impl fmt::Display) -> DrawError {
 }
 
 /// The job's chart as a picture: drawn on a canvas of the job's size off any page, then taken
-/// from it whole (`transferToImageBitmap`: moved, not copied).
+/// from it whole (`transferToImageBitmap`: moved, not copied). A job it will not draw
+/// (`ChartJob::drawable`) is refused before a canvas is made.
 pub fn picture(job: &ChartJob) -> Result<ImageBitmap, DrawError> {
+    job.drawable().map_err(err)?;
     let (w, h) = job.size_px;
     let canvas = OffscreenCanvas::new(w, h).map_err(|_| DrawError("a canvas of that size could not be made".into()))?;
     let context = canvas.get_context("2d").ok().flatten().and_then(|c| c.dyn_into::<OffscreenCanvasRenderingContext2d>().ok());

@@ -38,7 +38,7 @@ fn main() {
 /// Draw a chart job and post its picture (or why there is none).
 fn draw(replies: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
     let (label, drawn) = match chart_wire::decode(bytes) {
-        Ok(job) => (job.label().to_string(), job.drawable().map_err(|e| e.to_string()).and_then(|()| plot::picture(&job).map_err(|e| e.to_string()))),
+        Ok(job) => (job.label().to_string(), plot::picture(&job).map_err(|e| e.to_string())),
         Err(e) => (String::new(), Err(format!("the chart's job is unreadable ({e})"))),
     };
     let (message, moved) = picture::message(&label, drawn);

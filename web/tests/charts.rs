@@ -81,6 +81,9 @@ fn each_chart_is_drawn_at_its_jobs_size_in_its_colours_and_shown_on_its_canvas()
 
 #[wasm_bindgen_test]
 fn a_chart_not_drawn_travels_as_its_words_and_other_messages_are_not_pictures() {
+    let empty = ChartJob { size_px: (0, 180), ..job(Chart::Relinks, ChartColours::from_vars(|_| None, false)) };
+    let refused = plot::picture(&empty).err().map(|e| e.to_string());
+    assert_eq!(refused.as_deref(), Some("a picture of 0 x 180 pixels is not drawn (1 to 16384 a side)"), "refused before a canvas is made");
     let (message, moved) = picture::message("relinks-chart", Err("no 2d context".into()));
     assert_eq!(moved.length(), 0);
     let carried = picture::read(&message).expect("a picture's refusal");

@@ -161,7 +161,7 @@ pub struct ChartData {
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 /// `#rrggbb` (or `#rgb`) from a CSS custom property.
-pub fn parse_hex(s: &str) -> Option<Rgb> {
+fn parse_hex(s: &str) -> Option<Rgb> {
     let h = s.trim().strip_prefix('#')?;
     let digits: Vec<u8> = h.chars().map(|c| c.to_digit(16).map(|d| d as u8)).collect::<Option<_>>()?;
     match digits.as_slice() {
@@ -173,7 +173,7 @@ pub fn parse_hex(s: &str) -> Option<Rgb> {
 
 /// A stylesheet colour as the page shows it: `#rgb` / `#rrggbb`, or the light or dark half of
 /// `light-dark(light, dark)` (how style.css writes its themed colours).
-pub fn parse_colour(s: &str, dark: bool) -> Option<Rgb> {
+fn parse_colour(s: &str, dark: bool) -> Option<Rgb> {
     let s = s.trim();
     match s.strip_prefix("light-dark(").and_then(|pair| pair.strip_suffix(')')) {
         Some(pair) => {

@@ -38,6 +38,14 @@ pub enum Chart {
 }
 
 impl Chart {
+    pub const ALL: [Chart; 2] = [Chart::Throughput, Chart::Relinks];
+
+    /// The chart whose canvas a picture's label names (`ChartJob::label`); `None` for an
+    /// export's file name.
+    pub fn of_canvas(label: &str) -> Option<Chart> {
+        Chart::ALL.into_iter().find(|c| c.canvas_id() == label)
+    }
+
     /// The id of the chart's canvas on the page (`components::charts`): where its picture goes.
     pub fn canvas_id(self) -> &'static str {
         match self {
@@ -79,6 +87,19 @@ impl ChartJob {
             Destination::Export { file, .. } => file,
         }
     }
+
+    /// Whether the worker draws this job: a picture neither empty nor over `MAX_SIDE_PX` a
+    /// side, at a positive finite scale.
+    pub fn drawable(&self) -> Result<(), Undrawable> {
+        let (w, h) = self.size_px;
+        if w == 0 || h == 0 || w > MAX_SIDE_PX || h > MAX_SIDE_PX {
+            return Err(Undrawable::Size(w, h));
+        }
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(Undrawable::Scale);
+        }
+        Ok(())
+    }
 }
 
 pub fn encode(job: &ChartJob) -> Vec<u8> {
@@ -105,21 +126,6 @@ impl std::fmt::Display for Undrawable {
             Undrawable::Size(w, h) => write!(f, "a picture of {w} x {h} pixels is not drawn (1 to {MAX_SIDE_PX} a side)"),
             Undrawable::Scale => f.write_str("a picture's scale is not a positive number"),
         }
-    }
-}
-
-impl ChartJob {
-    /// Whether the worker draws this job: a picture neither empty nor over `MAX_SIDE_PX` a
-    /// side, at a positive finite scale.
-    pub fn drawable(&self) -> Result<(), Undrawable> {
-        let (w, h) = self.size_px;
-        if w == 0 || h == 0 || w > MAX_SIDE_PX || h > MAX_SIDE_PX {
-            return Err(Undrawable::Size(w, h));
-        }
-        if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(Undrawable::Scale);
-        }
-        Ok(())
     }
 }
 
@@ -209,6 +215,7 @@ mod tests {
         assert_eq!(job.label(), "hot-relinks.png");
         let on_page = ChartJob { destination: Destination::Canvas, ..job };
         assert_eq!(on_page.label(), "relinks-chart");
+        assert_eq!((Chart::of_canvas(on_page.label()), Chart::of_canvas("hot-relinks.png")), (Some(Chart::Relinks), None), "a canvas's label, and a file's");
     }
 
     #[test]
