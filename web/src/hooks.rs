@@ -495,7 +495,7 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
             if let Some(bytes) = next {
                 post_drawing(store, link, bytes);
             }
-            let shown = picture.drawn.and_then(|bitmap| browser::show_picture(&picture.label, &bitmap).map_err(|e| e.to_string()));
+            let shown = picture.drawn.map_err(|e| e.to_string()).and_then(|bitmap| browser::show_picture(&picture.label, &bitmap).map_err(|e| e.to_string()));
             if let Err(why) = shown {
                 store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("A chart could not be drawn ({}): {why}", picture.label))));
             }

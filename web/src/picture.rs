@@ -12,19 +12,31 @@ use web_sys::ImageBitmap;
 pub struct Picture {
     pub label: String,
     /// The picture, or why the worker could not draw it.
-    pub drawn: Result<ImageBitmap, String>,
+    pub drawn: Result<ImageBitmap, NotDrawn>,
+}
+
+/// Why the worker drew no picture, in its words: the job unreadable or refused
+/// (`ChartJob::drawable`), or the canvas's or plotters' error (`offscreen::DrawError`). Words,
+/// because they cross the worker's message as a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotDrawn(pub String);
+
+impl std::fmt::Display for NotDrawn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// The message that carries `label`'s picture (or why there is none), and what to transfer with
 /// it (the bitmap).
-pub fn message(label: &str, drawn: Result<ImageBitmap, String>) -> (Array, Array) {
+pub fn message(label: &str, drawn: Result<ImageBitmap, NotDrawn>) -> (Array, Array) {
     let moved = Array::new();
     let body = match drawn {
         Ok(bitmap) => {
             moved.push(&bitmap);
             JsValue::from(bitmap)
         }
-        Err(why) => JsValue::from_str(&why),
+        Err(why) => JsValue::from_str(&why.0),
     };
     (Array::of2(&JsValue::from_str(label), &body), moved)
 }
@@ -35,7 +47,7 @@ pub fn read(data: &JsValue) -> Option<Picture> {
     let label = pair.get(0).as_string()?;
     let body = pair.get(1);
     let drawn = match body.as_string() {
-        Some(why) => Err(why),
+        Some(why) => Err(NotDrawn(why)),
         None => Ok(body.dyn_into::<ImageBitmap>().ok()?),
     };
     Some(Picture { label, drawn })

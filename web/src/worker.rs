@@ -11,7 +11,8 @@ use std::cell::RefCell;
 use blast_playground::worker::chart_wire;
 use blast_playground::worker::lane_host::Host;
 use blast_playground::worker::offload;
-use blast_web::{picture, plot};
+use blast_web::picture::{self, NotDrawn};
+use blast_web::plot;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::{closure::Closure, JsCast, JsValue};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -38,8 +39,8 @@ fn main() {
 /// Draw a chart job and post its picture (or why there is none).
 fn draw(replies: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
     let (label, drawn) = match chart_wire::decode(bytes) {
-        Ok(job) => (job.label().to_string(), plot::picture(&job).map_err(|e| e.to_string())),
-        Err(e) => (String::new(), Err(format!("the chart's job is unreadable ({e})"))),
+        Ok(job) => (job.label().to_string(), plot::picture(&job).map_err(|e| NotDrawn(e.to_string()))),
+        Err(e) => (String::new(), Err(NotDrawn(format!("the chart's job is unreadable ({e})")))),
     };
     let (message, moved) = picture::message(&label, drawn);
     let _ = replies.post_message_with_transfer(&message, &moved);

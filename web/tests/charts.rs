@@ -7,7 +7,8 @@ mod common;
 
 use blast_playground::charts::{BarPanel, ChartColours, ChartData, Line, Rgb};
 use blast_playground::worker::chart_wire::{Chart, ChartJob, Destination};
-use blast_web::{browser, picture, plot};
+use blast_web::picture::{self, NotDrawn};
+use blast_web::{browser, plot};
 use common::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
@@ -84,10 +85,10 @@ fn a_chart_not_drawn_travels_as_its_words_and_other_messages_are_not_pictures() 
     let empty = ChartJob { size_px: (0, 180), ..job(Chart::Relinks, ChartColours::from_vars(|_| None, false)) };
     let refused = plot::picture(&empty).err().map(|e| e.to_string());
     assert_eq!(refused.as_deref(), Some("a picture of 0 x 180 pixels is not drawn (1 to 16384 a side)"), "refused before a canvas is made");
-    let (message, moved) = picture::message("relinks-chart", Err("no 2d context".into()));
+    let (message, moved) = picture::message("relinks-chart", Err(NotDrawn("no 2d context".into())));
     assert_eq!(moved.length(), 0);
     let carried = picture::read(&message).expect("a picture's refusal");
-    assert_eq!((carried.label.as_str(), carried.drawn.err()), ("relinks-chart", Some("no 2d context".to_string())));
+    assert_eq!((carried.label.as_str(), carried.drawn.err()), ("relinks-chart", Some(NotDrawn("no 2d context".into()))));
     assert!(picture::read(&js_sys::Uint8Array::new_with_length(3).into()).is_none(), "bytes are a job's answer");
     assert!(picture::read(&JsValue::from_str("ready")).is_none());
     assert!(picture::read(&js_sys::Array::of2(&JsValue::from_str("x"), &JsValue::from_f64(1.0)).into()).is_none());
