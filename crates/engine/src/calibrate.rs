@@ -294,7 +294,7 @@ fn sweep_checks(points: &[SweepPoint]) -> Vec<Check> {
             groovy24::measured_shape(&pts.iter().map(|p| p.measured_ns).collect::<Vec<_>>(), &pts.iter().map(|p| p.measured_iqr_ns).collect::<Vec<_>>());
         let simulated = groovy24::shape(&pts.iter().map(|p| p.simulated_ns).collect::<Vec<_>>());
         let ok = groovy24::same_shape(&measured, &simulated);
-        let steps = |s: &groovy24::Shape| s.steps.iter().map(|st| format!("{st:?}").to_lowercase()).collect::<Vec<_>>().join(" ");
+        let steps = |s: &groovy24::Shape| s.steps.iter().map(|st| st.word()).collect::<Vec<_>>().join(" ");
         let knee = |s: &groovy24::Shape| s.steepest.map_or("none".to_string(), |k| format!("{}->{}", pts[k].param, pts[k + 1].param));
         out.push(check(
             format!("groovy 2.4 {sweep}: shape reproduced (steps, steepest step)"),

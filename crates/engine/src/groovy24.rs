@@ -181,6 +181,17 @@ pub enum Step {
     Down,
 }
 
+impl Step {
+    /// The step as reports print it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Step::Up => "up",
+            Step::Flat => "flat",
+            Step::Down => "down",
+        }
+    }
+}
+
 /// A step counts as a rise or fall when the value moves by more than this factor (the
 /// measured spread on a shared machine is a few tens of percent).
 pub const FLAT: f64 = 1.3;

@@ -321,7 +321,7 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
     // The page only ever saves one of its speeds; any other factor (say 2e127, which does not
     // even survive a JSON round trip) was written by someone else.
     if !SPEEDS.contains(&saved.speed) {
-        return Err(SaveError::Damaged(format!("speed {:?} is not one the page offers", saved.speed)));
+        return Err(SaveError::Damaged(format!("speed {} is not one the page offers", saved.speed.short_label())));
     }
     Ok(saved)
 }
@@ -414,6 +414,9 @@ mod tests {
             let raw = v.to_string().replace("\"max\"", &format!("{{\"factor\":{factor}}}"));
             assert!(matches!(decode(&raw), Err(SaveError::Damaged(_))), "{raw}");
         }
+        // The refusal names the speed as the page writes speeds, not as Rust's `Debug` does.
+        let raw = v.to_string().replace("\"max\"", "{\"factor\":0.5}");
+        assert_eq!(decode(&raw), Err(SaveError::Damaged("speed 0.5× is not one the page offers".into())));
         v["speed"] = serde_json::json!("max");
         assert!(decode(&v.to_string()).is_ok());
     }
