@@ -11,8 +11,8 @@ source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
 # 2026-12-06 23:14, main with the parser off the page again, the stepped autosave and the staged first lanes update: page 459.789, worker 240.115 measured.
-SIZE_BUDGET_KB=403.043      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
-WORKER_BUDGET_KB=262.856    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
+SIZE_BUDGET_KB=396.350      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal is 350 (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+WORKER_BUDGET_KB=261.355    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
 passed=0
@@ -109,6 +109,8 @@ fuzz_short() {
 }
 
 release_build() {
+  # The post-build hook's import renaming is tested before the build relies on it.
+  node --test scripts/short-imports.test.mjs
   (blast_release_flags && trunk build --release --offline --public-url "$PUBLIC_URL")
   ls -l dist
 }
