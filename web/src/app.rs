@@ -547,22 +547,24 @@ fn measured_panel(store: &Store, lab: &Lab, on_screen: Option<Entry>) -> Html {
     let (workload, sites) = runtimes::PRESET_WORKLOAD;
     let highlight = matches!(on_screen, Some(Entry::Runtime(_))).then(|| AttrValue::from(format!("{workload}@{sites}")));
     html! {
-        <MeasuredPanel shown={lab.shown.clone()} {highlight}
-            on_import={store.callback(|m| Action::Lab(LabAction::Show(m)))} on_clear={store.callback(|()| Action::Lab(LabAction::Clear))} />
+        <MeasuredPanel shown={lab.shown.clone()} reading={lab.reading.clone().map(AttrValue::from)} refusal={lab.refusal.clone()} {highlight}
+            on_read={store.callback(|(text, origin)| Action::Lab(LabAction::Read { text, origin }))}
+            on_refuse={store.callback(|(origin, why)| Action::Lab(LabAction::Refuse { origin, why }))}
+            on_clear={store.callback(|()| Action::Lab(LabAction::Clear))} />
     }
 }
 
 /// A Runtimes gallery row's Measured button: its scenario is loaded (not run) and its reference
-/// result shown in the measured panel, which is brought into sight once it is on the page.
+/// result read into the measured panel, which is brought into sight once it is on the page.
 fn show_measured(store: &Store) -> Callback<&'static str> {
     let store = store.clone();
     Callback::from(move |runtime_id: &'static str| {
         let Some(runtime) = runtimes::profile(runtime_id) else { return };
         load_preset(&store, (runtime.preset_id(), false));
         let store = store.clone();
-        fetch_reference(runtime_id, move |m| match m {
-            Ok(m) => {
-                store.dispatch(Action::Lab(LabAction::Show(Rc::new(m))));
+        fetch_reference(runtime_id, move |fetched| match fetched {
+            Ok((text, origin)) => {
+                store.dispatch(Action::Lab(LabAction::Read { text, origin }));
                 browser::soon_detached(|| browser::scroll_into_view("measured"));
             }
             Err(e) => store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The reference result of {runtime_id} could not be read: {e}")))),

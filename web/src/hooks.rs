@@ -532,7 +532,7 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
 
 #[cfg_attr(feature = "engine-in-page", allow(dead_code))]
 fn no_worker(why: &str) -> String {
-    format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, and the measured panel cannot fit results. Your text is kept (and saved).")
+    format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, and the measured panel cannot read probe results. Your text is kept (and saved).")
 }
 
 /// Decode the answers a step further in a task of its own (`Client::step`), one step per task

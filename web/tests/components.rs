@@ -9,7 +9,8 @@ use blast_engine::models::MODEL_PRESETS;
 use blast_engine::runtimes::PROFILES;
 use blast_engine::{presets, Policy};
 use blast_playground::chrome::Theme;
-use blast_playground::measured::{self, FitState, Measured};
+use blast_playground::lab::{Lab, LabAction};
+use blast_playground::measured;
 use blast_playground::playback::{RunState, Speed};
 use blast_playground::trace_lab::samples::SAMPLES;
 use blast_playground::worker::fit_wire;
@@ -61,45 +62,84 @@ async fn gallery_lists_every_preset_and_run_reports_it() {
     assert_eq!(*traces.borrow(), vec!["hotspot-cha-break"]);
 }
 
-#[wasm_bindgen_test]
-async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
-    let root = fresh_root();
-    let imported = Rc::new(RefCell::new(Vec::<Rc<Measured>>::new()));
-    let on_import = {
-        let imported = imported.clone();
-        Callback::from(move |m: Rc<Measured>| imported.borrow_mut().push(m))
+/// The measured panel as the app holds it: its state in a `Lab`, and a worker that answers
+/// each job at once through its bytes (`fit_wire::answer`, what the engine worker runs).
+#[derive(Properties, PartialEq)]
+struct MeasuredHostProps {
+    highlight: Option<yew::AttrValue>,
+}
+
+#[function_component(MeasuredHost)]
+fn measured_host(p: &MeasuredHostProps) -> Html {
+    let lab = yew::use_mut_ref(Lab::default);
+    let redraw = yew::use_force_update();
+    let act = {
+        let lab = lab.clone();
+        Callback::from(move |action: LabAction| {
+            let mut lab = lab.borrow_mut();
+            lab.reduce(action);
+            if let Some(job) = lab.take_fit() {
+                let (job, answer) = fit_wire::decode_reply(&fit_wire::answer(&job.bytes)).expect("a readable reply");
+                lab.reduce(LabAction::Answered { job, answer: Box::new(answer) });
+            }
+            redraw.force_update();
+        })
     };
-    let reference = Rc::new(measured::reference("cpython", include_str!("../../probes/results/cpython.json")).unwrap());
+    let lab = lab.borrow();
+    yew::html! {
+        <MeasuredPanel shown={lab.shown.clone()} reading={lab.reading.clone().map(yew::AttrValue::from)} refusal={lab.refusal.clone()}
+            highlight={p.highlight.clone()}
+            on_read={act.reform(|(text, origin)| LabAction::Read { text, origin })}
+            on_refuse={act.reform(|(origin, why)| LabAction::Refuse { origin, why })}
+            on_clear={act.reform(|()| LabAction::Clear)} />
+    }
+}
+
+#[wasm_bindgen_test]
+async fn measured_panel_reads_and_fits_a_result_in_the_worker_and_places_a_bad_paste() {
     // Asked of the engine worker (`lab::Lab`): the panel says so until the answer.
     let asked = fresh_root();
-    let props = MeasuredProps { shown: Some((reference.clone(), FitState::Fitting)), highlight: None, on_import: Callback::noop(), on_clear: Callback::noop() };
+    let props = MeasuredProps {
+        shown: None,
+        reading: Some("pasted text".into()),
+        refusal: None,
+        highlight: None,
+        on_read: Callback::noop(),
+        on_refuse: Callback::noop(),
+        on_clear: Callback::noop(),
+    };
     yew::Renderer::<MeasuredPanel>::with_root_and_props(asked.clone(), props).render();
     yew::scheduler::flush().await;
-    assert!(exists(&asked, "#measured-fitting") && !exists(&asked, "#measured-verdict"), "the fit is awaited, with a note");
-    // Answered: the worker's fit as it comes back through its bytes (`fit_wire`).
-    let (_, fitted) = fit_wire::decode_reply(&fit_wire::answer(&fit_wire::encode_job(1, &reference.result))).unwrap();
-    let fit = FitState::Done(Rc::new(fitted.unwrap()));
-    let props = MeasuredProps { shown: Some((reference.clone(), fit)), highlight: Some("fanout_root@8".into()), on_import, on_clear: Callback::noop() };
-    yew::Renderer::<MeasuredPanel>::with_root_and_props(root.clone(), props).render();
+    assert!(exists(&asked, "#measured-fitting") && !exists(&asked, "#measured-verdict"), "the answer is awaited, with a note");
+    assert!(find(&asked, "#measured-fitting").text_content().unwrap_or_default().contains("pasted text"));
+
+    // A result pasted and read: its fit as it comes back through the worker's bytes.
+    let root = fresh_root();
+    yew::Renderer::<MeasuredHost>::with_root_and_props(root.clone(), MeasuredHostProps { highlight: Some("fanout_root@8".into()) }).render();
     yew::scheduler::flush().await;
-    assert!(!exists(&root, "#measured-fitting"));
-    let expected = blast_engine::fingerprint::fingerprint(&reference.result).unwrap();
+    let cpython = include_str!("../../probes/results/cpython.json");
+    click(&root, "#measured-paste-toggle");
+    yew::scheduler::flush().await;
+    type_into(&root, "#measured-paste-text", cpython);
+    click(&root, "#measured-read");
+    yew::scheduler::flush().await;
+    assert!(!exists(&root, "#measured-fitting") && !exists(&root, "#measured-error"));
+    let expected = blast_engine::fingerprint::fingerprint(&measured::read(cpython).unwrap()).unwrap();
     assert_eq!(attr(&root, "#measured-verdict", "data-best"), expected.best().policy.name());
     assert_eq!(count(&root, "#measured-table tbody tr"), expected.pairs.len() as u32);
     assert_eq!(count(&root, "#measured-table thead th"), 3 + Policy::ALL.len() as u32, "workload, measured, spread, then every policy");
     assert!(exists(&root, r#"#measured-table tr.current[data-workload="fanout_root@8"]"#));
     assert_eq!(count(&root, "#measured-chart g.strip"), expected.pairs.len() as u32);
-    assert!(find(&root, "#measured-summary").text_content().unwrap_or_default().contains("CPython 3.11"));
+    let summary = || find(&root, "#measured-summary").text_content().unwrap_or_default();
+    assert!(summary().contains("CPython 3.11") && summary().contains("pasted text"), "{}", summary());
 
-    click(&root, "#measured-paste-toggle");
-    yew::scheduler::flush().await;
     type_into(&root, "#measured-paste-text", "{\n  \"schema\": \"blast-radius-probe/1\",\n  \"rows\": [,]\n}");
     click(&root, "#measured-read");
     yew::scheduler::flush().await;
     let error = find(&root, "#measured-error").text_content().unwrap_or_default();
-    assert!(error.contains("pasted text") && error.contains("3:12"), "{error}");
+    assert!(error.contains("pasted text is not a probe result we can read") && error.contains("3:12"), "{error}");
     assert!(exists(&root, "#measured-error pre.excerpt .caret"));
-    assert!(imported.borrow().is_empty(), "a refused paste replaces nothing");
+    assert!(summary().contains("CPython 3.11"), "a refused paste replaces nothing");
 
     // A reference result is fetched (`results/node.json` beside the page; e2e `runtimes` picks
     // one from the built site). The test runner's page has none there: the failed fetch is a
@@ -113,8 +153,12 @@ async fn measured_panel_fits_a_reference_result_and_places_a_bad_paste() {
         yew::scheduler::flush().await;
     }
     let error = find(&root, "#measured-error").text_content().unwrap_or_default();
-    assert!(error.contains("the reference result of node"), "{error}");
-    assert!(imported.borrow().is_empty(), "a failed fetch replaces nothing");
+    assert!(error.contains("the reference result of node was not read"), "{error}");
+    assert!(summary().contains("CPython 3.11"), "a failed fetch replaces nothing");
+
+    click(&root, "#measured-clear");
+    yew::scheduler::flush().await;
+    assert!(!exists(&root, "#measured-summary") && !exists(&root, "#measured-error"), "Clear empties the panel");
 }
 
 /// The top bar is a plain function, not a component: the test's own component hosts it.

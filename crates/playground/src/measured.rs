@@ -1,9 +1,9 @@
 //! A real runtime's measurements beside the simulated policies: a probe result (`probes/`,
 //! `blast-radius-probe/1`) imported from a file, pasted, or one of the six reference results
 //! measured for docs/RUNTIMES.md, read into the engine's `ProbeResult`, with errors that name
-//! their place. The fit itself is the engine's (`fingerprint::Fitting`), run by the engine
-//! worker (`fit_wire`, asked by `lab::Lab`); this module only reads the input and places the
-//! values on the chart's axis.
+//! their place. Reading and fit both run in the engine worker (`fit_wire`, asked by `lab::Lab`;
+//! the fit is the engine's `fingerprint::Fitting`); the page uses this module to name a result
+//! and to place its values on the chart's axis.
 
 use std::rc::Rc;
 
@@ -55,20 +55,17 @@ impl std::fmt::Display for ImportError {
     }
 }
 
-/// Read a probe result from text; `origin` names it in the panel.
-pub fn import(text: &str, origin: &str) -> Result<Measured, ImportError> {
-    match ProbeResult::parse(text) {
-        Ok(result) => Ok(Measured { origin: origin.to_string(), result }),
-        Err(error) => {
-            let place = match &error {
-                FingerprintError::NotJson { line, column, .. } => Some((*line, *column)),
-                FingerprintError::BadRow { index, .. } => row_place(text, *index),
-                _ => None,
-            };
-            let excerpt = place.and_then(|(line, column)| Some((line, text.lines().nth(line.checked_sub(1)?)?.to_string(), column)));
-            Err(ImportError { error, excerpt })
-        }
-    }
+/// Read a probe result from text (in the engine worker: `fit_wire::read_and_fit`).
+pub fn read(text: &str) -> Result<ProbeResult, ImportError> {
+    ProbeResult::parse(text).map_err(|error| {
+        let place = match &error {
+            FingerprintError::NotJson { line, column, .. } => Some((*line, *column)),
+            FingerprintError::BadRow { index, .. } => row_place(text, *index),
+            _ => None,
+        };
+        let excerpt = place.and_then(|(line, column)| Some((line, text.lines().nth(line.checked_sub(1)?)?.to_string(), column)));
+        ImportError { error, excerpt }
+    })
 }
 
 /// Where row `index` starts in a probe result's text: the line and column of its `"workload"`
@@ -87,9 +84,9 @@ pub fn reference_url(runtime_id: &str) -> Option<String> {
     REFERENCE.contains(&runtime_id).then(|| format!("results/{runtime_id}.json"))
 }
 
-/// A probed runtime's reference result read from its text (`probes/results/<id>.json`).
-pub fn reference(runtime_id: &str, text: &str) -> Result<Measured, ImportError> {
-    import(text, &format!("reference result (probes/results/{runtime_id}.json)"))
+/// How the panel names a probed runtime's reference result (`probes/results/<id>.json`).
+pub fn reference_origin(runtime_id: &str) -> String {
+    format!("reference result (probes/results/{runtime_id}.json)")
 }
 
 /// The runtimes with a reference result, in the gallery's order.
@@ -97,11 +94,9 @@ pub fn reference_ids() -> impl Iterator<Item = &'static str> {
     REFERENCE.into_iter()
 }
 
-/// Where the fit of the imported result is.
+/// The fit of the result on screen, as the engine worker answered it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FitState {
-    /// Asked of the engine worker, not answered yet.
-    Fitting,
     Done(Rc<Fingerprint>),
     Failed(String),
 }
@@ -226,7 +221,7 @@ pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
 #[cfg(test)]
 pub(crate) fn reference_file(id: &str) -> Option<Measured> {
     let text = std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).ok()?;
-    reference(id, &text).ok()
+    Some(Measured { origin: reference_origin(id), result: read(&text).ok()? })
 }
 
 #[cfg(test)]
@@ -250,7 +245,7 @@ mod tests {
     #[test]
     fn a_syntax_error_points_at_its_line_and_column() {
         let text = "{\n  \"schema\": \"blast-radius-probe/1\",\n  \"rows\": [,]\n}";
-        let e = import(text, "pasted text").unwrap_err();
+        let e = read(text).unwrap_err();
         let (line, excerpt, column) = e.excerpt.clone().unwrap();
         assert_eq!((line, column), (3, 12));
         assert_eq!(excerpt, "  \"rows\": [,]");
@@ -264,7 +259,7 @@ mod tests {
             "\"iterations\": 0",
             2,
         );
-        let e = import(&text, "x").unwrap_err();
+        let e = read(&text).unwrap_err();
         assert!(matches!(e.error, FingerprintError::BadRow { index: 0, .. }), "{e:?}");
         let (line, excerpt, column) = e.excerpt.clone().unwrap();
         assert!(excerpt.contains("\"workload\": \"baseline\""), "{excerpt}");
@@ -274,7 +269,7 @@ mod tests {
 
     #[test]
     fn errors_without_a_place_have_no_excerpt() {
-        let e = import(r#"{"schema":"x/9","runtime":"r","version":"1","command":"","mode":"full","rows":[]}"#, "x").unwrap_err();
+        let e = read(r#"{"schema":"x/9","runtime":"r","version":"1","command":"","mode":"full","rows":[]}"#).unwrap_err();
         assert_eq!(e.excerpt, None);
         assert!(e.to_string().contains("schema `x/9`"));
     }

@@ -344,7 +344,7 @@ export const checks = [
     },
   },
   {
-    name: 'scale: without the engine worker (its loader fails to load) the page says so plainly, keeps a pasted text editable, and a fit says why there is none',
+    name: 'scale: without the engine worker (its loader fails to load) the page says so plainly, keeps a pasted text editable, and a probe result says why it was not read',
     async run({ browser, baseUrl, log }) {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
       await context.route('**/worker-loader.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
@@ -361,13 +361,14 @@ export const checks = [
         log(`# no worker: notice: ${banners.find((t) => t.includes('worker')) ?? 'none'}`);
         expect((await scenarioText(page)).includes('site s199 = K199.m'), 'the pasted text is not in the editor');
         expect(await page.locator('#dsl-text').isEditable(), 'the editor is not editable');
-        // The measured panel's fit runs only in the worker (the fingerprint is not on the page):
-        // without one, a reference result still shows, and its fit says why there is none.
+        // The measured panel's reading and fit run only in the worker (neither is on the page):
+        // without one, a reference result is fetched, and the panel says why it was not read.
         await page.selectOption('#measured-reference', 'node');
-        await page.waitForSelector('#measured-summary[data-runtime="node"]', { timeout: 15_000 });
-        const fitError = await page.locator('#measured-fit-error').textContent({ timeout: 15_000 });
-        log(`# no worker: the measured panel says "${fitError}"`);
-        expect(fitError.includes('engine worker') && fitError.includes('did not start'), `fit without a worker: ${fitError}`);
+        await page.waitForSelector('#measured-error', { timeout: 15_000 });
+        const readError = await page.locator('#measured-error').textContent();
+        log(`# no worker: the measured panel says "${readError}"`);
+        expect(readError.includes('node.json') && readError.includes('engine worker') && readError.includes('did not start'), `a result without a worker: ${readError}`);
+        expect((await page.locator('#measured-summary').count()) === 0, 'no result is shown without a worker');
         expect(errors.length === 0, `page errors: ${errors.join('; ')}`);
       } finally {
         await context.close();

@@ -1,6 +1,6 @@
-//! The measured-runtime panel: import a probe result (file, paste, or a reference result),
-//! which the engine worker fits against every policy (`lab::Lab`, `fit_wire`), and set the
-//! measured slowdowns beside what each policy simulates at its fitted costs: the fingerprint
+//! The measured-runtime panel: a probe result (file, paste, or a reference result) is read and
+//! fitted against every policy by the engine worker (`lab::Lab`, `fit_wire`), and the measured
+//! slowdowns are set beside what each policy simulates at its fitted costs: the fingerprint
 //! (closest shape, margin, spread flags), a "measured" column next to the policies' columns,
 //! and a strip chart of the same values.
 
@@ -14,35 +14,42 @@ use crate::browser::{self, FileRefusal};
 use crate::components::{raw, raw_static};
 use blast_playground::markup::escape;
 
-use blast_playground::measured::{self, FitState, ImportError, Measured};
+use blast_playground::lab::Refusal;
+use blast_playground::measured::{self, FitState, Measured};
 use blast_playground::measured_markup;
+use blast_playground::worker::fit_wire::ReadRefusal;
 
 #[derive(Properties, PartialEq)]
 pub struct MeasuredProps {
-    /// The result on screen and where its fit is (`lab::Lab`).
+    /// The result on screen and its fit (`lab::Lab`).
     pub shown: Option<(Rc<Measured>, FitState)>,
+    /// The origin of a text the worker is reading.
+    pub reading: Option<AttrValue>,
+    /// Why the last text is not on screen.
+    pub refusal: Option<Refusal>,
     /// The row (`workload@param`) the loaded scenario simulates, when it is a runtime's.
     pub highlight: Option<AttrValue>,
-    pub on_import: Callback<Rc<Measured>>,
+    /// A text to read, and its origin.
+    pub on_read: Callback<(String, String)>,
+    /// A text that could not be had, its origin and why.
+    pub on_refuse: Callback<(String, String)>,
     pub on_clear: Callback<()>,
 }
 
-/// A probed runtime's reference result (`measured::reference_url`), fetched when asked for.
-pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<Measured, ReferenceRefusal>) + 'static) {
+/// A probed runtime's reference result (`measured::reference_url`), fetched when asked for:
+/// its text and its origin.
+pub fn fetch_reference(runtime_id: &str, done: impl FnOnce(Result<(String, String), ReferenceRefusal>) + 'static) {
     let Some(url) = measured::reference_url(runtime_id) else { return done(Err(ReferenceRefusal::NoneShipped)) };
-    let id = runtime_id.to_string();
-    browser::fetch_text(&url, move |text| {
-        done(text.map_err(ReferenceRefusal::NotFetched).and_then(|text| measured::reference(&id, &text).map_err(ReferenceRefusal::Unreadable)))
-    });
+    let origin = measured::reference_origin(runtime_id);
+    browser::fetch_text(&url, move |text| done(text.map(|text| (text, origin)).map_err(ReferenceRefusal::NotFetched)));
 }
 
-/// Why a runtime's reference result is not shown.
+/// Why a runtime's reference result is not read.
 #[derive(Debug)]
 pub enum ReferenceRefusal {
     /// The page ships none for this runtime.
     NoneShipped,
     NotFetched(browser::BrowserError),
-    Unreadable(measured::ImportError),
 }
 
 impl std::fmt::Display for ReferenceRefusal {
@@ -50,76 +57,43 @@ impl std::fmt::Display for ReferenceRefusal {
         match self {
             ReferenceRefusal::NoneShipped => f.write_str("there is no reference result for it"),
             ReferenceRefusal::NotFetched(why) => why.fmt(f),
-            ReferenceRefusal::Unreadable(why) => why.fmt(f),
         }
-    }
-}
-
-/// A refused import: what was being read and why, with the offending line when there is one.
-#[derive(Clone, PartialEq)]
-struct Refusal {
-    origin: String,
-    message: String,
-    excerpt: Option<(usize, String, usize)>,
-}
-
-impl Refusal {
-    fn of(origin: String, e: ImportError) -> Refusal {
-        Refusal { origin, message: e.to_string(), excerpt: e.excerpt }
     }
 }
 
 #[function_component(MeasuredPanel)]
 pub fn measured_panel(p: &MeasuredProps) -> Html {
-    let refusal = use_state(|| None::<Refusal>);
     let paste_open = use_state(|| false);
     let reader = use_mut_ref(|| None::<browser::FileRead>);
     let paste_ref = use_node_ref();
 
-    // Every way in ends here: a result replaces the last one, a refusal is shown and the last
-    // good result stays.
-    let accept = {
-        let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
-        Callback::from(move |(text, origin): (String, String)| match measured::import(&text, &origin) {
-            Ok(m) => {
-                refusal.set(None);
-                on_import.emit(Rc::new(m));
-            }
-            Err(error) => refusal.set(Some(Refusal::of(origin, error))),
-        })
-    };
     let on_file = {
-        let (accept, refusal, reader) = (accept.clone(), refusal.clone(), reader.clone());
+        let (on_read, on_refuse, reader) = (p.on_read.clone(), p.on_refuse.clone(), reader.clone());
         Callback::from(move |e: Event| {
-            let (accept, refusal) = (accept.clone(), refusal.clone());
+            let (on_read, on_refuse) = (on_read.clone(), on_refuse.clone());
             *reader.borrow_mut() = browser::read_picked_file(&e, measured::MAX_IMPORT_BYTES, move |name, text| match text {
-                Ok(text) => accept.emit((text, name)),
-                Err(FileRefusal::TooLarge) => {
-                    refusal.set(Some(Refusal { origin: name, message: "it is over 1 MB; a probe result is about 7 KB".into(), excerpt: None }))
-                }
-                Err(FileRefusal::Unreadable(e)) => refusal.set(Some(Refusal { origin: name, message: format!("it could not be read: {e}"), excerpt: None })),
+                Ok(text) => on_read.emit((text, name)),
+                Err(FileRefusal::TooLarge) => on_refuse.emit((name, "it is over 1 MB; a probe result is about 7 KB".into())),
+                Err(FileRefusal::Unreadable(e)) => on_refuse.emit((name, format!("it could not be read: {e}"))),
             });
         })
     };
     let on_read_paste = {
-        let (accept, paste_ref) = (accept.clone(), paste_ref.clone());
+        let (on_read, paste_ref) = (p.on_read.clone(), paste_ref.clone());
         Callback::from(move |_: MouseEvent| {
             if let Some(text) = browser::node_value(&paste_ref) {
-                accept.emit((text, "pasted text".into()));
+                on_read.emit((text, "pasted text".into()));
             }
         })
     };
     let on_reference = {
-        let (on_import, refusal) = (p.on_import.clone(), refusal.clone());
+        let (on_read, on_refuse) = (p.on_read.clone(), p.on_refuse.clone());
         Callback::from(move |e: Event| {
             let id = browser::value(&e);
-            let (on_import, refusal) = (on_import.clone(), refusal.clone());
-            fetch_reference(&id.clone(), move |m| match m {
-                Ok(m) => {
-                    refusal.set(None);
-                    on_import.emit(Rc::new(m));
-                }
-                Err(message) => refusal.set(Some(Refusal { origin: format!("the reference result of {id}"), message: message.to_string(), excerpt: None })),
+            let (on_read, on_refuse) = (on_read.clone(), on_refuse.clone());
+            fetch_reference(&id.clone(), move |fetched| match fetched {
+                Ok(read) => on_read.emit(read),
+                Err(why) => on_refuse.emit((format!("the reference result of {id}"), why.to_string())),
             });
             browser::clear_value(&e);
         })
@@ -128,13 +102,7 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
         let paste_open = paste_open.clone();
         Callback::from(move |_: MouseEvent| paste_open.set(!*paste_open))
     };
-    let clear = {
-        let (cb, refusal) = (p.on_clear.clone(), refusal.clone());
-        Callback::from(move |_: MouseEvent| {
-            refusal.set(None);
-            cb.emit(());
-        })
-    };
+    let clear = p.on_clear.reform(|_: MouseEvent| ());
 
     html! {
         <section id="measured" class="panel" aria-labelledby="measured-title">
@@ -162,8 +130,11 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
                     <button id="measured-read" class="small primary" onclick={on_read_paste}>{ "Read" }</button>
                 </div>
             }
-            if let Some(r) = &*refusal {
+            if let Some(r) = &p.refusal {
                 { raw(refusal_view(r)) }
+            }
+            if let Some(origin) = &p.reading {
+                { raw(reading_view(origin)) }
             }
             {
                 match &p.shown {
@@ -183,32 +154,42 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
     }
 }
 
-/// A refused import, as markup: its origin, message and excerpt come from the file, escaped.
+/// A refused text, as markup: its origin, message and excerpt come from the file, escaped.
 fn refusal_view(r: &Refusal) -> String {
+    let lead = match r.why {
+        ReadRefusal::NotAResult(_) => "is not a probe result we can read",
+        _ => "was not read",
+    };
     let mut s = format!(
-        r#"<div id="measured-error" class="measured-error" role="alert"><p><strong>{} is not a probe result we can read: </strong>{}</p>"#,
+        r#"<div id="measured-error" class="measured-error" role="alert"><p><strong>{} {lead}: </strong>{}</p>"#,
         escape(&r.origin),
-        escape(&r.message)
+        escape(&r.why.to_string())
     );
-    if let Some((line, text, column)) = &r.excerpt {
-        let _ = write!(
-            s,
-            r#"<pre class="excerpt"><span class="line-no">{line:>4} | </span>{}{}<span class="line-no">     | </span><span class="caret">{}^</span></pre>"#,
-            escape(text),
-            "\n",
-            " ".repeat(column.saturating_sub(1))
-        );
+    if let ReadRefusal::NotAResult(why) = &r.why {
+        if let Some((line, text, column)) = &why.excerpt {
+            let _ = write!(
+                s,
+                r#"<pre class="excerpt"><span class="line-no">{line:>4} | </span>{}{}<span class="line-no">     | </span><span class="caret">{}^</span></pre>"#,
+                escape(text),
+                "\n",
+                " ".repeat(column.saturating_sub(1))
+            );
+        }
     }
     s.push_str("</div>");
     s
 }
 
+/// The note while the engine worker reads and fits a text.
+fn reading_view(origin: &str) -> String {
+    format!(
+        r#"<p id="measured-fitting" class="hint" aria-live="polite">Reading {} and fitting every policy to it in the engine worker… <progress aria-label="Fitting"></progress></p>"#,
+        escape(origin)
+    )
+}
+
 fn fit_view(fit: &FitState, highlight: Option<&str>) -> Html {
     match fit {
-        FitState::Fitting => raw_static(concat!(
-            r#"<p id="measured-fitting" class="hint" aria-live="polite">Fitting every policy to the measurements in the engine worker… "#,
-            r#"<progress aria-label="Fitting"></progress></p>"#
-        )),
         FitState::Failed(e) => html! { <p id="measured-fit-error" class="measured-error" role="alert">{ format!("The fit failed: {e}") }</p> },
         FitState::Done(f) => raw(measured_markup::fit(f, highlight)),
     }

@@ -18,7 +18,7 @@ use crate::lab::LabAction;
 use crate::model_mode::ModelAction;
 use crate::session::SessionAction;
 use crate::trace_lab::{self, TraceAction};
-use crate::worker::fit_wire::{self, FitRefusal};
+use crate::worker::fit_wire::{self, ReadRefusal};
 use crate::worker::lane_wire::{self, UpdateDecoder};
 use crate::worker::offload;
 use crate::worker::wire::{self, Reply, ReplyDecoder, Verdict};
@@ -30,7 +30,7 @@ pub enum Sent {
     Job(u64),
     /// Commands for the lanes (`lane_wire::Request`): answered as `SessionAction::LanesDecoded`.
     Lanes,
-    /// A probe result to fit (`fit_wire`), by id: answered as `LabAction::Fitted`.
+    /// A probe result to fit (`fit_wire`), by id: answered as `LabAction::Answered`.
     Fit(u64),
     /// A trace lab message (`trace_lab::protocol`): answered as `TraceAction::Answer`.
     Trace,
@@ -105,11 +105,11 @@ impl Client {
             }
             Some(wire::FIT) => {
                 let Some(job) = self.fits.pop_front() else { return Vec::new() };
-                let (job, fitted) = match fit_wire::decode_reply(&bytes) {
-                    Ok(answer) => answer,
-                    Err(why) => (job, Err(FitRefusal::AnswerUnreadable(why))),
+                let (job, answer) = match fit_wire::decode_reply(&bytes) {
+                    Ok(answered) => answered,
+                    Err(why) => (job, Err(ReadRefusal::AnswerUnreadable(why))),
                 };
-                vec![Action::Lab(LabAction::Fitted { job, fitted })]
+                vec![Action::Lab(LabAction::Answered { job, answer: Box::new(answer) })]
             }
             // Applied as it comes: the model's mirror reads it (`model_mirror`).
             Some(wire::MODEL) => {
@@ -175,7 +175,7 @@ impl Client {
         let mut actions: Vec<Action> = self
             .fits
             .drain(..)
-            .map(|job| Action::Lab(LabAction::Fitted { job, fitted: Err(FitRefusal::WorkerLost { started, why: why.to_string() }) }))
+            .map(|job| Action::Lab(LabAction::Answered { job, answer: Box::new(Err(ReadRefusal::WorkerLost { started, why: why.to_string() })) }))
             .collect();
         if std::mem::take(&mut self.lanes) > 0 {
             actions.push(SessionAction::LanesLost(format!("it stopped: {why}")).into());
@@ -199,7 +199,7 @@ pub fn no_worker(what: Sent) -> Action {
     match what {
         Sent::Job(id) => unread(id),
         Sent::Lanes => SessionAction::LanesLost("there is no engine worker".into()).into(),
-        Sent::Fit(job) => Action::Lab(LabAction::Fitted { job, fitted: Err(FitRefusal::NoWorker) }),
+        Sent::Fit(job) => Action::Lab(LabAction::Answered { job, answer: Box::new(Err(ReadRefusal::NoWorker)) }),
         Sent::Model => Action::Model(ModelAction::Lost("there is no engine worker".into())),
         Sent::Trace => Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())),
     }
@@ -281,9 +281,10 @@ mod tests {
         let mut answers = post(&mut s, &mut c);
         let job = c.jobs.back().copied();
         assert_eq!(answers.len(), 1, "a text to read; its lanes wait for its answer");
-        answers.insert(0, fit_wire::encode_reply(7, Err("no churn")));
+        let unreadable = fit_wire::Unreadable { message: "not JSON".into(), excerpt: None };
+        answers.insert(0, fit_wire::encode_reply(7, &Err(unreadable.clone())));
         let actions = hear(&mut s, &mut c, answers);
-        assert_eq!(actions[0], Action::Lab(LabAction::Fitted { job: 7, fitted: Err(FitRefusal::Refused("no churn".into())) }), "the fit's, at once");
+        assert_eq!(actions[0], Action::Lab(LabAction::Answered { job: 7, answer: Box::new(Err(ReadRefusal::NotAResult(unreadable))) }), "the fit's, at once");
         assert_eq!(read_ids(&actions), Vec::from_iter(job), "the reading's, decoded");
         assert_eq!(s.scenario().sites.len(), 30, "applied");
         // Its lanes: the update of the build on screen, applied to its mirror.
@@ -362,8 +363,8 @@ mod tests {
         c.sent(Sent::Model);
         let owed = c.on_failed(true, "gone");
         assert!(owed.contains(&Action::Model(ModelAction::Lost("the engine worker stopped (gone)".into()))));
-        let lost = FitRefusal::WorkerLost { started: true, why: "gone".into() };
-        assert!(owed.contains(&Action::Lab(LabAction::Fitted { job: 4, fitted: Err(lost) })), "{owed:?}");
+        let lost = ReadRefusal::WorkerLost { started: true, why: "gone".into() };
+        assert!(owed.contains(&Action::Lab(LabAction::Answered { job: 4, answer: Box::new(Err(lost)) })), "{owed:?}");
         assert!(owed.contains(&SessionAction::LanesLost("it stopped: gone".into()).into()));
         assert!(owed.contains(&Action::Trace(TraceAction::Lost("the engine worker stopped (gone)".into()))));
         let failed = owed.iter().find_map(|a| if let Action::Session(SessionAction::Read(r)) = a { Some(r.clone()) } else { None });
@@ -409,7 +410,7 @@ mod tests {
         c.sent(Sent::Fit(2));
         assert!(matches!(
             &c.on_reply(vec![wire::FIT as u8, 0xff])[..],
-            [Action::Lab(LabAction::Fitted { job: 2, fitted: Err(FitRefusal::AnswerUnreadable(_)) })]
+            [Action::Lab(LabAction::Answered { job: 2, answer })] if matches!(**answer, Err(ReadRefusal::AnswerUnreadable(_)))
         ));
         assert!(matches!(&c.on_reply(vec![wire::TRACE as u8, 0xff])[..], [Action::Trace(TraceAction::Lost(_))]));
     }
