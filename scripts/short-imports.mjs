@@ -1,15 +1,20 @@
 // Trunk's post-build hook (Trunk.toml), before minify-js.mjs: gives the wasm-bindgen imports of
-// each staged module short names, in the module and in its JavaScript glue alike.
+// each staged module short names, and its long exports too, in the module and in its JavaScript
+// glue alike.
 //
 // Why: wasm-bindgen names each import after its Rust binding plus a 16-hex-digit hash
 // (`__wbg_readyState_3cedb2e12eb09077`), and the name is written twice, once in the module's
 // import section and once as the glue's property that answers it. The hashes do not compress:
 // the page's 236 imports cost 4.5 KiB of its .wasm and 2.8 KiB of its .js, gzipped. Renamed
 // `a`, `b`, ... in both places, the module links to the same functions (an import is found by
-// its module and name strings alone; nothing else in the module or the glue reads them).
+// its module and name strings alone; nothing else in the module or the glue reads them). The
+// closures' entry points are exported under their whole Rust paths (over 100 characters each);
+// those exports (every export name longer than `LONG_EXPORT`) become `$a`, `$b`, ... where the
+// glue calls them.
 //
 // The renaming refuses, and fails the build, rather than guess: each import's name must appear
-// exactly once in the glue as a whole word, and its module name exactly once as a quoted key.
+// exactly once in the glue as a whole word, its module name exactly once as a quoted key, and
+// each long export at least once as a whole word.
 // A release build only; the JS carries no `integrity` attribute (Trunk.toml's preload pattern),
 // so rewriting the staged files after Trunk's hashing is safe, as in minify-js.mjs.
 import { readdir, readFile, writeFile } from "node:fs/promises";
@@ -87,13 +92,42 @@ export function shortName(n) {
   return out;
 }
 
+/** Exports with longer names are renamed (the glue's own entry points, such as
+ * `__wbindgen_malloc`, are shorter and repeat, which gzip takes care of). */
+export const LONG_EXPORT = 40;
+
 function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** The export section's body with its long names shortened, and the glue that calls them. */
+function shortenExports(body, js) {
+  const [count, first] = readLeb(body, 0);
+  const out = [...leb(count)];
+  let renamed = 0;
+  let p = first;
+  for (let i = 0; i < count; i++) {
+    const [length, nameAt] = readLeb(body, p);
+    const exported = fromUtf8.decode(body.subarray(nameAt, nameAt + length));
+    const kind = body[nameAt + length];
+    const next = readLeb(body, nameAt + length + 1)[1];
+    let named = exported;
+    if (exported.length > LONG_EXPORT) {
+      named = `$${shortName(renamed++)}`;
+      const word = new RegExp(`(?<![\\w$])${escapeRegExp(exported)}(?![\\w$])`, "g");
+      if (!word.test(js)) throw new Error(`short-imports: the export ${exported} is not named in the glue`);
+      js = js.replace(word, () => named);
+    }
+    out.push(...name(named), kind, ...body.subarray(nameAt + length + 1, next));
+    p = next;
+  }
+  if (p !== body.length) throw new Error("short-imports: the export section's length does not match its exports");
+  return { body: Uint8Array.from(out), js, renamed };
+}
+
 /**
  * Renames the imports of `wasm` (a module's bytes) and the glue `js` that answers them.
- * Returns the new bytes and text, and how many imports were renamed.
+ * Returns the new bytes and text, and how many names were changed.
  */
 export function shortenImports(wasm, js) {
   if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61 || wasm[2] !== 0x73 || wasm[3] !== 0x6d) {
@@ -108,6 +142,14 @@ export function shortenImports(wasm, js) {
     const [size, start] = readLeb(wasm, at + 1);
     const end = start + size;
     if (end > wasm.length) throw new Error(`short-imports: section ${id} runs past the module's end`);
+    if (id === 7) {
+      const renamedExports = shortenExports(wasm.subarray(start, end), js);
+      js = renamedExports.js;
+      renamed += renamedExports.renamed;
+      out.push(Uint8Array.from([id, ...leb(renamedExports.body.length)]), renamedExports.body);
+      at = end;
+      continue;
+    }
     if (id !== 2) {
       out.push(wasm.subarray(at, end));
       at = end;
@@ -161,7 +203,7 @@ async function main() {
     const shortened = shortenImports(new Uint8Array(wasm), js);
     await writeFile(join(staging, wasmName), shortened.wasm);
     await writeFile(join(staging, jsName), shortened.js);
-    console.log(`short-imports: ${wasmName} ${shortened.renamed} imports, ${wasm.length} -> ${shortened.wasm.length} bytes; ${jsName} ${js.length} -> ${shortened.js.length}`);
+    console.log(`short-imports: ${wasmName} ${shortened.renamed} names, ${wasm.length} -> ${shortened.wasm.length} bytes; ${jsName} ${js.length} -> ${shortened.js.length}`);
   }
 }
 
