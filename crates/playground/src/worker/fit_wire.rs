@@ -22,7 +22,8 @@ use blast_engine::fingerprint::{Fingerprint, FingerprintError, Fitting, ProbeRes
 use crate::measured;
 use crate::worker::wire::{put_whole, take_whole, DecodeError, FIT};
 
-/// A probe result and its fit, or why there is none, in words.
+/// A probe result and its fit, or why there is none, in words: the engine's `FingerprintError`
+/// crosses the worker's wire as its message, which is all the panel shows of it.
 pub type Fitted = (ProbeResult, Result<Fingerprint, String>);
 
 /// The worker's answer to a text: the result and its fit, or why the text is not a result.
