@@ -6,6 +6,8 @@
 # (wasm-bindgen --keep-debug, wasm-opt -g), then groups the code by them
 # (scripts/size_report.py). Its own target directory (target/size-report), so a normal build's
 # cache is untouched. Needs the tools of scripts/install-tools.sh.
+# The imports and exports keep wasm-bindgen's long names here (a release build shortens them,
+# scripts/short-imports.mjs), so the "module" group reads about 3.5 KiB above the built page's.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
