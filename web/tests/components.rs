@@ -140,6 +140,12 @@ async fn measured_panel_reads_and_fits_a_result_in_the_worker_and_places_a_bad_p
     assert!(error.contains("pasted text is not a probe result we can read") && error.contains("3:12"), "{error}");
     assert!(exists(&root, "#measured-error pre.excerpt .caret"));
     assert!(summary().contains("CPython 3.11"), "a refused paste replaces nothing");
+    // A paste over the file's cap is refused on the page, not copied to the worker.
+    type_into(&root, "#measured-paste-text", &" ".repeat(1_000_001));
+    click(&root, "#measured-read");
+    yew::scheduler::flush().await;
+    let error = find(&root, "#measured-error").text_content().unwrap_or_default();
+    assert!(error.contains("pasted text was not read: it is over 1 MB"), "{error}");
 
     // A reference result is fetched (`results/node.json` beside the page; e2e `runtimes` picks
     // one from the built site). The test runner's page has none there: the failed fetch is a

@@ -61,6 +61,9 @@ impl std::fmt::Display for ReferenceRefusal {
     }
 }
 
+/// Why a file or a paste over `measured::MAX_IMPORT_BYTES` is not read.
+const TOO_LARGE: &str = "it is over 1 MB; a probe result is about 7 KB";
+
 #[function_component(MeasuredPanel)]
 pub fn measured_panel(p: &MeasuredProps) -> Html {
     let paste_open = use_state(|| false);
@@ -73,17 +76,18 @@ pub fn measured_panel(p: &MeasuredProps) -> Html {
             let (on_read, on_refuse) = (on_read.clone(), on_refuse.clone());
             *reader.borrow_mut() = browser::read_picked_file(&e, measured::MAX_IMPORT_BYTES, move |name, text| match text {
                 Ok(text) => on_read.emit((text, name)),
-                Err(FileRefusal::TooLarge) => on_refuse.emit((name, "it is over 1 MB; a probe result is about 7 KB".into())),
+                Err(FileRefusal::TooLarge) => on_refuse.emit((name, TOO_LARGE.into())),
                 Err(FileRefusal::Unreadable(e)) => on_refuse.emit((name, format!("it could not be read: {e}"))),
             });
         })
     };
     let on_read_paste = {
-        let (on_read, paste_ref) = (p.on_read.clone(), paste_ref.clone());
-        Callback::from(move |_: MouseEvent| {
-            if let Some(text) = browser::node_value(&paste_ref) {
-                on_read.emit((text, "pasted text".into()));
-            }
+        let (on_read, on_refuse, paste_ref) = (p.on_read.clone(), p.on_refuse.clone(), paste_ref.clone());
+        Callback::from(move |_: MouseEvent| match browser::node_value(&paste_ref) {
+            // The file's cap, before the text is copied into a message for the worker.
+            Some(text) if text.len() as f64 > measured::MAX_IMPORT_BYTES => on_refuse.emit(("pasted text".into(), TOO_LARGE.into())),
+            Some(text) => on_read.emit((text, "pasted text".into())),
+            None => {}
         })
     };
     let on_reference = {
