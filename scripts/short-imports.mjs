@@ -100,8 +100,44 @@ function escapeRegExp(text) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** `text` as a whole word of the glue (not part of a longer identifier). */
+function wholeWord(text, flags) {
+  return new RegExp(`(?<![\\w$])${escapeRegExp(text)}(?![\\w$])`, flags);
+}
+
+/** The import section's body with every name shortened, and the glue that answers them. */
+function shortenImportSection(body, js) {
+  const [count, first] = readLeb(body, 0);
+  const out = [...leb(count)];
+  const modules = new Map();
+  let p = first;
+  for (let i = 0; i < count; i++) {
+    const [moduleLength, moduleAt] = readLeb(body, p);
+    const module = fromUtf8.decode(body.subarray(moduleAt, moduleAt + moduleLength));
+    const [fieldLength, fieldAt] = readLeb(body, moduleAt + moduleLength);
+    const field = fromUtf8.decode(body.subarray(fieldAt, fieldAt + fieldLength));
+    const kind = body[fieldAt + fieldLength];
+    const next = skipDescription(body, kind, fieldAt + fieldLength + 1);
+    if (!modules.has(module)) modules.set(module, shortName(modules.size));
+    const short = shortName(i);
+    const uses = js.match(wholeWord(field, "g"))?.length ?? 0;
+    if (uses !== 1) throw new Error(`short-imports: the import ${module} ${field} is named ${uses} times in the glue, not once`);
+    js = js.replace(wholeWord(field), () => short);
+    out.push(...name(modules.get(module)), ...name(short), kind, ...body.subarray(fieldAt + fieldLength + 1, next));
+    p = next;
+  }
+  if (p !== body.length) throw new Error("short-imports: the import section's length does not match its imports");
+  for (const [module, short] of modules) {
+    const key = new RegExp(`(["'])${escapeRegExp(module)}\\1(?=\\s*:)`, "g");
+    const uses = js.match(key)?.length ?? 0;
+    if (uses !== 1) throw new Error(`short-imports: the import module ${module} is a key ${uses} times in the glue, not once`);
+    js = js.replace(key, () => `"${short}"`);
+  }
+  return { body: Uint8Array.from(out), js, renamed: count };
+}
+
 /** The export section's body with its long names shortened, and the glue that calls them. */
-function shortenExports(body, js) {
+function shortenExportSection(body, js) {
   const [count, first] = readLeb(body, 0);
   const out = [...leb(count)];
   let renamed = 0;
@@ -114,7 +150,7 @@ function shortenExports(body, js) {
     let named = exported;
     if (exported.length > LONG_EXPORT) {
       named = `$${shortName(renamed++)}`;
-      const word = new RegExp(`(?<![\\w$])${escapeRegExp(exported)}(?![\\w$])`, "g");
+      const word = wholeWord(exported, "g");
       if (!word.test(js)) throw new Error(`short-imports: the export ${exported} is not named in the glue`);
       js = js.replace(word, () => named);
     }
@@ -125,15 +161,20 @@ function shortenExports(body, js) {
   return { body: Uint8Array.from(out), js, renamed };
 }
 
+/** The sections renamed, by id; every other section is copied whole. */
+const RENAMED_SECTIONS = new Map([
+  [2, shortenImportSection],
+  [7, shortenExportSection],
+]);
+
 /**
- * Renames the imports of `wasm` (a module's bytes) and the glue `js` that answers them.
- * Returns the new bytes and text, and how many names were changed.
+ * Renames the imports (and long exports) of `wasm`, a module's bytes, and the glue `js` that
+ * answers and calls them. Returns the new bytes and text, and how many names were changed.
  */
-export function shortenImports(wasm, js) {
+export function shortenNames(wasm, js) {
   if (wasm.length < 8 || wasm[0] !== 0 || wasm[1] !== 0x61 || wasm[2] !== 0x73 || wasm[3] !== 0x6d) {
     throw new Error("short-imports: not a WebAssembly module");
   }
-  // Pieces of the new module: the sections other than imports are copied whole.
   const out = [wasm.subarray(0, 8)];
   let renamed = 0;
   let at = 8;
@@ -142,47 +183,15 @@ export function shortenImports(wasm, js) {
     const [size, start] = readLeb(wasm, at + 1);
     const end = start + size;
     if (end > wasm.length) throw new Error(`short-imports: section ${id} runs past the module's end`);
-    if (id === 7) {
-      const renamedExports = shortenExports(wasm.subarray(start, end), js);
-      js = renamedExports.js;
-      renamed += renamedExports.renamed;
-      out.push(Uint8Array.from([id, ...leb(renamedExports.body.length)]), renamedExports.body);
-      at = end;
-      continue;
-    }
-    if (id !== 2) {
+    const shorten = RENAMED_SECTIONS.get(id);
+    if (shorten) {
+      const section = shorten(wasm.subarray(start, end), js);
+      js = section.js;
+      renamed += section.renamed;
+      out.push(Uint8Array.from([id, ...leb(section.body.length)]), section.body);
+    } else {
       out.push(wasm.subarray(at, end));
-      at = end;
-      continue;
     }
-    const [count, first] = readLeb(wasm, start);
-    const body = [...leb(count)];
-    const modules = new Map();
-    let p = first;
-    for (let i = 0; i < count; i++) {
-      const [moduleLength, moduleAt] = readLeb(wasm, p);
-      const module = fromUtf8.decode(wasm.subarray(moduleAt, moduleAt + moduleLength));
-      const [fieldLength, fieldAt] = readLeb(wasm, moduleAt + moduleLength);
-      const field = fromUtf8.decode(wasm.subarray(fieldAt, fieldAt + fieldLength));
-      const kind = wasm[fieldAt + fieldLength];
-      const next = skipDescription(wasm, kind, fieldAt + fieldLength + 1);
-      if (!modules.has(module)) modules.set(module, shortName(modules.size));
-      const short = shortName(i);
-      const uses = js.match(new RegExp(`(?<![\\w$])${escapeRegExp(field)}(?![\\w$])`, "g"))?.length ?? 0;
-      if (uses !== 1) throw new Error(`short-imports: the import ${module} ${field} is named ${uses} times in the glue, not once`);
-      js = js.replace(new RegExp(`(?<![\\w$])${escapeRegExp(field)}(?![\\w$])`), short);
-      body.push(...name(modules.get(module)), ...name(short), kind, ...wasm.subarray(fieldAt + fieldLength + 1, next));
-      renamed++;
-      p = next;
-    }
-    if (p !== end) throw new Error("short-imports: the import section's length does not match its imports");
-    for (const [module, short] of modules) {
-      const key = new RegExp(`(["'])${escapeRegExp(module)}\\1(?=\\s*:)`, "g");
-      const uses = js.match(key)?.length ?? 0;
-      if (uses !== 1) throw new Error(`short-imports: the import module ${module} is a key ${uses} times in the glue, not once`);
-      js = js.replace(key, `"${short}"`);
-    }
-    out.push(Uint8Array.from([id, ...leb(body.length), ...body]));
     at = end;
   }
   const bytes = new Uint8Array(out.reduce((n, piece) => n + piece.length, 0));
@@ -200,7 +209,7 @@ async function main() {
     if (!files.includes(jsName)) throw new Error(`short-imports: ${wasmName} has no glue ${jsName} beside it`);
     const wasm = await readFile(join(staging, wasmName));
     const js = await readFile(join(staging, jsName), "utf8");
-    const shortened = shortenImports(new Uint8Array(wasm), js);
+    const shortened = shortenNames(new Uint8Array(wasm), js);
     await writeFile(join(staging, wasmName), shortened.wasm);
     await writeFile(join(staging, jsName), shortened.js);
     console.log(`short-imports: ${wasmName} ${shortened.renamed} names, ${wasm.length} -> ${shortened.wasm.length} bytes; ${jsName} ${js.length} -> ${shortened.js.length}`);

@@ -2,7 +2,7 @@
 // uses it): `node --test scripts/short-imports.test.mjs`.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { shortenImports, shortName } from "./short-imports.mjs";
+import { shortenNames, shortName } from "./short-imports.mjs";
 
 const utf8 = new TextEncoder();
 const str = (s) => [utf8.encode(s).length, ...utf8.encode(s)];
@@ -30,7 +30,7 @@ return {__proto__:null,"./m_bg.js":e,"env":memory};`;
 test("the renamed module links to the renamed glue and calls the same functions", async () => {
   const wasm = module("./m_bg.js", "__wbg_first_0123456789abcdef", "__wbg_second_fedcba9876543210");
   const before = await WebAssembly.instantiate(wasm, new Function(glue)());
-  const out = shortenImports(wasm, glue);
+  const out = shortenNames(wasm, glue);
   assert.equal(out.renamed, 4);
   assert.ok(out.wasm.length < wasm.length, "the module is smaller");
   assert.ok(!out.js.includes("__wbg_") && !out.js.includes("./m_bg.js") && !out.js.includes(LONG), out.js);
@@ -46,21 +46,21 @@ test("the renamed module links to the renamed glue and calls the same functions"
 
 test("an import the glue does not name once is refused, not guessed", () => {
   const missing = module("./m_bg.js", "__wbg_first_0123456789abcdef", "__wbg_third_0000000000000000");
-  assert.throws(() => shortenImports(missing, glue), /__wbg_third_0000000000000000 is named 0 times in the glue, not once/);
+  assert.throws(() => shortenNames(missing, glue), /__wbg_third_0000000000000000 is named 0 times in the glue, not once/);
   const twice = glue.replace("return 40", "return __wbg_first_0123456789abcdef");
   const wasm = module("./m_bg.js", "__wbg_first_0123456789abcdef", "__wbg_second_fedcba9876543210");
-  assert.throws(() => shortenImports(wasm, twice), /named 2 times/);
+  assert.throws(() => shortenNames(wasm, twice), /named 2 times/);
   // A name that only contains another import's name is a different word.
   const longer = glue.replace("__wbg_second_fedcba9876543210:", "__wbg_second_fedcba9876543210_x:1,__wbg_second_fedcba9876543210:");
-  assert.equal(shortenImports(wasm, longer).renamed, 4);
+  assert.equal(shortenNames(wasm, longer).renamed, 4);
   // A long export the glue never calls: refused too.
-  assert.throws(() => shortenImports(wasm, glue.replace(`wasm.${LONG}()`, "0")), /the export wasm_bindgen_0123456789abcde.* is not named in the glue/);
+  assert.throws(() => shortenNames(wasm, glue.replace(`wasm.${LONG}()`, "0")), /the export wasm_bindgen_0123456789abcde.* is not named in the glue/);
 });
 
 test("a module cut short or not a module is refused", () => {
   const wasm = module("./m_bg.js", "__wbg_first_0123456789abcdef", "__wbg_second_fedcba9876543210");
-  assert.throws(() => shortenImports(wasm.subarray(0, 30), glue), /runs past the module's end/);
-  assert.throws(() => shortenImports(utf8.encode("not wasm at all"), glue), /not a WebAssembly module/);
+  assert.throws(() => shortenNames(wasm.subarray(0, 30), glue), /runs past the module's end/);
+  assert.throws(() => shortenNames(utf8.encode("not wasm at all"), glue), /not a WebAssembly module/);
 });
 
 test("short names are distinct identifiers", () => {
