@@ -101,8 +101,7 @@ mod tests {
     use crate::measured;
 
     fn read(id: &str) -> LabAction {
-        let text = std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).expect("a reference result");
-        LabAction::Read { text, origin: measured::reference_origin(id) }
+        LabAction::Read { text: measured::reference_text(id).expect("a reference result"), origin: measured::reference_origin(id) }
     }
 
     /// The worker's turn, as `lane_host::Host` takes it.

@@ -217,11 +217,16 @@ pub fn strip_chart_svg(f: &Fingerprint, highlight: Option<&str>) -> String {
     s
 }
 
-/// A reference result as the page fetches it: the file in `probes/results/` (tests only).
+/// A reference result read as the worker reads it (tests only).
 #[cfg(test)]
 pub(crate) fn reference_file(id: &str) -> Option<Measured> {
-    let text = std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).ok()?;
-    Some(Measured { origin: reference_origin(id), result: read(&text).ok()? })
+    Some(Measured { origin: reference_origin(id), result: read(&reference_text(id)?).ok()? })
+}
+
+/// A reference result's text, as the page fetches it (tests only).
+#[cfg(test)]
+pub(crate) fn reference_text(id: &str) -> Option<String> {
+    std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).ok()
 }
 
 #[cfg(test)]

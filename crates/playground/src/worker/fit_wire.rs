@@ -124,7 +124,7 @@ mod tests {
     use blast_engine::Policy;
 
     fn reference_text(id: &str) -> String {
-        std::fs::read_to_string(format!("{}/../../probes/results/{id}.json", env!("CARGO_MANIFEST_DIR"))).expect("a reference result")
+        measured::reference_text(id).expect("a reference result")
     }
 
     #[test]
