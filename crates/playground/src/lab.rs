@@ -62,7 +62,12 @@ impl Lab {
                 self.reading = Some(origin);
                 self.refusal = None;
             }
+            // The newest text wins, as a `Read` after a `Read`: a text still being read is let
+            // go, so its answer cannot clear this refusal or show under the reading note.
             LabAction::Refuse { origin, why } => {
+                self.job += 1;
+                self.outbox = None;
+                self.reading = None;
                 self.refusal = Some(Refusal { origin, why: ReadRefusal::NotLoaded(why) });
             }
             LabAction::Clear => {
@@ -155,8 +160,15 @@ mod tests {
         let Some(Refusal { origin, why: ReadRefusal::NotAResult(_) }) = &lab.refusal else { panic!("{:?}", lab.refusal) };
         assert_eq!(origin, "pasted text");
         assert!(matches!(&lab.shown, Some((m, _)) if m.result.runtime == "cpython"), "the last result stays");
+        // A text refused on the page while another is read: the newer refusal stays, the older
+        // text's answer is dropped.
+        lab.reduce(read("pypy"));
+        let pending = lab.take_fit().unwrap();
         lab.reduce(LabAction::Refuse { origin: "big.json".into(), why: "it is over 1 MB".into() });
-        assert!(matches!(&lab.refusal, Some(Refusal { why: ReadRefusal::NotLoaded(_), .. })));
+        assert!(matches!(&lab.refusal, Some(Refusal { why: ReadRefusal::NotLoaded(_), .. })) && lab.reading.is_none());
+        lab.reduce(answered(&pending));
+        assert!(matches!(&lab.refusal, Some(Refusal { origin, .. }) if origin == "big.json"), "{:?}", lab.refusal);
+        assert!(matches!(&lab.shown, Some((m, _)) if m.result.runtime == "cpython"), "pypy's late answer is dropped");
         lab.reduce(read("pypy"));
         assert_eq!(lab.refusal, None);
     }
