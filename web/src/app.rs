@@ -27,7 +27,7 @@ use crate::components::scenario_editor::scenario_editor;
 use crate::components::topbar::{top_bar, LaneChoice, TopBarProps};
 use crate::components::tour::{self, TourProps};
 use crate::components::why::Why;
-use crate::hooks::{use_autosave, use_downloads, use_engine_worker, use_frame_loop, use_hash_links, use_mount_stages, use_shortcuts, use_theme};
+use crate::hooks::{use_autosave, use_downloads, use_engine_worker, use_frame_loop, use_hash_links, use_made, use_mount_stages, use_shortcuts, use_theme};
 use crate::scenario_parts::ScenarioParts;
 use crate::store::{use_store, Store};
 use crate::trace_feed;
@@ -43,6 +43,7 @@ use blast_playground::headline::Headline;
 use blast_playground::lab::{Lab, LabAction};
 use blast_playground::model_entities::Family;
 use blast_playground::model_mode::{ModelAction, ModelSession};
+use blast_playground::packing::{PackAction, ShareStrip};
 use blast_playground::playback::Control;
 use blast_playground::playback::RunState;
 use blast_playground::session::SessionAction;
@@ -91,7 +92,6 @@ impl PartialEq for Booted {
 pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
     let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(boot));
-    let share_link = use_reducer(Strip::default);
     let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
         let s = store.read();
         let session = &s.session;
@@ -117,9 +117,11 @@ pub fn app(props: &AppProps) -> Html {
     // Showing a new link there would claim a copy that never happened; one click makes a
     // fresh one.
     {
-        let share_link = share_link.clone();
+        let store = store.clone();
         use_effect_with(save_key.clone(), move |_| {
-            share_link.dispatch(StripAction::Close);
+            if store.read().packing.strip.is_some() {
+                store.dispatch(PackAction::CloseStrip);
+            }
         });
     }
     let mounted = use_mount_stages(PAGE_PARTS);
@@ -133,6 +135,7 @@ pub fn app(props: &AppProps) -> Html {
     use_theme(theme);
     let draw_chart = use_engine_worker(&store, mounted == PAGE_PARTS);
     use_downloads(&store);
+    use_made(&store);
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
     // has read it and the page has drawn it.
@@ -196,8 +199,8 @@ pub fn app(props: &AppProps) -> Html {
         <div class="app" data-tour={tour::target(s.chrome.tour)} ondragover={Callback::from(|e: DragEvent| browser::allow_drop(&e))}
             ondrop={store.handler(|store, e: DragEvent| trace_panel::open_files(store, browser::dropped_files(&e)))}>
             <a class="skip-link" href="#blast-view" onclick={skip_to_blast_view()}>{ "Skip the controls: go to the blast view" }</a>
-            { top_bar(&top_bar_props(&store, &s, share_link.clone(), current.clone())) }
-            { share_strip(&share_link, &store) }
+            { top_bar(&top_bar_props(&store, &s, current.clone())) }
+            { share_strip(s.packing.strip.as_ref(), &store) }
             { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
@@ -300,7 +303,7 @@ fn model_status(m: &ModelSession) -> LaneStatus {
     }
 }
 
-fn top_bar_props(store: &Store, s: &AppState, link: UseReducerHandle<Strip>, current: Option<AttrValue>) -> TopBarProps {
+fn top_bar_props(store: &Store, s: &AppState, current: Option<AttrValue>) -> TopBarProps {
     let status = s.model.as_ref().map_or_else(|| call_site_status(s), model_status);
     TopBarProps {
         run_state: status.run_state,
@@ -320,7 +323,7 @@ fn top_bar_props(store: &Store, s: &AppState, link: UseReducerHandle<Strip>, cur
         on_toggle_lane: store.callback(Action::ToggleLane),
         on_theme: store.on(|| Action::Chrome(ChromeAction::CycleTheme)),
         on_help: store.on(|| Action::Chrome(ChromeAction::ToggleHelp)),
-        on_share: share_callback(store, link),
+        on_share: store.handler(share),
         current,
         has_own: s.session.has_own(),
         on_own: store.on(|| SessionAction::OpenOwn),
@@ -597,81 +600,23 @@ fn scenario_caption(s: &AppState) -> String {
     format!("{name} under {}. Click a site for its history.", policies.join(", "))
 }
 
-/// The strip under the top bar: closed, or what it shows.
-#[derive(Default, PartialEq)]
-struct Strip(Option<ShareStrip>);
-
-enum StripAction {
-    Open(ShareStrip),
-    /// The clipboard's answer for the link `url`: it changes the note of that link only. It
-    /// comes later, when the strip may have closed or shown a newer link (a click on another
-    /// preset closes it), and must not reopen it with a stale link.
-    Copied {
-        url: String,
-        note: &'static str,
-    },
-    Close,
-}
-
-impl Reducible for Strip {
-    type Action = StripAction;
-
-    fn reduce(self: Rc<Self>, action: StripAction) -> Rc<Self> {
-        match action {
-            StripAction::Open(strip) => Rc::new(Strip(Some(strip))),
-            StripAction::Copied { url, note } => match &self.0 {
-                Some(ShareStrip::Link { url: shown, .. }) if *shown == url => Rc::new(Strip(Some(ShareStrip::Link { url, note }))),
-                _ => self,
-            },
-            StripAction::Close if self.0.is_none() => self,
-            StripAction::Close => Rc::new(Strip(None)),
-        }
-    }
-}
-
-/// What the strip under the top bar shows after *Copy share link*.
-#[derive(Clone, PartialEq)]
-enum ShareStrip {
-    /// The link made, and whether it reached the clipboard.
-    Link { url: String, note: &'static str },
-    /// No link can carry this scenario (`share::TooBigForLink`): why, and the file instead.
-    Refused(String),
-}
-
-fn share_callback(store: &Store, link: UseReducerHandle<Strip>) -> Callback<()> {
-    let store = store.clone();
-    Callback::from(move |_| {
-        // Decided before anything is copied: a link that would not open is never made.
-        let fragment = match store.read().share_fragment() {
-            Ok(fragment) => fragment,
-            Err(too_big) => return link.dispatch(StripAction::Open(ShareStrip::Refused(too_big.to_string()))),
-        };
-        let Some(url) = browser::share_url(&fragment) else {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
-            return;
-        };
-        link.dispatch(StripAction::Open(ShareStrip::Link { url: url.clone(), note: "Copying…" }));
-        let (link, copied) = (link.clone(), url.clone());
-        browser::copy_to_clipboard(&url, move |ok| {
-            let note = if ok { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." };
-            link.dispatch(StripAction::Copied { url: copied, note });
-        });
-    })
-}
-
-fn share_strip(link: &UseReducerHandle<Strip>, store: &Store) -> Html {
-    let Some(strip) = link.0.clone() else { return html! {} };
-    let close = {
-        let link = link.clone();
-        Callback::from(move |_: MouseEvent| link.dispatch(StripAction::Close))
-    };
+/// The share strip under the top bar (`packing::ShareStrip`): the link being made, made (with
+/// the clipboard's answer) or refused.
+fn share_strip(strip: Option<&ShareStrip>, store: &Store) -> Html {
+    let Some(strip) = strip else { return html! {} };
     let body = match strip {
-        ShareStrip::Link { url, note } => {
+        ShareStrip::Making => html! { <span class="muted">{ "Making the link…" }</span> },
+        ShareStrip::Link { fragment, copied } => {
             let select_all = Callback::from(|e: FocusEvent| browser::select_text(&e));
+            let note = match copied {
+                None => "Copying…",
+                Some(true) => "Copied to the clipboard.",
+                Some(false) => "Copy it from the box (the browser refused clipboard access).",
+            };
             html! {
                 <>
                     <label for="share-link">{ "Share link" }</label>
-                    <input id="share-link" readonly=true value={url} onfocus={select_all} />
+                    <input id="share-link" readonly=true value={browser::share_url(fragment)} onfocus={select_all} />
                     <span class="muted">{ note }</span>
                 </>
             }
@@ -689,9 +634,15 @@ fn share_strip(link: &UseReducerHandle<Strip>, store: &Store) -> Html {
     html! {
         <div class="share-strip" role="status">
             { body }
-            <button class="icon" aria-label="Close" onclick={close}>{ "×" }</button>
+            <button class="icon" aria-label="Close" onclick={store.on(|| PackAction::CloseStrip)}>{ "×" }</button>
         </div>
     }
+}
+
+/// Copy share link: the engine worker makes the link of what is on screen (`packing`).
+fn share(store: &Store, (): ()) {
+    let source = store.read().share_source();
+    store.dispatch(PackAction::Share(source));
 }
 
 fn export_csv(store: &Store, (): ()) {

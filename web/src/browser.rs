@@ -12,6 +12,7 @@ use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::share;
 use blast_playground::state::Boot;
+use blast_playground::packing::{NotSaved, ToStore};
 use blast_playground::storage::{self, AsideWhy, Saved, SetAside};
 use blast_playground::worker::chart_wire::Chart;
 use gloo::events::{EventListener, EventListenerOptions};
@@ -66,8 +67,8 @@ pub enum BrowserError {
     Status(u16),
     /// The browser threw, with its own message.
     Threw(String),
-    /// The session could not be encoded for the autosave (`storage::encode`).
-    Encoding(String),
+    /// The engine worker made no autosave entry of the session (`packing::NotSaved`).
+    NotSaved(NotSaved),
 }
 
 impl std::fmt::Display for BrowserError {
@@ -76,7 +77,8 @@ impl std::fmt::Display for BrowserError {
             BrowserError::Missing(what) => write!(f, "{what} is not available in this browser session"),
             BrowserError::Refused(what) => write!(f, "the browser refused to {what}"),
             BrowserError::Status(status) => write!(f, "the server answered {status}"),
-            BrowserError::Threw(why) | BrowserError::Encoding(why) => f.write_str(why),
+            BrowserError::Threw(why) => f.write_str(why),
+            BrowserError::NotSaved(why) => why.fmt(f),
         }
     }
 }
@@ -319,17 +321,17 @@ fn set_aside_autosave(why: AsideWhy) -> Option<Result<Saved, SetAside>> {
     Some(Err(SetAside { why, kept_under: moved.then_some(aside) }))
 }
 
-/// Save the session `packing` holds (what it has not deflated yet is deflated now); when it
-/// cannot be, the entry left is older than the screen, and `storage::STALE_KEY` says so to the
+/// Store the entry the engine worker made (`packing::ToStore`); when there is none, or it cannot
+/// be stored, the entry left is older than the screen, and `storage::STALE_KEY` says so to the
 /// next visit (a good save removes it).
-pub fn save(packing: storage::Packing) -> Result<(), BrowserError> {
+pub fn save(made: ToStore) -> Result<(), BrowserError> {
     let store = local_storage().ok_or(BrowserError::Missing("local storage"))?;
-    let text_bytes = packing.text_bytes();
+    let text_bytes = made.text_bytes;
     let stale = |why: BrowserError| {
         let _ = store.set_item(storage::STALE_KEY, &text_bytes.to_string());
         why
     };
-    let raw = packing.finish().map_err(|e| stale(BrowserError::Encoding(e.to_string())))?;
+    let raw = made.entry.map_err(|e| stale(BrowserError::NotSaved(e)))?;
     store.set_item(storage::KEY, &raw).map_err(|_| stale(BrowserError::Refused("store the session (storage full or disabled)")))?;
     let _ = store.remove_item(storage::STALE_KEY);
     Ok(())

@@ -15,10 +15,11 @@ use blast_playground::chrome::ChromeAction;
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::model_mode::ModelAction;
+use blast_playground::packing::{Clip, PackAction};
+use blast_playground::trace_lab::{LinkNote, TraceAction};
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
-use blast_playground::storage;
 use blast_playground::worker::chart_wire::{self, ChartJob, Drawing};
 use blast_playground::worker::client::{self, Budget, Client, Sent};
 use blast_playground::worker::offload::Posting;
@@ -161,27 +162,38 @@ pub fn use_hash_links(store: &Store) {
     });
 }
 
-/// Save the session, its long texts deflated a step a task (`storage::Packing`): the 3.5 MB
-/// of a pasted 10^5-site world deflated at once was a ~35 ms task right after its read was
-/// applied (e2e `scale`, Chromium trace at load 1). A save started later wins: one still
-/// packing then stops, so an older session is never written over a newer one.
+/// Save the session: the engine worker makes the entry (its long texts deflated there,
+/// `packing`), and `use_made` stores it. A save asked later wins: an older one's entry is then
+/// dropped, so an older session is never written over a newer one.
 fn save_now(store: &Store) {
-    thread_local!(static LATEST: Cell<u64> = const { Cell::new(0) });
-    let save = LATEST.with(|l| l.get() + 1);
-    LATEST.with(|l| l.set(save));
-    let packing = storage::Packing::new(store.read().saved());
-    fn step(store: Store, mut packing: storage::Packing, save: u64) {
-        if LATEST.with(Cell::get) != save {
-            return;
+    let saved = store.read().saved();
+    store.dispatch(PackAction::Save(Box::new(saved)));
+}
+
+/// Hand what the engine worker made to the browser after each render: a share link to the
+/// clipboard (`AppState::take_clip`; the clipboard's answer goes to the share strip or the trace
+/// lab's link strip) and an autosave entry to local storage (`AppState::take_entry`).
+#[hook]
+pub fn use_made(store: &Store) {
+    let store = store.clone();
+    use_effect(move || {
+        let (clip, entry) = (store.take(AppState::take_clip), store.take(AppState::take_entry));
+        if let Some(Clip { fragment, for_strip }) = clip {
+            let Some(url) = browser::share_url(&fragment) else {
+                return store.dispatch(Action::Chrome(ChromeAction::ShowError("Could not build a share link in this browser.".into())));
+            };
+            let store = store.clone();
+            browser::copy_to_clipboard(&url.clone(), move |copied| match for_strip {
+                true => store.dispatch(PackAction::Copied { fragment, copied }),
+                false => store.dispatch(Action::Trace(TraceAction::Linked(Some(LinkNote::Copied { url, copied })))),
+            });
         }
-        if !packing.step() {
-            return browser::soon_detached(move || step(store, packing, save));
+        if let Some(entry) = entry {
+            if let Err(why) = browser::save(entry) {
+                store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
+            }
         }
-        if let Err(why) = browser::save(packing) {
-            store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
-        }
-    }
-    step(store.clone(), packing, save);
+    });
 }
 
 /// Hand a file the reducer made (`AppState::take_download`: the results CSV, which may wait
@@ -190,7 +202,7 @@ fn save_now(store: &Store) {
 pub fn use_downloads(store: &Store) {
     let store = store.clone();
     use_effect(move || {
-        if let Some(d) = store.take_download() {
+        if let Some(d) = store.take(AppState::take_download) {
             if let Err(e) = browser::download(&d.file, d.mime, &d.text) {
                 store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("The download of {} failed: {e}", d.file))));
             }
@@ -270,8 +282,9 @@ type Link = Rc<EngineLink>;
 /// Hand the reducer's jobs (`AppState::take_jobs`) to the engine worker after each render,
 /// so the loading note paints first; its answers come back as `SessionAction::Read`. A worker that
 /// cannot start leaves the page without an engine, with a notice (the text stays on screen,
-/// editable and saved); one that stops while reading a text answers that job as failed and is
-/// replaced for the next one.
+/// editable; the last autosave is kept as it was); one that stops while reading a text answers
+/// that job as failed and is replaced for the next one. Share links and autosave entries
+/// (`AppState::take_packs`) are posted the same way.
 ///
 /// Commands for the lanes the worker runs (`AppState::take_lanes`) go the same way, after
 /// each render and after each frame-loop batch (`Store::after_batch`); its updates come back
@@ -302,10 +315,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
                 if link.jobs_unposted.get() > 0 {
                     return;
                 }
-                if let Some(request) = poster.take_lanes() {
+                if let Some(request) = poster.take(AppState::take_lanes) {
                     post(&poster, &link, Sent::Lanes, lane_wire::encode_request(&request));
                 }
-                if let Some(request) = poster.take_model() {
+                if let Some(request) = poster.take(AppState::take_model) {
                     post(&poster, &link, Sent::Model, model_wire::encode_request(&request));
                 }
             });
@@ -325,10 +338,11 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
         if warm {
             start(&store, &link);
         }
-        let jobs = store.take_jobs();
-        let fit = store.take_fit();
-        let traces = store.take_trace();
-        let model = store.take_model();
+        let jobs = store.take(AppState::take_jobs);
+        let packs = store.take(AppState::take_packs);
+        let fit = store.take(AppState::take_fit);
+        let traces = store.take(AppState::take_trace);
+        let model = store.take(AppState::take_model);
         let later = !jobs.is_empty();
         link.jobs_unposted.set(link.jobs_unposted.get() + usize::from(later));
         let send = move || {
@@ -338,6 +352,9 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
             }
             if let Some(Posting { id, bytes }) = fit {
                 post(&store, &link, Sent::Fit(id), bytes);
+            }
+            for Posting { id, bytes } in packs {
+                post(&store, &link, Sent::Pack(id), bytes);
             }
             if let Some(request) = model {
                 post(&store, &link, Sent::Model, model_wire::encode_request(&request));
@@ -349,7 +366,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
             // After the jobs: a lanes command may name a job's scenario (and none while jobs an
             // earlier render took still wait for their task).
             let jobs_wait = link.jobs_unposted.get() > 0;
-            if let Some(request) = if jobs_wait { None } else { store.take_lanes() } {
+            if let Some(request) = if jobs_wait { None } else { store.take(AppState::take_lanes) } {
                 post(&store, &link, Sent::Lanes, lane_wire::encode_request(&request));
             }
         };
@@ -532,7 +549,7 @@ fn on_news(store: &Store, link: &Link, news: browser::WorkerNews) {
 
 #[cfg_attr(feature = "engine-in-page", allow(dead_code))]
 fn no_worker(why: &str) -> String {
-    format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, and the measured panel cannot read probe results. Your text is kept (and saved).")
+    format!("The engine worker did not start ({why}): the engine runs only there, so scenarios are not read or run, the measured panel cannot read probe results, and no share link or autosave is made. Your text stays on the page, and the last autosave is kept as it was.")
 }
 
 /// Decode the answers a step further in a task of its own (`Client::step`), one step per task

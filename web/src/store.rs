@@ -109,34 +109,10 @@ impl Store {
         }
     }
 
-    /// The jobs the reducer handed out for the engine worker (`AppState::take_jobs`).
-    pub fn take_jobs(&self) -> Vec<blast_playground::worker::offload::Posting> {
-        self.state.try_borrow_mut().map(|mut s| s.take_jobs()).unwrap_or_default()
-    }
-
-    /// The measured panel's fit job for the engine worker (`AppState::take_fit`).
-    pub fn take_fit(&self) -> Option<blast_playground::worker::offload::Posting> {
-        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_fit())
-    }
-
-    /// The trace lab's messages for the engine worker (`AppState::take_trace`).
-    pub fn take_trace(&self) -> Vec<blast_playground::trace_lab::Outgoing> {
-        self.state.try_borrow_mut().map(|mut s| s.take_trace()).unwrap_or_default()
-    }
-
-    /// The model replay's commands for the engine worker (`AppState::take_model`).
-    pub fn take_model(&self) -> Option<blast_playground::worker::model_wire::Request> {
-        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_model())
-    }
-
-    /// Commands for the lanes the engine worker runs (`AppState::take_lanes`).
-    pub fn take_lanes(&self) -> Option<blast_playground::worker::lane_wire::Request> {
-        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_lanes())
-    }
-
-    /// A file the reducer handed out to download (`AppState::take_download`).
-    pub fn take_download(&self) -> Option<blast_playground::export::Download> {
-        self.state.try_borrow_mut().ok().and_then(|mut s| s.take_download())
+    /// What the reducer handed out for the shell (`AppState::take_jobs`, `take_lanes`,
+    /// `take_download`, ...): nothing while the state is borrowed (the next call takes it).
+    pub fn take<T: Default>(&self, f: fn(&mut AppState) -> T) -> T {
+        self.state.try_borrow_mut().map(|mut s| f(&mut s)).unwrap_or_default()
     }
 
     /// A callback that dispatches the action `f` makes of its event, the same on every render.

@@ -6,9 +6,10 @@ use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export::file_stem;
 use blast_playground::session::SessionAction;
-use blast_playground::share::{self, LinkView};
+use blast_playground::packing::PackAction;
+use blast_playground::share::{self, LinkSource};
 use blast_playground::trace_lab::protocol::{ClassTree, MAX_CLASS_TREE_BYTES};
-use blast_playground::trace_lab::{samples, LinkNote, TraceAction, TraceLab};
+use blast_playground::trace_lab::{samples, TraceAction, TraceLab};
 use yew::prelude::*;
 
 use crate::browser::{self, LogBlob, TextReadError};
@@ -141,31 +142,28 @@ fn open_scenario(store: &Store, (): ()) {
     }
 }
 
-/// Why a log does not travel in a link.
-enum NoLink {
+/// Why the page cannot give a log's text for its link.
+enum NoText {
     /// The log's text could not be read back from its file.
     Unreadable(TextReadError),
     /// Longer than any link carries (`share::MAX_LINK_TEXT`), in bytes.
     TooLong(u64),
-    /// Its deflated link would be this many bytes, over `share::MAX_FRAGMENT`.
-    LinkTooLong(usize),
     /// The log's bytes are no longer on the page.
     Gone,
 }
 
-impl std::fmt::Display for NoLink {
+impl std::fmt::Display for NoText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NoLink::Unreadable(e) => e.fmt(f),
-            NoLink::TooLong(bytes) => write!(f, "it is {} MB, and a link carries at most {} MB", bytes / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
-            NoLink::LinkTooLong(n) => write!(f, "its link would be {} KB, and a link opens only up to {} KB", n.div_ceil(1024), share::MAX_FRAGMENT / 1024),
-            NoLink::Gone => f.write_str("its bytes are no longer on the page"),
+            NoText::Unreadable(e) => e.fmt(f),
+            NoText::TooLong(bytes) => write!(f, "it is {} MB, and a link carries at most {} MB", bytes / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
+            NoText::Gone => f.write_str("its bytes are no longer on the page"),
         }
     }
 }
 
-/// Copy link: the whole log when a link can carry it (`share::encode_trace`), else why not and
-/// the derived scenario's link instead.
+/// Copy link: the whole log when a link can carry it, else why not and the derived scenario's
+/// link instead (the engine worker makes them: `packing`).
 fn share_trace(store: &Store, (): ()) {
     let (name, text, scenario, tree) = {
         let s = store.read();
@@ -174,34 +172,15 @@ fn share_trace(store: &Store, (): ()) {
     };
     let done = {
         let store = store.clone();
-        move |log: Result<String, NoLink>| linked(&store, &name, log, tree.as_ref(), scenario)
+        move |log: Result<String, NoText>| {
+            let log = log.map(|log| LinkSource::Trace { name, log, tree }).map_err(|why| why.to_string());
+            store.dispatch(PackAction::TraceLink { log, scenario });
+        }
     };
     match (text, trace_feed::source()) {
         (Some(text), _) => done(Ok(text)),
-        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => blob.read_text(move |text| done(text.map_err(NoLink::Unreadable))),
-        (None, Some(blob)) => done(Err(NoLink::TooLong(blob.size()))),
-        (None, None) => done(Err(NoLink::Gone)),
-    }
-}
-
-fn linked(store: &Store, name: &str, log: Result<String, NoLink>, tree: Option<&ClassTree>, scenario: Option<String>) {
-    let fragment = log.and_then(|log| {
-        share::encode_trace(name, &log, tree).map_err(|e| match e.fragment {
-            Some(n) => NoLink::LinkTooLong(n),
-            None => NoLink::TooLong(e.text as u64),
-        })
-    });
-    let url = |fragment: &str| browser::share_url(fragment);
-    let note = |n: LinkNote| Action::Trace(TraceAction::Linked(Some(n)));
-    match fragment {
-        Ok(fragment) => {
-            let Some(url) = url(&fragment) else { return };
-            let store = store.clone();
-            browser::copy_to_clipboard(&url.clone(), move |copied| store.dispatch(note(LinkNote::Copied { url, copied })));
-        }
-        Err(why) => {
-            let scenario_url = scenario.and_then(|s| share::encode(&s, &[], &LinkView::default()).ok()).and_then(|f| url(&f));
-            store.dispatch(note(LinkNote::TooBig { why: format!("This log is too big for a share link: {why}."), scenario_url }));
-        }
+        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => blob.read_text(move |text| done(text.map_err(NoText::Unreadable))),
+        (None, Some(blob)) => done(Err(NoText::TooLong(blob.size()))),
+        (None, None) => done(Err(NoText::Gone)),
     }
 }

@@ -5,6 +5,7 @@ mod common;
 use blast_engine::{presets, Policy};
 use blast_playground::chrome::Theme;
 use blast_playground::model_mode::ModelLink;
+use blast_playground::packing::{NotSaved, ToStore};
 use blast_playground::playback::Speed;
 use blast_playground::share;
 use blast_playground::storage::{self, Saved};
@@ -13,6 +14,11 @@ use common::*;
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
+
+/// Store `saved` as the page stores the entry the engine worker made of it.
+fn save_entry(saved: Saved) -> Result<(), browser::BrowserError> {
+    browser::save(ToStore { entry: storage::encode(&saved).map_err(NotSaved::Refused), text_bytes: saved.scenario_text.len() })
+}
 
 #[wasm_bindgen_test]
 fn share_link_round_trips_through_the_location() {
@@ -37,7 +43,7 @@ fn share_link_round_trips_through_the_location() {
 fn autosave_round_trips_through_local_storage() {
     local_storage().clear().unwrap();
     let saved = Saved::new("class A {\n  still typing".into(), vec![Policy::Global], Speed::Max, Theme::Dark, None);
-    browser::save(storage::Packing::new(saved.clone())).expect("saved");
+    save_entry(saved.clone()).expect("saved");
     assert_eq!(browser::boot().saved, Some(Ok(saved)));
 }
 
@@ -63,7 +69,7 @@ async fn the_app_restores_its_autosave() {
     local_storage().clear().unwrap();
     set_hash("");
     let text = presets::find("parentChild_baseline").unwrap().text;
-    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None))).unwrap();
+    save_entry(Saved::new(text.into(), vec![Policy::Exact], Speed::Factor(1.0), Theme::Light, None)).unwrap();
     let root = render_app().await;
     assert_eq!(textarea_value(&root, "#dsl-text"), text);
     assert_eq!(count(&root, "#comparison-table tbody tr[data-policy]"), 1);
@@ -75,7 +81,7 @@ async fn the_app_restores_its_autosave() {
 async fn a_hostile_fragment_shows_an_error_and_keeps_the_saved_scenario() {
     local_storage().clear().unwrap();
     let text = presets::find("hotLoop_baseline").unwrap().text;
-    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None))).unwrap();
+    save_entry(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
     let cyclic = "class A extends B { m }\nclass B extends A\nsite s = A.m\nop { loop 10 { call s } }\n";
     set_hash(&format!("#{}", share::encode(cyclic, &[], &share::LinkView::default()).unwrap()));
     let root = render_app().await;
@@ -93,8 +99,9 @@ async fn a_model_session_is_autosaved_and_restored() {
     load_preset(&root, "descriptor_treeMap").await;
     change_input(&root, "#knob-entries", "10");
     yew::scheduler::flush().await;
-    // Autosave runs in a task of its own after the next paint.
+    // Autosave runs in a task of its own after the next paint, and the engine makes the entry.
     after_first_paint().await;
+    engine_answers().await;
     let saved = browser::boot().saved.expect("saved").expect("readable");
     // `boot` marks the autosave as being opened; a page clears that once it has painted.
     browser::opened();
@@ -127,7 +134,7 @@ async fn a_visit_that_died_opening_a_link_or_the_autosave_does_not_open_it_again
     local_storage().clear().unwrap();
     set_hash("");
     let text = presets::find("hotLoop_baseline").unwrap().text;
-    browser::save(storage::Packing::new(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None))).unwrap();
+    save_entry(Saved::new(text.into(), vec![Policy::Global, Policy::Exact], Speed::Factor(0.1), Theme::Auto, None)).unwrap();
     // Died opening a link: the autosave (never overwritten by the link) comes back.
     local_storage().set_item(storage::OPENING_KEY, "link").unwrap();
     let root = render_app().await;

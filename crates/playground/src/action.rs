@@ -10,6 +10,7 @@
 use crate::chrome::ChromeAction;
 use crate::lab::LabAction;
 use crate::model_mode::{ModelAction, ModelLink};
+use crate::packing::PackAction;
 use crate::playback::Control;
 use crate::session::SessionAction;
 use crate::share::Link;
@@ -45,6 +46,8 @@ pub enum Action {
     Session(SessionAction),
     /// The trace lab: a runtime log being read by the engine worker, or on screen.
     Trace(TraceAction),
+    /// Share links and autosave entries the engine worker makes.
+    Pack(PackAction),
 }
 
 impl Action {
@@ -69,4 +72,4 @@ macro_rules! wraps {
     )*};
 }
 
-wraps!(Control => Run, ChromeAction => Chrome, LabAction => Lab, ModelAction => Model, TimelineAction => Timeline, SessionAction => Session);
+wraps!(Control => Run, ChromeAction => Chrome, LabAction => Lab, ModelAction => Model, TimelineAction => Timeline, SessionAction => Session, PackAction => Pack);

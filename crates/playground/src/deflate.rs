@@ -14,8 +14,9 @@ use miniz_oxide::deflate::core::{compress, create_comp_flags_from_zip_params, Co
 /// 25,782; level 1 33,006, its greedy matches short on such repetitive text).
 const LINK_LEVEL: u8 = 2;
 
-/// miniz's level 1, its fastest, for autosave: it deflates a big text at every save, in a task
-/// of the page's, so speed counts more than the last bytes. On the 3.5 MB text of a 10^5-site
+/// miniz's level 1, its fastest, for autosave: it deflates a big text at every save (in the
+/// engine worker; measured below when it was a task of the page's), so speed counts more than
+/// the last bytes. On the 3.5 MB text of a 10^5-site
 /// world (10^4 classes, a loop calling every site), natively in release, best of 5: level 1
 /// 678,154 bytes in 6.6 ms, 2 621,021 in 10.8 ms, 3 616,804 in 21.2 ms, 6 (the default)
 /// 776,003 in 34.9 ms. In the page that world's autosave task took 40 ms of CPU at level 2 and
@@ -47,21 +48,17 @@ impl std::error::Error for InflateError {}
 
 /// `text` deflated for a share link (smaller).
 pub fn deflate(text: &str) -> Vec<u8> {
-    let mut d = Deflater::at(LINK_LEVEL);
-    d.feed(text.as_bytes());
-    d.finish()
+    Deflater::at(LINK_LEVEL).all(text.as_bytes())
 }
 
 /// `text` deflated for autosave (faster); read back by the same [`inflate`].
 pub fn deflate_fast(text: &str) -> Vec<u8> {
-    let mut d = Deflater::fast();
-    d.feed(text.as_bytes());
-    d.finish()
+    Deflater::at(SAVE_LEVEL).all(text.as_bytes())
 }
 
-/// An autosave's deflate fed a part at a time, so the page can spread a long text over several
-/// tasks (`storage::Packing`); fed whole it is [`deflate_fast`].
-pub struct Deflater {
+/// miniz_oxide's compressor with an output that grows (its own `compress_to_vec` panics on a
+/// status it does not expect; this keeps the output so far).
+struct Deflater {
     compressor: CompressorOxide,
     out: Vec<u8>,
     /// Bytes of `out` written (the rest is room for the compressor).
@@ -69,26 +66,14 @@ pub struct Deflater {
 }
 
 impl Deflater {
-    /// At the autosave's level.
-    pub fn fast() -> Deflater {
-        Deflater::at(SAVE_LEVEL)
-    }
-
     /// Raw deflate (no zlib header: window bits 0) at miniz's `level`, as `compress_to_vec`.
     fn at(level: u8) -> Deflater {
         Deflater { compressor: CompressorOxide::new(create_comp_flags_from_zip_params(level.into(), 0, 0)), out: Vec::new(), len: 0 }
     }
 
-    pub fn feed(&mut self, bytes: &[u8]) {
+    /// `bytes` deflated whole.
+    fn all(mut self, bytes: &[u8]) -> Vec<u8> {
         self.run(bytes, TDEFLFlush::None);
-    }
-
-    /// Bytes of deflated output so far (the compressor may hold some back until `finish`).
-    pub fn written(&self) -> usize {
-        self.len
-    }
-
-    pub fn finish(mut self) -> Vec<u8> {
         self.run(&[], TDEFLFlush::Finish);
         self.out.truncate(self.len);
         self.out
@@ -116,6 +101,26 @@ impl Deflater {
     }
 }
 
+/// `bytes` as raw deflate in stored blocks: framed, not compressed (what the page can make
+/// without the compressor, which lives in the engine worker: `share::encode_stored`).
+pub fn stored(bytes: &[u8]) -> Vec<u8> {
+    const BLOCK: usize = u16::MAX as usize;
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / BLOCK * 5 + 5);
+    let mut blocks = bytes.chunks(BLOCK).peekable();
+    if blocks.peek().is_none() {
+        return vec![1, 0, 0, 0xff, 0xff];
+    }
+    while let Some(block) = blocks.next() {
+        // BFINAL on the last block, BTYPE 00 (stored); the header's other bits pad to a byte.
+        out.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    out
+}
+
 /// The text `bytes` inflate to, at most `limit` bytes of it.
 pub fn inflate(bytes: &[u8], limit: usize) -> Result<String, InflateError> {
     use miniz_oxide::inflate::TINFLStatus;
@@ -140,21 +145,21 @@ mod tests {
     }
 
     #[test]
-    fn a_text_fed_in_parts_inflates_to_itself_and_packs_as_well_as_fed_whole() {
-        let world: String = (0..20_000u32).map(|i| format!("site s{i} = C{}.m{}\n", i % 97, i % 13)).collect();
-        let whole = miniz_oxide::deflate::compress_to_vec(world.as_bytes(), SAVE_LEVEL);
-        for part in [1usize, 7, 4096, 65_536, world.len()] {
-            let mut d = Deflater::fast();
-            for chunk in world.as_bytes().chunks(part) {
-                d.feed(chunk);
-            }
-            let packed = d.finish();
-            assert_eq!(inflate(&packed, world.len()).unwrap(), world, "fed {part} bytes at a time");
-            // Parts change where blocks end, not how well the text packs.
-            assert!(packed.len() <= whole.len() + whole.len() / 10 + 64, "fed {part} at a time: {} against {} whole", packed.len(), whole.len());
+    fn stored_blocks_inflate_to_their_bytes() {
+        for len in [0usize, 1, 65_535, 65_536, 200_000] {
+            let text: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            let framed = stored(text.as_bytes());
+            assert_eq!(framed.len(), len + 5 * len.div_ceil(65_535).max(1), "{len}");
+            assert_eq!(inflate(&framed, len).unwrap(), text, "{len}");
         }
-        assert_eq!(deflate_fast(&world), whole, "fed whole, it is miniz_oxide's own deflate at the same level");
+    }
+
+    #[test]
+    fn a_text_deflates_as_miniz_does_and_inflates_to_itself() {
+        let world: String = (0..20_000u32).map(|i| format!("site s{i} = C{}.m{}\n", i % 97, i % 13)).collect();
+        assert_eq!(deflate_fast(&world), miniz_oxide::deflate::compress_to_vec(world.as_bytes(), SAVE_LEVEL));
         assert_eq!(deflate(&world), miniz_oxide::deflate::compress_to_vec(world.as_bytes(), LINK_LEVEL));
+        assert_eq!(inflate(&deflate_fast(&world), world.len()).unwrap(), world);
         assert_eq!(inflate(&deflate_fast(""), 0).unwrap(), "");
     }
 

@@ -30,6 +30,7 @@ pub mod model_knobs;
 pub mod model_mode;
 pub mod model_runner;
 pub mod order;
+pub mod packing;
 pub mod playback;
 pub mod runner;
 pub mod session;

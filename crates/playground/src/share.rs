@@ -13,6 +13,7 @@
 
 use blast_engine::policy::{parse_policies, PolicyError};
 use blast_engine::Policy;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::base64url::{self, Base64Error};
@@ -33,7 +34,7 @@ pub const MAX_FRAGMENT: usize = 64 * 1024;
 pub const MAX_LINK_TEXT: usize = 8_000_000;
 
 /// A scenario too big for any link: refused when the link is made, with a way out.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TooBigForLink {
     /// The scenario text's length.
     pub text: usize,
@@ -66,7 +67,7 @@ pub struct Shared {
 
 /// What a link says about how its scenario is watched: the run's speed and the selected site
 /// (each absent when the sharer had none, or the link is older than these fields).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LinkView {
     pub speed: Option<Speed>,
     pub site: Option<String>,
@@ -173,7 +174,18 @@ pub fn encode(text: &str, policies: &[Policy], view: &LinkView) -> Result<String
     if text.len() > MAX_LINK_TEXT {
         return Err(TooBigForLink { text: text.len(), fragment: None });
     }
-    let mut out = format!("s={VERSION}.{}", base64url::encode(&deflate::deflate(text)));
+    scenario_fragment(&deflate::deflate(text), text.len(), policies, view)
+}
+
+/// The link [`encode`] makes, its text in deflate's stored blocks (not compressed): what the page
+/// makes without a compressor, for its rehearsal of opening a link (`worker::rehearsal`). It
+/// opens as any link does.
+pub fn encode_stored(text: &str, policies: &[Policy]) -> Result<String, TooBigForLink> {
+    scenario_fragment(&deflate::stored(text.as_bytes()), text.len(), policies, &LinkView::default())
+}
+
+fn scenario_fragment(deflated: &[u8], text: usize, policies: &[Policy], view: &LinkView) -> Result<String, TooBigForLink> {
+    let mut out = format!("s={VERSION}.{}", base64url::encode(deflated));
     if !policies.is_empty() {
         let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
         out.push_str("&p=");
@@ -181,9 +193,29 @@ pub fn encode(text: &str, policies: &[Policy], view: &LinkView) -> Result<String
     }
     out.push_str(&view.encode());
     if out.len() > MAX_FRAGMENT {
-        return Err(TooBigForLink { text: text.len(), fragment: Some(out.len()) });
+        return Err(TooBigForLink { text, fragment: Some(out.len()) });
     }
     Ok(out)
+}
+
+/// What a link is made of. The page hands it to the engine worker, which makes the link
+/// (`worker::pack_wire`): deflating is the worker's, so the page carries no compressor.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum LinkSource {
+    Scenario { text: String, policies: Vec<Policy>, view: LinkView },
+    Model(ModelLink),
+    Trace { name: String, log: String, tree: Option<ClassTree> },
+}
+
+impl LinkSource {
+    /// The fragment (without `#`), or why no link can carry it.
+    pub fn encode(&self) -> Result<String, TooBigForLink> {
+        match self {
+            LinkSource::Scenario { text, policies, view } => encode(text, policies, view),
+            LinkSource::Model(link) => Ok(encode_model(link)),
+            LinkSource::Trace { name, log, tree } => encode_trace(name, log, tree.as_ref()),
+        }
+    }
 }
 
 /// The fragment (without `#`) for a model session.

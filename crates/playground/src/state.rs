@@ -26,12 +26,13 @@ use crate::export::{self, Download};
 use crate::gallery::{self, Entry, Opening};
 use crate::lab::Lab;
 use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
+use crate::packing::{Clip, Packing, ToStore};
 use crate::playback::{self, Control, Playback, Speed};
 use crate::session::{CallSiteSession, SessionAction};
-use crate::share::{self, Link, LinkError};
+use crate::share::{Link, LinkError, LinkSource};
 use crate::storage::{Saved, SetAside};
 use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
-use crate::trace_lab::TraceLab;
+use crate::trace_lab::{TraceAction, TraceLab};
 use crate::worker::offload::Posting;
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
@@ -83,6 +84,8 @@ pub struct AppState {
     pub lab: Lab,
     /// The trace lab: a runtime log read by the engine worker, and its view.
     pub trace: TraceLab,
+    /// Share links and autosave entries being made by the engine worker, and the share strip.
+    pub packing: Packing,
     /// Model sessions opened so far (each numbers its replays under its own number).
     model_openings: u64,
     /// A file for the shell to download (`take_download`).
@@ -145,17 +148,17 @@ impl AppState {
         }
     }
 
-    /// The URL fragment (without `#`) a share link for what is on screen carries: the model
-    /// session in model mode, else the scenario text and the selected policies; or why no
-    /// link can carry the scenario (decided before anything is copied).
-    pub fn share_fragment(&self) -> Result<String, share::TooBigForLink> {
+    /// What a share link for what is on screen carries: the model session in model mode, else
+    /// the scenario text and the selected policies (the engine worker makes the link, and says
+    /// when none can carry the scenario: `packing`).
+    pub fn share_source(&self) -> LinkSource {
         match &self.model {
-            Some(m) => Ok(share::encode_model(&m.link())),
-            None => share::encode(&self.session.shareable_text(), self.session.policies(), &self.session.link_view()),
+            Some(m) => LinkSource::Model(m.link()),
+            None => LinkSource::Scenario { text: self.session.shareable_text(), policies: self.session.policies().to_vec(), view: self.session.link_view() },
         }
     }
 
-    /// Changes whenever `saved()` or `share_fragment()` would (cheap to compare per frame).
+    /// Changes whenever `saved()` or `share_source()` would (cheap to compare per frame).
     pub fn save_key(&self) -> SaveKey {
         SaveKey {
             text_rev: self.session.text_rev(),
@@ -223,6 +226,21 @@ impl AppState {
         self.download.take()
     }
 
+    /// Share links and autosave entries for the engine worker to make, to post now (`packing`).
+    pub fn take_packs(&mut self) -> Vec<Posting> {
+        self.packing.take_jobs()
+    }
+
+    /// A made link to copy to the clipboard now.
+    pub fn take_clip(&mut self) -> Option<Clip> {
+        self.packing.take_clip()
+    }
+
+    /// A made autosave entry to store now (or why the session was not saved).
+    pub fn take_entry(&mut self) -> Option<ToStore> {
+        self.packing.take_entry()
+    }
+
     pub fn reduce(&mut self, action: impl Into<Action>) {
         self.reduce_action(action.into());
     }
@@ -264,6 +282,11 @@ impl AppState {
             Action::Chrome(chrome) => self.chrome.reduce(chrome),
             Action::Lab(lab) => self.lab.reduce(lab),
             Action::Trace(trace) => self.trace.reduce(trace),
+            Action::Pack(pack) => {
+                if let Some(note) = self.packing.reduce(pack) {
+                    self.trace.reduce(TraceAction::Linked(Some(note)));
+                }
+            }
             Action::Model(model) => {
                 if let Some(m) = self.model.as_mut() {
                     m.reduce(model, fx);
@@ -600,7 +623,7 @@ mod tests {
 
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
-        let hostile = share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
+        let hostile = crate::share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
         let s = booted(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
         let banner = &s.chrome.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
@@ -608,11 +631,11 @@ mod tests {
     }
 
     #[test]
-    fn the_share_fragment_follows_what_is_on_screen() {
+    fn the_share_link_follows_what_is_on_screen() {
         let mut s = AppState::new();
-        let mut seen = vec![s.share_fragment().unwrap()];
+        let mut seen = vec![s.share_source().encode().unwrap()];
         let mut changed = |s: &AppState, what: &str| {
-            let now = s.share_fragment().unwrap();
+            let now = s.share_source().encode().unwrap();
             assert!(!seen.contains(&now), "{what} should change the share link");
             seen.push(now);
         };
@@ -624,16 +647,16 @@ mod tests {
         act(&mut s, SessionAction::EditText(edited));
         changed(&s, "an edit");
         act(&mut s, Action::LoadPreset { id: "records_rotating11".into(), run: false });
-        assert!(s.share_fragment().unwrap().starts_with("m=1."));
+        assert!(s.share_source().encode().unwrap().starts_with("m=1."));
         changed(&s, "model mode");
         act(&mut s, ModelAction::SetKnob { knob: "shapes".into(), value: "10".into() });
         changed(&s, "a knob");
         act(&mut s, ModelAction::ToggleVariant("fifo".into()));
         changed(&s, "a variant");
-        let before = s.share_fragment().unwrap();
+        let before = s.share_source().encode().unwrap();
         act(&mut s, Action::Run(Control::Pause));
         act(&mut s, Action::Run(Control::SetSpeed(Speed::Max)));
-        assert_eq!(s.share_fragment().unwrap(), before, "running and speed are not part of a link");
+        assert_eq!(s.share_source().encode().unwrap(), before, "running and speed are not part of a link");
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! never silently dropped and never a crash.
 //!
 //! A long text is stored deflated (`{"deflate": "<base64url>"}` in place of the string, see
-//! [`packed`]), so a big scenario stays autosaved; entries with plain strings still read.
+//! [`packed`]), so a big scenario stays autosaved; entries with plain strings still read. The
+//! engine worker makes the entry ([`encode`], `worker::pack_wire`): the page has no compressor.
 //! When even the packed entry is over [`MAX_STORED`], the page keeps the older entry and
 //! marks it ([`STALE_KEY`]), so the next visit says that what it restores is older.
 
@@ -16,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::chrome::Theme;
-use crate::deflate::Deflater;
 use crate::model_mode::ModelLink;
 use crate::playback::{Speed, SPEEDS};
 
@@ -34,6 +34,9 @@ pub const PACK_ABOVE: usize = 16 * 1024;
 /// autosaved, so the entry left under [`KEY`] is older; removed by the next good save.
 pub const STALE_KEY: &str = "blast-radius.autosave-stale";
 
+/// The session an entry holds. Its serde form is the entry's in JSON (long texts packed,
+/// [`packed`]) and the texts as they are on the engine worker's wire (postcard), which carries a
+/// session to be packed there (`worker::pack_wire`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Saved {
     pub version: u32,
@@ -50,7 +53,7 @@ pub struct Saved {
     #[serde(default)]
     pub model: Option<ModelLink>,
     /// The user's own scenario a load replaced (the preset picker's "Your scenario").
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "packed_opt")]
+    #[serde(default, with = "packed_opt")]
     pub own_text: Option<String>,
 }
 
@@ -90,7 +93,7 @@ impl fmt::Display for SetAside {
 }
 
 /// Why a session was not saved, or a saved entry could not be read.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum SaveError {
     /// The entry would be over [`MAX_STORED`] characters even with its text deflated
     /// (`bytes`: the scenario text's length, `stored`: the entry's).
@@ -134,93 +137,6 @@ pub fn encode(saved: &Saved) -> Result<String, SaveError> {
     Ok(raw)
 }
 
-/// Bytes of a long text deflated per [`Packing::step`]: a few ms of the page's CPU at the
-/// autosave's level (the 3.5 MB of a 10^5-site world deflated whole was one task of ~35 ms,
-/// e2e `scale`'s paste, Chromium trace at load 1).
-pub const PACK_STEP: usize = 512 * 1024;
-
-/// A session encoded a step at a time, so the page never spends one long task on it: its long
-/// texts are deflated [`PACK_STEP`] bytes per [`step`](Packing::step), then
-/// [`finish`](Packing::finish) writes the entry [`encode`] would (the same texts, read back by
-/// [`decode`]). A text whose deflated form already passes what an entry may hold is not
-/// deflated further: its entry could never be written.
-pub struct Packing {
-    saved: Saved,
-    /// The deflates of `long_texts(&saved)`, in that order.
-    packs: Vec<Pack>,
-}
-
-struct Pack {
-    deflater: Deflater,
-    /// Bytes of the text fed to `deflater`.
-    fed: usize,
-}
-
-impl Pack {
-    /// About how long its base64url form is so far (4 characters per 3 bytes deflated).
-    fn stored_len(&self) -> usize {
-        self.deflater.written() / 3 * 4
-    }
-
-    /// Its base64url form is already over [`MAX_STORED`].
-    fn too_large(&self) -> bool {
-        self.stored_len() > MAX_STORED
-    }
-}
-
-/// The texts an entry stores deflated when that is shorter (`packed::pack`).
-fn long_texts(saved: &Saved) -> impl Iterator<Item = &str> {
-    std::iter::once(saved.scenario_text.as_str()).chain(saved.own_text.as_deref()).filter(|t| t.len() > PACK_ABOVE)
-}
-
-impl Packing {
-    pub fn new(saved: Saved) -> Packing {
-        let packs = long_texts(&saved).map(|_| Pack { deflater: Deflater::fast(), fed: 0 }).collect();
-        Packing { saved, packs }
-    }
-
-    /// Deflates up to [`PACK_STEP`] more bytes; true once there is nothing left to deflate.
-    pub fn step(&mut self) -> bool {
-        let mut budget = PACK_STEP;
-        for (text, pack) in long_texts(&self.saved).zip(self.packs.iter_mut()) {
-            while budget > 0 && pack.fed < text.len() && !pack.too_large() {
-                let n = budget.min(text.len() - pack.fed);
-                pack.deflater.feed(&text.as_bytes()[pack.fed..pack.fed + n]);
-                (pack.fed, budget) = (pack.fed + n, budget - n);
-            }
-        }
-        long_texts(&self.saved).zip(&self.packs).all(|(text, pack)| pack.fed == text.len() || pack.too_large())
-    }
-
-    /// The length of the scenario text being saved.
-    pub fn text_bytes(&self) -> usize {
-        self.saved.scenario_text.len()
-    }
-
-    /// The entry, once `step` said it is done (before that, the rest is deflated now).
-    pub fn finish(mut self) -> Result<String, SaveError> {
-        while !self.step() {}
-        let Packing { saved, packs } = self;
-        let mut ready = Vec::new();
-        for (text, pack) in long_texts(&saved).zip(packs) {
-            if pack.too_large() {
-                return Err(SaveError::TooLarge { bytes: saved.scenario_text.len(), stored: pack.stored_len() });
-            }
-            ready.push((text.as_ptr() as usize, text.len(), packed::stored(text, &pack.deflater.finish())));
-        }
-        PACKED_AHEAD.with(|p| *p.borrow_mut() = ready);
-        let entry = encode(&saved);
-        PACKED_AHEAD.with(|p| p.borrow_mut().clear());
-        entry
-    }
-}
-
-std::thread_local! {
-    /// The texts `Packing::finish` deflated, by address and length, for `packed::pack` to take
-    /// while it encodes the entry: serde's `with` functions are handed the text alone.
-    static PACKED_AHEAD: std::cell::RefCell<Vec<(usize, usize, packed::Stored)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// What the page says at start-up when the autosave is older than what was on screen at the
 /// last visit (`bytes`: the [`STALE_KEY`] value, the text that could not be kept).
 pub fn stale_notice(bytes: &str) -> String {
@@ -246,15 +162,9 @@ mod packed {
     /// Packed only when that is shorter, so an entry read back and saved again is never longer
     /// than it was (what the autosave fuzz target checks).
     pub(super) fn pack(text: &str) -> Stored {
-        let ahead = super::PACKED_AHEAD.with(|p| {
-            let mut p = p.borrow_mut();
-            let at = p.iter().position(|(address, len, _)| (*address, *len) == (text.as_ptr() as usize, text.len()))?;
-            Some(p.swap_remove(at).2)
-        });
-        match ahead {
-            Some(stored) => stored,
-            None if text.len() > super::PACK_ABOVE => stored(text, &deflate::deflate_fast(text)),
-            None => Stored::Plain(text.to_string()),
+        match text.len() > super::PACK_ABOVE {
+            true => stored(text, &deflate::deflate_fast(text)),
+            false => Stored::Plain(text.to_string()),
         }
     }
 
@@ -278,12 +188,19 @@ mod packed {
         }
     }
 
+    /// Packed in the entry (JSON, human-readable); as it is on the worker's wire (postcard).
     pub fn serialize<S: Serializer>(text: &str, s: S) -> Result<S::Ok, S::Error> {
-        pack(text).serialize(s)
+        match s.is_human_readable() {
+            true => pack(text).serialize(s),
+            false => text.serialize(s),
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        unpack(Stored::deserialize(d)?)
+        match d.is_human_readable() {
+            true => unpack(Stored::deserialize(d)?),
+            false => String::deserialize(d),
+        }
     }
 }
 
@@ -294,11 +211,17 @@ mod packed_opt {
     use super::packed::{pack, unpack, Stored};
 
     pub fn serialize<S: Serializer>(text: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-        text.as_deref().map(pack).serialize(s)
+        match s.is_human_readable() {
+            true => text.as_deref().map(pack).serialize(s),
+            false => text.serialize(s),
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        Option::<Stored>::deserialize(d)?.map(unpack).transpose()
+        match d.is_human_readable() {
+            true => Option::<Stored>::deserialize(d)?.map(unpack).transpose(),
+            false => Option::<String>::deserialize(d),
+        }
     }
 }
 
@@ -462,28 +385,6 @@ mod tests {
     }
 
     #[test]
-    fn a_session_packed_in_steps_is_the_entry_encode_writes_read_back_and_each_step_deflates_a_step() {
-        let mut s = sample();
-        s.scenario_text = chain(40_000);
-        s.own_text = Some(chain(30_000));
-        let fed = s.scenario_text.len() + s.own_text.as_ref().map_or(0, String::len);
-        let mut packing = Packing::new(s.clone());
-        let mut steps = 1;
-        while !packing.step() {
-            steps += 1;
-        }
-        assert_eq!(steps, fed.div_ceil(PACK_STEP), "{fed} bytes, {PACK_STEP} a step");
-        let raw = packing.finish().unwrap();
-        assert_eq!(decode(&raw).unwrap(), s);
-        let whole = encode(&s).unwrap();
-        assert!(raw.len() <= whole.len() + whole.len() / 20, "in steps {} against {} whole", raw.len(), whole.len());
-        // Short texts are not deflated at all; the entry is encode's, byte for byte.
-        let mut small = Packing::new(sample());
-        assert!(small.step());
-        assert_eq!(small.finish().unwrap(), encode(&sample()).unwrap());
-    }
-
-    #[test]
     fn an_entry_too_big_even_packed_is_not_written_and_says_why() {
         let mut s = sample();
         // Text that does not deflate: every line different in a way deflate cannot predict.
@@ -498,18 +399,6 @@ mod tests {
             .collect();
         let Err(SaveError::TooLarge { bytes, stored }) = encode(&s) else { panic!("written") };
         assert!(bytes == s.scenario_text.len() && stored > MAX_STORED, "{bytes} {stored}");
-        // In steps, deflating stops once the packed form passes what an entry holds: ten times
-        // the text is deflated no further than the text alone.
-        let mut huge = s.clone();
-        huge.scenario_text = s.scenario_text.repeat(10);
-        let mut packing = Packing::new(huge.clone());
-        let mut steps = 1;
-        while !packing.step() {
-            steps += 1;
-        }
-        assert!(steps <= s.scenario_text.len().div_ceil(PACK_STEP) + 1, "{steps} steps for {} bytes", huge.scenario_text.len());
-        let Err(SaveError::TooLarge { bytes, stored }) = packing.finish() else { panic!("written") };
-        assert!(bytes == huge.scenario_text.len() && stored > MAX_STORED, "{bytes} {stored}");
         assert!(SaveError::TooLarge { bytes, stored }.to_string().contains("holds your last smaller scenario"));
         assert!(stale_notice(&bytes.to_string()).contains(&format!("({} KB)", bytes / 1024)));
         assert!(stale_notice("junk").contains("too big"));

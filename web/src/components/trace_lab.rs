@@ -53,10 +53,10 @@ fn link_strip(note: &LinkNote) -> Html {
                 <span class="muted">{ if *copied { "Copied to the clipboard." } else { "Copy it from the box (the browser refused clipboard access)." } }</span>
             </div>
         },
-        LinkNote::TooBig { why, scenario_url } => html! {
+        LinkNote::NoLink { why, scenario_link } => html! {
             <div id="trace-link" class="share-strip" role="status">
                 <span id="trace-link-refused">{ why.clone() }</span>
-                if let Some(url) = scenario_url {
+                if let Some(url) = scenario_link.as_deref().and_then(browser::share_url) {
                     <label for="trace-scenario-link">{ "The derived scenario's link instead" }</label>
                     <input id="trace-scenario-link" readonly=true value={url.clone()} onfocus={select_all} />
                 }

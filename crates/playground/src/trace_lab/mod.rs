@@ -67,8 +67,9 @@ pub enum Outgoing {
 pub enum LinkNote {
     /// A link carrying the whole log, and whether the clipboard took it.
     Copied { url: String, copied: bool },
-    /// No link carries this log: why, and the derived scenario's link when there is one.
-    TooBig { why: String, scenario_url: Option<String> },
+    /// No link carries this log: why, and the derived scenario's link (its fragment, without
+    /// `#`) when there is one.
+    NoLink { why: String, scenario_link: Option<String> },
 }
 
 /// A log being read.

@@ -16,11 +16,13 @@ use std::collections::VecDeque;
 use crate::action::Action;
 use crate::lab::LabAction;
 use crate::model_mode::ModelAction;
+use crate::packing::PackAction;
 use crate::session::SessionAction;
 use crate::trace_lab::{self, TraceAction};
 use crate::worker::fit_wire::{self, ReadRefusal};
 use crate::worker::lane_wire::{self, UpdateDecoder};
 use crate::worker::offload;
+use crate::worker::pack_wire::{self, Unanswered};
 use crate::worker::wire::{self, Reply, ReplyDecoder, Verdict};
 
 /// A message posted to the worker, by what its answer is for.
@@ -36,6 +38,8 @@ pub enum Sent {
     Trace,
     /// Commands for the model replay (`model_wire`): answered as `ModelAction::Replayed`.
     Model,
+    /// Links or an autosave entry to make (`pack_wire`), by id: answered as `PackAction::Answered`.
+    Pack(u64),
 }
 
 /// How much one [`Client::step`] decodes at most.
@@ -63,6 +67,8 @@ pub struct Client {
     fits: VecDeque<u64>,
     /// Requests for the model replay not answered.
     replays: usize,
+    /// Pack jobs' ids, oldest first.
+    packs: VecDeque<u64>,
     /// Answers being decoded, oldest first.
     decoding: VecDeque<Decoding>,
 }
@@ -86,6 +92,7 @@ impl Client {
             Sent::Lanes => self.lanes += 1,
             Sent::Fit(id) => self.fits.push_back(id),
             Sent::Model => self.replays += 1,
+            Sent::Pack(id) => self.packs.push_back(id),
             Sent::Trace => {}
         }
     }
@@ -110,6 +117,15 @@ impl Client {
                     Err(why) => (job, Err(ReadRefusal::AnswerUnreadable(why))),
                 };
                 vec![Action::Lab(LabAction::Answered { job, answer: Box::new(answer) })]
+            }
+            Some(wire::PACK) => {
+                let Some(job) = self.packs.pop_front() else { return Vec::new() };
+                let answer = match pack_wire::decode_reply(&bytes) {
+                    Ok((id, packed)) if id == job => Ok(packed),
+                    Ok(_) => Err(Unanswered::Unreadable(wire::DecodeError { at: 0, why: "the answer to another job" })),
+                    Err(why) => Err(Unanswered::Unreadable(why)),
+                };
+                vec![PackAction::Answered { id: job, answer: Box::new(answer) }.into()]
             }
             // Applied as it comes: the model's mirror reads it (`model_mirror`).
             Some(wire::MODEL) => {
@@ -177,6 +193,8 @@ impl Client {
             .drain(..)
             .map(|job| Action::Lab(LabAction::Answered { job, answer: Box::new(Err(ReadRefusal::WorkerLost { started, why: why.to_string() })) }))
             .collect();
+        let lost = |id| PackAction::Answered { id, answer: Box::new(Err(Unanswered::WorkerLost { started, why: why.to_string() })) }.into();
+        actions.extend(self.packs.drain(..).map(lost));
         if std::mem::take(&mut self.lanes) > 0 {
             actions.push(SessionAction::LanesLost(format!("it stopped: {why}")).into());
         }
@@ -201,6 +219,7 @@ pub fn no_worker(what: Sent) -> Action {
         Sent::Lanes => SessionAction::LanesLost("there is no engine worker".into()).into(),
         Sent::Fit(job) => Action::Lab(LabAction::Answered { job, answer: Box::new(Err(ReadRefusal::NoWorker)) }),
         Sent::Model => Action::Model(ModelAction::Lost("there is no engine worker".into())),
+        Sent::Pack(id) => PackAction::Answered { id, answer: Box::new(Err(Unanswered::NoWorker)) }.into(),
         Sent::Trace => Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())),
     }
 }
@@ -374,6 +393,30 @@ mod tests {
         c.sent(Sent::Job(9));
         assert!(c.on_failed(false, "no script").contains(&no_worker(Sent::Job(9))));
         assert!(c.on_failed(false, "again").iter().all(|a| matches!(a, Action::Trace(_))), "nothing owed twice");
+    }
+
+    #[test]
+    fn a_pack_answer_goes_to_its_job_and_a_lost_or_damaged_one_says_why() {
+        use crate::share::{LinkSource, LinkView};
+        use crate::worker::pack_wire::{PackJob, Packed};
+        let mut c = Client::default();
+        let job = PackJob::Links(vec![LinkSource::Scenario { text: "class A { m }".into(), policies: Vec::new(), view: LinkView::default() }]);
+        c.sent(Sent::Pack(3));
+        let reply = answer(&pack_wire::encode_job(3, &job));
+        let Some(Action::Pack(PackAction::Answered { id: 3, answer })) = c.on_reply(reply.clone()).pop() else { panic!("routed") };
+        assert!(matches!(*answer, Ok(Packed::Links(ref links)) if links[0].as_ref().is_ok_and(|f| f.starts_with("s=2."))), "{answer:?}");
+        assert!(c.on_reply(reply.clone()).is_empty(), "nothing awaits a second answer");
+        // The answer to another job, or damaged bytes: unreadable, for the job awaited.
+        c.sent(Sent::Pack(4));
+        let unreadable = |actions: Vec<Action>, id| matches!(&actions[..], [Action::Pack(PackAction::Answered { id: i, answer })] if *i == id && matches!(**answer, Err(Unanswered::Unreadable(_))));
+        assert!(unreadable(c.on_reply(reply), 4));
+        c.sent(Sent::Pack(5));
+        assert!(unreadable(c.on_reply(vec![wire::PACK as u8, 0xff]), 5));
+        // A worker that stops owes it; no worker answers at once.
+        c.sent(Sent::Pack(6));
+        let lost = PackAction::Answered { id: 6, answer: Box::new(Err(Unanswered::WorkerLost { started: true, why: "gone".into() })) };
+        assert!(c.on_failed(true, "gone").contains(&lost.into()));
+        assert_eq!(no_worker(Sent::Pack(7)), PackAction::Answered { id: 7, answer: Box::new(Err(Unanswered::NoWorker)) }.into());
     }
 
     #[test]

@@ -89,12 +89,14 @@ pub const TRACE: u64 = 3;
 /// ...or a model preset's replay (`model_wire`): the page's commands and its updates...
 pub const MODEL: u64 = 4;
 /// ...or a chart to draw (`chart_wire`), answered with a picture rather than bytes: the
-/// worker's module draws it, not `lane_host`, and no answer of the client's waits for it.
+/// worker's module draws it, not `lane_host`, and no answer of the client's waits for it...
 pub const CHART: u64 = 5;
+/// ...or share links and an autosave entry to make (`pack_wire`), and what they came to.
+pub const PACK: u64 = 6;
 
-/// What a message is (`READ`, `LANES`, `FIT`, `TRACE` or `MODEL`), `None` for bytes that are not one.
+/// What a message is (`READ`, `LANES`, `FIT`, `TRACE`, `MODEL` or `PACK`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
-    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE || k == MODEL)
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE || k == MODEL || k == PACK)
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).
