@@ -92,10 +92,11 @@ impl PartialEq for Booted {
 pub fn app(props: &AppProps) -> Html {
     browser::install_panic_hook();
     let store = use_store(|| props.booted.0.borrow_mut().take().unwrap_or_else(boot));
-    let (playing, theme, save_key, scenario_rev, text_rev, loading, touring) = {
+    let (playing, theme, save_key, scenario_rev, text_rev, loading, opening, touring) = {
         let s = store.read();
         let session = &s.session;
-        (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev(), session.text_rev(), session.loading_sites().is_some(), s.chrome.tour.is_some())
+        let loading = session.loading_sites().is_some();
+        (s.is_playing(), s.chrome.theme, s.save_key(), session.scenario_rev(), session.text_rev(), loading, s.is_opening(), s.chrome.tour.is_some())
     };
     let (shown_build, big) = {
         let s = store.read();
@@ -139,7 +140,7 @@ pub fn app(props: &AppProps) -> Html {
     // The whole page has been built around what was opened (a link that kills the page does so
     // by then), so it may be saved; a large autosave or link is opened once the engine worker
     // has read it and the page has drawn it.
-    use_autosave(&store, save_key, mounted == PAGE_PARTS && !loading);
+    use_autosave(&store, save_key, mounted == PAGE_PARTS && !loading && !opening);
     // Skipped or finished, the tour stays closed on later visits.
     use_effect_with(touring, |touring| {
         if !*touring {
@@ -202,6 +203,9 @@ pub fn app(props: &AppProps) -> Html {
             { top_bar(&top_bar_props(&store, &s, current.clone())) }
             { share_strip(s.packing.strip.as_ref(), &store) }
             { banners(&BannersProps { banners: s.chrome.banners.clone(), on_dismiss: store.callback(|x| Action::Chrome(ChromeAction::DismissBanner(x))) }) }
+            if let Some(note) = s.opening_note() {
+                <p id="opening" class="loading" role="status">{ note }</p>
+            }
             if let Some(sites) = s.session.loading_sites() {
                 <p id="loading" class="loading" role="status">
                     { format!("Loading {}… (read off the main thread; the page stays usable)", blast_playground::format::counted(sites as u64, "site")) }

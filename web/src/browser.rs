@@ -10,10 +10,10 @@ use std::rc::Rc;
 
 use blast_playground::chrome::Theme;
 use blast_playground::keys;
+use blast_playground::packing::{NotSaved, ToStore};
 use blast_playground::share;
 use blast_playground::state::Boot;
-use blast_playground::packing::{NotSaved, ToStore};
-use blast_playground::storage::{self, AsideWhy, Saved, SetAside};
+use blast_playground::storage::{self, AsideWhy, SetAside};
 use blast_playground::worker::chart_wire::Chart;
 use gloo::events::{EventListener, EventListenerOptions};
 use gloo::file::callbacks::FileReader;
@@ -188,17 +188,25 @@ pub fn boot() -> Boot {
     let interrupted = take_marker();
     let fragment = take_fragment();
     let saved = match interrupted {
-        Some(storage::Opening::Autosave) => set_aside_autosave(AsideWhy::StoppedThePage),
-        _ => load_autosave(),
+        Some(storage::Opening::Autosave) => set_aside_autosave(AsideWhy::StoppedThePage).map(Err),
+        _ => stored(storage::KEY).map(Ok),
     };
     let opening = if fragment.is_some() { Some(storage::Opening::Link) } else { saved.as_ref().filter(|s| s.is_ok()).map(|_| storage::Opening::Autosave) };
     if let Some(o) = opening {
         set_marker(o);
     }
-    let shared = fragment.and_then(|f| f.decode().transpose());
-    let tour_done = local_storage().and_then(|s| s.get_item(storage::TOUR_KEY).ok().flatten()).is_some();
-    let stale_autosave = local_storage().and_then(|s| s.get_item(storage::STALE_KEY).ok().flatten());
-    Boot { saved, shared, notice: interrupted.map(|o| o.notice().to_string()), tour_done, stale_autosave }
+    Boot {
+        saved,
+        shared: fragment.map(Fragment::into_text),
+        theme: stored(storage::THEME_KEY).and_then(|name| Theme::ALL.into_iter().find(|t| t.name() == name)),
+        notice: interrupted.map(|o| o.notice().to_string()),
+        tour_done: stored(storage::TOUR_KEY).is_some(),
+        stale_autosave: stored(storage::STALE_KEY),
+    }
+}
+
+fn stored(key: &str) -> Option<String> {
+    local_storage()?.get_item(key).ok().flatten()
 }
 
 /// The tour was skipped or finished: it stays closed on later visits.
@@ -208,27 +216,14 @@ pub fn remember_tour_done() {
     }
 }
 
-/// The URL fragment, if it may carry a scenario or model session (a link pasted into the
-/// address bar of an open page), taken out of the address bar; the opening marker covers the
-/// load until `opened` after the next paint. Decoding it is a step of its own
-/// ([`TakenLink::read`]), which `hooks::use_hash_links` runs in a task after this one.
-pub fn take_link() -> Option<TakenLink> {
+/// The URL fragment (with its `#`), if it may carry a scenario or model session (a link pasted
+/// into the address bar of an open page), taken out of the address bar, or why it is refused
+/// unread; the opening marker covers the load until `opened` after the page has painted what it
+/// opened. The engine worker reads it (`Action::OpenFragment`).
+pub fn take_link() -> Option<Result<String, share::LinkError>> {
     let fragment = take_fragment()?;
     set_marker(storage::Opening::Link);
-    Some(TakenLink(fragment))
-}
-
-pub struct TakenLink(Fragment);
-
-impl TakenLink {
-    /// The link's scenario or model session, or why it is refused; `None` if it carries neither.
-    pub fn read(self) -> Option<Result<share::Link, share::LinkError>> {
-        let link = self.0.decode().transpose();
-        if link.is_none() {
-            opened();
-        }
-        link
-    }
+    Some(fragment.into_text())
 }
 
 /// A fragment that may carry a link, as taken from the address bar.
@@ -240,10 +235,10 @@ enum Fragment {
 }
 
 impl Fragment {
-    fn decode(&self) -> Result<Option<share::Link>, share::LinkError> {
+    fn into_text(self) -> Result<String, share::LinkError> {
         match self {
-            Fragment::Text(text) => share::decode(text),
-            Fragment::Oversize(refusal) => Err(refusal.clone()),
+            Fragment::Text(text) => Ok(text),
+            Fragment::Oversize(refusal) => Err(refusal),
         }
     }
 }
@@ -302,23 +297,15 @@ fn replace_url(fragment: &str) -> Option<String> {
     Some(url)
 }
 
-fn load_autosave() -> Option<Result<Saved, SetAside>> {
-    let store = local_storage()?;
-    let raw = store.get_item(storage::KEY).ok().flatten()?;
-    match storage::decode(&raw) {
-        Ok(saved) => Some(Ok(saved)),
-        Err(why) => set_aside_autosave(AsideWhy::Unreadable(why)),
-    }
-}
-
-/// Move the autosave under a quarantine key (the user can still recover it by hand).
-fn set_aside_autosave(why: AsideWhy) -> Option<Result<Saved, SetAside>> {
+/// Move the autosave under a quarantine key (the user can still recover it by hand): what
+/// says where it went, `None` when there was none.
+pub fn set_aside_autosave(why: AsideWhy) -> Option<SetAside> {
     let store = local_storage()?;
     let raw = store.get_item(storage::KEY).ok().flatten()?;
     let aside = storage::quarantine_key(js_sys::Date::now());
     let moved = store.set_item(&aside, &raw).is_ok();
     let _ = store.remove_item(storage::KEY);
-    Some(Err(SetAside { why, kept_under: moved.then_some(aside) }))
+    Some(SetAside { why, kept_under: moved.then_some(aside) })
 }
 
 /// Store the entry the engine worker made (`packing::ToStore`); when there is none, or it cannot
@@ -821,8 +808,12 @@ pub fn read_picked_file(e: &web_sys::Event, max_bytes: f64, on_done: impl FnOnce
     Some(FileRead(reader))
 }
 
-/// `data-theme` on `<html>`: absent = follow the system (the stylesheet's media query).
+/// `data-theme` on `<html>`: absent = follow the system (the stylesheet's media query). Kept for the
+/// next visit's first paint (`storage::THEME_KEY`).
 pub fn apply_theme(theme: Theme) {
+    if let Some(store) = local_storage() {
+        let _ = store.set_item(storage::THEME_KEY, theme.name());
+    }
     let Some(root) = window().and_then(|w| w.document()).and_then(|d| d.document_element()) else { return };
     match theme {
         Theme::Auto => {

@@ -16,10 +16,11 @@ use blast_playground::chrome::Theme;
 use blast_playground::keys;
 use blast_playground::model_mode::ModelAction;
 use blast_playground::packing::{Clip, PackAction};
-use blast_playground::trace_lab::{LinkNote, TraceAction};
 use blast_playground::playback::Control;
 use blast_playground::session::SessionAction;
 use blast_playground::state::{AppState, SaveKey};
+use blast_playground::storage::{AsideWhy, SetAside};
+use blast_playground::trace_lab::{LinkNote, TraceAction};
 use blast_playground::worker::chart_wire::{self, ChartJob, Drawing};
 use blast_playground::worker::client::{self, Budget, Client, Sent};
 use blast_playground::worker::offload::Posting;
@@ -134,29 +135,20 @@ pub fn use_mount_stages(parts: usize) -> usize {
     *mounted
 }
 
-/// A share link pasted into the address bar of an open page loads without a reload. Once it
-/// has painted, the opening marker goes and the session is saved (see `browser::boot`).
+/// A share link pasted into the address bar of an open page loads without a reload: the engine
+/// worker opens it (`Action::OpenFragment`). Once it has painted, the opening marker goes and
+/// the session is saved (`use_autosave`; see `browser::boot`).
 #[hook]
 pub fn use_hash_links(store: &Store) {
     let store = store.clone();
     use_effect_with((), move |_| {
-        let listener = browser::on_window("hashchange", move || {
-            let Some(taken) = browser::take_link() else { return };
-            // Decoded and opened in a task of its own: taking the fragment out of the address
-            // bar (`replaceState`) and decoding 64 KB of link were one 10-17 ms task (CPU) with
-            // the reducer and the render of the loading note, 50-86 ms wall on a loaded machine.
-            let store = store.clone();
-            browser::soon_detached(move || {
-                match taken.read() {
-                    Some(Ok(link)) => store.dispatch(Action::open_link(link, "the link")),
-                    Some(Err(refusal)) => store.dispatch(Action::Chrome(ChromeAction::ShowError(refusal.to_string()))),
-                    None => return,
-                }
-                browser::after_paint(move || {
-                    browser::opened();
-                    save_now(&store);
-                });
-            });
+        let listener = browser::on_window("hashchange", move || match browser::take_link() {
+            Some(Ok(fragment)) => store.dispatch(Action::OpenFragment(fragment)),
+            Some(Err(refusal)) => {
+                store.dispatch(Action::Chrome(ChromeAction::ShowError(refusal.to_string())));
+                browser::after_paint(browser::opened);
+            }
+            None => {}
         });
         move || drop(listener)
     });
@@ -166,13 +158,17 @@ pub fn use_hash_links(store: &Store) {
 /// `packing`), and `use_made` stores it. A save asked later wins: an older one's entry is then
 /// dropped, so an older session is never written over a newer one.
 fn save_now(store: &Store) {
+    if store.read().holds_autosave() {
+        return;
+    }
     let saved = store.read().saved();
     store.dispatch(PackAction::Save(Box::new(saved)));
 }
 
 /// Hand what the engine worker made to the browser after each render: a share link to the
 /// clipboard (`AppState::take_clip`; the clipboard's answer goes to the share strip or the trace
-/// lab's link strip) and an autosave entry to local storage (`AppState::take_entry`).
+/// lab's link strip), an autosave entry to local storage (`AppState::take_entry`), and an
+/// autosave it could not read moved aside (`AppState::take_set_aside`).
 #[hook]
 pub fn use_made(store: &Store) {
     let store = store.clone();
@@ -192,6 +188,11 @@ pub fn use_made(store: &Store) {
             if let Err(why) = browser::save(entry) {
                 store.dispatch(Action::Chrome(ChromeAction::ShowError(format!("Autosave is off: {why}."))));
             }
+        }
+        if let Some(why) = store.take(AppState::take_set_aside) {
+            let why = AsideWhy::Unreadable(why);
+            let aside = browser::set_aside_autosave(why.clone()).unwrap_or(SetAside { why, kept_under: None });
+            store.dispatch(Action::SetAside(aside));
         }
     });
 }
@@ -217,25 +218,21 @@ pub fn use_theme(theme: Theme) {
 
 /// Save the session whenever what it holds changes (`key`), but only once the page has
 /// painted what it opened: a link or autosave that kills the page is never written over the
-/// last good session. `painted` turning true ends the start-up opening (`browser::opened`).
+/// last good session. `painted` (the page built, nothing being opened or read) ends an opening
+/// (`browser::opened`): the start-up's, or a link's from the address bar.
 #[hook]
 pub fn use_autosave(store: &Store, key: SaveKey, painted: bool) {
     let store = store.clone();
-    // Per page instance: the start-up opening ends at this instance's first paint.
-    let booted = use_mut_ref(|| false);
     // A save waiting for its task: changes until it runs are saved by it.
     let pending = use_mut_ref(|| false);
     use_effect_with((key, painted), move |(_, painted)| {
         if !*painted {
             return;
         }
-        if !std::mem::replace(&mut *booted.borrow_mut(), true) {
-            browser::opened();
-        }
-        // A long text is deflated as it is saved (`storage::PACK_ABOVE`), a step a task
-        // (`save_now`), from after the next paint: not inside the render that applied it (e2e
-        // `scale`'s paste measured that task at 52-57 ms).
-        if !browser::is_opening() && !std::mem::replace(&mut *pending.borrow_mut(), true) {
+        browser::opened();
+        // From after the next paint: not inside the render that applied what is saved (e2e
+        // `scale`'s paste measured that task at 52-57 ms when the page deflated it there).
+        if !std::mem::replace(&mut *pending.borrow_mut(), true) {
             browser::after_paint(move || {
                 *pending.borrow_mut() = false;
                 if !browser::is_opening() {
@@ -338,6 +335,7 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
         if warm {
             start(&store, &link);
         }
+        let openings = store.take(AppState::take_openings);
         let jobs = store.take(AppState::take_jobs);
         let packs = store.take(AppState::take_packs);
         let fit = store.take(AppState::take_fit);
@@ -345,6 +343,10 @@ pub fn use_engine_worker(store: &Store, warm: bool) -> Callback<ChartJob> {
         let model = store.take(AppState::take_model);
         let later = !jobs.is_empty();
         link.jobs_unposted.set(link.jobs_unposted.get() + usize::from(later));
+        // First: what they open replaces the default scenario a job may be reading.
+        for Posting { id, bytes } in openings {
+            post(&store, &link, Sent::Open(id), bytes);
+        }
         let send = move || {
             link.jobs_unposted.set(link.jobs_unposted.get() - usize::from(later));
             for Posting { id, bytes } in jobs {

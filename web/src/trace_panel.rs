@@ -5,14 +5,14 @@
 use blast_playground::action::Action;
 use blast_playground::chrome::ChromeAction;
 use blast_playground::export::file_stem;
+use blast_playground::packing::{NoLogText, PackAction};
 use blast_playground::session::SessionAction;
-use blast_playground::packing::PackAction;
 use blast_playground::share::{self, LinkSource};
 use blast_playground::trace_lab::protocol::{ClassTree, MAX_CLASS_TREE_BYTES};
 use blast_playground::trace_lab::{samples, TraceAction, TraceLab};
 use yew::prelude::*;
 
-use crate::browser::{self, LogBlob, TextReadError};
+use crate::browser::{self, LogBlob};
 use crate::components::blast_parts::TraceOnView;
 use crate::components::files::{import_blob, scenario_import};
 use crate::components::trace_lab::{trace_lab, TraceExport, TraceLabProps};
@@ -142,26 +142,6 @@ fn open_scenario(store: &Store, (): ()) {
     }
 }
 
-/// Why the page cannot give a log's text for its link.
-enum NoText {
-    /// The log's text could not be read back from its file.
-    Unreadable(TextReadError),
-    /// Longer than any link carries (`share::MAX_LINK_TEXT`), in bytes.
-    TooLong(u64),
-    /// The log's bytes are no longer on the page.
-    Gone,
-}
-
-impl std::fmt::Display for NoText {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NoText::Unreadable(e) => e.fmt(f),
-            NoText::TooLong(bytes) => write!(f, "it is {} MB, and a link carries at most {} MB", bytes / 1_000_000, share::MAX_LINK_TEXT / 1_000_000),
-            NoText::Gone => f.write_str("its bytes are no longer on the page"),
-        }
-    }
-}
-
 /// Copy link: the whole log when a link can carry it, else why not and the derived scenario's
 /// link instead (the engine worker makes them: `packing`).
 fn share_trace(store: &Store, (): ()) {
@@ -172,15 +152,17 @@ fn share_trace(store: &Store, (): ()) {
     };
     let done = {
         let store = store.clone();
-        move |log: Result<String, NoText>| {
-            let log = log.map(|log| LinkSource::Trace { name, log, tree }).map_err(|why| why.to_string());
+        move |log: Result<String, NoLogText>| {
+            let log = log.map(|log| LinkSource::Trace { name, log, tree });
             store.dispatch(PackAction::TraceLink { log, scenario });
         }
     };
     match (text, trace_feed::source()) {
         (Some(text), _) => done(Ok(text)),
-        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => blob.read_text(move |text| done(text.map_err(NoText::Unreadable))),
-        (None, Some(blob)) => done(Err(NoText::TooLong(blob.size()))),
-        (None, None) => done(Err(NoText::Gone)),
+        (None, Some(blob)) if blob.size() <= share::MAX_LINK_TEXT as u64 => {
+            blob.read_text(move |text| done(text.map_err(|e| NoLogText::Unreadable(e.to_string()))))
+        }
+        (None, Some(blob)) => done(Err(NoLogText::TooLong(blob.size()))),
+        (None, None) => done(Err(NoLogText::Gone)),
     }
 }

@@ -28,10 +28,10 @@ fn share_link_round_trips_through_the_location() {
     assert!(url.ends_with(&format!("#{fragment}")));
     assert!(!location_hash().contains("s="), "making a link leaves the address bar alone");
     set_hash(&format!("#{fragment}"));
-    let taken = browser::take_link().expect("a fragment");
-    // Taking it out of the address bar is the first step; it is decoded in the next.
+    let taken = browser::take_link().expect("a fragment").expect("not refused unread");
+    // Taken out of the address bar whole; the engine worker decodes it.
     assert_eq!(location_hash(), "");
-    let Ok(share::Link::Scenario(shared)) = taken.read().expect("a link") else { panic!("a scenario link") };
+    let Ok(Some(share::Link::Scenario(shared))) = share::decode(&taken) else { panic!("a scenario link") };
     assert_eq!(shared.text, text);
     assert_eq!(shared.policies, [Policy::Exact, Policy::Hierarchy]);
     // Reading consumes the link, so a reload restores the autosave instead.
@@ -44,24 +44,26 @@ fn autosave_round_trips_through_local_storage() {
     local_storage().clear().unwrap();
     let saved = Saved::new("class A {\n  still typing".into(), vec![Policy::Global], Speed::Max, Theme::Dark, None);
     save_entry(saved.clone()).expect("saved");
-    assert_eq!(browser::boot().saved, Some(Ok(saved)));
+    let entry = browser::boot().saved.expect("an entry").expect("not set aside");
+    assert_eq!(storage::decode(&entry), Ok(saved));
+    browser::opened();
 }
 
 #[wasm_bindgen_test]
-fn a_corrupted_autosave_is_reported_and_set_aside() {
+async fn a_corrupted_autosave_is_reported_and_set_aside() {
     let store = local_storage();
     store.clear().unwrap();
+    set_hash("");
     store.set_item(storage::KEY, "{\"version\": 1, \"scenario_text\": ").unwrap();
-    let boot = browser::boot();
-    let aside_key = match &boot.saved {
-        Some(Err(storage::SetAside { why: storage::AsideWhy::Unreadable(_), kept_under: Some(key) })) => key.clone(),
-        other => panic!("not set aside as unreadable: {other:?}"),
-    };
-    assert_eq!(store.get_item(storage::KEY).unwrap(), None, "the live key is freed");
+    // The engine reads it and cannot: the page moves it aside and says where.
+    let root = render_app().await;
+    let live = store.get_item(storage::KEY).unwrap();
+    assert!(live.is_none_or(|entry| storage::decode(&entry).is_ok()), "the live key is freed (or holds the fresh page's session)");
     let keys: Vec<String> = (0..store.length().unwrap()).filter_map(|i| store.key(i).ok().flatten()).collect();
     let aside = keys.iter().find(|k| k.starts_with("blast-radius.autosave.corrupt-")).expect("moved aside");
-    assert_eq!(*aside, aside_key, "the refusal names where it went");
     assert!(store.get_item(aside).unwrap().unwrap().contains("scenario_text"), "the raw entry is kept");
+    let banner = find(&root, ".banner-error").text_content().unwrap_or_default();
+    assert!(banner.contains("could not be read") && banner.contains(aside.as_str()), "the refusal names where it went: {banner}");
 }
 
 #[wasm_bindgen_test]
@@ -102,7 +104,8 @@ async fn a_model_session_is_autosaved_and_restored() {
     // Autosave runs in a task of its own after the next paint, and the engine makes the entry.
     after_first_paint().await;
     engine_answers().await;
-    let saved = browser::boot().saved.expect("saved").expect("readable");
+    let entry = browser::boot().saved.expect("saved").expect("not set aside");
+    let saved = storage::decode(&entry).expect("readable");
     // `boot` marks the autosave as being opened; a page clears that once it has painted.
     browser::opened();
     let model = saved.model.expect("the model session is saved");

@@ -14,8 +14,11 @@ use crate::packing::PackAction;
 use crate::playback::Control;
 use crate::session::SessionAction;
 use crate::share::Link;
+use crate::storage::SetAside;
 use crate::timeline::TimelineAction;
 use crate::trace_lab::TraceAction;
+use crate::worker::open_wire::Unsealed;
+use crate::worker::wire::Unanswered;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
@@ -48,6 +51,13 @@ pub enum Action {
     Trace(TraceAction),
     /// Share links and autosave entries the engine worker makes.
     Pack(PackAction),
+    /// A URL fragment (with its `#`) pasted into the address bar of the open page: the engine
+    /// worker opens it.
+    OpenFragment(String),
+    /// The engine worker opened the autosave or a link (`worker::open_wire`), or could not.
+    Opened { id: u64, answer: Box<Result<Unsealed, Unanswered>> },
+    /// An autosave the worker could not read was moved aside by the page shell.
+    SetAside(SetAside),
 }
 
 impl Action {

@@ -19,6 +19,8 @@ pub enum Theme {
 }
 
 impl Theme {
+    pub const ALL: [Theme; 3] = [Theme::Auto, Theme::Light, Theme::Dark];
+
     pub fn next(self) -> Theme {
         match self {
             Theme::Auto => Theme::Light,

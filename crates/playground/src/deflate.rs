@@ -101,26 +101,6 @@ impl Deflater {
     }
 }
 
-/// `bytes` as raw deflate in stored blocks: framed, not compressed (what the page can make
-/// without the compressor, which lives in the engine worker: `share::encode_stored`).
-pub fn stored(bytes: &[u8]) -> Vec<u8> {
-    const BLOCK: usize = u16::MAX as usize;
-    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / BLOCK * 5 + 5);
-    let mut blocks = bytes.chunks(BLOCK).peekable();
-    if blocks.peek().is_none() {
-        return vec![1, 0, 0, 0xff, 0xff];
-    }
-    while let Some(block) = blocks.next() {
-        // BFINAL on the last block, BTYPE 00 (stored); the header's other bits pad to a byte.
-        out.push(u8::from(blocks.peek().is_none()));
-        let len = block.len() as u16;
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&(!len).to_le_bytes());
-        out.extend_from_slice(block);
-    }
-    out
-}
-
 /// The text `bytes` inflate to, at most `limit` bytes of it.
 pub fn inflate(bytes: &[u8], limit: usize) -> Result<String, InflateError> {
     use miniz_oxide::inflate::TINFLStatus;
@@ -142,16 +122,6 @@ mod tests {
         assert!(packed.len() * 4 < chain.len(), "{} -> {}", chain.len(), packed.len());
         assert_eq!(inflate(&packed, chain.len()).unwrap(), chain);
         assert_eq!(inflate(&deflate(""), 0).unwrap(), "");
-    }
-
-    #[test]
-    fn stored_blocks_inflate_to_their_bytes() {
-        for len in [0usize, 1, 65_535, 65_536, 200_000] {
-            let text: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
-            let framed = stored(text.as_bytes());
-            assert_eq!(framed.len(), len + 5 * len.div_ceil(65_535).max(1), "{len}");
-            assert_eq!(inflate(&framed, len).unwrap(), text, "{len}");
-        }
     }
 
     #[test]

@@ -13,7 +13,8 @@ use crate::share::LinkSource;
 use crate::storage::{SaveError, Saved};
 use crate::trace_lab::LinkNote;
 use crate::worker::offload::Posting;
-use crate::worker::pack_wire::{self, PackJob, Packed, Unanswered};
+use crate::worker::pack_wire::{self, PackJob, Packed};
+use crate::worker::wire::Unanswered;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum PackAction {
@@ -21,7 +22,7 @@ pub enum PackAction {
     Share(LinkSource),
     /// The trace lab's Copy link: the log's link (or why the page cannot give its text), else
     /// the derived scenario's (its text), said beside why.
-    TraceLink { log: Result<LinkSource, String>, scenario: Option<String> },
+    TraceLink { log: Result<LinkSource, NoLogText>, scenario: Option<String> },
     /// Save this session (`AppState::saved`).
     Save(Box<Saved>),
     /// The engine worker's answer to job `id`.
@@ -30,6 +31,27 @@ pub enum PackAction {
     Copied { fragment: String, copied: bool },
     /// Close the share strip (what it would show is not what is on screen any more).
     CloseStrip,
+}
+
+/// Why the page cannot give a log's text for its link.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NoLogText {
+    /// The log's text could not be read back from its file (the browser's words).
+    Unreadable(String),
+    /// Longer than any link carries (`share::MAX_LINK_TEXT`), in bytes.
+    TooLong(u64),
+    /// The log's bytes are no longer on the page.
+    Gone,
+}
+
+impl fmt::Display for NoLogText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoLogText::Unreadable(why) => f.write_str(why),
+            NoLogText::TooLong(bytes) => write!(f, "it is {} MB, and a link carries at most {} MB", bytes / 1_000_000, crate::share::MAX_LINK_TEXT / 1_000_000),
+            NoLogText::Gone => f.write_str("its bytes are no longer on the page"),
+        }
+    }
 }
 
 /// What the share strip under the top bar shows.
@@ -110,7 +132,7 @@ impl Packing {
                 None
             }
             PackAction::TraceLink { log, scenario } => {
-                let log_refused = log.as_ref().err().cloned();
+                let log_refused = log.as_ref().err().map(NoLogText::to_string);
                 let with_scenario = scenario.is_some();
                 let scenario = scenario.map(|text| LinkSource::Scenario { text, policies: Vec::new(), view: Default::default() });
                 let sources: Vec<LinkSource> = log.ok().into_iter().chain(scenario).collect();
@@ -170,7 +192,9 @@ impl Packing {
             let ask = self.trace.take().unwrap_or_default();
             let links = match answer {
                 Ok(Packed::Links(links)) => links,
-                Ok(Packed::Autosave(_)) => return Some(LinkNote::NoLink { why: "No link was made: the engine worker answered with something else.".into(), scenario_link: None }),
+                Ok(Packed::Autosave(_)) => {
+                    return Some(LinkNote::NoLink { why: "No link was made: the engine worker answered with something else.".into(), scenario_link: None })
+                }
                 Err(why) => return Some(LinkNote::NoLink { why: format!("No link was made: {why}."), scenario_link: None }),
             };
             let mut links = links.into_iter();
@@ -193,7 +217,9 @@ impl Packing {
                 self.save = None;
                 let entry = match answer {
                     Ok(Packed::Autosave(entry)) => entry.map_err(NotSaved::Refused),
-                    Ok(Packed::Links(_)) => Err(NotSaved::Unanswered(Unanswered::Unreadable(crate::worker::wire::DecodeError { at: 0, why: "links, not an entry" }))),
+                    Ok(Packed::Links(_)) => {
+                        Err(NotSaved::Unanswered(Unanswered::Unreadable(crate::worker::wire::DecodeError { at: 0, why: "links, not an entry" })))
+                    }
                     Err(why) => Err(NotSaved::Unanswered(why)),
                 };
                 self.to_store = Some(ToStore { entry, text_bytes });
@@ -284,7 +310,7 @@ mod tests {
         p.reduce(PackAction::Share(scenario("class A { m }")));
         let id = p.take_jobs()[0].id;
         p.reduce(PackAction::Answered { id, answer: Box::new(Err(Unanswered::NoWorker)) });
-        assert!(matches!(&p.strip, Some(ShareStrip::Refused(why)) if why.contains("engine worker, which did not start")), "{:?}", p.strip);
+        assert!(matches!(&p.strip, Some(ShareStrip::Refused(why)) if why == "No share link was made: the engine worker did not start."), "{:?}", p.strip);
     }
 
     #[test]
@@ -302,12 +328,15 @@ mod tests {
         assert_eq!(why, &format!("This log is too big for a share link: it is 8 MB, and a link carries at most {} MB.", MAX_LINK_TEXT / 1_000_000));
         assert!(scenario_link.as_ref().is_some_and(|f| f.starts_with("s=2.")) && p.take_clip().is_none());
         // The page could not give the log's text: its why, and the scenario's link.
-        p.reduce(PackAction::TraceLink { log: Err("its bytes are no longer on the page".into()), scenario: Some("class A { m }".into()) });
+        p.reduce(PackAction::TraceLink { log: Err(NoLogText::Gone), scenario: Some("class A { m }".into()) });
         let notes = answer_all(&mut p);
         assert!(matches!(&notes[0], Some(LinkNote::NoLink { why, scenario_link: Some(_) }) if why.contains("no longer on the page")), "{notes:?}");
         // Nothing to ask: said at once.
-        let note = p.reduce(PackAction::TraceLink { log: Err("gone".into()), scenario: None });
-        assert_eq!(note, Some(LinkNote::NoLink { why: "This log is too big for a share link: gone.".into(), scenario_link: None }));
+        let note = p.reduce(PackAction::TraceLink { log: Err(NoLogText::TooLong(9_000_000)), scenario: None });
+        assert_eq!(
+            note,
+            Some(LinkNote::NoLink { why: "This log is too big for a share link: it is 9 MB, and a link carries at most 8 MB.".into(), scenario_link: None })
+        );
         assert!(p.take_jobs().is_empty());
     }
 

@@ -54,7 +54,7 @@ impl fmt::Display for TooBigForLink {
 
 impl std::error::Error for TooBigForLink {}
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Shared {
     /// Read by the engine worker (which refuses it if it does not parse or run) before it
     /// replaces anything.
@@ -112,7 +112,7 @@ fn site_word(name: &str) -> bool {
 
 /// What a link carries. One lives for the moment a link is opened, so its variants' sizes
 /// do not matter (clippy's `large_enum_variant` would box the scenario's side for nothing).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[allow(clippy::large_enum_variant)]
 pub enum Link {
     Scenario(Shared),
@@ -124,7 +124,7 @@ pub enum Link {
 /// A small runtime log carried by a link (`t=1.<base64url of "name\nlog", deflated>`), and the
 /// class tree given with it (`&c=1.<base64url of "name\ntree", deflated>`), which its replay
 /// needs (a HotSpot log's) or uses (a V8 log's prototype chains).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceLink {
     pub name: String,
     pub log: String,
@@ -174,18 +174,7 @@ pub fn encode(text: &str, policies: &[Policy], view: &LinkView) -> Result<String
     if text.len() > MAX_LINK_TEXT {
         return Err(TooBigForLink { text: text.len(), fragment: None });
     }
-    scenario_fragment(&deflate::deflate(text), text.len(), policies, view)
-}
-
-/// The link [`encode`] makes, its text in deflate's stored blocks (not compressed): what the page
-/// makes without a compressor, for its rehearsal of opening a link (`worker::rehearsal`). It
-/// opens as any link does.
-pub fn encode_stored(text: &str, policies: &[Policy]) -> Result<String, TooBigForLink> {
-    scenario_fragment(&deflate::stored(text.as_bytes()), text.len(), policies, &LinkView::default())
-}
-
-fn scenario_fragment(deflated: &[u8], text: usize, policies: &[Policy], view: &LinkView) -> Result<String, TooBigForLink> {
-    let mut out = format!("s={VERSION}.{}", base64url::encode(deflated));
+    let mut out = format!("s={VERSION}.{}", base64url::encode(&deflate::deflate(text)));
     if !policies.is_empty() {
         let names: Vec<&str> = policies.iter().map(|p| p.name()).collect();
         out.push_str("&p=");
@@ -193,7 +182,7 @@ fn scenario_fragment(deflated: &[u8], text: usize, policies: &[Policy], view: &L
     }
     out.push_str(&view.encode());
     if out.len() > MAX_FRAGMENT {
-        return Err(TooBigForLink { text, fragment: Some(out.len()) });
+        return Err(TooBigForLink { text: text.len(), fragment: Some(out.len()) });
     }
     Ok(out)
 }

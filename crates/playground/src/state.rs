@@ -29,11 +29,13 @@ use crate::model_mode::{self, ModelAction, ModelLink, ModelSession};
 use crate::packing::{Clip, Packing, ToStore};
 use crate::playback::{self, Control, Playback, Speed};
 use crate::session::{CallSiteSession, SessionAction};
-use crate::share::{Link, LinkError, LinkSource};
-use crate::storage::{Saved, SetAside};
+use crate::share::{LinkError, LinkSource};
+use crate::storage::{SaveError, Saved, SetAside};
 use crate::timeline::{self, Mark, TimelineAction, TimelineState, XAxis};
 use crate::trace_lab::{TraceAction, TraceLab};
 use crate::worker::offload::Posting;
+use crate::worker::open_wire::{self, Sealed, Unsealed};
+use crate::worker::wire::Unanswered;
 
 /// The speed of a first visit's autoplay. The headline preset's slowest lane (global) runs
 /// ~3 s of virtual time, so at 1x its ratio is on screen about 3 s after the page is built (at
@@ -47,10 +49,15 @@ pub const FIRST_PLAY_WALL_MS: f64 = 4_500.0;
 /// What the browser found at start-up.
 #[derive(Clone, Debug, Default)]
 pub struct Boot {
-    /// The autosaved session, or why it could not be read (it has been set aside).
-    pub saved: Option<Result<Saved, SetAside>>,
-    /// The URL fragment's scenario or model, or why it could not be used.
-    pub shared: Option<Result<Link, LinkError>>,
+    /// The autosave's stored entry (the engine worker reads it), or why it was set aside
+    /// unread.
+    pub saved: Option<Result<String, SetAside>>,
+    /// The URL fragment, with its `#` (the engine worker reads it), or why it was refused
+    /// unread (its length).
+    pub shared: Option<Result<String, LinkError>>,
+    /// The theme the page last showed (`storage::THEME_KEY`): the first paint's, before the
+    /// autosave is read.
+    pub theme: Option<Theme>,
     /// The last visit died opening a link or the autosave (see `browser::boot`): why this
     /// visit did not open it again.
     pub notice: Option<String>,
@@ -72,6 +79,43 @@ pub struct SaveKey {
     model: Option<ModelLink>,
 }
 
+/// The autosave and links handed to the engine worker to open (`open_wire`), oldest first.
+#[derive(Debug, Default)]
+struct Openings {
+    /// The last job's id (ids start at 1).
+    last: u64,
+    outbox: Vec<Posting>,
+    /// Jobs not answered yet, with what each carried.
+    pending: std::collections::VecDeque<(u64, Carried)>,
+    /// `storage::STALE_KEY`'s value at start-up, said once the autosave is restored.
+    stale: Option<String>,
+    /// The autosave was not opened (no engine worker): this visit must not save over it.
+    hold: bool,
+    /// An autosave the worker could not read, for the shell to set aside.
+    unreadable: Option<SaveError>,
+}
+
+/// What an opening job carried.
+#[derive(Clone, Copy, Debug)]
+struct Carried {
+    autosave: bool,
+    link: bool,
+}
+
+impl Openings {
+    fn ask(&mut self, sealed: &Sealed) {
+        self.last += 1;
+        self.outbox.push(Posting { id: self.last, bytes: open_wire::encode_job(self.last, sealed) });
+        self.pending.push_back((self.last, Carried { autosave: sealed.autosave.is_some(), link: sealed.link.is_some() }));
+    }
+
+    /// What job `id` carried, once: `None` for an answer nothing awaits.
+    fn answered(&mut self, id: u64) -> Option<Carried> {
+        let at = self.pending.iter().position(|(job, _)| *job == id)?;
+        self.pending.remove(at).map(|(_, sent)| sent)
+    }
+}
+
 #[derive(Default)]
 pub struct AppState {
     /// The call-site scenario and its lanes (kept behind a model on screen).
@@ -86,6 +130,8 @@ pub struct AppState {
     pub trace: TraceLab,
     /// Share links and autosave entries being made by the engine worker, and the share strip.
     pub packing: Packing,
+    /// The autosave and links being opened by the engine worker.
+    opening: Openings,
     /// Model sessions opened so far (each numbers its replays under its own number).
     model_openings: u64,
     /// A file for the shell to download (`take_download`).
@@ -100,29 +146,32 @@ impl AppState {
 
     /// Start-up: a share link wins over the autosave; anything unreadable is reported. A first
     /// visit (nothing saved, no link) runs the headline comparison once mounted, with the tour.
+    /// The autosave and the link are read by the engine worker (`open_wire`); until it answers
+    /// the page shows that it is opening them (`opening`), and then applies them in that order.
     pub fn boot(boot: Boot) -> AppState {
         let mut state = AppState::new();
         state.chrome.tour = (!boot.tour_done).then_some(0);
+        state.chrome.theme = boot.theme.unwrap_or_default();
         state.chrome.autoplay = boot.saved.is_none() && boot.shared.is_none() && boot.notice.is_none();
+        let mut sealed = Sealed::default();
         match boot.saved {
-            Some(Ok(saved)) => {
-                state.restore(saved);
-                if let Some(bytes) = &boot.stale_autosave {
-                    state.chrome.banner(BannerKind::Error, crate::storage::stale_notice(bytes));
-                }
+            Some(Ok(entry)) => {
+                sealed.autosave = Some(entry);
+                state.opening.stale = boot.stale_autosave;
             }
-            Some(Err(why)) => {
-                state.chrome.banner(BannerKind::Error, format!("Your autosaved session could not be read ({why}). It was set aside; the page started fresh."))
-            }
+            Some(Err(why)) => state.set_aside(why),
             None => {}
         }
         if let Some(notice) = boot.notice {
             state.chrome.banner(BannerKind::Error, notice);
         }
         match boot.shared {
-            Some(Ok(link)) => state.reduce(Action::open_link(link, "the link")),
+            Some(Ok(fragment)) => sealed.link = Some(fragment),
             Some(Err(refusal)) => state.chrome.banner(BannerKind::Error, refusal.to_string()),
             None => {}
+        }
+        if sealed != Sealed::default() {
+            state.opening.ask(&sealed);
         }
         if state.chrome.autoplay {
             // The cheap policy's lane ends in ~1% of the expensive one's virtual time: on the
@@ -130,6 +179,48 @@ impl AppState {
             state.timeline.axis = XAxis::Progress;
         }
         state
+    }
+
+    /// An autosave that was not opened, moved aside (by the page shell: `take_set_aside`).
+    fn set_aside(&mut self, aside: SetAside) {
+        self.chrome.banner(BannerKind::Error, format!("Your autosaved session could not be read ({aside}). It was set aside; the page started fresh."));
+    }
+
+    /// What the engine worker opened (`open_wire`): the autosave restored, then the link
+    /// opened over it; or why not.
+    fn opened(&mut self, id: u64, answer: Result<Unsealed, Unanswered>) {
+        let Some(carried) = self.opening.answered(id) else { return };
+        let unsealed = match answer {
+            Ok(unsealed) => unsealed,
+            Err(why) => {
+                if carried.autosave {
+                    self.opening.hold = true;
+                    self.chrome.banner(
+                        BannerKind::Error,
+                        format!("Your autosaved session was not opened ({why}): it is kept as it was, and this visit does not save over it."),
+                    );
+                }
+                if carried.link {
+                    self.chrome.banner(BannerKind::Error, format!("The link was not opened: {why}."));
+                }
+                return;
+            }
+        };
+        match unsealed.autosave {
+            Some(Ok(saved)) => {
+                self.restore(saved);
+                if let Some(bytes) = self.opening.stale.take() {
+                    self.chrome.banner(BannerKind::Error, crate::storage::stale_notice(&bytes));
+                }
+            }
+            Some(Err(why)) => self.opening.unreadable = Some(why),
+            None => {}
+        }
+        match unsealed.link {
+            Some(Ok(Some(link))) => self.reduce(Action::open_link(link, "the link")),
+            Some(Err(refusal)) => self.chrome.banner(BannerKind::Error, refusal),
+            Some(Ok(None)) | None => {}
+        }
     }
 
     fn restore(&mut self, saved: Saved) {
@@ -146,6 +237,25 @@ impl AppState {
                 }
             }
         }
+    }
+
+    /// The autosave or a link is being opened by the engine worker: the page says what (this
+    /// note), and saves nothing until it has been applied.
+    pub fn opening_note(&self) -> Option<&'static str> {
+        let (_, carried) = self.opening.pending.front()?;
+        Some(match carried.link {
+            true => "Opening the link… (read by the engine worker)",
+            false => "Opening your last session… (read by the engine worker)",
+        })
+    }
+
+    pub fn is_opening(&self) -> bool {
+        !self.opening.pending.is_empty()
+    }
+
+    /// The autosave could not be opened (no engine worker): this visit must not save over it.
+    pub fn holds_autosave(&self) -> bool {
+        self.opening.hold
     }
 
     /// What a share link for what is on screen carries: the model session in model mode, else
@@ -231,6 +341,17 @@ impl AppState {
         self.packing.take_jobs()
     }
 
+    /// The autosave and links for the engine worker to open, to post now (`open_wire`).
+    pub fn take_openings(&mut self) -> Vec<Posting> {
+        std::mem::take(&mut self.opening.outbox)
+    }
+
+    /// An autosave the engine worker could not read, for the page shell to move aside (it
+    /// answers with `Action::SetAside`).
+    pub fn take_set_aside(&mut self) -> Option<SaveError> {
+        self.opening.unreadable.take()
+    }
+
     /// A made link to copy to the clipboard now.
     pub fn take_clip(&mut self) -> Option<Clip> {
         self.packing.take_clip()
@@ -282,6 +403,9 @@ impl AppState {
             Action::Chrome(chrome) => self.chrome.reduce(chrome),
             Action::Lab(lab) => self.lab.reduce(lab),
             Action::Trace(trace) => self.trace.reduce(trace),
+            Action::OpenFragment(fragment) => self.opening.ask(&Sealed { autosave: None, link: Some(fragment) }),
+            Action::Opened { id, answer } => self.opened(id, *answer),
+            Action::SetAside(aside) => self.set_aside(aside),
             Action::Pack(pack) => {
                 if let Some(note) = self.packing.reduce(pack) {
                     self.trace.reduce(TraceAction::Linked(Some(note)));
@@ -402,12 +526,27 @@ mod tests {
     use crate::headline::Headline;
     use crate::session::tests::shared;
     use crate::session::{FireOutcome, DEFAULT_PRESET};
-    use crate::share::{LinkKind, LinkProblem};
+    use crate::share::{Link, LinkKind, LinkProblem};
     use crate::worker::in_process;
     use blast_engine::presets;
     use blast_engine::scenario::Event;
 
     /// A page booted, its texts read by the engine worker.
+    /// The autosave's entry for `saved`, as the page stores it.
+    fn entry(saved: &Saved) -> String {
+        crate::storage::encode(saved).expect("an entry")
+    }
+
+    /// A URL fragment (with its `#`) carrying `link`.
+    fn fragment(link: &Link) -> String {
+        let made = match link {
+            Link::Scenario(s) => crate::share::encode(&s.text, &s.policies, &s.view).expect("a link"),
+            Link::Model(m) => crate::share::encode_model(m),
+            Link::Trace(t) => crate::share::encode_trace(&t.name, &t.log, t.tree.as_ref()).expect("a link"),
+        };
+        format!("#{made}")
+    }
+
     fn booted(boot: Boot) -> AppState {
         let mut s = AppState::boot(boot);
         in_process::pump(&mut s, &mut Effects::default());
@@ -530,21 +669,22 @@ mod tests {
         let saved = s.saved();
         let link = saved.model.clone().expect("saved with the model");
         assert_eq!(link.knobs, [("ops".to_string(), "40".to_string())]);
-        let restored = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let restored = booted(Boot { saved: Some(Ok(entry(&saved.clone()))), shared: None, notice: None, tour_done: true, stale_autosave: None, theme: None });
         let m = restored.model.as_ref().expect("model mode restored");
         assert_eq!((m.link(), restored.is_playing()), (link.clone(), false));
 
         let mut bad = saved.clone();
         bad.model = Some(ModelLink { preset: "gone".into(), knobs: Vec::new(), variants: Vec::new() });
-        let s = booted(Boot { saved: Some(Ok(bad)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(entry(&bad))), shared: None, notice: None, tour_done: true, stale_autosave: None, theme: None });
         assert!(s.model.is_none() && s.chrome.banners[0].text.contains("could not be reopened"));
 
         let s = booted(Boot {
-            saved: Some(Ok(saved)),
-            shared: Some(Ok(Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() }))),
+            saved: Some(Ok(entry(&saved))),
+            shared: Some(Ok(fragment(&Link::Model(ModelLink { preset: "descriptor_hashMap".into(), knobs: Vec::new(), variants: Vec::new() })))),
             notice: None,
             tour_done: true,
             stale_autosave: None,
+            theme: None,
         });
         assert_eq!(s.model.as_ref().map(|m| m.preset.id), Some("descriptor_hashMap"), "the link wins");
         let mut s = s;
@@ -572,18 +712,32 @@ mod tests {
     fn boot_prefers_the_link_and_reports_bad_inputs() {
         let saved =
             Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()));
-        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(entry(&saved.clone()))), shared: None, notice: None, tour_done: true, stale_autosave: None, theme: None });
         assert_eq!(s.session.scenario().name, "hotLoop_baseline");
         assert_eq!((s.session.policies().to_vec(), s.session.playback().speed, s.chrome.theme), (vec![Policy::Exact], Speed::Max, Theme::Dark));
         assert_eq!(s.session.preset().map(|p| p.id), Some("hotLoop_baseline"));
 
         let bad_link = LinkError { kind: LinkKind::Scenario, problem: LinkProblem::NotUtf8 };
-        let s = booted(Boot { saved: Some(Ok(saved.clone())), shared: Some(Err(bad_link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot {
+            saved: Some(Ok(entry(&saved.clone()))),
+            shared: Some(Err(bad_link)),
+            notice: None,
+            tour_done: true,
+            stale_autosave: None,
+            theme: None,
+        });
         assert_eq!(s.session.scenario().name, "hotLoop_baseline", "a bad link keeps the previous scenario");
         assert_eq!(s.chrome.banners[0].kind, BannerKind::Error);
 
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot {
+            saved: Some(Ok(entry(&saved))),
+            shared: Some(Ok(fragment(&link))),
+            notice: None,
+            tour_done: true,
+            stale_autosave: None,
+            theme: None,
+        });
         assert_eq!(s.session.scenario().name, "parentChild_baseline");
 
         let s = booted(Boot {
@@ -592,6 +746,7 @@ mod tests {
             notice: None,
             tour_done: true,
             stale_autosave: None,
+            theme: None,
         });
         assert_eq!(s.session.scenario().name, DEFAULT_PRESET);
         assert!(s.chrome.banners[0].text.contains("set aside"));
@@ -602,10 +757,10 @@ mod tests {
         let mine = presets::find("hotLoop_baseline").unwrap().text.replace("class Hot", "class Hot2 { x }\nclass Hot");
         let saved = Saved::new(mine.clone(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
         let link = Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text));
-        let mut s = booted(Boot { saved: Some(Ok(saved)), shared: Some(Ok(link)), tour_done: true, ..Boot::default() });
+        let mut s = booted(Boot { saved: Some(Ok(entry(&saved))), shared: Some(Ok(fragment(&link))), tour_done: true, ..Boot::default() });
         assert_eq!((s.session.scenario().name.as_str(), s.session.own()), ("parentChild_baseline", Some(mine.as_str())));
         // The autosave carries it, so the next visit still offers it.
-        let again = booted(Boot { saved: Some(Ok(s.saved())), tour_done: true, ..Boot::default() });
+        let again = booted(Boot { saved: Some(Ok(entry(&s.saved()))), tour_done: true, ..Boot::default() });
         assert_eq!((again.session.scenario().name.as_str(), again.session.own()), ("parentChild_baseline", Some(mine.as_str())));
         act(&mut s, SessionAction::Undo);
         assert_eq!(s.session.text(), mine, "one undo step back");
@@ -614,17 +769,57 @@ mod tests {
     #[test]
     fn an_autosave_older_than_the_last_screen_says_so() {
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let s = booted(Boot { saved: Some(Ok(saved.clone())), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(entry(&saved.clone()))), stale_autosave: Some("3000000".into()), tour_done: true, ..Boot::default() });
         assert_eq!(s.session.scenario().name, "hotLoop_baseline");
         assert!(s.chrome.banners.iter().any(|b| b.text.contains("older than the one on screen") && b.text.contains("2929 KB")), "{:?}", s.chrome.banners);
-        let s = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let s = booted(Boot { saved: Some(Ok(entry(&saved))), tour_done: true, ..Boot::default() });
         assert!(s.chrome.banners.is_empty());
+    }
+
+    #[test]
+    fn the_autosave_and_links_are_opened_by_the_worker_and_what_it_cannot_open_is_kept() {
+        let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
+        // Until the worker answers, the page is opening them and saves nothing over them.
+        let mut s = AppState::boot(Boot { saved: Some(Ok(entry(&saved))), theme: Some(Theme::Light), tour_done: true, ..Boot::default() });
+        assert!(s.is_opening() && !s.chrome.autoplay);
+        assert_eq!(s.chrome.theme, Theme::Light, "the last theme, for the first paint");
+        in_process::pump(&mut s, &mut Effects::default());
+        assert!(!s.is_opening());
+        assert_eq!((s.session.scenario().name.as_str(), s.chrome.theme), ("hotLoop_baseline", Theme::Dark));
+        // An entry the worker cannot read: the shell is asked to set it aside, then says so.
+        let mut s = booted(Boot { saved: Some(Ok("{\"version\": 1, \"scenario_text\": ".into())), tour_done: true, ..Boot::default() });
+        let why = s.take_set_aside().expect("to set aside");
+        assert!(matches!(why, SaveError::NotASession(_)) && s.take_set_aside().is_none());
+        act(&mut s, Action::SetAside(SetAside { why: crate::storage::AsideWhy::Unreadable(why), kept_under: Some("k".into()) }));
+        assert!(s.chrome.banners[0].text.contains("could not be read") && s.chrome.banners[0].text.contains("“k”"), "{:?}", s.chrome.banners);
+        assert_eq!(s.session.scenario().name, DEFAULT_PRESET);
+        // No worker: the autosave is kept as it was, and this visit does not save over it.
+        let mut s = AppState::boot(Boot { saved: Some(Ok(entry(&saved))), shared: Some(Ok("#s=1.AAAA".into())), tour_done: true, ..Boot::default() });
+        let id = s.take_openings()[0].id;
+        s.reduce(Action::Opened { id, answer: Box::new(Err(Unanswered::NoWorker)) });
+        assert!(s.holds_autosave() && !s.is_opening());
+        let texts: Vec<&str> = s.chrome.banners.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Your autosaved session was not opened (the engine worker did not start): it is kept as it was, and this visit does not save over it.",
+                "The link was not opened: the engine worker did not start."
+            ]
+        );
+        // A link pasted into the address bar of the open page opens the same way; a late answer
+        // for nothing awaited is dropped.
+        let mut s = booted(Boot { tour_done: true, ..Boot::default() });
+        act(&mut s, Action::OpenFragment(fragment(&Link::Scenario(shared(presets::find("parentChild_baseline").unwrap().text)))));
+        assert_eq!(s.session.scenario().name, "parentChild_baseline");
+        let banners = s.chrome.banners.clone();
+        s.reduce(Action::Opened { id: 99, answer: Box::new(Err(Unanswered::NoWorker)) });
+        assert!(s.chrome.banners == banners && !s.holds_autosave());
     }
 
     #[test]
     fn a_refused_model_link_says_it_was_a_model_run() {
         let hostile = crate::share::decode("#m=1.eyJwcmVzZXQiOiJub3BlIn0").expect_err("no such model preset");
-        let s = booted(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: None, shared: Some(Err(hostile)), notice: None, tour_done: true, stale_autosave: None, theme: None });
         let banner = &s.chrome.banners[0].text;
         assert!(banner.starts_with("The link's model run was not loaded: ") && banner.contains("no model preset"), "{banner}");
         assert!(!banner.contains("scenario"), "{banner}");
@@ -662,7 +857,7 @@ mod tests {
     #[test]
     fn restoring_invalid_text_keeps_it_with_its_error() {
         let saved = Saved::new("class A {\n  oops".into(), vec![Policy::Global], Speed::Factor(1.0), Theme::Auto, None);
-        let s = booted(Boot { saved: Some(Ok(saved)), shared: None, notice: None, tour_done: true, stale_autosave: None });
+        let s = booted(Boot { saved: Some(Ok(entry(&saved))), shared: None, notice: None, tour_done: true, stale_autosave: None, theme: None });
         assert_eq!(s.session.text(), "class A {\n  oops");
         assert!(s.session.text_error().is_some());
         assert_eq!(**s.session.scenario(), blast_engine::scenario::Scenario::default(), "no model: the default preset's text was not read in its place");
@@ -698,7 +893,7 @@ mod tests {
         early.reduce(Action::Autoplay);
         assert!(!early.is_playing(), "a preset loaded before the page was mounted is not started for the user");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let mut back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let mut back = booted(Boot { saved: Some(Ok(entry(&saved))), tour_done: true, ..Boot::default() });
         back.reduce(Action::Autoplay);
         assert!(!back.is_playing() && back.chrome.tour.is_none(), "a returning visit opens its session paused, without the tour");
     }
@@ -724,7 +919,7 @@ mod tests {
         assert!(ratio.is_some_and(|r| r > 10.0), "the headline ratio after {wall_ms} ms: {ratio:?}");
         assert!(wall_ms <= FIRST_PLAY_WALL_MS, "the first play took {wall_ms} wall ms (at most {FIRST_PLAY_WALL_MS})");
         let saved = Saved::new(presets::find("hotLoop_baseline").unwrap().text.into(), vec![Policy::Exact], Speed::Max, Theme::Dark, None);
-        let back = booted(Boot { saved: Some(Ok(saved)), tour_done: true, ..Boot::default() });
+        let back = booted(Boot { saved: Some(Ok(entry(&saved))), tour_done: true, ..Boot::default() });
         assert_eq!(back.timeline.axis, XAxis::Time, "a returning visit keeps the time axis");
     }
 

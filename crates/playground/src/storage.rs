@@ -255,6 +255,9 @@ pub fn decode(raw: &str) -> Result<Saved, SaveError> {
 pub const OPENING_KEY: &str = "blast-radius.opening";
 /// Set once the guided tour was skipped or finished: later visits do not show it again.
 pub const TOUR_KEY: &str = "blast-radius.tour-done";
+/// The theme on screen (`Theme::name`), for the next visit's first paint: the autosave that
+/// also holds it is read by the engine worker, after the page has painted.
+pub const THEME_KEY: &str = "blast-radius.theme";
 
 /// What the page was opening when the marker was set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

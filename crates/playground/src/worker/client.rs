@@ -22,8 +22,8 @@ use crate::trace_lab::{self, TraceAction};
 use crate::worker::fit_wire::{self, ReadRefusal};
 use crate::worker::lane_wire::{self, UpdateDecoder};
 use crate::worker::offload;
-use crate::worker::pack_wire::{self, Unanswered};
-use crate::worker::wire::{self, Reply, ReplyDecoder, Verdict};
+use crate::worker::wire::{self, Reply, ReplyDecoder, Unanswered, Verdict};
+use crate::worker::{open_wire, pack_wire};
 
 /// A message posted to the worker, by what its answer is for.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,6 +40,8 @@ pub enum Sent {
     Model,
     /// Links or an autosave entry to make (`pack_wire`), by id: answered as `PackAction::Answered`.
     Pack(u64),
+    /// The autosave or a link to open (`open_wire`), by id: answered as `Action::Opened`.
+    Open(u64),
 }
 
 /// How much one [`Client::step`] decodes at most.
@@ -69,6 +71,8 @@ pub struct Client {
     replays: usize,
     /// Pack jobs' ids, oldest first.
     packs: VecDeque<u64>,
+    /// Open jobs' ids, oldest first.
+    opens: VecDeque<u64>,
     /// Answers being decoded, oldest first.
     decoding: VecDeque<Decoding>,
 }
@@ -93,6 +97,7 @@ impl Client {
             Sent::Fit(id) => self.fits.push_back(id),
             Sent::Model => self.replays += 1,
             Sent::Pack(id) => self.packs.push_back(id),
+            Sent::Open(id) => self.opens.push_back(id),
             Sent::Trace => {}
         }
     }
@@ -126,6 +131,15 @@ impl Client {
                     Err(why) => Err(Unanswered::Unreadable(why)),
                 };
                 vec![PackAction::Answered { id: job, answer: Box::new(answer) }.into()]
+            }
+            Some(wire::OPEN) => {
+                let Some(job) = self.opens.pop_front() else { return Vec::new() };
+                let answer = match open_wire::decode_reply(&bytes) {
+                    Ok((id, unsealed)) if id == job => Ok(unsealed),
+                    Ok(_) => Err(Unanswered::Unreadable(wire::DecodeError { at: 0, why: "the answer to another job" })),
+                    Err(why) => Err(Unanswered::Unreadable(why)),
+                };
+                vec![Action::Opened { id: job, answer: Box::new(answer) }]
             }
             // Applied as it comes: the model's mirror reads it (`model_mirror`).
             Some(wire::MODEL) => {
@@ -195,6 +209,8 @@ impl Client {
             .collect();
         let lost = |id| PackAction::Answered { id, answer: Box::new(Err(Unanswered::WorkerLost { started, why: why.to_string() })) }.into();
         actions.extend(self.packs.drain(..).map(lost));
+        let lost = |id| Action::Opened { id, answer: Box::new(Err(Unanswered::WorkerLost { started, why: why.to_string() })) };
+        actions.extend(self.opens.drain(..).map(lost));
         if std::mem::take(&mut self.lanes) > 0 {
             actions.push(SessionAction::LanesLost(format!("it stopped: {why}")).into());
         }
@@ -220,6 +236,7 @@ pub fn no_worker(what: Sent) -> Action {
         Sent::Fit(job) => Action::Lab(LabAction::Answered { job, answer: Box::new(Err(ReadRefusal::NoWorker)) }),
         Sent::Model => Action::Model(ModelAction::Lost("there is no engine worker".into())),
         Sent::Pack(id) => PackAction::Answered { id, answer: Box::new(Err(Unanswered::NoWorker)) }.into(),
+        Sent::Open(id) => Action::Opened { id, answer: Box::new(Err(Unanswered::NoWorker)) },
         Sent::Trace => Action::Trace(TraceAction::Lost("logs are read in the engine worker, which did not start".into())),
     }
 }
@@ -417,6 +434,25 @@ mod tests {
         let lost = PackAction::Answered { id: 6, answer: Box::new(Err(Unanswered::WorkerLost { started: true, why: "gone".into() })) };
         assert!(c.on_failed(true, "gone").contains(&lost.into()));
         assert_eq!(no_worker(Sent::Pack(7)), PackAction::Answered { id: 7, answer: Box::new(Err(Unanswered::NoWorker)) }.into());
+    }
+
+    #[test]
+    fn an_open_answer_goes_to_its_job_and_a_lost_one_says_why() {
+        use crate::worker::open_wire::{Sealed, Unsealed};
+        let mut c = Client::default();
+        c.sent(Sent::Open(2));
+        let reply = answer(&open_wire::encode_job(2, &Sealed { autosave: None, link: Some("#s=1.Y2xhc3MgQSB7IG0gfQ".into()) }));
+        let Some(Action::Opened { id: 2, answer }) = c.on_reply(reply.clone()).pop() else { panic!("routed") };
+        assert!(matches!(*answer, Ok(Unsealed { autosave: None, link: Some(Ok(Some(_))) })), "{answer:?}");
+        assert!(c.on_reply(reply).is_empty(), "nothing awaits a second answer");
+        c.sent(Sent::Open(3));
+        assert!(
+            matches!(&c.on_reply(vec![wire::OPEN as u8, 0xff])[..], [Action::Opened { id: 3, answer }] if matches!(**answer, Err(Unanswered::Unreadable(_))))
+        );
+        c.sent(Sent::Open(4));
+        let lost = Action::Opened { id: 4, answer: Box::new(Err(Unanswered::WorkerLost { started: false, why: "no script".into() })) };
+        assert!(c.on_failed(false, "no script").contains(&lost));
+        assert_eq!(no_worker(Sent::Open(5)), Action::Opened { id: 5, answer: Box::new(Err(Unanswered::NoWorker)) });
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::session::{CallSiteSession, SessionAction};
 use crate::state::AppState;
 use crate::worker::client::{Budget, Client, Sent};
 use crate::worker::lane_host::Host;
-use crate::worker::{lane_wire, model_wire, offload};
+use crate::worker::{lane_wire, model_wire, offload, open_wire};
 
 thread_local! {
     /// Each test runs on a thread of its own: one worker per test, like one per page.
@@ -28,6 +28,8 @@ pub trait Page {
     fn model(&mut self) -> Option<&mut ModelSession> {
         None
     }
+    /// Have the autosave and links it hands out opened, and apply the answers.
+    fn open(&mut self) {}
 }
 
 impl Page for CallSiteSession {
@@ -52,6 +54,13 @@ impl Page for AppState {
     fn model(&mut self) -> Option<&mut ModelSession> {
         self.model.as_mut()
     }
+
+    fn open(&mut self) {
+        for job in self.take_openings() {
+            let (id, unsealed) = open_wire::decode_reply(&with_host(|host| host.answer(&job.bytes, &|| 0.0))).expect("a reply");
+            self.reduce(Action::Opened { id, answer: Box::new(Ok(unsealed)) });
+        }
+    }
 }
 
 /// The worker's own state, for a test that posts to it by hand.
@@ -62,6 +71,7 @@ pub fn with_host<R>(f: impl FnOnce(&mut Host) -> R) -> R {
 /// Answer every job and lanes request, as the shell and the worker do, until none is left;
 /// the jobs of a batch before its lanes' commands (a build names a job's scenario).
 pub fn pump(page: &mut impl Page, fx: &mut Effects) {
+    page.open();
     if let Some(model) = page.model() {
         pump_model(model, fx);
     }

@@ -63,6 +63,7 @@ impl Host {
             Some(wire::LANES) => self.command(bytes, now_ms),
             Some(wire::FIT) => crate::worker::fit_wire::answer(bytes),
             Some(wire::PACK) => crate::worker::pack_wire::answer(bytes),
+            Some(wire::OPEN) => crate::worker::open_wire::answer(bytes),
             Some(wire::TRACE) => self.trace.answer(bytes),
             Some(wire::MODEL) => self.model.answer(bytes, now_ms, WORK_MS),
             _ => self.read(bytes),

@@ -4,7 +4,8 @@
 //! - Messages as bytes: `wire` (the frame every message shares, and a job: a scenario text to
 //!   read, with its reply, in `codec`'s byte form), `lane_wire` (lanes the worker runs: the page's commands and the
 //!   worker's updates, as deltas), `fit_wire` (a probe result's fit), `pack_wire` (share links and
-//!   autosave entries, deflated in the worker), `model_wire` (a model
+//!   autosave entries, deflated in the worker), `open_wire` (the autosave and a link, opened in
+//!   the worker), `model_wire` (a model
 //!   preset's replay: commands and updates). The trace lab's messages are
 //!   `trace_lab::protocol`. `engine_forms`: the wire's serde form of engine types whose own
 //!   serde is shaped for JSON; `expect_wire`: a read scenario's expectations as values.
@@ -35,6 +36,7 @@ pub mod model_host;
 pub mod model_mirror;
 pub mod model_wire;
 pub mod offload;
+pub mod open_wire;
 pub mod pack_wire;
 pub mod reading;
 pub mod rehearsal;

@@ -10,8 +10,6 @@
 //! it with its texts as they are (`storage::Saved`'s serde form packs only in JSON). Decoding is
 //! total: bytes that are not a pack message give an error, never a panic.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 use crate::share::{LinkSource, TooBigForLink};
@@ -35,27 +33,6 @@ pub enum Packed {
     Links(Vec<Result<String, TooBigForLink>>),
     /// The entry to store, or why the session cannot be saved.
     Autosave(Result<String, SaveError>),
-}
-
-/// Why a job has no answer.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Unanswered {
-    /// The page could not read the worker's answer.
-    Unreadable(DecodeError),
-    /// The worker stopped (or did not start: `started` false) while the job was out.
-    WorkerLost { started: bool, why: String },
-    /// There is no worker to make it.
-    NoWorker,
-}
-
-impl fmt::Display for Unanswered {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Unanswered::Unreadable(e) => write!(f, "the engine worker's answer is unreadable ({e})"),
-            Unanswered::WorkerLost { started, why } => write!(f, "the engine worker {} ({why})", if *started { "stopped" } else { "did not start" }),
-            Unanswered::NoWorker => f.write_str("links and autosave entries are made in the engine worker, which did not start"),
-        }
-    }
 }
 
 /// The worker's work: deflating, and the link's or the entry's limits.

@@ -9,9 +9,10 @@
 //! functions lazily inside the open's tasks, and while V8's background threads held both cores
 //! that compile waited for one (one 51 ms task was 11 ms of CPU); the same link opened a second
 //! time compiled none. The rehearsal calls the same functions on a few lines of text: the
-//! link's decode, the reducer's request for the engine worker and the job's encoding, and the
-//! reducer's use of the worker's answer (made here as a value: reading is the worker's alone,
-//! the page has no parser), in a throwaway state whose views the page renders and drops (a
+//! fragment handed to the worker to open (`open_wire`) and its answer decoded and applied, the
+//! reducer's request for the engine worker and the job's encoding, and the reducer's use of the
+//! worker's answers (made here: opening and reading are the worker's alone, the page has no
+//! link decoder and no parser), in a throwaway state whose views the page renders and drops (a
 //! state starts with no scenario until the worker has read the default one, so the answer is
 //! what gives its views something to draw). Nothing it does is shown or stored.
 
@@ -22,16 +23,19 @@ use blast_engine::Policy;
 
 use crate::action::Action;
 use crate::session::SessionAction;
-use crate::share::{self, Link};
+use crate::share::{Link, LinkView, Shared};
 use crate::state::AppState;
+use crate::worker::open_wire::{self, Unsealed};
 use crate::worker::wire::{Reply, Verdict};
 
 /// What the rehearsal has left to do.
 enum Stage {
-    /// Decode the link as the page reads it from the address bar.
-    Decode(String),
-    /// Open it: the reducer hands the text to the worker (`take_jobs`), and applies its answer.
-    Open(Box<Link>),
+    /// Hand the fragment to the worker to open, and apply the answer (`open_wire`: made here,
+    /// through its bytes, as the worker would answer).
+    Unseal(String),
+    /// Open what it carries: the reducer hands the text to the worker (`take_jobs`), and
+    /// applies its answer.
+    Open,
     Done,
 }
 
@@ -49,11 +53,10 @@ impl Rehearsal {
     /// conversions of its address bar's fragment).
     pub fn new(bytes: usize, arrive: impl FnOnce(String) -> String) -> Rehearsal {
         let text = text(bytes);
-        // In stored blocks: the page has no compressor (the worker makes links), and a page's
-        // rehearsal text is under a link's limit so (the rehearsal test opens it). Its inflate
-        // runs the stored-block path, not the Huffman decoding a real link's does.
-        let link = arrive(format!("#{}", share::encode_stored(&text, &[Policy::Global, Policy::Exact]).unwrap_or_default()));
-        Rehearsal { state: None, text, stage: Stage::Decode(link) }
+        // The page never reads a fragment (the worker does): any text of the link's size
+        // makes the page's own conversions.
+        let fragment = arrive(format!("#{text}"));
+        Rehearsal { state: None, text, stage: Stage::Unseal(fragment) }
     }
 
     /// One step (each a small part of the open, so no step is a long task); false once done.
@@ -63,12 +66,21 @@ impl Rehearsal {
             return true;
         };
         self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Decode(link) => match share::decode(&link) {
-                Ok(Some(link @ Link::Scenario(_))) => Stage::Open(Box::new(link)),
-                _ => Stage::Done,
-            },
-            Stage::Open(link) => {
-                state.reduce(Action::open_link(*link, "the rehearsal"));
+            Stage::Unseal(fragment) => {
+                state.reduce(Action::OpenFragment(fragment));
+                let Some(job) = state.take_openings().pop() else { return false };
+                let view = LinkView::default();
+                let link = Link::Scenario(Shared { text: self.text.clone(), policies: vec![Policy::Global, Policy::Exact], view });
+                let unsealed = Unsealed { autosave: None, link: Some(Ok(Some(link))) };
+                match open_wire::decode_reply(&open_wire::encode_reply(job.id, &unsealed)) {
+                    Ok((id, unsealed)) => {
+                        state.reduce(Action::Opened { id, answer: Box::new(Ok(unsealed)) });
+                        Stage::Open
+                    }
+                    Err(_) => Stage::Done,
+                }
+            }
+            Stage::Open => {
                 if let Some(job) = state.take_jobs().pop() {
                     // Held: its lanes are built as a read link's are, and no job goes back.
                     let verdict = Verdict::Read { scenario: Box::new(chain()), run_error: None, expect_lines: Vec::new(), held: true, edited: None };
@@ -141,14 +153,13 @@ mod tests {
         assert_eq!((s.loading_sites(), s.scenario().classes.len(), s.scenario().sites.len()), (None, 8, 1), "the answer applied");
         assert_eq!(**s.scenario(), dsl::parse(r.text()).expect("the rehearsal's text parses"), "the text is the chain's");
         assert!(!s.runner().is_empty(), "its lanes, as a read link's (built in the worker)");
-        assert!(state.chrome.banners.iter().any(|b| b.text.contains("the rehearsal")), "the link's notice");
+        assert!(state.chrome.banners.iter().any(|b| b.text.contains("the link")), "the link's notice");
         assert!(!r.step(), "done stays done");
     }
 
     #[test]
-    fn a_rehearsal_is_padded_to_the_size_asked_and_its_uncompressed_link_opens() {
-        // The page's is 32 KB (`LIVE_TEXT_BYTES`): in stored blocks its link is under the limit.
-        let mut r = Rehearsal::new(40_000, |link| link);
+    fn a_rehearsal_is_padded_to_the_size_asked_and_opens_its_text() {
+        let mut r = Rehearsal::new(40_000, |fragment| fragment);
         assert!(r.text().len() >= 40_000);
         while r.step() {}
         assert_eq!(r.state().map(|s| s.session.text()), Some(r.text()), "the link opened");

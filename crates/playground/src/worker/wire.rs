@@ -78,6 +78,27 @@ impl From<ScenarioError> for TextError {
     }
 }
 
+/// Why a job has no answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Unanswered {
+    /// The page could not read the worker's answer.
+    Unreadable(DecodeError),
+    /// The worker stopped (or did not start: `started` false) while the job was out.
+    WorkerLost { started: bool, why: String },
+    /// There is no worker to do it.
+    NoWorker,
+}
+
+impl std::fmt::Display for Unanswered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unanswered::Unreadable(e) => write!(f, "the engine worker's answer is unreadable ({e})"),
+            Unanswered::WorkerLost { started, why } => write!(f, "the engine worker {} ({why})", if *started { "stopped" } else { "did not start" }),
+            Unanswered::NoWorker => f.write_str("the engine worker did not start"),
+        }
+    }
+}
+
 /// The first number of every message: what it is. A text to read (`Job`) and its `Reply`...
 pub const READ: u64 = 0;
 /// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`...
@@ -91,12 +112,14 @@ pub const MODEL: u64 = 4;
 /// ...or a chart to draw (`chart_wire`), answered with a picture rather than bytes: the
 /// worker's module draws it, not `lane_host`, and no answer of the client's waits for it...
 pub const CHART: u64 = 5;
-/// ...or share links and an autosave entry to make (`pack_wire`), and what they came to.
+/// ...or share links and an autosave entry to make (`pack_wire`), and what they came to...
 pub const PACK: u64 = 6;
+/// ...or the autosave and a link to open (`open_wire`), and what they hold.
+pub const OPEN: u64 = 7;
 
-/// What a message is (`READ`, `LANES`, `FIT`, `TRACE`, `MODEL` or `PACK`), `None` for bytes that are not one.
+/// What a message is (`READ`, `LANES`, `FIT`, `TRACE`, `MODEL`, `PACK` or `OPEN`), `None` for bytes that are not one.
 pub fn kind(bytes: &[u8]) -> Option<u64> {
-    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE || k == MODEL || k == PACK)
+    bytes.first().map(|&b| u64::from(b)).filter(|&k| k == READ || k == LANES || k == FIT || k == TRACE || k == MODEL || k == PACK || k == OPEN)
 }
 
 /// A job's bytes, made from the text in place (the one copy of it the page makes for a job).
