@@ -20,7 +20,7 @@ use crate::components::knobs::{knobs, KnobsProps};
 use crate::components::later::{use_lanes_generation, use_read_generation, Later};
 use crate::components::measured::{fetch_reference, MeasuredPanel};
 use crate::components::model_comparison::{model_comparison, ModelComparisonProps};
-use crate::components::model_expectations::{model_expectations, ModelExpectationsProps};
+use crate::components::model_expectations::model_expectations;
 use crate::components::model_view::{model_view, ModelViewProps};
 use crate::components::mutations::Mutations;
 use crate::components::scenario_editor::scenario_editor;
@@ -535,7 +535,7 @@ fn model_sections(store: &Store, s: &AppState, m: &ModelSession, mounted: usize,
             }
             if mounted >= 2 {
                 { model_comparison(&ModelComparisonProps { views: m.slow_views.clone(), on_export_csv: store.handler(export_csv) }) }
-                { model_expectations(&ModelExpectationsProps { text: m.preset.expectations, config: m.config().clone(), views: m.slow_views.clone() }) }
+                { model_expectations(&m.slow_expectations) }
                 <div class="model-charts">
                     <Charts lanes={ChartLanes::Models(m.slow_views.clone())} theme={s.chrome.theme} on_error={store.callback(|x| Action::Chrome(ChromeAction::ShowError(x)))} on_draw={draw_chart.clone()}
                         subject={format!("{} · {}", m.preset.id, m.variants.join(" vs "))}

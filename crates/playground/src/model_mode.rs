@@ -11,8 +11,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use blast_engine::expect::model::{self as model_expect, ModelOutcome, Placed};
-use blast_engine::models::{self, ModelConfig, ModelPreset, ModelReport};
+use blast_engine::models::{self, ModelConfig, ModelPreset};
 use serde::{Deserialize, Serialize};
 
 use crate::effects::Effects;
@@ -20,7 +19,7 @@ use crate::model_knobs::{self, KnobRefusal};
 use crate::model_runner::VariantView;
 use crate::playback::{self, Control, Playback, Replay, RunRefusal, Speed};
 use crate::worker::model_mirror::ModelMirror;
-use crate::worker::model_wire::Request;
+use crate::worker::model_wire::{Checked, Request};
 
 /// Most knob settings a link may carry (a model has at most four knobs).
 pub const MAX_KNOB_SETTINGS: usize = 16;
@@ -108,13 +107,6 @@ pub fn resolve(link: &ModelLink) -> Result<Resolved, LinkRefusal> {
     Ok(Resolved { preset, config, variants })
 }
 
-/// The outcomes against the finished runs; a variant not selected or not finished is pending.
-pub fn outcomes(placed: &[Placed], views: &[Rc<VariantView>]) -> Vec<ModelOutcome> {
-    let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
-    let exps: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
-    model_expect::evaluate(&exps, &runs)
-}
-
 /// What model mode's knobs and variants are asked (`ModelSession::reduce`; without a model on
 /// screen they do nothing).
 #[derive(Clone, Debug, PartialEq)]
@@ -151,6 +143,8 @@ pub struct ModelSession {
     /// Views for the costly panels (charts, comparison), refreshed like the call-site session's
     /// `slow_lanes`.
     pub slow_views: Vec<Rc<VariantView>>,
+    /// The preset's expectations as the worker checked them against `slow_views`.
+    pub slow_expectations: Rc<Checked>,
 }
 
 impl ModelSession {
@@ -158,12 +152,13 @@ impl ModelSession {
     /// `opening`: which model session of the page this is (its replays are numbered under it,
     /// so an update of an earlier session's replay is never taken for one of this one's).
     pub fn open(resolved: Resolved, knobs: Vec<(String, String)>, speed: Speed, opening: u64) -> ModelSession {
-        let runner = ModelMirror::open(opening << 32, resolved.config, &resolved.variants);
+        let runner = ModelMirror::open(opening << 32, resolved.config, &resolved.variants, resolved.preset.expectations);
         ModelSession {
             preset: resolved.preset,
             knobs,
             knob_error: None,
             slow_views: runner.views().to_vec(),
+            slow_expectations: runner.expectations().clone(),
             variants: resolved.variants,
             runner,
             playback: Playback::new(speed, speed != Speed::Max),
@@ -253,8 +248,8 @@ impl ModelSession {
 
     fn replace_runner(&mut self, config: ModelConfig) {
         self.playback.stop();
-        self.runner = ModelMirror::open(self.runner.run() + 1, config, &self.variants);
-        self.slow_views = self.runner.views().to_vec();
+        self.runner = ModelMirror::open(self.runner.run() + 1, config, &self.variants, self.preset.expectations);
+        self.refresh_slow_views();
     }
 }
 
@@ -297,6 +292,7 @@ impl Replay for ModelSession {
 
     fn refresh_slow_views(&mut self) {
         self.slow_views = self.runner.views().to_vec();
+        self.slow_expectations = self.runner.expectations().clone();
     }
 
     fn after_commands(&mut self) {
@@ -432,16 +428,24 @@ mod tests {
         assert!(fx.banners.iter().any(|(_, text)| text.contains("no longer runs this replay")), "{:?}", fx.banners);
     }
 
-    /// A session run to its end: every preset's expectations pass in the page's own state.
+    /// A session run to its end: every preset's expectations pass in the page's own state, as
+    /// the worker checked them; before any run has finished, every one is pending.
     #[test]
     fn every_model_preset_passes_its_expectations_once_its_variants_have_run() {
+        use blast_engine::expect::Status;
         for preset in blast_engine::models::MODEL_PRESETS {
             let link = ModelLink { preset: preset.id.into(), knobs: Vec::new(), variants: Vec::new() };
             let mut m = ModelSession::open(resolve(&link).unwrap(), Vec::new(), Speed::Factor(0.1), 1);
+            let lines = blast_engine::expect::model::of_preset(preset).unwrap().len();
+            in_process::pump_model(&mut m, &mut Effects::default());
+            m.refresh_slow_views();
+            let first = &m.slow_expectations;
+            assert!(first.rows.len() == lines && first.rows.iter().all(|r| r.status == Status::Pending), "{}: {first:?}", preset.id);
             playback::play_to_end(&mut m, answer);
-            let placed = model_expect::of_preset(preset).unwrap();
-            for o in outcomes(&placed, &m.slow_views) {
-                assert_eq!(o.status, blast_engine::expect::Status::Pass, "{}: {} {:?}", preset.id, placed[o.index].expectation, o.observed);
+            let last = &m.slow_expectations;
+            assert!(last.unparsed.is_none() && last.rows.len() == lines, "{}: {last:?}", preset.id);
+            for row in &last.rows {
+                assert_eq!((row.status, &row.detail), (Status::Pass, &None), "{}: {}", preset.id, row.claim);
             }
         }
     }

@@ -5,14 +5,18 @@
 //! engine runs until the replay reaches the clock or the frame's budget (`lane_host::Host`
 //! gives its lanes') has passed (a model run is not resumable, so one may take longer).
 
-use crate::model_runner::ModelRunner;
-use crate::worker::model_wire::{self, Command, Request, Update, ViewForm};
+use blast_engine::expect::model::{self as model_expect, Placed};
 
-/// The replay being run, and which of its lanes' reports the page has.
+use crate::model_runner::ModelRunner;
+use crate::worker::model_wire::{self, Checked, Command, Request, Update, ViewForm};
+
+/// The replay being run, which of its lanes' reports the page has, and the preset's
+/// expectations about its variants (parsed, or why not).
 struct Replaying {
     run: u64,
     runner: ModelRunner,
     reported: Vec<bool>,
+    expectations: Result<Vec<Placed>, String>,
 }
 
 #[derive(Default)]
@@ -28,10 +32,11 @@ impl ModelHost {
             Err(e) => return refusal(0, format!("the engine worker could not read the replay's request ({e})")),
         };
         for command in commands {
-            if let Command::Open { config, variants } = command {
+            if let Command::Open { config, variants, expectations } = command {
                 let names: Vec<&'static str> = variants.iter().filter_map(|&i| config.variants().get(i as usize).copied()).collect();
+                let expectations = model_expect::parse(&expectations, &config).map_err(|e| e.to_string());
                 let runner = ModelRunner::new(config, &names);
-                self.replay = Some(Replaying { run, reported: vec![false; runner.views().len()], runner });
+                self.replay = Some(Replaying { run, reported: vec![false; runner.views().len()], runner, expectations });
                 continue;
             }
             let Some(replay) = self.replay.as_mut().filter(|r| r.run == run) else {
@@ -68,11 +73,20 @@ impl ModelHost {
             })
             .collect();
         let length_ms = r.runs_done().then(|| r.longest_ms());
-        model_wire::encode_update(&Update { run, error: None, clock_ms: r.clock_ms(), finished: r.finished(), length_ms, views })
+        let expectations = Checked::of(&replay.expectations, r.views());
+        model_wire::encode_update(&Update { run, error: None, clock_ms: r.clock_ms(), finished: r.finished(), length_ms, views, expectations })
     }
 }
 
 /// An update that says the worker has no replay `run`, and why.
 fn refusal(run: u64, why: String) -> Vec<u8> {
-    model_wire::encode_update(&Update { run, error: Some(why), clock_ms: 0.0, finished: true, length_ms: None, views: Vec::new() })
+    model_wire::encode_update(&Update {
+        run,
+        error: Some(why),
+        clock_ms: 0.0,
+        finished: true,
+        length_ms: None,
+        views: Vec::new(),
+        expectations: Checked::default(),
+    })
 }

@@ -12,7 +12,7 @@ use blast_engine::report::RelinkTotals;
 
 use crate::model_entities::Family;
 use crate::model_runner::VariantView;
-use crate::worker::model_wire::{self, Command, Request, Update};
+use crate::worker::model_wire::{self, Checked, Command, Request, Update};
 use crate::worker::wire::DecodeError;
 
 pub struct ModelMirror {
@@ -24,6 +24,8 @@ pub struct ModelMirror {
     finished: bool,
     length_ms: Option<f64>,
     outbox: Vec<Command>,
+    /// The preset's expectations against the views, as the last update checked them.
+    expectations: Rc<Checked>,
     /// Requests posted and not answered (a frame is asked for only when none is).
     in_flight: usize,
     /// Virtual ms the clock moved since the last frame request.
@@ -33,7 +35,8 @@ pub struct ModelMirror {
 impl ModelMirror {
     /// Replay `run` of `variants` under `config`, at time zero, nothing computed yet: each
     /// variant's view is empty until the worker's first update.
-    pub fn open(run: u64, config: ModelConfig, variants: &[&'static str]) -> ModelMirror {
+    /// `expectations`: the preset's `expect` lines, checked by the worker at each update.
+    pub fn open(run: u64, config: ModelConfig, variants: &[&'static str], expectations: &str) -> ModelMirror {
         let all = config.variants();
         let selected: Vec<usize> = (0..all.len()).filter(|&i| variants.contains(&all[i])).collect();
         let views = selected
@@ -52,8 +55,9 @@ impl ModelMirror {
                 })
             })
             .collect();
-        let open = Command::Open { config: config.clone(), variants: selected.iter().map(|&i| i as u32).collect() };
-        ModelMirror { run, config, views, clock_ms: 0.0, finished: false, length_ms: None, outbox: vec![open], in_flight: 0, advance_ms: 0.0 }
+        let open = Command::Open { config: config.clone(), variants: selected.iter().map(|&i| i as u32).collect(), expectations: expectations.into() };
+        let expectations = Rc::default();
+        ModelMirror { run, config, views, clock_ms: 0.0, finished: false, length_ms: None, outbox: vec![open], expectations, in_flight: 0, advance_ms: 0.0 }
     }
 
     pub fn run(&self) -> u64 {
@@ -66,6 +70,11 @@ impl ModelMirror {
 
     pub fn family(&self) -> Family {
         Family::of(&self.config)
+    }
+
+    /// The preset's expectations as the worker checked them against `views`.
+    pub fn expectations(&self) -> &Rc<Checked> {
+        &self.expectations
     }
 
     pub fn views(&self) -> &[Rc<VariantView>] {
@@ -131,7 +140,7 @@ impl ModelMirror {
     /// Apply the worker's update; `Ok(None)` when it is for another replay, `Ok(Some(why))`
     /// when the worker has no replay for this one.
     pub fn apply(&mut self, bytes: &[u8]) -> Result<Option<String>, DecodeError> {
-        let Update { run, error, clock_ms, finished, length_ms, views } = model_wire::decode_update(bytes)?;
+        let Update { run, error, clock_ms, finished, length_ms, views, expectations } = model_wire::decode_update(bytes)?;
         if run != self.run {
             return Ok(None);
         }
@@ -148,6 +157,7 @@ impl ModelMirror {
             })
             .collect::<Result<Vec<_>, _>>()?;
         self.views = views;
+        self.expectations = Rc::new(expectations);
         (self.clock_ms, self.finished, self.length_ms) = (clock_ms, finished, length_ms);
         Ok(None)
     }

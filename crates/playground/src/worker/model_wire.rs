@@ -14,6 +14,8 @@
 
 use std::rc::Rc;
 
+use blast_engine::expect::model::{self as model_expect, Placed};
+use blast_engine::expect::Status;
 use blast_engine::models::arena::{ArenaConfig, Role};
 use blast_engine::models::descriptor::{DescriptorConfig, SlotState};
 use blast_engine::models::shape_cache::{Capacity, ShapeConfig};
@@ -27,11 +29,13 @@ use crate::worker::wire::{put_whole, take_whole, DecodeError, MODEL};
 /// What the page asks of the replay.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Command {
-    /// A new replay of `variants` (indices among the model's variants), at time zero.
+    /// A new replay of `variants` (indices among the model's variants), at time zero, and the
+    /// preset's `expect` lines about them (`blast_engine::expect::model`), checked in the worker.
     Open {
         #[serde(with = "ModelConfigForm")]
         config: ModelConfig,
         variants: Vec<u32>,
+        expectations: String,
     },
     /// Move the clock `advance_ms` virtual ms (`f64::INFINITY`: as far as a frame's work goes).
     Frame {
@@ -59,6 +63,54 @@ pub struct Update {
     /// The longest run's virtual length, once every run is computed.
     pub length_ms: Option<f64>,
     pub views: Vec<ViewForm>,
+    /// The preset's expectations against these views.
+    pub expectations: Checked,
+}
+
+/// A model preset's expectations against the variants' runs as the views stand, as the page
+/// shows them: each line's status and words, or why the lines do not parse.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Checked {
+    pub rows: Vec<CheckedRow>,
+    pub unparsed: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CheckedRow {
+    /// Its line's position among the expectations.
+    pub index: u32,
+    pub status: Status,
+    /// The claim, without its `expect` keyword.
+    pub claim: String,
+    /// Unless it passed: what was expected (when it failed) and what was observed.
+    pub detail: Option<String>,
+}
+
+impl Checked {
+    /// `placed` (the parsed lines, or why they do not parse) against `views`: a claim whose
+    /// variants have not all finished is pending.
+    pub fn of(placed: &Result<Vec<Placed>, String>, views: &[Rc<VariantView>]) -> Checked {
+        let placed = match placed {
+            Ok(placed) => placed,
+            Err(why) => return Checked { rows: Vec::new(), unparsed: Some(why.clone()) },
+        };
+        let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
+        let claims: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
+        let rows = model_expect::evaluate(&claims, &runs)
+            .into_iter()
+            .filter_map(|o| {
+                let p = placed.get(o.index)?;
+                let text = p.expectation.to_string();
+                let detail = (o.status != Status::Pass).then(|| {
+                    let expected = if o.status == Status::Fail { format!("expected {} · ", p.expectation.expected()) } else { String::new() };
+                    let observed = o.observed.iter().map(|x| x.to_string()).collect::<Vec<_>>().join("; ");
+                    format!("{expected}{observed}")
+                });
+                Some(CheckedRow { index: o.index as u32, status: o.status, claim: text.strip_prefix("expect ").unwrap_or(&text).to_string(), detail })
+            })
+            .collect();
+        Checked { rows, unparsed: None }
+    }
 }
 
 /// A variant's view on the wire.
@@ -261,7 +313,7 @@ mod tests {
             let request = Request {
                 run: 3,
                 commands: vec![
-                    Command::Open { config: preset.config(), variants: vec![0, 1] },
+                    Command::Open { config: preset.config(), variants: vec![0, 1], expectations: preset.expectations.into() },
                     Command::Step,
                     Command::Frame { advance_ms: f64::INFINITY },
                     Command::Rewind,
@@ -279,7 +331,10 @@ mod tests {
             let mut runner = ModelRunner::new(config.clone(), config.variants());
             replay_to_end(&mut runner);
             let views: Vec<ViewForm> = runner.views().iter().map(|v| ViewForm::of(v, true)).collect();
-            let update = Update { run: 1, error: None, clock_ms: 2.0, finished: true, length_ms: Some(2.0), views };
+            let placed = blast_engine::expect::model::parse(preset.expectations, &config).map_err(|e| e.to_string());
+            let expectations = Checked::of(&placed, runner.views());
+            assert!(!expectations.rows.is_empty() && expectations.rows.iter().all(|r| r.status == Status::Pass), "{}: {expectations:?}", preset.id);
+            let update = Update { run: 1, error: None, clock_ms: 2.0, finished: true, length_ms: Some(2.0), views, expectations };
             let back = decode_update(&encode_update(&update)).expect("an update");
             assert_eq!(back, update);
             for (form, view) in back.views.into_iter().zip(runner.views()) {
