@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::jit::{Tier, UnitStats};
 use crate::policy::{DomainKey, Policy};
 use crate::spelling::named;
 use crate::world::{ClassId, Target};
@@ -260,9 +261,9 @@ pub trait Naming {
         }
     }
 
-    fn deopt_text(&self, d: &crate::sim::DeoptRecord) -> DeoptText {
+    fn deopt_text(&self, d: &DeoptRecord) -> DeoptText {
         DeoptText {
-            unit: crate::sim::loop_name(d.unit),
+            unit: loop_name(d.unit),
             event: d.event,
             event_label: self.event_label(d.event).map(str::to_string),
             site: self.site_name(d.site).to_string(),
@@ -278,7 +279,7 @@ pub trait Naming {
     }
 }
 
-/// A [`crate::sim::DeoptRecord`] as text (the why panel, exports, JSON).
+/// A [`DeoptRecord`] as text (the why panel, exports, JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeoptText {
     pub unit: String,
@@ -352,9 +353,9 @@ pub struct RunReport {
     pub relink_totals: RelinkTotals,
     pub timeline: Vec<TimelinePoint>,
     /// Compilation units (loops' methods, event code): tier at the end, deopts, recompiles.
-    pub units: Vec<crate::sim::UnitReport>,
+    pub units: Vec<UnitReport>,
     /// Deoptimizations of loop code, in order (bounded; the unit stats count every one).
-    pub deopts: Vec<crate::sim::DeoptRecord>,
+    pub deopts: Vec<DeoptRecord>,
     /// Class and category names as the run ended (for [`Naming`]; the records serialize as
     /// text, so these are not serialized themselves).
     pub names: WorldNames,
@@ -401,7 +402,7 @@ impl Serialize for RunReport {
             relinks: Vec<RelinkText>,
             relink_totals: RelinkTotals,
             timeline: &'a [TimelinePoint],
-            units: &'a [crate::sim::UnitReport],
+            units: &'a [UnitReport],
             deopts: Vec<DeoptText>,
         }
         AsText {
@@ -529,4 +530,43 @@ impl Timeline {
             })
             .collect()
     }
+}
+
+/// A compilation unit as reported: its name, tier at the end, and counts.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct UnitReport {
+    pub name: String,
+    /// The loop this unit is the method of (`None`: event code).
+    #[serde(skip)]
+    pub loop_index: Option<usize>,
+    pub tier: Tier,
+    /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
+    pub past_cutoff: bool,
+    pub stats: UnitStats,
+}
+
+/// One deoptimization of a loop's code by an event, and when the loop was back in C2. Typed
+/// like the relink records (text through [`Naming::deopt_text`]): the chain
+/// event -> domain -> site -> loop reads off it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeoptRecord {
+    /// The loop whose compiled method was deoptimized (its index in the program, from 0).
+    pub unit: usize,
+    /// The event whose retirement broke the dependency.
+    pub event: usize,
+    /// The site whose retired fast chain the loop's code had inlined (the first, in site order).
+    pub site: SiteId,
+    /// The domain that guarded that chain (the one the event retired).
+    pub domain: DomainKey,
+    /// Loop iterations (of the whole run) when it happened.
+    pub at_iteration: u64,
+    /// Iterations the unit ran below C2 before it was recompiled there (`None`: not yet, or never).
+    pub recompiled_after: Option<u64>,
+    /// This deoptimization passed `PerMethodRecompilationCutoff`: no more C2 for the unit.
+    pub past_cutoff: bool,
+}
+
+/// How a loop's unit is named in reports and the UI (`loop 1` is the program's first loop).
+pub fn loop_name(l: usize) -> String {
+    format!("loop {}", l + 1)
 }

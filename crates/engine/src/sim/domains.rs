@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::policy::DomainKey;
 
-use super::site::Key;
+use super::link::Key;
 
 /// What a guard check reads (12 bytes): kept apart from the dependents lists, so the checks of
 /// a segment over many sites read a small table.

@@ -10,10 +10,11 @@ use crate::policy::{self, Policy, Retirement, Scope};
 use crate::scenario::{Event, MetaKind};
 use crate::world::ClassId;
 
+use super::link::Key;
 use super::oracle::{Affected, RECORDED_NAMES};
 use super::poly::Poly;
 use super::program::{Frame, LoopRun, Program};
-use super::site::{mark_holds, Key, SiteRt, VISIT, WALKED_BYTES};
+use super::site::{mark_holds, SiteRt, VISIT, WALKED_BYTES};
 use super::units::EventCode;
 use super::{unsettle, Simulation};
 use crate::prefetch::prefetch_head;

@@ -14,6 +14,7 @@ mod domains;
 mod estimate;
 mod events;
 mod interned;
+mod link;
 mod oracle;
 mod poly;
 mod program;
@@ -37,9 +38,9 @@ use site::SiteRt;
 
 pub use crate::digits::thousands;
 pub use crate::report::Phase;
+pub use crate::report::{loop_name, DeoptRecord, UnitReport};
 pub use estimate::{estimate, estimate_for, estimate_largest, estimate_work, Estimate, Term};
 pub use program::iterations_in;
-pub use units::{loop_name, DeoptRecord, UnitReport};
 
 /// Upper bound on the work a run may take (the units of [`estimate`]), so no input can hang.
 pub const MAX_WORK: u64 = 200_000_000;
@@ -608,7 +609,7 @@ pub fn per_site_layout() -> Vec<(&'static str, usize)> {
     use std::mem::size_of;
     vec![
         ("SiteRt", size_of::<SiteRt>()),
-        ("  site::Link", size_of::<site::Link>()),
+        ("  link::Link", size_of::<link::Link>()),
         ("  world::Target", size_of::<crate::world::Target>()),
         ("  policy::DomainKey", size_of::<crate::policy::DomainKey>()),
         ("  site::Counts", size_of::<site::Counts>()),

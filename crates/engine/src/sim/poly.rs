@@ -50,7 +50,7 @@ use crate::report::{ReceiverReport, SiteState, SiteStats, Verdict};
 use crate::world::{ClassId, Target, World};
 
 use super::domains::Domains;
-use super::site::{CompactTarget, Key, Link};
+use super::link::{cause, CompactTarget, Key, Link};
 use super::Simulation;
 
 #[derive(Clone, Debug)]
@@ -361,7 +361,7 @@ impl Simulation {
         let now = &poly.targets[r as usize];
         let verdict = if old.target.get() == *now { Verdict::Collateral } else { Verdict::Necessary };
         let (new, class, changed_by) = (*now, poly.receivers[r as usize], poly.changed_by[r as usize]);
-        let event = super::site::cause(verdict, changed_by.map(|e| e as usize), || self.domains.retired_by(old.domain.get()));
+        let event = cause(verdict, changed_by.map(|e| e as usize), || self.domains.retired_by(old.domain.get()));
         self.record_relink_for(s, verdict, event, old, CompactTarget::new(new), Some(class));
     }
 

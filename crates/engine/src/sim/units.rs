@@ -7,12 +7,10 @@
 //! loop's code is in, what an event's code costs while it is cold, and which units a retirement
 //! deoptimizes (a C2 unit depends on every site it calls that sits on a linked fast chain).
 
-use serde::Serialize;
-
-use crate::jit::{Deopt, Thresholds, Tier, Unit, UnitStats};
+use crate::jit::{Deopt, Thresholds, Tier, Unit};
 use crate::params::Params;
 use crate::policy::DomainKey;
-use crate::report::SiteId;
+use crate::report::{loop_name, DeoptRecord, SiteId, UnitReport};
 use crate::scenario::{Event, Scenario};
 use crate::world::{ClassId, Target, World};
 
@@ -60,40 +58,6 @@ impl EventCode {
             EventCode::Bulk => "bulk invalidation code",
         }
     }
-}
-
-/// A compilation unit as reported: its name, tier at the end, and counts.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct UnitReport {
-    pub name: String,
-    /// The loop this unit is the method of (`None`: event code).
-    #[serde(skip)]
-    pub loop_index: Option<usize>,
-    pub tier: Tier,
-    /// C2 gave up on it (`PerMethodRecompilationCutoff`): it stays in C1.
-    pub past_cutoff: bool,
-    pub stats: UnitStats,
-}
-
-/// One deoptimization of a loop's code by an event, and when the loop was back in C2. Typed
-/// like the relink records (text through [`crate::report::Naming::deopt_text`]): the chain
-/// event -> domain -> site -> loop reads off it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DeoptRecord {
-    /// The loop whose compiled method was deoptimized (its index in the program, from 0).
-    pub unit: usize,
-    /// The event whose retirement broke the dependency.
-    pub event: usize,
-    /// The site whose retired fast chain the loop's code had inlined (the first, in site order).
-    pub site: SiteId,
-    /// The domain that guarded that chain (the one the event retired).
-    pub domain: DomainKey,
-    /// Loop iterations (of the whole run) when it happened.
-    pub at_iteration: u64,
-    /// Iterations the unit ran below C2 before it was recompiled there (`None`: not yet, or never).
-    pub recompiled_after: Option<u64>,
-    /// This deoptimization passed `PerMethodRecompilationCutoff`: no more C2 for the unit.
-    pub past_cutoff: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -260,11 +224,6 @@ fn each_site_loop(loops: &[(&[u32], bool)], times: &mut Vec<u32>, mut f: impl Fn
             }
         }
     }
-}
-
-/// How a loop's unit is named in reports and the UI (`loop 1` is the program's first loop).
-pub fn loop_name(l: usize) -> String {
-    format!("loop {}", l + 1)
 }
 
 /// The declared body costs of a scenario, keyed by class and site method id.

@@ -2,11 +2,13 @@
 //! the what-if preview, and the final report.
 
 use crate::policy::{self, Policy};
-use crate::report::{EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, SiteStats, TimelinePoint, WorldNames};
+use crate::report::{
+    DeoptRecord, EventRecord, Naming, Phase, RelinkRecord, RelinkTotals, RunReport, SiteId, SiteReport, SiteState, SiteStats, TimelinePoint, UnitReport,
+    WorldNames,
+};
 use crate::world::ClassId;
 
-use super::site::Key;
-use super::units::{DeoptRecord, UnitReport};
+use super::link::Key;
 use super::Simulation;
 
 impl Simulation {
