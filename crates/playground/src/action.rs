@@ -1,11 +1,13 @@
 //! Everything that can happen to the page: user intents (edit, load, play, fire a mutation),
-//! frame ticks from the animation loop, facts from the browser (a share link or autosave that
-//! was read, the engine worker's answer). `state::AppState::reduce` routes each to the
+//! frame ticks from the animation loop, facts from the browser and the engine worker (a link
+//! pasted into the address bar, the worker's answers: among them the autosave and a link it
+//! opened). `state::AppState::reduce` routes each to the
 //! sub-state it belongs to. Each sub-state's actions are an enum of its own, matched by its
 //! reducer without a catch-all arm, so a new action that no reducer handles does not compile:
 //! run controls ([`Control`]), chrome ([`ChromeAction`]), the measured panel ([`LabAction`]),
-//! model mode ([`ModelAction`]), the timeline ([`TimelineAction`]) and the call-site session
-//! ([`SessionAction`]). The few actions left here are the router's own: they pick a sub-state.
+//! model mode ([`ModelAction`]), the timeline ([`TimelineAction`]), the call-site session
+//! ([`SessionAction`]), the trace lab ([`TraceAction`]) and links and autosave entries made
+//! ([`PackAction`]). The few actions left here are the router's own: they pick a sub-state.
 
 use crate::chrome::ChromeAction;
 use crate::lab::LabAction;

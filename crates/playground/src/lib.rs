@@ -37,6 +37,8 @@ pub mod session;
 pub mod share;
 pub mod state;
 pub mod storage;
+#[cfg(test)]
+mod test_texts;
 pub mod timeline;
 pub mod trace_lab;
 pub mod worker;

@@ -1,8 +1,9 @@
-//! The whole page state: five sub-states, each with its own reducer, and the router between.
+//! The whole page state: seven sub-states, each with its own reducer, and the router between.
 //!
 //! Every change goes through [`AppState::reduce`]: user intents, frame ticks from the
-//! animation loop, and facts from the browser (a share link or autosave that was read, the
-//! engine worker's answer). It routes each action to the sub-state it belongs to:
+//! animation loop, and facts from the browser and the engine worker (a link pasted into the
+//! address bar; the worker's answers, among them the autosave and a link it opened). It routes
+//! each action to the sub-state it belongs to:
 //! - run controls to the playback of the lanes on screen (`playback::control` over the
 //!   call-site session or the model session: one path for both);
 //! - chrome actions (theme, cheat sheet, banners, tour) to `chrome::Chrome`;
@@ -10,8 +11,11 @@
 //! - model knobs and variants to `model_mode::ModelSession`;
 //! - the timeline's axis, zoom, brush and mark to `timeline::TimelineState` (the brushed
 //!   range goes on to the call-site lanes);
-//! - everything about the scenario to `session::CallSiteSession`.
+//! - everything about the scenario to `session::CallSiteSession`;
+//! - the trace lab's log and view to `trace_lab::TraceLab`;
+//! - share links and autosave entries the worker makes to `packing::Packing`.
 //!
+//! The router itself opens the autosave and links the worker read (`Opened`).
 //! Sub-reducers never reach into each other: they report banners and a loaded scenario in
 //! `effects::Effects`, which this module applies. No browser API is touched here, so the
 //! page's behaviour is tested natively; `blast-web` only forwards actions and renders.

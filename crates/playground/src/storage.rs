@@ -304,6 +304,7 @@ pub fn quarantine_key(now_ms: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_texts::{chain, undeflatable};
 
     fn sample() -> Saved {
         Saved::new("class A { m }\n# unfinished edit {".into(), vec![Policy::Global, Policy::Exact], Speed::Max, Theme::Dark, Some("hotLoop_baseline".into()))
@@ -366,11 +367,6 @@ mod tests {
         assert_eq!(decode(&v.to_string()), Err(SaveError::OtherVersion(2)));
     }
 
-    /// A 5,000-class chain and a 100,000-site world: scenario texts of a big paste.
-    fn chain(n: usize) -> String {
-        (0..n).map(|i| format!("class C{i}{} {{ m{i} }}\n", if i == 0 { String::new() } else { format!(" extends C{}", i - 1) })).collect()
-    }
-
     #[test]
     fn a_big_text_is_stored_packed_and_read_back() {
         let mut s = sample();
@@ -391,15 +387,7 @@ mod tests {
     fn an_entry_too_big_even_packed_is_not_written_and_says_why() {
         let mut s = sample();
         // Text that does not deflate: every line different in a way deflate cannot predict.
-        let mut x: u64 = 1;
-        s.scenario_text = (0..120_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                format!("{x:x}\n")
-            })
-            .collect();
+        s.scenario_text = undeflatable(120_000);
         let Err(SaveError::TooLarge { bytes, stored }) = encode(&s) else { panic!("written") };
         assert!(bytes == s.scenario_text.len() && stored > MAX_STORED, "{bytes} {stored}");
         assert!(SaveError::TooLarge { bytes, stored }.to_string().contains("holds your last smaller scenario"));

@@ -123,24 +123,14 @@ impl Client {
                 };
                 vec![Action::Lab(LabAction::Answered { job, answer: Box::new(answer) })]
             }
-            Some(wire::PACK) => {
-                let Some(job) = self.packs.pop_front() else { return Vec::new() };
-                let answer = match pack_wire::decode_reply(&bytes) {
-                    Ok((id, packed)) if id == job => Ok(packed),
-                    Ok(_) => Err(Unanswered::Unreadable(wire::DecodeError { at: 0, why: "the answer to another job" })),
-                    Err(why) => Err(Unanswered::Unreadable(why)),
-                };
-                vec![PackAction::Answered { id: job, answer: Box::new(answer) }.into()]
-            }
-            Some(wire::OPEN) => {
-                let Some(job) = self.opens.pop_front() else { return Vec::new() };
-                let answer = match open_wire::decode_reply(&bytes) {
-                    Ok((id, unsealed)) if id == job => Ok(unsealed),
-                    Ok(_) => Err(Unanswered::Unreadable(wire::DecodeError { at: 0, why: "the answer to another job" })),
-                    Err(why) => Err(Unanswered::Unreadable(why)),
-                };
-                vec![Action::Opened { id: job, answer: Box::new(answer) }]
-            }
+            Some(wire::PACK) => match oldest(&mut self.packs, pack_wire::decode_reply(&bytes)) {
+                Some((id, answer)) => vec![PackAction::Answered { id, answer: Box::new(answer) }.into()],
+                None => Vec::new(),
+            },
+            Some(wire::OPEN) => match oldest(&mut self.opens, open_wire::decode_reply(&bytes)) {
+                Some((id, answer)) => vec![Action::Opened { id, answer: Box::new(answer) }],
+                None => Vec::new(),
+            },
             // Applied as it comes: the model's mirror reads it (`model_mirror`).
             Some(wire::MODEL) => {
                 self.replays = self.replays.saturating_sub(1);
@@ -226,6 +216,18 @@ impl Client {
         }
         actions
     }
+}
+
+/// The oldest job `awaited` (the worker answers in order) and its answer `decoded`: unreadable
+/// when it names another job; `None` when no job awaits one.
+fn oldest<T>(awaited: &mut VecDeque<u64>, decoded: Result<(u64, T), wire::DecodeError>) -> Option<(u64, Result<T, Unanswered>)> {
+    let job = awaited.pop_front()?;
+    let answer = match decoded {
+        Ok((id, value)) if id == job => Ok(value),
+        Ok(_) => Err(Unanswered::Unreadable(wire::DecodeError { at: 0, why: "the answer to another job" })),
+        Err(why) => Err(Unanswered::Unreadable(why)),
+    };
+    Some((job, answer))
 }
 
 /// The answer to a message no worker will read (none started): the page has no engine.

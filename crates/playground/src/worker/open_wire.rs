@@ -73,11 +73,8 @@ mod tests {
     use crate::model_mode::ModelLink;
     use crate::playback::Speed;
     use crate::share::LinkView;
+    use crate::test_texts::chain;
     use blast_engine::Policy;
-
-    fn chain(n: usize) -> String {
-        (0..n).map(|i| format!("class C{i}{} {{ m{i} }}\n", if i == 0 { String::new() } else { format!(" extends C{}", i - 1) })).collect()
-    }
 
     fn round_trip(sealed: Sealed) -> Unsealed {
         assert_eq!(decode_job(&encode_job(5, &sealed)), Ok((5, sealed.clone())));
@@ -128,21 +125,7 @@ mod tests {
             },
         );
         let reply = answer(&job);
-        for cut in 0..job.len() {
-            assert!(decode_job(&job[..cut]).is_err(), "a job cut at {cut}");
-        }
-        for cut in 0..reply.len() {
-            assert!(decode_reply(&reply[..cut]).is_err(), "a reply cut at {cut}");
-        }
-        for bytes in [&job, &reply] {
-            let mut flipped = bytes.clone();
-            for i in 0..flipped.len() {
-                flipped[i] ^= 0xff;
-                let _ = decode_job(&flipped);
-                let _ = decode_reply(&flipped);
-                flipped[i] ^= 0xff;
-            }
-        }
+        crate::worker::wire::assert_damage_refused(&[(&job, &|b| decode_job(b).is_ok()), (&reply, &|b| decode_reply(b).is_ok())]);
         assert_eq!(decode_reply(&answer(&[OPEN as u8, 0xff])), Ok((0, Unsealed::default())));
     }
 }

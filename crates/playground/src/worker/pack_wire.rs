@@ -86,12 +86,9 @@ mod tests {
     use crate::chrome::Theme;
     use crate::playback::Speed;
     use crate::share::{self, Link, LinkView};
+    use crate::test_texts::chain;
     use crate::trace_lab::protocol::ClassTree;
     use blast_engine::Policy;
-
-    fn chain(n: usize) -> String {
-        (0..n).map(|i| format!("class C{i}{} {{ m{i} }}\n", if i == 0 { String::new() } else { format!(" extends C{}", i - 1) })).collect()
-    }
 
     fn round_trip(job: &PackJob) -> Packed {
         let (id, back) = decode_job(&encode_job(7, job)).expect("a job reads back");
@@ -137,15 +134,7 @@ mod tests {
         // On the wire the text is itself (postcard is not human-readable: no packing there).
         assert!(encode_job(1, &PackJob::Autosave(Box::new(saved.clone()))).windows(40).any(|w| w == &saved.scenario_text.as_bytes()[..40]));
         // Too big even packed: why, for the page to say.
-        let mut x: u64 = 1;
-        saved.scenario_text = (0..120_000)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                format!("{x:x}\n")
-            })
-            .collect();
+        saved.scenario_text = crate::test_texts::undeflatable(120_000);
         let Packed::Autosave(Err(SaveError::TooLarge { bytes, .. })) = round_trip(&PackJob::Autosave(Box::new(saved.clone()))) else { panic!("refused") };
         assert_eq!(bytes, saved.scenario_text.len());
     }
@@ -154,21 +143,7 @@ mod tests {
     fn damaged_bytes_are_an_error_not_a_panic() {
         let job = encode_job(3, &PackJob::Links(vec![LinkSource::Scenario { text: chain(20), policies: Vec::new(), view: LinkView::default() }]));
         let reply = answer(&job);
-        for cut in 0..job.len() {
-            assert!(decode_job(&job[..cut]).is_err(), "a job cut at {cut}");
-        }
-        for cut in 0..reply.len() {
-            assert!(decode_reply(&reply[..cut]).is_err(), "a reply cut at {cut}");
-        }
-        for bytes in [&job, &reply] {
-            let mut flipped = bytes.clone();
-            for i in 0..flipped.len() {
-                flipped[i] ^= 0xff;
-                let _ = decode_job(&flipped);
-                let _ = decode_reply(&flipped);
-                flipped[i] ^= 0xff;
-            }
-        }
+        crate::worker::wire::assert_damage_refused(&[(&job, &|b| decode_job(b).is_ok()), (&reply, &|b| decode_reply(b).is_ok())]);
         assert!(decode_reply(&[PACK as u8, 0xff]).is_err());
         // A job the worker cannot read: answered under id 0 with nothing made.
         assert_eq!(decode_reply(&answer(&[PACK as u8, 0xff])), Ok((0, Packed::Links(Vec::new()))));

@@ -99,6 +99,31 @@ impl std::fmt::Display for Unanswered {
     }
 }
 
+/// Whether bytes decode, as a test's message decoder says.
+#[cfg(test)]
+pub(crate) type Decodes<'a> = &'a dyn Fn(&[u8]) -> bool;
+
+/// Test support: every cut of each message is refused by its decoder (which says whether the
+/// bytes decode), and no byte flipped makes any decoder panic.
+#[cfg(test)]
+pub(crate) fn assert_damage_refused(messages: &[(&[u8], Decodes<'_>)]) {
+    for (bytes, decodes) in messages {
+        for cut in 0..bytes.len() {
+            assert!(!decodes(&bytes[..cut]), "a message cut at {cut} decoded");
+        }
+    }
+    for (bytes, _) in messages {
+        let mut flipped = bytes.to_vec();
+        for i in 0..flipped.len() {
+            flipped[i] ^= 0xff;
+            for (_, decodes) in messages {
+                let _ = decodes(&flipped);
+            }
+            flipped[i] ^= 0xff;
+        }
+    }
+}
+
 /// The first number of every message: what it is. A text to read (`Job`) and its `Reply`...
 pub const READ: u64 = 0;
 /// ...or lanes the worker runs (`lanes::Request`) and their `lanes::Update`...
