@@ -11,7 +11,7 @@ source "$ROOT/scripts/env.sh"
 
 PUBLIC_URL=/blast-radius/
 # 2026-12-06 23:14, main with the parser off the page again, the stepped autosave and the staged first lanes update: page 459.789, worker 240.115 measured.
-SIZE_BUDGET_KB=348.433      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal of 350 is met; keep it under (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
+SIZE_BUDGET_KB=348.556      # gzipped .wasm + .js the page loads, KiB (one decimal): a regression gate at the measured size + 0.1 (the step compares unrounded sizes). The goal of 350 is met; keep it under (docs/PERFORMANCE.md). Each raise or cut and its cause: git log -p scripts/test.sh
 WORKER_BUDGET_KB=319.337    # gzipped .wasm + .js of the engine worker (blast-worker*, worker-loader.js), fetched after the page has loaded, KiB: the measured size + 0.1. Each change and its cause: git log -p scripts/test.sh
 WASM_RUNNER=(env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner)
 
