@@ -205,6 +205,7 @@ pub fn boot() -> Boot {
     }
 }
 
+/// The value under local storage's `key`, if any.
 fn stored(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok().flatten()
 }
@@ -284,7 +285,7 @@ pub fn opened() {
 
 /// Whether a link or the autosave is being opened (autosave waits: it writes only what loaded).
 pub fn is_opening() -> bool {
-    local_storage().and_then(|s| s.get_item(storage::OPENING_KEY).ok().flatten()).is_some()
+    stored(storage::OPENING_KEY).is_some()
 }
 
 /// Rewrite the address bar's fragment without a history entry or a `hashchange`.
