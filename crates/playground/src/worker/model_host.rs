@@ -5,7 +5,7 @@
 //! engine runs until the replay reaches the clock or the frame's budget (`lane_host::Host`
 //! gives its lanes') has passed (a model run is not resumable, so one may take longer).
 
-use blast_engine::expect::model::{self as model_expect, Placed};
+use blast_engine::expect::model::{self as model_expect, ModelExpectError, Placed};
 
 use crate::model_runner::ModelRunner;
 use crate::worker::model_wire::{self, Checked, Command, Request, Update, ViewForm};
@@ -16,7 +16,7 @@ struct Replaying {
     run: u64,
     runner: ModelRunner,
     reported: Vec<bool>,
-    expectations: Result<Vec<Placed>, String>,
+    expectations: Result<Vec<Placed>, ModelExpectError>,
 }
 
 #[derive(Default)]
@@ -34,7 +34,7 @@ impl ModelHost {
         for command in commands {
             if let Command::Open { config, variants, expectations } = command {
                 let names: Vec<&'static str> = variants.iter().filter_map(|&i| config.variants().get(i as usize).copied()).collect();
-                let expectations = model_expect::parse(&expectations, &config).map_err(|e| e.to_string());
+                let expectations = model_expect::parse(&expectations, &config);
                 let runner = ModelRunner::new(config, &names);
                 self.replay = Some(Replaying { run, reported: vec![false; runner.views().len()], runner, expectations });
                 continue;

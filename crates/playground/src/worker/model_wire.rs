@@ -14,7 +14,7 @@
 
 use std::rc::Rc;
 
-use blast_engine::expect::model::{self as model_expect, Placed};
+use blast_engine::expect::model::{self as model_expect, ModelExpectError, Placed};
 use blast_engine::expect::Status;
 use blast_engine::models::arena::{ArenaConfig, Role};
 use blast_engine::models::descriptor::{DescriptorConfig, SlotState};
@@ -89,10 +89,10 @@ pub struct CheckedRow {
 impl Checked {
     /// `placed` (the parsed lines, or why they do not parse) against `views`: a claim whose
     /// variants have not all finished is pending.
-    pub fn of(placed: &Result<Vec<Placed>, String>, views: &[Rc<VariantView>]) -> Checked {
+    pub fn of(placed: &Result<Vec<Placed>, ModelExpectError>, views: &[Rc<VariantView>]) -> Checked {
         let placed = match placed {
             Ok(placed) => placed,
-            Err(why) => return Checked { rows: Vec::new(), unparsed: Some(why.clone()) },
+            Err(why) => return Checked { rows: Vec::new(), unparsed: Some(why.to_string()) },
         };
         let runs: Vec<(&str, &ModelReport)> = views.iter().filter_map(|v| Some((v.variant, v.result()?))).collect();
         let claims: Vec<_> = placed.iter().map(|p| p.expectation.clone()).collect();
@@ -331,7 +331,7 @@ mod tests {
             let mut runner = ModelRunner::new(config.clone(), config.variants());
             replay_to_end(&mut runner);
             let views: Vec<ViewForm> = runner.views().iter().map(|v| ViewForm::of(v, true)).collect();
-            let placed = blast_engine::expect::model::parse(preset.expectations, &config).map_err(|e| e.to_string());
+            let placed = blast_engine::expect::model::parse(preset.expectations, &config);
             let expectations = Checked::of(&placed, runner.views());
             assert!(!expectations.rows.is_empty() && expectations.rows.iter().all(|r| r.status == Status::Pass), "{}: {expectations:?}", preset.id);
             let update = Update { run: 1, error: None, clock_ms: 2.0, finished: true, length_ms: Some(2.0), views, expectations };
